@@ -1,0 +1,47 @@
+"""``repr`` of tensors in PyTorch's layout."""
+
+import numpy as np
+
+from . import dtypes as _dt
+
+_DEFAULT_SHOWN = {"int64", "bool"}
+
+
+def _fmt(arr):
+    if arr.dtype.kind == "f":
+        finite = arr[np.isfinite(arr)]
+        if finite.size and np.all(finite == np.round(finite)) and np.abs(finite).max() < 1e8:
+            opts = dict(floatmode="maxprec", precision=0)
+        else:
+            big = finite.size and (np.abs(finite).max() >= 1e8 or (
+                np.abs(finite[finite != 0]).min() < 1e-4 if np.any(finite != 0) else False))
+            opts = dict(floatmode="fixed", precision=4)
+            if big:
+                opts["formatter"] = {"float_kind": lambda v: f"{v:.4e}"}
+        return opts
+    return {}
+
+
+def tensor_repr(t):
+    from .ops.registry import backend
+
+    arr = np.asarray(backend(t._device).to_host(t._data))
+    body = np.array2string(
+        arr, separator=", ", prefix="tensor(", threshold=1000, edgeitems=3, max_line_width=80,
+        **_fmt(arr),
+    )
+    if arr.size == 0 and arr.ndim == 1:
+        body = "[]"
+    extras = []
+    if t._device.type != "cpu":
+        extras.append(f"device='{t._device}'")
+    if arr.size == 0 and arr.ndim != 1:
+        extras.append(f"size={tuple(arr.shape)}")
+    dflt = _dt.get_default_dtype()
+    if t._dtype is not dflt and t._dtype.name not in _DEFAULT_SHOWN:
+        extras.append(f"dtype={t._dtype!r}")
+    if t._grad_fn is not None:
+        extras.append(f"grad_fn=<{t._grad_fn.name()}>")
+    elif t._rg:
+        extras.append("requires_grad=True")
+    return "tensor(" + body + "".join(", " + e for e in extras) + ")"

@@ -1,0 +1,153 @@
+"""``backward`` and ``grad``: argument checks, seed gradients, then the engine."""
+
+from .. import tensor as _tensor
+from . import engine
+from .graph import edge_of
+
+
+def _as_tuple(x, what):
+    if x is None:
+        return None
+    if isinstance(x, _tensor.Tensor):
+        return (x,)
+    if isinstance(x, (list, tuple)):
+        return tuple(x)
+    raise TypeError(f"{what} must be a Tensor or a sequence of Tensors, got {type(x).__name__}")
+
+
+def _grads_tuple(grads, n):
+    if grads is None:
+        return (None,) * n
+    if isinstance(grads, _tensor.Tensor):
+        grads = (grads,)
+    grads = tuple(grads)
+    if len(grads) != n:
+        raise RuntimeError(f"got {n} tensors and {len(grads)} gradients")
+    return grads
+
+
+def _make_grads(outputs, grads):
+    """Seed gradients: given ones are checked against their output, missing ones are
+    ``ones_like`` for scalar outputs that require grad."""
+    from ..creation import ones_like
+
+    seeds = []
+    for i, (out, g) in enumerate(zip(outputs, grads)):
+        if not isinstance(out, _tensor.Tensor):
+            raise TypeError(f"element {i} of tensors is a {type(out).__name__}, not a Tensor")
+        if isinstance(g, _tensor.Tensor):
+            if tuple(g.shape) != tuple(out.shape):
+                raise RuntimeError(
+                    f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
+                    f"output[{i}] has a shape of {out.shape}."
+                )
+            if g._dtype.is_floating_point != out._dtype.is_floating_point and out._rg:
+                raise RuntimeError(
+                    f"grad_output[{i}] has dtype {g._dtype} but output[{i}] has dtype "
+                    f"{out._dtype}: give a floating-point gradient"
+                )
+            if g._device != out._device:
+                raise RuntimeError(
+                    f"grad_output[{i}] is on {g._device} but output[{i}] is on {out._device}"
+                )
+            if g._dtype is not out._dtype:
+                g = g.to(out._dtype)
+            seeds.append(g)
+        elif g is None:
+            if out._rg:
+                if out.numel() != 1:
+                    raise RuntimeError("grad can be implicitly created only for scalar outputs")
+                if not out._dtype.is_floating_point:
+                    raise RuntimeError(
+                        "grad can be implicitly created only for real scalar outputs but got "
+                        f"{out._dtype}"
+                    )
+                seeds.append(ones_like(out))
+            else:
+                seeds.append(None)
+        else:
+            raise TypeError(
+                f"gradients can be either Tensors or None, but got {type(g).__name__}"
+            )
+    return seeds
+
+
+def _roots(outputs):
+    roots = []
+    for i, t in enumerate(outputs):
+        if not t._rg:
+            raise RuntimeError(
+                f"element {i} of tensors does not require grad and does not have a grad_fn"
+            )
+        roots.append(edge_of(t))
+    return roots
+
+
+def _check_inputs(inputs):
+    for t in inputs:
+        if not isinstance(t, _tensor.Tensor):
+            raise TypeError(f"inputs must be Tensors, got {type(t).__name__}")
+        if not t._rg:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+    """Accumulate the gradients of ``tensors`` into the ``.grad`` of the graph's leaves
+    (or only of ``inputs``)."""
+    tensors = _as_tuple(tensors, "tensors")
+    if inputs is not None:
+        inputs = _as_tuple(inputs, "inputs")
+        if len(inputs) == 0:
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+        _check_inputs(inputs)
+    grads = _grads_tuple(grad_tensors, len(tensors))
+    seeds = _make_grads(tensors, grads)
+    if retain_graph is None:
+        retain_graph = create_graph
+    roots = _roots(tensors)
+    engine.execute(roots, seeds, retain_graph, create_graph, inputs, accumulate=True)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """The gradients of ``outputs`` with respect to ``inputs``, as a tuple; no ``.grad`` is
+    written.
+
+    >>> x = nbgrad.tensor(3.0, requires_grad=True)
+    >>> nbgrad.autograd.grad(x ** 2, x)
+    (tensor(6.),)
+    """
+    if materialize_grads and allow_unused is False:
+        raise ValueError(
+            "Expected allow_unused to be True or not passed when materialize_grads=True, "
+            "but got: allow_unused=False."
+        )
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    if is_grads_batched:
+        raise NotImplementedError("nbgrad.autograd.grad: is_grads_batched=True is not supported yet")
+    outputs = _as_tuple(outputs, "outputs")
+    inputs = _as_tuple(inputs, "inputs")
+    if not inputs:
+        raise RuntimeError("grad requires non-empty inputs.")
+    _check_inputs(inputs)
+    grads = _grads_tuple(grad_outputs, len(outputs))
+    seeds = _make_grads(outputs, grads)
+    if retain_graph is None:
+        retain_graph = create_graph
+    roots = _roots(outputs)
+    result = engine.execute(roots, seeds, retain_graph, create_graph, inputs, accumulate=False)
+    out = []
+    for i, (t, g) in enumerate(zip(inputs, result)):
+        if g is None:
+            if materialize_grads:
+                from ..creation import zeros_like
+
+                g = zeros_like(t)
+            elif not allow_unused:
+                raise RuntimeError(
+                    f"The differentiated Tensor at index {i} appears to not have been used in "
+                    "the graph. Set allow_unused=True if this is the desired behavior."
+                )
+        out.append(g)
+    return tuple(out)

@@ -1,0 +1,252 @@
+"""The backward engine: dependency counting and a ready queue, never recursion.
+
+Each node runs once, after every gradient flowing into it has been summed. Only nodes on
+a path from the roots to a wanted input run. Ready nodes run newest first (by creation
+order), as in PyTorch, so hooks fire in the same order.
+"""
+
+import heapq
+import sys
+
+from . import grad_mode
+from .graph import AccumulateGrad
+
+_STATE = grad_mode.STATE
+
+
+def _graph_deps(roots):
+    """Dependency count of every node reachable from ``roots``."""
+    deps = {}
+    stack = []
+    for node, _ in roots:
+        if node is not None and node not in deps:
+            deps[node] = 0
+            stack.append(node)
+    get = deps.get
+    while stack:
+        node = stack.pop()
+        for nxt, _ in node.next_functions:
+            if nxt is None:
+                continue
+            c = get(nxt)
+            if c is None:
+                deps[nxt] = 1
+                stack.append(nxt)
+            else:
+                deps[nxt] = c + 1
+    return deps
+
+
+def _needed(deps, roots, targets):
+    """Nodes that lead to a target (the only ones that must run)."""
+    indeg = dict(deps)
+    order = []
+    ready = [n for n, c in deps.items() if c == 0]
+    while ready:
+        n = ready.pop()
+        order.append(n)
+        for nxt, _ in n.next_functions:
+            if nxt is None:
+                continue
+            c = indeg[nxt] - 1
+            indeg[nxt] = c
+            if c == 0:
+                ready.append(nxt)
+    needed = set()
+    for n in reversed(order):
+        for nxt, _ in n.next_functions:
+            if nxt is not None and (nxt in targets or nxt in needed):
+                needed.add(n)
+                break
+    return needed
+
+
+def _call_hooks(hooks, g):
+    for h in tuple(hooks.values()):
+        r = h(g)
+        if r is not None:
+            g = r
+    return g
+
+
+def execute(roots, seeds, keep_graph, create_graph, inputs=None, accumulate=True):
+    """Run backward from ``roots`` (edges) seeded with ``seeds``.
+
+    ``inputs`` None: accumulate into every reachable leaf. Otherwise ``inputs`` is a list of
+    tensors: with ``accumulate`` their ``.grad`` is accumulated, else their gradients are
+    returned (a list with None for unreached inputs) and no ``.grad`` is touched.
+    """
+    from ..ops.elementwise import add
+    from .graph import edge_of
+
+    deps = _graph_deps(roots)
+    targets = None
+    captured = None
+    needed = None
+    if inputs is not None:
+        targets = {}
+        for i, t in enumerate(inputs):
+            node, nr = edge_of(t)
+            targets.setdefault(node, []).append((nr, i))
+        captured = [None] * len(inputs)
+        needed = _needed(deps, roots, targets)
+
+    buffers = {}
+    for (node, nr), g in zip(roots, seeds):
+        if node is None or g is None:
+            continue
+        buf = buffers.get(node)
+        if buf is None:
+            buf = buffers[node] = [None] * node._n_out
+        buf[nr] = g if buf[nr] is None else add(buf[nr], g)
+
+    heap = [(-n._seq, n) for n, c in deps.items() if c == 0]
+    heapq.heapify(heap)
+    prev = _STATE.enabled
+    _STATE.enabled = create_graph
+    try:
+        while heap:
+            node = heapq.heappop(heap)[1]
+            buf = buffers.pop(node, None)
+            if buf is None:
+                buf = [None] * node._n_out
+            if node._tensor_hooks:
+                for nr, hooks in node._tensor_hooks.items():
+                    if buf[nr] is not None and hooks:
+                        buf[nr] = _call_hooks(hooks, buf[nr])
+            if node._retain:
+                for nr, ref in node._retain.items():
+                    t = ref()
+                    if t is not None and buf[nr] is not None:
+                        _retain(t, buf[nr], create_graph)
+            is_acc = node.__class__ is AccumulateGrad
+            if is_acc:
+                var = node.variable
+                if var._hooks and buf[0] is not None:
+                    buf[0] = _call_hooks(var._hooks, buf[0])
+            if targets is not None:
+                tg = targets.get(node)
+                if tg is not None:
+                    for nr, i in tg:
+                        g = buf[nr]
+                        if accumulate:
+                            if g is not None:
+                                t = inputs[i]
+                                if is_acc:
+                                    buf[0] = None
+                                    _accumulate(t, g, create_graph)
+                                    g = None
+                                else:
+                                    _retain(t, g, create_graph)
+                        else:
+                            captured[i] = g
+                if node not in needed:
+                    continue
+            if is_acc:
+                if targets is None and buf[0] is not None:
+                    g = buf[0]
+                    buf = None
+                    _accumulate(node.variable, g, create_graph)
+                continue
+            outs = _run_node(node, buf)
+            if not keep_graph:
+                node.release()
+            for (nxt, nr), g in zip(node.next_functions, outs):
+                if nxt is None:
+                    continue
+                if g is not None:
+                    b = buffers.get(nxt)
+                    if b is None:
+                        b = buffers[nxt] = [None] * nxt._n_out
+                    b[nr] = g if b[nr] is None else add(b[nr], g)
+                c = deps[nxt] - 1
+                deps[nxt] = c
+                if c == 0:
+                    heapq.heappush(heap, (-nxt._seq, nxt))
+    finally:
+        _STATE.enabled = prev
+    return captured
+
+
+def _run_node(node, buf):
+    if node._pre_hooks:
+        for h in tuple(node._pre_hooks.values()):
+            r = h(tuple(buf))
+            if r is not None:
+                buf = list(r)
+    n_in = len(node.next_functions)
+    if all(g is None for g in buf):
+        outs = (None,) * n_in
+    else:
+        if node._n_out > 1 and any(g is None for g in buf):
+            buf = _materialize(node, buf)
+        if node._anomaly is not None:
+            outs = node._anomaly(node, buf)
+        else:
+            outs = node.apply(buf)
+        if outs.__class__ is not tuple:
+            outs = tuple(outs) if isinstance(outs, list) else (outs,)
+        if len(outs) != n_in:
+            raise RuntimeError(
+                f"function {node.name()} returned an incorrect number of gradients "
+                f"(expected {n_in}, got {len(outs)})"
+            )
+    if node._post_hooks:
+        for h in tuple(node._post_hooks.values()):
+            r = h(outs, tuple(buf))
+            if r is not None:
+                outs = tuple(r)
+    return outs
+
+
+def _materialize(node, buf):
+    from ..creation import zeros
+
+    out = list(buf)
+    for i, g in enumerate(out):
+        if g is None and node._out_meta is not None:
+            shape, dt, dev = node._out_meta[i]
+            if dt.is_floating_point:
+                out[i] = zeros(tuple(shape), dtype=dt, device=dev)
+    return out
+
+
+def _accumulate(var, g, create_graph):
+    """Add ``g`` into leaf ``var.grad`` (PyTorch's AccumulateGrad)."""
+    from ..ops.convert import clone
+    from ..ops.elementwise import add
+
+    old = var._grad
+    if old is None:
+        if create_graph:
+            var._grad = g
+        elif g._rg or g._base is not None or sys.getrefcount(g) > 3 or sys.getrefcount(g._data) > 2:
+            # someone else holds this gradient (a user seed, a view): keep a private copy
+            with grad_mode.no_grad():
+                var._grad = clone(g)
+        else:
+            var._grad = g
+    elif create_graph or old._rg:
+        var._grad = add(old, g)
+    else:
+        from ..ops.inplace import add_into
+
+        add_into(old, g)
+
+
+def _retain(t, g, create_graph):
+    """``.grad`` of a non-leaf that called ``retain_grad()`` (or was named in ``inputs``)."""
+    from ..ops.convert import clone
+    from ..ops.elementwise import add
+
+    if t._grad is None:
+        if create_graph:
+            t._grad = clone(g)
+        else:
+            with grad_mode.no_grad():
+                t._grad = clone(g)
+    else:
+        t._grad = add(t._grad, g)
+
+
+_ = sys

@@ -1,0 +1,237 @@
+"""Graph nodes: ``Node`` (a ``grad_fn``), ``AccumulateGrad`` for leaves, and saved tensors.
+
+A node holds its inputs' edges (``next_functions``) and what its backward rule needs. It
+never holds its own output tensor: an output saved for backward is kept as storage plus
+version (as PyTorch's SavedVariable does), so a graph is freed by reference counting.
+"""
+
+import itertools
+import weakref
+
+from . import grad_mode
+
+_seq = itertools.count()
+WRAP = None  # nbgrad.tensor._wrap, set when nbgrad.tensor is imported
+_FREED = object()
+
+ERR_FREED = (
+    "Trying to backward through the graph a second time (or directly access saved tensors "
+    "after they have already been freed). Saved intermediate values of the graph are freed "
+    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+    "backward through the graph a second time or if you need to access saved tensors after "
+    "calling backward."
+)
+
+
+class RemovableHandle:
+    """Returned by ``register_hook``; ``remove()`` unregisters the hook."""
+
+    __slots__ = ("_d", "_k")
+    _ids = itertools.count()
+
+    def __init__(self, d):
+        self._d = weakref.ref(d) if _weakrefable(d) else (lambda d=d: d)
+        self._k = next(RemovableHandle._ids)
+
+    def remove(self):
+        d = self._d()
+        if d is not None:
+            d.pop(self._k, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+def _weakrefable(d):
+    try:
+        weakref.ref(d)
+        return True
+    except TypeError:
+        return False
+
+
+class _HookDict(dict):
+    """A dict that can be weakly referenced by hook handles."""
+
+    __slots__ = ("__weakref__",)
+
+
+class SavedTensor:
+    """A tensor saved for backward, with the version it had when saved."""
+
+    __slots__ = ("t", "version", "data", "node_ref", "output_nr", "rg")
+
+    def __init__(self, t, is_output=False):
+        self.version = t._vc[0]
+        if is_output:
+            # keep the storage only: holding the output would make a cycle through grad_fn
+            self.t = None
+            self.data = (t._data, t._dtype, t._device, t._vc)
+            self.output_nr = t._output_nr
+            self.rg = True  # saved while recording: the output is about to require grad
+        else:
+            self.t = t
+            self.data = None
+
+    def unpack(self, node):
+        t = self.t
+        if t is None:
+            data, dtype, device, vc = self.data
+            t = WRAP(data, dtype, device)
+            t._vc = vc
+            if vc[0] != self.version:
+                where = f"output {self.output_nr} of {node.name()}"
+                raise _version_error(t, where, vc[0], self.version)
+            if self.rg:
+                t._grad_fn = node
+                t._output_nr = self.output_nr
+                t._rg = True
+            return t
+        vc = t._vc
+        if vc[0] != self.version:
+            fn = t._grad_fn
+            where = f"output {t._output_nr} of {fn.name()}" if fn is not None else "a leaf"
+            raise _version_error(t, where, vc[0], self.version)
+        return t
+
+
+def _version_error(t, where, now, saved):
+    return RuntimeError(
+        "one of the variables needed for gradient computation has been modified by an "
+        f"inplace operation: [{t._type_name()} {list(t.shape)}], which is {where}, is at "
+        f"version {now}; expected version {saved} instead. Hint: enable anomaly detection to "
+        "find the operation that failed to compute its gradient, with "
+        "nbgrad.autograd.set_detect_anomaly(True)."
+    )
+
+
+class Node:
+    """A backward function (``grad_fn``). Subclasses implement ``backward(ctx, *grads)``.
+
+    ``next_functions`` is a tuple of ``(node, input_nr)`` pairs, one per differentiable
+    input, with ``(None, 0)`` where that input needs no gradient.
+    """
+
+    __slots__ = (
+        "next_functions", "_saved", "_seq", "_n_out", "_out_meta", "_tensor_hooks",
+        "_retain", "_pre_hooks", "_post_hooks", "attrs", "_anomaly", "__weakref__",
+    )
+
+    def __init__(self, next_functions, saved=(), attrs=None, n_out=1):
+        self.next_functions = next_functions
+        self._saved = saved
+        self._seq = next(_seq)
+        self._n_out = n_out
+        self._out_meta = None
+        self._tensor_hooks = None
+        self._retain = None
+        self._pre_hooks = None
+        self._post_hooks = None
+        self.attrs = attrs
+        self._anomaly = None
+
+    @classmethod
+    def name(cls):
+        return cls.__name__
+
+    def __repr__(self):
+        return f"<{self.name()} object at {id(self):#x}>"
+
+    def __call__(self, *grads):
+        return self.apply(list(grads))
+
+    @property
+    def needs_input_grad(self):
+        return tuple(f is not None for f, _ in self.next_functions)
+
+    @property
+    def saved_tensors(self):
+        return self.unpack_saved()
+
+    def unpack_saved(self):
+        s = self._saved
+        if s is _FREED:
+            raise RuntimeError(ERR_FREED)
+        return tuple(v.unpack(self) if isinstance(v, SavedTensor) else v for v in s)
+
+    def release(self):
+        """Drop what was saved for backward (after a backward without retain_graph)."""
+        if self._saved:
+            self._saved = _FREED
+
+    def apply(self, grads):
+        """Gradients for each input edge, given gradients for each output."""
+        saved = self.unpack_saved()
+        return self.backward(saved, *grads)
+
+    def backward(self, saved, *grads):
+        raise NotImplementedError
+
+    def register_hook(self, fn):
+        """``fn(grad_inputs, grad_outputs)`` runs after this node; may return new grad_inputs."""
+        if self._post_hooks is None:
+            self._post_hooks = _HookDict()
+        h = RemovableHandle(self._post_hooks)
+        self._post_hooks[h._k] = fn
+        return h
+
+    def register_prehook(self, fn):
+        """``fn(grad_outputs)`` runs before this node; may return new grad_outputs."""
+        if self._pre_hooks is None:
+            self._pre_hooks = _HookDict()
+        h = RemovableHandle(self._pre_hooks)
+        self._pre_hooks[h._k] = fn
+        return h
+
+    def _add_tensor_hook(self, output_nr, fn):
+        if self._tensor_hooks is None:
+            self._tensor_hooks = {}
+        d = self._tensor_hooks.get(output_nr)
+        if d is None:
+            d = self._tensor_hooks[output_nr] = _HookDict()
+        h = RemovableHandle(d)
+        d[h._k] = fn
+        return h
+
+
+class AccumulateGrad(Node):
+    """The node of a leaf that requires grad: adds incoming gradients into ``.grad``."""
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable):
+        super().__init__(())
+        self.variable = variable
+
+    def unpack_saved(self):
+        return ()
+
+    def apply(self, grads):
+        return ()
+
+
+def grad_accumulator(t):
+    """The unique AccumulateGrad of leaf ``t`` (made on first use, held weakly by ``t``)."""
+    ref = t._acc
+    acc = ref() if ref is not None else None
+    if acc is None:
+        acc = AccumulateGrad(t)
+        t._acc = weakref.ref(acc)
+    return acc
+
+
+def edge_of(t):
+    """``(node, output_nr)`` through which a gradient reaches tensor ``t``."""
+    fn = t._grad_fn
+    if fn is not None:
+        return (fn, t._output_nr)
+    if t._rg:
+        return (grad_accumulator(t), 0)
+    return (None, 0)
+
+
+def grad_enabled():
+    return grad_mode.STATE.enabled

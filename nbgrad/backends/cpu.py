@@ -1,0 +1,99 @@
+"""CPU storage: NumPy arrays, kernels compiled by Numba."""
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided as _as_strided
+
+from ..kernels import scalar as S
+from ..kernels.cpu import elementwise as E
+from ..kernels.cpu import linalg as L
+from ..kernels.cpu import reduce as R
+from ..ops.registry import register_kernel
+
+NAME = "cpu"
+
+
+def check_device(device):
+    if device.index not in (None, 0):
+        raise RuntimeError(f"Invalid device: {device}; the CPU has no index")
+
+
+def empty(shape, np_dtype):
+    return np.empty(shape, np_dtype)
+
+
+def zeros(shape, np_dtype):
+    return np.zeros(shape, np_dtype)
+
+
+def full(shape, value, np_dtype):
+    return np.full(shape, value, np_dtype)
+
+
+def from_host(nd):
+    """A device array holding a copy of NumPy array ``nd`` (here: ``nd`` itself)."""
+    return nd
+
+
+def to_host(arr):
+    return arr
+
+
+def as_strided(arr, shape, strides):
+    return _as_strided(arr, shape, strides)
+
+
+def is_contiguous(arr):
+    return arr.flags.c_contiguous
+
+
+def scalar_of(arr):
+    return arr.reshape(-1)[0].item()
+
+
+UNARY = {
+    "neg": S.neg, "exp": S.exp, "log": S.log, "sqrt": S.sqrt, "abs": S.abs_,
+    "tanh": S.tanh, "sigmoid": S.sigmoid, "relu": S.relu, "copy": S.ident, "sign": S.sign,
+}
+BINARY = {
+    "add": S.add, "sub": S.sub, "mul": S.mul, "div": S.div, "pow": S.pow_,
+    "eq": S.eq, "ne": S.ne, "lt": S.lt, "le": S.le, "gt": S.gt, "ge": S.ge,
+    "tanh_backward": S.tanh_bwd, "sigmoid_backward": S.sigmoid_bwd,
+    "relu_backward": S.relu_bwd,
+}
+TERNARY = {"where": S.where}
+
+for _n, _f in UNARY.items():
+    register_kernel(_n, NAME, E.UnaryKernel(_f))
+for _n, _f in BINARY.items():
+    register_kernel(_n, NAME, E.BinaryKernel(_f))
+for _n, _f in TERNARY.items():
+    register_kernel(_n, NAME, E.TernaryKernel(_f))
+register_kernel("sum", NAME, R.sum_arb)
+register_kernel("amax", NAME, R.amax_arb)
+register_kernel("amin", NAME, R.amin_arb)
+register_kernel("argmax", NAME, R.argmax_arb)
+register_kernel("argmin", NAME, R.argmin_arb)
+register_kernel("matmul", NAME, L.matmul)
+
+
+# ----- views (share storage) ------------------------------------------------------------
+def reshape_view(arr, shape):
+    """A view of ``arr`` with ``shape``, or None when that needs a copy."""
+    v = arr.view()
+    try:
+        v.shape = shape
+    except AttributeError:
+        return None
+    return v
+
+
+def permute(arr, perm):
+    return arr.transpose(perm)
+
+
+def getitem(arr, key):
+    return arr[key]
+
+
+def expand(arr, shape, strides):
+    return _as_strided(arr, shape, strides)

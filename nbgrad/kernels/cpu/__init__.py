@@ -1,0 +1,1 @@
+"""Numba CPU kernels: each has a serial and a ``parallel=True`` variant."""

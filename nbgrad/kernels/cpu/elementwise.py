@@ -1,0 +1,185 @@
+"""Elementwise loops built from a scalar function of ``nbgrad.kernels.scalar``.
+
+The op layer hands these C-contiguous output buffers and inputs that already have the
+output's shape (broadcast views, possibly with zero strides) collapsed to three
+dimensions. The loops do no shape logic and allocate nothing.
+"""
+
+from numba import njit, prange
+
+from . import _par
+
+_opts = dict(nogil=True, error_model="numpy")
+
+
+def _unary(f):
+    @njit(**_opts)
+    def flat(x, out):
+        for i in range(out.size):
+            out[i] = f(x[i])
+
+    @njit(parallel=True, **_opts)
+    def flat_p(x, out):
+        for i in prange(out.size):
+            out[i] = f(x[i])
+
+    @njit(**_opts)
+    def nd(x, out):
+        n1, n2 = out.shape[1], out.shape[2]
+        for r in range(out.shape[0] * n1):
+            i, j = r // n1, r % n1
+            for k in range(n2):
+                out[i, j, k] = f(x[i, j, k])
+
+    @njit(parallel=True, **_opts)
+    def nd_p(x, out):
+        n1, n2 = out.shape[1], out.shape[2]
+        for r in prange(out.shape[0] * n1):
+            i, j = r // n1, r % n1
+            for k in range(n2):
+                out[i, j, k] = f(x[i, j, k])
+
+    return flat, flat_p, nd, nd_p
+
+
+def _binary(f):
+    @njit(**_opts)
+    def flat(a, b, out):
+        for i in range(out.size):
+            out[i] = f(a[i], b[i])
+
+    @njit(parallel=True, **_opts)
+    def flat_p(a, b, out):
+        for i in prange(out.size):
+            out[i] = f(a[i], b[i])
+
+    @njit(**_opts)
+    def flat_s(a, s, out):  # second operand is one value
+        for i in range(out.size):
+            out[i] = f(a[i], s)
+
+    @njit(parallel=True, **_opts)
+    def flat_s_p(a, s, out):
+        for i in prange(out.size):
+            out[i] = f(a[i], s)
+
+    @njit(**_opts)
+    def s_flat(s, b, out):  # first operand is one value
+        for i in range(out.size):
+            out[i] = f(s, b[i])
+
+    @njit(parallel=True, **_opts)
+    def s_flat_p(s, b, out):
+        for i in prange(out.size):
+            out[i] = f(s, b[i])
+
+    @njit(**_opts)
+    def nd(a, b, out):
+        n1, n2 = out.shape[1], out.shape[2]
+        for r in range(out.shape[0] * n1):
+            i, j = r // n1, r % n1
+            for k in range(n2):
+                out[i, j, k] = f(a[i, j, k], b[i, j, k])
+
+    @njit(parallel=True, **_opts)
+    def nd_p(a, b, out):
+        n1, n2 = out.shape[1], out.shape[2]
+        for r in prange(out.shape[0] * n1):
+            i, j = r // n1, r % n1
+            for k in range(n2):
+                out[i, j, k] = f(a[i, j, k], b[i, j, k])
+
+    return flat, flat_p, flat_s, flat_s_p, s_flat, s_flat_p, nd, nd_p
+
+
+def _ternary(f):
+    @njit(**_opts)
+    def flat(a, b, c, out):
+        for i in range(out.size):
+            out[i] = f(a[i], b[i], c[i])
+
+    @njit(parallel=True, **_opts)
+    def flat_p(a, b, c, out):
+        for i in prange(out.size):
+            out[i] = f(a[i], b[i], c[i])
+
+    @njit(**_opts)
+    def nd(a, b, c, out):
+        n1, n2 = out.shape[1], out.shape[2]
+        for r in range(out.shape[0] * n1):
+            i, j = r // n1, r % n1
+            for k in range(n2):
+                out[i, j, k] = f(a[i, j, k], b[i, j, k], c[i, j, k])
+
+    @njit(parallel=True, **_opts)
+    def nd_p(a, b, c, out):
+        n1, n2 = out.shape[1], out.shape[2]
+        for r in prange(out.shape[0] * n1):
+            i, j = r // n1, r % n1
+            for k in range(n2):
+                out[i, j, k] = f(a[i, j, k], b[i, j, k], c[i, j, k])
+
+    return flat, flat_p, nd, nd_p
+
+
+class UnaryKernel:
+    """``out = f(x)``; ``x`` is a flat contiguous array or a 3-d view."""
+
+    __slots__ = ("f", "_k")
+
+    def __init__(self, f):
+        self.f = f
+        self._k = None
+
+    def __call__(self, x, out):
+        k = self._k
+        if k is None:
+            k = self._k = _unary(self.f)
+        if x.ndim == 1:
+            _par.run(k[0], k[1], out.size, x, out)
+        else:
+            _par.run(k[2], k[3], out.size, x, out)
+
+
+class BinaryKernel:
+    """``out = f(a, b)``; operands flat, 3-d views, or 0-d (one value)."""
+
+    __slots__ = ("f", "_k")
+
+    def __init__(self, f):
+        self.f = f
+        self._k = None
+
+    def __call__(self, a, b, out):
+        k = self._k
+        if k is None:
+            k = self._k = _binary(self.f)
+        n = out.size
+        if a.ndim == 1:
+            if b.ndim == 1:
+                _par.run(k[0], k[1], n, a, b, out)
+            else:
+                _par.run(k[2], k[3], n, a, b[()], out)
+        elif a.ndim == 0:
+            _par.run(k[4], k[5], n, a[()], b, out)
+        else:
+            _par.run(k[6], k[7], n, a, b, out)
+
+
+class TernaryKernel:
+    """``out = f(a, b, c)``; operands all flat or all 3-d views."""
+
+    __slots__ = ("f", "_k")
+
+    def __init__(self, f):
+        self.f = f
+        self._k = None
+
+    def __call__(self, a, b, c, out):
+        k = self._k
+        if k is None:
+            k = self._k = _ternary(self.f)
+        if a.ndim == 1:
+            _par.run(k[0], k[1], out.size, a, b, c, out)
+        else:
+            _par.run(k[2], k[3], out.size, a, b, c, out)

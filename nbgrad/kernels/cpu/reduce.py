@@ -1,0 +1,200 @@
+"""Reductions over the middle axis of a C-contiguous ``(A, R, B)`` view.
+
+The op layer arranges any set of reduced dims into that form. Float32 sums accumulate
+in float64, so a sum of ten million float32 values keeps float32 precision.
+"""
+
+import numpy as np
+from numba import njit, prange
+
+from . import _par
+
+_opts = dict(nogil=True, error_model="numpy")
+_CHUNK = 4096
+
+
+@njit(**_opts)
+def _sum_row(x, a, lo, hi, zero):
+    # four partial sums break the add-latency chain without reordering beyond float64
+    s0 = zero
+    s1 = zero
+    s2 = zero
+    s3 = zero
+    r = lo
+    while r + 4 <= hi:
+        s0 += x[a, r, 0]
+        s1 += x[a, r + 1, 0]
+        s2 += x[a, r + 2, 0]
+        s3 += x[a, r + 3, 0]
+        r += 4
+    while r < hi:
+        s0 += x[a, r, 0]
+        r += 1
+    return (s0 + s1) + (s2 + s3)
+
+
+@njit(**_opts)
+def _sum_arb(x, out, zero):
+    A, R, B = x.shape
+    if B == 1:
+        for a in range(A):
+            out[a, 0] = _sum_row(x, a, 0, R, zero)
+    else:
+        acc = np.full(B, zero)
+        for a in range(A):
+            acc[:] = zero
+            for r in range(R):
+                for b in range(B):
+                    acc[b] += x[a, r, b]
+            for b in range(B):
+                out[a, b] = acc[b]
+
+
+@njit(parallel=True, **_opts)
+def _sum_arb_p(x, out, zero):
+    A, R, B = x.shape
+    if B == 1:
+        if A == 1:
+            n = (R + _CHUNK - 1) // _CHUNK
+            part = np.full(n, zero)
+            for c in prange(n):
+                part[c] = _sum_row(x, 0, c * _CHUNK, min(R, (c + 1) * _CHUNK), zero)
+            out[0, 0] = part.sum()
+        else:
+            for a in prange(A):
+                out[a, 0] = _sum_row(x, a, 0, R, zero)
+    elif A >= B:
+        for a in prange(A):
+            acc = np.full(B, zero)
+            for r in range(R):
+                for b in range(B):
+                    acc[b] += x[a, r, b]
+            for b in range(B):
+                out[a, b] = acc[b]
+    else:
+        nb = (B + 255) // 256
+        for t in prange(A * nb):
+            a, c = t // nb, t % nb
+            lo, hi = c * 256, min(B, (c + 1) * 256)
+            acc = np.full(hi - lo, zero)
+            for r in range(R):
+                for b in range(lo, hi):
+                    acc[b - lo] += x[a, r, b]
+            for b in range(lo, hi):
+                out[a, b] = acc[b - lo]
+
+
+@njit(**_opts)
+def _amax_arb(x, out):
+    A, R, B = x.shape
+    for a in range(A):
+        for b in range(B):
+            out[a, b] = x[a, 0, b]
+        for r in range(1, R):
+            for b in range(B):
+                v = x[a, r, b]
+                m = out[a, b]
+                if v > m or v != v:
+                    if m == m:
+                        out[a, b] = v
+
+
+@njit(parallel=True, **_opts)
+def _amax_arb_p(x, out):
+    A, R, B = x.shape
+    for t in prange(A * B):
+        a, b = t // B, t % B
+        m = x[a, 0, b]
+        for r in range(1, R):
+            v = x[a, r, b]
+            if (v > m or v != v) and m == m:
+                m = v
+        out[a, b] = m
+
+
+@njit(**_opts)
+def _amin_arb(x, out):
+    A, R, B = x.shape
+    for a in range(A):
+        for b in range(B):
+            out[a, b] = x[a, 0, b]
+        for r in range(1, R):
+            for b in range(B):
+                v = x[a, r, b]
+                m = out[a, b]
+                if v < m or v != v:
+                    if m == m:
+                        out[a, b] = v
+
+
+@njit(parallel=True, **_opts)
+def _amin_arb_p(x, out):
+    A, R, B = x.shape
+    for t in prange(A * B):
+        a, b = t // B, t % B
+        m = x[a, 0, b]
+        for r in range(1, R):
+            v = x[a, r, b]
+            if (v < m or v != v) and m == m:
+                m = v
+        out[a, b] = m
+
+
+@njit(**_opts)
+def _argmax_arb(x, out, idx):
+    # first index of the largest value; a nan wins at its first position
+    A, R, B = x.shape
+    for a in range(A):
+        for b in range(B):
+            m = x[a, 0, b]
+            k = 0
+            for r in range(1, R):
+                v = x[a, r, b]
+                if m == m and (v > m or v != v):
+                    m = v
+                    k = r
+            out[a, b] = m
+            idx[a, b] = k
+
+
+@njit(**_opts)
+def _argmin_arb(x, out, idx):
+    A, R, B = x.shape
+    for a in range(A):
+        for b in range(B):
+            m = x[a, 0, b]
+            k = 0
+            for r in range(1, R):
+                v = x[a, r, b]
+                if m == m and (v < m or v != v):
+                    m = v
+                    k = r
+            out[a, b] = m
+            idx[a, b] = k
+
+
+def sum_arb(x, out):
+    """``out[a, b] = sum_r x[a, r, b]``; ``out`` is ``(A, B)``. Floats accumulate in
+    float64, integers in int64."""
+    zero = np.float64(0.0) if x.dtype.kind == "f" else np.int64(0)
+    _par.run(_sum_arb, _sum_arb_p, x.size, x, out, zero)
+
+
+def amax_arb(x, out):
+    """``out[a, b] = max_r x[a, r, b]``, nan-propagating."""
+    _par.run(_amax_arb, _amax_arb_p, x.size, x, out)
+
+
+def amin_arb(x, out):
+    """``out[a, b] = min_r x[a, r, b]``, nan-propagating."""
+    _par.run(_amin_arb, _amin_arb_p, x.size, x, out)
+
+
+def argmax_arb(x, out, idx):
+    """Max values and their first indices along the middle axis."""
+    _argmax_arb(x, out, idx)
+
+
+def argmin_arb(x, out, idx):
+    """Min values and their first indices along the middle axis."""
+    _argmin_arb(x, out, idx)

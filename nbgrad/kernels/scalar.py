@@ -1,0 +1,155 @@
+"""Per-element math as ``@njit`` functions, shared by the CPU loops and device kernels.
+
+Each forward op has a function here, and each fused backward op (``tanh_bwd(g, y)``)
+too, so one kernel computes a whole backward step.
+"""
+
+import math
+
+from numba import njit
+
+_jit = njit(inline="always", nogil=True)
+
+
+@_jit
+def add(a, b):
+    return a + b
+
+
+@_jit
+def sub(a, b):
+    return a - b
+
+
+@_jit
+def mul(a, b):
+    return a * b
+
+
+@_jit
+def div(a, b):
+    return a / b
+
+
+@_jit
+def pow_(a, b):
+    return a**b
+
+
+@_jit
+def neg(a):
+    return -a
+
+
+@_jit
+def ident(a):
+    return a
+
+
+@_jit
+def exp(a):
+    return math.exp(a)
+
+
+@_jit
+def log(a):
+    # math.log raises on 0 and negatives in Numba; PyTorch returns -inf / nan.
+    if a > 0:
+        return math.log(a)
+    if a == 0:
+        return -math.inf
+    return math.nan
+
+
+@_jit
+def sqrt(a):
+    if a >= 0:
+        return math.sqrt(a)
+    return math.nan
+
+
+@_jit
+def abs_(a):
+    return abs(a)
+
+
+@_jit
+def sign(a):
+    if a > 0:
+        return 1
+    if a < 0:
+        return -1
+    return 0 * a  # keeps nan as nan, zero as zero
+
+
+@_jit
+def tanh(a):
+    return math.tanh(a)
+
+
+@_jit
+def sigmoid(a):
+    if a >= 0:
+        return 1.0 / (1.0 + math.exp(-a))
+    e = math.exp(a)
+    return e / (1.0 + e)
+
+
+@_jit
+def relu(a):
+    if a > 0 or a != a:  # nan passes through, as in PyTorch
+        return a
+    return 0
+
+
+@_jit
+def eq(a, b):
+    return a == b
+
+
+@_jit
+def ne(a, b):
+    return a != b
+
+
+@_jit
+def lt(a, b):
+    return a < b
+
+
+@_jit
+def le(a, b):
+    return a <= b
+
+
+@_jit
+def gt(a, b):
+    return a > b
+
+
+@_jit
+def ge(a, b):
+    return a >= b
+
+
+# fused backward steps: (incoming gradient, saved value) -> gradient of the input
+@_jit
+def tanh_bwd(g, y):
+    return g * (1 - y * y)
+
+
+@_jit
+def sigmoid_bwd(g, y):
+    return g * (y * (1 - y))
+
+
+@_jit
+def relu_bwd(g, x):
+    if x > 0:
+        return g
+    return 0
+
+
+@_jit
+def where(c, a, b):
+    return a if c else b

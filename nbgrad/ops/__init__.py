@@ -1,0 +1,3 @@
+"""Differentiable ops. Each op computes its result through kernels looked up in the
+registry and, when grad mode is on and an input requires grad, records a backward node
+whose rule is itself written in these ops (so gradients are differentiable again)."""

@@ -1,0 +1,186 @@
+"""What every op shares: wrapping results, recording nodes, operands, iteration layout."""
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..autograd import grad_mode as _gm
+from ..autograd.graph import Node, SavedTensor, edge_of
+from ..tensor import Tensor, _wrap
+from .registry import backend, kernel
+
+_STATE = _gm.STATE
+_FROM_NP = _dt._FROM_NP
+
+
+def wrap(data, device):
+    """A result tensor around freshly computed ``data``."""
+    return _wrap(data, _FROM_NP[data.dtype], device)
+
+
+def needs_grad(*ts):
+    """True when grad mode is on and some Tensor among ``ts`` requires grad."""
+    if not _STATE.enabled:
+        return False
+    for t in ts:
+        if t.__class__ is Tensor and t._rg:
+            return True
+    return False
+
+
+def record(node_cls, out, inputs, saved=(), attrs=None):
+    """Attach a new ``node_cls`` node as ``out``'s grad_fn; ``inputs`` give its edges."""
+    node = node_cls(
+        tuple(edge_of(t) if t.__class__ is Tensor else (None, 0) for t in inputs), saved, attrs
+    )
+    out._grad_fn = node
+    out._rg = True
+    return node
+
+
+def record_multi(node_cls, outs, inputs, saved=(), attrs=None):
+    """Like ``record`` for a node with several outputs (e.g. values and indices)."""
+    node = node_cls(
+        tuple(edge_of(t) if t.__class__ is Tensor else (None, 0) for t in inputs), saved,
+        attrs, n_out=len(outs),
+    )
+    node._out_meta = tuple((o.shape, o._dtype, o._device) for o in outs)
+    for i, o in enumerate(outs):
+        if o._dtype.is_floating_point:
+            o._grad_fn = node
+            o._output_nr = i
+            o._rg = True
+    return node
+
+
+def save(t):
+    """Save an input tensor (or pass a non-tensor through) for backward."""
+    return SavedTensor(t) if t.__class__ is Tensor else t
+
+
+def save_output(t):
+    """Save an op's own output for backward without a reference cycle."""
+    return SavedTensor(t, is_output=True)
+
+
+def same_device(op, *ts):
+    """The common device of the Tensors among ``ts``, or PyTorch's device error."""
+    dev = None
+    for t in ts:
+        if t.__class__ is Tensor:
+            if dev is None:
+                dev = t._device
+            elif t._device != dev:
+                raise RuntimeError(
+                    "Expected all tensors to be on the same device, but found at least two "
+                    f"devices, {dev} and {t._device}! (when checking arguments for {op})"
+                )
+    return dev
+
+
+def check_number(x, op):
+    if isinstance(x, (bool, int, float, np.number)) and not isinstance(x, complex):
+        return x
+    raise TypeError(
+        f"{op}(): argument 'other' must be Tensor or Number, not {type(x).__name__}"
+    )
+
+
+def broadcast_shapes(a, b):
+    """NumPy/PyTorch broadcasting of two shapes; RuntimeError in PyTorch's words."""
+    if a == b:
+        return a
+    na, nb = len(a), len(b)
+    n = max(na, nb)
+    out = []
+    for i in range(n):
+        da = a[i - n + na] if i - n + na >= 0 else 1
+        db = b[i - n + nb] if i - n + nb >= 0 else 1
+        if da == db or db == 1:
+            out.append(da)
+        elif da == 1:
+            out.append(db)
+        else:
+            raise RuntimeError(
+                f"The size of tensor a ({da}) must match the size of tensor b ({db}) at "
+                f"non-singleton dimension {i}"
+            )
+    return tuple(out)
+
+
+def _bstrides(arr, shape):
+    """Byte strides of ``arr`` broadcast to ``shape`` (zero where broadcast)."""
+    n = len(shape)
+    pad = n - arr.ndim
+    st = [0] * pad
+    for s, d in zip(arr.strides, arr.shape):
+        st.append(0 if d == 1 else s)
+    return st
+
+
+def layout3(be, shape, arrays):
+    """Views of ``arrays`` broadcast to ``shape`` and collapsed to 3 dims.
+
+    Adjacent dims merge where every array steps through them as one; the result is
+    padded with leading ones. Returns None when more than 3 dims remain.
+    """
+    strides = [_bstrides(a, shape) for a in arrays]
+    dims = [i for i, d in enumerate(shape) if d != 1]
+    cshape = []
+    cstr = [[] for _ in arrays]
+    for i in dims:
+        d = shape[i]
+        if cshape and all(
+            cs[-1] == st[i] * d for cs, st in zip(cstr, strides)
+        ):
+            cshape[-1] *= d
+            for cs, st in zip(cstr, strides):
+                cs[-1] = st[i]
+        else:
+            cshape.append(d)
+            for cs, st in zip(cstr, strides):
+                cs.append(st[i])
+    if len(cshape) > 3:
+        return None
+    pad = 3 - len(cshape)
+    cshape = (1,) * pad + tuple(cshape)
+    return [be.as_strided(a, cshape, (0,) * pad + tuple(cs)) for a, cs in zip(arrays, cstr)]
+
+
+def to_dtype_data(x, dt, device):
+    """``x``'s storage converted to dtype ``dt`` (no copy when it already is)."""
+    d = x._data
+    if x._dtype is dt:
+        return d
+    return copy_data(d, dt, device)
+
+
+def copy_data(src, dt, device, out=None):
+    """A C-contiguous copy of array ``src`` as dtype ``dt`` (into ``out`` if given)."""
+    be = backend(device)
+    if out is None:
+        out = be.empty(src.shape, dt.np)
+    k = kernel("copy", device)
+    if src.size == 0:
+        return out
+    if _is_c(src, be) and _is_c(out, be):
+        k(src.reshape(-1), out.reshape(-1))
+        return out
+    views = layout3(be, src.shape, [src, out])
+    if views is None:
+        for i in range(src.shape[0]):
+            copy_data(src[i], dt, device, out[i])
+        return out
+    k(views[0], views[1])
+    return out
+
+
+def _is_c(a, be):
+    return a.flags.c_contiguous if a.__class__ is np.ndarray else be.is_contiguous(a)
+
+
+__all__ = [
+    "Node", "Tensor", "wrap", "needs_grad", "record", "record_multi", "save", "save_output",
+    "same_device", "broadcast_shapes", "layout3", "backend", "kernel", "to_dtype_data",
+    "copy_data",
+]
+

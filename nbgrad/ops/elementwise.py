@@ -1,0 +1,623 @@
+"""Elementwise ops with broadcasting and PyTorch's type promotion."""
+
+import math
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ._core import (
+    Node, Tensor, backend, broadcast_shapes, copy_data, kernel, layout3, needs_grad, record,
+    same_device, save, save_output, to_dtype_data, wrap,
+)
+
+_FLOAT_CAT = 2
+
+
+# ----- computing results ----------------------------------------------------------------
+def _operand(x, dt, dev, be):
+    """Storage of ``x`` as dtype ``dt``: an array, or a NumPy scalar for a Python number."""
+    if x.__class__ is Tensor:
+        return to_dtype_data(x, dt, dev)
+    return dt.np.type(x)
+
+
+def _is_c(a):
+    return a.flags.c_contiguous if a.__class__ is np.ndarray else a.is_c_contiguous()
+
+
+def binary_data(kname, a, b, cdt, odt, dev):
+    """Run binary kernel ``kname`` on ``a`` and ``b`` (Tensors or numbers) in dtype ``cdt``;
+    the result array has dtype ``odt``."""
+    be = backend(dev)
+    k = kernel(kname, dev)
+    ad = _operand(a, cdt, dev, be)
+    bd = _operand(b, cdt, dev, be)
+    a_arr = ad.__class__ is not cdt.np.type
+    b_arr = bd.__class__ is not cdt.np.type
+    if a_arr and b_arr:
+        shape = broadcast_shapes(ad.shape, bd.shape)
+    else:
+        shape = ad.shape if a_arr else bd.shape
+    out = be.empty(shape, odt.np)
+    n = out.size
+    if n == 0:
+        return out
+    if a_arr:
+        if b_arr:
+            if ad.shape == bd.shape and _is_c(ad) and _is_c(bd):
+                k(ad.reshape(-1), bd.reshape(-1), out.reshape(-1))
+                return out
+            if bd.size == 1 and ad.shape == shape and _is_c(ad):
+                k(ad.reshape(-1), bd.reshape(()), out.reshape(-1))
+                return out
+            if ad.size == 1 and bd.shape == shape and _is_c(bd):
+                k(ad.reshape(()), bd.reshape(-1), out.reshape(-1))
+                return out
+        elif _is_c(ad):
+            k(ad.reshape(-1), bd, out.reshape(-1))
+            return out
+    elif _is_c(bd):
+        k(ad, bd.reshape(-1), out.reshape(-1))
+        return out
+    arrs = [x if x.__class__ is not cdt.np.type else be.full((), x, cdt.np) for x in (ad, bd)]
+    views = layout3(be, shape, arrs + [out])
+    if views is None:
+        arrs = [copy_data(be.as_strided(x, shape, _bst(x, shape)), cdt, dev) for x in arrs]
+        k(arrs[0].reshape(-1), arrs[1].reshape(-1), out.reshape(-1))
+        return out
+    k(views[0], views[1], views[2])
+    return out
+
+
+def _bst(x, shape):
+    from ._core import _bstrides
+
+    return tuple(_bstrides(x, shape))
+
+
+def unary_data(kname, x, odt, dev):
+    """Run unary kernel ``kname`` on Tensor ``x`` (converted to ``odt``)."""
+    be = backend(dev)
+    k = kernel(kname, dev)
+    xd = to_dtype_data(x, odt, dev)
+    out = be.empty(xd.shape, odt.np)
+    if out.size == 0:
+        return out
+    if _is_c(xd):
+        k(xd.reshape(-1), out.reshape(-1))
+        return out
+    views = layout3(be, xd.shape, [xd, out])
+    if views is None:
+        xd = copy_data(xd, odt, dev)
+        k(xd.reshape(-1), out.reshape(-1))
+        return out
+    k(views[0], views[1])
+    return out
+
+
+def _promote(a, b):
+    ts = [t for t in (a, b) if t.__class__ is Tensor]
+    ss = [s for s in (a, b) if s.__class__ is not Tensor]
+    for s in ss:
+        if not isinstance(s, (bool, int, float, np.number)):
+            raise TypeError(
+                f"unsupported operand type: expected a Tensor or a Number, got {type(s).__name__}"
+            )
+    return _dt.result_type(ts, ss)
+
+
+def _binary(kname, a, b, float_only=False):
+    dev = same_device(kname, a, b)
+    cdt = _promote(a, b)
+    if float_only and cdt._cat != _FLOAT_CAT:
+        cdt = _dt.get_default_dtype()
+    return wrap(binary_data(kname, a, b, cdt, cdt, dev), dev)
+
+
+def _float_dtype(x):
+    return x._dtype if x._dtype.is_floating_point else _dt.get_default_dtype()
+
+
+def _unary(kname, x, float_only=False):
+    if x.__class__ is not Tensor:
+        raise TypeError(f"{kname}(): argument 'input' must be Tensor, not {type(x).__name__}")
+    dt = _float_dtype(x) if float_only else x._dtype
+    return wrap(unary_data(kname, x, dt, x._device), x._device)
+
+
+# ----- helpers for backward rules -----------------------------------------------------------
+def sum_to(g, shape):
+    """Reduce gradient ``g`` to ``shape`` by summing broadcast dims (differentiable)."""
+    if g.__class__ is not Tensor or tuple(g.shape) == tuple(shape):
+        return g
+    from .reduce import sum as _sum
+
+    lead = g.ndim - len(shape)
+    dims = list(range(lead))
+    gs = g.shape
+    for i, s in enumerate(shape):
+        if s == 1 and gs[i + lead] != 1:
+            dims.append(i + lead)
+    r = _sum(g, tuple(dims), keepdim=True) if dims else g
+    if lead:
+        from .shape import reshape
+
+        r = reshape(r, tuple(shape))
+    return r
+
+
+def _shape(x):
+    return x.shape if x.__class__ is Tensor else ()
+
+
+# ----- arithmetic -----------------------------------------------------------------------
+class AddBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, saved, g):
+        sa, sb, alpha = self.attrs
+        fa, fb = self.next_functions
+        ga = sum_to(g, sa) if fa[0] is not None else None
+        gb = None
+        if fb[0] is not None:
+            gb = sum_to(g if alpha == 1 else mul(g, alpha), sb)
+        return ga, gb
+
+
+class SubBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, saved, g):
+        sa, sb, alpha = self.attrs
+        fa, fb = self.next_functions
+        ga = sum_to(g, sa) if fa[0] is not None else None
+        gb = sum_to(neg(g) if alpha == 1 else mul(g, -alpha), sb) if fb[0] is not None else None
+        return ga, gb
+
+
+class RsubBackward1(SubBackward0):
+    __slots__ = ()
+
+
+def add(input, other, *, alpha=1):
+    """``input + alpha * other`` with broadcasting."""
+    b = other if alpha == 1 else _scaled(other, alpha)
+    out = _binary("add", input, b)
+    if needs_grad(input, other):
+        record(AddBackward0, out, (input, other), (), (_shape(input), _shape(other), alpha))
+    return out
+
+
+def sub(input, other, *, alpha=1):
+    """``input - alpha * other`` with broadcasting."""
+    if _is_bool(input) or _is_bool(other):
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with two bool tensors is not supported. "
+            "Use the `^` or `logical_xor()` operator instead."
+        )
+    b = other if alpha == 1 else _scaled(other, alpha)
+    out = _binary("sub", input, b)
+    if needs_grad(input, other):
+        record(SubBackward0, out, (input, other), (), (_shape(input), _shape(other), alpha))
+    return out
+
+
+def rsub(input, other, *, alpha=1):
+    """``other - alpha * input`` (the reflected ``-``)."""
+    a = input if alpha == 1 else _scaled(input, alpha)
+    out = _binary("sub", other, a)
+    if needs_grad(input, other):
+        record(RsubBackward1, out, (other, input), (), (_shape(other), _shape(input), alpha))
+    return out
+
+
+def _is_bool(x):
+    return x.__class__ is Tensor and x._dtype is _dt.bool_
+
+
+def _scaled(x, alpha):
+    from ..autograd.grad_mode import no_grad
+
+    with no_grad():
+        return mul(x, alpha)
+
+
+class MulBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, saved, g):
+        b, a = saved  # each saved only when the other side needs its gradient
+        sa, sb = self.attrs
+        fa, fb = self.next_functions
+        ga = sum_to(mul(g, b), sa) if fa[0] is not None else None
+        gb = sum_to(mul(g, a), sb) if fb[0] is not None else None
+        return ga, gb
+
+
+def mul(input, other):
+    """Elementwise product with broadcasting."""
+    out = _binary("mul", input, other)
+    if needs_grad(input, other):
+        ia = input.__class__ is Tensor and input._rg
+        ib = other.__class__ is Tensor and other._rg
+        record(MulBackward0, out, (input, other),
+               (save(other) if ia else None, save(input) if ib else None),
+               (_shape(input), _shape(other)))
+    return out
+
+
+class DivBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, saved, g):
+        a, b = saved
+        fa, fb = self.next_functions
+        ga = sum_to(div(g, b), _shape(a)) if fa[0] is not None else None
+        gb = None
+        if fb[0] is not None:
+            gb = sum_to(neg(div(mul(g, a), mul(b, b))), _shape(b))
+        return ga, gb
+
+
+def div(input, other, *, rounding_mode=None):
+    """True division with broadcasting (integers divide to the default float dtype)."""
+    if rounding_mode is not None:
+        raise NotImplementedError(f"div(): rounding_mode={rounding_mode!r} is not supported by nbgrad yet")
+    out = _binary("div", input, other, float_only=True)
+    if needs_grad(input, other):
+        record(DivBackward0, out, (input, other), (save(input), save(other)))
+    return out
+
+
+class NegBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, saved, g):
+        return (neg(g),)
+
+
+def neg(input):
+    """``-input``."""
+    if _is_bool(input):
+        raise RuntimeError(
+            "Negation, the `-` operator, on a bool tensor is not supported. "
+            "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."
+        )
+    out = _unary("neg", input)
+    if needs_grad(input):
+        record(NegBackward0, out, (input,))
+    return out
+
+
+class PowBackward0(Node):
+    """Tensor base, number exponent."""
+
+    __slots__ = ()
+
+    def backward(self, saved, g):
+        (a,) = saved
+        p = self.attrs
+        if p == 0:
+            return mul(g, 0.0), None
+        return mul(g, mul(pow(a, p - 1), p)), None
+
+
+class PowBackward1(Node):
+    """Tensor base, tensor exponent."""
+
+    __slots__ = ()
+
+    def backward(self, saved, g):
+        a, b, r = saved
+        fa, fb = self.next_functions
+        ga = gb = None
+        if fa[0] is not None:
+            ga = sum_to(mul(g, mul(b, pow(a, sub(b, 1)))), _shape(a))
+        if fb[0] is not None:
+            # 0 ** b with b >= 0 has no log term (PyTorch's convention avoids nan there)
+            safe = where(logical_and(eq(a, 0), ge(b, 0)), 0.0, mul(r, log(a)))
+            gb = sum_to(mul(g, safe), _shape(b))
+        return ga, gb
+
+
+class PowBackward2(Node):
+    """Number base, tensor exponent."""
+
+    __slots__ = ()
+
+    def backward(self, saved, g):
+        (r,) = saved
+        base = self.attrs
+        if base == 0:
+            return (None, mul(g, where(ge(r, 0), 0.0, mul(r, math.log(base) if base > 0 else math.nan))))
+        return (None, mul(g, mul(r, math.log(base) if base > 0 else math.nan)))
+
+
+def pow(input, exponent):
+    """``input ** exponent``; either may be a number."""
+    if input.__class__ is not Tensor:
+        out = _binary("pow", input, exponent)
+        if needs_grad(exponent):
+            record(PowBackward2, out, (input, exponent), (save_output(out),), input)
+        return out
+    if exponent.__class__ is not Tensor:
+        if input._dtype._cat != _FLOAT_CAT and isinstance(exponent, (int, np.integer)) and exponent < 0:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        if exponent == 2 and input._dtype._cat == _FLOAT_CAT:
+            out = _binary("mul", input, input)
+        else:
+            out = _binary("pow", input, exponent)
+        if needs_grad(input):
+            record(PowBackward0, out, (input, exponent), (save(input),), exponent)
+        return out
+    out = _binary("pow", input, exponent)
+    if needs_grad(input, exponent):
+        record(PowBackward1, out, (input, exponent), (save(input), save(exponent), save_output(out)))
+    return out
+
+
+# ----- unary math -----------------------------------------------------------------------
+class ExpBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, saved, g):
+        return (mul(g, saved[0]),)
+
+
+def exp(input):
+    """Elementwise ``e ** input``."""
+    out = _unary("exp", input, True)
+    if needs_grad(input):
+        record(ExpBackward0, out, (input,), (save_output(out),))
+    return out
+
+
+class LogBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, saved, g):
+        return (div(g, saved[0]),)
+
+
+def log(input):
+    """Natural logarithm (``-inf`` at 0, ``nan`` below)."""
+    out = _unary("log", input, True)
+    if needs_grad(input):
+        record(LogBackward0, out, (input,), (save(input),))
+    return out
+
+
+class SqrtBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, saved, g):
+        return (div(g, mul(saved[0], 2)),)
+
+
+def sqrt(input):
+    """Elementwise square root."""
+    out = _unary("sqrt", input, True)
+    if needs_grad(input):
+        record(SqrtBackward0, out, (input,), (save_output(out),))
+    return out
+
+
+class AbsBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, saved, g):
+        return (mul(g, sign(saved[0])),)
+
+
+def abs(input):
+    """Elementwise absolute value (gradient 0 at 0)."""
+    out = _unary("abs", input)
+    if needs_grad(input):
+        record(AbsBackward0, out, (input,), (save(input),))
+    return out
+
+
+class SignBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, saved, g):
+        return (mul(g, 0),)
+
+
+def sign(input):
+    """-1, 0 or 1 by the sign of each element."""
+    out = _unary("sign", input)
+    if needs_grad(input):
+        record(SignBackward0, out, (input,))
+    return out
+
+
+class TanhBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, saved, g):
+        return (tanh_backward(g, saved[0]),)
+
+
+def tanh(input):
+    """Elementwise hyperbolic tangent."""
+    out = _unary("tanh", input, True)
+    if needs_grad(input):
+        record(TanhBackward0, out, (input,), (save_output(out),))
+    return out
+
+
+class SigmoidBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, saved, g):
+        return (sigmoid_backward(g, saved[0]),)
+
+
+def sigmoid(input):
+    """Elementwise logistic function ``1 / (1 + exp(-input))``, stable for large |input|."""
+    out = _unary("sigmoid", input, True)
+    if needs_grad(input):
+        record(SigmoidBackward0, out, (input,), (save_output(out),))
+    return out
+
+
+class ReluBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, saved, g):
+        return (threshold_backward(g, saved[0]),)
+
+
+def relu(input):
+    """``max(input, 0)`` elementwise (gradient 0 at 0)."""
+    out = _unary("relu", input)
+    if needs_grad(input):
+        record(ReluBackward0, out, (input,), (save_output(out),))
+    return out
+
+
+# ----- fused backward ops: one kernel per backward step, differentiable again ------------
+class TanhBackwardBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, saved, gg):
+        g, y = saved
+        fg, fy = self.next_functions
+        dg = tanh_backward(gg, y) if fg[0] is not None else None
+        dy = mul(mul(gg, g), mul(y, -2.0)) if fy[0] is not None else None
+        return dg, dy
+
+
+def tanh_backward(grad, output):
+    """``grad * (1 - output**2)``: tanh's backward step as one kernel."""
+    out = _binary("tanh_backward", grad, output)
+    if needs_grad(grad, output):
+        record(TanhBackwardBackward0, out, (grad, output), (save(grad), save(output)))
+    return out
+
+
+class SigmoidBackwardBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, saved, gg):
+        g, y = saved
+        fg, fy = self.next_functions
+        dg = sigmoid_backward(gg, y) if fg[0] is not None else None
+        dy = mul(mul(gg, g), rsub(mul(y, 2.0), 1.0)) if fy[0] is not None else None
+        return dg, dy
+
+
+def sigmoid_backward(grad, output):
+    """``grad * output * (1 - output)``: sigmoid's backward step as one kernel."""
+    out = _binary("sigmoid_backward", grad, output)
+    if needs_grad(grad, output):
+        record(SigmoidBackwardBackward0, out, (grad, output), (save(grad), save(output)))
+    return out
+
+
+class ThresholdBackwardBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, saved, gg):
+        (x,) = saved
+        return threshold_backward(gg, x), None
+
+
+def threshold_backward(grad, input):
+    """``grad`` where ``input > 0``, else 0: relu's backward step as one kernel."""
+    out = _binary("relu_backward", grad, input)
+    if needs_grad(grad):
+        record(ThresholdBackwardBackward0, out, (grad, input), (save(input),))
+    return out
+
+
+# ----- selection and comparison --------------------------------------------------------------
+class WhereBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, saved, g):
+        (c,) = saved
+        sa, sb = self.attrs
+        _, fa, fb = self.next_functions
+        ga = sum_to(where(c, g, 0.0), sa) if fa[0] is not None else None
+        gb = sum_to(where(c, 0.0, g), sb) if fb[0] is not None else None
+        return None, ga, gb
+
+
+def where(condition, input, other):
+    """Elements of ``input`` where ``condition`` holds, else of ``other``."""
+    if condition.__class__ is not Tensor or condition._dtype is not _dt.bool_:
+        raise RuntimeError("where expected condition to be a boolean tensor")
+    dev = same_device("where", condition, input, other)
+    dt = _promote(input, other)
+    be = backend(dev)
+    ts = [condition, input, other]
+    shape = condition.shape
+    for t in (input, other):
+        if t.__class__ is Tensor:
+            shape = broadcast_shapes(tuple(shape), tuple(t.shape))
+    shape = tuple(shape)
+    arrs = [condition._data] + [
+        to_dtype_data(t, dt, dev) if t.__class__ is Tensor else be.full((), t, dt.np)
+        for t in (input, other)
+    ]
+    out = be.empty(shape, dt.np)
+    if out.size:
+        k = kernel("where", dev)
+        if all(a.shape == shape and _is_c(a) for a in arrs):
+            k(*[a.reshape(-1) for a in arrs], out.reshape(-1))
+        else:
+            views = layout3(be, shape, arrs + [out])
+            if views is None:
+                arrs = [copy_data(be.as_strided(a, shape, _bst(a, shape)), _dt._FROM_NP[a.dtype], dev) for a in arrs]
+                k(*[a.reshape(-1) for a in arrs], out.reshape(-1))
+            else:
+                k(*views)
+    res = wrap(out, dev)
+    if needs_grad(input, other):
+        record(WhereBackward0, res, ts, (save(condition),), (_shape(input), _shape(other)))
+    return res
+
+
+def _compare(kname, a, b):
+    dev = same_device(kname, a, b)
+    cdt = _promote(a, b)
+    return wrap(binary_data(kname, a, b, cdt, _dt.bool_, dev), dev)
+
+
+def eq(input, other):
+    """Elementwise ``==`` as a bool tensor."""
+    return _compare("eq", input, other)
+
+
+def ne(input, other):
+    """Elementwise ``!=`` as a bool tensor."""
+    return _compare("ne", input, other)
+
+
+def lt(input, other):
+    """Elementwise ``<`` as a bool tensor."""
+    return _compare("lt", input, other)
+
+
+def le(input, other):
+    """Elementwise ``<=`` as a bool tensor."""
+    return _compare("le", input, other)
+
+
+def gt(input, other):
+    """Elementwise ``>`` as a bool tensor."""
+    return _compare("gt", input, other)
+
+
+def ge(input, other):
+    """Elementwise ``>=`` as a bool tensor."""
+    return _compare("ge", input, other)
+
+
+def logical_and(input, other):
+    """Elementwise logical and, as a bool tensor."""
+    a = input if input._dtype is _dt.bool_ else ne(input, 0)
+    b = other if other._dtype is _dt.bool_ else ne(other, 0)
+    return wrap(binary_data("mul", a, b, _dt.bool_, _dt.bool_, a._device), a._device)

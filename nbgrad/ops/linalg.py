@@ -1,0 +1,148 @@
+"""Matrix products: matmul (1-d, 2-d, batched with broadcasting), mm, bmm, dot."""
+
+from ._core import (
+    Node, Tensor, backend, broadcast_shapes, kernel, needs_grad, record, same_device, save,
+    to_dtype_data, wrap,
+)
+from .elementwise import sum_to
+from .shape import reshape, transpose, unsqueeze
+
+
+def _mm_shapes_error(a, b):
+    sa, sb = tuple(a.shape), tuple(b.shape)
+    if len(sa) == 1 and len(sb) == 1:
+        return RuntimeError(
+            f"inconsistent tensor size, expected tensor [{sa[0]}] and src [{sb[0]}] to have the "
+            f"same number of elements, but got {sa[0]} and {sb[0]} elements respectively"
+        )
+    ra = sa if len(sa) > 1 else (1,) + sa
+    rb = sb if len(sb) > 1 else sb + (1,)
+    return RuntimeError(
+        f"mat1 and mat2 shapes cannot be multiplied ({ra[-2]}x{ra[-1]} and {rb[-2]}x{rb[-1]})"
+        if len(sa) <= 2 and len(sb) <= 2 else
+        f"Expected size for first two dimensions of batch2 tensor to be: "
+        f"[{ra[:-2][-1] if len(ra) > 2 else 1}, {ra[-1]}] but got: [{rb[:-2][-1] if len(rb) > 2 else 1}, {rb[-2]}]."
+    )
+
+
+def matmul_data(a, b, dt, dev):
+    """``a @ b`` on storage arrays (1-d operands are promoted and squeezed as NumPy does)."""
+    a1, b1 = a.ndim == 1, b.ndim == 1
+    a2 = a.reshape(1, -1) if a1 else a
+    b2 = b.reshape(-1, 1) if b1 else b
+    batch = broadcast_shapes(tuple(a2.shape[:-2]), tuple(b2.shape[:-2]))
+    shape = batch + (a2.shape[-2], b2.shape[-1])
+    out = backend(dev).empty(shape, dt.np)
+    if out.size:
+        if a2.shape[-1] == 0:
+            out[...] = 0
+        else:
+            kernel("matmul", dev)(a2, b2, out)
+    if a1 and b1:
+        return out.reshape(())
+    if a1:
+        return out.reshape(shape[:-2] + (shape[-1],))
+    if b1:
+        return out.reshape(shape[:-1])
+    return out
+
+
+class MmBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, saved, g):
+        b, a = saved  # each saved only when the other side needs its gradient
+        fa, fb = self.next_functions
+        sa, sb = self.attrs
+        a1, b1 = len(sa) == 1, len(sb) == 1
+        # redo forward's promotion of 1-d operands to matrices
+        if a1 and b1:
+            g2 = reshape(g, (1, 1))
+        elif a1:
+            g2 = unsqueeze(g, -2)
+        elif b1:
+            g2 = unsqueeze(g, -1)
+        else:
+            g2 = g
+        ga = gb = None
+        if fa[0] is not None:
+            bt = reshape(b, (1, -1)) if b1 else transpose(b, -1, -2)
+            ga = sum_to(matmul(g2, bt), (1,) + sa if a1 else sa)
+            ga = reshape(ga, sa) if a1 else ga
+        if fb[0] is not None:
+            at = reshape(a, (-1, 1)) if a1 else transpose(a, -1, -2)
+            gb = sum_to(matmul(at, g2), sb + (1,) if b1 else sb)
+            gb = reshape(gb, sb) if b1 else gb
+        return ga, gb
+
+
+class DotBackward0(MmBackward0):
+    __slots__ = ()
+
+
+class MvBackward0(MmBackward0):
+    __slots__ = ()
+
+
+class BmmBackward0(MmBackward0):
+    __slots__ = ()
+
+
+def matmul(input, other):
+    """Matrix product with NumPy's rules for 1-d operands and batch broadcasting."""
+    if input.__class__ is not Tensor or other.__class__ is not Tensor:
+        raise TypeError("matmul(): both arguments must be Tensors")
+    dev = same_device("matmul", input, other)
+    if input.ndim == 0 or other.ndim == 0:
+        raise RuntimeError(
+            "both arguments to matmul need to be at least 1D, but they are "
+            f"{input.ndim}D and {other.ndim}D"
+        )
+    ka = input._data.shape[-1]
+    kb = other._data.shape[-2] if other.ndim > 1 else other._data.shape[0]
+    if ka != kb:
+        raise _mm_shapes_error(input, other)
+    if input._dtype is not other._dtype:
+        raise RuntimeError(
+            f"expected m1 and m2 to have the same dtype, but got: {input._dtype.name} != "
+            f"{other._dtype.name}"
+        )
+    dt = input._dtype
+    out = wrap(matmul_data(to_dtype_data(input, dt, dev), to_dtype_data(other, dt, dev), dt, dev), dev)
+    if needs_grad(input, other):
+        na, nb = input.ndim, other.ndim
+        cls = (DotBackward0 if na == nb == 1 else MvBackward0 if nb == 1 and na == 2
+               else MmBackward0 if na <= 2 and nb <= 2 else BmmBackward0)
+        record(cls, out, (input, other),
+               (save(other) if input._rg else None, save(input) if other._rg else None),
+               (tuple(input.shape), tuple(other.shape)))
+    return out
+
+
+def mm(input, mat2):
+    """Product of two 2-d matrices."""
+    if input.ndim != 2 or mat2.ndim != 2:
+        raise RuntimeError(f"self must be a matrix" if input.ndim != 2 else "mat2 must be a matrix")
+    return matmul(input, mat2)
+
+
+def bmm(input, mat2):
+    """Batched product of two 3-d tensors with equal batch sizes."""
+    if input.ndim != 3 or mat2.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor" if input.ndim != 3 else "batch2 must be a 3D tensor")
+    if input.shape[0] != mat2.shape[0]:
+        raise RuntimeError(
+            f"Expected size for first two dimensions of batch2 tensor to be: "
+            f"[{input.shape[0]}, {input.shape[2]}] but got: [{mat2.shape[0]}, {mat2.shape[1]}]."
+        )
+    return matmul(input, mat2)
+
+
+def dot(input, other):
+    """Inner product of two 1-d tensors."""
+    if input.ndim != 1 or other.ndim != 1:
+        raise RuntimeError(
+            f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors"
+        )
+    return matmul(input, other)
+

@@ -1,0 +1,355 @@
+"""Reductions: sum, mean, amax/amin, max/min (with indices), argmax/argmin."""
+
+import builtins
+from collections import namedtuple
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..tensor import _wrap
+from ._core import Node, Tensor, backend, copy_data, kernel, needs_grad, record, save, save_output
+from .elementwise import div, eq, mul, where
+from .shape import expand, reshape, unsqueeze
+
+_FROM_NP = _dt._FROM_NP
+
+max_result = namedtuple("max", ["values", "indices"])
+min_result = namedtuple("min", ["values", "indices"])
+
+
+def _dims(dim, ndim):
+    """Sorted, unique, non-negative reduced dims; ``None`` or ``()`` means all."""
+    if dim is None:
+        return tuple(range(ndim))
+    ds = dim if isinstance(dim, (tuple, list)) else (dim,)
+    if len(ds) == 0:
+        return tuple(range(ndim))
+    m = ndim if ndim > 0 else 1
+    out = []
+    for d in ds:
+        d = int(d)
+        if not -m <= d < m:
+            raise IndexError(
+                f"Dimension out of range (expected to be in range of [{-m}, {m - 1}], but got {d})"
+            )
+        d = d + m if d < 0 else d
+        if d in out:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        out.append(d)
+    if ndim == 0:
+        return ()
+    return tuple(sorted(out))
+
+
+def _out_shape(shape, dims, keepdim):
+    if keepdim:
+        return tuple(1 if i in dims else s for i, s in enumerate(shape))
+    return tuple(s for i, s in enumerate(shape) if i not in dims)
+
+
+def _arb(x, dims, device):
+    """View (or copy) storage ``x`` as ``(A, R, B)`` with the reduced dims in the middle."""
+    shape = x.shape
+    A = R = B = 1
+    if not dims:
+        return x.reshape(1, 1, -1) if x.size else x.reshape(1, 0, 1), 1, 1
+    d0, d1 = dims[0], dims[-1]
+    contiguous_block = d1 - d0 + 1 == len(dims)
+    c = x.flags.c_contiguous if x.__class__ is np.ndarray else backend(device).is_contiguous(x)
+    if contiguous_block and c:
+        for s in shape[:d0]:
+            A *= s
+        for s in shape[d0 : d1 + 1]:
+            R *= s
+        for s in shape[d1 + 1 :]:
+            B *= s
+        return x.reshape(A, R, B), A, B
+    kept = [i for i in range(len(shape)) if i not in dims]
+    be = backend(device)
+    xp = be.permute(x, tuple(kept + list(dims)))
+    xp = copy_data(xp, _FROM_NP[x.dtype], device)
+    for i in kept:
+        A *= shape[i]
+    for i in dims:
+        R *= shape[i]
+    return xp.reshape(A, R, 1), A, 1
+
+
+def reduce_data(kname, x, dims, keepdim, out_dt, device):
+    """Run reduction kernel ``kname`` over ``dims`` of storage ``x``."""
+    be = backend(device)
+    x3, A, B = _arb(x, dims, device)
+    out = be.empty((A, B), out_dt.np)
+    kernel(kname, device)(x3, out)
+    return out.reshape(_out_shape(x.shape, dims, keepdim))
+
+
+# ----- sum and mean ------------------------------------------------------------------
+def _restore(g, shape, dims, keepdim):
+    """Gradient of a reduction brought back to the input's rank (keepdim form)."""
+    if not keepdim and dims:
+        for d in dims:
+            g = unsqueeze(g, d)
+    return g
+
+
+class SumBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, saved, g):
+        return (expand(g, self.attrs),)
+
+
+class SumBackward1(Node):
+    __slots__ = ()
+
+    def backward(self, saved, g):
+        shape, dims, keepdim = self.attrs
+        return (expand(_restore(g, shape, dims, keepdim), shape),)
+
+
+def _sum_dtype(x, dtype):
+    if dtype is not None:
+        return _dt.as_dtype(dtype)
+    return x._dtype if x._dtype.is_floating_point else _dt.int64
+
+
+def sum(input, dim=None, keepdim=False, *, dtype=None):
+    """Sum over ``dim`` (int or tuple; all dims when None)."""
+    odt = _sum_dtype(input, dtype)
+    dims = _dims(dim, input.ndim)
+    x = input._data if input._dtype is odt else copy_data(input._data, odt, input._device)
+    if x.dtype.kind == "b":
+        x = copy_data(x, _dt.int64, input._device)
+    out = _wrap(reduce_data("sum", x, dims, keepdim, odt, input._device), odt, input._device)
+    if needs_grad(input):
+        shape = tuple(input.shape)
+        if dim is None:
+            record(SumBackward0, out, (input,), (), shape)
+        else:
+            record(SumBackward1, out, (input,), (), (shape, dims, keepdim))
+    return out
+
+
+class MeanBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, saved, g):
+        shape, n = self.attrs
+        return (div(expand(g, shape), n),)
+
+
+class MeanBackward1(Node):
+    __slots__ = ()
+
+    def backward(self, saved, g):
+        shape, dims, keepdim, n = self.attrs
+        return (div(expand(_restore(g, shape, dims, keepdim), shape), n),)
+
+
+def mean(input, dim=None, keepdim=False, *, dtype=None):
+    """Mean over ``dim`` (int or tuple; all dims when None)."""
+    odt = _dt.as_dtype(dtype) if dtype is not None else input._dtype
+    if not odt.is_floating_point:
+        raise RuntimeError(
+            "mean(): could not infer output dtype. Input dtype must be either a floating point "
+            f"or complex dtype. Got: {_TYPE[input._dtype.name]}"
+        )
+    dims = _dims(dim, input.ndim)
+    n = 1
+    for d in dims:
+        n *= input._data.shape[d]
+    x = input._data if input._dtype is odt else copy_data(input._data, odt, input._device)
+    s = reduce_data("sum", x, dims, keepdim, odt, input._device)
+    if n != 1:
+        s = _scale(s, n, odt, input._device)
+    out = _wrap(s, odt, input._device)
+    if needs_grad(input):
+        shape = tuple(input.shape)
+        if dim is None:
+            record(MeanBackward0, out, (input,), (), (shape, n))
+        else:
+            record(MeanBackward1, out, (input,), (), (shape, dims, keepdim, n))
+    return out
+
+
+_TYPE = {"int64": "Long", "int32": "Int", "bool": "Bool", "float32": "Float", "float64": "Double"}
+
+
+def _scale(s, n, odt, device):
+    from .elementwise import binary_data
+
+    return binary_data("div", _wrap(s, odt, device), n, odt, odt, device)
+
+
+# ----- max / min -----------------------------------------------------------------------
+class AmaxBackward0(Node):
+    """Ties share the gradient evenly, as in PyTorch."""
+
+    __slots__ = ()
+
+    def backward(self, saved, g):
+        x, y = saved
+        shape, dims, keepdim = self.attrs
+        y = _restore(y, shape, dims, keepdim)
+        g = _restore(g, shape, dims, keepdim)
+        mask = eq(x, y)
+        count = sum(mask, dims, keepdim=True)
+        return (mul(where(mask, g, 0.0), div(1.0, count)),)
+
+
+class AminBackward0(AmaxBackward0):
+    __slots__ = ()
+
+
+class MaxBackward1(AmaxBackward0):
+    __slots__ = ()
+
+
+class MinBackward1(AmaxBackward0):
+    __slots__ = ()
+
+
+def _extreme(kname, cls, input, dim, keepdim, opname):
+    dims = _dims(dim, input.ndim)
+    if input._data.size == 0 and (dim is None or builtins.any(input._data.shape[d] == 0 for d in dims)):
+        raise RuntimeError(
+            f"{opname}(): Expected reduction dim to be specified for input.numel() == 0. "
+            "Specify the reduction dim with the 'dim' argument."
+            if dim is None else
+            f"{opname}(): Expected reduction dim {dims[0]} to have non-zero size."
+        )
+    out = _wrap(reduce_data(kname, input._data, dims, keepdim, input._dtype, input._device),
+                input._dtype, input._device)
+    if needs_grad(input):
+        record(cls, out, (input,), (save(input), save_output(out)),
+               (tuple(input.shape), dims, keepdim))
+    return out
+
+
+def amax(input, dim=(), keepdim=False):
+    """Largest value over ``dim`` (all dims by default); ties share the gradient."""
+    return _extreme("amax", AmaxBackward0, input, dim, keepdim, "amax")
+
+
+def amin(input, dim=(), keepdim=False):
+    """Smallest value over ``dim`` (all dims by default); ties share the gradient."""
+    return _extreme("amin", AminBackward0, input, dim, keepdim, "amin")
+
+
+class MaxBackward0(Node):
+    """``max(dim)``: the gradient goes to the selected index."""
+
+    __slots__ = ()
+
+    def backward(self, saved, g, gi=None):
+        (idx,) = saved
+        shape, dim, keepdim = self.attrs
+        if not shape:
+            return (g,)
+        return (_select_backward(g, idx, shape, dim, keepdim),)
+
+
+class MinBackward0(MaxBackward0):
+    __slots__ = ()
+
+
+def _select_backward(g, idx, shape, dim, keepdim):
+    if not keepdim:
+        g = unsqueeze(g, dim)
+        idx = unsqueeze(idx, dim)
+    n = shape[dim]
+    rng = [1] * len(shape)
+    rng[dim] = n
+    from ..creation import arange
+
+    pos = reshape(arange(n, device=g.device), tuple(rng))
+    return where(eq(pos, idx), g, 0.0)
+
+
+def _with_indices(kname, cls, result_t, input, dim, keepdim, opname):
+    n = input.ndim
+    d = _dims(dim, n)
+    d = d[0] if d else 0
+    if input._data.size == 0 or (n and input._data.shape[d] == 0):
+        raise IndexError(
+            f"{opname}(): Expected reduction dim {d} to have non-zero size."
+        )
+    be = backend(input._device)
+    x3, A, B = _arb(input._data, (d,) if n else (), input._device)
+    vals = be.empty((A, B), input._dtype.np)
+    idx = be.empty((A, B), np.int64)
+    kernel(kname, input._device)(x3, vals, idx)
+    oshape = _out_shape(input._data.shape, (d,) if n else (), keepdim)
+    v = _wrap(vals.reshape(oshape), input._dtype, input._device)
+    i = _wrap(idx.reshape(oshape), _dt.int64, input._device)
+    if needs_grad(input):
+        record(cls, v, (input,), (save(i),), (tuple(input.shape), d, keepdim))
+    return result_t(v, i)
+
+
+def max(input, dim=None, keepdim=False, *, other=None):
+    """``max(x)``: the largest value; ``max(x, dim)``: (values, indices); ``max(x, y)``:
+    the elementwise maximum."""
+    if isinstance(dim, Tensor):
+        return maximum(input, dim)
+    if dim is None:
+        return _extreme("amax", MaxBackward1, input, None, False, "max")
+    return _with_indices("argmax", MaxBackward0, max_result, input, dim, keepdim, "max")
+
+
+def min(input, dim=None, keepdim=False):
+    """``min(x)``: the smallest value; ``min(x, dim)``: (values, indices)."""
+    if isinstance(dim, Tensor):
+        return minimum(input, dim)
+    if dim is None:
+        return _extreme("amin", MinBackward1, input, None, False, "min")
+    return _with_indices("argmin", MinBackward0, min_result, input, dim, keepdim, "min")
+
+
+def argmax(input, dim=None, keepdim=False):
+    """Index of the largest value (of the flattened tensor when ``dim`` is None)."""
+    from ..autograd.grad_mode import no_grad
+
+    with no_grad():
+        if dim is None:
+            return _with_indices("argmax", MaxBackward0, max_result, reshape(input, -1), 0, False, "argmax").indices
+        return _with_indices("argmax", MaxBackward0, max_result, input, dim, keepdim, "argmax").indices
+
+
+def argmin(input, dim=None, keepdim=False):
+    """Index of the smallest value (of the flattened tensor when ``dim`` is None)."""
+    from ..autograd.grad_mode import no_grad
+
+    with no_grad():
+        if dim is None:
+            return _with_indices("argmin", MinBackward0, min_result, reshape(input, -1), 0, False, "argmin").indices
+        return _with_indices("argmin", MinBackward0, min_result, input, dim, keepdim, "argmin").indices
+
+
+def maximum(input, other):
+    """Elementwise maximum (ties share the gradient)."""
+    from .elementwise import gt
+
+    c = gt(input, other)
+    return _pick(c, input, other, eq(input, other))
+
+
+def minimum(input, other):
+    """Elementwise minimum (ties share the gradient)."""
+    from .elementwise import lt
+
+    c = lt(input, other)
+    return _pick(c, input, other, eq(input, other))
+
+
+def _pick(c, a, b, tie):
+    from .elementwise import add
+
+    # where() routes the gradient to one side; at ties PyTorch splits it in half
+    out = where(c, a, b)
+    if needs_grad(a, b) and tie.numel() and bool(sum(tie).item()):
+        half = mul(add(a, b), 0.5)
+        out = where(tie, half, out)
+    return out
+

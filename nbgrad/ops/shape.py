@@ -1,0 +1,367 @@
+"""Shape ops. Views share storage and the version counter with their base."""
+
+import numpy as np
+
+from ..tensor import _wrap
+from ._core import Node, Tensor, backend, copy_data, needs_grad, record
+from .elementwise import sum_to
+
+
+def _view(x, arr):
+    """A tensor that views ``arr``, a view of ``x``'s storage."""
+    t = _wrap(arr, x._dtype, x._device)
+    t._vc = x._vc
+    t._base = x._base if x._base is not None else x
+    return t
+
+
+def _shape_arg(shape):
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = shape[0]
+    return tuple(int(s) for s in shape)
+
+
+def _infer(shape, numel):
+    """Resolve one ``-1`` in ``shape`` against ``numel``; PyTorch's errors otherwise."""
+    neg = [i for i, s in enumerate(shape) if s == -1]
+    if len(neg) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    for s in shape:
+        if s < -1:
+            raise RuntimeError(f"invalid shape dimension {s}")
+    known = 1
+    for s in shape:
+        if s != -1:
+            known *= s
+    if neg:
+        if known == 0 or numel % known:
+            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+        shape = list(shape)
+        shape[neg[0]] = numel // known
+        return tuple(shape)
+    if known != numel:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+    return shape
+
+
+def _wrap_dim(d, n):
+    m = n if n > 0 else 1
+    if not -m <= d < m:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-m}, {m - 1}], but got {d})"
+        )
+    return d + m if d < 0 else d
+
+
+class ViewBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, saved, g):
+        return (reshape(g, self.attrs),)
+
+
+def view(input, *shape):
+    """A view with a new shape (no copy; errors when the strides do not allow it)."""
+    shape = _infer(_shape_arg(shape), input._data.size)
+    arr = backend(input._device).reshape_view(input._data, shape)
+    if arr is None:
+        raise RuntimeError(
+            "view size is not compatible with input tensor's size and stride (at least one "
+            "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
+        )
+    out = _view(input, arr)
+    if needs_grad(input):
+        record(ViewBackward0, out, (input,), (), tuple(input.shape))
+    return out
+
+
+def reshape(input, *shape):
+    """A tensor with a new shape: a view when possible, else a copy."""
+    shape = _infer(_shape_arg(shape), input._data.size)
+    if tuple(input._data.shape) == shape:
+        arr = input._data
+    else:
+        arr = backend(input._device).reshape_view(input._data, shape)
+    if arr is not None:
+        out = _view(input, arr)
+    else:
+        data = copy_data(input._data, input._dtype, input._device).reshape(shape)
+        out = _wrap(data, input._dtype, input._device)
+    if needs_grad(input):
+        record(ViewBackward0, out, (input,), (), tuple(input.shape))
+    return out
+
+
+def flatten(input, start_dim=0, end_dim=-1):
+    """Merge dims ``start_dim..end_dim`` into one."""
+    n = input.ndim
+    if n == 0:
+        return reshape(input, (1,))
+    s, e = _wrap_dim(start_dim, n), _wrap_dim(end_dim, n)
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    shp = tuple(input.shape)
+    m = 1
+    for d in shp[s : e + 1]:
+        m *= d
+    return reshape(input, shp[:s] + (m,) + shp[e + 1 :])
+
+
+class PermuteBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, saved, g):
+        return (permute(g, tuple(np.argsort(self.attrs).tolist())),)
+
+
+def permute(input, *dims):
+    """A view with dims reordered."""
+    dims = _shape_arg(dims)
+    n = input.ndim
+    if len(dims) != n:
+        raise RuntimeError(
+            "permute(sparse_coo): number of dimensions in the tensor input does not match the "
+            f"length of the desired ordering of dimensions i.e. input.dim() = {n} is not equal "
+            f"to len(dims) = {len(dims)}"
+        )
+    dims = tuple(_wrap_dim(d, n) for d in dims)
+    if len(set(dims)) != n:
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    out = _view(input, backend(input._device).permute(input._data, dims))
+    if needs_grad(input):
+        record(PermuteBackward0, out, (input,), (), dims)
+    return out
+
+
+class TransposeBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, saved, g):
+        return (transpose(g, *self.attrs),)
+
+
+def transpose(input, dim0, dim1):
+    """A view with ``dim0`` and ``dim1`` swapped."""
+    n = input.ndim
+    d0, d1 = _wrap_dim(dim0, n), _wrap_dim(dim1, n)
+    perm = list(range(n))
+    perm[d0], perm[d1] = perm[d1], perm[d0]
+    out = _view(input, backend(input._device).permute(input._data, tuple(perm)))
+    if needs_grad(input):
+        record(TransposeBackward0, out, (input,), (), (d0, d1))
+    return out
+
+
+def t(input):
+    """Transpose of a tensor with at most 2 dims."""
+    if input.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.ndim}D")
+    if input.ndim < 2:
+        return input if not needs_grad(input) else reshape(input, tuple(input.shape))
+    return transpose(input, 0, 1)
+
+
+class ExpandBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, saved, g):
+        return (sum_to(g, self.attrs),)
+
+
+def expand(input, *sizes):
+    """A view broadcast to ``sizes`` (``-1`` keeps a dim); no memory is copied."""
+    sizes = _shape_arg(sizes)
+    n = input.ndim
+    if len(sizes) < n:
+        raise RuntimeError(
+            f"expand(nbgrad.{input._dtype.name}{{{list(input.shape)}}}, size={list(sizes)}): "
+            "the number of sizes provided "
+            f"({len(sizes)}) must be greater or equal to the number of dimensions in the tensor ({n})"
+        )
+    lead = len(sizes) - n
+    shp = input._data.shape
+    st = input._data.strides
+    new_shape, new_st = [], []
+    for i, s in enumerate(sizes):
+        if i < lead:
+            if s < 0:
+                raise RuntimeError(
+                    f"The expanded size of the tensor ({s}) isn't allowed in a leading, "
+                    "non-existing dimension 0"
+                )
+            new_shape.append(s)
+            new_st.append(0)
+            continue
+        d = shp[i - lead]
+        if s == -1:
+            s = d
+        if d == s:
+            new_shape.append(d)
+            new_st.append(st[i - lead])
+        elif d == 1:
+            new_shape.append(s)
+            new_st.append(0)
+        else:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({s}) must match the existing size ({d}) at "
+                f"non-singleton dimension {i}.  Target sizes: {list(sizes)}.  "
+                f"Tensor sizes: {list(shp)}"
+            )
+    new_shape = tuple(new_shape)
+    if new_shape == tuple(shp):
+        arr = input._data
+    else:
+        arr = backend(input._device).expand(input._data, new_shape, tuple(new_st))
+    out = _view(input, arr)
+    if needs_grad(input):
+        record(ExpandBackward0, out, (input,), (), tuple(shp))
+    return out
+
+
+def expand_as(input, other):
+    """``input.expand(other.shape)``."""
+    return expand(input, tuple(other.shape))
+
+
+class SqueezeBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, saved, g):
+        return (reshape(g, self.attrs),)
+
+
+class SqueezeBackward1(SqueezeBackward0):
+    __slots__ = ()
+
+
+def squeeze(input, dim=None):
+    """Drop dims of size 1 (all of them, or those in ``dim``)."""
+    shp = tuple(input.shape)
+    n = len(shp)
+    if dim is None:
+        new = tuple(s for s in shp if s != 1)
+        cls = SqueezeBackward0
+    else:
+        ds = dim if isinstance(dim, (tuple, list)) else (dim,)
+        ds = {_wrap_dim(d, n) for d in ds}
+        new = tuple(s for i, s in enumerate(shp) if not (i in ds and s == 1))
+        cls = SqueezeBackward1
+    out = _view(input, backend(input._device).reshape_view(input._data, new))
+    if needs_grad(input):
+        record(cls, out, (input,), (), shp)
+    return out
+
+
+class UnsqueezeBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, saved, g):
+        return (reshape(g, self.attrs),)
+
+
+def unsqueeze(input, dim):
+    """Insert a dim of size 1 at ``dim``."""
+    shp = tuple(input.shape)
+    d = _wrap_dim(dim, len(shp) + 1)
+    new = shp[:d] + (1,) + shp[d:]
+    out = _view(input, backend(input._device).reshape_view(input._data, new))
+    if needs_grad(input):
+        record(UnsqueezeBackward0, out, (input,), (), shp)
+    return out
+
+
+# ----- basic indexing ----------------------------------------------------------------
+def _check_key(x, key):
+    """Validate a basic-indexing key (ints, slices, None, Ellipsis) and normalise it."""
+    if not isinstance(key, tuple):
+        key = (key,)
+    out = []
+    n_dims = 0
+    for k in key:
+        if isinstance(k, Tensor):
+            if k.ndim == 0 and not k._dtype.is_floating_point and k._dtype.name != "bool":
+                k = int(k.item())
+            else:
+                raise NotImplementedError(
+                    "indexing with tensors (advanced indexing) is not supported by nbgrad yet; "
+                    "use ints, slices, None and ..."
+                )
+        if isinstance(k, (bool, np.bool_)):
+            raise NotImplementedError("indexing with a bool is not supported by nbgrad yet")
+        if isinstance(k, (int, np.integer)):
+            out.append(int(k))
+            n_dims += 1
+        elif isinstance(k, slice):
+            if k.step is not None and int(k.step) <= 0:
+                raise ValueError("step must be greater than zero")
+            out.append(k)
+            n_dims += 1
+        elif k is None or k is Ellipsis:
+            out.append(k)
+        else:
+            raise NotImplementedError(
+                f"indexing with {type(k).__name__} (advanced indexing) is not supported by "
+                "nbgrad yet; use ints, slices, None and ..."
+            )
+    if sum(1 for k in out if k is Ellipsis) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    if n_dims > x.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
+    # bounds check ints in PyTorch's words
+    dim = 0
+    for i, k in enumerate(out):
+        if k is Ellipsis:
+            dim += x.ndim - n_dims
+            continue
+        if k is None:
+            continue
+        if isinstance(k, int):
+            size = x._data.shape[dim]
+            if not -size <= k < size:
+                raise IndexError(
+                    f"index {k} is out of bounds for dimension {dim} with size {size}"
+                )
+        dim += 1
+    return tuple(out)
+
+
+class SelectBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, saved, g):
+        shape, key = self.attrs
+        return (index_backward(g, shape, key),)
+
+
+class SliceBackward0(SelectBackward0):
+    __slots__ = ()
+
+
+def getitem(input, key):
+    """Basic indexing (ints, slices, None, ...) as a view."""
+    key = _check_key(input, key)
+    arr = backend(input._device).getitem(input._data, key)
+    out = _view(input, arr)
+    if needs_grad(input):
+        cls = SelectBackward0 if any(isinstance(k, int) for k in key) else SliceBackward0
+        record(cls, out, (input,), (), (tuple(input.shape), key))
+    return out
+
+
+class IndexBackwardBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, saved, gg):
+        return (getitem(gg, self.attrs),)
+
+
+def index_backward(grad, shape, key):
+    """A zero tensor of ``shape`` with ``grad`` written at ``key`` (getitem's backward)."""
+    be = backend(grad._device)
+    data = be.zeros(shape, grad._dtype.np)
+    dst = be.getitem(data, key)
+    copy_data(grad._data, grad._dtype, grad._device, out=dst)
+    out = _wrap(data, grad._dtype, grad._device)
+    if needs_grad(grad):
+        record(IndexBackwardBackward0, out, (grad,), (), key)
+    return out

@@ -1,0 +1,421 @@
+"""The Tensor: storage on a device, dtype, and its place in the autograd graph."""
+
+import warnings
+import weakref
+
+import numpy as np
+
+from . import dtypes as _dt
+from .autograd import graph as _graph
+from .autograd import grad_mode as _gm
+from .device import CPU, as_device
+
+_TYPE_NAMES = {
+    "float32": "FloatTensor", "float64": "DoubleTensor", "int64": "LongTensor",
+    "int32": "IntTensor", "bool": "BoolTensor",
+}
+
+
+class Size(tuple):
+    """A tensor's shape: a tuple that prints as ``nbgrad.Size([2, 3])``."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return f"nbgrad.Size({list(self)})"
+
+    def numel(self):
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+
+class Tensor:
+    """An n-dimensional array on a device that can record the ops applied to it.
+
+    >>> x = nbgrad.tensor([1.0, 2.0], requires_grad=True)
+    >>> (x * x).sum().backward(); x.grad
+    tensor([2., 4.])
+    """
+
+    __slots__ = (
+        "_data", "_dtype", "_device", "_rg", "_grad", "_grad_fn", "_output_nr", "_vc",
+        "_base", "_hooks", "_acc", "_retains_grad", "__weakref__",
+    )
+    __array_priority__ = 1000  # so ndarray <op> Tensor defers to Tensor's reflected op
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError("use nbgrad.tensor(data, ...) or a creation function to make a Tensor")
+
+    # ----- attributes ---------------------------------------------------------------
+    @property
+    def shape(self):
+        return Size(self._data.shape)
+
+    def size(self, dim=None):
+        """The shape, or the length of dimension ``dim``."""
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[_wrap_dim(dim, self._data.ndim)]
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    @property
+    def device(self):
+        return self._device
+
+    @property
+    def ndim(self):
+        return self._data.ndim
+
+    def dim(self):
+        return self._data.ndim
+
+    def numel(self):
+        return self._data.size
+
+    def nelement(self):
+        return self._data.size
+
+    def element_size(self):
+        return self._dtype.itemsize
+
+    def is_floating_point(self):
+        return self._dtype.is_floating_point
+
+    def stride(self, dim=None):
+        s = tuple(x // self._dtype.itemsize for x in self._data.strides)
+        return s if dim is None else s[_wrap_dim(dim, self.ndim)]
+
+    def is_contiguous(self):
+        return _contig(self._data)
+
+    @property
+    def is_cuda(self):
+        return self._device.type == "cuda"
+
+    @property
+    def is_leaf(self):
+        return self._grad_fn is None
+
+    @property
+    def grad_fn(self):
+        return self._grad_fn
+
+    @property
+    def requires_grad(self):
+        return self._rg
+
+    @requires_grad.setter
+    def requires_grad(self, v):
+        self.requires_grad_(v)
+
+    @property
+    def retains_grad(self):
+        return self._retains_grad
+
+    @property
+    def output_nr(self):
+        return self._output_nr
+
+    @property
+    def _version(self):
+        return self._vc[0]
+
+    @property
+    def grad(self):
+        if self._grad_fn is not None and not self._retains_grad and self._grad is None:
+            warnings.warn(
+                "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. "
+                "Its .grad attribute won't be populated during autograd.backward(). If you "
+                "indeed want the .grad field to be populated for a non-leaf Tensor, use "
+                ".retain_grad() on the non-leaf Tensor.",
+                UserWarning,
+                stacklevel=2,
+            )
+        return self._grad
+
+    @grad.setter
+    def grad(self, g):
+        if g is not None:
+            if not isinstance(g, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got {type(g).__name__}")
+            if g._dtype is not self._dtype:
+                raise RuntimeError("assigned grad has data of a different type")
+            if g._device != self._device:
+                raise RuntimeError("assigned grad has data located on a different device")
+            if g.shape != self.shape:
+                raise RuntimeError("assigned grad has data of a different size")
+        self._grad = g
+
+    @grad.deleter
+    def grad(self):
+        self._grad = None
+
+    @property
+    def data(self):
+        return self._detached_alias()
+
+    @data.setter
+    def data(self, other):
+        if not isinstance(other, Tensor):
+            raise TypeError("data must be a Tensor")
+        self._data = other._data
+        self._dtype = other._dtype
+        self._device = other._device
+
+    @property
+    def T(self):
+        from .ops import shape as _s
+
+        return _s.permute(self, tuple(range(self.ndim - 1, -1, -1)))
+
+    @property
+    def mT(self):
+        from .ops import shape as _s
+
+        return _s.transpose(self, -2, -1)
+
+    # ----- autograd ---------------------------------------------------------------
+    def requires_grad_(self, requires_grad=True):
+        """Set whether autograd records ops on this leaf; returns ``self``."""
+        if self._grad_fn is not None:
+            if not requires_grad:
+                raise RuntimeError(
+                    "you can only change requires_grad flags of leaf variables. If you want to "
+                    "use a computed variable in a subgraph that doesn't require differentiation "
+                    "use var_no_grad = var.detach()."
+                )
+            return self
+        if requires_grad and not self._dtype.is_floating_point:
+            raise RuntimeError(
+                "only Tensors of floating point dtype can require gradients "
+                f"(got {self._dtype}); convert with .float() or .double() first"
+            )
+        self._rg = bool(requires_grad)
+        return self
+
+    def detach(self):
+        """A tensor sharing this one's storage, outside the graph."""
+        return self._detached_alias()
+
+    def detach_(self):
+        """Take this tensor out of the graph, in place; returns ``self``."""
+        if self._base is not None and self._base._rg:
+            raise RuntimeError(
+                "Can't detach views in-place. Use detach() instead. If you are using "
+                "DistributedDataParallel (DDP) for training ..."
+            )
+        self._grad_fn = None
+        self._rg = False
+        self._output_nr = 0
+        return self
+
+    def retain_grad(self):
+        """Keep ``.grad`` for this non-leaf tensor after backward."""
+        if not self._rg:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self._grad_fn is None or self._retains_grad:
+            return
+        fn = self._grad_fn
+        if fn._retain is None:
+            fn._retain = {}
+        fn._retain[self._output_nr] = weakref.ref(self)
+        self._retains_grad = True
+
+    def register_hook(self, hook):
+        """Call ``hook(grad)`` when this tensor's gradient is computed; it may return a
+        replacement. Returns a handle whose ``remove()`` unregisters it."""
+        if not self._rg:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self._grad_fn is not None:
+            return self._grad_fn._add_tensor_hook(self._output_nr, hook)
+        if self._hooks is None:
+            self._hooks = _graph._HookDict()
+        h = _graph.RemovableHandle(self._hooks)
+        self._hooks[h._k] = hook
+        return h
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Accumulate the gradient of this tensor into the leaves' ``.grad``."""
+        from .autograd.api import backward
+
+        if inputs is not None and isinstance(inputs, Tensor):
+            inputs = (inputs,)
+        backward((self,), None if gradient is None else (gradient,), retain_graph,
+                 create_graph, inputs=inputs)
+
+    # ----- conversion -------------------------------------------------------------
+    def numpy(self, *, force=False):
+        """The data as a NumPy array sharing storage (CPU tensors outside the graph)."""
+        if self._rg and not force:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
+            )
+        if self._device.type != "cpu":
+            if not force:
+                raise TypeError(
+                    f"can't convert {self._device.type}:{self._device.index} device type tensor "
+                    "to numpy. Use Tensor.cpu() to copy the tensor to host memory first."
+                )
+            return _backend(self._device).to_host(self._data)
+        return self._data
+
+    def item(self):
+        """The value of a one-element tensor as a Python number."""
+        if self._data.size != 1:
+            raise RuntimeError(
+                f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
+            )
+        return _backend(self._device).scalar_of(self._data)
+
+    def tolist(self):
+        """The data as (nested) Python lists."""
+        return _backend(self._device).to_host(self._data).tolist()
+
+    def __array__(self, dtype=None, copy=None):
+        a = self.numpy(force=self._device.type == "cpu" and not self._rg)
+        return a if dtype is None else a.astype(dtype)
+
+    def to(self, *args, **kwargs):
+        """A copy on another device and/or dtype (``self`` when nothing changes)."""
+        from .ops import convert
+
+        return convert.to(self, *args, **kwargs)
+
+    def cpu(self):
+        return self.to("cpu")
+
+    def cuda(self, device=None):
+        return self.to("cuda" if device is None else as_device(device if not isinstance(device, int) else f"cuda:{device}"))
+
+    def type_as(self, other):
+        return self.to(other._dtype)
+
+    def float(self):
+        return self.to(_dt.float32)
+
+    def double(self):
+        return self.to(_dt.float64)
+
+    def long(self):
+        return self.to(_dt.int64)
+
+    def int(self):
+        return self.to(_dt.int32)
+
+    def bool(self):
+        return self.to(_dt.bool_)
+
+    def clone(self):
+        """A copy with its own storage; gradients flow back to ``self``."""
+        from .ops import convert
+
+        return convert.clone(self)
+
+    def contiguous(self):
+        """``self`` if C-contiguous, else a contiguous copy."""
+        if _contig(self._data):
+            return self
+        return self.clone()
+
+    # ----- helpers ------------------------------------------------------------------
+    def _detached_alias(self):
+        t = _wrap(self._data, self._dtype, self._device)
+        t._vc = self._vc  # in-place changes through a detached alias still count
+        return t
+
+    def _type_name(self):
+        prefix = "nbgrad." if self._device.type == "cpu" else "nbgrad.cuda."
+        return prefix + _TYPE_NAMES[self._dtype.name]
+
+    def __repr__(self):
+        from ._repr import tensor_repr
+
+        return tensor_repr(self)
+
+    def __len__(self):
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self._data.shape[0]))
+
+    def __bool__(self):
+        if self._data.size != 1:
+            raise RuntimeError(
+                f"Boolean value of Tensor with more than one value is ambiguous"
+                if self._data.size > 1 else "Boolean value of Tensor with no values is ambiguous"
+            )
+        return bool(self.item())
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __index__(self):
+        if self._dtype._cat == 2 or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    __hash__ = object.__hash__
+
+    def __reduce_ex__(self, proto):
+        raise TypeError("nbgrad tensors are saved with nbgrad.save, not pickle")
+
+
+def _wrap(data, dtype, device):
+    """A new leaf Tensor around ``data`` (no copy)."""
+    t = object.__new__(Tensor)
+    t._data = data
+    t._dtype = dtype
+    t._device = device
+    t._rg = False
+    t._grad = None
+    t._grad_fn = None
+    t._output_nr = 0
+    t._vc = [0]
+    t._base = None
+    t._hooks = None
+    t._acc = None
+    t._retains_grad = False
+    return t
+
+
+_graph.WRAP = _wrap
+
+
+def _contig(a):
+    return a.flags.c_contiguous if a.__class__ is np.ndarray else _backend_of(a).is_contiguous(a)
+
+
+def _backend_of(a):
+    from .backends import cuda
+
+    return cuda
+
+
+def _backend(device):
+    from .ops.registry import backend
+
+    return backend(device)
+
+
+def _wrap_dim(dim, ndim):
+    n = ndim if ndim > 0 else 1
+    if not -n <= dim < n:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})"
+        )
+    return dim + n if dim < 0 else dim
+
+
+CPU_DEVICE = CPU
