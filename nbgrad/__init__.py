@@ -11,31 +11,91 @@ from . import _threads
 
 _threads.setup()
 
-from . import _methods  # noqa: E402,F401  (binds operators onto Tensor)
-from . import autograd  # noqa: E402
+from . import (
+    _methods,  # noqa: E402,F401  (binds operators onto Tensor)
+    autograd,  # noqa: E402
+)
 from .autograd.grad_mode import (  # noqa: E402
-    enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
     set_grad_enabled,
 )
 from .creation import (  # noqa: E402
-    arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like, linspace,
-    manual_seed, ones, ones_like, rand, rand_like, randint, randn, randn_like, tensor, zeros,
+    arange,
+    as_tensor,
+    empty,
+    empty_like,
+    eye,
+    from_numpy,
+    full,
+    full_like,
+    linspace,
+    manual_seed,
+    ones,
+    ones_like,
+    rand,
+    rand_like,
+    randint,
+    randn,
+    randn_like,
+    tensor,
+    zeros,
     zeros_like,
 )
 from .device import device  # noqa: E402
 from .dtypes import (  # noqa: E402
-    bool_ as bool, dtype, float32, float64, get_default_dtype, int32, int64, promote_types,
+    bool_ as bool,
+)
+from .dtypes import (
+    dtype,
+    float32,
+    float64,
+    get_default_dtype,
+    int32,
+    int64,
+    promote_types,
     set_default_dtype,
 )
 from .ops.convert import clone  # noqa: E402
 from .ops.elementwise import (  # noqa: E402
-    abs, add, div, eq, exp, ge, gt, le, log, logical_and, lt, mul, ne, neg, pow, relu, rsub,
-    sigmoid, sign, sqrt, sub, tanh, where,
+    abs,
+    add,
+    div,
+    eq,
+    exp,
+    ge,
+    gt,
+    le,
+    log,
+    logical_and,
+    lt,
+    mul,
+    ne,
+    neg,
+    pow,
+    relu,
+    rsub,
+    sigmoid,
+    sign,
+    sqrt,
+    sub,
+    tanh,
+    where,
 )
 from .ops.linalg import bmm, dot, matmul, mm  # noqa: E402
 from .ops.reduce import amax, amin, argmax, argmin, max, maximum, mean, min, minimum, sum  # noqa: E402
 from .ops.shape import (  # noqa: E402
-    expand, flatten, permute, reshape, squeeze, t, transpose, unsqueeze,
+    expand,
+    flatten,
+    permute,
+    reshape,
+    squeeze,
+    t,
+    transpose,
+    unsqueeze,
 )
 from .tensor import Size, Tensor  # noqa: E402
 

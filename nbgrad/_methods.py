@@ -1,6 +1,10 @@
 """Tensor methods and operators, bound to the functional ops."""
 
-from .ops import convert, elementwise as E, linalg as L, reduce as R, shape as S
+from .ops import convert
+from .ops import elementwise as E
+from .ops import linalg as L
+from .ops import reduce as R
+from .ops import shape as S
 from .tensor import Tensor
 
 
@@ -59,3 +63,45 @@ def _install():
 
 
 _install()
+
+
+def _install_inplace():
+    from .ops import elementwise as E
+    from .ops import inplace as I
+
+    T = Tensor
+
+    def mk(op, fn):
+        def method(self, other, *, alpha=1):
+            if alpha != 1:
+                return I.inplace_binary(op, lambda a, b: fn(a, b, alpha=alpha), self, other)
+            return I.inplace_binary(op, fn, self, other)
+
+        method.__name__ = op
+        method.__doc__ = f"In-place ``{fn.__name__}``; bumps ``_version``."
+        return method
+
+    T.add_ = mk("add_", E.add)
+    T.sub_ = mk("sub_", E.sub)
+    T.mul_ = lambda self, other: I.inplace_binary("mul_", E.mul, self, other)
+    T.div_ = lambda self, other: I.inplace_binary("div_", E.div, self, other)
+    T.pow_ = lambda self, other: I.inplace_binary("pow_", E.pow, self, other)
+    T.__iadd__ = T.add_
+    T.__isub__ = T.sub_
+    T.__imul__ = T.mul_
+    T.__itruediv__ = T.div_
+    T.zero_ = I.zero_
+    T.fill_ = I.fill_
+    T.copy_ = I.copy_
+
+
+_install_inplace()
+
+
+def _setitem(self, key, value):
+    from .ops.inplace import setitem
+
+    setitem(self, key, value)
+
+
+Tensor.__setitem__ = _setitem

@@ -7,7 +7,6 @@ import numpy as np
 
 from . import dtypes as _dt
 from .autograd import graph as _graph
-from .autograd import grad_mode as _gm
 from .device import CPU, as_device
 
 _TYPE_NAMES = {
@@ -350,7 +349,7 @@ class Tensor:
     def __bool__(self):
         if self._data.size != 1:
             raise RuntimeError(
-                f"Boolean value of Tensor with more than one value is ambiguous"
+                "Boolean value of Tensor with more than one value is ambiguous"
                 if self._data.size > 1 else "Boolean value of Tensor with no values is ambiguous"
             )
         return bool(self.item())

@@ -1,15 +1,21 @@
 """Automatic differentiation: ``backward``, ``grad``, grad modes, and graph nodes."""
 
 from .api import backward, grad
+from .function import Function, FunctionCtx, once_differentiable
 from .grad_mode import (
-    enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
     set_grad_enabled,
 )
-from .gradcheck import gradcheck, gradgradcheck
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .graph import AccumulateGrad, Node
 
 __all__ = [
     "backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
     "is_grad_enabled", "is_inference_mode_enabled", "gradcheck", "gradgradcheck",
-    "Node", "AccumulateGrad",
+    "Node", "AccumulateGrad", "Function", "FunctionCtx", "once_differentiable",
+    "GradcheckError",
 ]

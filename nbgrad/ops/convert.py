@@ -1,7 +1,8 @@
 """Copies across dtypes and devices: ``to``, ``clone``."""
 
 from .. import dtypes as _dt
-from ..device import as_device, device as _device_cls
+from ..device import as_device
+from ..device import device as _device_cls
 from ..tensor import _wrap
 from ._core import Node, Tensor, backend, copy_data, needs_grad, record
 

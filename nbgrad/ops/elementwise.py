@@ -5,9 +5,22 @@ import math
 import numpy as np
 
 from .. import dtypes as _dt
+from ..tensor import _wrap
 from ._core import (
-    Node, Tensor, backend, broadcast_shapes, copy_data, kernel, layout3, needs_grad, record,
-    same_device, save, save_output, to_dtype_data, wrap,
+    Node,
+    Tensor,
+    backend,
+    broadcast_shapes,
+    copy_data,
+    kernel,
+    layout3,
+    needs_grad,
+    record,
+    same_device,
+    save,
+    save_output,
+    to_dtype_data,
+    wrap,
 )
 
 _FLOAT_CAT = 2
@@ -107,6 +120,16 @@ def _promote(a, b):
 
 
 def _binary(kname, a, b, float_only=False):
+    if a.__class__ is Tensor and b.__class__ is Tensor:
+        # fast path for the common case: same dtype, shape and device, contiguous
+        ad, bd, dt = a._data, b._data, a._dtype
+        if (dt is b._dtype and a._device is b._device and ad.shape == bd.shape
+                and ad.__class__ is np.ndarray and bd.__class__ is np.ndarray
+                and ad.flags.c_contiguous and bd.flags.c_contiguous
+                and (dt._cat == _FLOAT_CAT or not float_only) and ad.size):
+            out = np.empty(ad.shape, dt.np)
+            kernel(kname, a._device)(ad.reshape(-1), bd.reshape(-1), out.reshape(-1))
+            return _wrap(out, dt, a._device)
     dev = same_device(kname, a, b)
     cdt = _promote(a, b)
     if float_only and cdt._cat != _FLOAT_CAT:
@@ -119,6 +142,13 @@ def _float_dtype(x):
 
 
 def _unary(kname, x, float_only=False):
+    if x.__class__ is Tensor:
+        xd, dt = x._data, x._dtype
+        if (xd.__class__ is np.ndarray and xd.flags.c_contiguous and xd.size
+                and (dt._cat == _FLOAT_CAT or not float_only)):
+            out = np.empty(xd.shape, dt.np)
+            kernel(kname, x._device)(xd.reshape(-1), out.reshape(-1))
+            return _wrap(out, dt, x._device)
     if x.__class__ is not Tensor:
         raise TypeError(f"{kname}(): argument 'input' must be Tensor, not {type(x).__name__}")
     dt = _float_dtype(x) if float_only else x._dtype

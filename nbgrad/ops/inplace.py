@@ -1,6 +1,6 @@
 """In-place updates of storage. Each bumps the version counter that views share."""
 
-from ._core import backend, kernel, layout3, to_dtype_data
+from ._core import Node, backend, kernel, layout3, record, to_dtype_data
 
 
 def _is_c(a):
@@ -22,3 +22,215 @@ def add_into(dst, src):
         k(*views)
     dst._vc[0] += 1
     return dst
+
+
+# ----- in-place ops on tensors ----------------------------------------------------------
+_CAT_NAMES = {0: "Bool", 1: "Long", 2: "Float"}
+
+
+def check_inplace(t):
+    """PyTorch's checks before writing into ``t`` while grad mode may record it."""
+    from ..autograd.grad_mode import STATE
+
+    if not STATE.enabled:
+        return
+    if t._rg and t._grad_fn is None:
+        raise RuntimeError(
+            "a leaf Variable that requires grad is being used in an in-place operation."
+        )
+    base = t._base
+    if base is not None and base._rg:
+        if base._grad_fn is None:
+            raise RuntimeError(
+                "a view of a leaf Variable that requires grad is being used in an in-place "
+                "operation."
+            )
+
+
+def _write(t, data):
+    """Copy ``data`` (same shape) into ``t``'s storage and bump its version."""
+    from ._core import copy_data
+
+    copy_data(data, t._dtype, t._device, out=t._data)
+    t._vc[0] += 1
+
+
+def _rebase(t, result, op):
+    """After an in-place op that autograd records, ``t`` takes ``result``'s history."""
+    base = t._base
+    if base is not None and (base._rg or t._rg):
+        raise NotImplementedError(
+            f"{op}: in-place modification of a view of a tensor that requires grad is not "
+            "supported by nbgrad yet; use the out-of-place op or modify the base tensor"
+        )
+    t._grad_fn = result._grad_fn
+    t._output_nr = result._output_nr
+    t._rg = result._rg
+    t._retains_grad = False
+
+
+def inplace_binary(op, fn, t, other):
+    """``t = fn(t, other)`` in place: ``t.add_(y)`` and friends."""
+    from .. import dtypes as _dt
+    from ..autograd.grad_mode import STATE
+    from ..tensor import Tensor
+    from ._core import same_device
+    from .convert import clone
+
+    same_device(op, t, other)
+    ts = [t] + ([other] if other.__class__ is Tensor else [])
+    ss = [] if other.__class__ is Tensor else [other]
+    rt = _dt.result_type(ts, ss)
+    if rt._cat > t._dtype._cat:
+        raise RuntimeError(
+            f"result type {_CAT_NAMES[rt._cat]} can't be cast to the desired output type "
+            f"{_CAT_NAMES.get(t._dtype._cat)}"
+        )
+    check_inplace(t)
+    record = STATE.enabled and (t._rg or (other.__class__ is Tensor and other._rg))
+    if record:
+        r = fn(clone(t), other)  # the clone keeps the old value for backward
+    else:
+        r = fn(t, other)
+    if tuple(r.shape) != tuple(t.shape):
+        raise RuntimeError(
+            f"output with shape {list(t.shape)} doesn't match the broadcast shape {list(r.shape)}"
+        )
+    _write(t, r._data)
+    if record:
+        _rebase(t, r, op)
+    return t
+
+
+class FillBackward0(Node):
+    """The old value of a tensor overwritten by a constant gets no gradient."""
+
+    __slots__ = ()
+
+    def backward(self, saved, g):
+        from .elementwise import mul
+
+        return (mul(g, 0.0),)
+
+
+class CopyBackwards(Node):
+    __slots__ = ()
+
+    def backward(self, saved, g):
+        from .convert import to
+        from .elementwise import mul, sum_to
+
+        shape, dt = self.attrs
+        f_old, f_src = self.next_functions
+        g_old = mul(g, 0.0) if f_old[0] is not None else None
+        g_src = sum_to(to(g, dtype=dt), shape) if f_src[0] is not None else None
+        return g_old, g_src
+
+
+def _graph_on():
+    from ..autograd.grad_mode import STATE
+
+    return STATE.enabled
+
+
+def fill_(t, value):
+    """Fill ``t`` with ``value`` in place."""
+    from ..tensor import Tensor
+
+    check_inplace(t)
+    if isinstance(value, Tensor):
+        if value.numel() != 1:
+            raise RuntimeError(
+                "fill_ only supports 0-dimension value tensor but got tensor with "
+                f"{value.ndim} dimensions."
+            )
+        value = value.item()
+    _write(t, backend(t._device).full(t._data.shape, value, t._dtype.np))
+    if _graph_on() and t._grad_fn is not None:
+        _check_view(t, "fill_")
+        record(FillBackward0, t, (t,))
+    return t
+
+
+def _check_view(t, op):
+    base = t._base
+    if base is not None and base._rg:
+        raise NotImplementedError(
+            f"{op}: in-place modification of a view of a tensor that requires grad is not "
+            "supported by nbgrad yet; use the out-of-place op or modify the base tensor"
+        )
+
+
+def zero_(t):
+    """Set ``t`` to zero in place."""
+    return fill_(t, 0)
+
+
+def copy_(t, src):
+    """Copy ``src`` (broadcast to ``t``'s shape, converted to its dtype) into ``t``."""
+    from ..autograd.grad_mode import no_grad
+    from .shape import expand
+
+    check_inplace(t)
+    with no_grad():
+        src_b = expand(src, tuple(t.shape)) if tuple(src.shape) != tuple(t.shape) else src
+        if src_b._device != t._device:
+            src_b = src_b.to(t._device)
+    _write(t, src_b._data)
+    if _graph_on() and (t._rg or src._rg):
+        _check_view(t, "copy_")
+        record(CopyBackwards, t, (t, src), (), (tuple(src.shape), src._dtype))
+        t._output_nr = 0
+    return t
+
+
+class CopySlices(Node):
+    """``x[key] = value``: the old ``x`` gets the gradient outside ``key``; ``value`` gets
+    the part at ``key``, summed to its shape."""
+
+    __slots__ = ()
+
+    def backward(self, saved, g):
+        from .elementwise import sub, sum_to
+        from .shape import getitem, index_backward
+
+        key, vshape = self.attrs
+        f_old, f_val = self.next_functions
+        part = getitem(g, key)
+        g_old = sub(g, index_backward(part, tuple(g.shape), key)) if f_old[0] is not None else None
+        g_val = sum_to(part, vshape) if f_val[0] is not None else None
+        return g_old, g_val
+
+
+def setitem(t, key, value):
+    """``t[key] = value`` for basic keys (ints, slices, None, ...)."""
+    from ..tensor import Tensor
+    from ._core import copy_data
+    from .shape import _check_key
+
+    check_inplace(t)
+    key = _check_key(t, key)
+    be = backend(t._device)
+    dst = be.getitem(t._data, key)
+    if isinstance(value, Tensor):
+        from ..autograd.grad_mode import no_grad
+        from .shape import expand
+
+        if value._device != t._device:
+            raise RuntimeError(
+                "Expected all tensors to be on the same device, but found at least two "
+                f"devices, {t._device} and {value._device}!"
+            )
+        with no_grad():
+            vb = expand(value, tuple(dst.shape)) if tuple(value.shape) != tuple(dst.shape) else value
+        copy_data(vb._data, t._dtype, t._device, out=dst)
+    else:
+        copy_data(be.full(dst.shape, value, t._dtype.np), t._dtype, t._device, out=dst)
+    t._vc[0] += 1
+    v_rg = isinstance(value, Tensor) and value._rg
+    if _graph_on() and (t._rg or v_rg):
+        _check_view(t, "__setitem__")
+        record(CopySlices, t, (t, value if v_rg else None), (),
+               (key, tuple(value.shape) if v_rg else ()))
+        t._output_nr = 0
+    return t

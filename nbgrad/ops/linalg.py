@@ -1,8 +1,17 @@
 """Matrix products: matmul (1-d, 2-d, batched with broadcasting), mm, bmm, dot."""
 
 from ._core import (
-    Node, Tensor, backend, broadcast_shapes, kernel, needs_grad, record, same_device, save,
-    to_dtype_data, wrap,
+    Node,
+    Tensor,
+    backend,
+    broadcast_shapes,
+    kernel,
+    needs_grad,
+    record,
+    same_device,
+    save,
+    to_dtype_data,
+    wrap,
 )
 from .elementwise import sum_to
 from .shape import reshape, transpose, unsqueeze
@@ -122,7 +131,7 @@ def matmul(input, other):
 def mm(input, mat2):
     """Product of two 2-d matrices."""
     if input.ndim != 2 or mat2.ndim != 2:
-        raise RuntimeError(f"self must be a matrix" if input.ndim != 2 else "mat2 must be a matrix")
+        raise RuntimeError("self must be a matrix" if input.ndim != 2 else "mat2 must be a matrix")
     return matmul(input, mat2)
 
 
