@@ -86,6 +86,7 @@ from .ops.elementwise import (  # noqa: E402
     where,
 )
 from .ops.linalg import bmm, dot, matmul, mm  # noqa: E402
+from .ops.math import clamp, clamp_max, clamp_min, cos, erf, expm1, log1p, rsqrt, sin, tan  # noqa: E402
 from .ops.reduce import amax, amin, argmax, argmin, max, maximum, mean, min, minimum, sum  # noqa: E402
 from .ops.shape import (  # noqa: E402
     expand,
@@ -107,5 +108,6 @@ multiply = mul
 divide = div
 subtract = sub
 negative = neg
+clip = clamp
 
 __version__ = "0.1.0"

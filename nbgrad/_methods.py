@@ -105,3 +105,21 @@ def _setitem(self, key, value):
 
 
 Tensor.__setitem__ = _setitem
+
+
+def _install_math():
+    from .ops import inplace as I
+    from .ops import math as M
+
+    for name in ("log1p", "expm1", "rsqrt", "sin", "cos", "tan", "erf", "clamp", "clamp_min",
+                 "clamp_max"):
+        setattr(Tensor, name, getattr(M, name))
+    Tensor.clip = M.clamp
+
+    def clamp_(self, min=None, max=None):
+        return I.inplace_binary("clamp_", lambda a, _b: M.clamp(a, min, max), self, 0.0)
+
+    Tensor.clamp_ = clamp_
+
+
+_install_math()

@@ -53,12 +53,14 @@ def scalar_of(arr):
 UNARY = {
     "neg": S.neg, "exp": S.exp, "log": S.log, "sqrt": S.sqrt, "abs": S.abs_,
     "tanh": S.tanh, "sigmoid": S.sigmoid, "relu": S.relu, "copy": S.ident, "sign": S.sign,
+    "log1p": S.log1p, "expm1": S.expm1, "rsqrt": S.rsqrt, "sin": S.sin, "cos": S.cos,
+    "tan": S.tan, "erf": S.erf,
 }
 BINARY = {
     "add": S.add, "sub": S.sub, "mul": S.mul, "div": S.div, "pow": S.pow_,
     "eq": S.eq, "ne": S.ne, "lt": S.lt, "le": S.le, "gt": S.gt, "ge": S.ge,
     "tanh_backward": S.tanh_bwd, "sigmoid_backward": S.sigmoid_bwd,
-    "relu_backward": S.relu_bwd,
+    "relu_backward": S.relu_bwd, "clamp_min": S.clamp_min, "clamp_max": S.clamp_max,
 }
 TERNARY = {"where": S.where}
 

@@ -153,3 +153,60 @@ def relu_bwd(g, x):
 @_jit
 def where(c, a, b):
     return a if c else b
+
+
+@_jit
+def log1p(a):
+    if a > -1:
+        return math.log1p(a)
+    if a == -1:
+        return -math.inf
+    return math.nan
+
+
+@_jit
+def expm1(a):
+    return math.expm1(a)
+
+
+@_jit
+def rsqrt(a):
+    if a > 0:
+        return 1.0 / math.sqrt(a)
+    if a == 0:
+        return math.inf
+    return math.nan
+
+
+@_jit
+def sin(a):
+    return math.sin(a)
+
+
+@_jit
+def cos(a):
+    return math.cos(a)
+
+
+@_jit
+def tan(a):
+    return math.tan(a)
+
+
+@_jit
+def erf(a):
+    return math.erf(a)
+
+
+@_jit
+def clamp_min(a, lo):
+    if a < lo:
+        return lo
+    return a
+
+
+@_jit
+def clamp_max(a, hi):
+    if a > hi:
+        return hi
+    return a

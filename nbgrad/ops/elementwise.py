@@ -651,3 +651,15 @@ def logical_and(input, other):
     a = input if input._dtype is _dt.bool_ else ne(input, 0)
     b = other if other._dtype is _dt.bool_ else ne(other, 0)
     return wrap(binary_data("mul", a, b, _dt.bool_, _dt.bool_, a._device), a._device)
+
+
+def logical_or(input, other):
+    """Elementwise logical or, as a bool tensor."""
+    a = input if input._dtype is _dt.bool_ else ne(input, 0)
+    b = other if other._dtype is _dt.bool_ else ne(other, 0)
+    return wrap(binary_data("add", a, b, _dt.bool_, _dt.bool_, a._device), a._device)
+
+
+def logical_not(input):
+    """Elementwise logical not, as a bool tensor."""
+    return eq(input, 0) if input._dtype is not _dt.bool_ else eq(input, False)

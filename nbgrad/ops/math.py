@@ -1,0 +1,174 @@
+"""More elementwise math: log1p expm1 rsqrt sin cos tan erf clamp."""
+
+import math
+
+from ._core import Node, Tensor, needs_grad, record, save, save_output
+from .elementwise import (
+    _binary, _unary, add, div, exp, ge, le, logical_and, logical_or, lt, mul, neg, sum_to,
+    where,
+)
+
+
+class Log1PBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, saved, g):
+        return (div(g, add(saved[0], 1.0)),)
+
+
+def log1p(input):
+    """``log(1 + input)``, accurate near 0."""
+    out = _unary("log1p", input, True)
+    if needs_grad(input):
+        record(Log1PBackward0, out, (input,), (save(input),))
+    return out
+
+
+class Expm1Backward0(Node):
+    __slots__ = ()
+
+    def backward(self, saved, g):
+        return (mul(g, add(saved[0], 1.0)),)
+
+
+def expm1(input):
+    """``exp(input) - 1``, accurate near 0."""
+    out = _unary("expm1", input, True)
+    if needs_grad(input):
+        record(Expm1Backward0, out, (input,), (save_output(out),))
+    return out
+
+
+class RsqrtBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, saved, g):
+        r = saved[0]
+        return (mul(g, mul(mul(r, mul(r, r)), -0.5)),)
+
+
+def rsqrt(input):
+    """``1 / sqrt(input)``."""
+    out = _unary("rsqrt", input, True)
+    if needs_grad(input):
+        record(RsqrtBackward0, out, (input,), (save_output(out),))
+    return out
+
+
+class SinBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, saved, g):
+        return (mul(g, cos(saved[0])),)
+
+
+def sin(input):
+    """Elementwise sine."""
+    out = _unary("sin", input, True)
+    if needs_grad(input):
+        record(SinBackward0, out, (input,), (save(input),))
+    return out
+
+
+class CosBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, saved, g):
+        return (mul(g, neg(sin(saved[0]))),)
+
+
+def cos(input):
+    """Elementwise cosine."""
+    out = _unary("cos", input, True)
+    if needs_grad(input):
+        record(CosBackward0, out, (input,), (save(input),))
+    return out
+
+
+class TanBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, saved, g):
+        r = saved[0]
+        return (mul(g, add(mul(r, r), 1.0)),)
+
+
+def tan(input):
+    """Elementwise tangent."""
+    out = _unary("tan", input, True)
+    if needs_grad(input):
+        record(TanBackward0, out, (input,), (save_output(out),))
+    return out
+
+
+class ErfBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, saved, g):
+        x = saved[0]
+        return (mul(g, mul(exp(neg(mul(x, x))), 2.0 / math.sqrt(math.pi))),)
+
+
+def erf(input):
+    """The error function."""
+    out = _unary("erf", input, True)
+    if needs_grad(input):
+        record(ErfBackward0, out, (input,), (save(input),))
+    return out
+
+
+class ClampBackward1(Node):
+    """Gradient goes to whichever of x, min, max the output took (x on ties)."""
+
+    __slots__ = ()
+
+    def backward(self, saved, g):
+        x, lo, hi = saved
+        if lo is not None and hi is not None:
+            in_x = logical_and(ge(x, lo), le(x, hi))
+            if isinstance(lo, Tensor) or isinstance(hi, Tensor):
+                to_lo = logical_and(lt(x, lo), le(lo, hi))
+            else:
+                to_lo = lt(x, lo) if lo <= hi else lt(x, -math.inf)
+        elif lo is not None:
+            in_x, to_lo = ge(x, lo), lt(x, lo)
+        else:
+            in_x, to_lo = le(x, hi), None
+        f = [e[0] for e in self.next_functions] + [None, None]
+        gx = where(in_x, g, 0.0) if f[0] is not None else None
+        glo = sum_to(where(to_lo, g, 0.0), lo.shape) if f[1] is not None else None
+        ghi = None
+        if f[2] is not None:
+            not_hi = in_x if to_lo is None else logical_or(in_x, to_lo)
+            ghi = sum_to(where(not_hi, 0.0, g), hi.shape)
+        return (gx, glo, ghi)[: len(self.next_functions)]
+
+
+def clamp(input, min=None, max=None):
+    """Limit values to ``[min, max]`` (either may be None, a number or a tensor)."""
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    out = input
+    from ..autograd.grad_mode import no_grad
+
+    with no_grad():
+        if min is not None:
+            out = _binary("clamp_min", out, min)
+        if max is not None:
+            out = _binary("clamp_max", out, max)
+    t_lo = isinstance(min, Tensor)
+    t_hi = isinstance(max, Tensor)
+    if needs_grad(input, min, max):
+        ins = (input,) + ((min if t_lo else None,) if t_lo or t_hi else ()) + ((max,) if t_hi else ())
+        record(ClampBackward1, out, ins, (save(input), save(min), save(max)))
+    return out
+
+
+def clamp_min(input, min):
+    """``clamp(input, min=min)``."""
+    return clamp(input, min=min)
+
+
+def clamp_max(input, max):
+    """``clamp(input, max=max)``."""
+    return clamp(input, max=max)
