@@ -1,5 +1,6 @@
 """Automatic differentiation: ``backward``, ``grad``, grad modes, and graph nodes."""
 
+from .anomaly_mode import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .api import backward, grad
 from .function import Function, FunctionCtx, once_differentiable
 from .grad_mode import (
@@ -17,5 +18,5 @@ __all__ = [
     "backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
     "is_grad_enabled", "is_inference_mode_enabled", "gradcheck", "gradgradcheck",
     "Node", "AccumulateGrad", "Function", "FunctionCtx", "once_differentiable",
-    "GradcheckError",
+    "GradcheckError", "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
 ]

@@ -8,10 +8,11 @@ order), as in PyTorch, so hooks fire in the same order.
 import heapq
 import sys
 
-from . import grad_mode
+from . import anomaly_mode, grad_mode
 from .graph import AccumulateGrad
 
 _STATE = grad_mode.STATE
+_ANOMALY = anomaly_mode.ENABLED
 
 
 def _graph_deps(roots):
@@ -180,12 +181,11 @@ def _run_node(node, buf):
     else:
         if node._n_out > 1 and any(g is None for g in buf):
             buf = _materialize(node, buf)
-        if node._anomaly is not None:
-            outs = node._anomaly(node, buf)
-        else:
-            outs = node.apply(buf)
+        outs = node.apply(buf)
         if outs.__class__ is not tuple:
             outs = tuple(outs) if isinstance(outs, list) else (outs,)
+        if _ANOMALY[0]:
+            anomaly_mode.check(node, outs)
         if len(outs) != n_in:
             raise RuntimeError(
                 f"function {node.name()} returned an incorrect number of gradients "

@@ -8,7 +8,10 @@ version (as PyTorch's SavedVariable does), so a graph is freed by reference coun
 import itertools
 import weakref
 
+from . import anomaly_mode as _anomaly_mode
 from . import grad_mode
+
+_ANOMALY = _anomaly_mode.ENABLED
 
 _seq = itertools.count()
 WRAP = None  # nbgrad.tensor._wrap, set when nbgrad.tensor is imported
@@ -132,6 +135,8 @@ class Node:
         self._post_hooks = None
         self.attrs = attrs
         self._anomaly = None
+        if _ANOMALY[0]:
+            _anomaly_mode.remember(self)
 
     @classmethod
     def name(cls):
