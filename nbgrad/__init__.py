@@ -85,6 +85,7 @@ from .ops.elementwise import (  # noqa: E402
     tanh,
     where,
 )
+from .ops.concat import cat, chunk, split, stack  # noqa: E402
 from .ops.linalg import bmm, dot, matmul, mm  # noqa: E402
 from .ops.math import clamp, clamp_max, clamp_min, cos, erf, expm1, log1p, rsqrt, sin, tan  # noqa: E402
 from .ops.reduce import amax, amin, argmax, argmin, max, maximum, mean, min, minimum, sum  # noqa: E402

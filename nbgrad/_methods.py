@@ -123,3 +123,13 @@ def _install_math():
 
 
 _install_math()
+
+
+def _install_concat():
+    from .ops import concat as C
+
+    Tensor.split = C.split
+    Tensor.chunk = C.chunk
+
+
+_install_concat()

@@ -1,6 +1,6 @@
 """``backward`` and ``grad``: argument checks, seed gradients, then the engine."""
 
-from .. import tensor as _tensor
+from .. import tensor as _tensor  # the module (nbgrad.tensor the function comes later)
 from . import engine
 from .graph import edge_of
 

@@ -2,7 +2,7 @@
 
 import functools
 
-from .. import tensor as _tensor
+from .. import tensor as _tensor  # the module (nbgrad.tensor the function comes later)
 from . import grad_mode
 from .graph import _FREED, ERR_FREED, Node, SavedTensor, edge_of
 

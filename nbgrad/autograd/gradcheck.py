@@ -4,7 +4,7 @@ import warnings
 
 import numpy as np
 
-from .. import tensor as _tensor
+from .. import tensor as _tensor  # the module (nbgrad.tensor the function comes later)
 
 
 class GradcheckError(RuntimeError):

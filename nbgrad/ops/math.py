@@ -4,7 +4,19 @@ import math
 
 from ._core import Node, Tensor, needs_grad, record, save, save_output
 from .elementwise import (
-    _binary, _unary, add, div, exp, ge, le, logical_and, logical_or, lt, mul, neg, sum_to,
+    _binary,
+    _unary,
+    add,
+    div,
+    exp,
+    ge,
+    le,
+    logical_and,
+    logical_or,
+    lt,
+    mul,
+    neg,
+    sum_to,
     where,
 )
 
