@@ -6,9 +6,10 @@ a tuple of tensors, returning one tensor or a tuple.
 
 import sys as _sys
 
-_tensor = _sys.modules["nbgrad.tensor"]
 from .api import grad as _grad
 from .grad_mode import enable_grad
+
+_tensor = _sys.modules["nbgrad.tensor"]  # the module; nbgrad.tensor is the function
 
 
 def _tup(x):
