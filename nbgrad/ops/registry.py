@@ -48,7 +48,13 @@ def backend(device):
         mod = _BACKEND_MODULES.get(device.type)
         if mod is None:
             raise RuntimeError(f"no backend for device type '{device.type}'")
-        b = importlib.import_module(mod)
+        try:
+            b = importlib.import_module(mod)
+        except ImportError as e:
+            raise RuntimeError(
+                f"nbgrad has no usable '{device.type}' backend here ({e}); "
+                f"install nbgrad[{device.type}] or use device='cpu'"
+            ) from None
         b.check_device(device)
         _BACKENDS[device.type] = b
     return b

@@ -1,0 +1,143 @@
+"""User-defined ops through the registry that the built-in ops use.
+
+An op is a shape/dtype rule, a CPU kernel (a plain ``@numba.njit`` function that writes its
+output into a preallocated array), optionally a CUDA kernel, and a backward rule written
+in nbgrad ops. The op then dispatches by device, supports double backward (its backward is
+made of differentiable ops) and passes ``gradcheck``::
+
+    import numba, nbgrad
+    from nbgrad.library import defop
+
+    @numba.njit
+    def softplus_cpu(x, out):          # contiguous inputs, then the output, all 1-d views
+        for i in range(out.size):
+            out[i] = max(x[i], 0.0) + numpy.log1p(numpy.exp(-abs(x[i])))
+
+    softplus = defop(
+        "mylib::softplus",
+        shape=lambda x: (x.shape, x.dtype),          # output shape and dtype
+        cpu=softplus_cpu,
+        backward=lambda g, x, out: (g * nbgrad.sigmoid(x),),
+    )
+    y = softplus(nbgrad.randn(5, requires_grad=True))
+
+Kernel calling convention: every Tensor input is converted to the output dtype (unless
+``cast_inputs=False``) and made C-contiguous; the kernel receives the arrays in their own
+shapes (``flat=False``, the default) or raveled to 1-d (``flat=True``) followed by the
+output array, and returns nothing. Non-tensor arguments are passed to ``shape`` and
+``backward`` but not to the kernel unless ``kernel_args`` says so.
+"""
+
+import re
+
+from . import dtypes as _dt
+from .autograd.graph import Node
+from .ops._core import copy_data, needs_grad, record, same_device, save, save_output
+from .ops.registry import _KERNELS, backend, kernel, register_kernel
+from .tensor import Tensor, _wrap
+
+__all__ = ["defop", "CustomOp"]
+
+
+def _node_name(name):
+    base = name.split("::")[-1]
+    camel = "".join(p[:1].upper() + p[1:] for p in re.split(r"[_\W]+", base) if p)
+    return (camel or "Custom") + "Backward0"
+
+
+class CustomOp:
+    """A registered user op; call it like a function of Tensors (and other arguments)."""
+
+    def __init__(self, name, shape, backward, flat, cast_inputs, kernel_args):
+        self.name = name
+        self.shape_rule = shape
+        self.backward_rule = backward
+        self.flat = flat
+        self.cast_inputs = cast_inputs
+        self.kernel_args = kernel_args
+        op = self
+
+        class _Backward(Node):
+            __slots__ = ()
+
+            def backward(self, saved, g):
+                *ins, out = saved
+                grads = op.backward_rule(g, *ins, out, **(self.attrs or {}))
+                if not isinstance(grads, tuple):
+                    grads = (grads,)
+                n = len(self.next_functions)
+                if len(grads) != n:
+                    raise RuntimeError(
+                        f"backward of op '{op.name}' returned {len(grads)} gradients for {n} inputs"
+                    )
+                return tuple(
+                    None if f is None else gr for (f, _), gr in zip(self.next_functions, grads)
+                )
+
+        _Backward.__name__ = _Backward.__qualname__ = _node_name(name)
+        self.node_cls = _Backward
+
+    def __repr__(self):
+        devs = ", ".join(sorted(_KERNELS.get(self.name, {})))
+        return f"<nbgrad op '{self.name}' on {devs}>"
+
+    def __call__(self, *args, **kwargs):
+        tensors = [a for a in args if isinstance(a, Tensor)]
+        if not tensors:
+            raise TypeError(f"op '{self.name}' needs at least one Tensor argument")
+        dev = same_device(self.name, *tensors)
+        shape, dt = self.shape_rule(*args, **kwargs)
+        dt = _dt.as_dtype(dt)
+        be = backend(dev)
+        arrays = []
+        for a in args:
+            if isinstance(a, Tensor):
+                d = copy_data(a._data, dt if self.cast_inputs else a._dtype, dev) if (
+                    (self.cast_inputs and a._dtype is not dt) or not _is_c(a._data, be)
+                ) else a._data
+                arrays.append(d.reshape(-1) if self.flat else d)
+            elif self.kernel_args:
+                arrays.append(a)
+        out = be.empty(tuple(shape), dt.np)
+        k = kernel(self.name, dev)
+        k(*arrays, out.reshape(-1) if self.flat else out, **(kwargs if self.kernel_args else {}))
+        res = _wrap(out, dt, dev)
+        if needs_grad(*tensors) and dt.is_floating_point:
+            saved = tuple(save(a) for a in args) + (save_output(res),)
+            record(self.node_cls, res, args, saved, kwargs or None)
+        return res
+
+
+def _is_c(a, be):
+    return a.flags.c_contiguous if hasattr(a, "flags") else be.is_contiguous(a)
+
+
+def _cuda_launcher(k, flat):
+    """Launch a ``@cuda.jit`` kernel with one thread per output element (grid-stride safe)."""
+
+    def launch(*arrays, **kw):
+        out = arrays[-1]
+        n = max(1, out.size)
+        threads = 128
+        blocks = min(1024, (n + threads - 1) // threads)
+        k[blocks, threads](*arrays, **kw)
+
+    return launch
+
+
+def defop(name, *, shape, cpu, backward, cuda=None, flat=False, cast_inputs=True,
+          kernel_args=False):
+    """Register op ``name`` and return the callable that runs it.
+
+    ``shape(*args, **kwargs)`` returns ``(output_shape, output_dtype)``. ``cpu`` is an
+    ``@njit`` function ``(*input_arrays, out)``. ``cuda``, when given, is a ``@cuda.jit``
+    kernel with the same arguments, launched with one thread per output element.
+    ``backward(grad, *args, out, **kwargs)`` returns one gradient (or None) per positional
+    argument, computed with nbgrad ops so that it is itself differentiable.
+    """
+    if not callable(cpu):
+        raise TypeError(f"defop('{name}'): cpu must be an @njit function, got {type(cpu).__name__}")
+    register_kernel(name, "cpu", cpu)
+    if cuda is not None:
+        register_kernel(name, "cuda", _cuda_launcher(cuda, flat))
+    return CustomOp(name, shape, backward, flat, cast_inputs, kernel_args)
