@@ -6,6 +6,7 @@ from numpy.lib.stride_tricks import as_strided as _as_strided
 from ..kernels import scalar as S
 from ..kernels.cpu import elementwise as E
 from ..kernels.cpu import linalg as L
+from ..kernels.cpu import nn as NN
 from ..kernels.cpu import reduce as R
 from ..ops.registry import register_kernel
 
@@ -76,6 +77,11 @@ register_kernel("amin", NAME, R.amin_arb)
 register_kernel("argmax", NAME, R.argmax_arb)
 register_kernel("argmin", NAME, R.argmin_arb)
 register_kernel("matmul", NAME, L.matmul)
+register_kernel("log_softmax", NAME, NN.log_softmax)
+register_kernel("softmax", NAME, NN.softmax)
+register_kernel("log_softmax_backward", NAME, NN.log_softmax_backward)
+register_kernel("softmax_backward", NAME, NN.softmax_backward)
+register_kernel("class_mask", NAME, NN.class_mask)
 
 
 # ----- views (share storage) ------------------------------------------------------------
@@ -94,7 +100,9 @@ def permute(arr, perm):
 
 
 def getitem(arr, key):
-    return arr[key]
+    r = arr[key]
+    # all-int keys give a NumPy scalar (a copy); "..." at the end gives a 0-d view instead
+    return r if isinstance(r, np.ndarray) else arr[key + (Ellipsis,)]
 
 
 def expand(arr, shape, strides):
