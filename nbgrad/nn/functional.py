@@ -2,8 +2,17 @@
 
 from ..ops.elementwise import relu, sigmoid, tanh
 from ..ops.nn_ops import (
-    binary_cross_entropy_with_logits, cross_entropy, dropout, gelu, layer_norm, linear,
-    log_softmax, mse_loss, nll_loss, silu, softmax,
+    binary_cross_entropy_with_logits,
+    cross_entropy,
+    dropout,
+    gelu,
+    layer_norm,
+    linear,
+    log_softmax,
+    mse_loss,
+    nll_loss,
+    silu,
+    softmax,
 )
 
 __all__ = [

@@ -8,10 +8,24 @@ from .. import dtypes as _dt
 from ..tensor import _wrap
 from ._core import Node, Tensor, backend, copy_data, kernel, needs_grad, record, save, save_output
 from .elementwise import (
-    abs as _abs, add, div, exp, mul, neg, relu, rsub, sigmoid, sub, tanh, where,
+    abs as _abs,
+)
+from .elementwise import (
+    add,
+    div,
+    exp,
+    mul,
+    neg,
+    relu,
+    rsub,
+    sigmoid,
+    sub,
+    tanh,
+    where,
 )
 from .math import log1p
-from .reduce import mean as _mean, sum as _sum
+from .reduce import mean as _mean
+from .reduce import sum as _sum
 from .shape import _wrap_dim, permute, reshape
 
 
