@@ -133,3 +133,14 @@ def _install_concat():
 
 
 _install_concat()
+
+
+def _install_modules():
+    from .ops import conv, extra, index
+
+    for mod in (index, conv, extra):
+        for name, fn in mod.METHODS.items():
+            setattr(Tensor, name, fn)
+
+
+_install_modules()

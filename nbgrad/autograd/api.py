@@ -21,9 +21,9 @@ def _grads_tuple(grads, n):
     if isinstance(grads, _tensor.Tensor):
         grads = (grads,)
     grads = tuple(grads)
-    if len(grads) != n:
+    if len(grads) < n:  # extra entries are ignored, as torch's zip() in _make_grads does
         raise RuntimeError(f"got {n} tensors and {len(grads)} gradients")
-    return grads
+    return grads[:n]
 
 
 def _make_grads(outputs, grads):
@@ -83,12 +83,12 @@ def _roots(outputs):
     return roots
 
 
-def _check_inputs(inputs):
+def _check_inputs(inputs, msg="One of the differentiated Tensors does not require grad"):
     for t in inputs:
         if not isinstance(t, _tensor.Tensor):
             raise TypeError(f"inputs must be Tensors, got {type(t).__name__}")
         if not t._rg:
-            raise RuntimeError("One of the differentiated Tensors does not require grad")
+            raise RuntimeError(msg)
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
@@ -99,7 +99,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         inputs = _as_tuple(inputs, "inputs")
         if len(inputs) == 0:
             raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
-        _check_inputs(inputs)
+        _check_inputs(inputs, "can't retain_grad on Tensor that has requires_grad=False")
     grads = _grads_tuple(grad_tensors, len(tensors))
     seeds = _make_grads(tensors, grads)
     if retain_graph is None:
@@ -129,7 +129,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     outputs = _as_tuple(outputs, "outputs")
     inputs = _as_tuple(inputs, "inputs")
     if not inputs:
-        raise RuntimeError("grad requires non-empty inputs.")
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     _check_inputs(inputs)
     grads = _grads_tuple(grad_outputs, len(outputs))
     seeds = _make_grads(outputs, grads)

@@ -88,7 +88,9 @@ def execute(roots, seeds, keep_graph, create_graph, inputs=None, accumulate=True
         targets = {}
         for i, t in enumerate(inputs):
             node, nr = edge_of(t)
-            targets.setdefault(node, []).append((nr, i))
+            tg = targets.setdefault(node, [])
+            if not (accumulate and any(inputs[j] is t for _, j in tg)):  # listed twice: once
+                tg.append((nr, i))
         captured = [None] * len(inputs)
         needed = _needed(deps, roots, targets)
 
@@ -109,6 +111,8 @@ def execute(roots, seeds, keep_graph, create_graph, inputs=None, accumulate=True
         while heap:
             node = heapq.heappop(heap)[1]
             buf = buffers.pop(node, None)
+            if needed is not None and node not in needed and node not in targets:
+                continue  # off every path to an input: no hooks, no work (as torch)
             if buf is None:
                 buf = [None] * node._n_out
             if node._tensor_hooks:
@@ -137,7 +141,7 @@ def execute(roots, seeds, keep_graph, create_graph, inputs=None, accumulate=True
                                     buf[0] = None
                                     _accumulate(t, g, create_graph)
                                     g = None
-                                else:
+                                elif not t._retains_grad:  # else populated above
                                     _retain(t, g, create_graph)
                         else:
                             captured[i] = g

@@ -93,6 +93,11 @@ class set_grad_enabled(_Mode):
 class inference_mode(_Mode):
     """Like ``no_grad`` (nbgrad differs: inference tensors carry no extra flag)."""
 
+    def __new__(cls, mode=True):
+        if callable(mode):  # bare ``@inference_mode``
+            return cls()(mode)
+        return super().__new__(cls)
+
     def __init__(self, mode=True):
         self.mode = bool(mode)
 
@@ -102,9 +107,8 @@ class inference_mode(_Mode):
     def __enter__(self):
         self._prev = STATE.enabled
         self._prev_inf = STATE.inference
-        if self.mode:
-            STATE.enabled = False
-            STATE.inference = True
+        STATE.enabled = not self.mode  # inference_mode(False) turns grad mode on, as torch
+        STATE.inference = self.mode
         return self
 
     def __exit__(self, *exc):

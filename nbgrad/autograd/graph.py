@@ -6,6 +6,7 @@ version (as PyTorch's SavedVariable does), so a graph is freed by reference coun
 """
 
 import itertools
+import re
 import weakref
 
 from . import anomaly_mode as _anomaly_mode
@@ -86,7 +87,7 @@ class SavedTensor:
             t = WRAP(data, dtype, device)
             t._vc = vc
             if vc[0] != self.version:
-                where = f"output {self.output_nr} of {node.name()}"
+                where = f"output {self.output_nr} of {_op_name(node)}"
                 raise _version_error(t, where, vc[0], self.version)
             if self.rg:
                 t._grad_fn = node
@@ -96,9 +97,14 @@ class SavedTensor:
         vc = t._vc
         if vc[0] != self.version:
             fn = t._grad_fn
-            where = f"output {t._output_nr} of {fn.name()}" if fn is not None else "a leaf"
+            where = f"output {t._output_nr} of {_op_name(fn)}" if fn is not None else "a leaf"
             raise _version_error(t, where, vc[0], self.version)
         return t
+
+
+def _op_name(node):
+    """The forward op's name, as torch prints it: ``ExpBackward0`` -> ``Exp``."""
+    return re.sub(r"Backward\d*$", "", node.name())
 
 
 def _version_error(t, where, now, saved):
