@@ -116,4 +116,4 @@ __version__ = "0.1.0"
 from .ops.conv import *  # noqa: E402,F403
 from .ops.extra import *  # noqa: E402,F403
 from .ops.index import *  # noqa: E402,F403
-from . import nn  # noqa: E402
+from . import cuda, nn  # noqa: E402

@@ -20,3 +20,5 @@ __all__ = [
     "Node", "AccumulateGrad", "Function", "FunctionCtx", "once_differentiable",
     "GradcheckError", "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
 ]
+
+from . import functional  # noqa: E402
