@@ -15,6 +15,9 @@ _TYPE_NAMES = {
 }
 
 
+_LEGACY = {"float32": "float", "float64": "double", "int64": "long", "int32": "int", "bool": "bool"}
+
+
 class Size(tuple):
     """A tensor's shape: a tuple that prints as ``nbgrad.Size([2, 3])``."""
 
@@ -141,13 +144,23 @@ class Tensor:
     def grad(self, g):
         if g is not None:
             if not isinstance(g, Tensor):
-                raise TypeError(f"assigned grad expected to be a Tensor or None but got {type(g).__name__}")
+                raise TypeError(
+                    f"assigned grad expected to be a Tensor or None but got grad of type {type(g).__name__}"
+                )
             if g._dtype is not self._dtype:
-                raise RuntimeError("assigned grad has data of a different type")
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype '{_LEGACY[g._dtype.name]}' to a "
+                    f"tensor with grad_dtype '{_LEGACY[self._dtype.name].capitalize()}'. The "
+                    "gradient must match the tensor's dtype."
+                )
             if g._device != self._device:
                 raise RuntimeError("assigned grad has data located on a different device")
             if g.shape != self.shape:
-                raise RuntimeError("assigned grad has data of a different size")
+                raise RuntimeError(
+                    f"attempting to assign a gradient of size '{list(g.shape)}' to a tensor of "
+                    f"size '{list(self.shape)}'. Please ensure that the gradient and the tensor "
+                    "are the same size"
+                )
         self._grad = g
 
     @grad.deleter
