@@ -1,0 +1,1 @@
+"""CUDA kernels (``@numba.cuda.jit``), imported only by the CUDA backend."""

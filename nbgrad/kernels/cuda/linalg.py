@@ -1,0 +1,69 @@
+"""A tiled shared-memory matrix product for (batched) operands of any strides."""
+
+import numpy as np
+from numba import cuda, float32, float64
+
+TILE = 16
+
+
+def _mm_kernel(acc_t):
+    @cuda.jit
+    def k(a, b, out):
+        # a: (Ba, n, kk), b: (Bb, kk, m), out: (Bo, n, m); Ba/Bb are 1 or Bo
+        sa = cuda.shared.array((TILE, TILE), acc_t)
+        sb = cuda.shared.array((TILE, TILE), acc_t)
+        tx = cuda.threadIdx.x
+        ty = cuda.threadIdx.y
+        bo = cuda.blockIdx.z
+        row = cuda.blockIdx.y * TILE + ty
+        col = cuda.blockIdx.x * TILE + tx
+        n = out.shape[1]
+        m = out.shape[2]
+        kk = a.shape[2]
+        ba = bo if a.shape[0] > 1 else 0
+        bb = bo if b.shape[0] > 1 else 0
+        acc = acc_t(0)
+        for t in range((kk + TILE - 1) // TILE):
+            ka = t * TILE + tx
+            kb = t * TILE + ty
+            sa[ty, tx] = a[ba, row, ka] if row < n and ka < kk else acc_t(0)
+            sb[ty, tx] = b[bb, kb, col] if kb < kk and col < m else acc_t(0)
+            cuda.syncthreads()
+            for j in range(TILE):
+                acc += sa[ty, j] * sb[j, tx]
+            cuda.syncthreads()
+        if row < n and col < m:
+            out[bo, row, col] = acc
+
+    return k
+
+
+_cache = {}
+
+
+def _as3(x, be):
+    if x.ndim == 2:
+        return be.as_strided(x, (1,) + tuple(x.shape), (0,) + tuple(x.strides))
+    return x
+
+
+def matmul(a, b, out):
+    """``out = a @ b`` with NumPy's batch broadcasting (a, b at least 2-d)."""
+    from ...backends import cuda as be
+
+    if out.ndim > 3:
+        # loop over all but the last batch dim
+        lead = out.shape[0]
+        for i in range(lead):
+            ai = a[i] if a.ndim == out.ndim and a.shape[0] > 1 else (a[0] if a.ndim == out.ndim else a)
+            bi = b[i] if b.ndim == out.ndim and b.shape[0] > 1 else (b[0] if b.ndim == out.ndim else b)
+            matmul(ai, bi, out[i])
+        return
+    acc = float64 if out.dtype == np.float64 else float32
+    k = _cache.get(acc)
+    if k is None:
+        k = _cache[acc] = _mm_kernel(acc)
+    a3, b3 = _as3(a, be), _as3(b, be)
+    o3 = _as3(out, be) if out.ndim == 2 else out
+    grid = ((o3.shape[2] + TILE - 1) // TILE, (o3.shape[1] + TILE - 1) // TILE, o3.shape[0])
+    k[grid, (TILE, TILE)](a3, b3, o3)

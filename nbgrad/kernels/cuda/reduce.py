@@ -1,0 +1,148 @@
+"""CUDA reductions over the middle axis of an ``(A, R, B)`` view: one block per output
+element, threads striding over R, then a shared-memory tree."""
+
+import math
+
+import numpy as np
+from numba import cuda, float64, int64
+
+TPB = 128
+
+
+def _sum_kernel(acc_t):
+    @cuda.jit
+    def k(x, out):
+        A, R, B = x.shape
+        sh = cuda.shared.array(TPB, acc_t)
+        tid = cuda.threadIdx.x
+        t = cuda.blockIdx.x
+        while t < A * B:
+            a = t // B
+            b = t % B
+            acc = acc_t(0)
+            r = tid
+            while r < R:
+                acc += x[a, r, b]
+                r += TPB
+            sh[tid] = acc
+            cuda.syncthreads()
+            step = TPB // 2
+            while step > 0:
+                if tid < step:
+                    sh[tid] += sh[tid + step]
+                cuda.syncthreads()
+                step //= 2
+            if tid == 0:
+                out[a, b] = sh[0]
+            cuda.syncthreads()
+            t += cuda.gridDim.x
+
+    return k
+
+
+def _extreme_kernel(is_max):
+    @cuda.jit
+    def k(x, out, idx, with_idx):
+        A, R, B = x.shape
+        shv = cuda.shared.array(TPB, float64)
+        shi = cuda.shared.array(TPB, int64)
+        tid = cuda.threadIdx.x
+        t = cuda.blockIdx.x
+        while t < A * B:
+            a = t // B
+            b = t % B
+            best = math.nan
+            bi = -1
+            r = tid
+            while r < R:
+                v = float64(x[a, r, b])
+                if bi == -1:
+                    best = v
+                    bi = r
+                elif best == best and (v != v or (v > best if is_max else v < best)):
+                    best = v
+                    bi = r
+                r += TPB
+            shv[tid] = best
+            shi[tid] = bi
+            cuda.syncthreads()
+            step = TPB // 2
+            while step > 0:
+                if tid < step:
+                    j = shi[tid + step]
+                    if j != -1:
+                        v = shv[tid + step]
+                        cur = shv[tid]
+                        i0 = shi[tid]
+                        take = False
+                        if i0 == -1:
+                            take = True
+                        elif cur == cur:
+                            if v != v:
+                                take = True
+                            elif (v > cur) if is_max else (v < cur):
+                                take = True
+                            elif v == cur and j < i0:
+                                take = True
+                        elif v != v and j < i0:
+                            take = True
+                        if take:
+                            shv[tid] = v
+                            shi[tid] = j
+                cuda.syncthreads()
+                step //= 2
+            if tid == 0:
+                out[a, b] = shv[0]
+                if with_idx:
+                    idx[a, b] = shi[0]
+            cuda.syncthreads()
+            t += cuda.gridDim.x
+
+    return k
+
+
+_cache = {}
+
+
+def _get(key, make):
+    k = _cache.get(key)
+    if k is None:
+        k = _cache[key] = make()
+    return k
+
+
+def _blocks(n):
+    return max(1, min(4096, n))
+
+
+def sum_arb(x, out):
+    """``out[a, b] = sum_r x[a, r, b]`` (floats accumulate in float64, integers in int64)."""
+    acc = float64 if x.dtype.kind == "f" else int64
+    k = _get(("sum", acc), lambda: _sum_kernel(acc))
+    k[_blocks(out.size), TPB](x, out)
+
+
+def _extreme(is_max, x, out, idx):
+    k = _get(("ext", is_max), lambda: _extreme_kernel(is_max))
+    dummy = idx if idx is not None else cuda.device_array((1, 1), np.int64)
+    k[_blocks(out.size), TPB](x, out, dummy, idx is not None)
+
+
+def amax_arb(x, out):
+    """Max over the middle axis, nan-propagating."""
+    _extreme(True, x, out, None)
+
+
+def amin_arb(x, out):
+    """Min over the middle axis, nan-propagating."""
+    _extreme(False, x, out, None)
+
+
+def argmax_arb(x, out, idx):
+    """Max values and their first indices along the middle axis."""
+    _extreme(True, x, out, idx)
+
+
+def argmin_arb(x, out, idx):
+    """Min values and their first indices along the middle axis."""
+    _extreme(False, x, out, idx)
