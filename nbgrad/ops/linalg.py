@@ -41,11 +41,12 @@ def matmul_data(a, b, dt, dev):
     b2 = b.reshape(-1, 1) if b1 else b
     batch = broadcast_shapes(tuple(a2.shape[:-2]), tuple(b2.shape[:-2]))
     shape = batch + (a2.shape[-2], b2.shape[-1])
-    out = backend(dev).empty(shape, dt.np)
-    if out.size:
-        if a2.shape[-1] == 0:
-            out[...] = 0
-        else:
+    be = backend(dev)
+    if a2.shape[-1] == 0:
+        out = be.zeros(shape, dt.np)  # an empty sum
+    else:
+        out = be.empty(shape, dt.np)
+        if out.size:
             kernel("matmul", dev)(a2, b2, out)
     if a1 and b1:
         return out.reshape(())

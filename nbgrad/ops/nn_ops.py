@@ -6,13 +6,25 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..tensor import _wrap
-from ._core import Node, Tensor, backend, copy_data, kernel, needs_grad, record, save, save_output
+from ._core import (
+    Node,
+    Tensor,
+    backend,
+    copy_data,
+    kernel,
+    needs_grad,
+    record,
+    save,
+    save_output,
+    to_dtype_data,
+)
 from .elementwise import (
     abs as _abs,
 )
 from .elementwise import (
     add,
     div,
+    eq,
     exp,
     mul,
     neg,
@@ -177,9 +189,7 @@ def _to_rows(x):
 
 def _class_mask(target, weight, ignore_index, n_classes, dtype, device):
     """Constant (M, C) matrix: weight[t] at each row's target class, 0 for ignored rows."""
-    t = target._data.reshape(-1)
-    if t.dtype != np.int64:
-        t = t.astype(np.int64)
+    t = to_dtype_data(target, _dt.int64, device).reshape(-1)
     be = backend(device)
     out = be.zeros((t.size, n_classes), dtype.np)
     w = (weight.to(dtype)._data if weight is not None else be.full((n_classes,), 1, dtype.np))
@@ -262,13 +272,13 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     if weight is not None:
         rows = mul(rows, reshape(weight, (1, -1)))
     smooth = neg(_sum(rows, 1))
-    ignore = _wrap(target._data.reshape(-1) == ignore_index, _dt.bool_, target._device)
+    ignore = eq(reshape(target, (-1,)), ignore_index)
     smooth = where(ignore, 0.0, smooth)
     if reduction == "mean":
         if weight is not None:
             _, wsum = _class_mask(target, weight, ignore_index, C, input._dtype, input._device)
         else:
-            wsum = float((~ignore._data).sum())
+            wsum = float(_sum(eq(ignore, False)).item())
         ret = div(_sum(smooth), wsum if wsum else math.nan)
     elif reduction == "sum":
         ret = _sum(smooth)
