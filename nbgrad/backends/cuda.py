@@ -75,7 +75,7 @@ def zeros(shape, np_dtype):
 
 def from_host(nd):
     """A device copy of NumPy array ``nd``."""
-    return cuda.to_device(np.ascontiguousarray(nd))
+    return cuda.to_device(np.ascontiguousarray(nd).reshape(nd.shape))  # keeps 0-d as 0-d
 
 
 def to_host(arr):
