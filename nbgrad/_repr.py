@@ -10,7 +10,9 @@ _DEFAULT_SHOWN = {"int64", "bool"}
 def _fmt(arr):
     if arr.dtype.kind == "f":
         finite = arr[np.isfinite(arr)]
-        if finite.size and np.all(finite == np.round(finite)) and np.abs(finite).max() < 1e8:
+        nz = np.abs(finite[finite != 0])
+        wide = nz.size and nz.max() > 1000 * nz.min()  # PyTorch goes scientific here too
+        if finite.size and np.all(finite == np.round(finite)) and np.abs(finite).max() < 1e8 and not wide:
             opts = dict(floatmode="maxprec", precision=0)
         else:
             big = finite.size and (np.abs(finite).max() >= 1e8 or (
@@ -19,6 +21,8 @@ def _fmt(arr):
             if big:
                 opts["formatter"] = {"float_kind": lambda v: f"{v:.4e}"}
         return opts
+    if arr.dtype.kind == "b" and arr.size and arr.all():
+        return {"formatter": {"bool": lambda v: "True"}}  # NumPy pads True to False's width
     return {}
 
 
@@ -38,7 +42,7 @@ def tensor_repr(t):
     if arr.size == 0 and arr.ndim != 1:
         extras.append(f"size={tuple(arr.shape)}")
     dflt = _dt.get_default_dtype()
-    if t._dtype is not dflt and t._dtype.name not in _DEFAULT_SHOWN:
+    if t._dtype is not dflt and (t._dtype.name not in _DEFAULT_SHOWN or arr.size == 0):
         extras.append(f"dtype={t._dtype!r}")
     if t._grad_fn is not None:
         extras.append(f"grad_fn=<{t._grad_fn.name()}>")

@@ -195,7 +195,7 @@ class AmaxBackward0(Node):
         g = _restore(g, shape, dims, keepdim)
         mask = eq(x, y)
         count = sum(mask, dims, keepdim=True)
-        return (mul(where(mask, g, 0.0), div(1.0, count)),)
+        return (div(where(mask, g, 0.0), count),)  # not g * (1 / count): that is float32
 
 
 class AminBackward0(AmaxBackward0):
