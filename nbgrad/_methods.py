@@ -1,5 +1,7 @@
 """Tensor methods and operators, bound to the functional ops."""
 
+import numpy as np
+
 from .ops import convert
 from .ops import elementwise as E
 from .ops import linalg as L
@@ -13,6 +15,16 @@ def _r(f):
         return f(other, self)
 
     return reflected
+
+
+def _cmp_or_identity(fn, default):
+    # like torch: comparing with a non-number (None, a string) is plain Python equality
+    def op(self, other):
+        if isinstance(other, (Tensor, bool, int, float, np.number)):
+            return fn(self, other)
+        return default
+
+    return op
 
 
 def _install():
@@ -31,8 +43,8 @@ def _install():
     T.__rmatmul__ = _r(L.matmul)
     T.__neg__ = E.neg
     T.__abs__ = E.abs
-    T.__eq__ = E.eq
-    T.__ne__ = E.ne
+    T.__eq__ = _cmp_or_identity(E.eq, False)
+    T.__ne__ = _cmp_or_identity(E.ne, True)
     T.__lt__ = E.lt
     T.__le__ = E.le
     T.__gt__ = E.gt
