@@ -11,7 +11,7 @@ class FunctionCtx(Node):
     """The ``ctx`` of a custom Function; it is also the backward node (its ``grad_fn``)."""
 
     __slots__ = ("_to_save", "_non_diff", "_dirty", "materialize_grads", "needs_input_grad",
-                 "_fn_cls", "_input_meta", "__dict__")
+                 "_fn_cls", "_input_meta")
 
     def save_for_backward(self, *tensors):
         """Keep tensors for ``backward``; read them back as ``ctx.saved_tensors``."""

@@ -124,23 +124,24 @@ class Node:
     input, with ``(None, 0)`` where that input needs no gradient.
     """
 
-    __slots__ = (
-        "next_functions", "_saved", "_seq", "_n_out", "_out_meta", "_tensor_hooks",
-        "_retain", "_pre_hooks", "_post_hooks", "attrs", "_anomaly", "__weakref__",
-    )
+    # rarely set attributes live in the instance __dict__ (created only when set), with
+    # class-level defaults, so making a node costs four attribute stores
+    __slots__ = ("next_functions", "_saved", "_seq", "attrs", "__dict__", "__weakref__")
+    _n_out = 1
+    _out_meta = None
+    _tensor_hooks = None
+    _retain = None
+    _pre_hooks = None
+    _post_hooks = None
+    _anomaly = None
 
     def __init__(self, next_functions, saved=(), attrs=None, n_out=1):
         self.next_functions = next_functions
         self._saved = saved
         self._seq = next(_seq)
-        self._n_out = n_out
-        self._out_meta = None
-        self._tensor_hooks = None
-        self._retain = None
-        self._pre_hooks = None
-        self._post_hooks = None
         self.attrs = attrs
-        self._anomaly = None
+        if n_out != 1:
+            self._n_out = n_out
         if _ANOMALY[0]:
             _anomaly_mode.remember(self)
 

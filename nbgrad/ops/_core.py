@@ -4,7 +4,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..autograd import grad_mode as _gm
-from ..autograd.graph import Node, SavedTensor, edge_of
+from ..autograd.graph import Node, SavedTensor, edge_of, grad_accumulator
 from ..tensor import Tensor, _wrap
 from .registry import backend, kernel
 
@@ -29,12 +29,25 @@ def needs_grad(*ts):
 
 def record(node_cls, out, inputs, saved=(), attrs=None):
     """Attach a new ``node_cls`` node as ``out``'s grad_fn; ``inputs`` give its edges."""
-    node = node_cls(
-        tuple(edge_of(t) if t.__class__ is Tensor else (None, 0) for t in inputs), saved, attrs
-    )
+    edges = []
+    for t in inputs:
+        if t.__class__ is Tensor:
+            fn = t._grad_fn
+            if fn is not None:
+                edges.append((fn, t._output_nr))
+            elif t._rg:
+                edges.append((grad_accumulator(t), 0))
+            else:
+                edges.append(_NO_EDGE)
+        else:
+            edges.append(_NO_EDGE)
+    node = node_cls(tuple(edges), saved, attrs)
     out._grad_fn = node
     out._rg = True
     return node
+
+
+_NO_EDGE = (None, 0)
 
 
 def record_multi(node_cls, outs, inputs, saved=(), attrs=None):
