@@ -1,0 +1,60 @@
+"""``python -m nbgrad warmup``: compile the common kernels ahead of a run.
+
+Kernels compile lazily, on first use for each dtype; ``warmup`` runs a small forward and
+backward pass of the common ops in float32 and float64 (serial and parallel variants),
+so a later program in the same process starts fast, and, with ``NBGRAD_CACHE=1``, so do
+later processes.
+"""
+
+import argparse
+import sys
+import time
+
+
+def warmup(dtypes=("float32", "float64"), parallel=True, verbose=True):
+    """Compile the kernels of the common ops for ``dtypes``."""
+    import numpy as np
+
+    import nbgrad
+    import nbgrad.nn.functional as F
+    from nbgrad.kernels.cpu import _par
+
+    sizes = [8]
+    if parallel:
+        sizes.append(_par.PARALLEL_MIN)
+    t0 = time.perf_counter()
+    for name in dtypes:
+        dt = getattr(nbgrad, name)
+        for n in sizes:
+            x = nbgrad.randn(n, dtype=dt, requires_grad=True)
+            w = nbgrad.randn(n, dtype=dt, requires_grad=True)
+            y = ((x * w + 1.0).tanh() * x.sigmoid() + (-(x * x)).exp() - x.relu() / 2.0)
+            y = y + x.abs().sqrt().log1p() + x ** 2
+            y.sum().backward()
+            m = x.reshape(-1, 8)
+            (m.amax(1) + m.mean(0).sum() + m.max(1).values.sum()).backward()
+            logits = nbgrad.randn(max(1, n // 8), 8, dtype=dt, requires_grad=True)
+            tgt = nbgrad.tensor(np.arange(max(1, n // 8)) % 8)
+            F.cross_entropy(logits, tgt).backward()
+            (F.softmax(logits, 1) * logits).sum().backward()
+            (logits @ nbgrad.randn(8, 4, dtype=dt)).t().contiguous().sum().backward()
+        if verbose:
+            print(f"warmed {name} in {time.perf_counter() - t0:.1f} s", flush=True)
+    return time.perf_counter() - t0
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="python -m nbgrad")
+    sub = p.add_subparsers(dest="cmd", required=True)
+    w = sub.add_parser("warmup", help="precompile the common kernels")
+    w.add_argument("--dtype", action="append", choices=["float32", "float64"],
+                   help="dtypes to compile for (default: both)")
+    w.add_argument("--serial-only", action="store_true", help="skip the parallel variants")
+    args = p.parse_args(argv)
+    if args.cmd == "warmup":
+        warmup(tuple(args.dtype or ("float32", "float64")), not args.serial_only)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
