@@ -117,3 +117,5 @@ from .ops.conv import *  # noqa: E402,F403
 from .ops.extra import *  # noqa: E402,F403
 from .ops.index import *  # noqa: E402,F403
 from . import cuda, nn  # noqa: E402
+from . import optim  # noqa: E402
+from .serialization import load, save  # noqa: E402

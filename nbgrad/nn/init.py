@@ -1,0 +1,189 @@
+"""``nbgrad.nn.init``: fill tensors in place with the initialisations PyTorch uses.
+
+Every function writes into the tensor's storage without recording a graph (as under
+``no_grad``), bumps its version counter and returns it. Random samples come from nbgrad's
+generator (``nbgrad.manual_seed``), or from ``generator`` (a ``numpy.random.Generator``).
+"""
+
+import math
+import warnings
+
+import numpy as np
+
+from ..tensor import Tensor
+
+__all__ = [
+    "calculate_gain", "uniform_", "normal_", "constant_", "zeros_", "ones_", "eye_",
+    "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_",
+]
+
+
+def calculate_gain(nonlinearity, param=None):
+    """The recommended gain for ``nonlinearity`` (PyTorch's table)."""
+    linear_fns = ["linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
+                  "conv_transpose2d", "conv_transpose3d"]
+    if nonlinearity in linear_fns or nonlinearity == "sigmoid":
+        return 1
+    if nonlinearity == "tanh":
+        return 5.0 / 3
+    if nonlinearity == "relu":
+        return math.sqrt(2.0)
+    if nonlinearity == "leaky_relu":
+        if param is None:
+            negative_slope = 0.01
+        elif not isinstance(param, bool) and isinstance(param, (int, float)):
+            negative_slope = param
+        else:
+            raise ValueError(f"negative_slope {param} not a valid number")
+        return math.sqrt(2.0 / (1 + negative_slope**2))
+    if nonlinearity == "selu":
+        return 3.0 / 4
+    raise ValueError(f"Unsupported nonlinearity {nonlinearity}")
+
+
+def _check(tensor):
+    if not isinstance(tensor, Tensor):
+        raise TypeError(f"init: expected a Tensor, got {type(tensor).__name__}")
+
+
+def _gen(generator):
+    if generator is not None:
+        return generator
+    from ..creation import generator as g
+
+    return g()
+
+
+def _write(tensor, host):
+    """Copy the host array ``host`` (``tensor``'s shape) into ``tensor``, bump its version."""
+    dev = tensor._device
+    if dev.type == "cpu":
+        np.copyto(tensor._data, host, casting="unsafe")
+    else:
+        from ..ops._core import copy_data
+        from ..ops.registry import backend
+
+        src = backend(dev).from_host(np.ascontiguousarray(host, dtype=tensor._dtype.np))
+        copy_data(src, tensor._dtype, dev, out=tensor._data)
+    tensor._vc[0] += 1
+    return tensor
+
+
+def _float_only(tensor, what):
+    if not tensor._dtype.is_floating_point:
+        raise RuntimeError(f'"{what}" not implemented for \'{tensor._dtype.name}\'')
+
+
+def uniform_(tensor, a=0.0, b=1.0, generator=None):
+    """Fill with samples from U(a, b)."""
+    _check(tensor)
+    _float_only(tensor, "check_uniform_bounds")
+    if a > b:
+        raise RuntimeError(
+            f"uniform_ expects to return a [from, to) range, but found from={a} > to={b}"
+        )
+    x = _gen(generator).random(tuple(tensor.shape)) * (b - a) + a
+    return _write(tensor, x)
+
+
+def normal_(tensor, mean=0.0, std=1.0, generator=None):
+    """Fill with samples from N(mean, std**2)."""
+    _check(tensor)
+    _float_only(tensor, "normal_kernel_cpu")
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    x = _gen(generator).standard_normal(tuple(tensor.shape)) * std + mean
+    return _write(tensor, x)
+
+
+def constant_(tensor, val):
+    """Fill with ``val``."""
+    _check(tensor)
+    return _write(tensor, np.full(tuple(tensor.shape), val))
+
+
+def zeros_(tensor):
+    """Fill with zeros."""
+    return constant_(tensor, 0)
+
+
+def ones_(tensor):
+    """Fill with ones."""
+    return constant_(tensor, 1)
+
+
+def eye_(tensor):
+    """Fill a 2-D tensor with the identity matrix."""
+    _check(tensor)
+    if tensor.ndim != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    return _write(tensor, np.eye(*tensor.shape))
+
+
+def _calculate_fan_in_and_fan_out(tensor):
+    dimensions = tensor.ndim
+    if dimensions < 2:
+        raise ValueError(
+            "Fan in and fan out can not be computed for tensor with fewer than 2 dimensions"
+        )
+    num_input_fmaps = tensor.shape[1]
+    num_output_fmaps = tensor.shape[0]
+    receptive_field_size = 1
+    for s in tensor.shape[2:]:
+        receptive_field_size *= s
+    return num_input_fmaps * receptive_field_size, num_output_fmaps * receptive_field_size
+
+
+def _calculate_correct_fan(tensor, mode):
+    mode = mode.lower()
+    valid_modes = ["fan_in", "fan_out"]
+    if mode not in valid_modes:
+        raise ValueError(f"Mode {mode} not supported, please use one of {valid_modes}")
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    return fan_in if mode == "fan_in" else fan_out
+
+
+def _no_op_if_empty(tensor):
+    if 0 in tuple(tensor.shape):
+        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=3)
+        return True
+    return False
+
+
+def xavier_uniform_(tensor, gain=1.0, generator=None):
+    """Glorot uniform: U(-a, a) with ``a = gain * sqrt(6 / (fan_in + fan_out))``."""
+    _check(tensor)
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
+    a = math.sqrt(3.0) * std
+    return uniform_(tensor, -a, a, generator)
+
+
+def xavier_normal_(tensor, gain=1.0, generator=None):
+    """Glorot normal: N(0, std**2) with ``std = gain * sqrt(2 / (fan_in + fan_out))``."""
+    _check(tensor)
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
+    return normal_(tensor, 0.0, std, generator)
+
+
+def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
+    """He uniform: U(-bound, bound) with ``bound = gain * sqrt(3 / fan)``."""
+    _check(tensor)
+    if _no_op_if_empty(tensor):
+        return tensor
+    fan = _calculate_correct_fan(tensor, mode)
+    gain = calculate_gain(nonlinearity, a)
+    std = gain / math.sqrt(fan)
+    bound = math.sqrt(3.0) * std
+    return uniform_(tensor, -bound, bound, generator)
+
+
+def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
+    """He normal: N(0, std**2) with ``std = gain / sqrt(fan)``."""
+    _check(tensor)
+    if _no_op_if_empty(tensor):
+        return tensor
+    fan = _calculate_correct_fan(tensor, mode)
+    gain = calculate_gain(nonlinearity, a)
+    return normal_(tensor, 0.0, gain / math.sqrt(fan), generator)

@@ -1,0 +1,1077 @@
+"""``nn.Module`` and the standard layers, with PyTorch's names, defaults and initialisations.
+
+>>> model = nbgrad.nn.Sequential(nbgrad.nn.Linear(4, 8), nbgrad.nn.ReLU(), nbgrad.nn.Linear(8, 2))
+>>> loss = nbgrad.nn.CrossEntropyLoss()(model(x), y)
+"""
+
+import copy
+import math
+import warnings
+from collections import OrderedDict, namedtuple
+
+from ..autograd.grad_mode import no_grad
+from ..autograd.graph import RemovableHandle
+from ..tensor import Tensor
+from . import init
+from .parameter import Parameter, is_parameter, mark
+
+__all__ = [
+    "Module", "Linear", "Conv2d", "ReLU", "GELU", "Tanh", "Sigmoid", "Identity", "Flatten",
+    "Sequential", "ModuleList", "Dropout", "LayerNorm", "Embedding", "MSELoss",
+    "CrossEntropyLoss",
+]
+
+
+def _typename(v):
+    return v._type_name() if isinstance(v, Tensor) else type(v).__name__
+
+
+def _addindent(s_, n):
+    s = s_.split("\n")
+    if len(s) == 1:
+        return s_
+    first = s.pop(0)
+    s = [(n * " ") + line if line.strip() else "" for line in s]
+    return first + "\n" + "\n".join(s)
+
+
+class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    __slots__ = ()
+
+    def __repr__(self):
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return super().__repr__()
+
+    __str__ = __repr__
+
+
+class Module:
+    """Base class of every layer: holds parameters, buffers and submodules by attribute name.
+
+    Subclasses call ``super().__init__()`` first, assign ``Parameter``s, ``Module``s and
+    ``register_buffer`` tensors as attributes, and define ``forward``.
+    """
+
+    def __init__(self):
+        d = self.__dict__
+        d["training"] = True
+        d["_parameters"] = OrderedDict()
+        d["_buffers"] = OrderedDict()
+        d["_non_persistent_buffers_set"] = set()
+        d["_modules"] = OrderedDict()
+        d["_forward_hooks"] = OrderedDict()
+        d["_forward_pre_hooks"] = OrderedDict()
+
+    def forward(self, *args, **kwargs):
+        raise NotImplementedError(
+            f'Module [{type(self).__name__}] is missing the required "forward" function'
+        )
+
+    def __call__(self, *args, **kwargs):
+        if not self._forward_pre_hooks and not self._forward_hooks:
+            return self.forward(*args, **kwargs)
+        for hook in list(self._forward_pre_hooks.values()):
+            r = hook(self, args)
+            if r is not None:
+                args = r if isinstance(r, tuple) else (r,)
+        out = self.forward(*args, **kwargs)
+        for hook in list(self._forward_hooks.values()):
+            r = hook(self, args, out)
+            if r is not None:
+                out = r
+        return out
+
+    def register_forward_pre_hook(self, hook):
+        """``hook(module, args)`` runs before ``forward``; it may return replacement args."""
+        h = RemovableHandle(self._forward_pre_hooks)
+        self._forward_pre_hooks[h._k] = hook
+        return h
+
+    def register_forward_hook(self, hook):
+        """``hook(module, args, output)`` runs after ``forward``; it may return a new output."""
+        h = RemovableHandle(self._forward_hooks)
+        self._forward_hooks[h._k] = hook
+        return h
+
+    # ----- registration -------------------------------------------------------------------
+    def _check_name(self, name, kind):
+        if not isinstance(name, str):
+            raise TypeError(f"{kind} name should be a string. Got {type(name).__name__}")
+        if "." in name:
+            raise KeyError(f'{kind} name can\'t contain "."')
+        if name == "":
+            raise KeyError(f'{kind} name can\'t be empty string ""')
+
+    def register_parameter(self, name, param):
+        """Add ``param`` (a ``Parameter`` or None) as parameter ``name``."""
+        if "_parameters" not in self.__dict__:
+            raise AttributeError("cannot assign parameter before Module.__init__() call")
+        self._check_name(name, "parameter")
+        if hasattr(self, name) and name not in self._parameters:
+            raise KeyError(f"attribute '{name}' already exists")
+        if param is None:
+            self._parameters[name] = None
+            return
+        if not is_parameter(param):
+            raise TypeError(
+                f"cannot assign '{_typename(param)}' object to parameter '{name}' "
+                "(nbgrad.nn.Parameter or None required)"
+            )
+        if param.grad_fn is not None:
+            raise ValueError(
+                f"Cannot assign non-leaf Tensor to parameter '{name}'. Model parameters must "
+                "be created explicitly. To express '{name}' as a function of another Tensor, "
+                "compute the value in the forward() method."
+            )
+        self._parameters[name] = param
+
+    def register_buffer(self, name, tensor, persistent=True):
+        """Add ``tensor`` as buffer ``name`` (in ``state_dict`` unless ``persistent=False``)."""
+        if "_buffers" not in self.__dict__:
+            raise AttributeError("cannot assign buffer before Module.__init__() call")
+        self._check_name(name, "buffer")
+        if hasattr(self, name) and name not in self._buffers:
+            raise KeyError(f"attribute '{name}' already exists")
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(
+                f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
+                "(nbgrad Tensor or None required)"
+            )
+        self._buffers[name] = tensor
+        if persistent:
+            self._non_persistent_buffers_set.discard(name)
+        else:
+            self._non_persistent_buffers_set.add(name)
+
+    def add_module(self, name, module):
+        """Add child ``module`` (a ``Module`` or None) as ``name``."""
+        if module is not None and not isinstance(module, Module):
+            raise TypeError(f"{type(module).__name__} is not a Module subclass")
+        self._check_name(name, "module")
+        if hasattr(self, name) and name not in self._modules:
+            raise KeyError(f"attribute '{name}' already exists")
+        self._modules[name] = module
+
+    register_module = add_module
+
+    def get_submodule(self, target):
+        """The submodule at dotted path ``target`` ("" is ``self``)."""
+        if target == "":
+            return self
+        mod = self
+        for item in target.split("."):
+            if not hasattr(mod, item):
+                raise AttributeError(f"{mod._get_name()} has no attribute `{item}`")
+            mod = getattr(mod, item)
+            if not isinstance(mod, Module):
+                raise AttributeError("`" + item + "` is not an nn.Module")
+        return mod
+
+    def get_parameter(self, target):
+        """The parameter at dotted path ``target``."""
+        mod_path, _, name = target.rpartition(".")
+        mod = self.get_submodule(mod_path)
+        if not hasattr(mod, name):
+            raise AttributeError(f"{mod._get_name()} has no attribute `{name}`")
+        p = getattr(mod, name)
+        if not is_parameter(p):
+            raise AttributeError("`" + name + "` is not an nn.Parameter")
+        return p
+
+    # ----- attribute routing ----------------------------------------------------------------
+    def __getattr__(self, name):
+        d = self.__dict__
+        for store in ("_parameters", "_buffers", "_modules"):
+            s = d.get(store)
+            if s is not None and name in s:
+                return s[name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __setattr__(self, name, value):
+        d = self.__dict__
+
+        def remove_from(*dicts_or_sets):
+            for ds in dicts_or_sets:
+                if name in ds:
+                    if isinstance(ds, dict):
+                        del ds[name]
+                    else:
+                        ds.discard(name)
+
+        params = d.get("_parameters")
+        if is_parameter(value):
+            if params is None:
+                raise AttributeError("cannot assign parameters before Module.__init__() call")
+            remove_from(d, self._buffers, self._modules, self._non_persistent_buffers_set)
+            self.register_parameter(name, value)
+        elif params is not None and name in params:
+            if value is not None:
+                raise TypeError(
+                    f"cannot assign '{_typename(value)}' as parameter '{name}' "
+                    "(nbgrad.nn.Parameter or None expected)"
+                )
+            self.register_parameter(name, value)
+        else:
+            modules = d.get("_modules")
+            if isinstance(value, Module):
+                if modules is None:
+                    raise AttributeError("cannot assign module before Module.__init__() call")
+                remove_from(d, self._parameters, self._buffers, self._non_persistent_buffers_set)
+                modules[name] = value
+            elif modules is not None and name in modules:
+                if value is not None:
+                    raise TypeError(
+                        f"cannot assign '{_typename(value)}' as child module '{name}' "
+                        "(nbgrad.nn.Module or None expected)"
+                    )
+                modules[name] = value
+            else:
+                buffers = d.get("_buffers")
+                if buffers is not None and name in buffers:
+                    if value is not None and not isinstance(value, Tensor):
+                        raise TypeError(
+                            f"cannot assign '{_typename(value)}' as buffer '{name}' "
+                            "(nbgrad.Tensor or None expected)"
+                        )
+                    buffers[name] = value
+                else:
+                    object.__setattr__(self, name, value)
+
+    def __delattr__(self, name):
+        for store in ("_parameters", "_buffers", "_modules"):
+            s = self.__dict__.get(store)
+            if s is not None and name in s:
+                del s[name]
+                self._non_persistent_buffers_set.discard(name)
+                return
+        object.__delattr__(self, name)
+
+    def __dir__(self):
+        keys = set(dir(type(self))) | set(self.__dict__)
+        keys |= set(self._parameters) | set(self._modules) | set(self._buffers)
+        return sorted(k for k in keys if not k[:1].isdigit())
+
+    # ----- traversal ------------------------------------------------------------------------
+    def named_modules(self, memo=None, prefix="", remove_duplicate=True):
+        """``(name, module)`` for this module and every descendant, depth first."""
+        if memo is None:
+            memo = set()
+        if id(self) in memo:
+            return
+        if remove_duplicate:
+            memo.add(id(self))
+        yield prefix, self
+        for name, module in self._modules.items():
+            if module is None:
+                continue
+            sub = prefix + ("." if prefix else "") + name
+            yield from module.named_modules(memo, sub, remove_duplicate)
+
+    def modules(self):
+        for _, m in self.named_modules():
+            yield m
+
+    def named_children(self):
+        seen = set()
+        for name, module in self._modules.items():
+            if module is not None and id(module) not in seen:
+                seen.add(id(module))
+                yield name, module
+
+    def children(self):
+        for _, m in self.named_children():
+            yield m
+
+    def _named_members(self, get, prefix, recurse, remove_duplicate):
+        seen = set()
+        mods = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) if recurse else [(prefix, self)]
+        for mprefix, m in mods:
+            for k, v in get(m):
+                if v is None or (remove_duplicate and id(v) in seen):
+                    continue
+                if remove_duplicate:
+                    seen.add(id(v))
+                yield mprefix + ("." if mprefix else "") + k, v
+
+    def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
+        """``(dotted name, parameter)`` pairs, each parameter once."""
+        return self._named_members(lambda m: m._parameters.items(), prefix, recurse, remove_duplicate)
+
+    def parameters(self, recurse=True):
+        for _, p in self.named_parameters(recurse=recurse):
+            yield p
+
+    def named_buffers(self, prefix="", recurse=True, remove_duplicate=True):
+        return self._named_members(lambda m: m._buffers.items(), prefix, recurse, remove_duplicate)
+
+    def buffers(self, recurse=True):
+        for _, b in self.named_buffers(recurse=recurse):
+            yield b
+
+    def apply(self, fn):
+        """Call ``fn`` on every submodule (children first), then on ``self``; returns ``self``."""
+        for m in self.children():
+            m.apply(fn)
+        fn(self)
+        return self
+
+    # ----- modes and gradients --------------------------------------------------------------
+    def train(self, mode=True):
+        if not isinstance(mode, bool):
+            raise ValueError("training mode is expected to be boolean")
+        self.training = mode
+        for m in self.children():
+            m.train(mode)
+        return self
+
+    def eval(self):
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad=True):
+        for p in self.parameters():
+            p.requires_grad_(requires_grad)
+        return self
+
+    def zero_grad(self, set_to_none=True):
+        """Clear every parameter's ``.grad`` (to None, or zero it in place)."""
+        for p in self.parameters():
+            g = p._grad
+            if g is None:
+                continue
+            if set_to_none:
+                p._grad = None
+            else:
+                if g._grad_fn is not None:
+                    g.detach_()
+                else:
+                    g.requires_grad_(False)
+                g.zero_()
+
+    # ----- device / dtype -------------------------------------------------------------------
+    def _apply_tensors(self, fn):
+        """Replace every parameter's data (keeping the Parameter object) and every buffer."""
+        with no_grad():
+            for m in self.modules():
+                for p in m._parameters.values():
+                    if p is None:
+                        continue
+                    new = fn(p)
+                    if new is not p:
+                        p.data = new
+                    g = p._grad
+                    if g is not None:
+                        ng = fn(g)
+                        if ng is not g:
+                            g.data = ng
+                for k, b in m._buffers.items():
+                    if b is not None:
+                        m._buffers[k] = fn(b)
+        return self
+
+    def to(self, *args, **kwargs):
+        """Move/cast parameters and buffers: ``to(device)``, ``to(dtype)``, ``to(tensor)``.
+
+        Only floating-point tensors change dtype. Parameters keep their identity (their
+        storage is swapped), so optimizers built before ``to`` stay valid.
+        """
+        from ..ops.convert import _parse
+
+        dev, dt, _ = _parse(args, dict(kwargs))
+        if dt is not None and not dt.is_floating_point:
+            raise TypeError(
+                f"nn.Module.to only accepts floating point dtypes, but got desired dtype={dt}"
+            )
+
+        def fn(t):
+            return t.to(device=dev or t._device, dtype=dt if (dt is not None and t.is_floating_point()) else t._dtype)
+
+        return self._apply_tensors(fn)
+
+    def float(self):
+        from .. import dtypes
+
+        return self.to(dtypes.float32)
+
+    def double(self):
+        from .. import dtypes
+
+        return self.to(dtypes.float64)
+
+    def cpu(self):
+        return self.to("cpu")
+
+    def cuda(self, device=None):
+        return self.to("cuda" if device is None else (f"cuda:{device}" if isinstance(device, int) else device))
+
+    # ----- state dicts ----------------------------------------------------------------------
+    def _save_to_state_dict(self, destination, prefix, keep_vars):
+        for name, p in self._parameters.items():
+            if p is not None:
+                destination[prefix + name] = p if keep_vars else p.detach()
+        for name, b in self._buffers.items():
+            if b is not None and name not in self._non_persistent_buffers_set:
+                destination[prefix + name] = b if keep_vars else b.detach()
+
+    def state_dict(self, *, destination=None, prefix="", keep_vars=False):
+        """An ordered dict of every parameter and persistent buffer by dotted name.
+
+        Values share storage with the module's tensors (detached unless ``keep_vars``).
+        """
+        if destination is None:
+            destination = OrderedDict()
+        self._save_to_state_dict(destination, prefix, keep_vars)
+        for name, m in self._modules.items():
+            if m is not None:
+                m.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
+        return destination
+
+    def _load_from_state_dict(self, state_dict, prefix, missing_keys, unexpected_keys,
+                              error_msgs, assign):
+        local_state = {k: v for k, v in self._parameters.items() if v is not None}
+        for k, v in self._buffers.items():
+            if v is not None and k not in self._non_persistent_buffers_set:
+                local_state[k] = v
+        for name, param in local_state.items():
+            key = prefix + name
+            if key not in state_dict:
+                missing_keys.append(key)
+                continue
+            inp = state_dict[key]
+            if not isinstance(inp, Tensor):
+                error_msgs.append(
+                    f'While copying the parameter named "{key}", expected nbgrad.Tensor or '
+                    f"Tensor-like object from checkpoint but received {type(inp)}"
+                )
+                continue
+            if param.ndim == 0 and inp.ndim == 1 and inp.shape[0] == 1:
+                inp = inp[0]
+            if inp.shape != param.shape:
+                error_msgs.append(
+                    f"size mismatch for {key}: copying a param with shape {inp.shape} from "
+                    f"checkpoint, the shape in current model is {param.shape}."
+                )
+                continue
+            try:
+                with no_grad():
+                    if assign:
+                        if is_parameter(param):
+                            new = Parameter(inp, requires_grad=param.requires_grad)
+                            setattr(self, name, new)
+                        else:
+                            setattr(self, name, inp)
+                    else:
+                        param.copy_(inp)
+            except Exception as ex:
+                error_msgs.append(
+                    f'While copying the parameter named "{key}", whose dimensions in the model '
+                    f"are {param.size()} and whose dimensions in the checkpoint are "
+                    f"{inp.size()}, an exception occurred : {ex.args}."
+                )
+        for key in state_dict:
+            if key.startswith(prefix):
+                input_name = key[len(prefix):].split(".", 1)
+                if len(input_name) > 1:
+                    if input_name[0] not in self._modules:
+                        unexpected_keys.append(key)
+                elif input_name[0] not in local_state:
+                    unexpected_keys.append(key)
+
+    def load_state_dict(self, state_dict, strict=True, assign=False):
+        """Copy parameters and buffers from ``state_dict`` into this module.
+
+        Returns ``(missing_keys, unexpected_keys)``; with ``strict`` (default) either being
+        non-empty raises RuntimeError. Shape mismatches always raise.
+        """
+        if not isinstance(state_dict, dict):
+            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
+        missing_keys, unexpected_keys, error_msgs = [], [], []
+
+        def load(module, local, prefix=""):
+            module._load_from_state_dict(local, prefix, missing_keys, unexpected_keys,
+                                         error_msgs, assign)
+            for name, child in module._modules.items():
+                if child is not None:
+                    cp = prefix + name + "."
+                    load(child, {k: v for k, v in local.items() if k.startswith(cp)}, cp)
+
+        load(self, dict(state_dict))
+        if strict:
+            if unexpected_keys:
+                error_msgs.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
+                    ", ".join(f'"{k}"' for k in unexpected_keys)))
+            if missing_keys:
+                error_msgs.insert(0, "Missing key(s) in state_dict: {}. ".format(
+                    ", ".join(f'"{k}"' for k in missing_keys)))
+        if error_msgs:
+            raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
+                type(self).__name__, "\n\t".join(error_msgs)))
+        return _IncompatibleKeys(missing_keys, unexpected_keys)
+
+    # ----- copying and printing -------------------------------------------------------------
+    def __deepcopy__(self, memo):
+        # Tensors refuse pickling/deepcopy; give each parameter and buffer a fresh copy first.
+        with no_grad():
+            for m in self.modules():
+                for p in m._parameters.values():
+                    if p is not None and id(p) not in memo:
+                        memo[id(p)] = Parameter(p.clone(), requires_grad=p.requires_grad)
+                for b in m._buffers.values():
+                    if b is not None and id(b) not in memo:
+                        memo[id(b)] = b.clone()
+        new = object.__new__(type(self))
+        memo[id(self)] = new
+        for k, v in self.__dict__.items():
+            new.__dict__[k] = copy.deepcopy(v, memo)
+        return new
+
+    def _get_name(self):
+        return type(self).__name__
+
+    def extra_repr(self):
+        """Extra text inside this module's repr (subclasses override)."""
+        return ""
+
+    def __repr__(self):
+        extra_lines = []
+        extra = self.extra_repr()
+        if extra:
+            extra_lines = extra.split("\n")
+        child_lines = []
+        for key, module in self._modules.items():
+            child_lines.append("(" + key + "): " + _addindent(repr(module), 2))
+        lines = extra_lines + child_lines
+        main = self._get_name() + "("
+        if lines:
+            if len(extra_lines) == 1 and not child_lines:
+                main += extra_lines[0]
+            else:
+                main += "\n  " + "\n  ".join(lines) + "\n"
+        return main + ")"
+
+
+def _factory(device, dtype):
+    from .. import dtypes
+    from ..creation import empty
+
+    dt = dtype if dtype is not None else dtypes.get_default_dtype()
+    return lambda *shape: mark(empty(*shape, dtype=dt, device=device).requires_grad_(True))
+
+
+# ----- layers ---------------------------------------------------------------------------------
+class Identity(Module):
+    """Returns its input."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__()
+
+    def forward(self, input):
+        return input
+
+
+class Linear(Module):
+    """``y = x @ weight.T + bias``; weight ``(out_features, in_features)``.
+
+    Initialised as PyTorch: ``kaiming_uniform_(a=sqrt(5))`` weight, bias U(-1/sqrt(in), 1/sqrt(in)).
+    """
+
+    def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        new = _factory(device, dtype)
+        self.in_features = in_features
+        self.out_features = out_features
+        self.weight = new(out_features, in_features)
+        if bias:
+            self.bias = new(out_features)
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input):
+        from . import functional as F
+
+        return F.linear(input, self.weight, self.bias)
+
+    def extra_repr(self):
+        return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
+
+
+def _pair(x):
+    if isinstance(x, (tuple, list)):
+        return tuple(x)
+    return (x, x)
+
+
+class Conv2d(Module):
+    """2-D convolution over ``(N, C, H, W)`` input, through ``nn.functional.conv2d``.
+
+    Weight ``(out_channels, in_channels // groups, kH, kW)``, initialised as PyTorch.
+    Only ``padding_mode='zeros'`` is supported.
+    """
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
+                 groups=1, bias=True, padding_mode="zeros", device=None, dtype=None):
+        super().__init__()
+        if groups <= 0:
+            raise ValueError("groups must be a positive integer")
+        if in_channels % groups != 0:
+            raise ValueError("in_channels must be divisible by groups")
+        if out_channels % groups != 0:
+            raise ValueError("out_channels must be divisible by groups")
+        valid_padding_strings = {"same", "valid"}
+        if isinstance(padding, str):
+            if padding not in valid_padding_strings:
+                raise ValueError(
+                    f"Invalid padding string {padding!r}, should be one of {valid_padding_strings}"
+                )
+            if padding == "same" and any(s != 1 for s in _pair(stride)):
+                raise ValueError("padding='same' is not supported for strided convolutions")
+        valid_padding_modes = {"zeros", "reflect", "replicate", "circular"}
+        if padding_mode not in valid_padding_modes:
+            raise ValueError(
+                f"padding_mode must be one of {valid_padding_modes}, but got padding_mode='{padding_mode}'"
+            )
+        if padding_mode != "zeros":
+            raise NotImplementedError(
+                f"Conv2d: padding_mode='{padding_mode}' is not supported by nbgrad yet; use 'zeros'"
+            )
+        self.in_channels = in_channels
+        self.out_channels = out_channels
+        self.kernel_size = _pair(kernel_size)
+        self.stride = _pair(stride)
+        self.padding = padding if isinstance(padding, str) else _pair(padding)
+        self.dilation = _pair(dilation)
+        self.groups = groups
+        self.padding_mode = padding_mode
+        self.output_padding = (0, 0)
+        self.transposed = False
+        new = _factory(device, dtype)
+        self.weight = new(out_channels, in_channels // groups, *self.kernel_size)
+        if bias:
+            self.bias = new(out_channels)
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+            if fan_in != 0:
+                bound = 1 / math.sqrt(fan_in)
+                init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input):
+        from . import functional as F
+
+        return F.conv2d(input, self.weight, self.bias, self.stride, self.padding,
+                        self.dilation, self.groups)
+
+    def extra_repr(self):
+        s = "{in_channels}, {out_channels}, kernel_size={kernel_size}, stride={stride}"
+        if self.padding != (0,) * len(self.kernel_size):
+            s += ", padding={padding}"
+        if self.dilation != (1,) * len(self.dilation):
+            s += ", dilation={dilation}"
+        if self.groups != 1:
+            s += ", groups={groups}"
+        if self.bias is None:
+            s += ", bias=False"
+        if self.padding_mode != "zeros":
+            s += ", padding_mode={padding_mode}"
+        return s.format(**self.__dict__)
+
+
+class ReLU(Module):
+    """``max(x, 0)``. ``inplace=True`` is accepted; the result is computed out of place."""
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        from . import functional as F
+
+        return F.relu(input)
+
+    def extra_repr(self):
+        return "inplace=True" if self.inplace else ""
+
+
+class GELU(Module):
+    """Gaussian error linear unit (``approximate='none'`` or ``'tanh'``)."""
+
+    def __init__(self, approximate="none"):
+        super().__init__()
+        self.approximate = approximate
+
+    def forward(self, input):
+        from . import functional as F
+
+        return F.gelu(input, approximate=self.approximate)
+
+    def extra_repr(self):
+        return f"approximate={self.approximate!r}"
+
+
+class Tanh(Module):
+    def forward(self, input):
+        from . import functional as F
+
+        return F.tanh(input)
+
+
+class Sigmoid(Module):
+    def forward(self, input):
+        from . import functional as F
+
+        return F.sigmoid(input)
+
+
+class Flatten(Module):
+    """Flatten dims ``start_dim..end_dim`` (default: all but the batch dim)."""
+
+    def __init__(self, start_dim=1, end_dim=-1):
+        super().__init__()
+        self.start_dim = start_dim
+        self.end_dim = end_dim
+
+    def forward(self, input):
+        return input.flatten(self.start_dim, self.end_dim)
+
+    def extra_repr(self):
+        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+
+
+class Dropout(Module):
+    """Zero each element with probability ``p`` while training, scaling the rest by 1/(1-p)."""
+
+    def __init__(self, p=0.5, inplace=False):
+        super().__init__()
+        if p < 0 or p > 1:
+            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+        self.p = p
+        self.inplace = inplace
+
+    def forward(self, input):
+        from . import functional as F
+
+        return F.dropout(input, self.p, self.training)
+
+    def extra_repr(self):
+        return f"p={self.p}, inplace={self.inplace}"
+
+
+class LayerNorm(Module):
+    """Normalise over the trailing ``normalized_shape`` dims; weight ones, bias zeros."""
+
+    def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True,
+                 device=None, dtype=None):
+        super().__init__()
+        if isinstance(normalized_shape, int):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        new = _factory(device, dtype)
+        if elementwise_affine:
+            self.weight = new(*self.normalized_shape)
+            if bias:
+                self.bias = new(*self.normalized_shape)
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        if self.elementwise_affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def forward(self, input):
+        from . import functional as F
+
+        return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
+
+    def extra_repr(self):
+        return (f"{self.normalized_shape}, eps={self.eps}, "
+                f"elementwise_affine={self.elementwise_affine}, bias={self.bias is not None}")
+
+
+class Embedding(Module):
+    """A lookup table of ``num_embeddings`` vectors of size ``embedding_dim``, through
+    ``nn.functional.embedding``; weight initialised N(0, 1), the ``padding_idx`` row zero."""
+
+    def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None,
+                 norm_type=2.0, scale_grad_by_freq=False, sparse=False, _weight=None,
+                 _freeze=False, device=None, dtype=None):
+        super().__init__()
+        self.num_embeddings = num_embeddings
+        self.embedding_dim = embedding_dim
+        if padding_idx is not None:
+            if padding_idx > 0:
+                if padding_idx >= num_embeddings:
+                    raise AssertionError("Padding_idx must be within num_embeddings")
+            elif padding_idx < 0:
+                if padding_idx < -num_embeddings:
+                    raise AssertionError("Padding_idx must be within num_embeddings")
+                padding_idx = num_embeddings + padding_idx
+        self.padding_idx = padding_idx
+        self.max_norm = max_norm
+        self.norm_type = norm_type
+        self.scale_grad_by_freq = scale_grad_by_freq
+        self.sparse = sparse
+        if _weight is None:
+            self.weight = _factory(device, dtype)(num_embeddings, embedding_dim)
+            if _freeze:
+                self.weight.requires_grad_(False)
+            self.reset_parameters()
+        else:
+            if list(_weight.shape) != [num_embeddings, embedding_dim]:
+                raise AssertionError("Shape of weight does not match num_embeddings and embedding_dim")
+            self.weight = Parameter(_weight, requires_grad=not _freeze)
+
+    def reset_parameters(self):
+        init.normal_(self.weight)
+        if self.padding_idx is not None:
+            with no_grad():
+                self.weight[self.padding_idx] = 0.0
+
+    def forward(self, input):
+        from . import functional as F
+
+        kw = {}
+        if self.padding_idx is not None:
+            kw["padding_idx"] = self.padding_idx
+        if self.max_norm is not None:
+            kw["max_norm"] = self.max_norm
+            kw["norm_type"] = self.norm_type
+        if self.scale_grad_by_freq:
+            kw["scale_grad_by_freq"] = True
+        if self.sparse:
+            kw["sparse"] = True
+        return F.embedding(input, self.weight, **kw)
+
+    @classmethod
+    def from_pretrained(cls, embeddings, freeze=True, padding_idx=None, max_norm=None,
+                        norm_type=2.0, scale_grad_by_freq=False, sparse=False):
+        if embeddings.ndim != 2:
+            raise AssertionError("Embeddings parameter is expected to be 2-dimensional")
+        rows, cols = embeddings.shape
+        return cls(rows, cols, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse,
+                   _weight=embeddings, _freeze=freeze)
+
+    def extra_repr(self):
+        s = "{num_embeddings}, {embedding_dim}"
+        if self.padding_idx is not None:
+            s += ", padding_idx={padding_idx}"
+        if self.max_norm is not None:
+            s += ", max_norm={max_norm}"
+        if self.norm_type != 2:
+            s += ", norm_type={norm_type}"
+        if self.scale_grad_by_freq is not False:
+            s += ", scale_grad_by_freq={scale_grad_by_freq}"
+        if self.sparse is not False:
+            s += ", sparse=True"
+        return s.format(**self.__dict__)
+
+
+# ----- containers -----------------------------------------------------------------------------
+class Sequential(Module):
+    """Modules applied in order: ``Sequential(m0, m1, ...)`` or ``Sequential(OrderedDict)``."""
+
+    def __init__(self, *args):
+        super().__init__()
+        if len(args) == 1 and isinstance(args[0], OrderedDict):
+            for key, module in args[0].items():
+                self.add_module(key, module)
+        else:
+            for idx, module in enumerate(args):
+                self.add_module(str(idx), module)
+
+    def _idx(self, idx):
+        n = len(self._modules)
+        idx = int(idx)
+        if not -n <= idx < n:
+            raise IndexError(f"index {idx} is out of range")
+        return list(self._modules)[idx % n]
+
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            return type(self)(OrderedDict(list(self._modules.items())[idx]))
+        return self._modules[self._idx(idx)]
+
+    def __setitem__(self, idx, module):
+        setattr(self, self._idx(idx), module)
+
+    def __delitem__(self, idx):
+        if isinstance(idx, slice):
+            for key in list(self._modules)[idx]:
+                delattr(self, key)
+        else:
+            delattr(self, self._idx(idx))
+        # keep keys numbered
+        items = list(self._modules.items())
+        self._modules.clear()
+        for i, (k, m) in enumerate(items):
+            self._modules[str(i) if k.isdigit() else k] = m
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+    def append(self, module):
+        self.add_module(str(len(self)), module)
+        return self
+
+    def extend(self, modules):
+        for m in modules:
+            self.append(m)
+        return self
+
+    def insert(self, index, module):
+        n = len(self._modules)
+        if not -n <= index <= n:
+            raise IndexError(f"Index out of range: {index}")
+        if index < 0:
+            index += n
+        mods = list(self._modules.values())
+        mods.insert(index, module)
+        self._modules.clear()
+        for i, m in enumerate(mods):
+            self.add_module(str(i), m)
+        return self
+
+    def forward(self, input):
+        for module in self._modules.values():
+            input = module(input)
+        return input
+
+
+class ModuleList(Module):
+    """A list of modules, registered as children ``"0"``, ``"1"``, ..."""
+
+    def __init__(self, modules=None):
+        super().__init__()
+        if modules is not None:
+            self.extend(modules)
+
+    def _key(self, idx):
+        n = len(self._modules)
+        idx = int(idx)
+        if not -n <= idx < n:
+            raise IndexError(f"index {idx} is out of range")
+        return str(idx % n)
+
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            return type(self)(list(self._modules.values())[idx])
+        return self._modules[self._key(idx)]
+
+    def __setitem__(self, idx, module):
+        setattr(self, self._key(idx), module)
+
+    def __delitem__(self, idx):
+        if isinstance(idx, slice):
+            for k in list(self._modules)[idx]:
+                del self._modules[k]
+        else:
+            del self._modules[self._key(idx)]
+        mods = list(self._modules.values())
+        self._modules.clear()
+        for i, m in enumerate(mods):
+            self._modules[str(i)] = m
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+    def __iadd__(self, modules):
+        return self.extend(modules)
+
+    def __add__(self, other):
+        return ModuleList(list(self) + list(other))
+
+    def append(self, module):
+        self.add_module(str(len(self)), module)
+        return self
+
+    def extend(self, modules):
+        if isinstance(modules, Module) and not isinstance(modules, (ModuleList, Sequential)):
+            raise TypeError("ModuleList.extend should be called with an iterable, but got " + type(modules).__name__)
+        for m in list(modules):
+            self.append(m)
+        return self
+
+    def insert(self, index, module):
+        mods = list(self._modules.values())
+        mods.insert(index, module)
+        self._modules.clear()
+        for i, m in enumerate(mods):
+            self.add_module(str(i), m)
+
+    def forward(self, *args, **kwargs):
+        raise NotImplementedError("ModuleList is not callable; iterate over its modules instead")
+
+
+# ----- losses ---------------------------------------------------------------------------------
+def _legacy_reduction(size_average, reduce, reduction):
+    if size_average is None and reduce is None:
+        return reduction
+    warnings.warn(
+        "size_average and reduce args will be deprecated, please use reduction='mean' instead.",
+        stacklevel=3,
+    )
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    if size_average and reduce:
+        return "mean"
+    return "sum" if reduce else "none"
+
+
+class MSELoss(Module):
+    """Mean squared error (``reduction='mean' | 'sum' | 'none'``)."""
+
+    def __init__(self, size_average=None, reduce=None, reduction="mean"):
+        super().__init__()
+        self.reduction = _legacy_reduction(size_average, reduce, reduction)
+
+    def forward(self, input, target):
+        from . import functional as F
+
+        return F.mse_loss(input, target, reduction=self.reduction)
+
+
+class CrossEntropyLoss(Module):
+    """Cross-entropy of logits against class indices or probabilities.
+
+    ``weight`` is registered as a buffer (in ``state_dict`` when given), as in PyTorch.
+    """
+
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                 reduction="mean", label_smoothing=0.0):
+        super().__init__()
+        self.reduction = _legacy_reduction(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
+        self.ignore_index = ignore_index
+        self.label_smoothing = label_smoothing
+
+    def forward(self, input, target):
+        from . import functional as F
+
+        return F.cross_entropy(input, target, weight=self.weight, ignore_index=self.ignore_index,
+                               reduction=self.reduction, label_smoothing=self.label_smoothing)

@@ -1,0 +1,11 @@
+"""``nbgrad.optim``: optimizers with PyTorch's update rules, run as fused Numba kernels.
+
+>>> opt = nbgrad.optim.Adam(model.parameters(), lr=1e-3)
+>>> opt.zero_grad(); loss.backward(); opt.step()
+"""
+
+from .adam import Adam, AdamW
+from .optimizer import Optimizer
+from .sgd import SGD
+
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW"]

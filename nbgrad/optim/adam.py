@@ -1,0 +1,99 @@
+"""Adam and AdamW (decoupled weight decay), with AMSGrad."""
+
+from .. import dtypes as _dt
+from ..tensor import Tensor
+from .optimizer import Optimizer, _check_unsupported
+
+
+def _next_step(state):
+    """Increment ``state["step"]`` (a float32 0-d CPU tensor, as PyTorch keeps it); return it
+    as a Python float."""
+    from ..creation import tensor
+
+    st = state.get("step")
+    if not isinstance(st, Tensor):
+        st = tensor(float(st or 0.0), dtype=_dt.float32)
+        state["step"] = st
+    if st._device.type == "cpu":
+        st._data[...] = st._data + 1
+        st._vc[0] += 1
+        return float(st._data)
+    from ..autograd.grad_mode import no_grad
+
+    with no_grad():
+        st.add_(1)
+    return float(st.item())
+
+
+class Adam(Optimizer):
+    """``Adam(params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
+    maximize=False, decoupled_weight_decay=False)``, PyTorch's update rule:
+
+    ``m = lerp(m, g, 1 - beta1)``, ``v = beta2 * v + (1 - beta2) * g * g`` (``vmax = max(vmax, v)``
+    with AMSGrad), ``p -= lr / (1 - beta1**t) * m / (sqrt(v) / sqrt(1 - beta2**t) + eps)``.
+    Weight decay adds ``weight_decay * p`` to ``g`` or, decoupled (AdamW), scales ``p`` by
+    ``1 - lr * weight_decay`` first. Each parameter is updated by one fused kernel.
+    """
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 amsgrad=False, *, maximize=False, foreach=None, capturable=False,
+                 differentiable=False, fused=None, decoupled_weight_decay=False):
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= betas[0] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+        if not 0.0 <= betas[1] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_unsupported(differentiable, capturable)
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+                        amsgrad=amsgrad, maximize=maximize,
+                        decoupled_weight_decay=decoupled_weight_decay)
+        super().__init__(params, defaults)
+
+    def step(self, closure=None):
+        """One update of every parameter that has a ``.grad``; returns ``closure()``'s loss."""
+        loss = self._closure(closure)
+        for group in self.param_groups:
+            beta1, beta2 = (float(b) for b in group["betas"])
+            lr = float(group["lr"])
+            eps = float(group["eps"])
+            wd = float(group["weight_decay"])
+            amsgrad = bool(group["amsgrad"])
+            maximize = bool(group["maximize"])
+            decoupled = bool(group.get("decoupled_weight_decay", False))
+            for p in group["params"]:
+                if p._grad is None:
+                    continue
+                g = self._flat_grad(p)
+                state = self.state[p]
+                if len(state) == 0:
+                    state["step"] = None
+                step = _next_step(state)
+                m = self._state_buffer(state, "exp_avg", p)
+                v = self._state_buffer(state, "exp_avg_sq", p)
+                vmax = self._state_buffer(state, "max_exp_avg_sq", p) if amsgrad else v
+                bias_correction1 = 1 - beta1**step
+                bias_correction2 = 1 - beta2**step
+                step_size = lr / bias_correction1
+                bc2_sqrt = bias_correction2**0.5
+                flat, back = self._flat_param(p)
+                self._kernel("adam_step", p)(flat, g, m, v, vmax, lr, beta1, beta2, eps, wd,
+                                             step_size, bc2_sqrt, decoupled, amsgrad, maximize)
+                self._write_back(p, back)
+        return loss
+
+
+class AdamW(Adam):
+    """Adam with decoupled weight decay (default ``weight_decay=1e-2``): ``p *= 1 - lr * wd``
+    before the Adam update, instead of adding ``wd * p`` to the gradient."""
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2,
+                 amsgrad=False, *, maximize=False, foreach=None, capturable=False,
+                 differentiable=False, fused=None):
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize,
+                         foreach=foreach, capturable=capturable, differentiable=differentiable,
+                         fused=fused, decoupled_weight_decay=True)

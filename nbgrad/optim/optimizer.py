@@ -1,0 +1,295 @@
+"""The ``Optimizer`` base: parameter groups, per-parameter state, state dicts.
+
+Subclasses implement ``step``. Their updates write parameters and state buffers in place
+through fused kernels from the op registry (``kernel("adam_step", device)`` and friends),
+one pass over each parameter, and bump each parameter's version counter.
+"""
+
+import warnings
+from collections import defaultdict
+
+from ..autograd.grad_mode import enable_grad
+from ..ops._core import copy_data
+from ..ops.registry import backend, kernel
+from ..tensor import Tensor
+
+
+class _RequiredParameter:
+    """Marks a hyperparameter that every parameter group must give."""
+
+    def __repr__(self):
+        return "<required parameter>"
+
+
+required = _RequiredParameter()
+
+
+def _is_c(a, dev):
+    return a.flags.c_contiguous if dev.type == "cpu" else backend(dev).is_contiguous(a)
+
+
+class Optimizer:
+    """Base class: ``Optimizer(params, defaults)``.
+
+    ``params`` is an iterable of tensors, or of dicts (parameter groups) each holding
+    ``"params"`` and any hyperparameters that override ``defaults``.
+    """
+
+    def __init__(self, params, defaults):
+        self.defaults = defaults
+        if isinstance(params, Tensor):
+            raise TypeError(
+                "params argument given to the optimizer should be an iterable of Tensors or "
+                "dicts, but got " + params._type_name()
+            )
+        self.state = defaultdict(dict)
+        self.param_groups = []
+        param_groups = list(params)
+        if len(param_groups) == 0:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(param_groups[0], dict):
+            param_groups = [{"params": param_groups}]
+        for group in param_groups:
+            self.add_param_group(group)
+
+    def add_param_group(self, param_group):
+        """Add a group of parameters (a dict with ``"params"`` and hyperparameters)."""
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
+        params = param_group["params"]
+        if isinstance(params, Tensor):
+            params = [params]
+        elif isinstance(params, set):
+            raise TypeError(
+                "optimizer parameters need to be organized in ordered collections, but the "
+                "ordering of tensors in sets will change between runs. Please use a list instead."
+            )
+        else:
+            params = list(params)
+        names = [p[0] for p in params if isinstance(p, tuple)]
+        params = [p[1] if isinstance(p, tuple) else p for p in params]
+        if names:
+            if len(names) != len(params):
+                raise ValueError(
+                    "all optimizer params should be with/without names. Some param names are missing"
+                )
+            param_group["param_names"] = names
+        param_group["params"] = params
+        for p in params:
+            if not isinstance(p, Tensor):
+                raise TypeError(
+                    "optimizer can only optimize Tensors, but one of the params is "
+                    + type(p).__name__
+                )
+            if not (p.is_leaf or p.retains_grad):
+                raise ValueError("can't optimize a non-leaf Tensor")
+        for name, default in self.defaults.items():
+            if default is required and name not in param_group:
+                raise ValueError(
+                    "parameter group didn't specify a value of required optimization "
+                    f"parameter {name}"
+                )
+            param_group.setdefault(name, default)
+        ids = [id(p) for p in params]
+        if len(ids) != len(set(ids)):
+            warnings.warn(
+                "optimizer contains a parameter group with duplicate parameters; in future, "
+                "this will cause an error",
+                stacklevel=3,
+            )
+        seen = {id(p) for g in self.param_groups for p in g["params"]}
+        if seen.intersection(ids):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(param_group)
+
+    def zero_grad(self, set_to_none=True):
+        """Clear the ``.grad`` of every optimized tensor (to None, or zero it in place)."""
+        for group in self.param_groups:
+            for p in group["params"]:
+                g = p._grad
+                if g is None:
+                    continue
+                if set_to_none:
+                    p._grad = None
+                else:
+                    if g._grad_fn is not None:
+                        g.detach_()
+                    else:
+                        g.requires_grad_(False)
+                    g.zero_()
+
+    def step(self, closure=None):
+        """Update the parameters once from their ``.grad``; returns ``closure()``'s loss."""
+        raise NotImplementedError
+
+    def _closure(self, closure):
+        if closure is None:
+            return None
+        with enable_grad():
+            return closure()
+
+    # ----- state dicts ----------------------------------------------------------------------
+    def state_dict(self):
+        """``{"state": {index: {...}}, "param_groups": [{..., "params": [index, ...]}]}``.
+
+        Parameters are numbered in group order, as PyTorch does; state tensors are shared,
+        not copied.
+        """
+        mapping = {}
+        start = 0
+
+        def pack(group):
+            nonlocal start
+            packed = {k: v for k, v in group.items() if k != "params"}
+            for i, p in enumerate(group["params"], start):
+                mapping.setdefault(id(p), i)
+            packed["params"] = [mapping[id(p)] for p in group["params"]]
+            start += len(packed["params"])
+            return packed
+
+        groups = [pack(g) for g in self.param_groups]
+        state = {
+            (mapping[id(k)] if isinstance(k, Tensor) else k): dict(v)
+            for k, v in self.state.items()
+        }
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict):
+        """Load ``state_dict`` (from ``state_dict()``): hyperparameters and state buffers.
+
+        State tensors are copied, cast to their parameter's dtype and device (``step``
+        stays as saved).
+        """
+        groups = self.param_groups
+        saved_groups = [dict(g) for g in state_dict["param_groups"]]
+        if len(groups) != len(saved_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        if any(len(g["params"]) != len(s["params"]) for g, s in zip(groups, saved_groups)):
+            raise ValueError(
+                "loaded state dict contains a parameter group that doesn't match the size of "
+                "optimizer's group"
+            )
+        id_map = {}
+        for g, s in zip(groups, saved_groups):
+            for sid, p in zip(s["params"], g["params"]):
+                id_map[sid] = p
+
+        def cast(param, value, key=None):
+            if isinstance(value, Tensor):
+                v = value.detach()
+                if key != "step":
+                    dt = param._dtype if param.is_floating_point() else v._dtype
+                    v = v.to(device=param._device, dtype=dt)
+                if v._data is value._data or not v.is_contiguous():
+                    v = v.clone()  # own, C-contiguous storage
+                return v
+            if isinstance(value, dict):
+                return {k: cast(param, x, k) for k, x in value.items()}
+            if isinstance(value, (list, tuple)):
+                return type(value)(cast(param, x) for x in value)
+            return value
+
+        state = defaultdict(dict)
+        for k, v in state_dict["state"].items():
+            if k in id_map:
+                p = id_map[k]
+                state[p] = cast(p, v)
+            else:
+                state[k] = v
+        new_groups = []
+        for g, s in zip(groups, saved_groups):
+            s["params"] = g["params"]
+            if "param_names" in g and "param_names" not in s:
+                s["param_names"] = g["param_names"]
+            new_groups.append(s)
+        self.__setstate__({"state": state, "param_groups": new_groups})
+
+    def __getstate__(self):
+        return {"defaults": self.defaults, "state": self.state, "param_groups": self.param_groups}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        for group in self.param_groups:
+            for k, v in self.defaults.items():
+                if v is not required:
+                    group.setdefault(k, v)
+
+    def __repr__(self):
+        s = type(self).__name__ + " ("
+        for i, group in enumerate(self.param_groups):
+            s += f"\nParameter Group {i}\n"
+            for key in sorted(group.keys()):
+                if key != "params":
+                    s += f"    {key}: {group[key]}\n"
+        return s + ")"
+
+    # ----- helpers for subclasses -----------------------------------------------------------
+    @staticmethod
+    def _kernel(name, p):
+        return kernel(name, p._device)
+
+    @staticmethod
+    def _flat_param(p):
+        """``(flat contiguous array to update, array to copy back into or None)``."""
+        d = p._data
+        if _is_c(d, p._device):
+            return d.reshape(-1), None
+        c = copy_data(d, p._dtype, p._device)
+        return c.reshape(-1), c
+
+    @staticmethod
+    def _write_back(p, copy):
+        if copy is not None:
+            copy_data(copy, p._dtype, p._device, out=p._data)
+        p._vc[0] += 1
+
+    @staticmethod
+    def _flat_grad(p):
+        g = p._grad
+        d = g._data
+        if g._device != p._device:
+            raise RuntimeError(
+                f"gradient on {g._device} does not match its parameter's device {p._device}"
+            )
+        if g._dtype is not p._dtype or not _is_c(d, g._device):
+            d = copy_data(d, p._dtype, p._device)
+        if tuple(d.shape) != tuple(p._data.shape):
+            raise RuntimeError(
+                f"gradient of shape {list(d.shape)} does not match its parameter's shape "
+                f"{list(p._data.shape)}"
+            )
+        return d.reshape(-1)
+
+    @staticmethod
+    def _state_buffer(state, key, p):
+        """State tensor ``state[key]`` as a flat contiguous array of ``p``'s dtype and device
+        (created as zeros when missing; replaced by a converted copy when it differs)."""
+        from ..creation import zeros
+
+        t = state.get(key)
+        if t is None:
+            t = zeros(tuple(p.shape), dtype=p._dtype, device=p._device)
+            state[key] = t
+        elif (t._dtype is not p._dtype or t._device != p._device
+              or not _is_c(t._data, t._device)):
+            if tuple(t.shape) != tuple(p.shape):
+                raise RuntimeError(
+                    f"optimizer state '{key}' has shape {list(t.shape)}, but its parameter "
+                    f"has shape {list(p.shape)}"
+                )
+            t = t.detach().to(device=p._device, dtype=p._dtype).clone()
+            state[key] = t
+        if tuple(t.shape) != tuple(p.shape):
+            raise RuntimeError(
+                f"optimizer state '{key}' has shape {list(t.shape)}, but its parameter has "
+                f"shape {list(p.shape)}"
+            )
+        t._vc[0] += 1
+        return t._data.reshape(-1)
+
+
+def _check_unsupported(differentiable=False, capturable=False):
+    if differentiable:
+        raise NotImplementedError("nbgrad optimizers do not support differentiable=True")
+    if capturable:
+        raise NotImplementedError("nbgrad optimizers do not support capturable=True")

@@ -1,0 +1,303 @@
+"""nbgrad.optim against torch.optim: same updates over several steps, state dicts, groups."""
+
+import numpy as np
+import pytest
+
+import nbgrad
+import nbgrad.nn as nn
+from nbgrad.kernels.cpu import optim as OPT
+
+torch = pytest.importorskip("torch")
+
+SHAPES = [(3, 4), (5,), ()]
+
+
+def _problem(dtype, seed=0):
+    """Parameters and a fixed quadratic-ish loss, built identically in nbgrad and torch."""
+    rng = np.random.default_rng(seed)
+    init = [rng.standard_normal(s).astype(dtype) for s in SHAPES]
+    targets = [rng.standard_normal(s).astype(dtype) for s in SHAPES]
+    nb = [nn.Parameter(nbgrad.tensor(a.copy())) for a in init]
+    tp = [torch.nn.Parameter(torch.tensor(a.copy())) for a in init]
+    return nb, tp, targets
+
+
+def _loss_nb(params, targets, k):
+    total = None
+    for p, t in zip(params, targets):
+        d = p - nbgrad.tensor(t)
+        term = (d * d * (1.0 + 0.1 * k)).sum() + (p * p * p).sum() * 0.01
+        total = term if total is None else total + term
+    return total
+
+
+def _loss_t(params, targets, k):
+    total = None
+    for p, t in zip(params, targets):
+        d = p - torch.tensor(t)
+        term = (d * d * (1.0 + 0.1 * k)).sum() + (p * p * p).sum() * 0.01
+        total = term if total is None else total + term
+    return total
+
+
+def _run(nb_cls, t_cls, kwargs, dtype=np.float64, steps=5, maximize_skip=None):
+    nb, tp, targets = _problem(dtype)
+    o1 = nb_cls(nb, **kwargs)
+    o2 = t_cls(tp, **kwargs)
+    for k in range(steps):
+        o1.zero_grad()
+        o2.zero_grad()
+        _loss_nb(nb, targets, k).backward()
+        _loss_t(tp, targets, k).backward()
+        o1.step()
+        o2.step()
+    return nb, tp, o1, o2
+
+
+def _check(nb, tp, dtype):
+    rtol, atol = (1e-12, 1e-12) if dtype == np.float64 else (2e-5, 2e-6)
+    for a, b in zip(nb, tp):
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=rtol, atol=atol)
+
+
+SGD_CASES = [
+    dict(lr=0.1),
+    dict(lr=0.05, weight_decay=0.1),
+    dict(lr=0.05, momentum=0.9),
+    dict(lr=0.05, momentum=0.9, dampening=0.3, weight_decay=0.01),
+    dict(lr=0.05, momentum=0.8, nesterov=True),
+    dict(lr=0.05, momentum=0.8, nesterov=True, weight_decay=0.05, maximize=True),
+    dict(lr=0.05, maximize=True),
+]
+
+
+@pytest.mark.parametrize("kwargs", SGD_CASES)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_sgd_matches_torch(kwargs, dtype):
+    nb, tp, o1, o2 = _run(nbgrad.optim.SGD, torch.optim.SGD, kwargs, dtype)
+    _check(nb, tp, dtype)
+    if kwargs.get("momentum"):
+        for p, q in zip(nb, tp):
+            np.testing.assert_allclose(o1.state[p]["momentum_buffer"].numpy(),
+                                       o2.state[q]["momentum_buffer"].numpy(),
+                                       rtol=1e-5, atol=1e-6)
+
+
+ADAM_CASES = [
+    dict(lr=0.1),
+    dict(lr=0.05, betas=(0.8, 0.99), eps=1e-6),
+    dict(lr=0.05, weight_decay=0.1),
+    dict(lr=0.05, amsgrad=True),
+    dict(lr=0.05, amsgrad=True, weight_decay=0.05, maximize=True),
+    dict(lr=0.05, betas=(0.3, 0.9)),  # lerp weight >= 0.5 branch
+]
+
+
+@pytest.mark.parametrize("kwargs", ADAM_CASES)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_adam_matches_torch(kwargs, dtype):
+    nb, tp, o1, o2 = _run(nbgrad.optim.Adam, torch.optim.Adam, kwargs, dtype)
+    _check(nb, tp, dtype)
+    for p, q in zip(nb, tp):
+        s1, s2 = o1.state[p], o2.state[q]
+        assert list(s1) == list(s2)
+        assert s1["step"].item() == s2["step"].item() == 5.0
+        assert s1["step"].dtype == nbgrad.float32
+        for k in s1:
+            np.testing.assert_allclose(s1[k].numpy(), s2[k].numpy(), rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("kwargs", [dict(lr=0.05), dict(lr=0.05, weight_decay=0.3, amsgrad=True),
+                                    dict(lr=0.1, weight_decay=0.0)])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_adamw_matches_torch(kwargs, dtype):
+    nb, tp, o1, o2 = _run(nbgrad.optim.AdamW, torch.optim.AdamW, kwargs, dtype)
+    _check(nb, tp, dtype)
+    assert o1.defaults["weight_decay"] == 1e-2 or "weight_decay" in kwargs
+
+
+def test_parallel_kernel_variants_match_serial():
+    """The parallel=True variants (used from _par.PARALLEL_MIN elements) compute the same."""
+    rng = np.random.default_rng(0)
+    n = 1000
+
+    def arrays(k):
+        return [rng.standard_normal(n) for _ in range(k)]
+
+    p, g, m, v, vm = arrays(5)
+    v, vm = np.abs(v), np.abs(vm)
+    outs = []
+    for variant in (OPT._S, OPT._P):
+        a = [x.copy() for x in (p, g, m, v, vm)]
+        variant[2](*a, 0.1, 0.9, 0.99, 1e-8, 0.1, 0.2, 0.3, False, True, True)
+        outs.append(a)
+    for x, y in zip(*outs):
+        np.testing.assert_allclose(x, y, rtol=1e-14, atol=0)
+    outs = []
+    for variant in (OPT._S, OPT._P):
+        a = [x.copy() for x in (p, g, m)]
+        variant[1](*a, 0.1, 0.01, 0.9, 0.0, True, False, False)
+        outs.append(a)
+    for x, y in zip(*outs):
+        np.testing.assert_allclose(x, y, rtol=1e-14, atol=0)
+
+
+def test_params_without_grad_are_skipped_and_versions_bump():
+    a = nn.Parameter(nbgrad.ones(3))
+    b = nn.Parameter(nbgrad.ones(3))
+    opt = nbgrad.optim.Adam([a, b], lr=0.1)
+    (a * 2).sum().backward()
+    va, vb = a._version, b._version
+    opt.step()
+    assert a._version > va and b._version == vb
+    assert b.tolist() == [1.0, 1.0, 1.0] and b not in opt.state
+    assert a.detach().numpy().max() < 1.0
+
+
+def test_non_contiguous_parameter():
+    base = nbgrad.tensor(np.arange(12.0).reshape(3, 4))
+    p = base.t().requires_grad_()  # a non-contiguous leaf sharing base's storage
+    assert not p.is_contiguous()
+    tq = torch.tensor(np.arange(12.0).reshape(3, 4)).t().detach().requires_grad_()
+    o1 = nbgrad.optim.SGD([p], lr=0.1, momentum=0.5)
+    o2 = torch.optim.SGD([tq], lr=0.1, momentum=0.5)
+    for _ in range(3):
+        o1.zero_grad()
+        o2.zero_grad()
+        (p * p).sum().backward()
+        (tq * tq).sum().backward()
+        o1.step()
+        o2.step()
+    np.testing.assert_allclose(p.detach().numpy(), tq.detach().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(base.numpy(), tq.detach().numpy().T, rtol=1e-12)  # written through
+
+
+def test_closure_and_param_groups():
+    m1 = nn.Linear(3, 2)
+    m2 = nn.Linear(2, 1)
+    opt = nbgrad.optim.SGD([{"params": m1.parameters()}, {"params": m2.parameters(), "lr": 0.02}],
+                           lr=0.01, momentum=0.9)
+    assert opt.param_groups[0]["lr"] == 0.01 and opt.param_groups[1]["lr"] == 0.02
+    assert opt.param_groups[1]["momentum"] == 0.9
+    x = nbgrad.randn(4, 3)
+
+    def closure():
+        opt.zero_grad()
+        loss = m2(m1(x)).pow(2).sum()
+        loss.backward()
+        return loss
+
+    l0 = opt.step(closure).item()
+    for _ in range(5):
+        last = opt.step(closure).item()
+    assert last < l0
+    extra = nn.Parameter(nbgrad.zeros(2))
+    opt.add_param_group({"params": [extra], "lr": 1.0})
+    assert opt.param_groups[2]["momentum"] == 0.9 and opt.param_groups[2]["params"] == [extra]
+    with pytest.raises(ValueError, match="more than one parameter group"):
+        opt.add_param_group({"params": [extra]})
+
+
+def test_errors():
+    p = nn.Parameter(nbgrad.ones(2))
+    with pytest.raises(ValueError, match="empty parameter list"):
+        nbgrad.optim.SGD([], lr=0.1)
+    with pytest.raises(TypeError, match="iterable of Tensors or dicts"):
+        nbgrad.optim.SGD(p, lr=0.1)
+    with pytest.raises(ValueError, match="Invalid learning rate"):
+        nbgrad.optim.Adam([p], lr=-1)
+    with pytest.raises(ValueError, match="Invalid beta parameter at index 1"):
+        nbgrad.optim.Adam([p], betas=(0.9, 1.0))
+    with pytest.raises(ValueError, match="Nesterov momentum requires"):
+        nbgrad.optim.SGD([p], lr=0.1, nesterov=True)
+    with pytest.raises(ValueError, match="non-leaf"):
+        nbgrad.optim.SGD([p * 2], lr=0.1)
+    with pytest.raises(TypeError, match="only optimize Tensors"):
+        nbgrad.optim.SGD([1.0], lr=0.1)
+    with pytest.raises(TypeError, match="ordered collections"):
+        nbgrad.optim.SGD([{"params": {p}}], lr=0.1)
+    with pytest.raises(NotImplementedError):
+        nbgrad.optim.Adam([p], differentiable=True)
+
+
+def test_zero_grad():
+    p = nn.Parameter(nbgrad.ones(2))
+    opt = nbgrad.optim.SGD([p], lr=0.1)
+    (p * 3).sum().backward()
+    opt.zero_grad(set_to_none=False)
+    assert p.grad.tolist() == [0.0, 0.0]
+    opt.zero_grad()
+    assert p.grad is None
+
+
+def test_repr_matches_torch_layout():
+    p = nn.Parameter(nbgrad.ones(2))
+    r = repr(nbgrad.optim.SGD([p], lr=0.1, momentum=0.9))
+    assert r.startswith("SGD (\nParameter Group 0\n    dampening: 0\n    lr: 0.1\n")
+    assert r.endswith(")")
+
+
+@pytest.mark.parametrize("cls,kwargs", [(nbgrad.optim.SGD, dict(lr=0.05, momentum=0.9)),
+                                        (nbgrad.optim.Adam, dict(lr=0.05, amsgrad=True)),
+                                        (nbgrad.optim.AdamW, dict(lr=0.05))])
+def test_state_dict_resume_is_exact(cls, kwargs):
+    """Train 3 steps, save the optimizer state, load into a fresh optimizer on copies of the
+    parameters, train 2 more: identical to 5 uninterrupted steps."""
+    nb, _, targets = _problem(np.float64)
+    ref = [nn.Parameter(p.detach().clone()) for p in nb]
+    o_ref = cls(ref, **kwargs)
+    o = cls(nb, **kwargs)
+    for k in range(3):
+        for params, opt in ((nb, o), (ref, o_ref)):
+            opt.zero_grad()
+            _loss_nb(params, targets, k).backward()
+            opt.step()
+    sd = o.state_dict()
+    assert sorted(sd["state"]) == [0, 1, 2]
+    assert sd["param_groups"][0]["params"] == [0, 1, 2]
+    resumed = [nn.Parameter(p.detach().clone()) for p in nb]
+    o2 = cls(resumed, lr=123.0)  # hyperparameters come from the state dict
+    o2.load_state_dict(sd)
+    assert o2.param_groups[0]["lr"] == kwargs["lr"] and o2.param_groups[0]["params"] == resumed
+    key = "momentum_buffer" if cls is nbgrad.optim.SGD else "exp_avg"
+    assert o2.state[resumed[0]][key]._data is not o.state[nb[0]][key]._data  # copied
+    for k in range(3, 5):
+        for params, opt in ((resumed, o2), (ref, o_ref)):
+            opt.zero_grad()
+            _loss_nb(params, targets, k).backward()
+            opt.step()
+    for a, b in zip(resumed, ref):
+        assert np.array_equal(a.detach().numpy(), b.detach().numpy())
+
+
+def test_load_state_dict_validation_and_casting():
+    p = nn.Parameter(nbgrad.ones(2))
+    o = nbgrad.optim.Adam([p], lr=0.1)
+    p.grad = nbgrad.ones(2)
+    o.step()
+    sd = o.state_dict()
+    with pytest.raises(ValueError, match="different number of parameter groups"):
+        nbgrad.optim.Adam([{"params": [nn.Parameter(nbgrad.ones(2))]},
+                           {"params": [nn.Parameter(nbgrad.ones(2))]}]).load_state_dict(sd)
+    with pytest.raises(ValueError, match="doesn't match the size"):
+        nbgrad.optim.Adam([nn.Parameter(nbgrad.ones(2)), nn.Parameter(nbgrad.ones(2))]).load_state_dict(sd)
+    q = nn.Parameter(nbgrad.ones(2, dtype=nbgrad.float64))
+    o2 = nbgrad.optim.Adam([q])
+    o2.load_state_dict(sd)
+    st = o2.state[q]
+    assert st["exp_avg"].dtype == nbgrad.float64 and st["step"].dtype == nbgrad.float32
+    q.grad = nbgrad.ones(2, dtype=nbgrad.float64)
+    o2.step()
+    assert st["step"].item() == 2.0
+
+
+def test_model_to_after_optimizer_keeps_working():
+    m = nn.Linear(3, 1)
+    opt = nbgrad.optim.Adam(m.parameters(), lr=0.01)
+    m(nbgrad.randn(2, 3)).sum().backward()
+    opt.step()
+    m.double()
+    opt.zero_grad()
+    m(nbgrad.randn(2, 3, dtype=nbgrad.float64)).sum().backward()
+    opt.step()  # float32 state is converted to the parameter's new dtype
+    assert opt.state[m.weight]["exp_avg"].dtype == nbgrad.float64

@@ -1,0 +1,308 @@
+"""nbgrad.save / nbgrad.load: round trips, the documented format, and refusal of bad files."""
+
+import io
+import json
+import math
+import os
+import pickle
+import zipfile
+
+import numpy as np
+import pytest
+
+import nbgrad
+import nbgrad.nn as nn
+
+
+def roundtrip(obj):
+    buf = io.BytesIO()
+    nbgrad.save(obj, buf)
+    buf.seek(0)
+    return nbgrad.load(buf)
+
+
+def same(a, b):
+    assert a.dtype == b.dtype and tuple(a.shape) == tuple(b.shape)
+    assert np.array_equal(a.detach().numpy(), b.detach().numpy(), equal_nan=a.is_floating_point())
+
+
+@pytest.mark.parametrize("t", [
+    nbgrad.tensor([[1.5, -2.0], [math.inf, math.nan]]),
+    nbgrad.tensor([1.0, 2.0], dtype=nbgrad.float64),
+    nbgrad.tensor([[1, -(2**40)]], dtype=nbgrad.int64),
+    nbgrad.tensor([3, -4], dtype=nbgrad.int32),
+    nbgrad.tensor([True, False, True]),
+    nbgrad.tensor(2.5),
+    nbgrad.zeros(0, 3),
+    nbgrad.arange(24.0).reshape(2, 3, 4).permute(2, 0, 1),  # non-contiguous
+])
+def test_tensor_roundtrip(t):
+    r = roundtrip(t)
+    same(r, t)
+    assert r.is_contiguous() and r.device == t.device
+
+
+def test_requires_grad_and_parameter_flags():
+    p = nn.Parameter(nbgrad.ones(2))
+    q = nbgrad.ones(2, requires_grad=True)
+    r = roundtrip({"p": p, "q": q, "plain": nbgrad.ones(1)})
+    assert isinstance(r["p"], nn.Parameter) and r["p"].requires_grad and r["p"].is_leaf
+    assert r["q"].requires_grad and not isinstance(r["q"], nn.Parameter)
+    assert not r["plain"].requires_grad
+
+
+def test_nested_structures():
+    t = nbgrad.randn(3)
+    obj = {
+        "a": [1, 2.0, -3.5e-300, 2**100, True, None, "s\u00e9", float("inf"), -math.inf],
+        "nan": math.nan,
+        7: (t, t, (nbgrad.zeros(1),)),  # int key; the same tensor twice
+        (1, "x"): {"deep": [[{}], []]},
+        None: nbgrad.Size([2, 3]),
+        2.5: nbgrad.float64,
+        False: nbgrad.device("cpu"),
+        "np": [np.float32(1.5), np.int64(3), np.bool_(True)],
+    }
+    r = roundtrip(obj)
+    assert list(r) == list(obj)
+    assert r["a"][:7] == obj["a"][:7] and r["a"][7] == math.inf and r["a"][8] == -math.inf
+    assert isinstance(r["a"][1], float) and isinstance(r["a"][3], int)
+    assert math.isnan(r["nan"])
+    assert isinstance(r[7], tuple) and r[7][0] is r[7][1] and isinstance(r[7][2], tuple)
+    same(r[7][0], t)
+    assert r[(1, "x")] == {"deep": [[{}], []]}
+    assert r[None] == (2, 3)
+    assert r[2.5] is nbgrad.float64 and r[False] == nbgrad.device("cpu")
+    assert r["np"] == [1.5, 3, True]
+    assert roundtrip(None) is None and roundtrip("x") == "x" and roundtrip([]) == []
+
+
+def test_paths_and_file_objects(tmp_path):
+    t = nbgrad.randn(4, 5)
+    path = tmp_path / "t.nbg"
+    nbgrad.save(t, path)  # pathlib
+    same(nbgrad.load(path), t)
+    nbgrad.save({"t": t}, str(path))  # str path, overwrite
+    same(nbgrad.load(str(path))["t"], t)
+    with open(path, "rb") as f:
+        same(nbgrad.load(f)["t"], t)
+    with pytest.raises(FileNotFoundError):
+        nbgrad.load(tmp_path / "missing.nbg")
+
+
+def test_deterministic_bytes():
+    sd = nn.Linear(3, 2).state_dict()
+    a, b = io.BytesIO(), io.BytesIO()
+    nbgrad.save(sd, a)
+    nbgrad.save(sd, b)
+    assert a.getvalue() == b.getvalue()
+
+
+def test_documented_format():
+    t = nbgrad.tensor([[1.0, 2.0]], dtype=nbgrad.float64)
+    buf = io.BytesIO()
+    nbgrad.save({"w": t, "n": 3}, buf)
+    with zipfile.ZipFile(io.BytesIO(buf.getvalue())) as zf:
+        assert sorted(zf.namelist()) == ["nbgrad.json", "tensors/0"]
+        assert all(i.compress_type == zipfile.ZIP_STORED for i in zf.infolist())
+        header = json.loads(zf.read("nbgrad.json"))
+        assert header["format"] == "nbgrad" and header["version"] == 1
+        assert header["tensors"] == [{"dtype": "float64", "shape": [1, 2], "device": "cpu",
+                                      "requires_grad": False, "parameter": False,
+                                      "data": "tensors/0"}]
+        assert header["root"] == {"$dict": [["w", {"$tensor": 0}], ["n", 3]]}
+        assert zf.read("tensors/0") == np.array([1.0, 2.0], dtype="<f8").tobytes()
+
+
+def test_model_state_dict_roundtrip(tmp_path):
+    nbgrad.manual_seed(0)
+    m = nn.Sequential(nn.Linear(4, 8), nn.LayerNorm(8), nn.GELU(), nn.Linear(8, 3))
+    path = tmp_path / "model.nbg"
+    nbgrad.save(m.state_dict(), path)
+    m2 = nn.Sequential(nn.Linear(4, 8), nn.LayerNorm(8), nn.GELU(), nn.Linear(8, 3))
+    res = m2.load_state_dict(nbgrad.load(path))
+    assert not res.missing_keys and not res.unexpected_keys
+    x = nbgrad.randn(5, 4)
+    assert np.array_equal(m(x).detach().numpy(), m2(x).detach().numpy())
+
+
+@pytest.mark.parametrize("cls,kwargs", [(nbgrad.optim.Adam, dict(lr=0.05, amsgrad=True)),
+                                        (nbgrad.optim.SGD, dict(lr=0.05, momentum=0.9))])
+def test_optimizer_checkpoint_resume(tmp_path, cls, kwargs):
+    nbgrad.manual_seed(1)
+    x, y = nbgrad.randn(16, 3), nbgrad.randn(16, 1)
+
+    def train(model, opt, steps):
+        for _ in range(steps):
+            opt.zero_grad()
+            ((model(x) - y) ** 2).mean().backward()
+            opt.step()
+
+    ref = nn.Linear(3, 1)
+    ref_opt = cls(ref.parameters(), **kwargs)
+    m = nn.Linear(3, 1)
+    m.load_state_dict(ref.state_dict())
+    opt = cls(m.parameters(), **kwargs)
+    train(ref, ref_opt, 5)
+    train(m, opt, 2)
+    path = tmp_path / "ckpt.nbg"
+    nbgrad.save({"model": m.state_dict(), "optim": opt.state_dict(), "epoch": 2}, path)
+    ck = nbgrad.load(path)
+    assert ck["epoch"] == 2 and sorted(ck["optim"]["state"]) == [0, 1]
+    m2 = nn.Linear(3, 1)
+    m2.load_state_dict(ck["model"])
+    opt2 = cls(m2.parameters(), lr=1.0)
+    opt2.load_state_dict(ck["optim"])
+    train(m2, opt2, 3)
+    for a, b in zip(m2.parameters(), ref.parameters()):
+        assert np.array_equal(a.detach().numpy(), b.detach().numpy())
+
+
+def test_map_location():
+    r = roundtrip(nbgrad.ones(2))
+    buf = io.BytesIO()
+    nbgrad.save(r, buf)
+    buf.seek(0)
+    assert nbgrad.load(buf, map_location="cpu").device == nbgrad.device("cpu")
+    buf.seek(0)
+    with pytest.raises(TypeError):
+        nbgrad.load(buf, map_location=lambda s, loc: s)
+
+
+def test_unsupported_objects():
+    with pytest.raises(TypeError, match="state_dict"):
+        nbgrad.save(nn.Linear(1, 1), io.BytesIO())
+    with pytest.raises(TypeError, match="from_numpy"):
+        nbgrad.save(np.zeros(2), io.BytesIO())
+    with pytest.raises(TypeError):
+        nbgrad.save({"f": lambda: 1}, io.BytesIO())
+    with pytest.raises(TypeError):
+        nbgrad.save({1, 2}, io.BytesIO())
+    with pytest.raises(TypeError, match="dict keys"):
+        nbgrad.save({nbgrad.ones(1): 1}, io.BytesIO())
+    cyc = []
+    cyc.append(cyc)
+    with pytest.raises(ValueError, match="cycle"):
+        nbgrad.save(cyc, io.BytesIO())
+    with pytest.raises(TypeError):
+        pickle.dumps(nbgrad.ones(1))  # tensors refuse pickle altogether
+
+
+# ----- refusing bad files --------------------------------------------------------------------
+class _Evil:
+    def __init__(self, marker):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (os.mkdir, (self.marker,))
+
+
+def _zip(entries):
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        for name, data in entries.items():
+            zf.writestr(name, data)
+    return buf.getvalue()
+
+
+def _load_bytes(b):
+    return nbgrad.load(io.BytesIO(b))
+
+
+def test_pickle_payload_never_runs(tmp_path):
+    marker = str(tmp_path / "pwned")
+    payload = pickle.dumps({"w": _Evil(marker)})
+    path = tmp_path / "evil.pt"
+    path.write_bytes(payload)
+    with pytest.raises(RuntimeError, match="not a valid nbgrad file.*pickle"):
+        nbgrad.load(path)
+    # the same payload inside a torch.save-style zip archive
+    with pytest.raises(RuntimeError, match="pickle"):
+        _load_bytes(_zip({"archive/data.pkl": payload, "archive/version": b"3"}))
+    # ... and inside an nbgrad archive, as a "tensor" with a non-numeric dtype
+    header = {"format": "nbgrad", "version": 1, "root": {"$tensor": 0},
+              "tensors": [{"dtype": "object", "shape": [1], "data": "tensors/0"}]}
+    with pytest.raises(RuntimeError, match="unsupported dtype"):
+        _load_bytes(_zip({"nbgrad.json": json.dumps(header), "tensors/0": payload}))
+    # ... and as an unknown tag in the header
+    header = {"format": "nbgrad", "version": 1, "tensors": [],
+              "root": {"$pickle": payload.hex()}}
+    with pytest.raises(RuntimeError, match="unknown tag"):
+        _load_bytes(_zip({"nbgrad.json": json.dumps(header)}))
+    assert not os.path.exists(marker)
+
+
+def test_torch_save_file_is_refused(tmp_path):
+    torch = pytest.importorskip("torch")
+    path = tmp_path / "t.pt"
+    torch.save({"w": torch.ones(2)}, path)
+    with pytest.raises(RuntimeError, match="torch.save/pickle"):
+        nbgrad.load(path)
+
+
+def _good_bytes():
+    buf = io.BytesIO()
+    nbgrad.save({"w": nbgrad.arange(100.0), "b": nbgrad.ones(3, dtype=nbgrad.int64)}, buf)
+    return buf.getvalue()
+
+
+def test_truncated_files():
+    good = _good_bytes()
+    assert _load_bytes(good)["w"].shape == (100,)
+    for n in [0, 1, 3, 10, 100, len(good) // 2, len(good) - 30, len(good) - 1]:
+        with pytest.raises(RuntimeError, match="not a valid nbgrad file"):
+            _load_bytes(good[:n])
+
+
+def test_corrupted_files():
+    good = _good_bytes()
+    # flip one byte inside the float data of tensor "w": the CRC check catches it
+    i = good.index(np.array([50.0], dtype="<f4").tobytes())
+    bad = bytearray(good)
+    bad[i] ^= 0xFF
+    with pytest.raises(RuntimeError, match="not a valid nbgrad file"):
+        _load_bytes(bytes(bad))
+    # flip a byte in the JSON header
+    j = good.index(b'"format"')
+    bad = bytearray(good)
+    bad[j + 2] ^= 0x20
+    with pytest.raises(RuntimeError, match="not a valid nbgrad file"):
+        _load_bytes(bytes(bad))
+    with pytest.raises(RuntimeError, match="not a valid nbgrad file"):
+        _load_bytes(b"just some text, not an archive")
+
+
+def _header(**over):
+    h = {"format": "nbgrad", "version": 1, "root": {"$tensor": 0},
+         "tensors": [{"dtype": "float32", "shape": [2], "data": "tensors/0"}]}
+    h.update(over)
+    return json.dumps(h)
+
+
+@pytest.mark.parametrize("entries,match", [
+    ({"nbgrad.json": _header(), "tensors/0": b"\0" * 4}, "expected 8"),
+    ({"nbgrad.json": _header(), "tensors/0": b"\0" * 12}, "expected 8"),
+    ({"nbgrad.json": _header()}, "missing data entry"),
+    ({"nbgrad.json": _header(root={"$tensor": 3}), "tensors/0": b"\0" * 8}, "out of range"),
+    ({"nbgrad.json": _header(version=99), "tensors/0": b"\0" * 8}, "newer"),
+    ({"nbgrad.json": _header(format="other"), "tensors/0": b"\0" * 8}, "not an nbgrad header"),
+    ({"nbgrad.json": b"{not json", "tensors/0": b"\0" * 8}, "unreadable header"),
+    ({"nbgrad.json": _header(tensors=[{"dtype": "float32", "shape": [-1], "data": "tensors/0"}]),
+      "tensors/0": b""}, "bad shape"),
+    ({"nbgrad.json": _header(root={"$dict": [[[1], 2]]}), "tensors/0": b"\0" * 8}, "dict key"),
+    ({"nbgrad.json": _header(root=float("nan")).replace("NaN", "NaN"), "tensors/0": b"\0" * 8},
+     "JSON constant"),
+    ({"other.txt": b"hello"}, "no nbgrad.json"),
+])
+def test_malformed_archives(entries, match):
+    with pytest.raises(RuntimeError, match=match):
+        _load_bytes(_zip(entries))
+
+
+def test_compressed_entries_are_refused():
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("nbgrad.json", _header())
+        zf.writestr("tensors/0", b"\0" * 8)
+    with pytest.raises(RuntimeError, match="compressed"):
+        _load_bytes(buf.getvalue())
