@@ -1,6 +1,854 @@
-"""(placeholder; filled in by the ops work)"""
+"""Indexing ops with gradients: ``index_select gather scatter_add index_add take_along_dim``,
+advanced indexing (``x[idx]``, ``x[mask]``, ``x[idx] = v``, ``index_put``) and ``embedding``.
 
-# Public functions exported as nbgrad.<name> (and nbgrad.nn.functional.<name> where noted).
-__all__ = []
-# Tensor methods: {"method_name": function}
-METHODS = {}
+Every backward rule is written with these same ops, so double backward works:
+``index_select`` <-> ``index_add``, ``gather`` <-> ``scatter_add`` and advanced indexing
+(``IndexBackward0``) <-> an accumulating index_put into zeros. Duplicate indices
+accumulate their gradients.
+
+Advanced keys follow PyTorch (which follows NumPy except for ints): ints and slices are
+applied first as a view; the index tensors (a bool mask counts as its ``nonzero()``
+components) broadcast together, and their result dims replace them in place when they
+are adjacent, else go first. The op layer turns a key into a ``_Plan`` of flat offsets
+``offp[p] + offm[m] + offq[q]`` into the C-contiguous input, and validates every index
+there, so the kernels never see a bad index.
+"""
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..tensor import _wrap
+from ._core import (
+    Node,
+    Tensor,
+    _bstrides,
+    backend,
+    broadcast_shapes,
+    copy_data,
+    kernel,
+    needs_grad,
+    record,
+    same_device,
+    save,
+)
+from .shape import _adv_key, _wrap_dim, expand, getitem, reshape
+
+_TNAME = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int",
+          "bool": "Bool"}
+_ERR_DTYPE = "tensors used as indices must be long, int, byte or bool tensors"
+
+
+# ----- helpers ----------------------------------------------------------------------------
+def _cstrides(shape):
+    """Element strides of a C-contiguous array of ``shape``."""
+    st = [1] * len(shape)
+    acc = 1
+    for i in range(len(shape) - 1, -1, -1):
+        st[i] = acc
+        acc *= int(shape[i])
+    return st
+
+
+def _offsets(sizes, strides):
+    """Flat element offsets of every point of the grid ``sizes`` (C order), int64."""
+    o = np.zeros((), np.int64)
+    for n, s in zip(sizes, strides):
+        o = o[..., None] + np.arange(n, dtype=np.int64) * s
+    return np.ascontiguousarray(o).reshape(-1)
+
+
+def _contig(x):
+    """C-contiguous storage of tensor ``x`` (a copy only when needed)."""
+    d = x._data
+    if backend(x._device).is_contiguous(d):
+        return d
+    return copy_data(d, x._dtype, x._device)
+
+
+def _host(x):
+    """Tensor ``x``'s values as a NumPy array (for validation and offset planning)."""
+    return np.asarray(backend(x._device).to_host(x._data))
+
+
+def _zeros(shape, like):
+    dt, dev = like._dtype, like._device
+    return _wrap(backend(dev).zeros(tuple(shape), dt.np), dt, dev)
+
+
+def _first_bad(h, size, wrap=False):
+    """The first value of int array ``h`` out of range for a dim of ``size``, or None."""
+    if h.size == 0:
+        return None
+    lo = -size if wrap else 0
+    if h.min() >= lo and h.max() < size:
+        return None
+    flat = h.reshape(-1)
+    return int(flat[np.argmax((flat < lo) | (flat >= size))])
+
+
+def _need_tensor(x, op, name, pos):
+    if not isinstance(x, Tensor):
+        raise TypeError(
+            f"{op}(): argument '{name}' (position {pos}) must be Tensor, not {type(x).__name__}"
+        )
+
+
+def _int_index(index, op, msg=None):
+    _need_tensor(index, op, "index", 3)
+    if index._dtype not in (_dt.int64, _dt.int32):
+        raise RuntimeError(msg or f"{op}(): Expected dtype int32/int64 for index")
+
+
+def _grid(shape, d, ishape):
+    """Offsets for the ``(A, K, B)`` form: dims before/after ``d`` over ``ishape``, in an
+    input of ``shape``; and the element stride of dim ``d``."""
+    cst = _cstrides(shape)
+    offa = _offsets(ishape[:d], cst[:d])
+    offb = _offsets(ishape[d + 1:], cst[d + 1:])
+    return offa, offb, np.int64(cst[d])
+
+
+def _gather_data(x, d, idx, ishape, vector):
+    """``out[..., k, ...] = x[..., idx[...k...], ...]`` over the grid ``ishape``.
+
+    ``idx`` is the index tensor: of shape ``ishape`` (gather) or, when ``vector``, 1-d
+    and applied along dim ``d`` at every position (index_select).
+    """
+    dev = x._device
+    be = backend(dev)
+    out = be.empty(tuple(ishape), x._dtype.np)
+    if out.size == 0:
+        return out
+    offa, offb, sdim = _grid(tuple(x.shape), d, ishape)
+    A, K, B = offa.size, ishape[d], offb.size
+    ix = _contig(idx)
+    if vector:
+        ix = be.as_strided(ix.reshape(-1), (A, K, B), (0, ix.itemsize, 0))
+    else:
+        ix = ix.reshape(A, K, B)
+    kernel("index_gather", dev)(
+        _contig(x).reshape(-1), ix, be.from_host(offa), be.from_host(offb), sdim,
+        out.reshape(A, K, B),
+    )
+    return out
+
+
+def _scatter_data(x, d, idx, src, vector):
+    """A contiguous copy of ``x`` with ``src`` added at ``idx`` along ``d`` (see above)."""
+    dev = x._device
+    be = backend(dev)
+    out = copy_data(x._data, x._dtype, dev)
+    ishape = tuple(src.shape)
+    if src._data.size == 0:
+        return out
+    offa, offb, sdim = _grid(tuple(x.shape), d, ishape)
+    A, K, B = offa.size, ishape[d], offb.size
+    ix = _contig(idx)
+    if vector:
+        ix = be.as_strided(ix.reshape(-1), (A, K, B), (0, ix.itemsize, 0))
+    else:
+        ix = ix.reshape(A, K, B)
+    sd = _contig(src).reshape(A, K, B)
+    kernel("index_scatter_add", dev)(
+        out.reshape(-1), ix, be.from_host(offa), be.from_host(offb), sdim, sd
+    )
+    return out
+
+
+def _check_bounds_rt(index, d, size):
+    bad = _first_bad(_host(index), size)
+    if bad is not None:
+        raise RuntimeError(f"index {bad} is out of bounds for dimension {d} with size {size}")
+
+
+def _as_1d(x):
+    return x if x.ndim else reshape(x, (1,))
+
+
+# ----- index_select / index_add ---------------------------------------------------------------
+class IndexSelectBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, saved, g):
+        (index,) = saved
+        d, shape = self.attrs
+        return (index_add(_zeros(shape, g), d, index, g),)
+
+
+def _check_select(input, dim, index, op):
+    _need_tensor(input, op, "input", 1)
+    _int_index(index, op, f"{op}(): Expected dtype int32 or int64 for index")
+    same_device(op, input, index)
+    if index.ndim > 1:
+        raise IndexError(f"{op}(): Index is supposed to be a vector")
+    return _wrap_dim(int(dim), input.ndim)
+
+
+def index_select(input, dim, index):
+    """The entries of ``input`` along ``dim`` at the positions in the 1-d ``index``."""
+    d = _check_select(input, dim, index, "index_select")
+    if input.ndim == 0:
+        return reshape(index_select(reshape(input, (1,)), 0, index), ())
+    n = input.shape[d]
+    if _first_bad(_host(index), n) is not None:
+        raise IndexError("index out of range in self")
+    ishape = list(input.shape)
+    ishape[d] = index.numel()
+    out = _wrap(_gather_data(input, d, index, tuple(ishape), True), input._dtype, input._device)
+    if needs_grad(input):
+        record(IndexSelectBackward0, out, (input,), (save(index),), (d, tuple(input.shape)))
+    return out
+
+
+class IndexAddBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, saved, g):
+        (index,) = saved
+        d = self.attrs
+        fi, fs = self.next_functions
+        gi = g if fi[0] is not None else None
+        gs = index_select(g, d, index) if fs[0] is not None else None
+        return gi, gs
+
+
+def index_add(input, dim, index, source, *, alpha=1):
+    """``input`` with ``alpha * source`` added along ``dim`` at rows ``index`` (out of
+    place; duplicate indices add up)."""
+    op = "index_add_"
+    _need_tensor(input, op, "input", 1)
+    _need_tensor(index, op, "index", 3)
+    if index._dtype not in (_dt.int64, _dt.int32):
+        raise RuntimeError(
+            f"index_add_(): Expected dtype int32/int64 for index but got: "
+            f"{_TNAME[index._dtype.name]}"
+        )
+    _need_tensor(source, op, "source", 4)
+    same_device(op, input, index, source)
+    if index.ndim > 1:
+        raise IndexError(
+            f"index_add_(): Index is supposed to be a vector, but got dim: {index.ndim} with "
+            f"type: {_TNAME[index._dtype.name]} and size: {list(index.shape)}"
+        )
+    if input.ndim == 0:
+        return reshape(index_add(reshape(input, (1,)), dim, index, _as_1d(source), alpha=alpha),
+                       ())
+    d = _wrap_dim(int(dim), input.ndim)
+    if source._dtype is not input._dtype:
+        raise RuntimeError(
+            f"index_add_(): self ({_TNAME[input._dtype.name]}) and source "
+            f"({_TNAME[source._dtype.name]}) must have the same scalar type"
+        )
+    src = _as_1d(source)
+    xs, ss = tuple(input.shape), tuple(src.shape)
+    if len(xs) != len(ss) or any(a != b for i, (a, b) in enumerate(zip(xs, ss)) if i != d):
+        raise RuntimeError(
+            "source tensor shape must match self tensor shape, excluding the specified "
+            f"dimension. Got self.shape = {list(xs)} source.shape = {list(source.shape)}"
+        )
+    k = index.numel()
+    if k != ss[d]:
+        raise RuntimeError(
+            f"index_add_(): Number of indices ({k}) should be equal to source.size(dim): "
+            f"({ss[d]}), for dim: {d}"
+        )
+    _check_bounds_rt(index, d, xs[d])
+    if alpha != 1:
+        from .elementwise import mul
+
+        src = mul(src, alpha)
+    out = _wrap(_scatter_data(input, d, index, src, True), input._dtype, input._device)
+    if needs_grad(input, src):
+        record(IndexAddBackward0, out, (input, src), (save(index),), d)
+    return out
+
+
+# ----- gather / scatter_add / take_along_dim --------------------------------------------------
+class GatherBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, saved, g):
+        (index,) = saved
+        d, shape = self.attrs
+        return (scatter_add(_zeros(shape, g), d, index, g),)
+
+
+def gather(input, dim, index, *, sparse_grad=False):
+    """``out[i][j] = input[index[i][j]][j]`` (for ``dim=0``; likewise for any dim)."""
+    _need_tensor(input, "gather", "input", 1)
+    _int_index(index, "gather")
+    same_device("gather", input, index)
+    if sparse_grad:
+        raise NotImplementedError("gather(): sparse_grad=True is not supported by nbgrad")
+    if input.ndim == 0 or index.ndim == 0:
+        if max(input.ndim, 1) != max(index.ndim, 1):
+            raise RuntimeError(
+                "Index tensor must have the same number of dimensions as input tensor"
+            )
+        r = gather(_as_1d(input), dim, _as_1d(index))
+        return r if index.ndim else reshape(r, ())
+    d = _wrap_dim(int(dim), input.ndim)
+    xs, ishape = tuple(input.shape), tuple(index.shape)
+    if len(xs) != len(ishape):
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    for i, (a, b) in enumerate(zip(xs, ishape)):
+        if i != d and b > a:
+            raise RuntimeError(
+                f"Size does not match at dimension {i} expected index {list(ishape)} to be no "
+                f"larger than self {list(xs)} apart from dimension {d}"
+            )
+    _check_bounds_rt(index, d, xs[d])
+    out = _wrap(_gather_data(input, d, index, ishape, False), input._dtype, input._device)
+    if needs_grad(input):
+        record(GatherBackward0, out, (input,), (save(index),), (d, xs))
+    return out
+
+
+class ScatterAddBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, saved, g):
+        (index,) = saved
+        d = self.attrs
+        fi, fs = self.next_functions
+        gi = g if fi[0] is not None else None
+        gs = gather(g, d, index) if fs[0] is not None else None
+        return gi, gs
+
+
+def scatter_add(input, dim, index, src):
+    """``input`` with ``src[i][j]`` added at ``[index[i][j]][j]`` (for ``dim=0``), out of
+    place; duplicate indices add up."""
+    op = "scatter_add"
+    _need_tensor(input, op, "input", 1)
+    _int_index(index, op, "scatter(): Expected dtype int64 for index")
+    _need_tensor(src, op, "src", 4)
+    same_device(op, input, index, src)
+    if src._dtype is not input._dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    if input.ndim == 0 or index.ndim == 0 or src.ndim == 0:
+        r = scatter_add(_as_1d(input), dim, _as_1d(index), _as_1d(src))
+        return r if input.ndim else reshape(r, ())
+    d = _wrap_dim(int(dim), input.ndim)
+    xs, ishape, ss = tuple(input.shape), tuple(index.shape), tuple(src.shape)
+    if len(ishape) != len(xs):
+        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+    if len(ishape) != len(ss):
+        raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
+    if any(b > s for b, s in zip(ishape, ss)) or any(
+        i != d and b > a for i, (a, b) in enumerate(zip(xs, ishape))
+    ):
+        raise RuntimeError(
+            f"Expected index {list(ishape)} to be no larger than self {list(xs)} apart from "
+            f"dimension {d} and to be no larger size than src {list(ss)}"
+        )
+    _check_bounds_rt(index, d, xs[d])
+    if ss != ishape:  # only the index-shaped corner of src is used (a view: grads flow)
+        src = getitem(src, tuple(slice(0, n) for n in ishape))
+    out = _wrap(_scatter_data(input, d, index, src, False), input._dtype, input._device)
+    if needs_grad(input, src):
+        record(ScatterAddBackward0, out, (input, src), (save(index),), d)
+    return out
+
+
+def take_along_dim(input, indices, dim=None):
+    """Values of ``input`` at ``indices`` along ``dim`` (broadcasting the other dims), or
+    of the flattened ``input`` when ``dim`` is None."""
+    _need_tensor(input, "take_along_dim", "input", 1)
+    _need_tensor(indices, "take_along_dim", "indices", 2)
+    if dim is None:
+        return gather(reshape(input, (-1,)), 0, reshape(indices, (-1,)))
+    if input.ndim != indices.ndim:
+        raise RuntimeError(
+            "torch.take_along_dim(): input and indices should have the same number of "
+            f"dimensions, but got {input.ndim} dimensions for input, and {indices.ndim} "
+            "dimensions for indices"
+        )
+    if input.ndim == 0:
+        return gather(input, dim, indices)
+    d = _wrap_dim(int(dim), input.ndim)
+    a, b = list(input.shape), list(indices.shape)
+    na, nb = a[d], b[d]
+    a[d] = b[d] = 1
+    bs = list(broadcast_shapes(tuple(a), tuple(b)))
+    bs[d] = na
+    x = expand(input, tuple(bs)) if tuple(bs) != tuple(input.shape) else input
+    bs[d] = nb
+    ix = expand(indices, tuple(bs)) if tuple(bs) != tuple(indices.shape) else indices
+    return gather(x, d, ix)
+
+
+# ----- advanced indexing --------------------------------------------------------------------
+class _Plan:
+    """Where ``x[key]`` reads in a C-contiguous ``x`` of ``in_shape``: the result, viewed as
+    ``(P, M, Q)``, takes element ``offp[p] + offm[m] + offq[q]``."""
+
+    __slots__ = ("in_shape", "out_shape", "pmq", "offp", "offm", "offq")
+
+    def __init__(self, in_shape, out_shape, offp, offm, offq, be):
+        self.in_shape = in_shape
+        self.out_shape = out_shape
+        self.pmq = (offp.size, offm.size, offq.size)
+        self.offp, self.offm, self.offq = be.from_host(offp), be.from_host(offm), be.from_host(offq)
+
+
+def is_advanced(key):
+    """True when indexing with ``key`` needs advanced indexing (tensors, lists, masks)."""
+    return _adv_key(key)
+
+
+def _norm_item(k, dev, tensors_adv):
+    if isinstance(k, Tensor):
+        if k._device != dev:
+            raise RuntimeError(
+                "indices should be either on cpu or on the same device as the indexed tensor "
+                f"({dev})"
+            )
+        cat = k._dtype._cat
+        if cat == 2:
+            raise IndexError(_ERR_DTYPE)
+        h = _host(k)
+        if cat == 0:
+            return ("m", h)
+        if h.ndim == 0 and not tensors_adv:
+            return ("i", int(h))
+        return ("a", h.astype(np.int64, copy=False))
+    if isinstance(k, (bool, np.bool_)):
+        return ("m", np.asarray(bool(k)))
+    if isinstance(k, (int, np.integer)):
+        return ("i", int(k))
+    if isinstance(k, slice):
+        if k.step is not None and int(k.step) <= 0:
+            raise ValueError("step must be greater than zero")
+        return ("s", k)
+    if k is None:
+        return ("n",)
+    if k is Ellipsis:
+        return ("e",)
+    if isinstance(k, (list, tuple, np.ndarray)):
+        h = np.asarray(k)
+        if h.dtype == np.bool_:
+            return ("m", h)
+        if h.dtype.kind in "iu":
+            return ("i", int(h)) if h.ndim == 0 else ("a", h.astype(np.int64))
+        if h.size == 0:
+            return ("a", h.astype(np.int64))
+        raise IndexError(_ERR_DTYPE)
+    raise IndexError(
+        "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
+        f"valid indices (got {type(k).__name__})"
+    )
+
+
+def _basic_key(items):
+    conv = {"n": None, "e": Ellipsis}
+    return tuple(conv[it[0]] if it[0] in conv else it[1] for it in items)
+
+
+def _plan(x, key, tensors_adv=False):
+    """The ``_Plan`` of ``x[key]``, or a basic key (ints, slices, None, ...) when ``key``
+    turns out to hold no index array (e.g. a 0-d integer ndarray)."""
+    shape = tuple(x.shape)
+    dev = x._device
+    items = [_norm_item(k, dev, tensors_adv) for k in (key if key.__class__ is tuple else (key,))]
+    if not any(it[0] in "am" for it in items):
+        return _basic_key(items)
+    nd = len(shape)
+    if sum(1 for it in items if it[0] == "e") > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    used = sum(1 if it[0] in "isa" else (it[1].ndim if it[0] == "m" else 0) for it in items)
+    if used > nd:
+        raise IndexError(f"too many indices for tensor of dimension {nd}")
+    full = ("s", slice(None))
+    exp = []
+    for it in items:
+        exp.extend([full] * (nd - used) if it[0] == "e" else [it])
+    if not any(it[0] == "e" for it in items):
+        exp.extend([full] * (nd - used))
+
+    cst = _cstrides(shape)
+    vshape, vstr, adv, masks = [], [], [], []
+    off = dim = n_adv = 0
+    for it in exp:
+        t = it[0]
+        if t == "n":
+            vshape.append(1)
+            vstr.append(0)
+        elif t == "i":
+            size, k = shape[dim], it[1]
+            if not -size <= k < size:
+                raise IndexError(f"index {k} is out of bounds for dimension {dim} with size {size}")
+            off += (k + size if k < 0 else k) * cst[dim]
+            dim += 1
+        elif t == "s":
+            start, stop, step = it[1].indices(shape[dim])
+            n = len(range(start, stop, step))
+            if n:
+                off += start * cst[dim]
+            vshape.append(n)
+            vstr.append(step * cst[dim])
+            dim += 1
+        elif t == "a":
+            size, h = shape[dim], it[1]
+            bad = _first_bad(h, size, wrap=True)
+            if bad is not None:
+                raise IndexError(
+                    f"index {bad} is out of bounds for dimension {n_adv} with size {size}"
+                )
+            if h.size and h.min() < 0:
+                h = np.where(h < 0, h + size, h)
+            adv.append((len(vshape), h))
+            n_adv += 1
+            vshape.append(size)
+            vstr.append(cst[dim])
+            dim += 1
+        else:  # a bool mask: its nonzero() components index its dims
+            h = it[1]
+            if h.ndim == 0:  # a bool scalar adds a dim of size 1 (True) or 0 (False)
+                adv.append((len(vshape), np.zeros(1 if h else 0, np.int64)))
+                n_adv += 1
+                vshape.append(1)
+                vstr.append(0)
+                continue
+            masks.append((len(vshape), h))
+            for j, nz in enumerate(np.nonzero(h)):
+                adv.append((len(vshape), nz.astype(np.int64)))
+                n_adv += 1
+                vshape.append(shape[dim])
+                vstr.append(cst[dim])
+                dim += 1
+    for vpos, h in masks:
+        for j, s in enumerate(h.shape):
+            if s != vshape[vpos + j]:
+                raise IndexError(
+                    f"The shape of the mask {list(h.shape)} at index {j} does not match the "
+                    f"shape of the indexed tensor {vshape} at index {vpos + j}"
+                )
+    try:
+        bshape = np.broadcast_shapes(*(h.shape for _, h in adv))
+    except ValueError:
+        raise IndexError(
+            "shape mismatch: indexing tensors could not be broadcast together with shapes "
+            + ", ".join(str(list(h.shape)) for _, h in adv)
+        ) from None
+    offm = np.full(bshape, off, np.int64)
+    for vpos, h in adv:
+        offm = offm + h * vstr[vpos]
+    pos = [p for p, _ in adv]
+    basic = [i for i in range(len(vshape)) if i not in set(pos)]
+    if pos == list(range(pos[0], pos[0] + len(pos))):  # adjacent: result dims stay in place
+        pre = [i for i in basic if i < pos[0]]
+        post = [i for i in basic if i > pos[-1]]
+    else:
+        pre, post = [], basic
+    out_shape = (tuple(vshape[i] for i in pre) + tuple(bshape)
+                 + tuple(vshape[i] for i in post))
+    offp = _offsets([vshape[i] for i in pre], [vstr[i] for i in pre])
+    offq = _offsets([vshape[i] for i in post], [vstr[i] for i in post])
+    return _Plan(shape, out_shape, offp, np.ascontiguousarray(offm).reshape(-1), offq,
+                 backend(dev))
+
+
+def _take_data(data, plan, dt, dev):
+    out = backend(dev).empty(plan.out_shape, dt.np)
+    if out.size:
+        kernel("index_take", dev)(data.reshape(-1), plan.offp, plan.offm, plan.offq,
+                                  out.reshape(plan.pmq))
+    return out
+
+
+def _put_data(dst, plan, v3, accumulate, dev):
+    """Write (or add) ``v3``, shaped ``(P, M, Q)``, at ``plan``'s positions of the
+    C-contiguous array ``dst``."""
+    if v3.size:
+        kernel("index_put", dev)(dst.reshape(-1), plan.offp, plan.offm, plan.offq, v3,
+                                 accumulate)
+
+
+def _const3(value, plan, dt, dev):
+    be = backend(dev)
+    return be.as_strided(be.full((1,), value, dt.np), plan.pmq, (0, 0, 0))
+
+
+class IndexBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, saved, g):
+        return (_index_put_zeros(g, self.attrs),)
+
+
+def _index_take(x, plan):
+    """``x[key]`` as a copy (differentiable)."""
+    out = _wrap(_take_data(_contig(x), plan, x._dtype, x._device), x._dtype, x._device)
+    if needs_grad(x):
+        record(IndexBackward0, out, (x,), (), plan)
+    return out
+
+
+class IndexPutZerosBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, saved, gg):
+        return (_index_take(gg, self.attrs),)
+
+
+def _index_put_zeros(g, plan):
+    """Zeros of ``plan.in_shape`` with ``g`` added at ``plan``'s positions (duplicates
+    accumulate): ``IndexBackward0``'s backward, differentiable."""
+    dev = g._device
+    data = backend(dev).zeros(plan.in_shape, g._dtype.np)
+    _put_data(data, plan, _contig(g).reshape(plan.pmq), True, dev)
+    out = _wrap(data, g._dtype, dev)
+    if needs_grad(g):
+        record(IndexPutZerosBackward0, out, (g,), (), plan)
+    return out
+
+
+class IndexZeroBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, saved, gg):
+        return (_index_zero(gg, self.attrs),)
+
+
+def _index_zero(g, plan):
+    """``g`` with zeros written at ``plan``'s positions (differentiable; self-adjoint)."""
+    dev = g._device
+    data = copy_data(g._data, g._dtype, dev)
+    _put_data(data, plan, _const3(0, plan, g._dtype, dev), False, dev)
+    out = _wrap(data, g._dtype, dev)
+    if needs_grad(g):
+        record(IndexZeroBackward0, out, (g,), (), plan)
+    return out
+
+
+def advanced_getitem(input, key):
+    """``input[key]`` for keys with index tensors, lists or bool masks (a copy)."""
+    plan = _plan(input, key)
+    if plan.__class__ is not _Plan:
+        return getitem(input, plan)
+    return _index_take(input, plan)
+
+
+class IndexPutBackward0(Node):
+    """``x[key] = v`` (or ``+=`` with accumulate): the old ``x`` gets the gradient outside
+    ``key`` (all of it when accumulating), ``v`` the gradient at ``key`` summed to its shape."""
+
+    __slots__ = ()
+
+    def backward(self, saved, g):
+        plan, vshape, vdt, acc = self.attrs
+        f_old, f_val = self.next_functions
+        g_old = g_val = None
+        if f_old[0] is not None:
+            g_old = g if acc else _index_zero(g, plan)
+        if f_val[0] is not None:
+            from .elementwise import sum_to
+
+            gv = _index_take(g, plan)
+            if vdt is not gv._dtype:
+                gv = gv.to(vdt)
+            vs = _strip(vshape, len(plan.out_shape))
+            gv = sum_to(gv, vs)
+            if vs != vshape:
+                gv = reshape(gv, vshape)
+            g_val = gv
+        return g_old, g_val
+
+
+def _strip(vshape, n):
+    while len(vshape) > n and vshape[0] == 1:
+        vshape = vshape[1:]
+    return vshape
+
+
+def _index_put(t, key, value, accumulate, op, tensors_adv=False):
+    from .inplace import _check_view, _graph_on, check_inplace, setitem
+
+    plan = _plan(t, key, tensors_adv)
+    if plan.__class__ is not _Plan:
+        return setitem(t, plan, value)
+    check_inplace(t)
+    dev = t._device
+    be = backend(dev)
+    tgt = plan.out_shape
+    if isinstance(value, Tensor):
+        if value._device != dev:
+            raise RuntimeError(
+                "Expected all tensors to be on the same device, but found at least two "
+                f"devices, {dev} and {value._device}!"
+            )
+        vshape = tuple(value.shape)
+        vs = _strip(vshape, len(tgt))
+        try:
+            ok = broadcast_shapes(vs, tgt) == tgt
+        except RuntimeError:
+            ok = False
+        if not ok:
+            raise RuntimeError(
+                f"shape mismatch: value tensor of shape {list(vshape)} cannot be broadcast to "
+                f"indexing result of shape {list(tgt)}"
+            )
+        vd = value._data.reshape(vs)
+        if vs != tgt:
+            vd = be.as_strided(vd, tgt, tuple(_bstrides(vd, tgt)))
+        v3 = copy_data(vd, t._dtype, dev).reshape(plan.pmq)
+    else:
+        if not isinstance(value, (bool, int, float, np.number)):
+            raise TypeError(
+                f"can't assign a {type(value).__name__} to a {t._dtype} tensor"
+            )
+        v3 = _const3(value, plan, t._dtype, dev)
+    d = t._data
+    if be.is_contiguous(d):
+        _put_data(d, plan, v3, accumulate, dev)
+    else:
+        tmp = copy_data(d, t._dtype, dev)
+        _put_data(tmp, plan, v3, accumulate, dev)
+        copy_data(tmp, t._dtype, dev, out=d)
+    t._vc[0] += 1
+    v_rg = isinstance(value, Tensor) and value._rg
+    if _graph_on() and (t._rg or v_rg):
+        _check_view(t, op)
+        record(IndexPutBackward0, t, (t, value if v_rg else None), (),
+               (plan, vshape if v_rg else (), value._dtype if v_rg else None, bool(accumulate)))
+        t._output_nr = 0
+    return t
+
+
+def advanced_setitem(t, key, value):
+    """``t[key] = value`` for keys with index tensors, lists or bool masks."""
+    return _index_put(t, key, value, False, "__setitem__")
+
+
+def index_put_(input, indices, values, accumulate=False):
+    """``input[indices] = values`` in place (``+=`` with ``accumulate``, where duplicate
+    indices add up); ``indices`` is a tuple of index tensors."""
+    if not isinstance(indices, (tuple, list)):
+        raise TypeError(
+            "index_put_(): argument 'indices' (position 1) must be tuple of Tensors, not "
+            f"{type(indices).__name__}"
+        )
+    _need_tensor(values, "index_put_", "values", 2)
+    if values._dtype is not input._dtype:
+        raise RuntimeError(
+            "Index put requires the source and destination dtypes match, got "
+            f"{_TNAME[input._dtype.name]} for the destination and "
+            f"{_TNAME[values._dtype.name]} for the source."
+        )
+    key = tuple(slice(None) if k is None else k for k in indices)
+    return _index_put(input, key, values, bool(accumulate), "index_put_", tensors_adv=True)
+
+
+def index_put(input, indices, values, accumulate=False):
+    """Out-of-place ``index_put_``."""
+    from .convert import clone
+
+    return index_put_(clone(input), indices, values, accumulate)
+
+
+# ----- in-place method forms -----------------------------------------------------------------
+def scatter_add_(input, dim, index, src):
+    """In-place ``scatter_add``."""
+    from .inplace import inplace_binary
+
+    return inplace_binary("scatter_add_", lambda a, b: scatter_add(a, dim, index, b), input, src)
+
+
+def index_add_(input, dim, index, source, *, alpha=1):
+    """In-place ``index_add``."""
+    from .inplace import inplace_binary
+
+    return inplace_binary(
+        "index_add_", lambda a, b: index_add(a, dim, index, b, alpha=alpha), input, source
+    )
+
+
+# ----- embedding ------------------------------------------------------------------------------
+class EmbeddingBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, saved, g):
+        (idx,) = saved
+        n, scale = self.attrs
+        g2 = reshape(g, (-1, g.shape[-1]))
+        if scale is not None:
+            from .elementwise import mul
+
+            g2 = mul(g2, _wrap(backend(g._device).from_host(scale.astype(g._dtype.np)),
+                               g._dtype, g._device))
+        return (index_add(_zeros((n, g.shape[-1]), g), 0, idx, g2),)
+
+
+def _renorm_(weight, h, max_norm, norm_type):
+    """PyTorch's ``embedding_renorm_``: rows of ``weight`` used by ``h`` whose
+    ``norm_type``-norm exceeds ``max_norm`` are scaled in place to norm ``max_norm``."""
+    from ..autograd.grad_mode import no_grad
+    from .elementwise import where
+
+    rows_at = np.unique(h)
+    with no_grad():
+        rows = weight[rows_at]
+        if norm_type == float("inf"):
+            norms = rows.abs().amax(1, keepdim=True)
+        else:
+            norms = (rows.abs() ** norm_type).sum(1, keepdim=True) ** (1.0 / norm_type)
+        scale = where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
+        weight[rows_at] = rows * scale
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
+              scale_grad_by_freq=False, sparse=False):
+    """Rows of ``weight`` at the integer ``input``; ``padding_idx``'s row gets no gradient,
+    ``scale_grad_by_freq`` divides each row's gradient by its count in ``input``, and
+    ``max_norm`` first renormalizes the used rows of ``weight`` in place (as PyTorch)."""
+    _need_tensor(input, "embedding", "input", 1)
+    _need_tensor(weight, "embedding", "weight", 2)
+    if input._dtype not in (_dt.int64, _dt.int32):
+        raise RuntimeError(
+            "Expected tensor for argument #1 'indices' to have one of the following scalar "
+            f"types: Long, Int; but got {_TNAME[input._dtype.name]}Tensor instead (while "
+            "checking arguments for embedding)"
+        )
+    if sparse:
+        raise NotImplementedError("embedding(): sparse=True (sparse gradients) is not supported")
+    if weight.ndim != 2:
+        raise RuntimeError("'weight' must be 2-D")
+    same_device("embedding", input, weight)
+    n, dd = weight.shape
+    if padding_idx is not None:
+        padding_idx = int(padding_idx)
+        if not -n <= padding_idx < n:
+            raise AssertionError("Padding_idx must be within num_embeddings")
+        if padding_idx < 0:
+            padding_idx += n
+    flat = input if input.ndim == 1 else _wrap(_contig(input).reshape(-1), input._dtype,
+                                                input._device)
+    h = _host(flat)
+    if _first_bad(h, n) is not None:
+        raise IndexError("index out of range in self")
+    if max_norm is not None:
+        _renorm_(weight, h, float(max_norm), float(norm_type))
+    data = _gather_data(weight, 0, flat, (h.size, dd), True)
+    out = _wrap(data.reshape(tuple(input.shape) + (dd,)), weight._dtype, weight._device)
+    if needs_grad(weight):
+        scale = None
+        if padding_idx is not None or scale_grad_by_freq:
+            scale = np.ones(h.size)
+            if scale_grad_by_freq:
+                scale /= np.bincount(h, minlength=n)[h]
+            if padding_idx is not None:
+                scale[h == padding_idx] = 0.0
+            scale = scale[:, None]
+        record(EmbeddingBackward0, out, (weight,), (save(flat),), (n, scale))
+    return out
+
+
+__all__ = [
+    "index_select", "index_add", "gather", "scatter_add", "take_along_dim", "index_put",
+]
+METHODS = {
+    "index_select": index_select, "index_add": index_add, "index_add_": index_add_,
+    "gather": gather, "scatter_add": scatter_add, "scatter_add_": scatter_add_,
+    "take_along_dim": take_along_dim, "index_put": index_put, "index_put_": index_put_,
+}

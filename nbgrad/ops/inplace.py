@@ -203,11 +203,16 @@ class CopySlices(Node):
 
 
 def setitem(t, key, value):
-    """``t[key] = value`` for basic keys (ints, slices, None, ...)."""
+    """``t[key] = value`` for basic keys (ints, slices, None, ...); advanced keys (index
+    tensors, lists, bool masks) go to ``ops/index.py`` (index_put)."""
     from ..tensor import Tensor
     from ._core import copy_data
-    from .shape import _check_key
+    from .shape import _adv_key, _check_key
 
+    if _adv_key(key):
+        from .index import advanced_setitem
+
+        return advanced_setitem(t, key, value)
     check_inplace(t)
     key = _check_key(t, key)
     be = backend(t._device)

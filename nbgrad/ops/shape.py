@@ -271,6 +271,17 @@ def unsqueeze(input, dim):
 
 
 # ----- basic indexing ----------------------------------------------------------------
+def _adv_key(key):
+    """True for keys that need advanced indexing: index tensors, lists, masks, bools."""
+    for k in key if key.__class__ is tuple else (key,):
+        if isinstance(k, Tensor):
+            if k.ndim != 0 or k._dtype._cat != 1:
+                return True
+        elif isinstance(k, (list, tuple, np.ndarray, bool, np.bool_)):
+            return True
+    return False
+
+
 def _check_key(x, key):
     """Validate a basic-indexing key (ints, slices, None, Ellipsis) and normalise it."""
     if not isinstance(key, tuple):
@@ -338,7 +349,12 @@ class SliceBackward0(SelectBackward0):
 
 
 def getitem(input, key):
-    """Basic indexing (ints, slices, None, ...) as a view."""
+    """Basic indexing (ints, slices, None, ...) as a view; advanced keys (index tensors,
+    lists, bool masks) go to ``ops/index.py`` and give a copy."""
+    if _adv_key(key):
+        from .index import advanced_getitem
+
+        return advanced_getitem(input, key)
     key = _check_key(input, key)
     arr = backend(input._device).getitem(input._data, key)
     out = _view(input, arr)

@@ -1,0 +1,79 @@
+"""The PERF.md workloads in nbgrad (compare.py times the same code against PyTorch).
+
+Each class builds its inputs in ``setup`` and runs the workload once there, so the timed
+calls never include Numba compiling a kernel (``bench_startup`` measures that).
+"""
+
+import statistics
+import time
+
+import nbgrad
+
+from .workloads import WORKLOADS
+
+
+class _Workload:
+    workload = ""
+    timeout = 300
+    warmup_time = 0.2
+
+    def setup(self):
+        self.w = WORKLOADS[self.workload]
+        self.state = self.w.build(nbgrad, self.w.inputs(0))
+        self.w.run(nbgrad, self.state)  # first call: compiles the kernels it uses
+
+    def time_run(self):
+        self.w.run(nbgrad, self.state)
+
+
+class MlpStep(_Workload):
+    """784-256-128-10 ReLU MLP, batch 256: forward + cross-entropy + backward + SGD."""
+
+    workload = "mlp_step"
+
+
+class Elementwise(_Workload):
+    """``(tanh(x*w+b)*sigmoid(x) + exp(-x*x)).sum()`` on 4M floats, forward + backward."""
+
+    workload = "elementwise"
+    number = 1
+    repeat = (1, 5, 10.0)
+
+
+class SmallOps(_Workload):
+    """A 1,000-op chain (+c, *d, tanh) of 16-element tensors, then sum; forward + backward."""
+
+    workload = "small_ops"
+
+    def track_us_per_op(self):
+        """Median over 9 whole chains (forward + backward) of the time per op."""
+        times = []
+        for _ in range(9):
+            t0 = time.perf_counter()
+            self.w.run(nbgrad, self.state)
+            times.append(time.perf_counter() - t0)
+        return statistics.median(times) / self.w.n_ops * 1e6
+
+    track_us_per_op.unit = "us/op"
+
+
+class DeepChain(_Workload):
+    """The same chain with 20,000 ops, then backward."""
+
+    workload = "deep_chain"
+    number = 1
+    repeat = (1, 5, 10.0)
+
+
+class Hvp(_Workload):
+    """Hessian-vector product of ``sum(tanh(A@x)**2)``, A 512x512, by double backward."""
+
+    workload = "hvp"
+
+
+class MatmulBwd(_Workload):
+    """``(A@B).sum().backward()`` with A, B 1024x1024 (3 GEMMs)."""
+
+    workload = "matmul_bwd"
+    number = 1
+    repeat = (1, 10, 10.0)
