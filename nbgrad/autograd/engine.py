@@ -5,6 +5,7 @@ a path from the roots to a wanted input run. Ready nodes run newest first (by cr
 order), as in PyTorch, so hooks fire in the same order.
 """
 
+import gc
 import heapq
 import sys
 
@@ -107,6 +108,13 @@ def execute(roots, seeds, keep_graph, create_graph, inputs=None, accumulate=True
     heapq.heapify(heap)
     prev = _STATE.enabled
     _STATE.enabled = create_graph
+    # The cyclic collector would rescan every live node and tensor of a big graph many
+    # times over while backward allocates; backward makes no cycles it must collect.
+    gc_was = gc.isenabled()
+    if gc_was and len(deps) > 256:
+        gc.disable()
+    else:
+        gc_was = False
     try:
         while heap:
             node = heapq.heappop(heap)[1]
@@ -170,6 +178,8 @@ def execute(roots, seeds, keep_graph, create_graph, inputs=None, accumulate=True
                     heapq.heappush(heap, (-nxt._seq, nxt))
     finally:
         _STATE.enabled = prev
+        if gc_was:
+            gc.enable()
     return captured
 
 
