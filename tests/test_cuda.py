@@ -152,3 +152,14 @@ def test_inplace_and_version_on_device():
     assert y._version == 1
     y.sum().backward()
     np.testing.assert_allclose(host(g.grad), np.ones(3))
+
+
+def test_every_registered_op_has_a_cuda_kernel():
+    from nbgrad.ops.registry import backend, registered_ops
+
+    backend(nbgrad.device("cpu"))
+    backend(nbgrad.device("cuda"))  # importing a backend registers its kernels
+    ops = registered_ops()
+    missing = sorted(n for n, devs in ops.items() if "cuda" not in devs)
+    assert not missing, f"ops registered for the CPU without a CUDA kernel: {missing}"
+    assert len(ops) > 40
