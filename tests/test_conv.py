@@ -1,0 +1,338 @@
+"""conv2d and max_pool2d: values and gradients against PyTorch, finite-difference checks of
+first and second derivatives, PyTorch's argument errors."""
+
+import numpy as np
+import pytest
+
+import nbgrad
+import nbgrad.nn.functional as F
+from nbgrad.autograd import gradcheck, gradgradcheck
+
+torch = pytest.importorskip("torch")
+TF = torch.nn.functional
+
+
+def _pair(rng, shape, dtype):
+    a = rng.standard_normal(shape).astype(dtype)
+    return nbgrad.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+
+
+def _close(a, t, tol):
+    np.testing.assert_allclose(a.detach().numpy(), t.detach().numpy(), **tol)
+
+
+TOL = {"float32": dict(rtol=1e-4, atol=1e-4), "float64": dict(rtol=1e-10, atol=1e-10)}
+
+# (input shape, weight shape, bias, kwargs)
+CONV_CASES = [
+    ((2, 3, 7, 6), (4, 3, 3, 3), True, {}),
+    ((2, 3, 7, 6), (4, 3, 3, 2), True, dict(stride=2, padding=1)),
+    ((1, 3, 9, 8), (5, 3, 3, 3), False, dict(stride=(2, 3), padding=(2, 0))),
+    ((2, 2, 8, 9), (3, 2, 3, 2), True, dict(dilation=(2, 1), padding=(1, 2))),
+    ((2, 4, 7, 6), (6, 2, 3, 2), True, dict(stride=(2, 1), padding=1, dilation=2, groups=2)),
+    ((2, 6, 7, 6), (6, 1, 3, 3), True, dict(groups=6, padding="valid")),  # depthwise
+    ((2, 3, 7, 6), (4, 3, 3, 3), True, dict(padding="same")),
+    ((2, 3, 7, 6), (4, 3, 2, 4), False, dict(padding="same")),  # even kernel: asymmetric pad
+    ((2, 3, 7, 6), (4, 3, 2, 2), True, dict(padding="same", dilation=(1, 2))),
+    ((2, 3, 7, 6), (4, 3, 1, 1), True, {}),  # 1x1: columns are the image itself
+    ((2, 3, 7, 6), (4, 3, 1, 1), False, dict(stride=2)),
+    ((3, 7, 6), (4, 3, 3, 3), True, dict(padding=1)),  # unbatched
+    ((3, 5, 5), (2, 3, 5, 5), False, {}),  # kernel as large as the input: 1x1 output
+]
+
+
+@pytest.mark.filterwarnings("ignore:Using padding='same'")  # torch's note on even kernels
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("xs,ws,bias,kw", CONV_CASES)
+def test_conv2d_vs_torch(xs, ws, bias, kw, dtype):
+    rng = np.random.default_rng(0)
+    x, tx = _pair(rng, xs, dtype)
+    w, tw = _pair(rng, ws, dtype)
+    b, tb = _pair(rng, (ws[0],), dtype) if bias else (None, None)
+    y, ty = F.conv2d(x, w, b, **kw), TF.conv2d(tx, tw, tb, **kw)
+    assert tuple(y.shape) == tuple(ty.shape) and y.dtype.name == dtype
+    _close(y, ty, TOL[dtype])
+    g = rng.standard_normal(tuple(ty.shape)).astype(dtype)
+    y.backward(nbgrad.tensor(g))
+    ty.backward(torch.tensor(g))
+    for a, t in [(x, tx), (w, tw)] + ([(b, tb)] if bias else []):
+        _close(a.grad, t.grad, TOL[dtype])
+
+
+def test_conv2d_sum_backward_and_names():
+    rng = np.random.default_rng(1)
+    x, tx = _pair(rng, (2, 3, 6, 5), "float32")
+    w, tw = _pair(rng, (4, 3, 3, 3), "float32")
+    b, tb = _pair(rng, (4,), "float32")
+    y = nbgrad.conv2d(x, w, b, padding=1)  # the top-level name, as torch.conv2d
+    assert y.grad_fn.name() == "ConvolutionBackward0"
+    y.sum().backward()  # an expanded (zero-stride) gradient
+    TF.conv2d(tx, tw, tb, padding=1).sum().backward()
+    for a, t in [(x, tx), (w, tw), (b, tb)]:
+        _close(a.grad, t.grad, TOL["float32"])
+    assert F.conv2d is nbgrad.conv2d and F.max_pool2d is nbgrad.max_pool2d
+
+
+def test_conv2d_partial_requires_grad_and_no_grad():
+    rng = np.random.default_rng(2)
+    xa = rng.standard_normal((2, 3, 6, 5))
+    wa = rng.standard_normal((4, 3, 3, 3))
+    for x_rg, w_rg in [(True, False), (False, True)]:
+        x = nbgrad.tensor(xa, requires_grad=x_rg)
+        w = nbgrad.tensor(wa, requires_grad=w_rg)
+        F.conv2d(x, w, stride=2).sum().backward()
+        assert (x.grad is not None) == x_rg and (w.grad is not None) == w_rg
+    x = nbgrad.tensor(xa)
+    assert F.conv2d(x, nbgrad.tensor(wa)).grad_fn is None
+    with nbgrad.no_grad():
+        assert F.conv2d(x, nbgrad.tensor(wa, requires_grad=True)).grad_fn is None
+
+
+def test_conv2d_noncontiguous_empty_integer():
+    rng = np.random.default_rng(3)
+    xa = rng.standard_normal((2, 3, 6, 7))
+    wa = rng.standard_normal((4, 3, 3, 2))
+    xt = nbgrad.tensor(xa.transpose(0, 1, 3, 2).copy()).transpose(2, 3)  # a strided view
+    assert not xt._data.flags.c_contiguous
+    np.testing.assert_allclose(
+        F.conv2d(xt, nbgrad.tensor(wa), padding=1).numpy(),
+        TF.conv2d(torch.tensor(xa), torch.tensor(wa), padding=1).numpy(), rtol=1e-10, atol=1e-12,
+    )
+    e = F.conv2d(nbgrad.zeros(0, 3, 6, 7), nbgrad.zeros(4, 3, 3, 3))
+    assert tuple(e.shape) == (0, 4, 4, 5)
+    xi = rng.integers(-5, 5, (1, 2, 5, 5))
+    wi = rng.integers(-3, 3, (3, 2, 2, 2))
+    bi = rng.integers(-3, 3, (3,))
+    yi = F.conv2d(nbgrad.tensor(xi), nbgrad.tensor(wi), nbgrad.tensor(bi), stride=2, padding=1)
+    ti = TF.conv2d(torch.tensor(xi), torch.tensor(wi), torch.tensor(bi), stride=2, padding=1)
+    assert yi.dtype == nbgrad.int64
+    np.testing.assert_array_equal(yi.numpy(), ti.numpy())
+
+
+GC_CASES = [
+    ((1, 2, 4, 4), (2, 2, 2, 2), True, dict(stride=2, padding=1)),
+    ((2, 2, 4, 3), (2, 1, 2, 2), True, dict(groups=2, dilation=(1, 2), padding=(1, 1))),
+    ((1, 2, 4, 4), (3, 2, 2, 3), False, dict(padding="same")),
+    ((3, 3, 4), (2, 3, 2, 2), True, {}),  # unbatched
+    ((1, 3, 3, 3), (2, 3, 1, 1), True, {}),  # 1x1
+]
+
+
+@pytest.mark.parametrize("xs,ws,bias,kw", GC_CASES)
+def test_conv2d_gradcheck_gradgradcheck(xs, ws, bias, kw):
+    nbgrad.manual_seed(0)
+    ins = [nbgrad.randn(*xs, dtype=nbgrad.float64, requires_grad=True),
+           nbgrad.randn(*ws, dtype=nbgrad.float64, requires_grad=True)]
+    if bias:
+        ins.append(nbgrad.randn(ws[0], dtype=nbgrad.float64, requires_grad=True))
+
+    def fn(*a):
+        return F.conv2d(*a, **kw)
+
+    assert gradcheck(fn, tuple(ins))
+    assert gradgradcheck(fn, tuple(ins))
+
+
+def test_conv2d_double_backward_vs_torch():
+    # d/dx of <grad_w(x), v>: the weight gradient's dependence on the input
+    rng = np.random.default_rng(5)
+    x, tx = _pair(rng, (2, 2, 5, 4), "float64")
+    w, tw = _pair(rng, (3, 2, 2, 3), "float64")
+    v = rng.standard_normal((3, 2, 2, 3))
+    outs = []
+    for m, f, a, b in [(nbgrad, F, x, w), (torch, TF, tx, tw)]:
+        y = f.conv2d(a, b, stride=(1, 2), padding=1)
+        (gw,) = m.autograd.grad((y * y).sum(), b, create_graph=True)
+        (gx,) = m.autograd.grad((gw * m.tensor(v)).sum(), a)
+        outs.append(gx)
+    _close(outs[0], outs[1], TOL["float64"])
+
+
+# ----- max_pool2d ----------------------------------------------------------------------------
+POOL_CASES = [
+    ((2, 3, 6, 6), dict(kernel_size=2)),
+    ((2, 3, 7, 6), dict(kernel_size=3, stride=2, padding=1)),
+    ((2, 3, 7, 6), dict(kernel_size=3, stride=2, padding=1, ceil_mode=True)),
+    ((1, 2, 8, 7), dict(kernel_size=(3, 2), stride=(1, 2), padding=(1, 1), dilation=(2, 1))),
+    ((1, 2, 9, 9), dict(kernel_size=3, stride=1)),  # overlapping windows: grads accumulate
+    ((2, 5, 6), dict(kernel_size=2, stride=(2, 1), ceil_mode=True)),  # unbatched
+    ((1, 1, 5, 5), dict(kernel_size=2, stride=2, dilation=2, padding=1)),
+]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("xs,kw", POOL_CASES)
+def test_max_pool2d_vs_torch(xs, kw, dtype):
+    rng = np.random.default_rng(0)
+    x, tx = _pair(rng, xs, dtype)
+    y, i = F.max_pool2d(x, **kw, return_indices=True)
+    ty, ti = TF.max_pool2d(tx, **kw, return_indices=True)
+    assert tuple(y.shape) == tuple(ty.shape) and i.dtype == nbgrad.int64
+    _close(y, ty, TOL[dtype])
+    np.testing.assert_array_equal(i.numpy(), ti.numpy())
+    assert y.grad_fn.name() == "MaxPool2DWithIndicesBackward0"
+    g = rng.standard_normal(tuple(ty.shape)).astype(dtype)
+    y.backward(nbgrad.tensor(g))
+    ty.backward(torch.tensor(g))
+    _close(x.grad, tx.grad, TOL[dtype])
+    plain = F.max_pool2d(x, **kw)  # return_indices=False gives the tensor alone
+    _close(plain, ty, TOL[dtype])
+
+
+def test_max_pool2d_ties_nan_integers():
+    # ties: the first maximum of the window wins; a NaN wins over everything
+    a = np.zeros((1, 1, 4, 4))
+    a[0, 0, 1, 2] = np.nan
+    a[0, 0, 3, 3] = -np.inf
+    for kw in [dict(kernel_size=2), dict(kernel_size=3, stride=1, padding=1)]:
+        y, i = F.max_pool2d(nbgrad.tensor(a), **kw, return_indices=True)
+        ty, ti = TF.max_pool2d(torch.tensor(a), **kw, return_indices=True)
+        np.testing.assert_array_equal(y.numpy(), ty.numpy())
+        np.testing.assert_array_equal(i.numpy(), ti.numpy())
+    for dt in ("int64", "int32"):
+        xi = np.random.default_rng(1).integers(-50, -1, (2, 3, 5, 5)).astype(dt)
+        y = F.max_pool2d(nbgrad.tensor(xi), 2, padding=1)
+        ty = TF.max_pool2d(torch.tensor(xi), 2, padding=1)
+        assert y.dtype.name == dt
+        np.testing.assert_array_equal(y.numpy(), ty.numpy())
+
+
+@pytest.mark.parametrize("xs,kw", [
+    ((1, 2, 4, 4), dict(kernel_size=2)),
+    ((1, 1, 5, 4), dict(kernel_size=3, stride=1, padding=1)),  # overlapping windows
+    ((2, 3, 3), dict(kernel_size=2, stride=1, dilation=(1, 2), ceil_mode=True)),
+])
+def test_max_pool2d_gradcheck_gradgradcheck(xs, kw):
+    # distinct values, far apart, so that no finite-difference step changes the argmax
+    n = int(np.prod(xs))
+    a = np.random.default_rng(2).permutation(n).reshape(xs) * 0.1
+    x = nbgrad.tensor(a, requires_grad=True)
+
+    def fn(t):
+        return F.max_pool2d(t, **kw)
+
+    assert gradcheck(fn, (x,))
+    assert gradgradcheck(fn, (x,))
+
+
+def test_max_pool2d_double_backward_graph():
+    x = nbgrad.randn(1, 2, 4, 4, dtype=nbgrad.float64, requires_grad=True)
+    y = F.max_pool2d(x, 2)
+    g = nbgrad.randn(*y.shape, dtype=nbgrad.float64, requires_grad=True)
+    (gx,) = nbgrad.autograd.grad(y, x, g, create_graph=True)
+    assert gx.grad_fn.name() == "MaxPool2DWithIndicesBackwardBackward0"
+    (gg,) = nbgrad.autograd.grad((gx * gx).sum(), g)
+    np.testing.assert_allclose(gg.numpy(), 2 * g.detach().numpy())  # scatter then gather
+
+
+# ----- argument errors: the same type and message as PyTorch --------------------------------
+def _c(xs, ws, bs=None, dt="float32", wdt=None, bdt=None, **kw):
+    return ("conv2d", xs, ws, bs, dt, wdt or dt, bdt or dt, kw)
+
+
+def _p(xs, dt="float32", **kw):
+    return ("max_pool2d", xs, None, None, dt, None, None, kw)
+
+
+ERRORS = [
+    _c((2, 3), (4, 3, 3, 3)),
+    _c((1, 2, 5, 5), (4, 3, 3, 3)),
+    _c((2, 5, 5), (4, 3, 3, 3)),  # unbatched: torch prints the batched size
+    _c((1, 4, 5, 5), (3, 2, 3, 3), groups=2),
+    _c((1, 3, 5, 5), (4, 3, 3, 3), groups=8),
+    _c((1, 3, 5, 5), (4, 3, 3, 3), groups=0),
+    _c((1, 3, 5, 5), (4, 3, 3, 3), (3,)),
+    _c((1, 3, 5, 5), (4, 3, 3, 3), (4, 1)),
+    _c((1, 3, 5, 5), (4, 3, 3, 3), (4,), bdt="float64"),
+    _c((1, 3, 5, 5), (4, 3, 3, 3), wdt="float64"),
+    _c((1, 3, 5, 5), (4, 3, 3, 3), dt="float64", wdt="float32"),
+    _c((1, 3, 2, 2), (4, 3, 3, 3)),
+    _c((1, 3, 5, 5), (4, 3, 3, 3), dilation=3),
+    _c((1, 3, 5, 5), (4, 3, 3, 3), stride=0),
+    _c((1, 3, 5, 5), (4, 3, 3, 3), padding=-1),
+    _c((1, 3, 5, 5), (4, 3, 3, 3), dilation=0),
+    _c((1, 3, 5, 5), (4, 3, 3, 3), dilation=-1),
+    _c((1, 3, 5, 5), (4, 3, 3, 3), padding="foo"),
+    _c((1, 3, 5, 5), (4, 3, 3, 3), padding="same", stride=2),
+    _c((1, 3, 5, 5), (4, 3, 3, 3), stride=(1, 2, 3)),
+    _c((1, 3, 5, 5), (4, 3, 3, 3), padding=(1, 2, 3)),
+    _c((1, 3, 5, 5), (4, 3, 3)),
+    _c((1, 3, 5, 5), (4, 3)),
+    _c((1, 3, 5, 5), (4, 3, 0, 3)),
+    _c((1, 3, 5, 5), (4, 3, 3, 3), dt="bool"),
+    _p((5, 5), kernel_size=2),
+    _p((1, 1, 1, 5, 5), kernel_size=2),
+    _p((1, 2, 5, 5), kernel_size=(1, 2, 3)),
+    _p((1, 2, 5, 5), kernel_size=2, stride=(1, 2, 3)),
+    _p((1, 2, 5, 5), kernel_size=2, padding=(1, 2, 3)),
+    _p((1, 2, 5, 5), kernel_size=2, dilation=(1, 2, 3)),
+    _p((1, 2, 5, 5), kernel_size=2, padding=2),
+    _p((1, 2, 5, 5), kernel_size=2, padding=2, dilation=3),
+    _p((1, 2, 5, 5), kernel_size=(2, 3), padding=(1, 2)),
+    _p((1, 2, 5, 5), kernel_size=2, padding=-1),
+    _p((1, 2, 5, 5), kernel_size=2, stride=0),
+    _p((1, 2, 5, 5), kernel_size=0),
+    _p((1, 2, 5, 5), kernel_size=0, stride=1),
+    _p((1, 2, 5, 5), kernel_size=2, stride=-1),
+    _p((1, 2, 5, 5), kernel_size=2, dilation=0),
+    _p((1, 2, 1, 1), kernel_size=2),
+    _p((1, 2, 5, 5), kernel_size=6),
+    _p((1, 0, 4, 4), kernel_size=2),
+    _p((0, 3, 5), kernel_size=2),
+    _p((1, 2, 4, 4), dt="bool", kernel_size=2),
+]
+
+
+def _call(m, f, case):
+    op, xs, ws, bs, dt, wdt, bdt, kw = case
+    def mk(s, d):
+        return m.zeros(*s, dtype=getattr(m, d))
+
+    if op == "conv2d":
+        return f.conv2d(mk(xs, dt), mk(ws, wdt), mk(bs, bdt) if bs else None, **kw)
+    return f.max_pool2d(mk(xs, dt), **kw)
+
+
+@pytest.mark.parametrize("case", ERRORS, ids=lambda c: f"{c[0]}{c[1]}{c[2] or ''}{c[7]}")
+def test_errors_match_torch(case):
+    with pytest.raises(Exception) as te:
+        _call(torch, TF, case)
+    with pytest.raises(type(te.value)) as ne:
+        _call(nbgrad, F, case)
+    assert str(ne.value) == str(te.value)
+
+
+def test_type_errors():
+    w = nbgrad.zeros(4, 3, 3, 3)
+    with pytest.raises(TypeError):
+        F.conv2d([1.0], w)
+    with pytest.raises(TypeError):
+        F.conv2d(nbgrad.zeros(1, 3, 5, 5), w, stride=1.5)
+    with pytest.raises(TypeError):
+        F.max_pool2d(nbgrad.zeros(1, 3, 5, 5), 2.0)
+
+
+@pytest.mark.slow  # compiles three prange kernels (~10 s)
+def test_parallel_kernels_match_serial():
+    # the prange variants run only on large tensors; check them directly on small ones (the
+    # other three kernels write plane p from plane p only, with no cross-plane hazards)
+    from nbgrad.kernels.cpu import conv as K
+
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((2, 3, 7, 6))
+    args = (3, 2, 2, 1, 1, 0, 1, 2, 4, 4)  # kh kw sh sw ph pw dh dw Ho Wo
+    cols = [np.full((2, 18, 16), np.nan) for _ in range(2)]
+    imgs = [np.full(x.shape, np.nan) for _ in range(2)]
+    vals = [np.empty((6, 3, 3)) for _ in range(2)]
+    idx = [np.empty((6, 3, 3), np.int64) for _ in range(2)]
+    for impl, k in ((K._S, 0), (K._P, 1)):
+        impl[0](x, cols[k], *args)
+        impl[1](cols[k], imgs[k], *args)
+        impl[3](x.reshape(6, 7, 6), vals[k], idx[k], 3, 2, 2, 2, 1, 0, 1, 1, -np.inf)
+    for a, b in [(cols[0], cols[1]), (imgs[0], imgs[1]), (vals[0], vals[1]), (idx[0], idx[1])]:
+        np.testing.assert_array_equal(a, b)
+    # col2im is im2col's adjoint: <im2col(x), c> == <x, col2im(c)>
+    c = rng.standard_normal(cols[0].shape)
+    img = np.empty_like(x)
+    K._S[1](c, img, *args)
+    np.testing.assert_allclose((cols[0] * c).sum(), (x * img).sum(), rtol=1e-12)
