@@ -47,6 +47,9 @@ def _out_shape(shape, dims, keepdim):
     return tuple(s for i, s in enumerate(shape) if i not in dims)
 
 
+_SPLITTABLE = ("sum", "amax", "amin")
+
+
 def _arb(x, dims, device):
     """View (or copy) storage ``x`` as ``(A, R, B)`` with the reduced dims in the middle."""
     shape = x.shape
@@ -78,6 +81,19 @@ def _arb(x, dims, device):
 def reduce_data(kname, x, dims, keepdim, out_dt, device):
     """Run reduction kernel ``kname`` over ``dims`` of storage ``x``."""
     be = backend(device)
+    if len(dims) > 1 and dims[-1] - dims[0] + 1 != len(dims) and kname in _SPLITTABLE:
+        # dims in separate runs (e.g. N, H, W of NCHW): reduce the innermost run first, then
+        # the rest, instead of copying the tensor into a reduction-friendly order
+        runs = [[dims[0]]]
+        for d in dims[1:]:
+            if d == runs[-1][-1] + 1:
+                runs[-1].append(d)
+            else:
+                runs.append([d])
+        part = reduce_data(kname, x, tuple(runs[-1]), True, out_dt, device)
+        rest = tuple(d for r in runs[:-1] for d in r)
+        full = reduce_data(kname, part, rest, True, out_dt, device)
+        return full if keepdim else full.reshape(_out_shape(x.shape, dims, False))
     x3, A, B = _arb(x, dims, device)
     out = be.empty((A, B), out_dt.np)
     kernel(kname, device)(x3, out)
