@@ -233,6 +233,7 @@ class Tensor:
         if self._grad_fn is None or self._retains_grad:
             return
         fn = self._grad_fn
+        fn._hooked = True
         if fn._retain is None:
             fn._retain = {}
         fn._retain[self._output_nr] = weakref.ref(self)

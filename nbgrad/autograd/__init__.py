@@ -21,4 +21,4 @@ __all__ = [
     "GradcheckError", "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
 ]
 
-from . import functional  # noqa: E402
+from . import functional  # noqa: E402,F401

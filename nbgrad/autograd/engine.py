@@ -8,9 +8,10 @@ order), as in PyTorch, so hooks fire in the same order.
 import gc
 import heapq
 import sys
+from heapq import heappop, heappush
 
 from . import anomaly_mode, grad_mode
-from .graph import AccumulateGrad
+from .graph import _FREED, AccumulateGrad
 
 _STATE = grad_mode.STATE
 _ANOMALY = anomaly_mode.ENABLED
@@ -116,9 +117,37 @@ def execute(roots, seeds, keep_graph, create_graph, inputs=None, accumulate=True
     else:
         gc_was = False
     try:
+        plain = targets is None and not _ANOMALY[0]
         while heap:
-            node = heapq.heappop(heap)[1]
+            node = heappop(heap)[1]
             buf = buffers.pop(node, None)
+            if plain and not node._hooked:
+                # the common node: one output, no hooks, not a leaf
+                if buf is None or buf[0] is None:
+                    outs = _NONES
+                else:
+                    outs = node.apply(buf)
+                    if outs.__class__ is not tuple:
+                        outs = tuple(outs) if isinstance(outs, list) else (outs,)
+                    if len(outs) != len(node.next_functions):
+                        _count_error(node, outs)
+                    if not keep_graph and node._saved:
+                        node._saved = _FREED
+                for (nxt, nr), g in zip(node.next_functions, outs):
+                    if nxt is None:
+                        continue
+                    if g is not None:
+                        b = buffers.get(nxt)
+                        if b is None:
+                            b = buffers[nxt] = [None] * nxt._n_out
+                            b[nr] = g
+                        else:
+                            b[nr] = g if b[nr] is None else add(b[nr], g)
+                    c = deps[nxt] - 1
+                    deps[nxt] = c
+                    if c == 0:
+                        heappush(heap, (-nxt._seq, nxt))
+                continue
             if needed is not None and node not in needed and node not in targets:
                 continue  # off every path to an input: no hooks, no work (as torch)
             if buf is None:
@@ -175,12 +204,31 @@ def execute(roots, seeds, keep_graph, create_graph, inputs=None, accumulate=True
                 c = deps[nxt] - 1
                 deps[nxt] = c
                 if c == 0:
-                    heapq.heappush(heap, (-nxt._seq, nxt))
+                    heappush(heap, (-nxt._seq, nxt))
     finally:
         _STATE.enabled = prev
         if gc_was:
             gc.enable()
     return captured
+
+
+class _Nones:
+    """Stands in for "no gradient for any input" (zip stops at next_functions' length)."""
+
+    def __iter__(self):
+        while True:
+            yield None
+
+
+_NONES = _Nones()
+
+
+def _count_error(node, outs):
+    n_in = len(node.next_functions)
+    raise RuntimeError(
+        f"function {node.name()} returned an incorrect number of gradients "
+        f"(expected {n_in}, got {len(outs)})"
+    )
 
 
 def _run_node(node, buf):
@@ -201,10 +249,7 @@ def _run_node(node, buf):
         if _ANOMALY[0]:
             anomaly_mode.check(node, outs)
         if len(outs) != n_in:
-            raise RuntimeError(
-                f"function {node.name()} returned an incorrect number of gradients "
-                f"(expected {n_in}, got {len(outs)})"
-            )
+            _count_error(node, outs)
     if node._post_hooks:
         for h in tuple(node._post_hooks.values()):
             r = h(outs, tuple(buf))

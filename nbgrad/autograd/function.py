@@ -156,6 +156,8 @@ class Function(metaclass=_FunctionMeta):
                     o = o._detached_alias()  # an input returned as is: a new output tensor
             result.append(o)
         ctx._n_out = len(result)
+        if ctx._n_out != 1:
+            ctx._hooked = True  # multi-output nodes take the engine's full path
         ctx._out_meta = tuple(
             (tuple(o.shape), o._dtype, o._device) if isinstance(o, T) else None for o in result
         )

@@ -134,6 +134,7 @@ class Node:
     _pre_hooks = None
     _post_hooks = None
     _anomaly = None
+    _hooked = False  # True once any hook or retain_grad is attached: the engine's slow path
 
     def __init__(self, next_functions, saved=(), attrs=None, n_out=1):
         self.next_functions = next_functions
@@ -142,6 +143,7 @@ class Node:
         self.attrs = attrs
         if n_out != 1:
             self._n_out = n_out
+            self._hooked = True
         if _ANOMALY[0]:
             _anomaly_mode.remember(self)
 
@@ -165,9 +167,11 @@ class Node:
 
     def unpack_saved(self):
         s = self._saved
+        if not s:
+            return ()
         if s is _FREED:
             raise RuntimeError(ERR_FREED)
-        return tuple(v.unpack(self) if isinstance(v, SavedTensor) else v for v in s)
+        return tuple([v.unpack(self) if v.__class__ is SavedTensor else v for v in s])
 
     def release(self):
         """Drop what was saved for backward (after a backward without retain_graph)."""
@@ -184,6 +188,7 @@ class Node:
 
     def register_hook(self, fn):
         """``fn(grad_inputs, grad_outputs)`` runs after this node; may return new grad_inputs."""
+        self._hooked = True
         if self._post_hooks is None:
             self._post_hooks = _HookDict()
         h = RemovableHandle(self._post_hooks)
@@ -192,6 +197,7 @@ class Node:
 
     def register_prehook(self, fn):
         """``fn(grad_outputs)`` runs before this node; may return new grad_outputs."""
+        self._hooked = True
         if self._pre_hooks is None:
             self._pre_hooks = _HookDict()
         h = RemovableHandle(self._pre_hooks)
@@ -199,6 +205,7 @@ class Node:
         return h
 
     def _add_tensor_hook(self, output_nr, fn):
+        self._hooked = True
         if self._tensor_hooks is None:
             self._tensor_hooks = {}
         d = self._tensor_hooks.get(output_nr)
@@ -213,6 +220,7 @@ class AccumulateGrad(Node):
     """The node of a leaf that requires grad: adds incoming gradients into ``.grad``."""
 
     __slots__ = ("variable",)
+    _hooked = True  # always takes the engine's full path
 
     def __init__(self, variable):
         super().__init__(())

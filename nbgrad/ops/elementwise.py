@@ -119,6 +119,19 @@ def _promote(a, b):
     return _dt.result_type(ts, ss)
 
 
+class _CpuKernels(dict):
+    """The CPU kernels by op name, for the fast path of NumPy-backed operands."""
+
+    def __missing__(self, name):
+        from ..device import CPU
+
+        k = self[name] = kernel(name, CPU)
+        return k
+
+
+_CPU = _CpuKernels()
+
+
 def _binary(kname, a, b, float_only=False):
     if a.__class__ is Tensor and b.__class__ is Tensor:
         # fast path for the common case: same dtype, shape and device, contiguous
@@ -128,7 +141,11 @@ def _binary(kname, a, b, float_only=False):
                 and ad.flags.c_contiguous and bd.flags.c_contiguous
                 and (dt._cat == _FLOAT_CAT or not float_only) and ad.size):
             out = np.empty(ad.shape, dt.np)
-            kernel(kname, a._device)(ad.reshape(-1), bd.reshape(-1), out.reshape(-1))
+            k = _CPU[kname]
+            if ad.ndim == 1:
+                k.flat(ad, bd, out)
+            else:
+                k.flat(ad.reshape(-1), bd.reshape(-1), out.reshape(-1))
             return _wrap(out, dt, a._device)
     dev = same_device(kname, a, b)
     cdt = _promote(a, b)
@@ -147,7 +164,11 @@ def _unary(kname, x, float_only=False):
         if (xd.__class__ is np.ndarray and xd.flags.c_contiguous and xd.size
                 and (dt._cat == _FLOAT_CAT or not float_only)):
             out = np.empty(xd.shape, dt.np)
-            kernel(kname, x._device)(xd.reshape(-1), out.reshape(-1))
+            k = _CPU[kname]
+            if xd.ndim == 1:
+                k.flat(xd, out)
+            else:
+                k.flat(xd.reshape(-1), out.reshape(-1))
             return _wrap(out, dt, x._device)
     if x.__class__ is not Tensor:
         raise TypeError(f"{kname}(): argument 'input' must be Tensor, not {type(x).__name__}")
@@ -158,7 +179,7 @@ def _unary(kname, x, float_only=False):
 # ----- helpers for backward rules -----------------------------------------------------------
 def sum_to(g, shape):
     """Reduce gradient ``g`` to ``shape`` by summing broadcast dims (differentiable)."""
-    if g.__class__ is not Tensor or tuple(g.shape) == tuple(shape):
+    if g.__class__ is not Tensor or g._data.shape == shape or tuple(g._data.shape) == tuple(shape):
         return g
     from .reduce import sum as _sum
 
@@ -177,7 +198,7 @@ def sum_to(g, shape):
 
 
 def _shape(x):
-    return x.shape if x.__class__ is Tensor else ()
+    return x._data.shape if x.__class__ is Tensor else ()
 
 
 # ----- arithmetic -----------------------------------------------------------------------

@@ -131,6 +131,16 @@ class UnaryKernel:
         self.f = f
         self._k = None
 
+    def flat(self, x, out):
+        """Both arguments 1-d and contiguous: the hot path of small ops."""
+        k = self._k
+        if k is None:
+            k = self._k = _unary(self.f)
+        if out.size < _par.PARALLEL_MIN:
+            k[0](x, out)
+        else:
+            _par.run(k[0], k[1], out.size, x, out)
+
     def __call__(self, x, out):
         k = self._k
         if k is None:
@@ -149,6 +159,16 @@ class BinaryKernel:
     def __init__(self, f):
         self.f = f
         self._k = None
+
+    def flat(self, a, b, out):
+        """All arguments 1-d, contiguous, same length: the hot path of small ops."""
+        k = self._k
+        if k is None:
+            k = self._k = _binary(self.f)
+        if out.size < _par.PARALLEL_MIN:
+            k[0](a, b, out)
+        else:
+            _par.run(k[0], k[1], out.size, a, b, out)
 
     def __call__(self, a, b, out):
         k = self._k

@@ -1,0 +1,231 @@
+"""conv2d and max_pool2d kernels on the device; same layouts and contract as
+kernels/cpu/conv.py (C-contiguous images ``(N, C, H, W)``, columns ``(N, C*kh*kw, Ho*Wo)``
+in PyTorch's ``unfold`` row order, pooling planes ``(P, H, W)`` with flat argmax indices).
+
+im2col writes one column entry per thread. col2im is written as a gather (one thread per
+pixel, summing the column entries that read it, in the CPU's tap order), so it needs no
+atomics and matches the CPU bit for bit. max_pool2d runs one thread per window; its
+backward scatters through ``index.spread``'s rule: one thread per plane (in order, as the
+CPU) when there are enough planes, else one thread per gradient entry with atomic adds.
+"""
+
+import numba
+import numpy as np
+from numba import cuda
+
+from . import index as _ix
+from ._launch import grid
+
+
+@cuda.jit
+def _im2col(x, cols, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo):
+    N, C, H, W = x.shape
+    _, CK, L = cols.shape
+    n_all = N * CK * L
+    t = cuda.grid(1)
+    s = cuda.gridsize(1)
+    while t < n_all:
+        col = t % L
+        r = t // L
+        row = r % CK
+        n = r // CK
+        j = row % kw
+        r2 = row // kw
+        i = r2 % kh
+        c = r2 // kh
+        ih = (col // Wo) * sh - ph + i * dh
+        iw = (col % Wo) * sw - pw + j * dw
+        if ih >= 0 and ih < H and iw >= 0 and iw < W:
+            cols[n, row, col] = x[n, c, ih, iw]
+        else:
+            cols[n, row, col] = 0
+        t += s
+
+
+def _col2im_kernel(acc_t):
+    @cuda.jit
+    def k(cols, x, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo):
+        N, C, H, W = x.shape
+        n_all = N * C * H * W
+        t = cuda.grid(1)
+        s = cuda.gridsize(1)
+        while t < n_all:
+            w = t % W
+            r = t // W
+            h = r % H
+            r = r // H
+            c = r % C
+            n = r // C
+            acc = acc_t(0)
+            for i in range(kh):
+                th = h + ph - i * dh
+                if th < 0 or th % sh != 0:
+                    continue
+                oh = th // sh
+                if oh >= Ho:
+                    continue
+                for j in range(kw):
+                    tw = w + pw - j * dw
+                    if tw < 0 or tw % sw != 0:
+                        continue
+                    ow = tw // sw
+                    if ow >= Wo:
+                        continue
+                    acc += cols[n, (c * kh + i) * kw + j, oh * Wo + ow]
+            x[n, c, h, w] = acc
+            t += s
+
+    return k
+
+
+@cuda.jit
+def _bias_add(out, b):
+    N, O, L = out.shape
+    n_all = N * O * L
+    t = cuda.grid(1)
+    s = cuda.gridsize(1)
+    while t < n_all:
+        k = t % L
+        r = t // L
+        o = r % O
+        out[r // O, o, k] += b[o]
+        t += s
+
+
+@cuda.jit
+def _max_pool(x, out, idx, kh, kw, sh, sw, ph, pw, dh, dw, lowest):
+    # PyTorch's rule: the first maximum wins, a NaN beats everything (the last NaN wins)
+    P, H, W = x.shape
+    _, Ho, Wo = out.shape
+    n_all = P * Ho * Wo
+    t = cuda.grid(1)
+    s = cuda.gridsize(1)
+    while t < n_all:
+        ow = t % Wo
+        r = t // Wo
+        oh = r % Ho
+        p = r // Ho
+        hs = oh * sh - ph
+        he = min(hs + (kh - 1) * dh + 1, H)
+        while hs < 0:
+            hs += dh
+        ws = ow * sw - pw
+        we = min(ws + (kw - 1) * dw + 1, W)
+        while ws < 0:
+            ws += dw
+        m = lowest
+        mi = hs * W + ws
+        for ih in range(hs, he, dh):
+            for iw in range(ws, we, dw):
+                v = x[p, ih, iw]
+                if v > m or v != v:
+                    m = v
+                    mi = ih * W + iw
+        out[p, oh, ow] = m
+        idx[p, oh, ow] = mi
+        t += s
+
+
+@cuda.jit
+def _pool_bwd_lanes(g, idx, out):
+    P, HW = out.shape
+    L = g.shape[1]
+    p = cuda.grid(1)
+    s = cuda.gridsize(1)
+    while p < P:
+        for k in range(HW):
+            out[p, k] = 0
+        for k in range(L):
+            i = idx[p, k]
+            if i >= 0 and i < HW:
+                out[p, i] += g[p, k]
+        p += s
+
+
+@cuda.jit
+def _zero2(out):
+    P, HW = out.shape
+    t = cuda.grid(1)
+    s = cuda.gridsize(1)
+    while t < P * HW:
+        out[t // HW, t % HW] = 0
+        t += s
+
+
+@cuda.jit
+def _pool_bwd_spread(g, idx, out):
+    P, HW = out.shape
+    L = g.shape[1]
+    t = cuda.grid(1)
+    s = cuda.gridsize(1)
+    while t < P * L:
+        p = t // L
+        k = t % L
+        i = idx[p, k]
+        if i >= 0 and i < HW:
+            cuda.atomic.add(out, (p, i), g[p, k])
+        t += s
+
+
+@cuda.jit
+def _pool_gather(x, idx, out):
+    P, L = out.shape
+    HW = x.shape[1]
+    t = cuda.grid(1)
+    s = cuda.gridsize(1)
+    while t < P * L:
+        p = t // L
+        k = t % L
+        i = idx[p, k]
+        out[p, k] = x[p, i] if i >= 0 and i < HW else 0
+        t += s
+
+
+_cache = {}
+
+
+def im2col(x, cols, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo):
+    """Columns ``cols`` (N, C*kh*kw, Ho*Wo) of image ``x`` (N, C, H, W); zeros in the padding."""
+    if cols.size:
+        _im2col[grid(cols.size)](x, cols, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo)
+
+
+def col2im(cols, x, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo):
+    """The adjoint of im2col: ``x`` (N, C, H, W) = the columns summed back onto their pixels."""
+    if not x.size:
+        return
+    dt = np.dtype(x.dtype)
+    k = _cache.get(dt)
+    if k is None:
+        k = _cache[dt] = _col2im_kernel(numba.from_dtype(dt))
+    k[grid(x.size)](cols, x, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo)
+
+
+def bias_add(out, b):
+    """``out[n, o, :] += b[o]`` for ``out`` (N, O, L)."""
+    if out.size:
+        _bias_add[grid(out.size)](out, b)
+
+
+def max_pool2d(x, out, idx, kh, kw, sh, sw, ph, pw, dh, dw, lowest):
+    """Max over each window of planes ``x`` (P, H, W) into ``out`` and flat argmax ``idx``."""
+    if out.size:
+        _max_pool[grid(out.size)](x, out, idx, kh, kw, sh, sw, ph, pw, dh, dw, lowest)
+
+
+def max_pool2d_backward(g, idx, out):
+    """``out`` (P, H*W): zeros with ``g`` (P, L) added at the flat positions ``idx``."""
+    if not out.size:
+        return
+    P = out.shape[0]
+    if _ix.spread(P, g.shape[1], out.dtype):
+        _zero2[grid(out.size)](out)
+        _pool_bwd_spread[grid(g.size)](g, idx, out)
+    else:
+        _pool_bwd_lanes[grid(P)](g, idx, out)
+
+
+def max_pool2d_gather(x, idx, out):
+    """``out[p, k] = x[p, idx[p, k]]`` for ``x`` (P, H*W) and ``out``/``idx`` (P, L)."""
+    if out.size:
+        _pool_gather[grid(out.size)](x, idx, out)
