@@ -4,6 +4,10 @@ NBGRAD_PARALLEL_MIN   element count from which CPU kernels use their ``parallel=
                       variant (default 131072). Smaller tensors take the serial kernels,
                       since entering a thread pool costs microseconds.
 NBGRAD_NUM_THREADS    threads for Numba's parallel kernels (default: Numba's own choice).
+NBGRAD_CACHE          ``1`` keeps compiled kernels on disk (Numba's cache) so later processes
+                      start without compiling; off by default.
+NBGRAD_CACHE_DIR      where generated kernel modules go (default ``~/.cache/nbgrad``);
+                      Numba's own ``NUMBA_CACHE_DIR`` still decides where machine code goes.
 NBGRAD_THREADING_LAYER Numba threading layer (default ``workqueue``; ``omp`` or ``tbb``
                       when installed). ``workqueue`` does not spin, so it leaves BLAS alone.
 """
@@ -13,3 +17,7 @@ import os
 PARALLEL_MIN = int(os.environ.get("NBGRAD_PARALLEL_MIN", "131072"))
 NUM_THREADS = os.environ.get("NBGRAD_NUM_THREADS")
 THREADING_LAYER = os.environ.get("NBGRAD_THREADING_LAYER", "workqueue")
+CACHE = os.environ.get("NBGRAD_CACHE", "0") == "1"
+CACHE_DIR = os.environ.get(
+    "NBGRAD_CACHE_DIR", os.path.join(os.path.expanduser("~"), ".cache", "nbgrad")
+)

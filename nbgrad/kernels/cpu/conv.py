@@ -15,9 +15,10 @@ as PyTorch returns them.
 
 from numba import njit, prange
 
+from ... import _config
 from . import _par
 
-_opts = dict(nogil=True, error_model="numpy")
+_opts = dict(nogil=True, error_model="numpy", cache=_config.CACHE)
 
 
 @njit(inline="always")

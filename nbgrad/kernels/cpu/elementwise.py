@@ -7,9 +7,10 @@ dimensions. The loops do no shape logic and allocate nothing.
 
 from numba import njit, prange
 
+from ... import _config
 from . import _par
 
-_opts = dict(nogil=True, error_model="numpy")
+_opts = dict(nogil=True, error_model="numpy", cache=_config.CACHE)
 
 
 def _unary(f):
@@ -122,6 +123,16 @@ def _ternary(f):
     return flat, flat_p, nd, nd_p
 
 
+def _build(factory, f):
+    if _config.CACHE:
+        from . import _codegen
+
+        k = _codegen.load(factory, f)
+        if k is not None:
+            return k
+    return factory(f)
+
+
 class UnaryKernel:
     """``out = f(x)``; ``x`` is a flat contiguous array or a 3-d view."""
 
@@ -135,7 +146,7 @@ class UnaryKernel:
         """Both arguments 1-d and contiguous: the hot path of small ops."""
         k = self._k
         if k is None:
-            k = self._k = _unary(self.f)
+            k = self._k = _build(_unary, self.f)
         if out.size < _par.PARALLEL_MIN:
             k[0](x, out)
         else:
@@ -144,7 +155,7 @@ class UnaryKernel:
     def __call__(self, x, out):
         k = self._k
         if k is None:
-            k = self._k = _unary(self.f)
+            k = self._k = _build(_unary, self.f)
         if x.ndim == 1:
             _par.run(k[0], k[1], out.size, x, out)
         else:
@@ -164,7 +175,7 @@ class BinaryKernel:
         """All arguments 1-d, contiguous, same length: the hot path of small ops."""
         k = self._k
         if k is None:
-            k = self._k = _binary(self.f)
+            k = self._k = _build(_binary, self.f)
         if out.size < _par.PARALLEL_MIN:
             k[0](a, b, out)
         else:
@@ -173,7 +184,7 @@ class BinaryKernel:
     def __call__(self, a, b, out):
         k = self._k
         if k is None:
-            k = self._k = _binary(self.f)
+            k = self._k = _build(_binary, self.f)
         n = out.size
         if a.ndim == 1:
             if b.ndim == 1:
@@ -198,7 +209,7 @@ class TernaryKernel:
     def __call__(self, a, b, c, out):
         k = self._k
         if k is None:
-            k = self._k = _ternary(self.f)
+            k = self._k = _build(_ternary, self.f)
         if a.ndim == 1:
             _par.run(k[0], k[1], out.size, a, b, c, out)
         else:

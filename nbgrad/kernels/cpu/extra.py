@@ -11,9 +11,10 @@ import math
 import numpy as np
 from numba import njit, prange
 
+from ... import _config
 from . import _par
 
-_opts = dict(nogil=True, error_model="numpy")
+_opts = dict(nogil=True, error_model="numpy", cache=_config.CACHE)
 _CHUNK = 4096  # rows per task when B == 1
 _BLOCK = 256  # columns per task when B > 1
 

@@ -17,9 +17,10 @@ accumulation is race-free and deterministic.
 
 from numba import njit, prange
 
+from ... import _config
 from . import _par
 
-_opts = dict(nogil=True, error_model="numpy")
+_opts = dict(nogil=True, error_model="numpy", cache=_config.CACHE)
 _CH = 64  # inner-dim chunk handed to one thread by the scattering kernels
 
 

@@ -9,9 +9,10 @@ import math
 
 from numba import njit, prange
 
+from ... import _config
 from . import _par
 
-_opts = dict(nogil=True, error_model="numpy")
+_opts = dict(nogil=True, error_model="numpy", cache=_config.CACHE)
 
 
 def _make(parallel):

@@ -7,9 +7,10 @@ in float64, so a sum of ten million float32 values keeps float32 precision.
 import numpy as np
 from numba import njit, prange
 
+from ... import _config
 from . import _par
 
-_opts = dict(nogil=True, error_model="numpy")
+_opts = dict(nogil=True, error_model="numpy", cache=_config.CACHE)
 _CHUNK = 4096
 
 

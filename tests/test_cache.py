@@ -1,0 +1,82 @@
+"""On-disk kernel caching (NBGRAD_CACHE=1) is safe across processes.
+
+Two processes compile the same kernels into one empty cache at the same time (parallel
+variants included), then a third process loads them; all three must agree, and the third
+must load from the cache rather than compile.
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+CHILD = r"""
+import json, time
+t0 = time.perf_counter()
+import numpy as np
+import nbgrad
+from nbgrad.kernels.cpu import _par
+n = _par.PARALLEL_MIN + 5  # big enough for the parallel variants
+x = nbgrad.tensor(np.linspace(-2, 2, n), dtype=nbgrad.float32, requires_grad=True)
+w = nbgrad.tensor(np.linspace(1, 3, n), dtype=nbgrad.float32, requires_grad=True)
+loss = ((x * w + 1.0).tanh() * x.sigmoid() - x.relu()).sum() + (x * x).mean()
+loss.backward()
+small = nbgrad.tensor([1.0, 2.0, 3.0], requires_grad=True)
+(small.exp() / 2.0).sum().backward()
+from nbgrad.kernels.cpu import elementwise as E
+from nbgrad.ops.registry import _KERNELS
+hits = 0
+for name in ("mul", "add", "tanh", "sigmoid", "relu", "exp", "div"):
+    k = _KERNELS[name]["cpu"]._k
+    for d in k:
+        hits += sum(d.stats.cache_hits.values())
+print(json.dumps({"loss": float(loss.item()), "gx": float(x.grad.sum().item()),
+                  "gs": small.grad.tolist(), "hits": hits, "t": time.perf_counter() - t0}))
+"""
+
+
+def _env(tmp_path):
+    env = dict(os.environ)
+    env["NBGRAD_CACHE"] = "1"
+    env["NBGRAD_CACHE_DIR"] = str(tmp_path / "nbgrad")
+    env["NUMBA_CACHE_DIR"] = str(tmp_path / "numba")
+    return env
+
+
+def _run(procs):
+    outs = []
+    for p in procs:
+        out, err = p.communicate(timeout=600)
+        assert p.returncode == 0, err.decode()[-2000:]
+        outs.append(json.loads(out.decode().strip().splitlines()[-1]))
+    return outs
+
+
+@pytest.mark.slow
+def test_two_processes_compile_then_a_third_reads(tmp_path):
+    env = _env(tmp_path)
+    spawn = lambda: subprocess.Popen(  # noqa: E731
+        [sys.executable, "-c", CHILD], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    first = _run([spawn(), spawn()])
+    (third,) = _run([spawn()])
+    for r in first:
+        assert r["loss"] == pytest.approx(third["loss"], rel=1e-6)
+        assert r["gx"] == pytest.approx(third["gx"], rel=1e-5)
+        assert r["gs"] == pytest.approx(third["gs"])
+    assert third["hits"] > 0, "the third process compiled instead of loading the cache"
+    generated = list((tmp_path / "nbgrad").glob("nbgrad_*.py"))
+    assert generated, "no generated kernel modules in NBGRAD_CACHE_DIR"
+
+
+def test_cache_off_by_default_writes_nothing(tmp_path):
+    env = dict(os.environ)
+    env.pop("NBGRAD_CACHE", None)
+    env["NBGRAD_CACHE_DIR"] = str(tmp_path / "nbgrad")
+    code = "import nbgrad; x = nbgrad.ones(3, requires_grad=True); (x * 2).sum().backward(); print(x.grad.tolist())"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, timeout=300)
+    assert out.returncode == 0, out.stderr.decode()
+    assert out.stdout.decode().strip() == "[2.0, 2.0, 2.0]"
+    assert not (tmp_path / "nbgrad").exists()
