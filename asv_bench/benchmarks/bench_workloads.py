@@ -4,26 +4,37 @@ Each class builds its inputs in ``setup`` and runs the workload once there, so t
 calls never include Numba compiling a kernel (``bench_startup`` measures that).
 """
 
+import os
 import statistics
 import time
 
 import nbgrad
 
-from .workloads import WORKLOADS
+from .workloads import WORKLOADS, set_device
+
+# every device present (the CUDA simulator is no place to time anything)
+DEVICES = ["cpu"] + (
+    ["cuda"] if os.environ.get("NUMBA_ENABLE_CUDASIM") != "1" and nbgrad.cuda.is_available() else []
+)
 
 
 class _Workload:
     workload = ""
     timeout = 300
     warmup_time = 0.2
+    params = [DEVICES]
+    param_names = ["device"]
 
-    def setup(self):
+    def setup(self, device):
+        set_device(device)
         self.w = WORKLOADS[self.workload]
         self.state = self.w.build(nbgrad, self.w.inputs(0))
         self.w.run(nbgrad, self.state)  # first call: compiles the kernels it uses
+        self.sync = nbgrad.cuda.synchronize if device == "cuda" else (lambda: None)
 
-    def time_run(self):
+    def time_run(self, device):
         self.w.run(nbgrad, self.state)
+        self.sync()
 
 
 class MlpStep(_Workload):
@@ -31,6 +42,10 @@ class MlpStep(_Workload):
 
     workload = "mlp_step"
 
+    def peakmem_ten_steps(self, device):
+        """Peak memory (RSS) of ten training steps after the first."""
+        for _ in range(10):
+            self.w.run(nbgrad, self.state)
 
 class Elementwise(_Workload):
     """``(tanh(x*w+b)*sigmoid(x) + exp(-x*x)).sum()`` on 4M floats, forward + backward."""
@@ -45,12 +60,13 @@ class SmallOps(_Workload):
 
     workload = "small_ops"
 
-    def track_us_per_op(self):
+    def track_us_per_op(self, device):
         """Median over 9 whole chains (forward + backward) of the time per op."""
         times = []
         for _ in range(9):
             t0 = time.perf_counter()
             self.w.run(nbgrad, self.state)
+            self.sync()
             times.append(time.perf_counter() - t0)
         return statistics.median(times) / self.w.n_ops * 1e6
 

@@ -31,8 +31,20 @@ def _f32(a):
     return np.ascontiguousarray(a, dtype=np.float32)
 
 
+DEVICE = ["cpu"]  # where build() puts tensors; the asv benchmarks set it per parameter
+
+
+def set_device(device):
+    """Build later workloads' tensors on ``device`` ("cpu" or "cuda")."""
+    DEVICE[0] = device
+
+
+def _on_device(t):
+    return t if DEVICE[0] == "cpu" else t.to(DEVICE[0])
+
+
 def _leaf(lib, a, requires_grad=False):
-    t = lib.from_numpy(np.array(a, dtype=np.float32, copy=True))
+    t = _on_device(lib.from_numpy(np.array(a, dtype=np.float32, copy=True)))
     return t.requires_grad_() if requires_grad else t
 
 
@@ -40,7 +52,7 @@ def to_numpy(t):
     """A private float copy of tensor ``t`` (detached), or a float for a number."""
     if isinstance(t, (float, int)):
         return np.asarray(t, dtype=np.float64)
-    return np.array(t.detach().numpy(), copy=True)
+    return np.array(t.detach().cpu().numpy(), copy=True)
 
 
 def chain(lib, x, c, d, n):
@@ -196,7 +208,7 @@ def mlp_build(lib, a):
     for i in range(n):
         params.append(_leaf(lib, a[f"W{i}"], True))
         params.append(_leaf(lib, a[f"b{i}"], True))
-    return {"X": _leaf(lib, a["X"]), "y": lib.from_numpy(a["y"].copy()), "params": params}
+    return {"X": _leaf(lib, a["X"]), "y": _on_device(lib.from_numpy(a["y"].copy())), "params": params}
 
 
 def mlp_loss(lib, X, y, params):
