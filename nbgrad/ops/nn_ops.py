@@ -315,13 +315,83 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 
 
 # ----- layers and activations -------------------------------------------------------------
-def linear(input, weight, bias=None):
-    """``input @ weight.T + bias``."""
-    from .linalg import matmul
-    from .shape import t as _t
+class AddmmBackward0(Node):
+    """Backward of ``linear``: the weight's gradient comes out as one contiguous GEMM."""
 
-    out = matmul(input, _t(weight))
-    return add(out, bias) if bias is not None else out
+    __slots__ = ()
+
+    def backward(self, saved, g):
+        from .linalg import matmul
+        from .shape import transpose
+
+        x, w = saved
+        xshape, n_out = self.attrs
+        fx, fw, *fb = self.next_functions
+        g2 = reshape(g, (-1, n_out)) if g.ndim != 2 else g
+        gx = gw = gb = None
+        if fx[0] is not None:
+            gx = matmul(g2, w)
+            if len(xshape) != 2:
+                gx = reshape(gx, xshape)
+        if fw[0] is not None:
+            x2 = reshape(x, (-1, xshape[-1])) if len(xshape) != 2 else x
+            gw = matmul(transpose(g2, 0, 1), x2)
+        if fb and fb[0][0] is not None:
+            gb = _sum(g2, 0)
+        return (gx, gw, gb) if fb else (gx, gw)
+
+
+class MmBackward0(AddmmBackward0):
+    __slots__ = ()
+
+
+def linear(input, weight, bias=None):
+    """``input @ weight.T + bias`` for input (..., in), weight (out, in), bias (out,)."""
+    from .linalg import matmul_data
+
+    if not isinstance(input, Tensor) or not isinstance(weight, Tensor):
+        raise TypeError("linear(): input and weight must be Tensors")
+    if weight.ndim != 2:
+        raise RuntimeError(f"linear(): weight must be 2-D, got {weight.ndim}-D")
+    if input.ndim == 0 or input.shape[-1] != weight.shape[1]:
+        lead = input.shape[:-1] if input.ndim else ()
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied "
+            f"({int(np.prod(lead, dtype=np.int64)) if input.ndim > 1 else 1}x"
+            f"{input.shape[-1] if input.ndim else 0} and {weight.shape[1]}x{weight.shape[0]})"
+        )
+    if input._dtype is not weight._dtype or (bias is not None and bias._dtype is not input._dtype):
+        raise RuntimeError(
+            "mat1 and mat2 must have the same dtype, but got "
+            f"{input._dtype.name} and {weight._dtype.name}"
+        )
+    from ._core import same_device
+
+    dev = same_device("linear", input, weight, bias)
+    be = backend(dev)
+    data = matmul_data(input._data, be.permute(weight._data, (1, 0)), input._dtype, dev)
+    if bias is not None:
+        if tuple(bias.shape) != (weight.shape[0],):
+            raise RuntimeError(
+                f"linear(): bias of shape {list(bias.shape)} does not match "
+                f"{weight.shape[0]} output features"
+            )
+        from ._core import layout3
+
+        if data.size:
+            views = layout3(be, data.shape, [data, bias._data, data])
+            if views is None:
+                d2 = data.reshape(-1, data.shape[-1])
+                views = layout3(be, d2.shape, [d2, bias._data, d2])
+            kernel("add", dev)(*views)
+    out = _wrap(data, input._dtype, dev)
+    if needs_grad(input, weight, bias):
+        cls = AddmmBackward0 if bias is not None else MmBackward0
+        ins = (input, weight, bias) if bias is not None else (input, weight)
+        record(cls, out, ins,
+               (save(input) if weight._rg else None, save(weight) if input._rg else None),
+               (tuple(input.shape), weight.shape[0]))
+    return out
 
 
 def dropout(input, p=0.5, training=True, inplace=False):
