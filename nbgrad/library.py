@@ -109,7 +109,8 @@ class CustomOp:
 
 
 def _is_c(a, be):
-    return a.flags.c_contiguous if hasattr(a, "flags") else be.is_contiguous(a)
+    # a real CUDA DeviceNDArray's .flags is a dict: ask the backend for anything not NumPy
+    return a.flags.c_contiguous if a.__class__.__module__ == "numpy" else be.is_contiguous(a)
 
 
 def _cuda_launcher(k, flat):

@@ -123,7 +123,7 @@ def _gather_data(x, d, idx, ishape, vector):
     A, K, B = offa.size, ishape[d], offb.size
     ix = _contig(idx)
     if vector:
-        ix = be.as_strided(ix.reshape(-1), (A, K, B), (0, ix.itemsize, 0))
+        ix = be.as_strided(ix.reshape(-1), (A, K, B), (0, ix.dtype.itemsize, 0))
     else:
         ix = ix.reshape(A, K, B)
     kernel("index_gather", dev)(
@@ -145,7 +145,7 @@ def _scatter_data(x, d, idx, src, vector):
     A, K, B = offa.size, ishape[d], offb.size
     ix = _contig(idx)
     if vector:
-        ix = be.as_strided(ix.reshape(-1), (A, K, B), (0, ix.itemsize, 0))
+        ix = be.as_strided(ix.reshape(-1), (A, K, B), (0, ix.dtype.itemsize, 0))
     else:
         ix = ix.reshape(A, K, B)
     sd = _contig(src).reshape(A, K, B)

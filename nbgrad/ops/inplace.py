@@ -4,7 +4,7 @@ from ._core import Node, backend, kernel, layout3, record, to_dtype_data
 
 
 def _is_c(a):
-    return a.flags.c_contiguous if hasattr(a, "flags") else a.is_c_contiguous()
+    return a.is_c_contiguous() if hasattr(a, "is_c_contiguous") else a.flags.c_contiguous
 
 
 def add_into(dst, src):

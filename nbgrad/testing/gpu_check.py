@@ -162,7 +162,9 @@ def main(argv=None):
     if not args.skip_tests:
         here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
         tests = os.path.join(here, "tests", "test_cuda.py")
-        rc = subprocess.call([sys.executable, "-m", "pytest", "-q", tests])
+        env = dict(os.environ, NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS="0")  # tiny test grids
+        rc = subprocess.call([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                              tests], env=env)
         print(f"CUDA tests exit code: {rc}")
     rng = np.random.default_rng(0)
     rows = []
