@@ -30,6 +30,8 @@ output array, and returns nothing. Non-tensor arguments are passed to ``shape`` 
 
 import re
 
+import numpy as np
+
 from . import dtypes as _dt
 from .autograd.graph import Node
 from .ops._core import copy_data, needs_grad, record, same_device, save, save_output
@@ -109,7 +111,7 @@ class CustomOp:
 
 
 def _is_c(a, be):
-    # a real CUDA DeviceNDArray's .flags is a dict: ask the backend for anything not NumPy
+    return a.flags.c_contiguous if isinstance(a, np.ndarray) else be.is_contiguous(a)
     return a.flags.c_contiguous if a.__class__.__module__ == "numpy" else be.is_contiguous(a)
 
 
