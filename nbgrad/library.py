@@ -112,7 +112,6 @@ class CustomOp:
 
 def _is_c(a, be):
     return a.flags.c_contiguous if isinstance(a, np.ndarray) else be.is_contiguous(a)
-    return a.flags.c_contiguous if a.__class__.__module__ == "numpy" else be.is_contiguous(a)
 
 
 def _cuda_launcher(k, flat):
