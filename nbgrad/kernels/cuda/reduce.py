@@ -40,6 +40,41 @@ def _sum_kernel(acc_t):
     return k
 
 
+def _partial_kernel(acc_t):
+    @cuda.jit
+    def k(x, part, chunk):
+        # block (t, j) sums x[a, j*chunk:(j+1)*chunk, b] for output t = a*B + b
+        A, R, B = x.shape
+        sh = cuda.shared.array(TPB, acc_t)
+        tid = cuda.threadIdx.x
+        t = cuda.blockIdx.x
+        j = cuda.blockIdx.y
+        a = t // B
+        b = t % B
+        lo = j * chunk
+        hi = min(R, lo + chunk)
+        acc = acc_t(0)
+        r = lo + tid
+        while r < hi:
+            acc += x[a, r, b]
+            r += TPB
+        sh[tid] = acc
+        cuda.syncthreads()
+        step = TPB // 2
+        while step > 0:
+            if tid < step:
+                sh[tid] += sh[tid + step]
+            cuda.syncthreads()
+            step //= 2
+        if tid == 0:
+            part[t, j] = sh[0]
+
+    return k
+
+
+SPLIT_MIN = 1 << 16  # rows longer than this, with few outputs, are split across blocks
+
+
 def _extreme_kernel(is_max):
     @cuda.jit
     def k(x, out, idx, with_idx):
@@ -119,6 +154,15 @@ def sum_arb(x, out):
     """``out[a, b] = sum_r x[a, r, b]`` (floats accumulate in float64, integers in int64)."""
     acc = float64 if x.dtype.kind == "f" else int64
     k = _get(("sum", acc), lambda: _sum_kernel(acc))
+    A, R, B = x.shape
+    if A * B < 256 and R >= SPLIT_MIN:
+        # a long reduction into few outputs: first many blocks of partial sums, then those
+        chunk = 8 * TPB
+        nblk = (R + chunk - 1) // chunk
+        part = cuda.device_array((A * B, nblk), np.float64 if acc is float64 else np.int64)
+        _get(("part", acc), lambda: _partial_kernel(acc))[(A * B, nblk), TPB](x, part, chunk)
+        k[_blocks(A * B), TPB](part.reshape(A * B, nblk, 1), out.reshape(A * B, 1))
+        return
     k[_blocks(out.size), TPB](x, out)
 
 
