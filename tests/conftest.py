@@ -1,8 +1,14 @@
 """Shared fixtures for the nbgrad test suite."""
 
-import pytest
+import os
 
-from nbgrad.autograd import grad_mode
+# Tiny test grids are expected; on a real GPU Numba would warn about occupancy, and the
+# suite turns NumbaPerformanceWarning (which also flags implicit host copies) into errors.
+os.environ.setdefault("NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS", "0")
+
+import pytest  # noqa: E402
+
+from nbgrad.autograd import grad_mode  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
