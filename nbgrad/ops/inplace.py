@@ -69,6 +69,41 @@ def _rebase(t, result, op):
     t._retains_grad = False
 
 
+def _direct(fn, t, other):
+    """Write ``fn(t, other)`` straight into ``t``'s storage when nothing is recorded and the
+    operands line up (same dtype and shape, contiguous, or a number): one pass, no copy."""
+    import numpy as np
+
+    from ..tensor import Tensor
+    from . import elementwise as E
+
+    if not _DIRECT:
+        _DIRECT.update({E.add: "add", E.sub: "sub", E.mul: "mul", E.div: "div"})
+    kname = _DIRECT.get(fn)
+    td = t._data
+    if kname is None or td.__class__ is not np.ndarray or not td.flags.c_contiguous or not td.size:
+        return False
+    if other.__class__ is Tensor:
+        od = other._data
+        if (other._dtype is not t._dtype or od.__class__ is not np.ndarray
+                or od.shape != td.shape or not od.flags.c_contiguous):
+            return False
+        if kname == "div" and not t._dtype.is_floating_point:
+            return False
+        flat = td.reshape(-1)
+        E._CPU[kname].flat(flat, od.reshape(-1), flat)
+    elif isinstance(other, (int, float)) and not isinstance(other, bool) and t._dtype.is_floating_point:
+        flat = td.reshape(-1)
+        E._CPU[kname](flat, t._dtype.np.type(other), flat)
+    else:
+        return False
+    t._vc[0] += 1
+    return True
+
+
+_DIRECT = {}  # out-of-place op -> kernel name, filled on first use (import order)
+
+
 def inplace_binary(op, fn, t, other):
     """``t = fn(t, other)`` in place: ``t.add_(y)`` and friends."""
     from .. import dtypes as _dt
@@ -88,6 +123,8 @@ def inplace_binary(op, fn, t, other):
         )
     check_inplace(t)
     record = STATE.enabled and (t._rg or (other.__class__ is Tensor and other._rg))
+    if not record and _direct(fn, t, other):
+        return t
     if record:
         r = fn(clone(t), other)  # the clone keeps the old value for backward
     else:
