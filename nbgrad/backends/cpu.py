@@ -69,8 +69,13 @@ BINARY = {
 }
 TERNARY = {"where": S.where}
 
+# the CPU loops use the vectorizable float32 math (the CUDA backend registers UNARY)
+VECTOR_MATH = {
+    "exp": S.exp_v, "log": S.log_v, "log1p": S.log1p_v, "expm1": S.expm1_v, "tanh": S.tanh_v,
+    "sigmoid": S.sigmoid_v, "erf": S.erf_v,
+}
 for _n, _f in UNARY.items():
-    register_kernel(_n, NAME, E.UnaryKernel(_f))
+    register_kernel(_n, NAME, E.UnaryKernel(VECTOR_MATH.get(_n, _f)))
 for _n, _f in BINARY.items():
     register_kernel(_n, NAME, E.BinaryKernel(_f))
 for _n, _f in TERNARY.items():

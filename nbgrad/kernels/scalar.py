@@ -210,3 +210,43 @@ def clamp_max(a, hi):
     if a > hi:
         return hi
     return a
+
+
+# Vectorizable float32 versions for the CPU loops (float64 falls back to libm inside
+# vmath). CUDA kernels keep the math.* versions above, which map to CUDA's libdevice.
+from . import vmath as _vm  # noqa: E402
+
+
+@_jit
+def exp_v(a):
+    return _vm.exp(a)
+
+
+@_jit
+def log_v(a):
+    return _vm.log(a)
+
+
+@_jit
+def log1p_v(a):
+    return _vm.log1p(a)
+
+
+@_jit
+def expm1_v(a):
+    return _vm.expm1(a)
+
+
+@_jit
+def tanh_v(a):
+    return _vm.tanh(a)
+
+
+@_jit
+def sigmoid_v(a):
+    return _vm.sigmoid(a)
+
+
+@_jit
+def erf_v(a):
+    return _vm.erf(a)

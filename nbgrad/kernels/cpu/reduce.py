@@ -14,57 +14,67 @@ _opts = dict(nogil=True, error_model="numpy", cache=_config.CACHE)
 _CHUNK = 4096
 
 
+_BLOCK = 256
+
+
+@njit(fastmath={"reassoc"}, **_opts)
+def _block_sum(x, a, lo, hi, bz):
+    # within a short block the input's own type is accurate enough, and reassociation lets
+    # LLVM vectorize; blocks then add up in float64 (int64 for integers)
+    s = bz
+    for r in range(lo, hi):
+        s += x[a, r]
+    return s
+
+
 @njit(**_opts)
-def _sum_row(x, a, lo, hi, zero):
-    # four partial sums break the add-latency chain without reordering beyond float64
-    s0 = zero
-    s1 = zero
-    s2 = zero
-    s3 = zero
+def _sum_row(x, a, lo, hi, zero, bz):
+    t = zero
     r = lo
-    while r + 4 <= hi:
-        s0 += x[a, r, 0]
-        s1 += x[a, r + 1, 0]
-        s2 += x[a, r + 2, 0]
-        s3 += x[a, r + 3, 0]
-        r += 4
     while r < hi:
-        s0 += x[a, r, 0]
-        r += 1
-    return (s0 + s1) + (s2 + s3)
+        e = min(hi, r + _BLOCK)
+        t += _block_sum(x, a, r, e, bz)
+        r = e
+    return t
+
+
+@njit(**_opts)
+def _sum_rows(x, out, zero, bz):
+    for a in range(x.shape[0]):
+        out[a] = _sum_row(x, a, 0, x.shape[1], zero, bz)
+
+
+@njit(parallel=True, **_opts)
+def _sum_rows_p(x, out, zero, bz):
+    A, R = x.shape
+    if A == 1:
+        n = (R + _CHUNK - 1) // _CHUNK
+        part = np.full(n, zero)
+        for c in prange(n):
+            part[c] = _sum_row(x, 0, c * _CHUNK, min(R, (c + 1) * _CHUNK), zero, bz)
+        out[0] = part.sum()
+    else:
+        for a in prange(A):
+            out[a] = _sum_row(x, a, 0, R, zero, bz)
 
 
 @njit(**_opts)
 def _sum_arb(x, out, zero):
     A, R, B = x.shape
-    if B == 1:
-        for a in range(A):
-            out[a, 0] = _sum_row(x, a, 0, R, zero)
-    else:
-        acc = np.full(B, zero)
-        for a in range(A):
-            acc[:] = zero
-            for r in range(R):
-                for b in range(B):
-                    acc[b] += x[a, r, b]
+    acc = np.full(B, zero)
+    for a in range(A):
+        acc[:] = zero
+        for r in range(R):
             for b in range(B):
-                out[a, b] = acc[b]
+                acc[b] += x[a, r, b]
+        for b in range(B):
+            out[a, b] = acc[b]
 
 
 @njit(parallel=True, **_opts)
 def _sum_arb_p(x, out, zero):
     A, R, B = x.shape
-    if B == 1:
-        if A == 1:
-            n = (R + _CHUNK - 1) // _CHUNK
-            part = np.full(n, zero)
-            for c in prange(n):
-                part[c] = _sum_row(x, 0, c * _CHUNK, min(R, (c + 1) * _CHUNK), zero)
-            out[0, 0] = part.sum()
-        else:
-            for a in prange(A):
-                out[a, 0] = _sum_row(x, a, 0, R, zero)
-    elif A >= B:
+    if A >= B:
         for a in prange(A):
             acc = np.full(B, zero)
             for r in range(R):
@@ -178,6 +188,11 @@ def sum_arb(x, out):
     """``out[a, b] = sum_r x[a, r, b]``; ``out`` is ``(A, B)``. Floats accumulate in
     float64, integers in int64."""
     zero = np.float64(0.0) if x.dtype.kind == "f" else np.int64(0)
+    if x.shape[2] == 1 and x.flags.c_contiguous:
+        bz = x.dtype.type(0) if x.dtype.kind == "f" else zero
+        _par.run(_sum_rows, _sum_rows_p, x.size, x.reshape(x.shape[0], x.shape[1]),
+                 out.reshape(-1), zero, bz)
+        return
     _par.run(_sum_arb, _sum_arb_p, x.size, x, out, zero)
 
 
