@@ -230,6 +230,38 @@ def _cold_start(lib, cache_dir):
     return wall, float(r.stdout.strip().splitlines()[-1])
 
 
+MEMORY_CODE = """\
+import re, sys
+sys.path.insert(0, {bench_dir!r})
+import {lib} as lib
+{setup}
+from benchmarks import workloads as w
+
+def kib(field):
+    return int(re.search(field + r":\\s+(\\d+)", open("/proc/self/status").read()).group(1))
+
+s = w.mlp_build(lib, w.mlp_inputs(0))
+w.mlp_step(lib, s)  # compiles and allocates what the first step needs
+before = kib("VmRSS")
+open("/proc/self/clear_refs", "w").write("5")  # restart the high-water mark here
+for _ in range(100):
+    loss, _ = w.mlp_step(lib, s)
+print(kib("VmHWM") - before, float(loss.item()))
+"""
+
+
+def _peak_memory(lib):
+    """Peak RSS growth (KiB) over 100 MLP training steps after the first, in a fresh process."""
+    setup = f"lib.set_num_threads({TORCH_THREADS})" if lib == "torch" else ""
+    code = MEMORY_CODE.format(lib=lib, bench_dir=HERE, setup=setup)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       timeout=CHILD_TIMEOUT)
+    if r.returncode != 0:
+        raise RuntimeError(f"{lib} peak memory run failed (exit {r.returncode}):\n{r.stderr}")
+    kib, loss = r.stdout.strip().splitlines()[-1].split()
+    return int(kib), float(loss)
+
+
 def _fmt_time(seconds, per_op=None):
     if per_op:
         return f"{seconds / per_op * 1e6:.2f} µs/op"
@@ -296,6 +328,7 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--only", nargs="+", choices=list(PLAN), help="run only these workloads")
     p.add_argument("--no-cold-start", action="store_true", help="skip the cold_start rows")
+    p.add_argument("--no-memory", action="store_true", help="skip the peak-memory row")
     args = p.parse_args(argv)
     names = args.only or list(PLAN)
 
@@ -344,6 +377,17 @@ def main(argv=None):
                     rows.append((f"cold_start, {label}", walls["nbgrad"][i][0],
                                  walls["torch"][i][0], None))
 
+        if not args.no_memory:
+            try:
+                mem = {lib: _peak_memory(lib) for lib in LIBS}
+                for lib in LIBS:
+                    print(f"  peak memory {lib:<6} +{mem[lib][0] / 1024:.1f} MiB over 100 steps",
+                          flush=True)
+                mem_row = (mem["nbgrad"][0], mem["torch"][0])
+            except (RuntimeError, subprocess.TimeoutExpired, ValueError) as e:
+                problems.append(f"peak memory: {e}")
+                mem_row = None
+
     print()
     print("| workload | nbgrad | PyTorch | ratio | PERF.md target |")
     print("|---|---|---|---|---|")
@@ -353,6 +397,11 @@ def main(argv=None):
         verdict = "met" if ratio <= target else "missed"
         print(f"| {name} | {_fmt_time(nb, per)} | {_fmt_time(th, per)} | {ratio:.2f} | "
               f"<= {target:g} ({verdict}) |")
+    if not args.no_memory and mem_row:
+        nb, th = mem_row
+        ratio = nb / max(th, 1)
+        print(f"| peak memory, 100 MLP steps (RSS growth) | {nb / 1024:.1f} MiB | "
+              f"{th / 1024:.1f} MiB | {ratio:.2f} | <= 1.2 ({'met' if ratio <= 1.2 else 'missed'}) |")
     print()
     print("Spread: first call in a fresh process (compiling included) / fastest / slowest "
           "timed call; the ratio of the fastest calls suffers least from other load.")
