@@ -129,7 +129,8 @@ def _install_math():
     Tensor.clip = M.clamp
 
     def clamp_(self, min=None, max=None):
-        return I.inplace_binary("clamp_", lambda a, _b: M.clamp(a, min, max), self, 0.0)
+        bound = min if min is not None else (max if max is not None else 0)  # decides the dtype check
+        return I.inplace_binary("clamp_", lambda a, _b: M.clamp(a, min, max), self, bound)
 
     Tensor.clamp_ = clamp_
 

@@ -241,7 +241,8 @@ def _run_node(node, buf):
     if all(g is None for g in buf):
         outs = (None,) * n_in
     else:
-        if node._n_out > 1 and any(g is None for g in buf):
+        if node._n_out > 1 and getattr(node, "materialize_grads", True) and any(
+                g is None for g in buf):  # a Function's set_materialize_grads(False) opts out
             buf = _materialize(node, buf)
         outs = node.apply(buf)
         if outs.__class__ is not tuple:

@@ -15,11 +15,11 @@ class FunctionCtx(Node):
 
     def save_for_backward(self, *tensors):
         """Keep tensors for ``backward``; read them back as ``ctx.saved_tensors``."""
-        for t in tensors:
+        for i, t in enumerate(tensors):  # (tensors.index(t) would compare tensors by ==)
             if t is not None and not isinstance(t, _tensor.Tensor):
                 raise TypeError(
                     "save_for_backward can only save variables, but argument "
-                    f"{tensors.index(t)} is of type {type(t).__name__}"
+                    f"{i} is of type {type(t).__name__}"
                 )
         self._to_save = tensors
 

@@ -160,6 +160,12 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, out
     return jacobian(jac_fn, inputs, create_graph=create_graph, strict=strict)
 
 
+def _ones_like(x):
+    from ..creation import ones_like
+
+    return ones_like(x)
+
+
 def _first(out, xs):
     from ..creation import ones_like, zeros_like
 
@@ -178,7 +184,12 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
                 "The Tensor returned by the function given to hvp should contain a single element"
             )
         gs = _first(out, ins)
-        vs, _ = _tup(v)
+        if v is None and (len(ins) != 1 or ins[0].numel() != 1):
+            raise RuntimeError(
+                "The vector v can only be None if the input to the user-provided function "
+                "is a single Tensor with a single element."
+            )
+        vs = (_ones_like(ins[0]),) if v is None else _tup(v)[0]
         res = _grads(gs, ins, vs, create_graph, strict, "vhp")
     return (out if create_graph else out.detach()), _untup(res, in_t)
 

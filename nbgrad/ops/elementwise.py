@@ -269,6 +269,8 @@ def _is_bool(x):
 def _scaled(x, alpha):
     from ..autograd.grad_mode import no_grad
 
+    if x.__class__ is not Tensor:  # add(t, 1.0, alpha=3): a plain number
+        return x * alpha
     with no_grad():
         return mul(x, alpha)
 

@@ -116,9 +116,10 @@ def inplace_binary(op, fn, t, other):
     ts = [t] + ([other] if other.__class__ is Tensor else [])
     ss = [] if other.__class__ is Tensor else [other]
     rt = _dt.result_type(ts, ss)
-    if rt._cat > t._dtype._cat:
+    cat = max(rt._cat, 2) if op == "div_" else rt._cat  # true division: Float, even of ints
+    if cat > t._dtype._cat:
         raise RuntimeError(
-            f"result type {_CAT_NAMES[rt._cat]} can't be cast to the desired output type "
+            f"result type {_CAT_NAMES[cat]} can't be cast to the desired output type "
             f"{_CAT_NAMES.get(t._dtype._cat)}"
         )
     check_inplace(t)

@@ -19,16 +19,12 @@ from ._core import (
     to_dtype_data,
 )
 from .elementwise import (
-    abs as _abs,
-)
-from .elementwise import (
     add,
     div,
     eq,
     exp,
     mul,
     neg,
-    relu,
     rsub,
     sigmoid,
     sub,
@@ -79,9 +75,13 @@ def _fused2(kname, g, y, dim):
     return _wrap(out, y._dtype, dev)
 
 
-def _dim(x, dim):
+def _dim(x, dim, op="softmax"):
     if dim is None:
-        # PyTorch's legacy implicit dim
+        # PyTorch's legacy implicit dim (deprecated there, with this warning)
+        import warnings
+
+        warnings.warn(f"Implicit dimension choice for {op} has been deprecated. Change the call "
+                      "to include dim=X as an argument.", UserWarning, stacklevel=3)
         dim = 0 if x.ndim in (0, 1, 3) else 1
     return _wrap_dim(dim, x.ndim) if x.ndim else 0
 
@@ -97,7 +97,7 @@ class LogSoftmaxBackward0(Node):
 def log_softmax(input, dim=None, dtype=None):
     """``log(softmax(input))`` along ``dim``, computed stably in one pass."""
     x = _float_input(input if dtype is None else input.to(dtype), "log_softmax")
-    d = _dim(x, dim)
+    d = _dim(x, dim, "log_softmax")
     out = _fused("log_softmax", x, d)
     if needs_grad(x):
         record(LogSoftmaxBackward0, out, (x,), (save_output(out),), d)
@@ -302,8 +302,10 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         raise ValueError(
             f"Target size ({target.shape}) must be the same as input size ({input.shape})"
         )
-    # log(1 + exp(-|x|)) + max(-x, 0) == softplus(-x), finite for any x
-    sp = add(log1p(exp(neg(_abs(input)))), relu(neg(input)))
+    # log(1 + exp(-|x|)) + max(-x, 0) == softplus(-x), finite for any x; |x| via where (not
+    # abs/relu, whose kinks at 0 would give a wrong gradient and Hessian at x == 0)
+    ax = where(input >= 0, input, neg(input))
+    sp = add(log1p(exp(neg(ax))), mul(sub(ax, input), 0.5))
     if pos_weight is not None:
         lw = add(mul(sub(pos_weight, 1), target), 1)
         loss = add(mul(rsub(target, 1), input), mul(lw, sp))
@@ -438,6 +440,12 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
             f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
             f"[*, {', '.join(str(s) for s in normalized_shape)}], but got input of size{list(input.shape)}"
         )
+    for name, p in (("weight", weight), ("bias", bias)):
+        if p is not None and tuple(p.shape) != normalized_shape:
+            raise RuntimeError(
+                f"Expected {name} to be of same shape as normalized_shape, but got {name} of "
+                f"shape {list(p.shape)} and normalized_shape = {list(normalized_shape)}"
+            )
     dims = tuple(range(input.ndim - k, input.ndim))
     mu = _mean(input, dims, keepdim=True)
     xc = sub(input, mu)

@@ -1,0 +1,100 @@
+"""The shipped examples and the ``python -m nbgrad`` command line run end to end."""
+
+import os
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import nbgrad
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _floats(line):
+    return [float(v) for v in re.findall(r"-?\d+\.\d+(?:e[-+]\d+)?", line)]
+
+
+def test_quickstart_prints_the_tour(capsys):
+    from nbgrad.examples import quickstart
+
+    assert quickstart.main() is None
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    headers = [ln for ln in lines if re.match(r"^\d\. ", ln)]
+    assert [h[:2] for h in headers] == ["1.", "2.", "3.", "4.", "5.", "6."]
+    assert "1. backward() accumulates into the leaves' .grad" in lines
+    assert "6. no_grad() builds no graph" in lines
+    x, w = np.array([1.0, 2.0, 3.0]), np.array([0.5, -1.0, 2.0])
+
+    def line(prefix):
+        (ln,) = [ln for ln in lines if ln.strip().startswith(prefix)]
+        return ln
+
+    # 1. d/dx sum(tanh(x*w) + x^2) = w (1 - tanh^2) + 2x, printed to 4 decimals
+    dydx = w * (1 - np.tanh(x * w) ** 2) + 2 * x
+    np.testing.assert_allclose(_floats(line("dy/dx = tensor([2.")), dydx, atol=6e-5)
+    # 2. grad() gives w and leaves .grad as it was
+    ln = line("dy/dx = tensor([ 0.5")
+    assert "x.grad still" in ln
+    np.testing.assert_allclose(_floats(ln)[:3], w)
+    np.testing.assert_allclose(_floats(ln)[3:], dydx, atol=6e-5)
+    # 3. two accumulated passes of d/dx sum(exp(x) w)
+    np.testing.assert_allclose(_floats(line("twice-accumulated")), 2 * np.exp(x) * w, rtol=1e-4)
+    assert "a third time without retain_graph: Trying to backward through the graph a second time" in out
+    # 4. x^3 at 2: 12, 12, 6
+    assert "   first 12.0, second 12.0, third 6.0" in lines
+    # 5. vector-Jacobian product of 2x
+    np.testing.assert_allclose(_floats(line("x.grad =")), [2.0, 0.2, 0.02])
+    assert "   requires_grad inside no_grad: False" in lines
+
+
+@pytest.mark.slow
+def test_digits_trains_and_writes_artifacts(tmp_path, capsys):
+    pytest.importorskip("sklearn")
+    pytest.importorskip("matplotlib")
+    pytest.importorskip("tqdm")
+    from nbgrad.examples import digits
+
+    acc = digits.main(["--epochs", "1", "--out", str(tmp_path), "--no-progress"])
+    assert isinstance(acc, float) and 0.5 < acc <= 1.0
+    ckpt, png = tmp_path / "digits_mlp.nbg", tmp_path / "digits_mlp.png"
+    assert ckpt.is_file() and png.is_file()
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    out = capsys.readouterr().out
+    assert re.search(r"epoch  1/1  loss \d+\.\d{4}  test accuracy \d+\.\d{2}%", out)
+    assert f"test accuracy: {acc * 100:.2f}% (mlp, 1 epochs" in out
+    assert f"wrote {ckpt}" in out and f"wrote {png}" in out
+    state = nbgrad.load(str(ckpt))
+    assert isinstance(state, dict) and {"model", "optimizer", "epochs"} <= set(state)
+    assert state["epochs"] == 1
+    model = digits.MLP()
+    model.load_state_dict(state["model"])
+    assert set(state["model"]) == set(model.state_dict())
+    assert state["model"]["net.0.weight"].shape == (128, 64)
+    # the reloaded model gives the reported accuracy
+    _, _, xte, yte = digits.load_data(0)
+    assert digits.evaluate(model, xte, yte, "cpu") == pytest.approx(acc)
+
+
+@pytest.mark.slow
+def test_warmup_command_line():
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    r = subprocess.run([sys.executable, "-m", "nbgrad", "warmup", "--serial-only", "--dtype", "float32"],
+                       capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert re.search(r"warmed float32 in \d+\.\d s", r.stdout)
+    assert "float64" not in r.stdout
+
+
+def test_command_line_usage_errors():
+    from nbgrad.__main__ import main
+
+    with pytest.raises(SystemExit) as e:
+        main([])
+    assert e.value.code == 2
+    with pytest.raises(SystemExit) as e:
+        main(["warmup", "--dtype", "float16"])
+    assert e.value.code == 2

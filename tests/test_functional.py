@@ -1,0 +1,564 @@
+"""``nbgrad.nn.functional`` against ``torch.nn.functional``: values, shapes, dtypes, errors,
+first and second derivatives (float64 gradcheck / gradgradcheck) and numerical stability."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import nbgrad
+import nbgrad.nn.functional as F
+from nbgrad.autograd import gradcheck, gradgradcheck
+
+torch = pytest.importorskip("torch")
+TF = torch.nn.functional
+
+
+# ----- helpers ---------------------------------------------------------------------------
+def rnd(*shape, seed=0):
+    return np.random.default_rng(seed).standard_normal(shape)
+
+
+def N(a, rg=False, dtype=nbgrad.float64):
+    """nbgrad tensor (float64 by default) from an array."""
+    a = np.asarray(a)
+    if a.dtype.kind in "iu":
+        return nbgrad.tensor(a.astype(np.int64))
+    return nbgrad.tensor(a.astype(np.float64), dtype=dtype, requires_grad=rg)
+
+
+def T(a, rg=False, dtype=None):
+    a = np.asarray(a)
+    if a.dtype.kind in "iu":
+        return torch.tensor(a.astype(np.int64))
+    return torch.tensor(a.astype(np.float64), dtype=dtype or torch.float64, requires_grad=rg)
+
+
+def val(t):
+    return np.asarray(t.detach().numpy(), dtype=np.float64)
+
+
+def close(a, b, rtol=1e-10, atol=1e-12):
+    assert tuple(a.shape) == tuple(b.shape), (tuple(a.shape), tuple(b.shape))
+    np.testing.assert_allclose(val(a), val(b), rtol=rtol, atol=atol)
+
+
+def both(fn_nb, fn_th, arrays, rg_mask=None, rtol=1e-10, atol=1e-12, seed=7):
+    """Run the same function on nbgrad and torch float64 inputs; compare values and grads."""
+    rg_mask = rg_mask or [np.asarray(a).dtype.kind == "f" for a in arrays]
+    xs = [N(a, rg) for a, rg in zip(arrays, rg_mask)]
+    ts = [T(a, rg) for a, rg in zip(arrays, rg_mask)]
+    y, ty = fn_nb(*xs), fn_th(*ts)
+    close(y, ty, rtol, atol)
+    assert y.dtype == nbgrad.float64
+    if y.requires_grad:
+        go = rnd(*y.shape, seed=seed)
+        y.backward(N(go))
+        ty.backward(T(go))
+        for x, t, rg in zip(xs, ts, rg_mask):
+            if rg:
+                close(x.grad, t.grad, rtol=1e-9, atol=1e-11)
+    return y
+
+
+def ggcheck(fn, arrays, rg_mask=None):
+    rg_mask = rg_mask or [np.asarray(a).dtype.kind == "f" for a in arrays]
+    xs = tuple(N(a, rg) for a, rg in zip(arrays, rg_mask))
+    assert gradcheck(fn, xs)
+    assert gradgradcheck(fn, xs)
+
+
+# ----- softmax / log_softmax --------------------------------------------------------------
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+@pytest.mark.parametrize("dim", [0, 1, 2, -1, -2])
+def test_softmax_family_values_and_grads(name, dim):
+    a = rnd(3, 4, 5, seed=1)
+    y = both(lambda x: getattr(F, name)(x, dim), lambda x: getattr(TF, name)(x, dim), [a])
+    assert y.grad_fn.name() == ("SoftmaxBackward0" if name == "softmax" else "LogSoftmaxBackward0")
+    if name == "softmax":
+        np.testing.assert_allclose(val(y).sum(dim), 1.0, rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_softmax_family_dtypes(name, dtype):
+    a = rnd(4, 6, seed=2).astype(dtype)
+    x = nbgrad.tensor(a, requires_grad=True)
+    y = getattr(F, name)(x, 1)
+    ty = getattr(TF, name)(torch.tensor(a), 1)
+    assert y.dtype == getattr(nbgrad, dtype) and y.shape == (4, 6)
+    tol = 1e-6 if dtype == "float32" else 1e-12
+    np.testing.assert_allclose(val(y), val(ty), rtol=tol, atol=tol)
+    y.sum().backward()
+    assert x.grad.dtype == getattr(nbgrad, dtype)
+    # dtype= casts before the op, like torch
+    y64 = getattr(F, name)(nbgrad.tensor(a), 1, dtype=nbgrad.float64)
+    assert y64.dtype == nbgrad.float64
+
+
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+@pytest.mark.parametrize("shape", [(5,), (2, 5), (2, 3, 4), (2, 3, 4, 2)])
+def test_softmax_legacy_implicit_dim(name, shape):
+    # torch picks dim 0 for 0-, 1- and 3-d inputs, else dim 1 (and warns)
+    a = rnd(*shape, seed=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ty = getattr(TF, name)(T(a), dim=None)
+    with pytest.warns(UserWarning, match=f"Implicit dimension choice for {name} has been deprecated"):
+        y = getattr(F, name)(N(a))
+    close(y, ty)
+
+
+def test_softmax_errors():
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        F.softmax(N(rnd(2, 3)), 2)
+    with pytest.raises((RuntimeError, NotImplementedError), match="not implemented for"):
+        F.softmax(nbgrad.tensor([1, 2]), 0)
+    # an integer input with dtype= is fine
+    y = F.log_softmax(nbgrad.tensor([1, 2]), 0, dtype=nbgrad.float64)
+    close(y, TF.log_softmax(torch.tensor([1, 2]), 0, dtype=torch.float64))
+
+
+def test_softmax_family_double_backward():
+    a = rnd(3, 4, seed=4)
+    for fn in (lambda x: F.softmax(x, 1), lambda x: F.log_softmax(x, 0),
+               lambda x: F.softmax(x, -1) * F.log_softmax(x, -1)):
+        ggcheck(fn, [a])
+    # second derivatives vs torch
+    x, tx = N(a, True), T(a, True)
+    (g,) = nbgrad.autograd.grad((F.softmax(x, 1) ** 2).sum(), x, create_graph=True)
+    (tg,) = torch.autograd.grad((TF.softmax(tx, 1) ** 2).sum(), tx, create_graph=True)
+    close(g, tg)
+    (gg,) = nbgrad.autograd.grad((g * g).sum(), x)
+    (tgg,) = torch.autograd.grad((tg * tg).sum(), tx)
+    close(gg, tgg, rtol=1e-9)
+
+
+# ----- extreme logits ----------------------------------------------------------------------
+BIG = np.array([[1e4, -1e4, 0.0, 1e4], [-1e4, -1e4, -1e4, 3.0]])
+
+
+def _finite(t):
+    return np.isfinite(val(t)).all()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name", ["softmax", "log_softmax", "logsumexp", "cross_entropy",
+                                  "cross_entropy_smooth", "bce"])
+def test_extreme_logits_are_finite(name, dtype):
+    nd, td = getattr(nbgrad, dtype), getattr(torch, dtype)
+    x = nbgrad.tensor(BIG, dtype=nd, requires_grad=True)
+    tx = torch.tensor(BIG, dtype=td, requires_grad=True)
+    fns = {
+        "softmax": (lambda m, f, t: f.softmax(t, 1)),
+        "log_softmax": (lambda m, f, t: f.log_softmax(t, 1)),
+        "logsumexp": (lambda m, f, t: t.logsumexp(1)),
+        "cross_entropy": (lambda m, f, t: f.cross_entropy(t, m.tensor([1, 0]), reduction="none")),
+        "cross_entropy_smooth": (lambda m, f, t: f.cross_entropy(
+            t, m.tensor([1, 2]), label_smoothing=0.1, reduction="none")),
+        "bce": (lambda m, f, t: f.binary_cross_entropy_with_logits(
+            t, m.tensor([[1.0, 0.0, 1.0, 0.5], [1.0, 1.0, 0.0, 0.0]], dtype=t.dtype),
+            reduction="none")),
+    }
+    y = fns[name](nbgrad, F, x)
+    ty = fns[name](torch, TF, tx)
+    assert y.dtype == nd and _finite(y)
+    np.testing.assert_allclose(val(y), val(ty), rtol=1e-5, atol=1e-5)
+    go = np.linspace(0.5, 1.5, ty.numel()).reshape(tuple(ty.shape))
+    y.backward(nbgrad.tensor(go, dtype=nd))
+    ty.backward(torch.tensor(go, dtype=td))
+    assert x.grad.dtype == nd and _finite(x.grad)
+    np.testing.assert_allclose(val(x.grad), val(tx.grad), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda x: F.softmax(x, 1),
+    lambda x: F.log_softmax(x, 1),
+    lambda x: x.logsumexp(1),
+    lambda x: F.cross_entropy(x, nbgrad.tensor([1, 0])),
+    lambda x: F.binary_cross_entropy_with_logits(x, nbgrad.full((2, 4), 0.25, dtype=x.dtype)),
+], ids=["softmax", "log_softmax", "logsumexp", "cross_entropy", "bce"])
+def test_extreme_logits_second_order_finite(fn):
+    x = N(BIG, True)
+    y = fn(x)
+    (g,) = nbgrad.autograd.grad(y.sum(), x, create_graph=True)
+    (gg,) = nbgrad.autograd.grad((g * g).sum(), x)
+    assert _finite(g) and _finite(gg)
+
+
+# ----- cross_entropy / nll_loss ------------------------------------------------------------
+def _ce_kwargs(lib, kw):
+    return {k: (lib.tensor(v) if k == "weight" else v) for k, v in kw.items()}
+
+
+CE_CASES = [
+    {},
+    {"weight": np.array([0.2, 1.0, 2.5, 0.7])},
+    {"ignore_index": 1},
+    {"weight": np.array([0.2, 1.0, 2.5, 0.7]), "ignore_index": 2},
+    {"label_smoothing": 0.15},
+    {"label_smoothing": 0.15, "weight": np.array([0.2, 1.0, 2.5, 0.7])},
+    {"label_smoothing": 0.3, "ignore_index": 0},
+    {"label_smoothing": 0.3, "ignore_index": 0, "weight": np.array([0.2, 1.0, 2.5, 0.7])},
+]
+
+
+@pytest.mark.parametrize("reduction", ["none", "sum", "mean"])
+@pytest.mark.parametrize("kw", CE_CASES, ids=lambda kw: "-".join(kw) or "plain")
+def test_cross_entropy_class_indices(kw, reduction):
+    logits = rnd(6, 4, seed=10)
+    target = np.array([0, 1, 2, 3, 2, 0])
+    y = both(lambda x: F.cross_entropy(x, N(target), reduction=reduction, **_ce_kwargs(nbgrad, kw)),
+             lambda x: TF.cross_entropy(x, T(target), reduction=reduction, **_ce_kwargs(torch, kw)),
+             [logits])
+    assert y.shape == ((6,) if reduction == "none" else ())
+
+
+@pytest.mark.parametrize("reduction", ["none", "sum", "mean"])
+@pytest.mark.parametrize("kw", [{}, {"label_smoothing": 0.2},
+                                {"weight": np.array([0.5, 2.0, 1.5])},
+                                {"weight": np.array([0.5, 2.0, 1.5]), "label_smoothing": 0.25}],
+                         ids=["plain", "smooth", "weight", "weight-smooth"])
+def test_cross_entropy_probability_targets(kw, reduction):
+    logits = rnd(5, 3, seed=11)
+    p = np.random.default_rng(12).random((5, 3))
+    p /= p.sum(1, keepdims=True)
+    y = both(lambda x, t: F.cross_entropy(x, t, reduction=reduction, **_ce_kwargs(nbgrad, kw)),
+             lambda x, t: TF.cross_entropy(x, t, reduction=reduction, **_ce_kwargs(torch, kw)),
+             [logits, p], rg_mask=[True, True])
+    assert y.shape == ((5,) if reduction == "none" else ())
+
+
+@pytest.mark.parametrize("reduction", ["none", "mean"])
+@pytest.mark.parametrize("kw", [{}, {"weight": np.array([0.5, 2.0, 1.5]), "ignore_index": 1,
+                                      "label_smoothing": 0.1}], ids=["plain", "all"])
+def test_cross_entropy_kdim(kw, reduction):
+    logits = rnd(2, 3, 4, 5, seed=13)
+    target = np.random.default_rng(14).integers(0, 3, (2, 4, 5))
+    y = both(lambda x: F.cross_entropy(x, N(target), reduction=reduction, **_ce_kwargs(nbgrad, kw)),
+             lambda x: TF.cross_entropy(x, T(target), reduction=reduction, **_ce_kwargs(torch, kw)),
+             [logits])
+    assert y.shape == ((2, 4, 5) if reduction == "none" else ())
+    # probability targets over the class dim of a K-dim input
+    p = np.random.default_rng(15).random((2, 3, 4, 5))
+    p /= p.sum(1, keepdims=True)
+    both(lambda x: F.cross_entropy(x, N(p), reduction=reduction),
+         lambda x: TF.cross_entropy(x, T(p), reduction=reduction), [logits])
+
+
+def test_cross_entropy_unbatched():
+    logits = rnd(5, seed=16)
+    y = both(lambda x: F.cross_entropy(x, nbgrad.tensor(3)),
+             lambda x: TF.cross_entropy(x, torch.tensor(3)), [logits])
+    assert y.shape == ()
+    both(lambda x: F.cross_entropy(x, nbgrad.tensor(1), label_smoothing=0.2, reduction="none"),
+         lambda x: TF.cross_entropy(x, torch.tensor(1), label_smoothing=0.2, reduction="none"),
+         [logits])
+    p = np.random.default_rng(17).random(5)
+    p /= p.sum()
+    both(lambda x: F.cross_entropy(x, N(p)), lambda x: TF.cross_entropy(x, T(p)), [logits])
+
+
+def test_cross_entropy_dtype_float32():
+    logits = rnd(4, 3, seed=18).astype(np.float32)
+    x = nbgrad.tensor(logits, requires_grad=True)
+    y = F.cross_entropy(x, nbgrad.tensor([0, 2, 1, 1]))
+    ty = TF.cross_entropy(torch.tensor(logits), torch.tensor([0, 2, 1, 1]))
+    assert y.dtype == nbgrad.float32 and y.shape == ()
+    np.testing.assert_allclose(y.item(), ty.item(), rtol=1e-6)
+    y.backward()
+    assert x.grad.dtype == nbgrad.float32
+
+
+def test_cross_entropy_errors():
+    x = N(rnd(4, 5))
+    with pytest.raises(IndexError, match=r"^Target 7 is out of bounds\.$"):
+        F.cross_entropy(x, nbgrad.tensor([0, 1, 7, 2]))
+    with pytest.raises(IndexError, match="Target -3 is out of bounds."):
+        F.cross_entropy(x, nbgrad.tensor([0, 1, -3, 2]))
+    with pytest.raises(IndexError, match="Target 7 is out of bounds."):
+        TF.cross_entropy(T(rnd(4, 5)), torch.tensor([0, 1, 7, 2]))
+    with pytest.raises(RuntimeError, match="label_smoothing must be between 0.0 and 1.0. Got: 1.5"):
+        F.cross_entropy(x, nbgrad.tensor([0, 1, 2, 3]), label_smoothing=1.5)
+    with pytest.raises(ValueError, match=r"Expected input batch_size \(4\) to match target batch_size \(3\)"):
+        F.cross_entropy(x, nbgrad.tensor([0, 1, 2]))
+    with pytest.raises(RuntimeError, match="Expected target size to match input size"):
+        F.cross_entropy(x, N(rnd(4, 3)))
+    with pytest.raises(ValueError, match="foo is not a valid value for reduction"):
+        F.cross_entropy(x, nbgrad.tensor([0, 1, 2, 3]), reduction="foo")
+
+
+def test_cross_entropy_all_ignored_mean_is_nan():
+    x = N(rnd(2, 3), True)
+    y = F.cross_entropy(x, nbgrad.tensor([1, 1]), ignore_index=1)
+    ty = TF.cross_entropy(T(rnd(2, 3)), torch.tensor([1, 1]), ignore_index=1)
+    assert np.isnan(y.item()) and np.isnan(ty.item())
+    s = F.cross_entropy(x, nbgrad.tensor([1, 1]), ignore_index=1, reduction="sum")
+    assert s.item() == 0.0
+
+
+@pytest.mark.parametrize("kw", [{}, {"weight": np.array([0.5, 2.0, 1.5])}, {"ignore_index": 0},
+                                {"label_smoothing": 0.2}, {"prob": True},
+                                {"prob": True, "label_smoothing": 0.2,
+                                 "weight": np.array([0.5, 2.0, 1.5])}],
+                         ids=["plain", "weight", "ignore", "smooth", "prob", "prob-all"])
+def test_cross_entropy_gradgradcheck(kw):
+    kw = dict(kw)
+    logits = rnd(3, 3, seed=19)
+    if kw.pop("prob", False):
+        p = np.random.default_rng(20).random((3, 3))
+        p /= p.sum(1, keepdims=True)
+        ggcheck(lambda x, t: F.cross_entropy(x, t, **_ce_kwargs(nbgrad, kw)), [logits, p])
+    else:
+        tgt = nbgrad.tensor([0, 2, 1])
+        ggcheck(lambda x: F.cross_entropy(x, tgt, **_ce_kwargs(nbgrad, kw)), [logits])
+
+
+@pytest.mark.parametrize("reduction", ["none", "sum", "mean"])
+@pytest.mark.parametrize("kw", [{}, {"weight": np.array([0.3, 1.0, 2.0, 0.5])},
+                                {"ignore_index": 3},
+                                {"weight": np.array([0.3, 1.0, 2.0, 0.5]), "ignore_index": 0}],
+                         ids=["plain", "weight", "ignore", "weight-ignore"])
+def test_nll_loss(kw, reduction):
+    logp = rnd(5, 4, seed=21)
+    target = np.array([0, 3, 1, 0, 2])
+    y = both(lambda x: F.nll_loss(x, N(target), reduction=reduction, **_ce_kwargs(nbgrad, kw)),
+             lambda x: TF.nll_loss(x, T(target), reduction=reduction, **_ce_kwargs(torch, kw)),
+             [logp])
+    assert y.shape == ((5,) if reduction == "none" else ())
+
+
+def test_nll_loss_kdim_unbatched_and_gradgrad():
+    a = rnd(2, 3, 4, seed=22)
+    t = np.array([[0, 1, 2, 2], [1, 1, 0, 2]])
+    both(lambda x: F.nll_loss(x, N(t), reduction="none"),
+         lambda x: TF.nll_loss(x, T(t), reduction="none"), [a])
+    both(lambda x: F.nll_loss(x, nbgrad.tensor(2)), lambda x: TF.nll_loss(x, torch.tensor(2)),
+         [rnd(3, seed=23)])
+    tgt = nbgrad.tensor([[0, 1, 2, 2], [1, 1, 0, 2]])
+    ggcheck(lambda x: F.nll_loss(x, tgt, weight=N([1.0, 2.0, 0.5])), [a])
+
+
+def test_nll_loss_errors():
+    with pytest.raises(RuntimeError):
+        F.nll_loss(N(rnd(3, 4)), N([1.0, 2.0, 3.0]))
+    with pytest.raises(ValueError, match=r"Expected input batch_size \(3\) to match target batch_size \(2\)"):
+        F.nll_loss(N(rnd(3, 4)), nbgrad.tensor([1, 2]))
+    with pytest.raises(IndexError, match="Target 4 is out of bounds."):
+        F.nll_loss(N(rnd(3, 4)), nbgrad.tensor([1, 4, 0]))
+
+
+# ----- mse / bce -----------------------------------------------------------------------------
+@pytest.mark.parametrize("reduction", ["none", "sum", "mean"])
+def test_mse_loss(reduction):
+    a, b = rnd(3, 4, seed=24), rnd(3, 4, seed=25)
+    y = both(lambda x, t: F.mse_loss(x, t, reduction=reduction),
+             lambda x, t: TF.mse_loss(x, t, reduction=reduction), [a, b])
+    assert y.shape == ((3, 4) if reduction == "none" else ())
+    ggcheck(lambda x, t: F.mse_loss(x, t, reduction=reduction), [a[:2, :2], b[:2, :2]])
+    with pytest.raises(ValueError, match="foo is not a valid value for reduction"):
+        F.mse_loss(N(a), N(b), reduction="foo")
+
+
+@pytest.mark.parametrize("reduction", ["none", "sum", "mean"])
+@pytest.mark.parametrize("kw", ["plain", "weight", "pos_weight", "both"])
+def test_bce_with_logits(kw, reduction):
+    rng = np.random.default_rng(26)
+    x, t = rnd(4, 3, seed=27) * 3, rng.random((4, 3))
+    w, pw = rng.random((4, 3)) + 0.1, rng.random(3) + 0.5
+    extra = {"plain": {}, "weight": {"weight": w}, "pos_weight": {"pos_weight": pw},
+             "both": {"weight": w, "pos_weight": pw}}[kw]
+    names = list(extra)
+
+    def fn(lib, f):
+        def g(x, t, *ws):
+            return f.binary_cross_entropy_with_logits(x, t, reduction=reduction,
+                                                      **dict(zip(names, ws)))
+        return g
+
+    arrays = [x, t] + [extra[k] for k in names]
+    # torch refuses requires_grad on weight / pos_weight; input and target are differentiable
+    mask = [True, True] + [False] * len(names)
+    y = both(fn(nbgrad, F), fn(torch, TF), arrays, rg_mask=mask)
+    assert y.shape == ((4, 3) if reduction == "none" else ())
+    small = [a[:2] if a.ndim == 2 else a for a in arrays]
+    ggcheck(fn(nbgrad, F), small, rg_mask=mask)
+
+
+def test_bce_with_logits_smooth_at_zero():
+    # logits exactly 0 (e.g. a zero-initialised last layer): sigmoid(0) - t, and sigma'(0) = 1/4
+    t = np.array([1.0, 0.0, 0.3])
+    x, tx = N(np.zeros(3), True), T(np.zeros(3), True)
+    for lib, f, inp in [(nbgrad, F, x), (torch, TF, tx)]:
+        (g,) = lib.autograd.grad(f.binary_cross_entropy_with_logits(inp, lib.tensor(t), reduction="sum"),
+                                 inp, create_graph=True)
+        np.testing.assert_allclose(val(g), 0.5 - t, atol=1e-15)
+        (gg,) = lib.autograd.grad(g.sum(), inp)
+        np.testing.assert_allclose(val(gg), 0.25, atol=1e-15)
+    ggcheck(lambda x: F.binary_cross_entropy_with_logits(x, N(t), pos_weight=N([2.0, 0.5, 1.0])),
+            [np.zeros(3)])
+
+
+def test_bce_with_logits_errors_and_dtype():
+    with pytest.raises(ValueError, match="must be the same as input size"):
+        F.binary_cross_entropy_with_logits(N(rnd(3)), N(rnd(4)))
+    x = nbgrad.tensor([0.5, -2.0], requires_grad=True)
+    y = F.binary_cross_entropy_with_logits(x, nbgrad.tensor([1.0, 0.0]))
+    assert y.dtype == nbgrad.float32
+    ty = TF.binary_cross_entropy_with_logits(torch.tensor([0.5, -2.0]), torch.tensor([1.0, 0.0]))
+    np.testing.assert_allclose(y.item(), ty.item(), rtol=1e-6)
+
+
+# ----- linear ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("bias", [True, False])
+@pytest.mark.parametrize("shape", [(5,), (2, 5), (2, 3, 5)])
+def test_linear(shape, bias):
+    w, b = rnd(4, 5, seed=28), rnd(4, seed=29)
+    arrays = [rnd(*shape, seed=30), w] + ([b] if bias else [])
+    y = both(lambda x, w, *b: F.linear(x, w, *b), lambda x, w, *b: TF.linear(x, w, *b), arrays)
+    assert y.shape == shape[:-1] + (4,)
+    if len(shape) == 2:
+        ty = TF.linear(*[T(a, True) for a in arrays])
+        assert y.grad_fn.name() == ty.grad_fn.name() == ("AddmmBackward0" if bias else "MmBackward0")
+    ggcheck(lambda x, w, *b: F.linear(x, w, *b), [arrays[0], w[:2]] + ([b[:2]] if bias else []))
+
+
+def test_linear_float32_and_errors():
+    x = nbgrad.randn(2, 5)
+    w = nbgrad.randn(3, 5, requires_grad=True)
+    y = F.linear(x, w, nbgrad.zeros(3))
+    assert y.dtype == nbgrad.float32 and y.shape == (2, 3)
+    for xs, ws in [((2, 4), (3, 5)), ((2, 6, 4), (3, 5)), ((4,), (3, 5))]:
+        with pytest.raises(RuntimeError, match="mat1 and mat2 shapes cannot be multiplied") as e:
+            F.linear(nbgrad.randn(*xs), nbgrad.randn(*ws))
+        with pytest.raises(RuntimeError) as te:
+            TF.linear(torch.randn(*xs), torch.randn(*ws))
+        assert str(e.value) == str(te.value)
+    with pytest.raises(RuntimeError, match="mat1 and mat2 shapes cannot be multiplied \\(2x4 and 5x3\\)"):
+        F.linear(nbgrad.randn(2, 4), nbgrad.randn(3, 5))
+    with pytest.raises(RuntimeError, match="must have the same dtype"):
+        F.linear(nbgrad.randn(2, 5), nbgrad.randn(3, 5, dtype=nbgrad.float64))
+
+
+# ----- dropout ----------------------------------------------------------------------------------
+def test_dropout_identity_cases():
+    x = nbgrad.randn(4, 5, requires_grad=True)
+    assert F.dropout(x, 0.5, training=False) is x
+    assert F.dropout(x, 0.0) is x
+    y = F.dropout(x, 1.0)
+    assert y.shape == (4, 5) and (y.detach().numpy() == 0).all() and y.requires_grad
+    y.sum().backward()
+    assert (x.grad.numpy() == 0).all()
+    with pytest.raises(ValueError, match="dropout probability has to be between 0 and 1, but got 1.5"):
+        F.dropout(x, 1.5)
+    with pytest.raises(ValueError, match="dropout probability has to be between 0 and 1"):
+        F.dropout(x, -0.1)
+
+
+@pytest.mark.parametrize("p", [0.2, 0.5, 0.8])
+def test_dropout_statistics_and_gradient(p):
+    n = 20000
+    nbgrad.manual_seed(123)
+    x = nbgrad.ones(n, dtype=nbgrad.float64, requires_grad=True)
+    y = F.dropout(x, p)
+    yv = y.detach().numpy()
+    assert y.dtype == nbgrad.float64 and y.shape == (n,)
+    kept = yv != 0
+    # kept values are scaled by 1/(1-p); the fraction dropped is p within 5 sigma
+    np.testing.assert_allclose(yv[kept], 1.0 / (1.0 - p), rtol=1e-12)
+    assert abs((~kept).mean() - p) < 5 * np.sqrt(p * (1 - p) / n)
+    assert abs(yv.mean() - 1.0) < 0.05
+    # the gradient is the mask
+    y.backward(nbgrad.ones(n, dtype=nbgrad.float64))
+    np.testing.assert_array_equal(x.grad.numpy(), yv)
+    # same seed -> same mask; another draw differs
+    nbgrad.manual_seed(123)
+    np.testing.assert_array_equal(F.dropout(x.detach(), p).numpy(), yv)
+    assert not np.array_equal(F.dropout(x.detach(), p).numpy(), yv)
+
+
+def test_dropout_float32():
+    nbgrad.manual_seed(0)
+    y = F.dropout(nbgrad.ones(1000), 0.25)
+    assert y.dtype == nbgrad.float32
+    u = np.unique(y.numpy())
+    assert len(u) == 2 and u[0] == 0 and u[1] == np.float32(1 / 0.75)
+
+
+# ----- activations --------------------------------------------------------------------------
+AWAY_FROM_ZERO = np.array([[-2.0, -0.7, -0.05, 0.3], [0.05, 1.1, 2.5, -3.0]])
+
+
+@pytest.mark.parametrize("name,fn,tfn", [
+    ("gelu", lambda x: F.gelu(x), lambda x: TF.gelu(x)),
+    ("gelu_tanh", lambda x: F.gelu(x, approximate="tanh"), lambda x: TF.gelu(x, approximate="tanh")),
+    ("silu", F.silu, TF.silu),
+    ("relu", F.relu, TF.relu),
+])
+def test_activations(name, fn, tfn):
+    y = both(fn, tfn, [AWAY_FROM_ZERO])
+    assert y.shape == (2, 4)
+    ggcheck(fn, [AWAY_FROM_ZERO])
+    a32 = AWAY_FROM_ZERO.astype(np.float32)
+    y32 = fn(nbgrad.tensor(a32))
+    assert y32.dtype == nbgrad.float32
+    np.testing.assert_allclose(val(y32), val(tfn(torch.tensor(a32))), rtol=1e-5, atol=1e-6)
+
+
+def test_activation_errors_and_relu_at_zero():
+    with pytest.raises(RuntimeError, match="approximate argument must be either none or tanh"):
+        F.gelu(nbgrad.randn(3), approximate="foo")
+    x, tx = N([0.0, -1.0, 2.0], True), T([0.0, -1.0, 2.0], True)
+    F.relu(x).sum().backward()
+    TF.relu(tx).sum().backward()
+    close(x.grad, tx.grad)
+
+
+# ----- layer_norm -----------------------------------------------------------------------------
+@pytest.mark.parametrize("affine", [False, True])
+@pytest.mark.parametrize("nshape", [(4,), (3, 4)])
+def test_layer_norm(nshape, affine):
+    a = rnd(2, 3, 4, seed=31) * 2 + 1
+    ws = [rnd(*nshape, seed=32), rnd(*nshape, seed=33)] if affine else []
+    y = both(lambda x, *wb: F.layer_norm(x, nshape, *wb, eps=1e-5),
+             lambda x, *wb: TF.layer_norm(x, nshape, *wb, eps=1e-5), [a] + ws, rtol=1e-9)
+    assert y.shape == (2, 3, 4)
+    if not affine:
+        m = val(y).reshape(-1, int(np.prod(nshape)))
+        np.testing.assert_allclose(m.mean(1), 0, atol=1e-12)
+    small = [a[:1, :, :] if len(nshape) == 2 else a[:1, :2]] + ws
+    ggcheck(lambda x, *wb: F.layer_norm(x, nshape, *wb), small)
+
+
+def test_layer_norm_int_shape_float32_and_errors():
+    a = rnd(3, 5, seed=34).astype(np.float32)
+    y = F.layer_norm(nbgrad.tensor(a), 5)
+    assert y.dtype == nbgrad.float32
+    np.testing.assert_allclose(val(y), val(TF.layer_norm(torch.tensor(a), (5,))), rtol=1e-5, atol=1e-5)
+    msg = (r"Given normalized_shape=\[3, 5\], expected input with shape \[\*, 3, 5\], "
+           r"but got input of size\[2, 3, 4\]")
+    with pytest.raises(RuntimeError, match=msg):
+        F.layer_norm(nbgrad.randn(2, 3, 4), (3, 5))
+    with pytest.raises(RuntimeError, match=msg):
+        TF.layer_norm(torch.randn(2, 3, 4), (3, 5))
+    with pytest.raises(RuntimeError, match="Expected weight to be of same shape as normalized_shape"):
+        F.layer_norm(nbgrad.randn(2, 3, 4), [4], nbgrad.randn(5))
+    with pytest.raises(RuntimeError, match="Expected bias to be of same shape as normalized_shape"):
+        F.layer_norm(nbgrad.randn(2, 3, 4), [4], nbgrad.randn(4), nbgrad.randn(3))
+
+
+# ----- embedding -----------------------------------------------------------------------------
+def test_embedding():
+    E = rnd(6, 3, seed=35)
+    idx = np.array([[0, 2, 5], [2, 2, 1]])
+    y = both(lambda w: F.embedding(N(idx), w), lambda w: TF.embedding(T(idx), w), [E])
+    assert y.shape == (2, 3, 3) and y.grad_fn.name() == "EmbeddingBackward0"
+    y = both(lambda w: F.embedding(N(idx), w, padding_idx=2),
+             lambda w: TF.embedding(T(idx), w, padding_idx=2), [E])
+    ggcheck(lambda w: F.embedding(nbgrad.tensor([1, 3, 1]), w) ** 2, [E[:4]])
+    assert F.embedding(nbgrad.tensor([1, 0]), nbgrad.randn(3, 2)).dtype == nbgrad.float32
+    assert F.embedding(nbgrad.tensor(4), N(E)).shape == (3,)
+    with pytest.raises(IndexError, match="index out of range in self"):
+        F.embedding(nbgrad.tensor([6]), N(E))
+    with pytest.raises(RuntimeError, match="Expected tensor for argument #1 'indices' to have one of"):
+        F.embedding(nbgrad.tensor([1.0]), N(E))
