@@ -127,6 +127,7 @@ def inplace_binary(op, fn, t, other):
     if not record and _direct(fn, t, other):
         return t
     if record:
+        _check_view(t, op)  # before anything is written
         r = fn(clone(t), other)  # the clone keeps the old value for backward
     else:
         r = fn(t, other)
@@ -183,9 +184,11 @@ def fill_(t, value):
                 f"{value.ndim} dimensions."
             )
         value = value.item()
-    _write(t, backend(t._device).full(t._data.shape, value, t._dtype.np))
-    if _graph_on() and t._grad_fn is not None:
+    tracked = _graph_on() and t._grad_fn is not None
+    if tracked:
         _check_view(t, "fill_")
+    _write(t, backend(t._device).full(t._data.shape, value, t._dtype.np))
+    if tracked:
         record(FillBackward0, t, (t,))
     return t
 
@@ -214,9 +217,11 @@ def copy_(t, src):
         src_b = expand(src, tuple(t.shape)) if tuple(src.shape) != tuple(t.shape) else src
         if src_b._device != t._device:
             src_b = src_b.to(t._device)
-    _write(t, src_b._data)
-    if _graph_on() and (t._rg or src._rg):
+    tracked = _graph_on() and (t._rg or src._rg)
+    if tracked:
         _check_view(t, "copy_")
+    _write(t, src_b._data)
+    if tracked:
         record(CopyBackwards, t, (t, src), (), (tuple(src.shape), src._dtype))
         t._output_nr = 0
     return t
@@ -253,6 +258,9 @@ def setitem(t, key, value):
         return advanced_setitem(t, key, value)
     check_inplace(t)
     key = _check_key(t, key)
+    v_rg = isinstance(value, Tensor) and value._rg
+    if _graph_on() and (t._rg or v_rg):
+        _check_view(t, "__setitem__")  # before anything is written
     be = backend(t._device)
     dst = be.getitem(t._data, key)
     if isinstance(value, Tensor):
@@ -270,9 +278,7 @@ def setitem(t, key, value):
     else:
         copy_data(be.full(dst.shape, value, t._dtype.np), t._dtype, t._device, out=dst)
     t._vc[0] += 1
-    v_rg = isinstance(value, Tensor) and value._rg
     if _graph_on() and (t._rg or v_rg):
-        _check_view(t, "__setitem__")
         record(CopySlices, t, (t, value if v_rg else None), (),
                (key, tuple(value.shape) if v_rg else ()))
         t._output_nr = 0
