@@ -133,66 +133,53 @@ def execute(roots, seeds, keep_graph, create_graph, inputs=None, accumulate=True
                         _count_error(node, outs)
                     if not keep_graph and node._saved:
                         node._saved = _FREED
-                for (nxt, nr), g in zip(node.next_functions, outs):
-                    if nxt is None:
+            else:
+                if needed is not None and node not in needed and node not in targets:
+                    continue  # off every path to an input: no hooks, no work (as torch)
+                if buf is None:
+                    buf = [None] * node._n_out
+                if node._tensor_hooks:
+                    for nr, hooks in node._tensor_hooks.items():
+                        if buf[nr] is not None and hooks:
+                            buf[nr] = _call_hooks(hooks, buf[nr])
+                if node._retain:
+                    for nr, ref in node._retain.items():
+                        t = ref()
+                        if t is not None and buf[nr] is not None:
+                            _retain(t, buf[nr], create_graph)
+                is_acc = node.__class__ is AccumulateGrad
+                if is_acc:
+                    var = node.variable
+                    if var._hooks and buf[0] is not None:
+                        buf[0] = _call_hooks(var._hooks, buf[0])
+                if targets is not None:
+                    tg = targets.get(node)
+                    if tg is not None:
+                        for nr, i in tg:
+                            g = buf[nr]
+                            if accumulate:
+                                if g is not None:
+                                    t = inputs[i]
+                                    if is_acc:
+                                        buf[0] = None
+                                        _accumulate(t, g, create_graph)
+                                        g = None
+                                    elif not t._retains_grad:  # else populated above
+                                        _retain(t, g, create_graph)
+                            else:
+                                captured[i] = g
+                    if node not in needed:
                         continue
-                    if g is not None:
-                        b = buffers.get(nxt)
-                        if b is None:
-                            b = buffers[nxt] = [None] * nxt._n_out
-                            b[nr] = g
-                        else:
-                            b[nr] = g if b[nr] is None else add(b[nr], g)
-                    c = deps[nxt] - 1
-                    deps[nxt] = c
-                    if c == 0:
-                        heappush(heap, (-nxt._seq, nxt))
-                continue
-            if needed is not None and node not in needed and node not in targets:
-                continue  # off every path to an input: no hooks, no work (as torch)
-            if buf is None:
-                buf = [None] * node._n_out
-            if node._tensor_hooks:
-                for nr, hooks in node._tensor_hooks.items():
-                    if buf[nr] is not None and hooks:
-                        buf[nr] = _call_hooks(hooks, buf[nr])
-            if node._retain:
-                for nr, ref in node._retain.items():
-                    t = ref()
-                    if t is not None and buf[nr] is not None:
-                        _retain(t, buf[nr], create_graph)
-            is_acc = node.__class__ is AccumulateGrad
-            if is_acc:
-                var = node.variable
-                if var._hooks and buf[0] is not None:
-                    buf[0] = _call_hooks(var._hooks, buf[0])
-            if targets is not None:
-                tg = targets.get(node)
-                if tg is not None:
-                    for nr, i in tg:
-                        g = buf[nr]
-                        if accumulate:
-                            if g is not None:
-                                t = inputs[i]
-                                if is_acc:
-                                    buf[0] = None
-                                    _accumulate(t, g, create_graph)
-                                    g = None
-                                elif not t._retains_grad:  # else populated above
-                                    _retain(t, g, create_graph)
-                        else:
-                            captured[i] = g
-                if node not in needed:
+                if is_acc:
+                    if targets is None and buf[0] is not None:
+                        g = buf[0]
+                        buf = None
+                        _accumulate(node.variable, g, create_graph)
                     continue
-            if is_acc:
-                if targets is None and buf[0] is not None:
-                    g = buf[0]
-                    buf = None
-                    _accumulate(node.variable, g, create_graph)
-                continue
-            outs = _run_node(node, buf)
-            if not keep_graph:
-                node.release()
+                outs = _run_node(node, buf)
+                if not keep_graph:
+                    node.release()
+            # hand each input's gradient to the node that produced it; run it when complete
             for (nxt, nr), g in zip(node.next_functions, outs):
                 if nxt is None:
                     continue
@@ -200,7 +187,9 @@ def execute(roots, seeds, keep_graph, create_graph, inputs=None, accumulate=True
                     b = buffers.get(nxt)
                     if b is None:
                         b = buffers[nxt] = [None] * nxt._n_out
-                    b[nr] = g if b[nr] is None else add(b[nr], g)
+                        b[nr] = g
+                    else:
+                        b[nr] = g if b[nr] is None else add(b[nr], g)
                 c = deps[nxt] - 1
                 deps[nxt] = c
                 if c == 0:
