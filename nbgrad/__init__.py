@@ -15,6 +15,7 @@ from . import (
     _methods,  # noqa: E402,F401  (binds operators onto Tensor)
     autograd,  # noqa: E402
 )
+from .autograd.anomaly_mode import is_anomaly_enabled  # noqa: E402
 from .autograd.grad_mode import (  # noqa: E402
     enable_grad,
     inference_mode,
