@@ -66,6 +66,12 @@ OPS = {
     "log_softmax0": (lambda a: F.log_softmax(a, 0), [(3, 4)]),
     "cross_entropy": (lambda a: F.cross_entropy(a, nbgrad.tensor([0, 3, 1], device=a.device)), [(3, 4)]),
     "layer_norm": (lambda a: F.layer_norm(a, (4,)), [(2, 4)]),
+    "layer_norm_affine": (lambda a, w, b: F.layer_norm(a, (2, 3), w, b), [(2, 2, 3), (2, 3), (2, 3)]),
+    "cross_entropy_weight_ignore": (lambda a: F.cross_entropy(
+        a, _ix([0, 3, 1, 3, 2], a), weight=_w([0.5, 2.0, 1.5, 0.7], a), ignore_index=3), [(5, 4)]),
+    "cross_entropy_kdim_none": (lambda a: F.cross_entropy(
+        a, _ix([[2, 0], [1, 1]], a), weight=_w([0.5, 2.0, 1.5], a), reduction="none"),
+        [(2, 3, 2)]),
     "setitem": (lambda a: _setitem(a), [(3, 4)]),
     # indexing (duplicate indices: their gradients accumulate)
     "index_select": (lambda a: a.index_select(1, _ix([2, 0, 2], a)), [(3, 4)]),
@@ -101,6 +107,10 @@ OPS = {
 
 def _ix(values, like):
     return nbgrad.tensor(values, device=like.device)
+
+
+def _w(values, like):
+    return nbgrad.tensor(values, dtype=like.dtype, device=like.device)
 
 
 def _setitem_adv(a, b):
@@ -146,6 +156,27 @@ def test_double_backward_on_device():
     (d1g,) = nbgrad.autograd.grad((g.tanh() ** 2).sum(), g, create_graph=True)
     (d2g,) = nbgrad.autograd.grad(d1g.sum(), g)
     np.testing.assert_allclose(host(d2g), host(d2c), rtol=1e-6)
+
+
+def test_fused_nn_double_backward_and_bad_target_on_device():
+    """layer_norm and cross_entropy: second derivatives on the device match the CPU's; a bad
+    target raises PyTorch's IndexError (found by the device kernel)."""
+    def second(x, w, b):
+        t = _ix([1, 0], x)
+        y = F.layer_norm(x, (3,), w, b) * F.cross_entropy(x, t, weight=w, reduction="none")[:, None]
+        gs = nbgrad.autograd.grad((y ** 2).sum(), [x, w, b], create_graph=True)
+        s = sum((g * g).sum() for g in gs)
+        return gs + nbgrad.autograd.grad(s, [x, w])
+
+    ins = [pair(2, 3), pair(3, low=0.5), pair(3)]
+    for a, b in zip(second(*[p[0] for p in ins]), second(*[p[1] for p in ins])):
+        assert b.device.type == "cuda"
+        np.testing.assert_allclose(host(b), host(a), rtol=1e-6, atol=1e-8)
+    _, g = pair(3, 4)
+    with pytest.raises(IndexError, match=r"^Target 7 is out of bounds\.$"):
+        F.cross_entropy(g, _ix([0, 7, 9], g))
+    with pytest.raises(IndexError, match=r"^Target -2 is out of bounds\.$"):
+        F.cross_entropy(g, _ix([1, 1, -2], g), ignore_index=1)
 
 
 def test_backward_accumulates_on_device_and_second_backward_errors():

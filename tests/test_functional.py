@@ -562,3 +562,249 @@ def test_embedding():
         F.embedding(nbgrad.tensor([6]), N(E))
     with pytest.raises(RuntimeError, match="Expected tensor for argument #1 'indices' to have one of"):
         F.embedding(nbgrad.tensor([1.0]), N(E))
+
+
+# ----- fused layer_norm / cross_entropy kernels ------------------------------------------------
+from nbgrad.ops.nn_ops import cross_entropy_backward, layer_norm_backward  # noqa: E402
+
+PAR_N = 131072  # NBGRAD_PARALLEL_MIN's default: inputs this big take the parallel kernels
+
+
+def test_fused_grad_fn_names_match_torch():
+    a = rnd(3, 4, seed=40)
+    y, ty = F.layer_norm(N(a, True), (4,)), TF.layer_norm(T(a, True), (4,))
+    assert y.grad_fn.name() == ty.grad_fn.name() == "NativeLayerNormBackward0"
+    w = N([1.0, 2.0, 0.5, 1.5])
+    y = F.layer_norm(N(a), (4,), weight=w.requires_grad_())
+    assert y.grad_fn.name() == "NativeLayerNormBackward0"
+    for red in ("none", "sum", "mean"):
+        y = F.cross_entropy(N(a, True), nbgrad.tensor([0, 3, 1]), reduction=red)
+        ty = TF.cross_entropy(T(a, True), torch.tensor([0, 3, 1]), reduction=red)
+        assert y.grad_fn.name() == ty.grad_fn.name() == "NllLossBackward0"
+    # without requires_grad: no node
+    assert F.layer_norm(N(a), (4,)).grad_fn is None
+    assert F.cross_entropy(N(a), nbgrad.tensor([0, 3, 1])).grad_fn is None
+
+
+def _ln_vs_torch(shape, nshape, dtype, seed, rtol):
+    a = rnd(*shape, seed=seed) * 3 + 2
+    w, b = rnd(*nshape, seed=seed + 1), rnd(*nshape, seed=seed + 2)
+    go = rnd(*shape, seed=seed + 3)
+    nd = getattr(nbgrad, dtype)
+    xs = [nbgrad.tensor(v, dtype=nd, requires_grad=True) for v in (a, w, b)]
+    ts = [T(v, True) for v in (a, w, b)]  # float64 reference
+    y = F.layer_norm(xs[0], nshape, xs[1], xs[2])
+    ty = TF.layer_norm(ts[0], nshape, ts[1], ts[2])
+    assert y.dtype == nd
+    np.testing.assert_allclose(val(y), val(ty), rtol=rtol, atol=rtol)
+    y.backward(nbgrad.tensor(go, dtype=nd))
+    ty.backward(T(go))
+    for x, t in zip(xs, ts):
+        assert x.grad.dtype == nd
+        scale = np.abs(val(t.grad)).max()
+        np.testing.assert_allclose(val(x.grad), val(t.grad), rtol=rtol, atol=rtol * scale)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_layer_norm_parallel_size(dtype):
+    rtol = 1e-4 if dtype == "float32" else 1e-10
+    _ln_vs_torch((136, 1000), (1000,), dtype, 41, rtol)  # 136000 elements
+    _ln_vs_torch((3, 50, 20, 50), (20, 50), dtype, 42, rtol)  # 150000 elements, 2 normalized dims
+    assert 136 * 1000 >= PAR_N and 3 * 50 * 20 * 50 >= PAR_N
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_cross_entropy_parallel_size(dtype):
+    nd = getattr(nbgrad, dtype)
+    rtol = 2e-5 if dtype == "float32" else 1e-10
+    rng = np.random.default_rng(43)
+    wt = rng.random(1000) + 0.5
+    cases = [((160, 1000), (160,), {"weight": wt, "ignore_index": 7}, "mean"),
+             ((4, 1000, 40), (4, 40), {"weight": wt}, "none"),
+             ((200, 700), (200,), {}, "sum")]
+    for shape, tshape, kw, red in cases:
+        assert int(np.prod(shape)) >= PAR_N
+        a = rnd(*shape, seed=44) * 4
+        tgt = rng.integers(0, shape[1], tshape)
+        tgt.reshape(-1)[::5] = 7
+        x = nbgrad.tensor(a, dtype=nd, requires_grad=True)
+        tx = T(a, True)
+        y = F.cross_entropy(x, N(tgt), reduction=red, **_ce_kwargs(nbgrad, kw))
+        ty = TF.cross_entropy(tx, T(tgt), reduction=red, **_ce_kwargs(torch, kw))
+        assert y.dtype == nd and tuple(y.shape) == tuple(ty.shape)
+        np.testing.assert_allclose(val(y), val(ty), rtol=rtol, atol=rtol)
+        go = rnd(*tuple(ty.shape), seed=45)
+        y.backward(nbgrad.tensor(go, dtype=nd))
+        ty.backward(T(go))
+        np.testing.assert_allclose(val(x.grad), val(tx.grad), rtol=rtol,
+                                   atol=rtol * np.abs(val(tx.grad)).max())
+
+
+def test_fused_kernels_forced_parallel_small(monkeypatch):
+    # the parallel variants on tiny inputs (and the chunked column sums of layer norm)
+    from nbgrad.kernels.cpu import _par
+
+    monkeypatch.setattr(_par, "PARALLEL_MIN", 1)
+    ggcheck(lambda x, w, b: F.layer_norm(x, (4,), w, b), [rnd(5, 4, seed=46), rnd(4, seed=47),
+                                                          rnd(4, seed=48)])
+    tgt = nbgrad.tensor([0, 2, 1, 2, 0])
+    ggcheck(lambda x: F.cross_entropy(x, tgt, weight=N([0.5, 2.0, 1.5]), ignore_index=1),
+            [rnd(5, 3, seed=49)])
+    _ln_vs_torch((7, 6), (6,), "float64", 50, 1e-10)
+
+
+def test_layer_norm_backward_op_matches_torch():
+    a, go = rnd(3, 2, 5, seed=51) * 2 + 1, rnd(3, 2, 5, seed=52)
+    w, b = rnd(2, 5, seed=53), rnd(2, 5, seed=54)
+    ta, tw, tb = T(a), T(w), T(b)
+    _, tm, tr = torch.ops.aten.native_layer_norm(ta, [2, 5], tw, tb, 1e-5)
+    want = torch.ops.aten.native_layer_norm_backward(T(go), ta, [2, 5], tm, tr, tw, tb,
+                                                     [True, True, True])
+    m, r = N(tm.numpy()), N(tr.numpy())
+    got = layer_norm_backward(N(go), N(a), m, r, N(w))
+    for g, t in zip(got, want):
+        close(g, t, rtol=1e-10, atol=1e-12)
+    gx, gw, gb = layer_norm_backward(N(go), N(a), m, r, N(w), (False, True, False))
+    assert gx is None and gb is None
+    close(gw, want[1], rtol=1e-10, atol=1e-12)
+    # no weight: normalized_shape inferred from the statistics' trailing ones -> (2, 5)
+    want = torch.ops.aten.native_layer_norm_backward(T(go), ta, [2, 5], tm, tr, None, None,
+                                                     [True, False, False])
+    got = layer_norm_backward(N(go), N(a), m, r)
+    assert got[1].shape == (2, 5)
+    close(got[0], want[0], rtol=1e-10, atol=1e-12)
+
+
+def _ln_stats(x, eps=1e-5):
+    m = x.mean(-1, keepdim=True)
+    return m, (((x - m) ** 2).mean(-1, keepdim=True) + eps).rsqrt()
+
+
+def test_layer_norm_backward_op_grads_third_order():
+    # layer_norm_backward's own derivatives (second order of layer_norm), and theirs (third)
+    def f(g, x, w):
+        m, r = _ln_stats(x)
+        return layer_norm_backward(g, x, m, r, w)
+
+    ggcheck(f, [rnd(2, 4, seed=55), rnd(2, 4, seed=56), rnd(4, seed=57)])
+    ggcheck(lambda g, x: f(g, x, None)[0], [rnd(3, 3, seed=58), rnd(3, 3, seed=59)])
+
+
+@pytest.mark.parametrize("affine", ["none", "weight", "bias", "both"])
+def test_layer_norm_second_derivatives_vs_torch(affine):
+    a = rnd(3, 5, seed=60) * 2 - 1
+    ps = {"weight": rnd(5, seed=61), "bias": rnd(5, seed=62)}
+    names = {"none": [], "weight": ["weight"], "bias": ["bias"], "both": ["weight", "bias"]}[affine]
+    xs = [N(a, True)] + [N(ps[n], True) for n in names]
+    ts = [T(a, True)] + [T(ps[n], True) for n in names]
+    outs = []
+    # (torch 2.13's own double backward fails for a bias without a weight)
+    libs = ((nbgrad, F, xs), (torch, TF, ts)) if affine != "bias" else ((nbgrad, F, xs),) * 2
+    for lib, f, ins in libs:
+        y = f.layer_norm(ins[0], (5,), **dict(zip(names, ins[1:])))
+        gs = lib.autograd.grad((y ** 3).sum(), ins, create_graph=True)
+        s = sum((g * g).sum() for g in gs)
+        outs.append(list(gs) + list(lib.autograd.grad(s, ins, allow_unused=True)))
+    for g, t in zip(*outs):
+        assert (g is None) == (t is None)
+        if g is not None:
+            close(g, t, rtol=1e-9, atol=1e-10)
+    ggcheck(lambda x, *p: F.layer_norm(x, (5,), **dict(zip(names, p))),
+            [a[:2]] + [ps[n] for n in names])
+
+
+def test_layer_norm_layouts_and_edge_cases():
+    a = rnd(4, 6, seed=63)
+    # a non-contiguous input (a transpose) and a broadcast (stride-0) gradient
+    both(lambda x: F.layer_norm(x.t(), (4,)), lambda x: TF.layer_norm(x.t(), (4,)), [a])
+    x, tx = N(a, True), T(a, True)
+    F.layer_norm(x.t(), (4,)).sum().backward()
+    TF.layer_norm(tx.t(), (4,)).sum().backward()
+    close(x.grad, tx.grad, rtol=1e-9, atol=1e-11)
+    # no leading dims, and every dim normalized
+    both(lambda x, w: F.layer_norm(x, (4, 6), w), lambda x, w: TF.layer_norm(x, (4, 6), w),
+         [a, rnd(4, 6, seed=64)])
+    ggcheck(lambda x: F.layer_norm(x, (2, 3)), [a[:2, :3]])
+    # constant rows: xhat 0, finite gradients, as torch
+    c = np.ones((2, 3))
+    both(lambda x: F.layer_norm(x, (3,)), lambda x: TF.layer_norm(x, (3,)), [c])
+    # empty inputs
+    for shape, ns in (((0, 4), (4,)), ((3, 0), (0,))):
+        x = nbgrad.zeros(*shape, dtype=nbgrad.float64, requires_grad=True)
+        y = F.layer_norm(x, ns, nbgrad.ones(*ns, dtype=nbgrad.float64, requires_grad=True))
+        assert y.shape == shape
+        y.sum().backward()
+        assert x.grad.shape == shape
+    # float32 keeps precision for rows far from zero (float64 statistics)
+    big = (rnd(8, 512, seed=65) * 1e-2 + 1e3).astype(np.float32)
+    y = F.layer_norm(nbgrad.tensor(big), (512,))
+    np.testing.assert_allclose(val(y), val(TF.layer_norm(T(big.astype(np.float64)), (512,))),
+                               rtol=0, atol=2e-3)
+    # mixed dtypes keep the composed path's promotion
+    y = F.layer_norm(nbgrad.tensor(a.astype(np.float32)), (6,), N(rnd(6, seed=66)))
+    assert y.dtype == nbgrad.float64
+
+
+def test_cross_entropy_backward_op():
+    a, go = rnd(4, 3, seed=67), rnd(4, seed=68)
+    tgt, w = np.array([2, 0, 1, 1]), np.array([0.5, 2.0, 1.5])
+    got = cross_entropy_backward(N(go), N(a), N(tgt), N(w), ignore_index=1)
+    tx = T(a, True)
+    TF.cross_entropy(tx, T(tgt), weight=T(w), ignore_index=1, reduction="none").backward(T(go))
+    close(got, tx.grad)
+    ggcheck(lambda g, x: cross_entropy_backward(g, x, N(tgt), N(w), 1), [go, a])
+    ggcheck(lambda g, x: cross_entropy_backward(g, x, nbgrad.tensor(2)), [np.array(0.7), a[0]])
+    with pytest.raises(IndexError, match=r"^Target 3 is out of bounds\.$"):
+        cross_entropy_backward(N(go), N(a), nbgrad.tensor([0, 3, 1, 1]))
+
+
+@pytest.mark.parametrize("kind", ["2d", "kdim", "unbatched"])
+def test_cross_entropy_second_derivatives_vs_torch(kind):
+    w = np.array([0.5, 2.0, 1.5])
+    a, tgt = {"2d": (rnd(4, 3, seed=69), np.array([2, 0, 1, 1])),
+              "kdim": (rnd(2, 3, 2, 2, seed=70), np.array([[[0, 1], [2, 1]], [[1, 1], [0, 2]]])),
+              "unbatched": (rnd(3, seed=71), np.array(2))}[kind]
+    outs = []
+    for lib, f, x in ((nbgrad, F, N(a, True)), (torch, TF, T(a, True))):
+        y = f.cross_entropy(x, lib.tensor(tgt), weight=lib.tensor(w), ignore_index=1)
+        (g,) = lib.autograd.grad(y, x, create_graph=True)
+        (gg,) = lib.autograd.grad((g ** 3).sum(), x)
+        outs.append((y, g, gg))
+    for u, v in zip(*outs):
+        close(u, v, rtol=1e-9, atol=1e-12)
+
+
+def test_cross_entropy_fused_layouts_and_edges():
+    a = rnd(3, 5, seed=72)
+    tgt = np.array([4, 0, 2])
+    # non-contiguous logits
+    both(lambda x: F.cross_entropy(x.t(), N(tgt[:1].repeat(5) % 3)),
+         lambda x: TF.cross_entropy(x.t(), T(tgt[:1].repeat(5) % 3)), [a])
+    # int32 targets are accepted (as before)
+    y = F.cross_entropy(N(a), nbgrad.tensor(tgt.astype(np.int32), dtype=nbgrad.int32))
+    close(y, TF.cross_entropy(T(a), T(tgt)))
+    # all rows ignored: the mean is nan and the gradient 0, as torch
+    x, tx = N(a, True), T(a, True)
+    F.cross_entropy(x, nbgrad.tensor([1, 1, 1]), ignore_index=1).backward()
+    TF.cross_entropy(tx, torch.tensor([1, 1, 1]), ignore_index=1).backward()
+    close(x.grad, tx.grad)
+    # an empty batch
+    e = nbgrad.zeros(0, 5, dtype=nbgrad.float64, requires_grad=True)
+    assert np.isnan(F.cross_entropy(e, nbgrad.tensor(np.zeros(0, np.int64))).item())
+    assert F.cross_entropy(e, nbgrad.tensor(np.zeros(0, np.int64)), reduction="sum").item() == 0
+    # errors in torch's words, before any kernel runs
+    with pytest.raises(RuntimeError, match=r"^Expected target size \[2, 4\], got \[2, 5\]$"):
+        F.cross_entropy(N(rnd(2, 3, 4)), nbgrad.tensor(np.zeros((2, 5), np.int64)))
+    with pytest.raises(RuntimeError, match="weight tensor should be defined either for all 5 "
+                                           r"classes or no classes but got weight tensor of shape: \[2\]"):
+        F.cross_entropy(N(a), N(tgt), weight=N([1.0, 2.0]))
+    with pytest.raises(IndexError, match=r"^Target 5 is out of bounds\.$"):
+        F.cross_entropy(N(a), nbgrad.tensor([0, 5, 9]))
+    with pytest.raises(IndexError, match=r"^Target -1 is out of bounds\.$"):
+        F.cross_entropy(N(rnd(2, 3, 2)), nbgrad.tensor([[0, 1], [-1, 2]]))
+    # nan logits give nan in that row only
+    b = a.copy()
+    b[1, 3] = np.nan
+    y = F.cross_entropy(N(b), N(tgt), reduction="none")
+    ty = TF.cross_entropy(T(b), T(tgt), reduction="none")
+    np.testing.assert_array_equal(np.isnan(val(y)), np.isnan(val(ty)))

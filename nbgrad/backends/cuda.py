@@ -188,5 +188,9 @@ register_kernel("var", NAME, X.var_arb)
 register_kernel("prod", NAME, X.prod_arb)
 register_kernel("logsumexp", NAME, X.logsumexp_arb)
 register_kernel("norm", NAME, X.norm_arb)
+register_kernel("cross_entropy", NAME, NN.cross_entropy)
+register_kernel("cross_entropy_backward", NAME, NN.cross_entropy_backward)
+register_kernel("layer_norm", NAME, NN.layer_norm)
+register_kernel("layer_norm_backward", NAME, NN.layer_norm_backward)
 
 _ = S

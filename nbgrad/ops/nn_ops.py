@@ -34,7 +34,7 @@ from .elementwise import (
 from .math import log1p
 from .reduce import mean as _mean
 from .reduce import sum as _sum
-from .shape import _wrap_dim, permute, reshape
+from .shape import _wrap_dim, expand, permute, reshape, squeeze, unsqueeze
 
 
 def _arb_view(x, dim):
@@ -245,6 +245,9 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     reduction = _legacy(size_average, reduce, reduction)
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    if (label_smoothing <= 0 and isinstance(target, Tensor) and isinstance(input, Tensor)
+            and target._dtype._cat == 1):
+        return _cross_entropy_fused(input, target, weight, ignore_index, reduction)
     cdim = 1 if input.ndim > 1 else 0
     C = input.shape[cdim]
     logp = log_softmax(input, cdim)
@@ -285,6 +288,163 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     else:
         ret = reshape(smooth, tuple(target.shape))
     return add(mul(nll, 1 - label_smoothing), mul(ret, label_smoothing / C))
+
+
+def _flat_int64(t, dev):
+    """Contiguous 1-D int64 storage of index tensor ``t``."""
+    d = t._data
+    be = backend(dev)
+    if t._dtype is not _dt.int64 or not (d.flags.c_contiguous if d.__class__ is np.ndarray
+                                         else be.is_contiguous(d)):
+        d = copy_data(d, _dt.int64, dev)
+    return d.reshape((d.size,))
+
+
+def _ce_weight(weight, C, dt, dev):
+    if weight is not None and tuple(weight.shape) != (C,):
+        raise RuntimeError(
+            f"weight tensor should be defined either for all {C} classes or no classes but got "
+            f"weight tensor of shape: {list(weight.shape)}"
+        )
+    return _flat_param(weight, C, dt, dev)
+
+
+def _ce_rows(x, cdim, target, wv, has_w, ignore_index):
+    """Run the fused forward kernel: per-row losses (target's shape), the per-row
+    (max, log-sum-exp) statistics and the weight sum; IndexError for a bad target."""
+    dev, dt = x._device, x._dtype
+    be = backend(dev)
+    xv = _class_rows(x, cdim)
+    tv = _flat_int64(target, dev)
+    M = tv.size
+    loss = be.empty(tuple(target.shape), dt.np)
+    stats = be.empty((M, 2), dt.np)
+    wsum = np.zeros(1, np.float64)
+    bad = kernel("cross_entropy", dev)(xv, tv, wv, has_w, ignore_index, loss.reshape((M,)),
+                                       stats, wsum)
+    if bad is not None:
+        raise IndexError(f"Target {bad} is out of bounds.")
+    return loss, stats, float(wsum[0]), xv, tv
+
+
+class NllLossBackward0(Node):
+    """cross_entropy's node (named as PyTorch's): the reduction's gradient, then the fused
+    ``cross_entropy_backward``."""
+
+    __slots__ = ()
+
+    def backward(self, saved, g):
+        x, target, weight, stats = saved
+        ignore_index, reduction, wsum = self.attrs
+        tshape = tuple(target.shape)
+        if reduction == "sum":
+            g = expand(g, tshape)
+        elif reduction == "mean":
+            g = expand(div(g, wsum if wsum != 0 else math.nan), tshape)
+        return (cross_entropy_backward(g, x, target, weight, ignore_index, stats),)
+
+
+def _cross_entropy_fused(input, target, weight, ignore_index, reduction):
+    x = _float_input(input, "log_softmax")
+    if reduction not in ("none", "sum", "mean"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if x.ndim < 1:
+        raise ValueError("Expected input to have at least 1 dimension")
+    cdim = 1 if x.ndim > 1 else 0
+    n = x.shape[0] if x.ndim > 1 else 1
+    if x.ndim > 1 and (target.ndim == 0 or target.shape[0] != n) or (x.ndim == 1 and target.ndim != 0):
+        raise ValueError(
+            f"Expected input batch_size ({n}) to match target batch_size "
+            f"({target.shape[0] if target.ndim else 1})."
+        )
+    want = tuple(x.shape[:cdim]) + tuple(x.shape[cdim + 1:])
+    if tuple(target.shape) != want:
+        raise RuntimeError(f"Expected target size {list(want)}, got {list(target.shape)}")
+    from ._core import same_device
+
+    dev, dt = same_device("cross_entropy", x, target, weight), x._dtype
+    wv, has_w = _ce_weight(weight, x.shape[cdim], dt, dev)
+    loss, stats, wsum, _, _ = _ce_rows(x, cdim, target, wv, has_w, ignore_index)
+    per = _wrap(loss, dt, dev)
+    if reduction == "none":
+        out = per
+    elif reduction == "sum":
+        out = _sum(per)
+    else:
+        out = div(_sum(per), wsum if wsum != 0 else math.nan)
+    if needs_grad(x):
+        record(NllLossBackward0, out, (x,), (save(x), save(target), save(weight), stats),
+               (ignore_index, reduction, wsum))
+    return out
+
+
+class CrossEntropyBackwardBackward0(Node):
+    """Derivatives of ``w[t] * g * (softmax(x) - onehot(t))`` with respect to ``g`` and
+    ``x``, written with softmax / softmax_backward so they are differentiable again."""
+
+    __slots__ = ()
+
+    def backward(self, saved, gg):
+        g, x, target, weight = saved
+        ignore_index = self.attrs
+        fg, fx = (f[0] is not None for f in self.next_functions)
+        cdim = 1 if x.ndim > 1 else 0
+        dt = x._dtype
+        from .index import gather
+
+        ign = eq(target, ignore_index)
+        keep = rsub(ign.to(dt), 1)
+        ts = mul(target, eq(ign, False).to(target._dtype))  # ignored rows -> class 0
+        wr = keep if weight is None else mul(weight.detach().to(dt)[ts], keep)
+        p = softmax(x, cdim)
+        dg = dx = None
+        if fg:
+            picked = squeeze(gather(gg, cdim, unsqueeze(ts, cdim)), cdim)
+            dg = mul(wr, sub(_sum(mul(gg, p), cdim), picked))
+        if fx:
+            dx = softmax_backward(mul(gg, unsqueeze(mul(wr, g), cdim)), p, cdim)
+        return dg, dx
+
+
+def cross_entropy_backward(grad, input, target, weight=None, ignore_index=-100, stats=None):
+    """Gradient of the per-row cross-entropy ``w[t] * (logsumexp(x_row) - x_row[t])`` with
+    respect to the logits ``input`` (N, C, ...), given ``grad`` per row (target's shape):
+    ``w[t] * grad * (softmax(x_row) - onehot(t))``, 0 for ignored rows, in one fused pass.
+    ``stats`` are the forward's per-row (max, log-sum-exp) (recomputed when None)."""
+    x = input
+    dev, dt = x._device, x._dtype
+    cdim = 1 if x.ndim > 1 else 0
+    wv, has_w = _ce_weight(weight, x.shape[cdim], dt, dev)
+    if stats is None:
+        _, stats, _, xv, tv = _ce_rows(x, cdim, target, wv, has_w, ignore_index)
+    else:
+        xv, tv = _class_rows(x, cdim), _flat_int64(target, dev)
+    M = tv.size
+    if grad._dtype is not dt:
+        grad = grad.to(dt)
+    gv = grad._data
+    be = backend(dev)
+    if tuple(gv.shape) != (M,):
+        gv = be.reshape_view(gv, (M,))
+        if gv is None:
+            gv = copy_data(grad._data, dt, dev).reshape((M,))
+    if x.ndim <= 2:
+        out = be.empty(tuple(x.shape), dt.np)
+        rows = out.reshape(xv.shape)
+    else:  # rows in (N, d1, ..., C) order, then back to (N, C, d1, ...)
+        rows = be.empty(xv.shape, dt.np)
+    if rows.size:
+        kernel("cross_entropy_backward", dev)(gv, xv, tv, wv, has_w, ignore_index, stats, rows)
+    if x.ndim > 2:
+        nd = x.ndim
+        lead = (x.shape[0],) + tuple(x.shape[2:]) + (x.shape[1],)
+        back = (0, nd - 1) + tuple(range(1, nd - 1))
+        out = copy_data(be.permute(rows.reshape(lead), back), dt, dev)
+    res = _wrap(out, dt, dev)
+    if needs_grad(grad, x):
+        record(CrossEntropyBackwardBackward0, res, (grad, x),
+               (save(grad), save(x), save(target), weight), ignore_index)
+    return res
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
@@ -429,8 +589,57 @@ def silu(input, inplace=False):
     return mul(input, sigmoid(input))
 
 
+# ----- layer norm -------------------------------------------------------------------------
+def _as_2d(t, M, R):
+    """Storage of ``t`` as a C-contiguous ``(M, R)`` array (a view when it is contiguous; a
+    copy otherwise, e.g. for the broadcast gradient of a sum, which the kernels would read
+    slower than the copy costs)."""
+    d = t._data
+    if not (d.flags.c_contiguous if d.__class__ is np.ndarray
+            else backend(t._device).is_contiguous(d)):
+        d = copy_data(d, t._dtype, t._device)
+    return d.reshape(M, R)
+
+
+def _class_rows(x, cdim):
+    """Logits (N, C, d1, ...) as C-contiguous rows ``(M, C)``, classes last (a copy only
+    for K-dim or non-contiguous input)."""
+    C = x.shape[cdim]
+    M = x.numel() // C if C else _prod(x.shape[:cdim] + x.shape[cdim + 1:])
+    if x.ndim <= 2:
+        return _as_2d(x, M, C)
+    perm = (0,) + tuple(range(2, x.ndim)) + (1,)
+    return copy_data(backend(x._device).permute(x._data, perm), x._dtype, x._device).reshape(M, C)
+
+
+def _flat_param(p, n, dt, dev):
+    """A weight/bias as a 1-D array of dtype ``dt``, or a 1-element dummy when absent."""
+    be = backend(dev)
+    if p is None:
+        return be.empty((1,), dt.np), False
+    return _as_2d(p if p._dtype is dt else p.to(dt), 1, n).reshape(n), True
+
+
+def _prod(shape):
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+class NativeLayerNormBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, saved, g):
+        x, mean, rstd, w = saved
+        fx, fw, fb = self.next_functions
+        mask = (fx[0] is not None, fw[0] is not None, fb[0] is not None)
+        return layer_norm_backward(g, x, mean, rstd, w, mask, self.attrs)
+
+
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
-    """Normalize over the trailing ``normalized_shape`` dims, then scale and shift."""
+    """Normalize over the trailing ``normalized_shape`` dims, then scale and shift: one fused
+    kernel per row (float64 statistics), saving the row mean and ``1/sqrt(var + eps)``."""
     if isinstance(normalized_shape, int):
         normalized_shape = (normalized_shape,)
     normalized_shape = tuple(normalized_shape)
@@ -446,6 +655,38 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
                 f"Expected {name} to be of same shape as normalized_shape, but got {name} of "
                 f"shape {list(p.shape)} and normalized_shape = {list(normalized_shape)}"
             )
+    dt = input._dtype
+    if not dt.is_floating_point or any(p is not None and p._dtype is not dt for p in (weight, bias)):
+        # integer input or mixed dtypes: the composed form (promotes like the ops it uses)
+        return _layer_norm_composed(input, normalized_shape, weight, bias, eps)
+    from ._core import same_device
+
+    dev = same_device("layer_norm", input, weight, bias)
+    be = backend(dev)
+    shape = tuple(input.shape)
+    lead = shape[:len(shape) - k]
+    M, R = _prod(lead), _prod(normalized_shape)
+    out = be.empty(shape, dt.np)
+    mean = be.empty(lead + (1,) * k, dt.np)
+    rstd = be.empty(lead + (1,) * k, dt.np)
+    if M and R:
+        w, has_w = _flat_param(weight, R, dt, dev)
+        b, has_b = _flat_param(bias, R, dt, dev)
+        kernel("layer_norm", dev)(_as_2d(input, M, R), w, b, has_w, has_b, float(eps),
+                                  out.reshape(M, R), mean.reshape(M), rstd.reshape(M))
+    elif M:  # empty rows: statistics of nothing
+        mean = be.full(lead + (1,) * k, math.nan, dt.np)
+        rstd = be.full(lead + (1,) * k, math.nan, dt.np)
+    res = _wrap(out, dt, dev)
+    if needs_grad(input, weight, bias):
+        record(NativeLayerNormBackward0, res, (input, weight, bias),
+               (save(input), _wrap(mean, dt, dev), _wrap(rstd, dt, dev), save(weight)),
+               normalized_shape)
+    return res
+
+
+def _layer_norm_composed(input, normalized_shape, weight, bias, eps):
+    k = len(normalized_shape)
     dims = tuple(range(input.ndim - k, input.ndim))
     mu = _mean(input, dims, keepdim=True)
     xc = sub(input, mu)
@@ -459,3 +700,115 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
         out = add(out, bias)
     return out
 
+
+def _acc(a, b):
+    return b if a is None else (a if b is None else add(a, b))
+
+
+class NativeLayerNormBackwardBackward0(Node):
+    """Derivatives of ``(grad_input, grad_weight, grad_bias)`` with respect to ``(grad,
+    input, weight)``; the row mean and rstd depend on the input, which the formulas for
+    ``d/d input`` account for. When these derivatives are differentiated again, the saved
+    mean and rstd get their first derivatives attached (same values), so third derivatives
+    are exact too."""
+
+    __slots__ = ()
+    materialize_grads = False
+
+    def backward(self, saved, *ggs):
+        g, x, mean, rstd, w = saved
+        nshape, mask = self.attrs
+        it = iter(ggs)
+        ggx, ggw, ggb = (next(it) if m else None for m in mask)
+        fg, fx, fw = (f[0] is not None for f in self.next_functions)
+        k = len(nshape)
+        nd = x.ndim
+        dn = tuple(range(nd - k, nd))  # normalized dims
+        dl = tuple(range(nd - k))  # leading dims
+        n = _prod(nshape)
+        only_gx = (True, False, False)
+        mean, rstd = mean.detach(), rstd.detach()
+        if needs_grad(x):
+            # mean + mean(dx) and rstd - rstd^2 * mean(xhat * dx), dx = x - x.detach() = 0
+            dx0 = sub(x, x.detach())
+            xh0 = mul(sub(x.detach(), mean), rstd)
+            mean = add(mean, _mean(dx0, dn, keepdim=True))
+            rstd = sub(rstd, mul(mul(rstd, rstd), _mean(mul(xh0, dx0), dn, keepdim=True)))
+        xh = mul(sub(x, mean), rstd)
+        h = mul(g, w) if w is not None else g
+        dg = dx = dw = pvec = extra = None
+        if ggx is not None:
+            # q = rstd * P(ggx), P(v) = v - mean(v) - xhat * mean(xhat * v): symmetric, so
+            # it is also d<ggx, gx>/dh
+            q = layer_norm_backward(ggx, x, mean, rstd, None, only_gx, nshape)[0]
+            if fg:
+                dg = mul(q, w) if w is not None else q
+            if fw and w is not None:
+                dw = _sum(mul(g, q), dl) if dl else mul(g, q)
+            if fx:
+                c = div(rstd, -n)
+                big_l = _sum(mul(h, q), dn, keepdim=True)  # <ggx, gx> per row
+                v = add(mul(_sum(mul(ggx, xh), dn, keepdim=True), h),
+                        mul(_sum(mul(h, xh), dn, keepdim=True), ggx))
+                pvec = mul(v, c)
+                extra = mul(mul(big_l, c), xh)
+        if ggw is not None:
+            if fg:
+                dg = _acc(dg, mul(ggw, xh))
+            if fx:
+                pvec = _acc(pvec, mul(ggw, g))
+        if ggb is not None and fg:
+            dg = _acc(dg, expand(ggb, tuple(x.shape)))
+        if fx and pvec is not None:
+            dx = _acc(layer_norm_backward(pvec, x, mean, rstd, None, only_gx, nshape)[0], extra)
+        elif fx:
+            dx = extra
+        return dg, dx, dw
+
+
+def layer_norm_backward(grad, input, mean, rstd, weight=None, output_mask=(True, True, True),
+                        normalized_shape=None):
+    """Layer norm's backward in one fused pass per row: ``(grad_input, grad_weight,
+    grad_bias)`` with None where ``output_mask`` is False. ``mean`` and ``rstd`` are the
+    saved row statistics (shape ``input.shape[:-k] + (1,) * k``); ``grad_weight`` is
+    ``sum(grad * xhat)`` and ``grad_bias`` ``sum(grad)`` over the leading dims.
+    ``normalized_shape`` defaults to the weight's shape, else to the fewest trailing dims
+    of ``input`` that hold a row."""
+    dev, dt = input._device, input._dtype
+    shape = tuple(input.shape)
+    M = mean.numel()
+    if normalized_shape is None:
+        if weight is not None:
+            normalized_shape = tuple(weight.shape)
+        else:
+            R = input.numel() // M if M else 0
+            k = next((i for i in range(len(shape) + 1) if _prod(shape[len(shape) - i:]) == R), 0)
+            normalized_shape = shape[len(shape) - k:]
+    nshape = tuple(normalized_shape)
+    R = _prod(nshape)
+    M = _prod(shape[:len(shape) - len(nshape)])
+    if grad._dtype is not dt:
+        grad = grad.to(dt)
+    be = backend(dev)
+    mask = tuple(bool(m) for m in output_mask)
+    gx = be.empty(shape, dt.np) if mask[0] else None
+    gw = be.empty(nshape, dt.np) if mask[1] else None
+    gb = be.empty(nshape, dt.np) if mask[2] else None
+    if M and R:
+        w, has_w = _flat_param(weight, R, dt, dev)
+        kernel("layer_norm_backward", dev)(
+            _as_2d(grad, M, R), _as_2d(input, M, R), _as_2d(mean, M, 1).reshape(M),
+            _as_2d(rstd, M, 1).reshape(M), w, has_w,
+            None if gx is None else gx.reshape(M, R),
+            None if gw is None else gw.reshape(R), None if gb is None else gb.reshape(R))
+    else:
+        gw = be.zeros(nshape, dt.np) if mask[1] else None
+        gb = be.zeros(nshape, dt.np) if mask[2] else None
+    outs = tuple(None if a is None else _wrap(a, dt, dev) for a in (gx, gw, gb))
+    if needs_grad(grad, input, weight):
+        from ._core import record_multi
+
+        record_multi(NativeLayerNormBackwardBackward0, [o for o in outs if o is not None],
+                     (grad, input, weight),
+                     (save(grad), save(input), mean, rstd, save(weight)), (nshape, mask))
+    return outs

@@ -1,4 +1,5 @@
-"""Fused kernels for softmax-family ops over the middle axis of an ``(A, R, B)`` view.
+"""Fused kernels for softmax-family ops over the middle axis of an ``(A, R, B)`` view, and
+for cross-entropy (class indices) and layer norm over C-contiguous rows.
 
 Each computes a whole forward or backward step in one pass over memory; the max is
 subtracted first so logits of any size stay finite.
@@ -10,6 +11,7 @@ import numpy as np
 from numba import njit, prange
 
 from ... import _config
+from .. import vmath
 from . import _par
 
 _opts = dict(nogil=True, error_model="numpy", cache=_config.CACHE)
@@ -130,3 +132,304 @@ def class_mask(target, weight, ignore_index, n_classes, out, wsum):
     """Weighted one-hot rows for ``target``; returns a bad target value or None."""
     bad = _class_mask(target, weight, np.int64(ignore_index), n_classes, out, wsum)
     return None if bad == -1 else int(bad)
+
+
+# ----- fused cross-entropy (class-index targets) and layer norm ----------------------------
+# Both work on C-contiguous rows ``(M, R)``; the op layer brings the class / normalized dims
+# last. Cross-entropy: ``target`` holds M int64 class indices, and ``stats[t] = (max,
+# log(sum(exp(x - max))))`` per row in the logits' dtype (``x - max`` stays exact for large
+# logits, and the backward's ``exp((x - max) - lse)`` matches log_softmax's precision).
+_SE_BLOCK = 4096  # exp sums: the logits' dtype within a block (vectorized), float64 across
+
+
+@njit(**_opts)
+def _ce_check(target, w, has_w, ignore_index, n_classes, wsum):
+    # validation and the weight sum in one cheap pass over the targets: the first bad row
+    # (or -1); wsum[0] = sum of w[t] over the rows not ignored
+    total = 0.0
+    for i in range(target.size):
+        k = target[i]
+        if k == ignore_index:
+            continue
+        if k < 0 or k >= n_classes:
+            return i
+        if has_w:
+            total += w[k]
+        else:
+            total += 1.0
+    wsum[0] = total
+    return -1
+
+
+@njit(**_opts)
+def _row_max(x, i, R):
+    # max of row i (R >= 1) in 8 independent lanes, so it vectorizes; nans are skipped
+    # here and propagate through the exp sum instead
+    m0 = m1 = m2 = m3 = m4 = m5 = m6 = m7 = x[i, 0]
+    r = 0
+    while r + 8 <= R:
+        v = x[i, r]
+        m0 = v if v > m0 else m0
+        v = x[i, r + 1]
+        m1 = v if v > m1 else m1
+        v = x[i, r + 2]
+        m2 = v if v > m2 else m2
+        v = x[i, r + 3]
+        m3 = v if v > m3 else m3
+        v = x[i, r + 4]
+        m4 = v if v > m4 else m4
+        v = x[i, r + 5]
+        m5 = v if v > m5 else m5
+        v = x[i, r + 6]
+        m6 = v if v > m6 else m6
+        v = x[i, r + 7]
+        m7 = v if v > m7 else m7
+        r += 8
+    while r < R:
+        v = x[i, r]
+        m0 = v if v > m0 else m0
+        r += 1
+    m0 = m1 if m1 > m0 else m0
+    m2 = m3 if m3 > m2 else m2
+    m4 = m5 if m5 > m4 else m4
+    m6 = m7 if m7 > m6 else m6
+    m0 = m2 if m2 > m0 else m0
+    m4 = m6 if m6 > m4 else m4
+    return m4 if m4 > m0 else m0
+
+
+@njit(fastmath={"reassoc"}, **_opts)
+def _sumexp_block(x, i, lo, hi, m, z):
+    s = z
+    for r in range(lo, hi):
+        s += vmath.exp(x[i, r] - m)
+    return s
+
+
+@njit(**_opts)
+def _sumexp(x, i, R, m, z):
+    if R <= _SE_BLOCK:  # (a separate branch: inside the block loop it does not vectorize)
+        return _sumexp_block(x, i, 0, R, m, z) * 1.0
+    s = 0.0
+    lo = 0
+    while lo < R:
+        hi = min(R, lo + _SE_BLOCK)
+        s += _sumexp_block(x, i, lo, hi, m, z)
+        lo = hi
+    return s
+
+
+@njit(fastmath={"reassoc"}, **_opts)
+def _ln_stats(x, i, R):
+    # float64 mean and biased variance of row i (two passes)
+    s = 0.0
+    for j in range(R):
+        s += x[i, j]
+    m = s / R
+    q = 0.0
+    for j in range(R):
+        d = x[i, j] - m
+        q += d * d
+    return m, q / R
+
+
+@njit(fastmath={"reassoc"}, **_opts)
+def _ln_bwd_sums(g, x, w, has_w, i, R, m, s):
+    # sum(h) and sum(h * xhat) of row i, h = g * w
+    sa = 0.0
+    sb = 0.0
+    if has_w:
+        for j in range(R):
+            h = g[i, j] * w[j]
+            sa += h
+            sb += h * ((x[i, j] - m) * s)
+    else:
+        for j in range(R):
+            h = g[i, j] * 1.0
+            sa += h
+            sb += h * ((x[i, j] - m) * s)
+    return sa, sb
+
+
+@njit(**_opts)
+def _ce_fwd_row(x, target, w, has_w, ignore_index, z, loss, stats, t):
+    k = target[t]
+    if k == ignore_index:
+        loss[t] = z
+        stats[t, 0] = z
+        stats[t, 1] = z
+        return
+    C = x.shape[1]
+    m = _row_max(x, t, C)
+    if m == -math.inf:
+        m = z
+    ls = math.log(_sumexp(x, t, C, m, z))
+    d = (m - x[t, k]) + ls
+    if has_w:
+        d = w[k] * d
+    loss[t] = d
+    stats[t, 0] = m
+    stats[t, 1] = ls
+
+
+@njit(**_opts)
+def _ce_bwd_row(g, x, target, w, has_w, ignore_index, stats, z, out, t):
+    C = x.shape[1]
+    k = target[t]
+    if k == ignore_index:
+        for r in range(C):
+            out[t, r] = z
+        return
+    c = g[t]
+    if has_w:
+        c = c * w[k]
+    m = stats[t, 0]
+    ls = stats[t, 1]
+    for r in range(C):
+        out[t, r] = c * vmath.exp((x[t, r] - m) - ls)
+    out[t, k] -= c
+
+
+@njit(**_opts)
+def _ln_fwd_row(x, w, b, has_w, has_b, eps, out, mean, rstd, i):
+    R = x.shape[1]
+    m, var = _ln_stats(x, i, R)
+    s = 1.0 / math.sqrt(var + eps)
+    mean[i] = m
+    rstd[i] = s
+    if has_w and has_b:
+        for j in range(R):
+            out[i, j] = (x[i, j] - m) * s * w[j] + b[j]
+    elif has_w:
+        for j in range(R):
+            out[i, j] = (x[i, j] - m) * s * w[j]
+    elif has_b:
+        for j in range(R):
+            out[i, j] = (x[i, j] - m) * s + b[j]
+    else:
+        for j in range(R):
+            out[i, j] = (x[i, j] - m) * s
+
+
+@njit(**_opts)
+def _ln_bwd_rows(g, x, mean, rstd, w, has_w, need_gx, need_aff, gx, gw_part, gb_part, c,
+                 lo, hi):
+    R = x.shape[1]
+    for i in range(lo, hi):
+        m = mean[i] * 1.0
+        s = rstd[i] * 1.0
+        if need_gx:
+            sa, sb = _ln_bwd_sums(g, x, w, has_w, i, R, m, s)
+            sa /= R
+            sb /= R
+            if has_w:
+                for j in range(R):
+                    gx[i, j] = s * (g[i, j] * w[j] - sa - (x[i, j] - m) * s * sb)
+            else:
+                for j in range(R):
+                    gx[i, j] = s * (g[i, j] - sa - (x[i, j] - m) * s * sb)
+        if need_aff:
+            for j in range(R):
+                gv = g[i, j]
+                gw_part[c, j] += gv * ((x[i, j] - m) * s)
+                gb_part[c, j] += gv
+
+
+def _make_fused(parallel):
+    # the per-row work lives in plain @njit functions (vectorized as such); the loops here
+    # only spread rows over threads
+    rng = prange if parallel else range
+
+    @njit(parallel=parallel, **_opts)
+    def ce_fwd(x, target, w, has_w, ignore_index, z, loss, stats):
+        for t in rng(x.shape[0]):
+            _ce_fwd_row(x, target, w, has_w, ignore_index, z, loss, stats, t)
+
+    @njit(parallel=parallel, **_opts)
+    def ce_bwd(g, x, target, w, has_w, ignore_index, stats, z, out):
+        for t in rng(x.shape[0]):
+            _ce_bwd_row(g, x, target, w, has_w, ignore_index, stats, z, out, t)
+
+    @njit(parallel=parallel, **_opts)
+    def ln_fwd(x, w, b, has_w, has_b, eps, out, mean, rstd):
+        for i in rng(x.shape[0]):
+            _ln_fwd_row(x, w, b, has_w, has_b, eps, out, mean, rstd, i)
+
+    @njit(parallel=parallel, **_opts)
+    def ln_bwd(g, x, mean, rstd, w, has_w, need_gx, need_aff, gx, gw_part, gb_part):
+        # rows split into gw_part.shape[0] chunks; chunk c adds its column sums of g * xhat
+        # and g into gw_part[c] / gb_part[c] (float64)
+        M = x.shape[0]
+        nc = gw_part.shape[0]
+        for c in rng(nc):
+            _ln_bwd_rows(g, x, mean, rstd, w, has_w, need_gx, need_aff, gx, gw_part, gb_part,
+                         c, c * M // nc, (c + 1) * M // nc)
+
+    return ce_fwd, ce_bwd, ln_fwd, ln_bwd
+
+
+_FS = _make_fused(False)
+_FP = _make_fused(True)
+
+
+@njit(**_opts)
+def _col_sums(part, out):
+    nc, R = part.shape
+    for j in range(R):
+        s = 0.0
+        for c in range(nc):
+            s += part[c, j]
+        out[j] = s
+
+
+def cross_entropy(x, target, w, has_w, ignore_index, loss, stats, wsum):
+    """Per-row ``w[t] * (logsumexp(x[t]) - x[t, target[t]])`` for logits rows ``x``
+    ``(M, C)`` (0 where ``target == ignore_index``) into ``loss`` ``(M,)``, the row max and
+    log-sum-exp into ``stats`` ``(M, 2)``, and the weight sum into ``wsum[0]``. Returns the
+    first out-of-range target value (checked before anything is computed), or None."""
+    ii = np.int64(ignore_index)
+    bad = _ce_check(target, w, has_w, ii, x.shape[1], wsum)
+    if bad != -1:
+        return int(target[bad])
+    _par.run(_FS[0], _FP[0], x.size, x, target, w, has_w, ii, x.dtype.type(0), loss, stats)
+    return None
+
+
+def cross_entropy_backward(g, x, target, w, has_w, ignore_index, stats, out):
+    """``out[t] = w[k] * g[t] * (softmax(x[t]) - onehot(k))``, ``k = target[t]`` (0 for
+    ignored rows), from the ``stats`` saved by ``cross_entropy``; targets are valid."""
+    _par.run(_FS[1], _FP[1], x.size, g, x, target, w, has_w, np.int64(ignore_index), stats,
+             x.dtype.type(0), out)
+
+
+def layer_norm(x, w, b, has_w, has_b, eps, out, mean, rstd):
+    """Rows of ``x`` ``(M, R)`` normalized (float64 statistics), then ``* w + b``; the row
+    means and ``1/sqrt(var + eps)`` into ``mean`` / ``rstd`` ``(M,)``."""
+    _par.run(_FS[2], _FP[2], x.size, x, w, b, has_w, has_b, np.float64(eps), out, mean, rstd)
+
+
+def layer_norm_backward(g, x, mean, rstd, w, has_w, gx, gw, gb):
+    """Layer norm's backward over rows of ``(M, R)``: ``gx`` (when not None) from one fused
+    pass per row, and the column sums ``gw = sum(g * xhat)``, ``gb = sum(g)`` (when not None)
+    accumulated in float64 in the same pass."""
+    M, R = x.shape
+    need_aff = gw is not None or gb is not None
+    nc = 1
+    if x.size >= _par.PARALLEL_MIN:
+        import numba
+
+        nc = max(1, min(M, numba.get_num_threads()))
+    if need_aff:
+        gw_part = np.zeros((nc, R), np.float64)
+        gb_part = np.zeros((nc, R), np.float64)
+    else:
+        gw_part = gb_part = np.zeros((nc, 0), np.float64)
+    need_gx = gx is not None
+    if gx is None:
+        gx = np.empty((0, 0), x.dtype)
+    _par.run(_FS[3], _FP[3], x.size, g, x, mean, rstd, w, has_w, need_gx, need_aff, gx,
+             gw_part, gb_part)
+    if gw is not None:
+        _col_sums(gw_part, gw)
+    if gb is not None:
+        _col_sums(gb_part, gb)

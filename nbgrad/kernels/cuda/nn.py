@@ -1,9 +1,10 @@
-"""Softmax-family CUDA kernels over the middle axis of ``(A, R, B)``: one thread per row."""
+"""Softmax-family CUDA kernels over the middle axis of ``(A, R, B)``: one thread per row;
+fused cross-entropy (class indices) and layer norm over C-contiguous rows: one block per row."""
 
 import math
 
 import numpy as np
-from numba import cuda
+from numba import cuda, float64
 
 from ._launch import grid
 
@@ -116,3 +117,271 @@ def class_mask(target, weight, ignore_index, n_classes, out, wsum):
     if bad is None:
         out.copy_to_device(host)
     return bad
+
+
+# ----- fused cross-entropy and layer norm: one block per row -------------------------------
+# Threads stride over the row and combine through a shared-memory tree (float64); the
+# grid strides over rows. Same contracts as kernels/cpu/nn.py. Logs and divisions that could
+# hit a zero are spelled out (the simulator runs them as Python, which raises there).
+TPB = 128
+
+
+@cuda.jit(device=True)
+def _block_sum(sh, tid, v):
+    sh[tid] = v
+    cuda.syncthreads()
+    step = TPB // 2
+    while step > 0:
+        if tid < step:
+            sh[tid] += sh[tid + step]
+        cuda.syncthreads()
+        step //= 2
+    r = sh[0]
+    cuda.syncthreads()
+    return r
+
+
+@cuda.jit(device=True)
+def _block_max(sh, tid, v):
+    # nan-propagating max
+    sh[tid] = v
+    cuda.syncthreads()
+    step = TPB // 2
+    while step > 0:
+        if tid < step:
+            a = sh[tid]
+            b = sh[tid + step]
+            if a == a and (b > a or b != b):
+                sh[tid] = b
+        cuda.syncthreads()
+        step //= 2
+    r = sh[0]
+    cuda.syncthreads()
+    return r
+
+
+@cuda.jit
+def _ce_fwd(x, target, w, has_w, ignore_index, loss, stats, aux):
+    # aux[0] += w[t] over valid rows; aux[1] = min(aux[1], first row with a bad target)
+    M, C = x.shape
+    sh = cuda.shared.array(TPB, float64)
+    tid = cuda.threadIdx.x
+    t = cuda.blockIdx.x
+    while t < M:
+        k = target[t]
+        if k == ignore_index or k < 0 or k >= C:
+            if tid == 0:
+                loss[t] = 0.0
+                stats[t, 0] = 0.0
+                stats[t, 1] = 0.0
+                if k != ignore_index:
+                    cuda.atomic.min(aux, 1, float64(t))
+        else:
+            m = -math.inf
+            r = tid
+            while r < C:
+                v = x[t, r]
+                if m == m and (v > m or v != v):
+                    m = v
+                r += TPB
+            m = _block_max(sh, tid, m)
+            if m == -math.inf:
+                m = 0.0
+            # m is one of the logits, so x - m is exact in float64
+            s = 0.0
+            r = tid
+            while r < C:
+                s += math.exp(x[t, r] - m)
+                r += TPB
+            s = _block_sum(sh, tid, s)
+            if tid == 0:
+                if s > 0.0:
+                    ls = math.log(s)
+                elif s == 0.0:
+                    ls = -math.inf
+                else:
+                    ls = s
+                ww = w[k] if has_w else 1.0
+                loss[t] = ww * ((m - x[t, k]) + ls)
+                stats[t, 0] = m
+                stats[t, 1] = ls
+                cuda.atomic.add(aux, 0, float64(ww))
+        t += cuda.gridDim.x
+
+
+@cuda.jit
+def _ce_bwd(g, x, target, w, has_w, ignore_index, stats, out):
+    M, C = x.shape
+    tid = cuda.threadIdx.x
+    t = cuda.blockIdx.x
+    while t < M:
+        k = target[t]
+        r = tid
+        if k == ignore_index:
+            while r < C:
+                out[t, r] = 0.0
+                r += TPB
+        else:
+            c = g[t]
+            if has_w:
+                c = c * w[k]
+            m = stats[t, 0]
+            ls = stats[t, 1]
+            while r < C:
+                p = math.exp((x[t, r] - m) - ls)
+                if r == k:
+                    out[t, r] = c * p - c
+                else:
+                    out[t, r] = c * p
+                r += TPB
+        t += cuda.gridDim.x
+
+
+@cuda.jit
+def _ln_fwd(x, w, b, has_w, has_b, eps, out, mean, rstd):
+    M, R = x.shape
+    sh = cuda.shared.array(TPB, float64)
+    tid = cuda.threadIdx.x
+    i = cuda.blockIdx.x
+    while i < M:
+        s = 0.0
+        j = tid
+        while j < R:
+            s += x[i, j]
+            j += TPB
+        m = _block_sum(sh, tid, s) / R
+        q = 0.0
+        j = tid
+        while j < R:
+            d = x[i, j] - m
+            q += d * d
+            j += TPB
+        var = _block_sum(sh, tid, q) / R
+        rs = 1.0 / math.sqrt(var + eps)
+        if tid == 0:
+            mean[i] = m
+            rstd[i] = rs
+        j = tid
+        while j < R:
+            v = (x[i, j] - m) * rs
+            if has_w:
+                v = v * w[j]
+            if has_b:
+                v = v + b[j]
+            out[i, j] = v
+            j += TPB
+        i += cuda.gridDim.x
+
+
+@cuda.jit
+def _ln_bwd(g, x, mean, rstd, w, has_w, gx):
+    M, R = x.shape
+    sh = cuda.shared.array(TPB, float64)
+    tid = cuda.threadIdx.x
+    i = cuda.blockIdx.x
+    while i < M:
+        m = mean[i] * 1.0
+        s = rstd[i] * 1.0
+        sa = 0.0
+        sb = 0.0
+        j = tid
+        while j < R:
+            h = g[i, j] * 1.0
+            if has_w:
+                h = h * w[j]
+            sa += h
+            sb += h * ((x[i, j] - m) * s)
+            j += TPB
+        sa = _block_sum(sh, tid, sa) / R
+        sb = _block_sum(sh, tid, sb) / R
+        j = tid
+        while j < R:
+            h = g[i, j] * 1.0
+            if has_w:
+                h = h * w[j]
+            gx[i, j] = s * (h - sa - (x[i, j] - m) * s * sb)
+            j += TPB
+        i += cuda.gridDim.x
+
+
+@cuda.jit
+def _ln_affine_part(g, x, mean, rstd, chunk, gw_part, gb_part):
+    # thread j of block (., c) sums rows [c*chunk, (c+1)*chunk) of column j
+    M, R = x.shape
+    j = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
+    c = cuda.blockIdx.y
+    if j < R:
+        sw = 0.0
+        sb = 0.0
+        for i in range(c * chunk, min(M, (c + 1) * chunk)):
+            gv = g[i, j] * 1.0
+            sw += gv * ((x[i, j] - mean[i]) * rstd[i])
+            sb += gv
+        gw_part[c, j] = sw
+        gb_part[c, j] = sb
+
+
+@cuda.jit
+def _col_sums(part, out):
+    nc, R = part.shape
+    j = cuda.grid(1)
+    while j < R:
+        s = 0.0
+        for c in range(nc):
+            s += part[c, j]
+        out[j] = s
+        j += cuda.gridsize(1)
+
+
+def _row_blocks(n):
+    return max(1, min(n, 65535)), TPB
+
+
+def cross_entropy(x, target, w, has_w, ignore_index, loss, stats, wsum):
+    """Per-row weighted cross-entropy of logits rows ``(M, C)`` (see kernels/cpu/nn.py).
+    Bad targets are found by the same kernel and reported through a 2-element device
+    array, read back once with the weight sum; targets never leave the device."""
+    n = x.shape[0]
+    aux = cuda.to_device(np.array([0.0, np.inf]))
+    if n:
+        _ce_fwd[_row_blocks(n)](x, target, w, has_w, np.int64(ignore_index), loss, stats, aux)
+    h = aux.copy_to_host()
+    if h[1] != np.inf:
+        row = int(h[1])
+        return int(target[row:row + 1].copy_to_host()[0])
+    wsum[0] = h[0]
+    return None
+
+
+def cross_entropy_backward(g, x, target, w, has_w, ignore_index, stats, out):
+    """``w[k] * g[t] * (softmax(x[t]) - onehot(k))``, 0 for ignored rows."""
+    n = x.shape[0]
+    if n:
+        _ce_bwd[_row_blocks(n)](g, x, target, w, has_w, np.int64(ignore_index), stats, out)
+
+
+def layer_norm(x, w, b, has_w, has_b, eps, out, mean, rstd):
+    """Row-wise layer norm of ``(M, R)`` with float64 statistics, then ``* w + b``."""
+    if x.shape[0]:
+        _ln_fwd[_row_blocks(x.shape[0])](x, w, b, has_w, has_b, np.float64(eps), out, mean, rstd)
+
+
+def layer_norm_backward(g, x, mean, rstd, w, has_w, gx, gw, gb):
+    """``gx`` by one block per row; ``gw``/``gb`` (when not None) as column sums over row
+    chunks (float64 partials), then summed."""
+    M, R = x.shape
+    if gx is not None and M:
+        _ln_bwd[_row_blocks(M)](g, x, mean, rstd, w, has_w, gx)
+    if gw is None and gb is None:
+        return
+    chunk = max(16, (M + 63) // 64)
+    nc = max(1, (M + chunk - 1) // chunk)
+    gw_part = cuda.device_array((nc, R), np.float64)
+    gb_part = cuda.device_array((nc, R), np.float64)
+    if R:
+        _ln_affine_part[((R + TPB - 1) // TPB, nc), TPB](g, x, mean, rstd, np.int64(chunk),
+                                                         gw_part, gb_part)
+        if gw is not None:
+            _col_sums[grid(R)](gw_part, gw)
+        if gb is not None:
+            _col_sums[grid(R)](gb_part, gb)
