@@ -1,7 +1,7 @@
 """Environment knobs, read once at import.
 
 NBGRAD_PARALLEL_MIN   element count from which CPU kernels use their ``parallel=True``
-                      variant (default 131072). Smaller tensors take the serial kernels,
+                      variant (default 524288). Smaller tensors take the serial kernels,
                       since entering a thread pool costs microseconds.
 NBGRAD_NUM_THREADS    threads for Numba's parallel kernels (default: Numba's own choice).
 NBGRAD_CACHE          ``1`` keeps compiled kernels on disk (Numba's cache) so later processes
@@ -14,7 +14,7 @@ NBGRAD_THREADING_LAYER Numba threading layer (default ``workqueue``; ``omp`` or 
 
 import os
 
-PARALLEL_MIN = int(os.environ.get("NBGRAD_PARALLEL_MIN", "131072"))
+PARALLEL_MIN = int(os.environ.get("NBGRAD_PARALLEL_MIN", "524288"))
 NUM_THREADS = os.environ.get("NBGRAD_NUM_THREADS")
 THREADING_LAYER = os.environ.get("NBGRAD_THREADING_LAYER", "workqueue")
 CACHE = os.environ.get("NBGRAD_CACHE", "0") == "1"

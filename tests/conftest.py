@@ -18,3 +18,12 @@ def _restore_grad_mode():
     state.enabled, state.inference = True, False
     yield
     state.enabled, state.inference = True, False
+
+
+@pytest.fixture(autouse=True)
+def _parallel_threshold(monkeypatch):
+    """Tests size their "big" inputs around a 131072-element parallel threshold, so that the
+    parallel kernel variants are exercised whatever the default (a performance knob) is."""
+    from nbgrad.kernels.cpu import _par
+
+    monkeypatch.setattr(_par, "PARALLEL_MIN", 131072)
