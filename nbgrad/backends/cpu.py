@@ -4,15 +4,9 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided as _as_strided
 
 from ..kernels import scalar as S
-from ..kernels.cpu import conv as CV
 from ..kernels.cpu import elementwise as E
-from ..kernels.cpu import extra as X
-from ..kernels.cpu import index as IX
-from ..kernels.cpu import linalg as L
-from ..kernels.cpu import nn as NN
-from ..kernels.cpu import optim as OPT
-from ..kernels.cpu import reduce as R
 from ..ops.registry import register_kernel
+from . import register_table
 
 NAME = "cpu"
 
@@ -80,38 +74,7 @@ for _n, _f in BINARY.items():
     register_kernel(_n, NAME, E.BinaryKernel(_f))
 for _n, _f in TERNARY.items():
     register_kernel(_n, NAME, E.TernaryKernel(_f))
-register_kernel("sum", NAME, R.sum_arb)
-register_kernel("amax", NAME, R.amax_arb)
-register_kernel("amin", NAME, R.amin_arb)
-register_kernel("argmax", NAME, R.argmax_arb)
-register_kernel("argmin", NAME, R.argmin_arb)
-register_kernel("matmul", NAME, L.matmul)
-register_kernel("log_softmax", NAME, NN.log_softmax)
-register_kernel("softmax", NAME, NN.softmax)
-register_kernel("log_softmax_backward", NAME, NN.log_softmax_backward)
-register_kernel("softmax_backward", NAME, NN.softmax_backward)
-register_kernel("class_mask", NAME, NN.class_mask)
-register_kernel("sgd_step", NAME, OPT.sgd)
-register_kernel("sgd_momentum_step", NAME, OPT.sgd_momentum)
-register_kernel("adam_step", NAME, OPT.adam)
-register_kernel("index_gather", NAME, IX.gather)
-register_kernel("index_scatter_add", NAME, IX.scatter_add)
-register_kernel("index_take", NAME, IX.take)
-register_kernel("index_put", NAME, IX.put)
-register_kernel("im2col", NAME, CV.im2col)
-register_kernel("col2im", NAME, CV.col2im)
-register_kernel("conv2d_bias_add", NAME, CV.bias_add)
-register_kernel("max_pool2d", NAME, CV.max_pool2d)
-register_kernel("max_pool2d_backward", NAME, CV.max_pool2d_backward)
-register_kernel("max_pool2d_gather", NAME, CV.max_pool2d_gather)
-register_kernel("var", NAME, X.var_arb)
-register_kernel("prod", NAME, X.prod_arb)
-register_kernel("logsumexp", NAME, X.logsumexp_arb)
-register_kernel("norm", NAME, X.norm_arb)
-register_kernel("cross_entropy", NAME, NN.cross_entropy)
-register_kernel("cross_entropy_backward", NAME, NN.cross_entropy_backward)
-register_kernel("layer_norm", NAME, NN.layer_norm)
-register_kernel("layer_norm_backward", NAME, NN.layer_norm_backward)
+register_table(NAME, "nbgrad.kernels.cpu")
 
 
 # ----- views (share storage) ------------------------------------------------------------
