@@ -250,3 +250,16 @@ def sigmoid_v(a):
 @_jit
 def erf_v(a):
     return _vm.erf(a)
+
+
+@_jit
+def stable_row_max(x, a, b):
+    """Max of ``x[a, :, b]`` for a stable softmax: nan if any is nan, 0 if all are -inf."""
+    m = -math.inf
+    for r in range(x.shape[1]):
+        v = x[a, r, b]
+        if v > m or v != v:
+            m = v
+    if m == -math.inf:
+        m = 0.0
+    return m

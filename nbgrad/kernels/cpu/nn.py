@@ -12,6 +12,7 @@ from numba import njit, prange
 
 from ... import _config
 from .. import vmath
+from ..scalar import stable_row_max as _stable_max
 from . import _par
 
 _opts = dict(nogil=True, error_model="numpy", cache=_config.CACHE)
@@ -25,13 +26,7 @@ def _make(parallel):
         A, R, B = x.shape
         for t in rng(A * B):
             a, b = t // B, t % B
-            m = -math.inf
-            for r in range(R):
-                v = x[a, r, b]
-                if v > m or v != v:
-                    m = v
-            if m == -math.inf:
-                m = 0.0
+            m = _stable_max(x, a, b)
             s = 0.0
             for r in range(R):
                 s += math.exp(x[a, r, b] - m)
@@ -44,13 +39,7 @@ def _make(parallel):
         A, R, B = x.shape
         for t in rng(A * B):
             a, b = t // B, t % B
-            m = -math.inf
-            for r in range(R):
-                v = x[a, r, b]
-                if v > m or v != v:
-                    m = v
-            if m == -math.inf:
-                m = 0.0
+            m = _stable_max(x, a, b)
             s = 0.0
             for r in range(R):
                 e = math.exp(x[a, r, b] - m)

@@ -6,7 +6,10 @@ import math
 import numpy as np
 from numba import cuda, float64
 
-from ._launch import grid
+from .. import scalar as _S
+from ._launch import device_fn, grid
+
+_row_max = device_fn(_S.stable_row_max)
 
 
 @cuda.jit
@@ -15,13 +18,7 @@ def _log_softmax(x, out):
     t = cuda.grid(1)
     while t < A * B:
         a, b = t // B, t % B
-        m = -math.inf
-        for r in range(R):
-            v = x[a, r, b]
-            if v > m or v != v:
-                m = v
-        if m == -math.inf:
-            m = 0.0
+        m = _row_max(x, a, b)
         s = 0.0
         for r in range(R):
             s += math.exp(x[a, r, b] - m)
@@ -37,13 +34,7 @@ def _softmax(x, out):
     t = cuda.grid(1)
     while t < A * B:
         a, b = t // B, t % B
-        m = -math.inf
-        for r in range(R):
-            v = x[a, r, b]
-            if v > m or v != v:
-                m = v
-        if m == -math.inf:
-            m = 0.0
+        m = _row_max(x, a, b)
         s = 0.0
         for r in range(R):
             e = math.exp(x[a, r, b] - m)
