@@ -11,9 +11,10 @@ import sys
 from heapq import heappop, heappush
 
 from . import anomaly_mode, grad_mode
-from .graph import _FREED, AccumulateGrad
+from .graph import _FREED, AccumulateGrad, edge_of
 
 _STATE = grad_mode.STATE
+_ADD = [None]  # ops.elementwise.add, imported on first use (ops import this module)
 _ANOMALY = anomaly_mode.ENABLED
 
 
@@ -79,9 +80,11 @@ def execute(roots, seeds, keep_graph, create_graph, inputs=None, accumulate=True
     tensors: with ``accumulate`` their ``.grad`` is accumulated, else their gradients are
     returned (a list with None for unreached inputs) and no ``.grad`` is touched.
     """
-    from ..ops.elementwise import add
-    from .graph import edge_of
+    add = _ADD[0]
+    if add is None:
+        from ..ops.elementwise import add
 
+        _ADD[0] = add
     deps = _graph_deps(roots)
     targets = None
     captured = None
@@ -117,11 +120,13 @@ def execute(roots, seeds, keep_graph, create_graph, inputs=None, accumulate=True
     else:
         gc_was = False
     try:
-        plain = targets is None and not _ANOMALY[0]
+        plain = not _ANOMALY[0]
+        # with inputs: the nodes that only pass gradients on toward them take the plain path
+        inner = None if needed is None else needed.difference(targets)
         while heap:
             node = heappop(heap)[1]
             buf = buffers.pop(node, None)
-            if plain and not node._hooked:
+            if plain and not node._hooked and (inner is None or node in inner):
                 # the common node: one output, no hooks, not a leaf
                 if buf is None or buf[0] is None:
                     outs = _NONES
@@ -194,6 +199,9 @@ def execute(roots, seeds, keep_graph, create_graph, inputs=None, accumulate=True
                 deps[nxt] = c
                 if c == 0:
                     heappush(heap, (-nxt._seq, nxt))
+            # drop this node's results now: a stale reference would make AccumulateGrad
+            # copy a gradient it could otherwise keep
+            outs = g = b = None
     finally:
         _STATE.enabled = prev
         if gc_was:

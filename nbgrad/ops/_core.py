@@ -159,6 +159,49 @@ def layout3(be, shape, arrays):
     return [be.as_strided(a, cshape, (0,) * pad + tuple(cs)) for a, cs in zip(arrays, cstr)]
 
 
+def unexpand(x):
+    """``x`` without its expanded dims: each stride-0 dim of size > 1 becomes size 1 (a view
+    that broadcasts back to ``x``), so an expanded operand reads as the small array it is."""
+    st = x.strides
+    if 0 not in st:
+        return x
+    return x[tuple(slice(0, 1) if s == 0 and d > 1 else _ALL for s, d in zip(st, x.shape))]
+
+
+_ALL = slice(None)
+
+
+def bcast3(shape, arrs):
+    """C-contiguous ``arrs`` broadcasting to ``shape``, reshaped (as views) to 3 dims for a
+    broadcasting kernel: ``(out_shape3, [views])``, or None past 3 dims.
+
+    Adjacent dims merge when every operand is either whole or broadcast across both.
+    """
+    n = len(shape)
+    padded = [(1,) * (n - a.ndim) + a.shape for a in arrs]
+    out3 = []
+    sizes = [[] for _ in arrs]
+    last = None
+    for i, d in enumerate(shape):
+        if d == 1:
+            continue
+        pat = tuple(p[i] != 1 for p in padded)
+        if pat == last:
+            out3[-1] *= d
+            for sz, on in zip(sizes, pat):
+                if on:
+                    sz[-1] *= d
+        else:
+            if len(out3) == 3:
+                return None
+            out3.append(d)
+            for sz, on in zip(sizes, pat):
+                sz.append(d if on else 1)
+            last = pat
+    pad = (1,) * (3 - len(out3))
+    return pad + tuple(out3), [a.reshape(pad + tuple(sz)) for a, sz in zip(arrs, sizes)]
+
+
 def to_dtype_data(x, dt, device):
     """``x``'s storage converted to dtype ``dt`` (no copy when it already is)."""
     d = x._data
@@ -178,6 +221,13 @@ def copy_data(src, dt, device, out=None):
     if _is_c(src, be) and _is_c(out, be):
         k(src.reshape(-1), out.reshape(-1))
         return out
+    if src.__class__ is np.ndarray and out.flags.c_contiguous:
+        u = unexpand(src)  # an expanded source: read each element once
+        if u.flags.c_contiguous:
+            b3 = bcast3(src.shape, (u,))
+            if b3 is not None:
+                k.broadcast(b3[1][0], out.reshape(b3[0]))
+                return out
     views = layout3(be, src.shape, [src, out])
     if views is None:
         for i in range(src.shape[0]):
@@ -194,6 +244,6 @@ def _is_c(a, be):
 __all__ = [
     "Node", "Tensor", "wrap", "needs_grad", "record", "record_multi", "save", "save_output",
     "same_device", "broadcast_shapes", "layout3", "backend", "kernel", "to_dtype_data",
-    "copy_data",
+    "copy_data", "unexpand", "bcast3",
 ]
 

@@ -10,6 +10,7 @@ from ._core import (
     Node,
     Tensor,
     backend,
+    bcast3,
     broadcast_shapes,
     copy_data,
     kernel,
@@ -20,6 +21,7 @@ from ._core import (
     save,
     save_output,
     to_dtype_data,
+    unexpand,
     wrap,
 )
 
@@ -57,7 +59,9 @@ def binary_data(kname, a, b, cdt, odt, dev):
         return out
     if a_arr:
         if b_arr:
-            if ad.shape == bd.shape and _is_c(ad) and _is_c(bd):
+            if ad.__class__ is np.ndarray:
+                ad, bd = unexpand(ad), unexpand(bd)
+            if ad.shape == shape and bd.shape == shape and _is_c(ad) and _is_c(bd):
                 k(ad.reshape(-1), bd.reshape(-1), out.reshape(-1))
                 return out
             if bd.size == 1 and ad.shape == shape and _is_c(ad):
@@ -66,6 +70,11 @@ def binary_data(kname, a, b, cdt, odt, dev):
             if ad.size == 1 and bd.shape == shape and _is_c(bd):
                 k(ad.reshape(()), bd.reshape(-1), out.reshape(-1))
                 return out
+            if ad.__class__ is np.ndarray and ad.flags.c_contiguous and bd.flags.c_contiguous:
+                b3 = bcast3(shape, (ad, bd))
+                if b3 is not None:
+                    k.broadcast(b3[1][0], b3[1][1], out.reshape(b3[0]))
+                    return out
         elif _is_c(ad):
             k(ad.reshape(-1), bd, out.reshape(-1))
             return out
@@ -147,6 +156,29 @@ def _binary(kname, a, b, float_only=False):
             else:
                 k.flat(ad.reshape(-1), bd.reshape(-1), out.reshape(-1))
             return _wrap(out, dt, a._device)
+        if (dt is b._dtype and a._device is b._device and ad.__class__ is np.ndarray
+                and bd.__class__ is np.ndarray and (dt._cat == _FLOAT_CAT or not float_only)):
+            # same dtype on the CPU, broadcasting or strided: no promotion to work out
+            return _wrap(binary_data(kname, a, b, dt, dt, a._device), dt, a._device)
+    else:
+        # fast path: a float tensor and a Python number (the number takes the tensor's dtype)
+        if a.__class__ is Tensor:
+            t, s, first = a, b, False
+        else:
+            t, s, first = b, a, True
+        sc = s.__class__
+        if t.__class__ is Tensor and (sc is float or sc is int) and t._dtype._cat == _FLOAT_CAT:
+            td, dt = t._data, t._dtype
+            if td.__class__ is np.ndarray and td.flags.c_contiguous and td.size:
+                out = np.empty(td.shape, dt.np)
+                k = _CPU[kname]
+                flat = td if td.ndim == 1 else td.reshape(-1)
+                o = out if td.ndim == 1 else out.reshape(-1)
+                if first:
+                    k.s_flat(dt.np.type(s), flat, o)
+                else:
+                    k.flat_s(flat, dt.np.type(s), o)
+                return _wrap(out, dt, t._device)
     dev = same_device(kname, a, b)
     cdt = _promote(a, b)
     if float_only and cdt._cat != _FLOAT_CAT:

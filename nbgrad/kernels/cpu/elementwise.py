@@ -40,7 +40,31 @@ def _unary(f):
             for k in range(n2):
                 out[i, j, k] = f(x[i, j, k])
 
-    return flat, flat_p, nd, nd_p
+    @njit(**_opts)
+    def bc(x, out):  # C-contiguous 3-d ``x`` with size-1 (broadcast) dims
+        n0, n1, n2 = out.shape
+        for r in range(n0 * n1):
+            _bc_row(x, out, r // n1, r % n1, n2)
+
+    @njit(parallel=True, **_opts)
+    def bc_p(x, out):
+        n0, n1, n2 = out.shape
+        for r in prange(n0 * n1):
+            _bc_row(x, out, r // n1, r % n1, n2)
+
+    @njit(inline="always", **_opts)
+    def _bc_row(x, out, i, j, n2):
+        xi = i if x.shape[0] != 1 else 0
+        xj = j if x.shape[1] != 1 else 0
+        if x.shape[2] != 1:
+            for k in range(n2):
+                out[i, j, k] = f(x[xi, xj, k])
+        else:
+            v = f(x[xi, xj, 0])
+            for k in range(n2):
+                out[i, j, k] = v
+
+    return flat, flat_p, nd, nd_p, bc, bc_p
 
 
 def _binary(f):
@@ -90,7 +114,43 @@ def _binary(f):
             for k in range(n2):
                 out[i, j, k] = f(a[i, j, k], b[i, j, k])
 
-    return flat, flat_p, flat_s, flat_s_p, s_flat, s_flat_p, nd, nd_p
+    @njit(**_opts)
+    def bc(a, b, out):  # C-contiguous 3-d operands with size-1 (broadcast) dims
+        n0, n1, n2 = out.shape
+        for r in range(n0 * n1):
+            _bc_row(a, b, out, r // n1, r % n1, n2)
+
+    @njit(parallel=True, **_opts)
+    def bc_p(a, b, out):
+        n0, n1, n2 = out.shape
+        for r in prange(n0 * n1):
+            _bc_row(a, b, out, r // n1, r % n1, n2)
+
+    @njit(inline="always", **_opts)
+    def _bc_row(a, b, out, i, j, n2):
+        ai = i if a.shape[0] != 1 else 0
+        aj = j if a.shape[1] != 1 else 0
+        bi = i if b.shape[0] != 1 else 0
+        bj = j if b.shape[1] != 1 else 0
+        # one inner loop per broadcast pattern of the last dim, so each one vectorizes
+        if a.shape[2] != 1:
+            if b.shape[2] != 1:
+                for k in range(n2):
+                    out[i, j, k] = f(a[ai, aj, k], b[bi, bj, k])
+            else:
+                s = b[bi, bj, 0]
+                for k in range(n2):
+                    out[i, j, k] = f(a[ai, aj, k], s)
+        elif b.shape[2] != 1:
+            s = a[ai, aj, 0]
+            for k in range(n2):
+                out[i, j, k] = f(s, b[bi, bj, k])
+        else:
+            v = f(a[ai, aj, 0], b[bi, bj, 0])
+            for k in range(n2):
+                out[i, j, k] = v
+
+    return flat, flat_p, flat_s, flat_s_p, s_flat, s_flat_p, nd, nd_p, bc, bc_p
 
 
 def _ternary(f):
@@ -152,6 +212,13 @@ class UnaryKernel:
         else:
             _par.run(k[0], k[1], out.size, x, out)
 
+    def broadcast(self, x, out):
+        """C-contiguous 3-d ``x`` whose dims are ``out``'s or 1 (broadcast)."""
+        k = self._k
+        if k is None:
+            k = self._k = _build(_unary, self.f)
+        _par.run(k[4], k[5], out.size, x, out)
+
     def __call__(self, x, out):
         k = self._k
         if k is None:
@@ -180,6 +247,33 @@ class BinaryKernel:
             k[0](a, b, out)
         else:
             _par.run(k[0], k[1], out.size, a, b, out)
+
+    def flat_s(self, a, s, out):
+        """``a`` 1-d contiguous, ``s`` one value of the same dtype."""
+        k = self._k
+        if k is None:
+            k = self._k = _build(_binary, self.f)
+        if out.size < _par.PARALLEL_MIN:
+            k[2](a, s, out)
+        else:
+            _par.run(k[2], k[3], out.size, a, s, out)
+
+    def s_flat(self, s, b, out):
+        """``s`` one value, ``b`` 1-d contiguous of the same dtype."""
+        k = self._k
+        if k is None:
+            k = self._k = _build(_binary, self.f)
+        if out.size < _par.PARALLEL_MIN:
+            k[4](s, b, out)
+        else:
+            _par.run(k[4], k[5], out.size, s, b, out)
+
+    def broadcast(self, a, b, out):
+        """C-contiguous 3-d operands whose dims are ``out``'s or 1 (broadcast)."""
+        k = self._k
+        if k is None:
+            k = self._k = _build(_binary, self.f)
+        _par.run(k[8], k[9], out.size, a, b, out)
 
     def __call__(self, a, b, out):
         k = self._k

@@ -1,0 +1,115 @@
+"""The op layer's shortcuts give the same results as the general path.
+
+Elementwise ops take shortcuts for a tensor and a Python number, for expanded (stride-0)
+operands, and for contiguous operands that broadcast; AccumulateGrad keeps a gradient no
+one else holds instead of copying it. Each shortcut is checked against NumPy here.
+"""
+
+import numpy as np
+import pytest
+
+import nbgrad
+from nbgrad.ops._core import bcast3, unexpand
+
+OPS = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide}
+SHAPES = [
+    ((3, 4), (4,)), ((3, 4), (3, 1)), ((2, 3, 4), (1, 3, 1)), ((2, 3, 4, 5), (1, 3, 1, 5)),
+    ((2, 3, 4, 5), (2, 1, 4, 1)), ((2, 1, 4), (3, 1)), ((5,), ()), ((4, 1), (1, 5)),
+    ((2, 3, 4, 5, 6), (3, 1, 5, 1)),  # five alternating dims: past 3, the general path
+]
+
+
+@pytest.mark.parametrize("op", sorted(OPS))
+@pytest.mark.parametrize("sa,sb", SHAPES)
+def test_broadcasting_contiguous_operands(op, sa, sb):
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal(sa).astype(np.float32)
+    b = rng.uniform(0.5, 2.0, sb).astype(np.float32)
+    for x, y in ((a, b), (b, a)):
+        got = getattr(nbgrad, op)(nbgrad.tensor(x), nbgrad.tensor(y))
+        want = OPS[op](x, y)
+        assert got.shape == want.shape and got.dtype == nbgrad.float32
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-6)
+
+
+def _expanded(shape, full, rng):
+    return nbgrad.tensor(rng.standard_normal(shape).astype(np.float64)).expand(*full)
+
+
+@pytest.mark.parametrize("sa,sb", [((), ()), ((), (3, 4)), ((3, 1), (1, 4)), ((3, 1), (3, 1)),
+                                   ((1, 4), ()), ((3, 4), (3, 1))])
+@pytest.mark.parametrize("op", sorted(OPS))
+def test_expanded_operands(op, sa, sb):
+    rng = np.random.default_rng(1)
+    a = _expanded(sa, (3, 4), rng)
+    b = _expanded(sb, (3, 4), rng) if sb != (3, 4) else nbgrad.tensor(rng.random((3, 4)) + 0.5)
+    for x, y in ((a, b), (b, a)):
+        got = getattr(nbgrad, op)(x, y)
+        np.testing.assert_allclose(got.numpy(), OPS[op](x.numpy(), y.numpy()), rtol=1e-12)
+        assert got._data.flags.c_contiguous and got._data.strides != (0, 0)
+
+
+def test_copy_of_an_expanded_tensor():
+    base = nbgrad.tensor([[1.0], [2.0], [3.0]])
+    e = base.expand(3, 5)
+    c = e.contiguous()
+    np.testing.assert_array_equal(c.numpy(), np.repeat([[1.0], [2.0], [3.0]], 5, axis=1))
+    assert c._data.flags.c_contiguous
+    c[0, 0] = 9.0  # a real copy: the base is untouched
+    assert base[0, 0].item() == 1.0
+    s = nbgrad.tensor(-0.0).expand(2, 3).contiguous()
+    assert np.all(np.signbit(s.numpy()))
+
+
+def test_unexpand_and_bcast3():
+    x = np.broadcast_to(np.arange(3.0).reshape(3, 1), (3, 4))
+    u = unexpand(x)
+    assert u.shape == (3, 1) and np.shares_memory(u, x)
+    shape3, views = bcast3((2, 3, 4, 5), (np.ones((2, 3, 4, 5)), np.ones((3, 1, 1))))
+    assert shape3 == (2, 3, 20) and [v.shape for v in views] == [(2, 3, 20), (1, 3, 1)]
+    assert bcast3((2, 3, 4, 5), (np.ones((2, 3, 4, 5)), np.ones((2, 1, 4, 1)))) is None
+
+
+@pytest.mark.parametrize("dt", [nbgrad.float32, nbgrad.float64])
+def test_number_operands_keep_the_tensor_dtype(dt):
+    x = nbgrad.tensor([1.5, -2.0, 4.0], dtype=dt)
+    for got, want in [(x * 2, [3.0, -4.0, 8.0]), (x + 0.25, [1.75, -1.75, 4.25]),
+                      (1 - x, [-0.5, 3.0, -3.0]), (2 / x, [4 / 3, -1.0, 0.5]),
+                      (x / 2, [0.75, -1.0, 2.0]), (x - 1, [0.5, -3.0, 3.0])]:
+        assert got.dtype == dt
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-6)
+    # an integer tensor with a float number still promotes to the default dtype
+    i = nbgrad.tensor([1, 2])
+    assert (i * 0.5).dtype == nbgrad.float32 and (i * 2).dtype == nbgrad.int64
+
+
+def test_number_operand_gradients():
+    x = nbgrad.tensor([1.0, 2.0], dtype=nbgrad.float64, requires_grad=True)
+    ((3.0 - x) * 2.0 / 4 + x * x).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [-0.5 + 2.0, -0.5 + 4.0])
+
+
+def test_double_backward_through_expanded_gradients():
+    # sum's backward hands on an expanded gradient; twice over both operands are expanded
+    x = nbgrad.tensor([1.0, 2.0], dtype=nbgrad.float64, requires_grad=True)
+    (g,) = nbgrad.autograd.grad((x * x * x).sum(), x, create_graph=True)
+    (gg,) = nbgrad.autograd.grad(g.sum(), x)
+    np.testing.assert_allclose(gg.numpy(), [6.0, 12.0])
+
+
+def test_accumulate_keeps_an_unshared_gradient(monkeypatch):
+    from nbgrad.ops import convert
+
+    cloned = []
+    real = convert.clone
+    monkeypatch.setattr(convert, "clone", lambda t, **kw: cloned.append(t.shape) or real(t, **kw))
+    x = nbgrad.randn(1000)
+    w = nbgrad.randn(1000, requires_grad=True)
+    b = nbgrad.randn(1000, requires_grad=True)
+    (nbgrad.tanh(x * w + b) * 2.0).sum().backward()
+    # b's gradient is shared with the product's node (torch copies it too); w's is a fresh
+    # result nobody else holds, so it becomes .grad as it is
+    assert len(cloned) == 1
+    want = 2.0 * (1 - np.tanh(x.numpy() * w.detach().numpy() + b.detach().numpy()) ** 2)
+    np.testing.assert_allclose(b.grad.numpy(), want, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(w.grad.numpy(), want * x.numpy(), rtol=1e-5, atol=1e-6)
