@@ -233,13 +233,27 @@ def _shape(x):
     return x._data.shape if x.__class__ is Tensor else ()
 
 
+def _shapes(a, b, *more):
+    """A binary node's attrs: the operand shapes (and ``more``) for ``sum_to`` in backward,
+    or None when no gradient needs reducing (equal shapes, or a number, and alpha 1)."""
+    if not more or more[0] == 1:
+        if a.__class__ is not Tensor or b.__class__ is not Tensor:
+            return None
+        if a._data.shape == b._data.shape:
+            return None
+    return (_shape(a), _shape(b)) + more
+
+
 # ----- arithmetic -----------------------------------------------------------------------
 class AddBackward0(Node):
     __slots__ = ()
 
     def backward(self, saved, g):
-        sa, sb, alpha = self.attrs
+        at = self.attrs
         fa, fb = self.next_functions
+        if at is None:  # no broadcasting, alpha 1
+            return (g if fa[0] is not None else None), (g if fb[0] is not None else None)
+        sa, sb, alpha = at
         ga = sum_to(g, sa) if fa[0] is not None else None
         gb = None
         if fb[0] is not None:
@@ -251,8 +265,11 @@ class SubBackward0(Node):
     __slots__ = ()
 
     def backward(self, saved, g):
-        sa, sb, alpha = self.attrs
+        at = self.attrs
         fa, fb = self.next_functions
+        if at is None:  # no broadcasting, alpha 1
+            return (g if fa[0] is not None else None), (neg(g) if fb[0] is not None else None)
+        sa, sb, alpha = at
         ga = sum_to(g, sa) if fa[0] is not None else None
         gb = sum_to(neg(g) if alpha == 1 else mul(g, -alpha), sb) if fb[0] is not None else None
         return ga, gb
@@ -267,7 +284,7 @@ def add(input, other, *, alpha=1):
     b = other if alpha == 1 else _scaled(other, alpha)
     out = _binary("add", input, b)
     if needs_grad(input, other):
-        record(AddBackward0, out, (input, other), (), (_shape(input), _shape(other), alpha))
+        record(AddBackward0, out, (input, other), (), _shapes(input, other, alpha))
     return out
 
 
@@ -281,7 +298,7 @@ def sub(input, other, *, alpha=1):
     b = other if alpha == 1 else _scaled(other, alpha)
     out = _binary("sub", input, b)
     if needs_grad(input, other):
-        record(SubBackward0, out, (input, other), (), (_shape(input), _shape(other), alpha))
+        record(SubBackward0, out, (input, other), (), _shapes(input, other, alpha))
     return out
 
 
@@ -290,7 +307,7 @@ def rsub(input, other, *, alpha=1):
     a = input if alpha == 1 else _scaled(input, alpha)
     out = _binary("sub", other, a)
     if needs_grad(input, other):
-        record(RsubBackward1, out, (other, input), (), (_shape(other), _shape(input), alpha))
+        record(RsubBackward1, out, (other, input), (), _shapes(other, input, alpha))
     return out
 
 
@@ -312,8 +329,11 @@ class MulBackward0(Node):
 
     def backward(self, saved, g):
         b, a = saved  # each saved only when the other side needs its gradient
-        sa, sb = self.attrs
         fa, fb = self.next_functions
+        if self.attrs is None:  # no broadcasting
+            return (mul(g, b) if fa[0] is not None else None), (
+                mul(g, a) if fb[0] is not None else None)
+        sa, sb = self.attrs
         ga = sum_to(mul(g, b), sa) if fa[0] is not None else None
         gb = sum_to(mul(g, a), sb) if fb[0] is not None else None
         return ga, gb
@@ -327,7 +347,7 @@ def mul(input, other):
         ib = other.__class__ is Tensor and other._rg
         record(MulBackward0, out, (input, other),
                (save(other) if ia else None, save(input) if ib else None),
-               (_shape(input), _shape(other)))
+               _shapes(input, other))
     return out
 
 

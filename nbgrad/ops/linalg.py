@@ -65,6 +65,8 @@ class MmBackward0(Node):
         fa, fb = self.next_functions
         sa, sb = self.attrs
         a1, b1 = len(sa) == 1, len(sb) == 1
+        if (a1 or b1) and len(sa) <= 2 and len(sb) <= 2:
+            return _vector_grads(a, b, g, fa[0] is not None, fb[0] is not None, a1, b1)
         # redo forward's promotion of 1-d operands to matrices
         if a1 and b1:
             g2 = reshape(g, (1, 1))
@@ -84,6 +86,24 @@ class MmBackward0(Node):
             gb = sum_to(matmul(at, g2), sb + (1,) if b1 else sb)
             gb = reshape(gb, sb) if b1 else gb
         return ga, gb
+
+
+def _vector_grads(a, b, g, want_a, want_b, a1, b1):
+    """Gradients of ``a @ b`` when an operand is a vector: straight matrix-vector
+    products and outer products, no reshaping of ``g``."""
+    from .elementwise import mul
+
+    ga = gb = None
+    if a1 and b1:  # dot: g is 0-d
+        ga = mul(g, b) if want_a else None
+        gb = mul(g, a) if want_b else None
+    elif b1:  # (m, k) @ (k,) -> (m,)
+        ga = matmul(unsqueeze(g, -1), unsqueeze(b, 0)) if want_a else None
+        gb = matmul(transpose(a, 0, 1), g) if want_b else None
+    else:  # (k,) @ (k, n) -> (n,)
+        ga = matmul(b, g) if want_a else None
+        gb = matmul(unsqueeze(a, -1), unsqueeze(g, 0)) if want_b else None
+    return ga, gb
 
 
 class DotBackward0(MmBackward0):

@@ -538,9 +538,15 @@ def linear(input, weight, bias=None):
                 f"linear(): bias of shape {list(bias.shape)} does not match "
                 f"{weight.shape[0]} output features"
             )
-        from ._core import layout3
+        from ._core import bcast3, layout3
 
-        if data.size:
+        bd = bias._data
+        b3 = None
+        if data.size and bd.__class__ is np.ndarray and bd.flags.c_contiguous:
+            b3 = bcast3(data.shape, (data, bd))  # the rows of a fresh product, in place
+        if b3 is not None:
+            kernel("add", dev).broadcast(b3[1][0], b3[1][1], data.reshape(b3[0]))
+        elif data.size:
             views = layout3(be, data.shape, [data, bias._data, data])
             if views is None:
                 d2 = data.reshape(-1, data.shape[-1])
