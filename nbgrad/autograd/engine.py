@@ -270,21 +270,20 @@ def _materialize(node, buf):
 
 def _accumulate(var, g, create_graph):
     """Add ``g`` into leaf ``var.grad`` (PyTorch's AccumulateGrad)."""
-    from ..ops.convert import clone
-    from ..ops.elementwise import add
-
     old = var._grad
     if old is None:
         if create_graph:
             var._grad = g
         elif g._rg or g._base is not None or sys.getrefcount(g) > 3 or sys.getrefcount(g._data) > 2:
             # someone else holds this gradient (a user seed, a view): keep a private copy
+            from ..ops.convert import clone
+
             with grad_mode.no_grad():
                 var._grad = clone(g)
         else:
             var._grad = g
     elif create_graph or old._rg:
-        var._grad = add(old, g)
+        var._grad = _ADD[0](old, g)
     else:
         from ..ops.inplace import add_into
 

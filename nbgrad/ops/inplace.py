@@ -1,6 +1,12 @@
 """In-place updates of storage. Each bumps the version counter that views share."""
 
-from ._core import Node, backend, kernel, layout3, record, to_dtype_data
+import numpy as np
+
+from .. import dtypes as _dt
+from ..autograd.grad_mode import STATE as _STATE
+from ..tensor import Tensor
+from . import elementwise as E
+from ._core import Node, backend, kernel, layout3, record, same_device, to_dtype_data
 
 
 def _is_c(a):
@@ -72,16 +78,12 @@ def _rebase(t, result, op):
 def _direct(fn, t, other):
     """Write ``fn(t, other)`` straight into ``t``'s storage when nothing is recorded and the
     operands line up (same dtype and shape, contiguous, or a number): one pass, no copy."""
-    import numpy as np
-
-    from ..tensor import Tensor
-    from . import elementwise as E
-
     if not _DIRECT:
         _DIRECT.update({E.add: "add", E.sub: "sub", E.mul: "mul", E.div: "div"})
     kname = _DIRECT.get(fn)
     td = t._data
-    if kname is None or td.__class__ is not np.ndarray or not td.flags.c_contiguous or not td.size:
+    if (kname is None or td.__class__ is not np.ndarray or not td.flags.c_contiguous
+            or not td.size or t._dtype is _dt.bool_):
         return False
     if other.__class__ is Tensor:
         od = other._data
@@ -94,7 +96,7 @@ def _direct(fn, t, other):
         E._CPU[kname].flat(flat, od.reshape(-1), flat)
     elif isinstance(other, (int, float)) and not isinstance(other, bool) and t._dtype.is_floating_point:
         flat = td.reshape(-1)
-        E._CPU[kname](flat, t._dtype.np.type(other), flat)
+        E._CPU[kname].flat_s(flat, t._dtype.np.type(other), flat)
     else:
         return False
     t._vc[0] += 1
@@ -106,12 +108,11 @@ _DIRECT = {}  # out-of-place op -> kernel name, filled on first use (import orde
 
 def inplace_binary(op, fn, t, other):
     """``t = fn(t, other)`` in place: ``t.add_(y)`` and friends."""
-    from .. import dtypes as _dt
-    from ..autograd.grad_mode import STATE
-    from ..tensor import Tensor
-    from ._core import same_device
     from .convert import clone
 
+    if not _STATE.enabled and _direct(fn, t, other):
+        return t  # no graph, and the operands line up (so no promotion or device question)
+    STATE = _STATE
     same_device(op, t, other)
     ts = [t] + ([other] if other.__class__ is Tensor else [])
     ss = [] if other.__class__ is Tensor else [other]
