@@ -52,7 +52,12 @@ __all__ = [
 
 # Explicit flags: set here, they are not inherited from a fastmath / python-error-model
 # caller (Numba inherits only options a function leaves unset).
-_jit = njit(nogil=True, fastmath=False, error_model="numpy")
+# (no_cfunc_wrapper: nothing takes them as first-class function values, and the C wrapper
+# costs compile time; the private helpers are only called from compiled code, so they skip
+# the CPython wrapper too)
+_jit = njit(nogil=True, fastmath=False, error_model="numpy", no_cfunc_wrapper=True)
+_jit_inner = njit(nogil=True, fastmath=False, error_model="numpy", no_cfunc_wrapper=True,
+                  no_cpython_wrapper=True)
 
 # --------------------------------------------------------------------------- intrinsics
 _F32 = ir.FloatType()
@@ -254,13 +259,13 @@ _ERF_CLAMP = _f(4.0)
 
 
 # --------------------------------------------------------------------------- float32
-@_jit
+@_jit_inner
 def _pow2(n):
     """2.0**n as float32 for an integer -126 <= n <= 127."""
     return _from_bits(_ishl(_iadd(n, 127), 23))
 
 
-@_jit
+@_jit_inner
 def _exp_reduce(x):
     """x = n*ln2 + r with |r| <= ln2/2 (about); returns (r, n as float, n as int)."""
     t = _fma(x, _LOG2E, _SHIFT)
@@ -271,7 +276,7 @@ def _exp_reduce(x):
     return r, nf, n
 
 
-@_jit
+@_jit_inner
 def _exp_poly(r):
     """exp(r) for |r| <= ln2/2."""
     p = _fma(_EXP_P4, r, _EXP_P3)
@@ -281,7 +286,7 @@ def _exp_poly(r):
     return _fma(p, r * r, r) + _ONE
 
 
-@_jit
+@_jit_inner
 def _exp_mid(x):
     """exp(x) for -87 <= x <= 88 (normal results; no clamping, no special values)."""
     r, nf, n = _exp_reduce(x)
@@ -321,7 +326,7 @@ def expm1_f32(x):
     return x if _fabs(x) < _EM_TINY else res
 
 
-@_jit
+@_jit_inner
 def _log_core(f, kf):
     """k*ln2 + log(1 + f) for sqrt(1/2) - 1 <= f < sqrt(2) - 1, k = kf (a float)."""
     z = f * f
@@ -339,7 +344,7 @@ def _log_core(f, kf):
     return _fma(kf, _LN2_HI, f + y)
 
 
-@_jit
+@_jit_inner
 def _int_to_f32(k):
     """float32(k) for |k| < 2**22 without an int->float conversion instruction."""
     return _from_bits(_iadd(k, _SHIFT_BITS)) - _SHIFT
@@ -483,7 +488,7 @@ def _make(name, f32, f64):
         f"``math`` for float64; integers and bools go through float64."
     )
 
-    @overload(stub, inline="always")
+    @overload(stub, inline="always", jit_options={"no_cfunc_wrapper": True})
     def _ov(x):
         if x == types.float32:
             return lambda x: f32(x)

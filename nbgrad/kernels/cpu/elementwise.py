@@ -10,7 +10,7 @@ from numba import njit, prange
 from ... import _config
 from . import _par
 
-_opts = dict(nogil=True, error_model="numpy", cache=_config.CACHE)
+_opts = dict(nogil=True, error_model="numpy", cache=_config.CACHE, no_cfunc_wrapper=True)
 
 
 def _unary(f):

@@ -20,7 +20,8 @@ from numba import njit, prange
 from ... import _config
 from . import _par
 
-_opts = dict(nogil=True, error_model="numpy", cache=_config.CACHE)
+# (no_cfunc_wrapper: see reduce.py)
+_opts = dict(nogil=True, error_model="numpy", cache=_config.CACHE, no_cfunc_wrapper=True)
 _CH = 64  # inner-dim chunk handed to one thread by the scattering kernels
 
 

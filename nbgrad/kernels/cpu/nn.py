@@ -15,7 +15,14 @@ from .. import vmath
 from ..scalar import stable_row_max as _stable_max
 from . import _par
 
-_opts = dict(nogil=True, error_model="numpy", cache=_config.CACHE)
+# no_cfunc_wrapper: nothing takes these as first-class function values, and the C wrapper
+# costs ~10 ms of compile time per function; the per-row helpers, only called from
+# compiled code, skip the CPython wrapper too (``_inner``)
+_opts = dict(nogil=True, error_model="numpy", cache=_config.CACHE, no_cfunc_wrapper=True)
+_inner = dict(_opts, no_cpython_wrapper=True)
+# a plain int64 0 for calls between compiled functions: a literal 0 argument would make
+# Numba compile a separate Literal[int](0) specialization of the callee
+_I0 = np.int64(0)
 
 
 def _make(parallel):
@@ -131,63 +138,30 @@ def class_mask(target, weight, ignore_index, n_classes, out, wsum):
 _SE_BLOCK = 4096  # exp sums: the logits' dtype within a block (vectorized), float64 across
 
 
-@njit(**_opts)
-def _ce_check(target, w, has_w, ignore_index, n_classes, wsum):
-    # validation and the weight sum in one cheap pass over the targets: the first bad row
-    # (or -1); wsum[0] = sum of w[t] over the rows not ignored
-    total = 0.0
-    for i in range(target.size):
-        k = target[i]
-        if k == ignore_index:
-            continue
-        if k < 0 or k >= n_classes:
-            return i
-        if has_w:
-            total += w[k]
-        else:
-            total += 1.0
-    wsum[0] = total
-    return -1
-
-
-@njit(**_opts)
+@njit(**_inner)
 def _row_max(x, i, R):
     # max of row i (R >= 1) in 8 independent lanes, so it vectorizes; nans are skipped
-    # here and propagate through the exp sum instead
+    # here and propagate through the exp sum instead (Numba's max(m, v) is
+    # ``v if v > m else m``, as one select: fewer blocks to compile than the ternary)
     m0 = m1 = m2 = m3 = m4 = m5 = m6 = m7 = x[i, 0]
     r = 0
     while r + 8 <= R:
-        v = x[i, r]
-        m0 = v if v > m0 else m0
-        v = x[i, r + 1]
-        m1 = v if v > m1 else m1
-        v = x[i, r + 2]
-        m2 = v if v > m2 else m2
-        v = x[i, r + 3]
-        m3 = v if v > m3 else m3
-        v = x[i, r + 4]
-        m4 = v if v > m4 else m4
-        v = x[i, r + 5]
-        m5 = v if v > m5 else m5
-        v = x[i, r + 6]
-        m6 = v if v > m6 else m6
-        v = x[i, r + 7]
-        m7 = v if v > m7 else m7
+        m0 = max(m0, x[i, r])
+        m1 = max(m1, x[i, r + 1])
+        m2 = max(m2, x[i, r + 2])
+        m3 = max(m3, x[i, r + 3])
+        m4 = max(m4, x[i, r + 4])
+        m5 = max(m5, x[i, r + 5])
+        m6 = max(m6, x[i, r + 6])
+        m7 = max(m7, x[i, r + 7])
         r += 8
     while r < R:
-        v = x[i, r]
-        m0 = v if v > m0 else m0
+        m0 = max(m0, x[i, r])
         r += 1
-    m0 = m1 if m1 > m0 else m0
-    m2 = m3 if m3 > m2 else m2
-    m4 = m5 if m5 > m4 else m4
-    m6 = m7 if m7 > m6 else m6
-    m0 = m2 if m2 > m0 else m0
-    m4 = m6 if m6 > m4 else m4
-    return m4 if m4 > m0 else m0
+    return max(max(max(m0, m1), max(m2, m3)), max(max(m4, m5), max(m6, m7)))
 
 
-@njit(fastmath={"reassoc"}, **_opts)
+@njit(fastmath={"reassoc"}, **_inner)
 def _sumexp_block(x, i, lo, hi, m, z):
     s = z
     for r in range(lo, hi):
@@ -195,12 +169,12 @@ def _sumexp_block(x, i, lo, hi, m, z):
     return s
 
 
-@njit(**_opts)
+@njit(inline="always", **_inner)  # (branches and calls only: inlined, not compiled apart)
 def _sumexp(x, i, R, m, z):
     if R <= _SE_BLOCK:  # (a separate branch: inside the block loop it does not vectorize)
-        return _sumexp_block(x, i, 0, R, m, z) * 1.0
+        return _sumexp_block(x, i, _I0, R, m, z) * 1.0
     s = 0.0
-    lo = 0
+    lo = _I0
     while lo < R:
         hi = min(R, lo + _SE_BLOCK)
         s += _sumexp_block(x, i, lo, hi, m, z)
@@ -208,7 +182,7 @@ def _sumexp(x, i, R, m, z):
     return s
 
 
-@njit(fastmath={"reassoc"}, **_opts)
+@njit(fastmath={"reassoc"}, **_inner)
 def _ln_stats(x, i, R):
     # float64 mean and biased variance of row i (two passes)
     s = 0.0
@@ -222,7 +196,7 @@ def _ln_stats(x, i, R):
     return m, q / R
 
 
-@njit(fastmath={"reassoc"}, **_opts)
+@njit(fastmath={"reassoc"}, **_inner)
 def _ln_bwd_sums(g, x, w, has_w, i, R, m, s):
     # sum(h) and sum(h * xhat) of row i, h = g * w
     sa = 0.0
@@ -240,7 +214,7 @@ def _ln_bwd_sums(g, x, w, has_w, i, R, m, s):
     return sa, sb
 
 
-@njit(**_opts)
+@njit(**_inner)
 def _ce_fwd_row(x, target, w, has_w, ignore_index, z, loss, stats, t):
     k = target[t]
     if k == ignore_index:
@@ -261,7 +235,7 @@ def _ce_fwd_row(x, target, w, has_w, ignore_index, z, loss, stats, t):
     stats[t, 1] = ls
 
 
-@njit(**_opts)
+@njit(**_inner)
 def _ce_bwd_row(g, x, target, w, has_w, ignore_index, stats, z, out, t):
     C = x.shape[1]
     k = target[t]
@@ -279,7 +253,7 @@ def _ce_bwd_row(g, x, target, w, has_w, ignore_index, stats, z, out, t):
     out[t, k] -= c
 
 
-@njit(**_opts)
+@njit(**_inner)
 def _ln_fwd_row(x, w, b, has_w, has_b, eps, out, mean, rstd, i):
     R = x.shape[1]
     m, var = _ln_stats(x, i, R)
@@ -300,7 +274,7 @@ def _ln_fwd_row(x, w, b, has_w, has_b, eps, out, mean, rstd, i):
             out[i, j] = (x[i, j] - m) * s
 
 
-@njit(**_opts)
+@njit(**_inner)
 def _ln_bwd_rows(g, x, mean, rstd, w, has_w, need_gx, need_aff, gx, gw_part, gb_part, c,
                  lo, hi):
     R = x.shape[1]
@@ -330,9 +304,31 @@ def _make_fused(parallel):
     rng = prange if parallel else range
 
     @njit(parallel=parallel, **_opts)
-    def ce_fwd(x, target, w, has_w, ignore_index, z, loss, stats):
+    def ce_fwd(x, target, w, has_w, ignore_index, z, loss, stats, wsum):
+        # first, validation and the weight sum in one cheap serial pass over the targets
+        # (here rather than in a kernel of its own: one compile less on a cold start):
+        # the first bad row, and then nothing is computed, or -1; wsum[0] = sum of w[t]
+        # over the rows not ignored
+        bad = -1
+        total = 0.0
+        n_classes = x.shape[1]
+        for i in range(target.size):
+            k = target[i]
+            if k == ignore_index:
+                continue
+            if k < 0 or k >= n_classes:
+                bad = i
+                break
+            if has_w:
+                total += w[k]
+            else:
+                total += 1.0
+        if bad != -1:
+            return bad
+        wsum[0] = total
         for t in rng(x.shape[0]):
             _ce_fwd_row(x, target, w, has_w, ignore_index, z, loss, stats, t)
+        return -1
 
     @njit(parallel=parallel, **_opts)
     def ce_bwd(g, x, target, w, has_w, ignore_index, stats, z, out):
@@ -376,12 +372,9 @@ def cross_entropy(x, target, w, has_w, ignore_index, loss, stats, wsum):
     ``(M, C)`` (0 where ``target == ignore_index``) into ``loss`` ``(M,)``, the row max and
     log-sum-exp into ``stats`` ``(M, 2)``, and the weight sum into ``wsum[0]``. Returns the
     first out-of-range target value (checked before anything is computed), or None."""
-    ii = np.int64(ignore_index)
-    bad = _ce_check(target, w, has_w, ii, x.shape[1], wsum)
-    if bad != -1:
-        return int(target[bad])
-    _par.run(_FS[0], _FP[0], x.size, x, target, w, has_w, ii, x.dtype.type(0), loss, stats)
-    return None
+    bad = _par.run(_FS[0], _FP[0], x.size, x, target, w, has_w, np.int64(ignore_index),
+                   x.dtype.type(0), loss, stats, wsum)
+    return None if bad == -1 else int(target[bad])
 
 
 def cross_entropy_backward(g, x, target, w, has_w, ignore_index, stats, out):

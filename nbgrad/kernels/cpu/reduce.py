@@ -10,14 +10,21 @@ from numba import njit, prange
 from ... import _config
 from . import _par
 
-_opts = dict(nogil=True, error_model="numpy", cache=_config.CACHE)
+# no_cfunc_wrapper: nothing takes these as first-class function values, and the C wrapper
+# costs ~10 ms of compile time per function; helpers only called from compiled code skip
+# the CPython wrapper too (``_inner``)
+_opts = dict(nogil=True, error_model="numpy", cache=_config.CACHE, no_cfunc_wrapper=True)
+_inner = dict(_opts, no_cpython_wrapper=True)
 _CHUNK = 4096
+# a plain int64 0 for calls between compiled functions: a literal 0 argument would make
+# Numba compile a separate Literal[int](0) specialization of the callee
+_I0 = np.int64(0)
 
 
 _BLOCK = 256
 
 
-@njit(fastmath={"reassoc"}, **_opts)
+@njit(fastmath={"reassoc"}, **_inner)
 def _block_sum(x, a, lo, hi, bz):
     # within a short block the input's own type is accurate enough, and reassociation lets
     # LLVM vectorize; blocks then add up in float64 (int64 for integers)
@@ -27,7 +34,7 @@ def _block_sum(x, a, lo, hi, bz):
     return s
 
 
-@njit(**_opts)
+@njit(**_inner)
 def _sum_row(x, a, lo, hi, zero, bz):
     t = zero
     r = lo
@@ -41,7 +48,7 @@ def _sum_row(x, a, lo, hi, zero, bz):
 @njit(**_opts)
 def _sum_rows(x, out, zero, bz):
     for a in range(x.shape[0]):
-        out[a] = _sum_row(x, a, 0, x.shape[1], zero, bz)
+        out[a] = _sum_row(x, a, _I0, x.shape[1], zero, bz)
 
 
 @njit(parallel=True, **_opts)
@@ -51,19 +58,21 @@ def _sum_rows_p(x, out, zero, bz):
         n = (R + _CHUNK - 1) // _CHUNK
         part = np.full(n, zero)
         for c in prange(n):
-            part[c] = _sum_row(x, 0, c * _CHUNK, min(R, (c + 1) * _CHUNK), zero, bz)
+            part[c] = _sum_row(x, _I0, c * _CHUNK, min(R, (c + 1) * _CHUNK), zero, bz)
         out[0] = part.sum()
     else:
         for a in prange(A):
-            out[a] = _sum_row(x, a, 0, R, zero, bz)
+            out[a] = _sum_row(x, a, _I0, R, zero, bz)
 
 
 @njit(**_opts)
-def _sum_arb(x, out, zero):
+def _sum_arb(x, out, acc):
+    # acc: (B,) float64 / int64 scratch from the caller (an allocation here would compile
+    # Numba's np.full, ~0.1 s more on a cold start)
     A, R, B = x.shape
-    acc = np.full(B, zero)
     for a in range(A):
-        acc[:] = zero
+        for b in range(B):
+            acc[b] = 0
         for r in range(R):
             for b in range(B):
                 acc[b] += x[a, r, b]
@@ -193,7 +202,15 @@ def sum_arb(x, out):
         _par.run(_sum_rows, _sum_rows_p, x.size, x.reshape(x.shape[0], x.shape[1]),
                  out.reshape(-1), zero, bz)
         return
-    _par.run(_sum_arb, _sum_arb_p, x.size, x, out, zero)
+    if x.size < _par.PARALLEL_MIN:
+        _sum_arb(x, out, np.empty(x.shape[2], zero.dtype))
+    else:
+        _par.run(_sum_arb_scratch, _sum_arb_p, x.size, x, out, zero)
+
+
+def _sum_arb_scratch(x, out, zero):
+    # the serial kernel where _par.run falls back from the parallel one
+    _sum_arb(x, out, np.empty(x.shape[2], zero.dtype))
 
 
 def amax_arb(x, out):
