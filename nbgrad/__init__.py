@@ -117,6 +117,6 @@ __version__ = "0.1.0"
 from .ops.conv import *  # noqa: E402,F403
 from .ops.extra import *  # noqa: E402,F403
 from .ops.index import *  # noqa: E402,F403
-from . import cuda, nn  # noqa: E402
+from . import cpu, cuda, nn  # noqa: E402
 from . import optim  # noqa: E402
 from .serialization import load, save  # noqa: E402

@@ -6,6 +6,7 @@ from numpy.lib.stride_tricks import as_strided as _as_strided
 from ..kernels import scalar as S
 from ..kernels.cpu import elementwise as E
 from ..ops.registry import register_kernel
+from ._cpupool import empty as _pool_empty
 from . import register_table
 
 NAME = "cpu"
@@ -17,7 +18,10 @@ def check_device(device):
 
 
 def empty(shape, np_dtype):
-    return np.empty(shape, np_dtype)
+    n = 1
+    for d in (shape if isinstance(shape, (tuple, list)) else (shape,)):
+        n *= d
+    return _pool_empty(shape, np_dtype, n * np.dtype(np_dtype).itemsize)
 
 
 def zeros(shape, np_dtype):

@@ -5,6 +5,7 @@ import math
 import numpy as np
 
 from .. import dtypes as _dt
+from ..backends._cpupool import empty as _empty
 from ..tensor import _wrap
 from ._core import (
     Node,
@@ -149,7 +150,7 @@ def _binary(kname, a, b, float_only=False):
                 and ad.__class__ is np.ndarray and bd.__class__ is np.ndarray
                 and ad.flags.c_contiguous and bd.flags.c_contiguous
                 and (dt._cat == _FLOAT_CAT or not float_only) and ad.size):
-            out = np.empty(ad.shape, dt.np)
+            out = _empty(ad.shape, dt.np, ad.size * dt.itemsize)
             k = _CPU[kname]
             if ad.ndim == 1:
                 k.flat(ad, bd, out)
@@ -170,7 +171,7 @@ def _binary(kname, a, b, float_only=False):
         if t.__class__ is Tensor and (sc is float or sc is int) and t._dtype._cat == _FLOAT_CAT:
             td, dt = t._data, t._dtype
             if td.__class__ is np.ndarray and td.flags.c_contiguous and td.size:
-                out = np.empty(td.shape, dt.np)
+                out = _empty(td.shape, dt.np, td.size * dt.itemsize)
                 k = _CPU[kname]
                 flat = td if td.ndim == 1 else td.reshape(-1)
                 o = out if td.ndim == 1 else out.reshape(-1)
@@ -195,7 +196,7 @@ def _unary(kname, x, float_only=False):
         xd, dt = x._data, x._dtype
         if (xd.__class__ is np.ndarray and xd.flags.c_contiguous and xd.size
                 and (dt._cat == _FLOAT_CAT or not float_only)):
-            out = np.empty(xd.shape, dt.np)
+            out = _empty(xd.shape, dt.np, xd.size * dt.itemsize)
             k = _CPU[kname]
             if xd.ndim == 1:
                 k.flat(xd, out)

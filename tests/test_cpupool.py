@@ -1,0 +1,94 @@
+"""The pool of large CPU buffers: reused only when nothing refers to them."""
+
+import threading
+
+import numpy as np
+import pytest
+
+import nbgrad
+from nbgrad.backends import _cpupool
+
+N = 1 << 18  # float32: exactly the pool's 1 MiB minimum
+
+
+@pytest.fixture(autouse=True)
+def _fresh_pool():
+    nbgrad.cpu.set_pool_limit(1024)
+    yield
+    nbgrad.cpu.set_pool_limit(1024)
+
+
+def test_a_freed_result_is_reused_and_a_held_one_is_not():
+    x = nbgrad.ones(N)
+    y = x * 2.0
+    held = y.numpy()
+    view = (x + 1.0)[10:20]  # only a view of this result survives
+    z = x * 3.0
+    for a in (y._data, view._data):
+        assert not np.shares_memory(a, z._data)
+    assert np.all(held == 2.0) and np.all(view.numpy() == 2.0) and np.all(z.numpy() == 3.0)
+    buf = id(z._data.base)  # (holding the buffer itself would keep it in use)
+    del z
+    w = x - 5.0  # same size: takes the buffer z left
+    assert id(w._data.base) == buf
+    assert np.all(w.numpy() == -4.0) and np.all(held == 2.0)
+
+
+def test_small_arrays_and_a_zero_limit_bypass_the_pool():
+    before = nbgrad.cpu.pooled_bytes()
+    nbgrad.ones(N // 2) * 2.0
+    assert nbgrad.cpu.pooled_bytes() == before
+    nbgrad.cpu.set_pool_limit(0)
+    assert nbgrad.cpu.pooled_bytes() == 0
+    r = nbgrad.ones(N) * 2.0
+    assert nbgrad.cpu.pooled_bytes() == 0 and np.all(r.numpy() == 2.0)
+    with pytest.raises(ValueError, match="must be >= 0"):
+        nbgrad.cpu.set_pool_limit(-1)
+
+
+def test_empty_cache_keeps_buffers_in_use():
+    x = nbgrad.ones(N)
+    keep = x * 2.0
+    x * 3.0  # freed at once
+    assert nbgrad.cpu.pooled_bytes() >= 2 * 4 * N
+    nbgrad.cpu.empty_cache()
+    assert nbgrad.cpu.pooled_bytes() == 4 * N
+    assert np.all(keep.numpy() == 2.0)
+
+
+def test_threads_never_share_a_buffer():
+    x = nbgrad.ones(N)
+    bad = []
+
+    def work(k):
+        for _ in range(20):
+            r = x * float(k)
+            if not np.all(r.numpy() == k):
+                bad.append(k)
+
+    ts = [threading.Thread(target=work, args=(k,)) for k in range(1, 5)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert not bad
+
+
+def test_training_results_do_not_depend_on_the_pool():
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal(N).astype(np.float32)
+
+    def run():
+        w = nbgrad.tensor(a, requires_grad=True)
+        for _ in range(3):
+            loss = (nbgrad.tanh(w * 1.5) * w).sum()
+            loss.backward()
+            with nbgrad.no_grad():
+                w.sub_(w.grad * 0.1)
+            w.grad = None
+        return w.detach().numpy().copy()
+
+    pooled = run()
+    nbgrad.cpu.set_pool_limit(0)
+    np.testing.assert_array_equal(pooled, run())
+    assert _cpupool._FREE is not None
