@@ -6,8 +6,8 @@ from numpy.lib.stride_tricks import as_strided as _as_strided
 from ..kernels import scalar as S
 from ..kernels.cpu import elementwise as E
 from ..ops.registry import register_kernel
-from ._cpupool import empty as _pool_empty
 from . import register_table
+from ._cpupool import empty as _pool_empty
 
 NAME = "cpu"
 

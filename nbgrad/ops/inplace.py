@@ -20,7 +20,10 @@ def add_into(dst, src):
     s = to_dtype_data(src, dst._dtype, dev)
     k = kernel("add", dev)
     if d.shape == s.shape and _is_c(d) and _is_c(s):
-        k(d.reshape(-1), s.reshape(-1), d.reshape(-1))
+        if d.__class__ is np.ndarray:
+            k.into(d.reshape(-1), s.reshape(-1))
+        else:
+            k(d.reshape(-1), s.reshape(-1), d.reshape(-1))
     else:
         views = layout3(backend(dev), d.shape, [d, s, d])
         if views is None:
@@ -92,8 +95,7 @@ def _direct(fn, t, other):
             return False
         if kname == "div" and not t._dtype.is_floating_point:
             return False
-        flat = td.reshape(-1)
-        E._CPU[kname].flat(flat, od.reshape(-1), flat)
+        E._CPU[kname].into(td.reshape(-1), od.reshape(-1))
     elif isinstance(other, (int, float)) and not isinstance(other, bool) and t._dtype.is_floating_point:
         flat = td.reshape(-1)
         E._CPU[kname].flat_s(flat, t._dtype.np.type(other), flat)

@@ -545,7 +545,7 @@ def linear(input, weight, bias=None):
         if data.size and bd.__class__ is np.ndarray and bd.flags.c_contiguous:
             b3 = bcast3(data.shape, (data, bd))  # the rows of a fresh product, in place
         if b3 is not None:
-            kernel("add", dev).broadcast(b3[1][0], b3[1][1], data.reshape(b3[0]))
+            kernel("add", dev).into(b3[1][0], b3[1][1])
         elif data.size:
             views = layout3(be, data.shape, [data, bias._data, data])
             if views is None:

@@ -150,7 +150,44 @@ def _binary(f):
             for k in range(n2):
                 out[i, j, k] = v
 
-    return flat, flat_p, flat_s, flat_s_p, s_flat, s_flat_p, nd, nd_p, bc, bc_p
+    # in place, out = f(out, b): with ``out`` also passed as ``a`` LLVM's overlap check
+    # fails and the loop runs scalar; two distinct arrays vectorize
+    @njit(**_opts)
+    def into(out, b):
+        for i in range(out.size):
+            out[i] = f(out[i], b[i])
+
+    @njit(parallel=True, **_opts)
+    def into_p(out, b):
+        for i in prange(out.size):
+            out[i] = f(out[i], b[i])
+
+    @njit(**_opts)
+    def bc_into(out, b):  # ``b`` 3-d with size-1 (broadcast) dims
+        n0, n1, n2 = out.shape
+        for r in range(n0 * n1):
+            _bc_into_row(out, b, r // n1, r % n1, n2)
+
+    @njit(parallel=True, **_opts)
+    def bc_into_p(out, b):
+        n0, n1, n2 = out.shape
+        for r in prange(n0 * n1):
+            _bc_into_row(out, b, r // n1, r % n1, n2)
+
+    @njit(inline="always", **_opts)
+    def _bc_into_row(out, b, i, j, n2):
+        bi = i if b.shape[0] != 1 else 0
+        bj = j if b.shape[1] != 1 else 0
+        if b.shape[2] != 1:
+            for k in range(n2):
+                out[i, j, k] = f(out[i, j, k], b[bi, bj, k])
+        else:
+            s = b[bi, bj, 0]
+            for k in range(n2):
+                out[i, j, k] = f(out[i, j, k], s)
+
+    return (flat, flat_p, flat_s, flat_s_p, s_flat, s_flat_p, nd, nd_p, bc, bc_p, into, into_p,
+            bc_into, bc_into_p)
 
 
 def _ternary(f):
@@ -274,6 +311,17 @@ class BinaryKernel:
         if k is None:
             k = self._k = _build(_binary, self.f)
         _par.run(k[8], k[9], out.size, a, b, out)
+
+    def into(self, out, b):
+        """``out = f(out, b)`` in place: flat contiguous arrays of one length, or a
+        C-contiguous 3-d ``out`` and ``b`` with size-1 (broadcast) dims."""
+        k = self._k
+        if k is None:
+            k = self._k = _build(_binary, self.f)
+        if out.ndim == 1:
+            _par.run(k[10], k[11], out.size, out, b)
+        else:
+            _par.run(k[12], k[13], out.size, out, b)
 
     def __call__(self, a, b, out):
         k = self._k
