@@ -76,6 +76,10 @@ class MmBackward0(Node):
             g2 = unsqueeze(g, -1)
         else:
             g2 = g
+        if fa[0] is not None and fb[0] is not None and 0 in g2._data.strides:
+            # an expanded gradient (from sum or mean): BLAS cannot read zero strides, so
+            # NumPy would copy it for each product; make it whole once
+            g2 = g2.contiguous()
         ga = gb = None
         if fa[0] is not None:
             bt = reshape(b, (1, -1)) if b1 else transpose(b, -1, -2)
