@@ -25,12 +25,13 @@ _BLOCK = 256
 
 
 @njit(fastmath={"reassoc"}, **_inner)
-def _block_sum(x, a, lo, hi, bz):
+def _block_sum(v, bz):
     # within a short block the input's own type is accurate enough, and reassociation lets
-    # LLVM vectorize; blocks then add up in float64 (int64 for integers)
+    # LLVM vectorize; blocks then add up in float64 (int64 for integers). ``v`` is a 1-d
+    # slice: indexing ``x[a, r]`` from a runtime start kept the loop scalar (2x slower)
     s = bz
-    for r in range(lo, hi):
-        s += x[a, r]
+    for r in range(v.size):
+        s += v[r]
     return s
 
 
@@ -40,7 +41,7 @@ def _sum_row(x, a, lo, hi, zero, bz):
     r = lo
     while r < hi:
         e = min(hi, r + _BLOCK)
-        t += _block_sum(x, a, r, e, bz)
+        t += _block_sum(x[a, r:e], bz)
         r = e
     return t
 
