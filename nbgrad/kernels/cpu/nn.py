@@ -20,9 +20,6 @@ from . import _par
 # compiled code, skip the CPython wrapper too (``_inner``)
 _opts = dict(nogil=True, error_model="numpy", cache=_config.CACHE, no_cfunc_wrapper=True)
 _inner = dict(_opts, no_cpython_wrapper=True)
-# a plain int64 0 for calls between compiled functions: a literal 0 argument would make
-# Numba compile a separate Literal[int](0) specialization of the callee
-_I0 = np.int64(0)
 
 
 def _make(parallel):
@@ -162,22 +159,21 @@ def _row_max(x, i, R):
 
 
 @njit(fastmath={"reassoc"}, **_inner)
-def _sumexp_block(x, i, lo, hi, m, z):
+def _sumexp_block(v, m, z):
+    # ``v`` a 1-d slice of a row: a loop from a runtime start index would not vectorize
     s = z
-    for r in range(lo, hi):
-        s += vmath.exp(x[i, r] - m)
+    for r in range(v.size):
+        s += vmath.exp(v[r] - m)
     return s
 
 
 @njit(inline="always", **_inner)  # (branches and calls only: inlined, not compiled apart)
 def _sumexp(x, i, R, m, z):
-    if R <= _SE_BLOCK:  # (a separate branch: inside the block loop it does not vectorize)
-        return _sumexp_block(x, i, _I0, R, m, z) * 1.0
     s = 0.0
-    lo = _I0
+    lo = 0
     while lo < R:
         hi = min(R, lo + _SE_BLOCK)
-        s += _sumexp_block(x, i, lo, hi, m, z)
+        s += _sumexp_block(x[i, lo:hi], m, z)
         lo = hi
     return s
 
