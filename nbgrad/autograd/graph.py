@@ -66,14 +66,17 @@ class _HookDict(dict):
 class SavedTensor:
     """A tensor saved for backward, with the version it had when saved."""
 
-    __slots__ = ("t", "version", "data", "node_ref", "output_nr", "rg")
+    __slots__ = ("t", "version", "data", "dtype", "device", "vc", "node_ref", "output_nr", "rg")
 
     def __init__(self, t, is_output=False):
         self.version = t._vc[0]
         if is_output:
             # keep the storage only: holding the output would make a cycle through grad_fn
             self.t = None
-            self.data = (t._data, t._dtype, t._device, t._vc)
+            self.data = t._data
+            self.dtype = t._dtype
+            self.device = t._device
+            self.vc = t._vc
             self.output_nr = t._output_nr
             self.rg = True  # saved while recording: the output is about to require grad
         else:
@@ -83,8 +86,8 @@ class SavedTensor:
     def unpack(self, node):
         t = self.t
         if t is None:
-            data, dtype, device, vc = self.data
-            t = WRAP(data, dtype, device)
+            vc = self.vc
+            t = WRAP(self.data, self.dtype, self.device)
             t._vc = vc
             if vc[0] != self.version:
                 where = f"output {self.output_nr} of {_op_name(node)}"
