@@ -10,6 +10,9 @@ NBGRAD_CACHE_DIR      where generated kernel modules go (default ``~/.cache/nbgr
                       Numba's own ``NUMBA_CACHE_DIR`` still decides where machine code goes.
 NBGRAD_THREADING_LAYER Numba threading layer (default ``workqueue``; ``omp`` or ``tbb``
                       when installed). ``workqueue`` does not spin, so it leaves BLAS alone.
+NBGRAD_WIDE_VECTORS   ``1`` (default) lets LLVM use 512-bit vectors on AVX-512 CPUs (Numba's
+                      default tuning prefers 256 bits); process-wide for Numba, and skipped
+                      when NUMBA_CPU_NAME or NUMBA_CPU_FEATURES is set. ``0`` keeps Numba's.
 NBGRAD_CPU_POOL_MB    megabytes of large (>= 1 MiB) CPU buffers kept for reuse, so big
                       temporaries do not fault in fresh pages every step (default 1024; 0
                       turns the pool off). ``nbgrad.cpu.empty_cache()`` frees the idle ones.
@@ -21,6 +24,7 @@ PARALLEL_MIN = int(os.environ.get("NBGRAD_PARALLEL_MIN", "524288"))
 NUM_THREADS = os.environ.get("NBGRAD_NUM_THREADS")
 THREADING_LAYER = os.environ.get("NBGRAD_THREADING_LAYER", "workqueue")
 CACHE = os.environ.get("NBGRAD_CACHE", "0") == "1"
+WIDE_VECTORS = os.environ.get("NBGRAD_WIDE_VECTORS", "1") == "1"
 CPU_POOL_MB = int(os.environ.get("NBGRAD_CPU_POOL_MB", "1024"))
 CACHE_DIR = os.environ.get(
     "NBGRAD_CACHE_DIR", os.path.join(os.path.expanduser("~"), ".cache", "nbgrad")

@@ -37,7 +37,8 @@ def _body(factory):
     body = textwrap.dedent("\n".join(lines[start + 1:]))
     out = []
     for ln in body.splitlines():
-        out.append("KERNELS = (" + ln[len("return "):] + ")" if ln.startswith("return ") else ln)
+        # (a return may span lines: only its keyword is replaced)
+        out.append("KERNELS = " + ln[len("return "):] if ln.startswith("return ") else ln)
     return "\n".join(out) + "\n"
 
 
