@@ -1,6 +1,8 @@
 """Numba process setup, applied before Numba compiles anything or starts its thread pool
 (see _config): the threading layer, the thread count, and the vector width."""
 
+import os
+
 import numba
 
 from . import _config
@@ -8,8 +10,16 @@ from . import _config
 
 def setup():
     """Apply the threading layer and thread count chosen by environment variables."""
-    if numba.config.THREADING_LAYER == "default" and _config.THREADING_LAYER:
-        numba.config.THREADING_LAYER = _config.THREADING_LAYER
+    if numba.config.THREADING_LAYER == "default":  # the user left Numba's choice to us
+        if _config.THREADING_LAYER:
+            numba.config.THREADING_LAYER = _config.THREADING_LAYER
+        elif "NUMBA_THREADING_LAYER_PRIORITY" not in os.environ:
+            # GNU OpenMP where it loads (Numba falls back down this list otherwise)
+            numba.config.THREADING_LAYER_PRIORITY = ["omp", "workqueue", "tbb"]
+        if numba.config.THREADING_LAYER in ("default", "omp"):
+            # spinning OpenMP threads beside OpenBLAS's made an MLP step 18x slower (PERF.md);
+            # read when Numba first loads OpenMP, so setting it here is in time
+            os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     if _config.NUM_THREADS:
         numba.config.NUMBA_NUM_THREADS = int(_config.NUM_THREADS)
     if _config.WIDE_VECTORS:

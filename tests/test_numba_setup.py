@@ -37,3 +37,59 @@ def test_no_host_information_leaves_numba_alone(monkeypatch, clean_config):
     monkeypatch.setattr(codegen, "get_host_cpu_features", broken)
     _threads._prefer_512_bit_vectors()
     assert numba.config.CPU_FEATURES is None
+
+
+def _child_layer(env_extra):
+    import json
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import json, os, nbgrad, numba; x = nbgrad.ones(1 << 20); (x * 2).sum();"
+        "print(json.dumps([numba.threading_layer(), os.environ.get('OMP_WAIT_POLICY')]))"
+    )
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("NBGRAD_THREADING", "NUMBA_THREADING", "OMP_WAIT"))}
+    env.update(env_extra)
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.slow
+def test_threading_layer_defaults_and_overrides():
+    layer, policy = _child_layer({})
+    assert layer in ("omp", "workqueue")  # omp wherever GNU OpenMP loads
+    if layer == "omp":
+        assert policy == "PASSIVE"
+    assert _child_layer({"NBGRAD_THREADING_LAYER": "workqueue"})[0] == "workqueue"
+    assert _child_layer({"NUMBA_THREADING_LAYER": "workqueue"})[0] == "workqueue"
+    assert _child_layer({"OMP_WAIT_POLICY": "ACTIVE"})[1] == "ACTIVE"
+
+
+def test_a_forked_child_runs_big_kernels_serially():
+    import multiprocessing as mp
+
+    import numpy as np
+
+    import nbgrad
+    from nbgrad.kernels.cpu import _par
+
+    x = nbgrad.ones(1 << 20)
+    assert (x * 3.0).sum().item() == 3 * (1 << 20)  # the parent's pool is running
+    assert _par._state["started"]
+    ctx = mp.get_context("fork")
+    parent, child = ctx.Pipe()
+
+    def work(conn):
+        y = nbgrad.ones(1 << 20) * 2.0
+        conn.send((float(y.sum().item()), _par._state["forked"], float(np.tanh(y.numpy())[0])))
+
+    p = ctx.Process(target=work, args=(child,))
+    p.start()
+    got = parent.recv() if parent.poll(120) else None
+    p.join(60)
+    assert p.exitcode == 0 and got is not None
+    assert got[0] == 2.0 * (1 << 20) and got[1] is True

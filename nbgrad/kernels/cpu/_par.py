@@ -1,22 +1,35 @@
 """Choosing between the serial and the parallel variant of a kernel.
 
-Numba's ``workqueue`` threading layer aborts the process when two Python threads enter
-parallel code at once, so only one thread at a time may run a parallel kernel; a thread
-that finds the pool busy runs the serial variant instead, which gives the same result.
+Only one Python thread at a time runs a parallel kernel (Numba's ``workqueue`` layer
+aborts the process when two enter at once); a thread that finds the pool busy runs the
+serial variant instead, which gives the same result. A child process forked after the
+parent started its thread pool runs serial kernels only: GNU OpenMP's threads do not
+survive ``fork`` (Numba would stop the child rather than hang).
 """
 
+import os
 import threading
 
 from ... import _config
 
 _pool = threading.Lock()
 PARALLEL_MIN = _config.PARALLEL_MIN
+_state = {"started": False, "forked": False}
+
+
+def _after_fork_in_child():
+    _state["forked"] = _state["started"]
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def run(serial, parallel, n, *args):
     """Call ``parallel(*args)`` for ``n`` >= PARALLEL_MIN elements when the pool is free."""
-    if n >= PARALLEL_MIN and _pool.acquire(blocking=False):
+    if n >= PARALLEL_MIN and not _state["forked"] and _pool.acquire(blocking=False):
         try:
+            _state["started"] = True
             return parallel(*args)
         finally:
             _pool.release()
