@@ -8,10 +8,9 @@ NBGRAD_CACHE          ``1`` keeps compiled kernels on disk (Numba's cache) so la
                       start without compiling; off by default.
 NBGRAD_CACHE_DIR      where generated kernel modules go (default ``~/.cache/nbgrad``);
                       Numba's own ``NUMBA_CACHE_DIR`` still decides where machine code goes.
-NBGRAD_THREADING_LAYER Numba threading layer. Default: ``omp`` with OMP_WAIT_POLICY=PASSIVE
-                      (unless set) where GNU OpenMP loads, else ``workqueue``. Passive
-                      OpenMP threads sleep instead of spinning beside BLAS's threads, and
-                      start a parallel loop sooner than ``workqueue`` does (measured).
+NBGRAD_THREADING_LAYER Numba threading layer (default ``workqueue``; ``omp`` or ``tbb``
+                      when installed). ``workqueue`` does not spin, so it leaves BLAS alone;
+                      with ``omp`` nbgrad sets OMP_WAIT_POLICY=PASSIVE unless it is set.
 NBGRAD_WIDE_VECTORS   ``1`` (default) lets LLVM use 512-bit vectors on AVX-512 CPUs (Numba's
                       default tuning prefers 256 bits); process-wide for Numba, and skipped
                       when NUMBA_CPU_NAME or NUMBA_CPU_FEATURES is set. ``0`` keeps Numba's.
@@ -24,7 +23,7 @@ import os
 
 PARALLEL_MIN = int(os.environ.get("NBGRAD_PARALLEL_MIN", "524288"))
 NUM_THREADS = os.environ.get("NBGRAD_NUM_THREADS")
-THREADING_LAYER = os.environ.get("NBGRAD_THREADING_LAYER")
+THREADING_LAYER = os.environ.get("NBGRAD_THREADING_LAYER", "workqueue")
 CACHE = os.environ.get("NBGRAD_CACHE", "0") == "1"
 WIDE_VECTORS = os.environ.get("NBGRAD_WIDE_VECTORS", "1") == "1"
 CPU_POOL_MB = int(os.environ.get("NBGRAD_CPU_POOL_MB", "1024"))

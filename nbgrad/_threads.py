@@ -10,16 +10,15 @@ from . import _config
 
 def setup():
     """Apply the threading layer and thread count chosen by environment variables."""
-    if numba.config.THREADING_LAYER == "default":  # the user left Numba's choice to us
-        if _config.THREADING_LAYER:
-            numba.config.THREADING_LAYER = _config.THREADING_LAYER
-        elif "NUMBA_THREADING_LAYER_PRIORITY" not in os.environ:
-            # GNU OpenMP where it loads (Numba falls back down this list otherwise)
-            numba.config.THREADING_LAYER_PRIORITY = ["omp", "workqueue", "tbb"]
-        if numba.config.THREADING_LAYER in ("default", "omp"):
-            # spinning OpenMP threads beside OpenBLAS's made an MLP step 18x slower (PERF.md);
-            # read when Numba first loads OpenMP, so setting it here is in time
-            os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    if numba.config.THREADING_LAYER == "default" and _config.THREADING_LAYER:
+        # workqueue by default: GNU OpenMP (passive) won back-to-back loops here but lost
+        # on calls after an idle pause, which is how compare.py times them (elementwise
+        # 27-35 ms against 23-25 ms, interleaved runs)
+        numba.config.THREADING_LAYER = _config.THREADING_LAYER
+    if numba.config.THREADING_LAYER == "omp":
+        # spinning OpenMP threads beside OpenBLAS's made an MLP step 18x slower (PERF.md);
+        # read when Numba first loads OpenMP, so setting it here is in time
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     if _config.NUM_THREADS:
         numba.config.NUMBA_NUM_THREADS = int(_config.NUM_THREADS)
     if _config.WIDE_VECTORS:

@@ -3,7 +3,7 @@
 Only one Python thread at a time runs a parallel kernel (Numba's ``workqueue`` layer
 aborts the process when two enter at once); a thread that finds the pool busy runs the
 serial variant instead, which gives the same result. A child process forked after the
-parent started its thread pool runs serial kernels only: GNU OpenMP's threads do not
+parent started an OpenMP thread pool runs serial kernels only: GNU OpenMP's threads do not
 survive ``fork`` (Numba would stop the child rather than hang).
 """
 
@@ -18,7 +18,13 @@ _state = {"started": False, "forked": False}
 
 
 def _after_fork_in_child():
-    _state["forked"] = _state["started"]
+    if _state["started"]:
+        import numba
+
+        try:  # workqueue survives fork; GNU OpenMP does not
+            _state["forked"] = numba.threading_layer() == "omp"
+        except ValueError:  # no layer loaded after all
+            pass
 
 
 if hasattr(os, "register_at_fork"):
