@@ -230,129 +230,89 @@ def _build(factory, f):
     return factory(f)
 
 
-class UnaryKernel:
-    """``out = f(x)``; ``x`` is a flat contiguous array or a 3-d view."""
+class _Kernel:
+    """The loops of one scalar function, compiled on first use; ``_run(i, n, *args)`` calls
+    loop ``i`` serially, or its parallel twin ``i + 1`` from PARALLEL_MIN elements."""
 
     __slots__ = ("f", "_k")
+    _factory = None
 
     def __init__(self, f):
         self.f = f
         self._k = None
 
-    def flat(self, x, out):
-        """Both arguments 1-d and contiguous: the hot path of small ops."""
+    def _run(self, i, n, *args):
         k = self._k
         if k is None:
-            k = self._k = _build(_unary, self.f)
-        if out.size < _par.PARALLEL_MIN:
-            k[0](x, out)
-        else:
-            _par.run(k[0], k[1], out.size, x, out)
+            k = self._k = _build(self._factory, self.f)
+        if n < _par.PARALLEL_MIN:  # (checked here first: the hot path of small ops)
+            return k[i](*args)
+        return _par.run(k[i], k[i + 1], n, *args)
+
+
+class UnaryKernel(_Kernel):
+    """``out = f(x)``; ``x`` is a flat contiguous array or a 3-d view."""
+
+    __slots__ = ()
+    _factory = staticmethod(_unary)
+
+    def flat(self, x, out):
+        """Both arguments 1-d and contiguous."""
+        self._run(0, out.size, x, out)
 
     def broadcast(self, x, out):
         """C-contiguous 3-d ``x`` whose dims are ``out``'s or 1 (broadcast)."""
-        k = self._k
-        if k is None:
-            k = self._k = _build(_unary, self.f)
-        _par.run(k[4], k[5], out.size, x, out)
+        self._run(4, out.size, x, out)
 
     def __call__(self, x, out):
-        k = self._k
-        if k is None:
-            k = self._k = _build(_unary, self.f)
-        if x.ndim == 1:
-            _par.run(k[0], k[1], out.size, x, out)
-        else:
-            _par.run(k[2], k[3], out.size, x, out)
+        self._run(0 if x.ndim == 1 else 2, out.size, x, out)
 
 
-class BinaryKernel:
+class BinaryKernel(_Kernel):
     """``out = f(a, b)``; operands flat, 3-d views, or 0-d (one value)."""
 
-    __slots__ = ("f", "_k")
-
-    def __init__(self, f):
-        self.f = f
-        self._k = None
+    __slots__ = ()
+    _factory = staticmethod(_binary)
 
     def flat(self, a, b, out):
-        """All arguments 1-d, contiguous, same length: the hot path of small ops."""
-        k = self._k
-        if k is None:
-            k = self._k = _build(_binary, self.f)
-        if out.size < _par.PARALLEL_MIN:
-            k[0](a, b, out)
-        else:
-            _par.run(k[0], k[1], out.size, a, b, out)
+        """All arguments 1-d, contiguous, same length."""
+        self._run(0, out.size, a, b, out)
 
     def flat_s(self, a, s, out):
         """``a`` 1-d contiguous, ``s`` one value of the same dtype."""
-        k = self._k
-        if k is None:
-            k = self._k = _build(_binary, self.f)
-        if out.size < _par.PARALLEL_MIN:
-            k[2](a, s, out)
-        else:
-            _par.run(k[2], k[3], out.size, a, s, out)
+        self._run(2, out.size, a, s, out)
 
     def s_flat(self, s, b, out):
         """``s`` one value, ``b`` 1-d contiguous of the same dtype."""
-        k = self._k
-        if k is None:
-            k = self._k = _build(_binary, self.f)
-        if out.size < _par.PARALLEL_MIN:
-            k[4](s, b, out)
-        else:
-            _par.run(k[4], k[5], out.size, s, b, out)
+        self._run(4, out.size, s, b, out)
 
     def broadcast(self, a, b, out):
         """C-contiguous 3-d operands whose dims are ``out``'s or 1 (broadcast)."""
-        k = self._k
-        if k is None:
-            k = self._k = _build(_binary, self.f)
-        _par.run(k[8], k[9], out.size, a, b, out)
+        self._run(8, out.size, a, b, out)
 
     def into(self, out, b):
         """``out = f(out, b)`` in place: flat contiguous arrays of one length, or a
         C-contiguous 3-d ``out`` and ``b`` with size-1 (broadcast) dims."""
-        k = self._k
-        if k is None:
-            k = self._k = _build(_binary, self.f)
-        if out.ndim == 1:
-            _par.run(k[10], k[11], out.size, out, b)
-        else:
-            _par.run(k[12], k[13], out.size, out, b)
+        self._run(10 if out.ndim == 1 else 12, out.size, out, b)
 
     def __call__(self, a, b, out):
-        k = self._k
-        if k is None:
-            k = self._k = _build(_binary, self.f)
         n = out.size
         if a.ndim == 1:
             if b.ndim == 1:
-                _par.run(k[0], k[1], n, a, b, out)
+                self._run(0, n, a, b, out)
             else:
-                _par.run(k[2], k[3], n, a, b[()], out)
+                self._run(2, n, a, b[()], out)
         elif a.ndim == 0:
-            _par.run(k[4], k[5], n, a[()], b, out)
+            self._run(4, n, a[()], b, out)
         else:
-            _par.run(k[6], k[7], n, a, b, out)
+            self._run(6, n, a, b, out)
 
 
-class TernaryKernel:
+class TernaryKernel(_Kernel):
     """``out = f(a, b, c)``; operands all flat or all 3-d views."""
 
-    __slots__ = ("f", "_k")
-
-    def __init__(self, f):
-        self.f = f
-        self._k = None
+    __slots__ = ()
+    _factory = staticmethod(_ternary)
 
     def __call__(self, a, b, c, out):
-        k = self._k
-        if k is None:
-            k = self._k = _build(_ternary, self.f)
-        if a.ndim == 1:
-            _par.run(k[0], k[1], out.size, a, b, c, out)
-        else:
-            _par.run(k[2], k[3], out.size, a, b, c, out)
+        self._run(0 if a.ndim == 1 else 2, out.size, a, b, c, out)
