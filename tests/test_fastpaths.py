@@ -113,3 +113,16 @@ def test_accumulate_keeps_an_unshared_gradient(monkeypatch):
     want = 2.0 * (1 - np.tanh(x.numpy() * w.detach().numpy() + b.detach().numpy()) ** 2)
     np.testing.assert_allclose(b.grad.numpy(), want, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(w.grad.numpy(), want * x.numpy(), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("op", sorted(OPS))
+def test_expanded_operands_with_numbers(op):
+    s = nbgrad.tensor(3.0, dtype=nbgrad.float64).expand(2, 3)
+    r = nbgrad.tensor([[1.0], [2.0]], dtype=nbgrad.float64).expand(2, 3)
+    for e in (s, r):
+        for got, want in ((getattr(nbgrad, op)(e, 2.0), OPS[op](e.numpy(), 2.0)),
+                          (getattr(nbgrad, op)(e, e), OPS[op](e.numpy(), e.numpy()))):
+            np.testing.assert_allclose(got.numpy(), want, rtol=1e-15)
+            assert got.shape == (2, 3) and got._data.flags.c_contiguous
+            got[0, 0] = -7.0  # a whole result: writing one element changes only that one
+            assert got[1, 2].item() == want[1, 2]

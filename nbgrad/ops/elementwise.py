@@ -55,33 +55,42 @@ def binary_data(kname, a, b, cdt, odt, dev):
     else:
         shape = ad.shape if a_arr else bd.shape
     out = be.empty(shape, odt.np)
-    n = out.size
-    if n == 0:
+    if out.size == 0:
         return out
-    if a_arr:
-        if b_arr:
-            if ad.__class__ is np.ndarray:
-                ad, bd = unexpand(ad), unexpand(bd)
-            if ad.shape == shape and bd.shape == shape and _is_c(ad) and _is_c(bd):
-                k(ad.reshape(-1), bd.reshape(-1), out.reshape(-1))
-                return out
-            if bd.size == 1 and ad.shape == shape and _is_c(ad):
-                k(ad.reshape(-1), bd.reshape(()), out.reshape(-1))
-                return out
-            if ad.size == 1 and bd.shape == shape and _is_c(bd):
-                k(ad.reshape(()), bd.reshape(-1), out.reshape(-1))
-                return out
-            if ad.__class__ is np.ndarray and ad.flags.c_contiguous and bd.flags.c_contiguous:
-                b3 = bcast3(shape, (ad, bd))
-                if b3 is not None:
-                    k.broadcast(b3[1][0], b3[1][1], out.reshape(b3[0]))
-                    return out
-        elif _is_c(ad):
+    cpu = out.__class__ is np.ndarray
+    if cpu:  # expanded operands read as the small arrays they are
+        ad = unexpand(ad) if a_arr else ad
+        bd = unexpand(bd) if b_arr else bd
+    if a_arr and b_arr:
+        if ad.shape == shape and bd.shape == shape and _is_c(ad) and _is_c(bd):
+            k(ad.reshape(-1), bd.reshape(-1), out.reshape(-1))
+            return out
+        if bd.size == 1 and ad.shape == shape and _is_c(ad):
+            k(ad.reshape(-1), bd.reshape(()), out.reshape(-1))
+            return out
+        if ad.size == 1 and bd.shape == shape and _is_c(bd):
+            k(ad.reshape(()), bd.reshape(-1), out.reshape(-1))
+            return out
+    elif a_arr:
+        if ad.shape == shape and _is_c(ad):
             k(ad.reshape(-1), bd, out.reshape(-1))
             return out
-    elif _is_c(bd):
+    elif bd.shape == shape and _is_c(bd):
         k(ad, bd.reshape(-1), out.reshape(-1))
         return out
+    if cpu:  # contiguous operands that broadcast: one pass, no strided views
+        arrs = [x if x.__class__ is not cdt.np.type else np.full((1,), x, cdt.np)
+                for x in (ad, bd)]
+        if arrs[0].size == 1 and arrs[1].size == 1:  # e.g. an expanded scalar gradient
+            one = np.empty(1, odt.np)
+            k(arrs[0].reshape(-1), arrs[1].reshape(-1), one)
+            out.fill(one[0])
+            return out
+        if arrs[0].flags.c_contiguous and arrs[1].flags.c_contiguous:
+            b3 = bcast3(shape, arrs)
+            if b3 is not None:
+                k.broadcast(b3[1][0], b3[1][1], out.reshape(b3[0]))
+                return out
     arrs = [x if x.__class__ is not cdt.np.type else be.full((), x, cdt.np) for x in (ad, bd)]
     views = layout3(be, shape, arrs + [out])
     if views is None:
