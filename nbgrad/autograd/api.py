@@ -1,6 +1,7 @@
 """``backward`` and ``grad``: argument checks, seed gradients, then the engine."""
 
 from .. import tensor as _tensor  # the module (nbgrad.tensor the function comes later)
+from ..ops.registry import backend
 from . import engine
 from .graph import edge_of
 
@@ -29,8 +30,6 @@ def _grads_tuple(grads, n):
 def _make_grads(outputs, grads):
     """Seed gradients: given ones are checked against their output, missing ones are
     ``ones_like`` for scalar outputs that require grad."""
-    from ..creation import ones_like
-
     seeds = []
     for i, (out, g) in enumerate(zip(outputs, grads)):
         if not isinstance(out, _tensor.Tensor):
@@ -55,14 +54,16 @@ def _make_grads(outputs, grads):
             seeds.append(g)
         elif g is None:
             if out._rg:
-                if out.numel() != 1:
+                if out._data.size != 1:
                     raise RuntimeError("grad can be implicitly created only for scalar outputs")
                 if not out._dtype.is_floating_point:
                     raise RuntimeError(
                         "grad can be implicitly created only for real scalar outputs but got "
                         f"{out._dtype}"
                     )
-                seeds.append(ones_like(out))
+                dt, dev = out._dtype, out._device
+                one = backend(dev).full(out._data.shape, 1, dt.np)
+                seeds.append(_tensor._wrap(one, dt, dev))
             else:
                 seeds.append(None)
         else:
