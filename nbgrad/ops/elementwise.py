@@ -189,6 +189,9 @@ def _binary(kname, a, b, float_only=False):
                 else:
                     k.flat_s(flat, dt.np.type(s), o)
                 return _wrap(out, dt, t._device)
+            if td.__class__ is np.ndarray and td.size and 0 in td.strides:
+                # the same number in every element (sum's or mean's expanded gradient)
+                return _wrap(binary_data(kname, a, b, dt, dt, t._device), dt, t._device)
     dev = same_device(kname, a, b)
     cdt = _promote(a, b)
     if float_only and cdt._cat != _FLOAT_CAT:
