@@ -29,6 +29,20 @@ def needs_grad(*ts):
 
 def record(node_cls, out, inputs, saved=(), attrs=None):
     """Attach a new ``node_cls`` node as ``out``'s grad_fn; ``inputs`` give its edges."""
+    if len(inputs) == 2:  # the common binary op, without the loop and list
+        a, b = inputs
+        if a.__class__ is Tensor and (a._grad_fn is not None or a._rg):
+            ea = (a._grad_fn, a._output_nr) if a._grad_fn is not None else (grad_accumulator(a), 0)
+        else:
+            ea = _NO_EDGE
+        if b.__class__ is Tensor and (b._grad_fn is not None or b._rg):
+            eb = (b._grad_fn, b._output_nr) if b._grad_fn is not None else (grad_accumulator(b), 0)
+        else:
+            eb = _NO_EDGE
+        node = node_cls((ea, eb), saved, attrs)
+        out._grad_fn = node
+        out._rg = True
+        return node
     edges = []
     for t in inputs:
         if t.__class__ is Tensor:

@@ -5,6 +5,7 @@ import math
 import numpy as np
 
 from .. import dtypes as _dt
+from ..autograd.grad_mode import STATE as _STATE
 from ..backends._cpupool import empty as _empty
 from ..tensor import _wrap
 from ._core import (
@@ -296,7 +297,8 @@ def add(input, other, *, alpha=1):
     """``input + alpha * other`` with broadcasting."""
     b = other if alpha == 1 else _scaled(other, alpha)
     out = _binary("add", input, b)
-    if needs_grad(input, other):
+    if _STATE.enabled and ((input.__class__ is Tensor and input._rg)
+                           or (other.__class__ is Tensor and other._rg)):
         record(AddBackward0, out, (input, other), (), _shapes(input, other, alpha))
     return out
 
@@ -355,9 +357,9 @@ class MulBackward0(Node):
 def mul(input, other):
     """Elementwise product with broadcasting."""
     out = _binary("mul", input, other)
-    if needs_grad(input, other):
-        ia = input.__class__ is Tensor and input._rg
-        ib = other.__class__ is Tensor and other._rg
+    ia = input.__class__ is Tensor and input._rg
+    ib = other.__class__ is Tensor and other._rg
+    if (ia or ib) and _STATE.enabled:
         record(MulBackward0, out, (input, other),
                (save(other) if ia else None, save(input) if ib else None),
                _shapes(input, other))
