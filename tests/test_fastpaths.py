@@ -126,3 +126,47 @@ def test_expanded_operands_with_numbers(op):
             assert got.shape == (2, 3) and got._data.flags.c_contiguous
             got[0, 0] = -7.0  # a whole result: writing one element changes only that one
             assert got[1, 2].item() == want[1, 2]
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64", "int64", "int32"])
+@pytest.mark.parametrize("shape", [(7,), (3, 5), (2, 1, 3)])
+def test_small_ops_call_compiled_loops_directly(dt, shape):
+    # small contiguous operands skip Numba's dispatch: each dtype must get its own loop
+    rng = np.random.default_rng(1)
+    a = (rng.uniform(1, 9, shape)).astype(dt)
+    b = (rng.uniform(1, 9, shape)).astype(dt)
+    ta, tb = nbgrad.tensor(a), nbgrad.tensor(b)
+    for op, ref in (("add", np.add), ("mul", np.multiply), ("sub", np.subtract)):
+        got = getattr(nbgrad, op)(ta, tb)
+        assert got.dtype == getattr(nbgrad, dt) and got.shape == shape
+        np.testing.assert_array_equal(got.numpy(), ref(a, b))
+        np.testing.assert_array_equal((ta + 3).numpy(), a + 3)
+        np.testing.assert_array_equal((3 - ta).numpy(), 3 - a)
+    if dt.startswith("float"):
+        np.testing.assert_allclose(nbgrad.tanh(ta).numpy(), np.tanh(a), rtol=1e-6)
+        np.testing.assert_allclose((ta * 0.5).numpy(), a * np.array(0.5, dt), rtol=0)
+
+
+def test_small_ops_on_read_only_numpy_memory():
+    a = np.arange(6, dtype=np.float32)
+    a.flags.writeable = False
+    t = nbgrad.from_numpy(a)
+    np.testing.assert_array_equal((t * t).numpy(), a * a)
+    np.testing.assert_allclose(nbgrad.exp(t).numpy(), np.exp(a), rtol=1e-6)
+    np.testing.assert_array_equal((t - 1.0).numpy(), a - 1)
+
+
+def test_chain_backward_runs_newest_first_through_a_fork():
+    # the engine runs a just-readied node directly only when it is the newest ready one
+    order = []
+    x = nbgrad.tensor([1.0, 2.0], requires_grad=True)
+    a = x * 2
+    b = x * 3
+    c = a.tanh()
+    d = b.exp()
+    for name, t in (("a", a), ("b", b), ("c", c), ("d", d)):
+        t.grad_fn.register_prehook(lambda g, name=name: order.append(name))
+    (c + d).sum().backward()
+    assert order == ["d", "c", "b", "a"]
+    want = 2 * (1 - np.tanh(2 * np.array([1.0, 2.0])) ** 2) + 3 * np.exp(3 * np.array([1.0, 2.0]))
+    np.testing.assert_allclose(x.grad.numpy(), want, rtol=1e-6)

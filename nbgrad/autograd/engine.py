@@ -99,14 +99,13 @@ def execute(roots, seeds, keep_graph, create_graph, inputs=None, accumulate=True
         captured = [None] * len(inputs)
         needed = _needed(deps, roots, targets)
 
+    # gradients waiting for each node: the tensor itself for a node with one output,
+    # else a list with one slot per output
     buffers = {}
     for (node, nr), g in zip(roots, seeds):
         if node is None or g is None:
             continue
-        buf = buffers.get(node)
-        if buf is None:
-            buf = buffers[node] = [None] * node._n_out
-        buf[nr] = g if buf[nr] is None else add(buf[nr], g)
+        _deliver(buffers, node, nr, g, add)
 
     heap = [(-n._seq, n) for n, c in deps.items() if c == 0]
     heapq.heapify(heap)
@@ -123,25 +122,42 @@ def execute(roots, seeds, keep_graph, create_graph, inputs=None, accumulate=True
         plain = not _ANOMALY[0]
         # with inputs: the nodes that only pass gradients on toward them take the plain path
         inner = None if needed is None else needed.difference(targets)
-        while heap:
-            node = heappop(heap)[1]
+        # ``nxt_run``: a node made ready by the last one that would also top the heap
+        # (newest first), run next without a trip through the heap: a chain's common case
+        nxt_run = None
+        while True:
+            if nxt_run is not None:
+                node = nxt_run
+                nxt_run = None
+            elif heap:
+                node = heappop(heap)[1]
+            else:
+                break
             buf = buffers.pop(node, None)
             if plain and not node._hooked and (inner is None or node in inner):
-                # the common node: one output, no hooks, not a leaf
-                if buf is None or buf[0] is None:
+                # the common node: one output (``buf`` is its gradient), no hooks, not a leaf
+                if buf is None:
                     outs = _NONES
                 else:
-                    outs = node.apply(buf)
+                    sv = node._saved
+                    if not node._std_apply:
+                        outs = node.apply([buf])
+                    elif sv:
+                        outs = node.backward(node.unpack_saved(), buf)
+                    else:
+                        outs = node.backward((), buf)
                     if outs.__class__ is not tuple:
                         outs = tuple(outs) if isinstance(outs, list) else (outs,)
                     if len(outs) != len(node.next_functions):
                         _count_error(node, outs)
-                    if not keep_graph and node._saved:
+                    if sv and not keep_graph:
                         node._saved = _FREED
             else:
                 if needed is not None and node not in needed and node not in targets:
                     continue  # off every path to an input: no hooks, no work (as torch)
-                if buf is None:
+                if node._n_out == 1:
+                    buf = [buf]
+                elif buf is None:
                     buf = [None] * node._n_out
                 if node._tensor_hooks:
                     for nr, hooks in node._tensor_hooks.items():
@@ -189,24 +205,45 @@ def execute(roots, seeds, keep_graph, create_graph, inputs=None, accumulate=True
                 if nxt is None:
                     continue
                 if g is not None:
-                    b = buffers.get(nxt)
-                    if b is None:
-                        b = buffers[nxt] = [None] * nxt._n_out
-                        b[nr] = g
+                    if nxt._n_out == 1:
+                        b = buffers.get(nxt)
+                        buffers[nxt] = g if b is None else add(b, g)
                     else:
-                        b[nr] = g if b[nr] is None else add(b[nr], g)
+                        _deliver(buffers, nxt, nr, g, add)
                 c = deps[nxt] - 1
                 deps[nxt] = c
                 if c == 0:
-                    heappush(heap, (-nxt._seq, nxt))
+                    sq = nxt._seq
+                    if nxt_run is None:
+                        if not heap or sq > -heap[0][0]:
+                            nxt_run = nxt
+                        else:
+                            heappush(heap, (-sq, nxt))
+                    elif sq > nxt_run._seq:
+                        heappush(heap, (-nxt_run._seq, nxt_run))
+                        nxt_run = nxt
+                    else:
+                        heappush(heap, (-sq, nxt))
             # drop this node's results now: a stale reference would make AccumulateGrad
             # copy a gradient it could otherwise keep
-            outs = g = b = None
+            outs = g = b = sv = None
     finally:
         _STATE.enabled = prev
         if gc_was:
             gc.enable()
     return captured
+
+
+def _deliver(buffers, node, nr, g, add):
+    """Add gradient ``g`` for output ``nr`` of ``node`` to what waits for it."""
+    if node._n_out == 1:
+        b = buffers.get(node)
+        buffers[node] = g if b is None else add(b, g)
+        return
+    b = buffers.get(node)
+    if b is None:
+        b = buffers[node] = [None] * node._n_out
+    b[nr] = g if b[nr] is None else add(b[nr], g)
 
 
 class _Nones:

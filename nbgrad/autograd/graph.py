@@ -138,6 +138,11 @@ class Node:
     _post_hooks = None
     _anomaly = None
     _hooked = False  # True once any hook or retain_grad is attached: the engine's slow path
+    _std_apply = True  # apply() is unpack_saved() then backward(): the engine may inline it
+
+    def __init_subclass__(cls, **kw):
+        super().__init_subclass__(**kw)
+        cls._std_apply = cls.apply is Node.apply and cls.unpack_saved is Node.unpack_saved
 
     def __init__(self, next_functions, saved=(), attrs=None, n_out=1):
         self.next_functions = next_functions

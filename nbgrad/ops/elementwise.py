@@ -4,8 +4,10 @@ import math
 
 import numpy as np
 
+from .. import _config
 from .. import dtypes as _dt
 from ..autograd.grad_mode import STATE as _STATE
+from ..backends._cpupool import MIN_BYTES
 from ..backends._cpupool import empty as _empty
 from ..tensor import _wrap
 from ._core import (
@@ -139,6 +141,49 @@ def _promote(a, b):
     return _dt.result_type(ts, ss)
 
 
+# Below this many elements a CPU op runs its serial loop and gets a plain np.empty output
+# (no buffer pool: its threshold is 1 MiB, and float64 is 8 bytes)
+_np_empty = np.empty
+_SMALL_N = min(_config.PARALLEL_MIN, MIN_BYTES // 8)
+
+
+class _Entries(dict):
+    """dtype -> entry point of one serial flat loop of one op (see ``_Loops``)."""
+
+    __slots__ = ("kname", "slot", "pattern")
+
+    def __missing__(self, dt):
+        from numba import from_dtype, types
+
+        s = from_dtype(dt.np)
+        a = types.Array(s, 1, "C")
+        argtypes = tuple(a if p == "a" else s for p in self.pattern)
+        f = self[dt] = _CPU[self.kname].entry(self.slot, *argtypes)
+        return f
+
+
+class _Loops(dict):
+    """``loops[op][dtype]``: a serial flat loop's compiled entry point, called without Numba's
+    dispatch. Only for 1-d C-contiguous arrays of exactly that dtype (and that dtype's NumPy
+    scalar where ``pattern`` has an "s"), below ``_SMALL_N`` elements."""
+
+    def __init__(self, slot, pattern):
+        super().__init__()
+        self.slot = slot
+        self.pattern = pattern
+
+    def __missing__(self, kname):
+        d = self[kname] = _Entries()
+        d.kname, d.slot, d.pattern = kname, self.slot, self.pattern
+        return d
+
+
+_FLAT1 = _Loops(0, "aa")  # unary: x, out
+_FLAT2 = _Loops(0, "aaa")  # binary: a, b, out
+_FLAT_S = _Loops(2, "asa")  # binary: a, number, out
+_S_FLAT = _Loops(4, "saa")  # binary: number, b, out
+
+
 class _CpuKernels(dict):
     """The CPU kernels by op name, for the fast path of NumPy-backed operands."""
 
@@ -156,10 +201,16 @@ def _binary(kname, a, b, float_only=False):
     if a.__class__ is Tensor and b.__class__ is Tensor:
         # fast path for the common case: same dtype, shape and device, contiguous
         ad, bd, dt = a._data, b._data, a._dtype
-        if (dt is b._dtype and a._device is b._device and ad.shape == bd.shape
-                and ad.__class__ is np.ndarray and bd.__class__ is np.ndarray
-                and ad.flags.c_contiguous and bd.flags.c_contiguous
+        if (dt is b._dtype and ad.__class__ is np.ndarray and bd.__class__ is np.ndarray
+                and ad.shape == bd.shape and ad.flags.c_contiguous and bd.flags.c_contiguous
                 and (dt._cat == _FLOAT_CAT or not float_only) and ad.size):
+            if ad.size < _SMALL_N:
+                out = _np_empty(ad.shape, dt.np)
+                if ad.ndim == 1:
+                    _FLAT2[kname][dt](ad, bd, out)
+                else:
+                    _FLAT2[kname][dt](ad.reshape(-1), bd.reshape(-1), out.reshape(-1))
+                return _wrap(out, dt, a._device)
             out = _empty(ad.shape, dt.np, ad.size * dt.itemsize)
             k = _CPU[kname]
             if ad.ndim == 1:
@@ -181,6 +232,15 @@ def _binary(kname, a, b, float_only=False):
         if t.__class__ is Tensor and (sc is float or sc is int) and t._dtype._cat == _FLOAT_CAT:
             td, dt = t._data, t._dtype
             if td.__class__ is np.ndarray and td.flags.c_contiguous and td.size:
+                if td.size < _SMALL_N:
+                    out = _np_empty(td.shape, dt.np)
+                    flat = td if td.ndim == 1 else td.reshape(-1)
+                    o = out if td.ndim == 1 else out.reshape(-1)
+                    if first:
+                        _S_FLAT[kname][dt](dt.np.type(s), flat, o)
+                    else:
+                        _FLAT_S[kname][dt](flat, dt.np.type(s), o)
+                    return _wrap(out, dt, t._device)
                 out = _empty(td.shape, dt.np, td.size * dt.itemsize)
                 k = _CPU[kname]
                 flat = td if td.ndim == 1 else td.reshape(-1)
@@ -209,6 +269,13 @@ def _unary(kname, x, float_only=False):
         xd, dt = x._data, x._dtype
         if (xd.__class__ is np.ndarray and xd.flags.c_contiguous and xd.size
                 and (dt._cat == _FLOAT_CAT or not float_only)):
+            if xd.size < _SMALL_N:
+                out = _np_empty(xd.shape, dt.np)
+                if xd.ndim == 1:
+                    _FLAT1[kname][dt](xd, out)
+                else:
+                    _FLAT1[kname][dt](xd.reshape(-1), out.reshape(-1))
+                return _wrap(out, dt, x._device)
             out = _empty(xd.shape, dt.np, xd.size * dt.itemsize)
             k = _CPU[kname]
             if xd.ndim == 1:

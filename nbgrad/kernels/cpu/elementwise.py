@@ -241,6 +241,15 @@ class _Kernel:
         self.f = f
         self._k = None
 
+    def entry(self, i, *argtypes):
+        """Serial loop ``i`` compiled for the Numba types ``argtypes``, as its bare entry
+        point: a call skips Numba's argument typing (~0.1 µs), so every caller must pass
+        exactly those types."""
+        k = self._k
+        if k is None:
+            k = self._k = _build(self._factory, self.f)
+        return k[i].compile(argtypes)
+
     def _run(self, i, n, *args):
         k = self._k
         if k is None:
