@@ -4,7 +4,7 @@ import functools
 
 from .. import tensor as _tensor  # the module (nbgrad.tensor the function comes later)
 from . import grad_mode
-from .graph import _FREED, ERR_FREED, Node, SavedTensor, edge_of
+from .graph import _FREED, ERR_FREED, Node, SavedTensor, edge_of, saved_input, saved_output
 
 
 class FunctionCtx(Node):
@@ -170,14 +170,14 @@ class Function(metaclass=_FunctionMeta):
         out_ids = {id(o) for o in result if isinstance(o, T)}
         if record:
             ctx._saved = tuple(
-                None if t is None else SavedTensor(t, is_output=id(t) in out_ids)
+                None if t is None else (saved_output(t) if id(t) in out_ids else saved_input(t))
                 for t in ctx._to_save
             )
         else:
             ctx._saved = tuple(ctx._to_save)
         ctx._to_save = ()
         if not record:
-            ctx._saved = tuple(SavedTensor(t) if t is not None else None for t in ctx._saved)
+            ctx._saved = tuple(saved_input(t) if t is not None else None for t in ctx._saved)
         return result[0] if single else tuple(result)
 
 

@@ -64,24 +64,10 @@ class _HookDict(dict):
 
 
 class SavedTensor:
-    """A tensor saved for backward, with the version it had when saved."""
+    """A tensor saved for backward, with the version it had when saved (made by
+    ``saved_input`` or ``saved_output``)."""
 
     __slots__ = ("t", "version", "data", "dtype", "device", "vc", "node_ref", "output_nr", "rg")
-
-    def __init__(self, t, is_output=False):
-        self.version = t._vc[0]
-        if is_output:
-            # keep the storage only: holding the output would make a cycle through grad_fn
-            self.t = None
-            self.data = t._data
-            self.dtype = t._dtype
-            self.device = t._device
-            self.vc = t._vc
-            self.output_nr = t._output_nr
-            self.rg = True  # saved while recording: the output is about to require grad
-        else:
-            self.t = t
-            self.data = None
 
     def unpack(self, node):
         t = self.t
@@ -103,6 +89,33 @@ class SavedTensor:
             where = f"output {t._output_nr} of {_op_name(fn)}" if fn is not None else "a leaf"
             raise _version_error(t, where, vc[0], self.version)
         return t
+
+
+_new = object.__new__
+
+
+def saved_input(t):
+    """Save tensor ``t`` (an op's input) for backward."""
+    s = _new(SavedTensor)
+    s.version = t._vc[0]
+    s.t = t
+    s.data = None
+    return s
+
+
+def saved_output(t):
+    """Save an op's output ``t``: its storage only, since holding the output would make a
+    cycle through its grad_fn."""
+    s = _new(SavedTensor)
+    vc = s.vc = t._vc
+    s.version = vc[0]
+    s.t = None
+    s.data = t._data
+    s.dtype = t._dtype
+    s.device = t._device
+    s.output_nr = t._output_nr
+    s.rg = True  # saved while recording: the output is about to require grad
+    return s
 
 
 def _op_name(node):
@@ -138,11 +151,13 @@ class Node:
     _post_hooks = None
     _anomaly = None
     _hooked = False  # True once any hook or retain_grad is attached: the engine's slow path
+    _plain_init = True
     _std_apply = True  # apply() is unpack_saved() then backward(): the engine may inline it
 
     def __init_subclass__(cls, **kw):
         super().__init_subclass__(**kw)
         cls._std_apply = cls.apply is Node.apply and cls.unpack_saved is Node.unpack_saved
+        cls._plain_init = cls.__init__ is Node.__init__  # ops may build it attribute by attribute
 
     def __init__(self, next_functions, saved=(), attrs=None, n_out=1):
         self.next_functions = next_functions
@@ -179,6 +194,13 @@ class Node:
             return ()
         if s is _FREED:
             raise RuntimeError(ERR_FREED)
+        if len(s) == 2:  # the common cases, without a comprehension
+            a, b = s
+            return (a.unpack(self) if a.__class__ is SavedTensor else a,
+                    b.unpack(self) if b.__class__ is SavedTensor else b)
+        if len(s) == 1:
+            a = s[0]
+            return (a.unpack(self) if a.__class__ is SavedTensor else a,)
         return tuple([v.unpack(self) if v.__class__ is SavedTensor else v for v in s])
 
     def release(self):

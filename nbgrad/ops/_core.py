@@ -3,12 +3,17 @@
 import numpy as np
 
 from .. import dtypes as _dt
+from ..autograd import anomaly_mode as _anomaly_mode
 from ..autograd import grad_mode as _gm
-from ..autograd.graph import Node, SavedTensor, edge_of, grad_accumulator
+from ..autograd import graph as _graph
+from ..autograd.graph import Node, edge_of, grad_accumulator, saved_input, saved_output
 from ..tensor import Tensor, _wrap
 from .registry import backend, kernel
 
 _STATE = _gm.STATE
+_ANOMALY = _anomaly_mode.ENABLED
+_SEQ = _graph._seq
+_new = object.__new__
 _FROM_NP = _dt._FROM_NP
 
 
@@ -39,7 +44,16 @@ def record(node_cls, out, inputs, saved=(), attrs=None):
             eb = (b._grad_fn, b._output_nr) if b._grad_fn is not None else (grad_accumulator(b), 0)
         else:
             eb = _NO_EDGE
-        node = node_cls((ea, eb), saved, attrs)
+        if node_cls._plain_init:  # Node.__init__'s stores, without its call
+            node = _new(node_cls)
+            node.next_functions = (ea, eb)
+            node._saved = saved
+            node._seq = next(_SEQ)
+            node.attrs = attrs
+            if _ANOMALY[0]:
+                _anomaly_mode.remember(node)
+        else:
+            node = node_cls((ea, eb), saved, attrs)
         out._grad_fn = node
         out._rg = True
         return node
@@ -55,6 +69,17 @@ def record(node_cls, out, inputs, saved=(), attrs=None):
                 edges.append(_NO_EDGE)
         else:
             edges.append(_NO_EDGE)
+    if len(edges) == 1 and node_cls._plain_init:
+        node = _new(node_cls)
+        node.next_functions = (edges[0],)
+        node._saved = saved
+        node._seq = next(_SEQ)
+        node.attrs = attrs
+        if _ANOMALY[0]:
+            _anomaly_mode.remember(node)
+        out._grad_fn = node
+        out._rg = True
+        return node
     node = node_cls(tuple(edges), saved, attrs)
     out._grad_fn = node
     out._rg = True
@@ -81,12 +106,10 @@ def record_multi(node_cls, outs, inputs, saved=(), attrs=None):
 
 def save(t):
     """Save an input tensor (or pass a non-tensor through) for backward."""
-    return SavedTensor(t) if t.__class__ is Tensor else t
+    return saved_input(t) if t.__class__ is Tensor else t
 
 
-def save_output(t):
-    """Save an op's own output for backward without a reference cycle."""
-    return SavedTensor(t, is_output=True)
+save_output = saved_output  # an op's own output, without a reference cycle
 
 
 def same_device(op, *ts):
