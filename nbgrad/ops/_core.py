@@ -32,6 +32,23 @@ def needs_grad(*ts):
     return False
 
 
+def attach(node_cls, out, edges, saved=(), attrs=None):
+    """Make a ``node_cls`` node with ``edges`` (its next_functions) the grad_fn of ``out``."""
+    if node_cls._plain_init:  # Node.__init__'s stores, without its call
+        node = _new(node_cls)
+        node.next_functions = edges
+        node._saved = saved
+        node._seq = next(_SEQ)
+        node.attrs = attrs
+        if _ANOMALY[0]:
+            _anomaly_mode.remember(node)
+    else:
+        node = node_cls(edges, saved, attrs)
+    out._grad_fn = node
+    out._rg = True
+    return node
+
+
 def record(node_cls, out, inputs, saved=(), attrs=None):
     """Attach a new ``node_cls`` node as ``out``'s grad_fn; ``inputs`` give its edges."""
     if len(inputs) == 2:  # the common binary op, without the loop and list
@@ -44,19 +61,7 @@ def record(node_cls, out, inputs, saved=(), attrs=None):
             eb = (b._grad_fn, b._output_nr) if b._grad_fn is not None else (grad_accumulator(b), 0)
         else:
             eb = _NO_EDGE
-        if node_cls._plain_init:  # Node.__init__'s stores, without its call
-            node = _new(node_cls)
-            node.next_functions = (ea, eb)
-            node._saved = saved
-            node._seq = next(_SEQ)
-            node.attrs = attrs
-            if _ANOMALY[0]:
-                _anomaly_mode.remember(node)
-        else:
-            node = node_cls((ea, eb), saved, attrs)
-        out._grad_fn = node
-        out._rg = True
-        return node
+        return attach(node_cls, out, (ea, eb), saved, attrs)
     edges = []
     for t in inputs:
         if t.__class__ is Tensor:
@@ -69,21 +74,7 @@ def record(node_cls, out, inputs, saved=(), attrs=None):
                 edges.append(_NO_EDGE)
         else:
             edges.append(_NO_EDGE)
-    if len(edges) == 1 and node_cls._plain_init:
-        node = _new(node_cls)
-        node.next_functions = (edges[0],)
-        node._saved = saved
-        node._seq = next(_SEQ)
-        node.attrs = attrs
-        if _ANOMALY[0]:
-            _anomaly_mode.remember(node)
-        out._grad_fn = node
-        out._rg = True
-        return node
-    node = node_cls(tuple(edges), saved, attrs)
-    out._grad_fn = node
-    out._rg = True
-    return node
+    return attach(node_cls, out, tuple(edges), saved, attrs)
 
 
 _NO_EDGE = (None, 0)

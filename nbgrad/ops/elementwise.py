@@ -7,12 +7,15 @@ import numpy as np
 from .. import _config
 from .. import dtypes as _dt
 from ..autograd.grad_mode import STATE as _STATE
+from ..autograd.graph import grad_accumulator, saved_input, saved_output
 from ..backends._cpupool import MIN_BYTES
 from ..backends._cpupool import empty as _empty
 from ..tensor import _wrap
 from ._core import (
+    _NO_EDGE,
     Node,
     Tensor,
+    attach,
     backend,
     bcast3,
     broadcast_shapes,
@@ -260,6 +263,95 @@ def _binary(kname, a, b, float_only=False):
     return wrap(binary_data(kname, a, b, cdt, cdt, dev), dev)
 
 
+# what a fused small op saves for backward
+SAVE_NONE, SAVE_IN, SAVE_OUT, SAVE_CROSS, SAVE_BOTH = range(5)
+
+
+def _small1(kname, x, node_cls, saves, float_only=False):
+    """Unary op ``kname`` and its recording in one frame, for a small contiguous CPU tensor
+    (None otherwise: the caller takes the general path). ``saves``: SAVE_NONE, SAVE_IN or
+    SAVE_OUT."""
+    if x.__class__ is not Tensor:
+        return None
+    xd, dt = x._data, x._dtype
+    if not (xd.__class__ is np.ndarray and 0 < xd.size < _SMALL_N and xd.flags.c_contiguous
+            and (dt._cat == _FLOAT_CAT or not float_only)):
+        return None
+    out = _np_empty(xd.shape, dt.np)
+    if xd.ndim == 1:
+        _FLAT1[kname][dt](xd, out)
+    else:
+        _FLAT1[kname][dt](xd.reshape(-1), out.reshape(-1))
+    out = _wrap(out, dt, x._device)
+    if x._rg and _STATE.enabled:
+        fn = x._grad_fn
+        e = (fn, x._output_nr) if fn is not None else (grad_accumulator(x), 0)
+        if saves == SAVE_OUT:
+            attach(node_cls, out, (e,), (saved_output(out),))
+        elif saves == SAVE_IN:
+            attach(node_cls, out, (e,), (saved_input(x),))
+        else:
+            attach(node_cls, out, (e,))
+    return out
+
+
+def _small2(kname, a, b, node_cls, saves, float_only=False):
+    """Binary op ``kname`` and its recording in one frame, for small contiguous CPU tensors
+    of one dtype and shape (None otherwise: the caller takes the general path). ``saves``:
+    SAVE_NONE, SAVE_CROSS (``b`` for ``a``'s gradient and ``a`` for ``b``'s, as a product
+    needs) or SAVE_BOTH."""
+    if a.__class__ is not Tensor or b.__class__ is not Tensor:
+        return None
+    ad, bd, dt = a._data, b._data, a._dtype
+    if not (dt is b._dtype and ad.__class__ is np.ndarray and bd.__class__ is np.ndarray
+            and 0 < ad.size < _SMALL_N and ad.shape == bd.shape and ad.flags.c_contiguous
+            and bd.flags.c_contiguous and (dt._cat == _FLOAT_CAT or not float_only)):
+        return None
+    out = _np_empty(ad.shape, dt.np)
+    if ad.ndim == 1:
+        _FLAT2[kname][dt](ad, bd, out)
+    else:
+        _FLAT2[kname][dt](ad.reshape(-1), bd.reshape(-1), out.reshape(-1))
+    out = _wrap(out, dt, a._device)
+    ra, rb = a._rg, b._rg
+    if (ra or rb) and _STATE.enabled:
+        fn = a._grad_fn
+        if fn is not None:
+            ea = (fn, a._output_nr)
+        else:
+            ea = (grad_accumulator(a), 0) if ra else _NO_EDGE
+        fn = b._grad_fn
+        if fn is not None:
+            eb = (fn, b._output_nr)
+        else:
+            eb = (grad_accumulator(b), 0) if rb else _NO_EDGE
+        if saves == SAVE_CROSS:
+            sv = (saved_input(b) if ra else None, saved_input(a) if rb else None)
+        elif saves == SAVE_BOTH:
+            sv = (saved_input(a), saved_input(b))
+        else:
+            sv = ()
+        attach(node_cls, out, (ea, eb), sv)
+    return out
+
+
+def _unary_op(kname, x, node_cls, saves, float_only=False):
+    """Unary op ``kname`` recorded as ``node_cls``, which saves nothing, the input or the
+    output (``saves``)."""
+    out = _small1(kname, x, node_cls, saves, float_only)
+    if out is not None:
+        return out
+    out = _unary(kname, x, float_only)
+    if needs_grad(x):
+        if saves == SAVE_OUT:
+            record(node_cls, out, (x,), (save_output(out),))
+        elif saves == SAVE_IN:
+            record(node_cls, out, (x,), (save(x),))
+        else:
+            record(node_cls, out, (x,))
+    return out
+
+
 def _float_dtype(x):
     return x._dtype if x._dtype.is_floating_point else _dt.get_default_dtype()
 
@@ -362,6 +454,10 @@ class RsubBackward1(SubBackward0):
 
 def add(input, other, *, alpha=1):
     """``input + alpha * other`` with broadcasting."""
+    if alpha == 1:
+        out = _small2("add", input, other, AddBackward0, SAVE_NONE)
+        if out is not None:
+            return out
     b = other if alpha == 1 else _scaled(other, alpha)
     out = _binary("add", input, b)
     if _STATE.enabled and ((input.__class__ is Tensor and input._rg)
@@ -377,6 +473,10 @@ def sub(input, other, *, alpha=1):
             "Subtraction, the `-` operator, with two bool tensors is not supported. "
             "Use the `^` or `logical_xor()` operator instead."
         )
+    if alpha == 1:
+        out = _small2("sub", input, other, SubBackward0, SAVE_NONE)
+        if out is not None:
+            return out
     b = other if alpha == 1 else _scaled(other, alpha)
     out = _binary("sub", input, b)
     if needs_grad(input, other):
@@ -423,6 +523,9 @@ class MulBackward0(Node):
 
 def mul(input, other):
     """Elementwise product with broadcasting."""
+    out = _small2("mul", input, other, MulBackward0, SAVE_CROSS)
+    if out is not None:
+        return out
     out = _binary("mul", input, other)
     ia = input.__class__ is Tensor and input._rg
     ib = other.__class__ is Tensor and other._rg
@@ -450,6 +553,9 @@ def div(input, other, *, rounding_mode=None):
     """True division with broadcasting (integers divide to the default float dtype)."""
     if rounding_mode is not None:
         raise NotImplementedError(f"div(): rounding_mode={rounding_mode!r} is not supported by nbgrad yet")
+    out = _small2("div", input, other, DivBackward0, SAVE_BOTH, True)
+    if out is not None:
+        return out
     out = _binary("div", input, other, float_only=True)
     if needs_grad(input, other):
         record(DivBackward0, out, (input, other), (save(input), save(other)))
@@ -470,10 +576,7 @@ def neg(input):
             "Negation, the `-` operator, on a bool tensor is not supported. "
             "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."
         )
-    out = _unary("neg", input)
-    if needs_grad(input):
-        record(NegBackward0, out, (input,))
-    return out
+    return _unary_op("neg", input, NegBackward0, SAVE_NONE)
 
 
 class PowBackward0(Node):
@@ -555,10 +658,7 @@ class ExpBackward0(Node):
 
 def exp(input):
     """Elementwise ``e ** input``."""
-    out = _unary("exp", input, True)
-    if needs_grad(input):
-        record(ExpBackward0, out, (input,), (save_output(out),))
-    return out
+    return _unary_op("exp", input, ExpBackward0, SAVE_OUT, True)
 
 
 class LogBackward0(Node):
@@ -570,10 +670,7 @@ class LogBackward0(Node):
 
 def log(input):
     """Natural logarithm (``-inf`` at 0, ``nan`` below)."""
-    out = _unary("log", input, True)
-    if needs_grad(input):
-        record(LogBackward0, out, (input,), (save(input),))
-    return out
+    return _unary_op("log", input, LogBackward0, SAVE_IN, True)
 
 
 class SqrtBackward0(Node):
@@ -585,10 +682,7 @@ class SqrtBackward0(Node):
 
 def sqrt(input):
     """Elementwise square root."""
-    out = _unary("sqrt", input, True)
-    if needs_grad(input):
-        record(SqrtBackward0, out, (input,), (save_output(out),))
-    return out
+    return _unary_op("sqrt", input, SqrtBackward0, SAVE_OUT, True)
 
 
 class AbsBackward0(Node):
@@ -600,10 +694,7 @@ class AbsBackward0(Node):
 
 def abs(input):
     """Elementwise absolute value (gradient 0 at 0)."""
-    out = _unary("abs", input)
-    if needs_grad(input):
-        record(AbsBackward0, out, (input,), (save(input),))
-    return out
+    return _unary_op("abs", input, AbsBackward0, SAVE_IN)
 
 
 class SignBackward0(Node):
@@ -615,10 +706,7 @@ class SignBackward0(Node):
 
 def sign(input):
     """-1, 0 or 1 by the sign of each element."""
-    out = _unary("sign", input)
-    if needs_grad(input):
-        record(SignBackward0, out, (input,))
-    return out
+    return _unary_op("sign", input, SignBackward0, SAVE_NONE)
 
 
 class TanhBackward0(Node):
@@ -630,10 +718,7 @@ class TanhBackward0(Node):
 
 def tanh(input):
     """Elementwise hyperbolic tangent."""
-    out = _unary("tanh", input, True)
-    if needs_grad(input):
-        record(TanhBackward0, out, (input,), (save_output(out),))
-    return out
+    return _unary_op("tanh", input, TanhBackward0, SAVE_OUT, True)
 
 
 class SigmoidBackward0(Node):
@@ -645,10 +730,7 @@ class SigmoidBackward0(Node):
 
 def sigmoid(input):
     """Elementwise logistic function ``1 / (1 + exp(-input))``, stable for large |input|."""
-    out = _unary("sigmoid", input, True)
-    if needs_grad(input):
-        record(SigmoidBackward0, out, (input,), (save_output(out),))
-    return out
+    return _unary_op("sigmoid", input, SigmoidBackward0, SAVE_OUT, True)
 
 
 class ReluBackward0(Node):
@@ -660,10 +742,7 @@ class ReluBackward0(Node):
 
 def relu(input):
     """``max(input, 0)`` elementwise (gradient 0 at 0)."""
-    out = _unary("relu", input)
-    if needs_grad(input):
-        record(ReluBackward0, out, (input,), (save_output(out),))
-    return out
+    return _unary_op("relu", input, ReluBackward0, SAVE_OUT)
 
 
 # ----- fused backward ops: one kernel per backward step, differentiable again ------------
@@ -680,6 +759,9 @@ class TanhBackwardBackward0(Node):
 
 def tanh_backward(grad, output):
     """``grad * (1 - output**2)``: tanh's backward step as one kernel."""
+    out = _small2("tanh_backward", grad, output, TanhBackwardBackward0, SAVE_BOTH)
+    if out is not None:
+        return out
     out = _binary("tanh_backward", grad, output)
     if needs_grad(grad, output):
         record(TanhBackwardBackward0, out, (grad, output), (save(grad), save(output)))
@@ -699,6 +781,9 @@ class SigmoidBackwardBackward0(Node):
 
 def sigmoid_backward(grad, output):
     """``grad * output * (1 - output)``: sigmoid's backward step as one kernel."""
+    out = _small2("sigmoid_backward", grad, output, SigmoidBackwardBackward0, SAVE_BOTH)
+    if out is not None:
+        return out
     out = _binary("sigmoid_backward", grad, output)
     if needs_grad(grad, output):
         record(SigmoidBackwardBackward0, out, (grad, output), (save(grad), save(output)))
