@@ -10,10 +10,23 @@ import heapq
 import sys
 from heapq import heappop, heappush
 
+from numpy import ndarray as _ndarray
+
 from . import anomaly_mode, grad_mode
 from .graph import _FREED, AccumulateGrad, edge_of
 
 _STATE = grad_mode.STATE
+_getrc = sys.getrefcount
+
+
+def _local_refcount():
+    """What ``sys.getrefcount(x)`` says of an object only local ``x`` holds (2 up to Python
+    3.13; newer interpreters may lend the argument without counting it)."""
+    x = object()
+    return _getrc(x)
+
+
+_RC = _local_refcount()
 _ADD = [None]  # ops.elementwise.add, imported on first use (ops import this module)
 _ANOMALY = anomaly_mode.ENABLED
 
@@ -143,7 +156,14 @@ def execute(roots, seeds, keep_graph, create_graph, inputs=None, accumulate=True
                     if not node._std_apply:
                         outs = node.apply([buf])
                     elif sv:
+                        if (node._grad_once and not create_graph and _getrc(buf) == _RC
+                                and buf._base is None):
+                            d = buf._data  # held by buf and d, and by nothing else:
+                            if d.__class__ is _ndarray and d.base is None and _getrc(d) == _RC + 1:
+                                _STATE.owned = buf  # nobody else can see it: lend it
+                            d = None
                         outs = node.backward(node.unpack_saved(), buf)
+                        _STATE.owned = None
                     else:
                         outs = node.backward((), buf)
                     if outs.__class__ is not tuple:
@@ -229,6 +249,7 @@ def execute(roots, seeds, keep_graph, create_graph, inputs=None, accumulate=True
             outs = g = b = sv = None
     finally:
         _STATE.enabled = prev
+        _STATE.owned = None
         if gc_was:
             gc.enable()
     return captured
@@ -311,7 +332,7 @@ def _accumulate(var, g, create_graph):
     if old is None:
         if create_graph:
             var._grad = g
-        elif g._rg or g._base is not None or sys.getrefcount(g) > 3 or sys.getrefcount(g._data) > 2:
+        elif g._rg or g._base is not None or _shared(g):
             # someone else holds this gradient (a user seed, a view): keep a private copy
             from ..ops.convert import clone
 
@@ -325,6 +346,13 @@ def _accumulate(var, g, create_graph):
         from ..ops.inplace import add_into
 
         add_into(old, g)
+
+
+def _shared(g):
+    """Whether gradient ``g`` (or its array) is held by more than the engine's ``g``,
+    ``_accumulate``'s and this frame's."""
+    d = g._data
+    return _getrc(g) > _RC + 2 or _getrc(d) > _RC + 1
 
 
 def _retain(t, g, create_graph):
@@ -341,5 +369,3 @@ def _retain(t, g, create_graph):
     else:
         t._grad = add(t._grad, g)
 
-
-_ = sys

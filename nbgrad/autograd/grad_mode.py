@@ -8,6 +8,9 @@ import threading
 class _State(threading.local):
     enabled = True
     inference = False
+    # a gradient tensor that only the backward engine holds, lent to the running node's
+    # backward rule: the first op given it as its first operand may write into it
+    owned = None
 
 
 STATE = _State()

@@ -152,6 +152,9 @@ class Node:
     _anomaly = None
     _hooked = False  # True once any hook or retain_grad is attached: the engine's slow path
     _plain_init = True
+    # backward() passes the gradient to at most one op, as its first operand (or clears
+    # grad_mode.STATE.owned before using it again): the engine may lend it for reuse
+    _grad_once = False
     _std_apply = True  # apply() is unpack_saved() then backward(): the engine may inline it
 
     def __init_subclass__(cls, **kw):

@@ -185,6 +185,7 @@ _FLAT1 = _Loops(0, "aa")  # unary: x, out
 _FLAT2 = _Loops(0, "aaa")  # binary: a, b, out
 _FLAT_S = _Loops(2, "asa")  # binary: a, number, out
 _S_FLAT = _Loops(4, "saa")  # binary: number, b, out
+_INTO = _Loops(10, "aa")  # binary in place: out (= a), b
 
 
 class _CpuKernels(dict):
@@ -307,6 +308,14 @@ def _small2(kname, a, b, node_cls, saves, float_only=False):
             and 0 < ad.size < _SMALL_N and ad.shape == bd.shape and ad.flags.c_contiguous
             and bd.flags.c_contiguous and (dt._cat == _FLOAT_CAT or not float_only)):
         return None
+    if a is _STATE.owned and not _STATE.enabled:
+        # a gradient the backward engine lent: write into it (see grad_mode._State)
+        _STATE.owned = None
+        if ad.ndim == 1:
+            _INTO[kname][dt](ad, bd)
+        else:
+            _INTO[kname][dt](ad.reshape(-1), bd.reshape(-1))
+        return a
     out = _np_empty(ad.shape, dt.np)
     if ad.ndim == 1:
         _FLAT2[kname][dt](ad, bd, out)
@@ -508,10 +517,13 @@ def _scaled(x, alpha):
 
 class MulBackward0(Node):
     __slots__ = ()
+    _grad_once = True
 
     def backward(self, saved, g):
         b, a = saved  # each saved only when the other side needs its gradient
         fa, fb = self.next_functions
+        if fa[0] is not None and fb[0] is not None:
+            _STATE.owned = None  # g is used twice: not to be written into
         if self.attrs is None:  # no broadcasting
             return (mul(g, b) if fa[0] is not None else None), (
                 mul(g, a) if fb[0] is not None else None)
@@ -651,6 +663,7 @@ def pow(input, exponent):
 # ----- unary math -----------------------------------------------------------------------
 class ExpBackward0(Node):
     __slots__ = ()
+    _grad_once = True
 
     def backward(self, saved, g):
         return (mul(g, saved[0]),)
@@ -711,6 +724,7 @@ def sign(input):
 
 class TanhBackward0(Node):
     __slots__ = ()
+    _grad_once = True
 
     def backward(self, saved, g):
         return (tanh_backward(g, saved[0]),)
@@ -723,6 +737,7 @@ def tanh(input):
 
 class SigmoidBackward0(Node):
     __slots__ = ()
+    _grad_once = True
 
     def backward(self, saved, g):
         return (sigmoid_backward(g, saved[0]),)
