@@ -234,3 +234,15 @@ def test_product_with_both_sides_requiring_grad_is_not_written_into():
     dg = 1 - np.tanh(a0 * b0) ** 2
     np.testing.assert_allclose(a.grad.numpy(), dg * b0, rtol=1e-12)
     np.testing.assert_allclose(b.grad.numpy(), dg * a0, rtol=1e-12)
+
+
+@pytest.mark.parametrize("op", sorted(OPS))
+def test_one_value_expanded_against_a_contiguous_operand(op):
+    rng = np.random.default_rng(4)
+    a = rng.uniform(0.5, 2.0, (3, 4))
+    s = nbgrad.tensor(1.75, dtype=nbgrad.float64).expand(3, 4)  # all strides 0
+    t = nbgrad.tensor(a)
+    for x, y, want in ((s, t, OPS[op](1.75, a)), (t, s, OPS[op](a, 1.75))):
+        got = getattr(nbgrad, op)(x, y)
+        assert got.shape == (3, 4) and got.dtype == nbgrad.float64 and got.is_contiguous()
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-15)

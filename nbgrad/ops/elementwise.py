@@ -225,6 +225,10 @@ def _binary(kname, a, b, float_only=False):
         if (dt is b._dtype and a._device is b._device and ad.__class__ is np.ndarray
                 and bd.__class__ is np.ndarray and (dt._cat == _FLOAT_CAT or not float_only)):
             # same dtype on the CPU, broadcasting or strided: no promotion to work out
+            if ad.shape == bd.shape and ad.size:
+                out = _one_expanded(kname, ad, bd, dt)
+                if out is not None:
+                    return _wrap(out, dt, a._device)
             return _wrap(binary_data(kname, a, b, dt, dt, a._device), dt, a._device)
     else:
         # fast path: a float tensor and a Python number (the number takes the tensor's dtype)
@@ -359,6 +363,21 @@ def _unary_op(kname, x, node_cls, saves, float_only=False):
         else:
             record(node_cls, out, (x,))
     return out
+
+
+def _one_expanded(kname, ad, bd, dt):
+    """``kname`` of same-shape CPU arrays where one is a single value expanded (all strides
+    0, as sum's gradient is) and the other contiguous: the number path; else None."""
+    if bd.flags.c_contiguous:
+        if ad.ndim and not any(ad.strides):
+            out = _empty(ad.shape, dt.np, ad.size * dt.itemsize)
+            _CPU[kname].s_flat(dt.np.type(ad.item(0)), bd.reshape(-1), out.reshape(-1))
+            return out
+    elif ad.flags.c_contiguous and bd.ndim and not any(bd.strides):
+        out = _empty(ad.shape, dt.np, ad.size * dt.itemsize)
+        _CPU[kname].flat_s(ad.reshape(-1), dt.np.type(bd.item(0)), out.reshape(-1))
+        return out
+    return None
 
 
 def _float_dtype(x):
