@@ -246,3 +246,18 @@ def test_one_value_expanded_against_a_contiguous_operand(op):
         got = getattr(nbgrad, op)(x, y)
         assert got.shape == (3, 4) and got.dtype == nbgrad.float64 and got.is_contiguous()
         np.testing.assert_allclose(got.numpy(), want, rtol=1e-15)
+
+
+def test_small_op_results_set_every_tensor_slot():
+    # the small-op paths build their result Tensor inline, as _wrap does
+    from nbgrad.tensor import Tensor, _wrap
+
+    slots = [s for s in Tensor.__slots__ if s != "__weakref__"]
+    x = nbgrad.tensor([1.0, 2.0], requires_grad=True)
+    ref = _wrap(np.zeros(2, np.float32), nbgrad.float32, x.device)
+    for t in (x * x, nbgrad.tanh(x), x.detach() + x.detach(), nbgrad.exp(x.detach())):
+        for s in slots:
+            getattr(t, s)  # AttributeError for a slot left unset
+        for s in ("_grad", "_output_nr", "_vc", "_base", "_hooks", "_acc", "_retains_grad"):
+            assert getattr(t, s) == getattr(ref, s), s
+        assert t._rg == (t._grad_fn is not None)
