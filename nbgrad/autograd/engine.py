@@ -138,15 +138,21 @@ def execute(roots, seeds, keep_graph, create_graph, inputs=None, accumulate=True
         # ``nxt_run``: a node made ready by the last one that would also top the heap
         # (newest first), run next without a trip through the heap: a chain's common case
         nxt_run = None
+        run_g = None  # nxt_run's gradient when it has one output and this is all it gets
         while True:
             if nxt_run is not None:
                 node = nxt_run
                 nxt_run = None
+                if run_g is not None:
+                    buf = run_g
+                    run_g = None
+                else:
+                    buf = buffers.pop(node, None)
             elif heap:
                 node = heappop(heap)[1]
+                buf = buffers.pop(node, None)
             else:
                 break
-            buf = buffers.pop(node, None)
             if plain and not node._hooked and (inner is None or node in inner):
                 # the common node: one output (``buf`` is its gradient), no hooks, not a leaf
                 if buf is None:
@@ -224,22 +230,31 @@ def execute(roots, seeds, keep_graph, create_graph, inputs=None, accumulate=True
             for (nxt, nr), g in zip(node.next_functions, outs):
                 if nxt is None:
                     continue
+                c = deps[nxt] - 1
+                deps[nxt] = c
+                if c == 0 and nxt_run is None and (not heap or nxt._seq > -heap[0][0]):
+                    # ready, and the newest ready node: it runs next
+                    nxt_run = nxt
+                    if g is not None:
+                        if nxt._n_out == 1 and nxt not in buffers:
+                            run_g = g  # its only gradient: handed over directly
+                        else:
+                            _deliver(buffers, nxt, nr, g, add)
+                    continue
                 if g is not None:
                     if nxt._n_out == 1:
                         b = buffers.get(nxt)
                         buffers[nxt] = g if b is None else add(b, g)
                     else:
                         _deliver(buffers, nxt, nr, g, add)
-                c = deps[nxt] - 1
-                deps[nxt] = c
                 if c == 0:
                     sq = nxt._seq
                     if nxt_run is None:
-                        if not heap or sq > -heap[0][0]:
-                            nxt_run = nxt
-                        else:
-                            heappush(heap, (-sq, nxt))
+                        heappush(heap, (-sq, nxt))
                     elif sq > nxt_run._seq:
+                        if run_g is not None:  # it waits in the heap after all
+                            buffers[nxt_run] = run_g
+                            run_g = None
                         heappush(heap, (-nxt_run._seq, nxt_run))
                         nxt_run = nxt
                     else:
