@@ -261,3 +261,32 @@ def test_small_op_results_set_every_tensor_slot():
         for s in ("_grad", "_output_nr", "_vc", "_base", "_hooks", "_acc", "_retains_grad"):
             assert getattr(t, s) == getattr(ref, s), s
         assert t._rg == (t._grad_fn is not None)
+
+
+def test_lent_gradients_on_pooled_buffers():
+    # big gradients live in the CPU buffer pool; the engine lends them too
+    n = 300_000  # float64: 2.4 MB per array, pooled
+    rng = np.random.default_rng(5)
+    x0, w0, b0 = (rng.standard_normal(n) for _ in range(3))
+    x = nbgrad.tensor(x0)
+    w = nbgrad.tensor(w0, requires_grad=True)
+    b = nbgrad.tensor(b0, requires_grad=True)
+    for _ in range(2):  # the second pass reuses pooled buffers
+        w.grad = b.grad = None
+        loss = (nbgrad.tanh(x * w + b) * nbgrad.sigmoid(x) + nbgrad.exp(-x * x)).sum()
+        loss.backward()
+        gb = (1 - np.tanh(x0 * w0 + b0) ** 2) / (1 + np.exp(-x0))
+        np.testing.assert_allclose(b.grad.numpy(), gb, rtol=1e-9, atol=1e-15)
+        np.testing.assert_allclose(w.grad.numpy(), gb * x0, rtol=1e-9, atol=1e-15)
+    held = []
+    t = nbgrad.tanh(x * w + b)
+    t.register_hook(lambda g: held.append(g))
+    (t * 2.0).sum().backward()
+    np.testing.assert_array_equal(held[0].numpy(), np.full(n, 2.0))  # not written into
+    seed = nbgrad.tensor(rng.standard_normal(n)) * 1.0  # a pooled result the caller holds
+    before = seed.numpy().copy()
+    w.grad = None
+    nbgrad.tanh(x * w + b).backward(seed)
+    np.testing.assert_array_equal(seed.numpy(), before)
+    np.testing.assert_allclose(w.grad.numpy(), before * (1 - np.tanh(x0 * w0 + b0) ** 2) * x0,
+                               rtol=1e-9, atol=1e-12)

@@ -12,6 +12,7 @@ from heapq import heappop, heappush
 
 from numpy import ndarray as _ndarray
 
+from ..backends._cpupool import sole_view as _sole_view
 from . import anomaly_mode, grad_mode
 from .graph import _FREED, AccumulateGrad, edge_of
 
@@ -165,7 +166,8 @@ def execute(roots, seeds, keep_graph, create_graph, inputs=None, accumulate=True
                         if (node._grad_once and not create_graph and _getrc(buf) == _RC
                                 and buf._base is None):
                             d = buf._data  # held by buf and d, and by nothing else:
-                            if d.__class__ is _ndarray and d.base is None and _getrc(d) == _RC + 1:
+                            if (d.__class__ is _ndarray and _getrc(d) == _RC + 1
+                                    and (d.base is None or _sole_view(d))):
                                 _STATE.owned = buf  # nobody else can see it: lend it
                             d = None
                         outs = node.backward(node.unpack_saved(), buf)

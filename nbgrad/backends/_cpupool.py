@@ -43,6 +43,9 @@ def _calibrate():
 _FREE = _calibrate()
 
 
+_ids = set()  # id() of every pooled buffer
+
+
 def _take(nbytes):
     with _lock:
         lst = _pool.get(nbytes)
@@ -54,8 +57,17 @@ def _take(nbytes):
         b = np.empty(nbytes, np.uint8)
         if _state["bytes"] + nbytes <= _state["cap"]:
             lst.append(b)
+            _ids.add(id(b))
             _state["bytes"] += nbytes
         return b
+
+
+def sole_view(a):
+    """Whether ``a`` is the only array on a pooled buffer (no other view of it is alive):
+    then whoever holds ``a`` alone holds the memory."""
+    b = a.base
+    # held by the pool's list, by ``b`` here, by ``a`` and by getrefcount's argument
+    return b is not None and id(b) in _ids and _getrefcount(b) == _FREE + 1
 
 
 def empty(shape, np_dtype, nbytes):
@@ -70,6 +82,9 @@ def empty_cache():
     with _lock:
         for nbytes, lst in list(_pool.items()):
             keep = [b for b in lst if _getrefcount(b) > _FREE]
+            for b in lst:
+                if not any(b is k for k in keep):
+                    _ids.discard(id(b))
             _state["bytes"] -= nbytes * (len(lst) - len(keep))
             if keep:
                 _pool[nbytes] = keep

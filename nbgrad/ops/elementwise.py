@@ -220,8 +220,12 @@ def _binary(kname, a, b, float_only=False):
                 else:
                     _FLAT2[kname][dt](ad.reshape(-1), bd.reshape(-1), out.reshape(-1))
                 return _wrap(out, dt, a._device)
-            out = _empty(ad.shape, dt.np, ad.size * dt.itemsize)
             k = _CPU[kname]
+            if a is _STATE.owned and not _STATE.enabled:  # lent by the engine: in place
+                _STATE.owned = None
+                k.into(ad.reshape(-1), bd.reshape(-1))
+                return a
+            out = _empty(ad.shape, dt.np, ad.size * dt.itemsize)
             if ad.ndim == 1:
                 k.flat(ad, bd, out)
             else:
