@@ -248,7 +248,8 @@ class _Kernel:
         k = self._k
         if k is None:
             k = self._k = _build(self._factory, self.f)
-        return k[i].compile(argtypes)
+        d = k[i]
+        return d.compile(argtypes) if hasattr(d, "compile") else d  # (NUMBA_DISABLE_JIT)
 
     def _run(self, i, n, *args):
         k = self._k
