@@ -290,3 +290,27 @@ def test_lent_gradients_on_pooled_buffers():
     np.testing.assert_array_equal(seed.numpy(), before)
     np.testing.assert_allclose(w.grad.numpy(), before * (1 - np.tanh(x0 * w0 + b0) ** 2) * x0,
                                rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("bshape", [(4, 3), (4,)])
+@pytest.mark.parametrize("transposed", [False, True])
+def test_cpu_matmul_fast_path(bshape, transposed):
+    rng = np.random.default_rng(6)
+    a0 = rng.standard_normal((4, 5) if transposed else (5, 4))
+    b0 = rng.standard_normal(bshape)
+    a = nbgrad.tensor(a0, requires_grad=True)
+    b = nbgrad.tensor(b0, requires_grad=True)
+    am, an = (a.T, a0.T) if transposed else (a, a0)  # a strided view goes to BLAS as is
+    out = am @ b
+    assert out.grad_fn.name() == ("MmBackward0" if len(bshape) == 2 else "MvBackward0")
+    np.testing.assert_allclose(out.detach().numpy(), an @ b0, rtol=1e-12)
+    g0 = rng.standard_normal(out.shape)
+    out.backward(nbgrad.tensor(g0))
+    ga = np.outer(g0, b0) if len(bshape) == 1 else g0 @ b0.T
+    np.testing.assert_allclose(a.grad.numpy(), ga.T if transposed else ga, rtol=1e-12)
+    gb = an.T @ g0
+    np.testing.assert_allclose(b.grad.numpy(), gb, rtol=1e-12)
+    with pytest.raises(RuntimeError, match="cannot be multiplied"):
+        nbgrad.ones(2, 3) @ nbgrad.ones(4, 2)
+    with pytest.raises(RuntimeError, match="same dtype"):
+        nbgrad.ones(2, 3) @ nbgrad.ones(3, 2, dtype=nbgrad.float64)

@@ -1,5 +1,11 @@
 """Matrix products: matmul (1-d, 2-d, batched with broadcasting), mm, bmm, dot."""
 
+from numpy import matmul as _np_matmul
+from numpy import ndarray as _ndarray
+
+from ..autograd.grad_mode import STATE as _STATE
+from ..backends._cpupool import empty as _pool_empty
+from ..tensor import _wrap
 from ._core import (
     Node,
     Tensor,
@@ -126,6 +132,9 @@ def matmul(input, other):
     """Matrix product with NumPy's rules for 1-d operands and batch broadcasting."""
     if input.__class__ is not Tensor or other.__class__ is not Tensor:
         raise TypeError("matmul(): both arguments must be Tensors")
+    out = _cpu_matmul(input, other)
+    if out is not None:
+        return out
     dev = same_device("matmul", input, other)
     if input.ndim == 0 or other.ndim == 0:
         raise RuntimeError(
@@ -150,6 +159,26 @@ def matmul(input, other):
         record(cls, out, (input, other),
                (save(other) if input._rg else None, save(input) if other._rg else None),
                (tuple(input.shape), tuple(other.shape)))
+    return out
+
+
+def _cpu_matmul(a, b):
+    """``a @ b`` for CPU matrices and matrix-vector products of one dtype, straight to
+    NumPy's BLAS (None for anything else: the general path checks and reports)."""
+    ad, bd = a._data, b._data
+    dt = a._dtype
+    if not (ad.__class__ is _ndarray and bd.__class__ is _ndarray and dt is b._dtype
+            and dt._cat == 2 and ad.ndim == 2 and 1 <= bd.ndim <= 2
+            and ad.shape[1] == bd.shape[0] and ad.size and bd.size):
+        return None
+    shape = (ad.shape[0], bd.shape[1]) if bd.ndim == 2 else (ad.shape[0],)
+    o = _pool_empty(shape, dt.np, shape[0] * (shape[1] if bd.ndim == 2 else 1) * dt.itemsize)
+    _np_matmul(ad, bd, out=o)
+    out = _wrap(o, dt, a._device)
+    ra, rb = a._rg, b._rg
+    if (ra or rb) and _STATE.enabled:
+        record(MmBackward0 if bd.ndim == 2 else MvBackward0, out, (a, b),
+               (save(b) if ra else None, save(a) if rb else None), (ad.shape, bd.shape))
     return out
 
 
