@@ -249,7 +249,7 @@ def test_one_value_expanded_against_a_contiguous_operand(op):
 
 
 def test_small_op_results_set_every_tensor_slot():
-    # the small-op paths build their result Tensor inline, as _wrap does
+    # every path of an op, the small-op one included, leaves no Tensor slot unset
     from nbgrad.tensor import Tensor, _wrap
 
     slots = [s for s in Tensor.__slots__ if s != "__weakref__"]

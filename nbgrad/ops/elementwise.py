@@ -6,8 +6,6 @@ import numpy as np
 
 from .. import _config
 from .. import dtypes as _dt
-from ..autograd import anomaly_mode as _anomaly_mode
-from ..autograd import graph as _graph
 from ..autograd.grad_mode import STATE as _STATE
 from ..autograd.graph import grad_accumulator, saved_input, saved_output
 from ..backends._cpupool import MIN_BYTES
@@ -149,9 +147,6 @@ def _promote(a, b):
 # Below this many elements a CPU op runs its serial loop and gets a plain np.empty output
 # (no buffer pool: its threshold is 1 MiB, and float64 is 8 bytes)
 _np_empty = np.empty
-_new = object.__new__
-_SEQ = _graph._seq
-_ANOMALY = _anomaly_mode.ENABLED
 _SMALL_N = min(_config.PARALLEL_MIN, MIN_BYTES // 8)
 
 
@@ -281,23 +276,6 @@ def _binary(kname, a, b, float_only=False):
 SAVE_NONE, SAVE_IN, SAVE_OUT, SAVE_CROSS, SAVE_BOTH = range(5)
 
 
-def _new_tensor(data, dt, dev):
-    """``_wrap`` for the small-op paths, but for ``_grad_fn``/``_rg``: the caller sets those
-    (tests/test_fastpaths.py checks that every slot is set)."""
-    t = _new(Tensor)
-    t._data = data
-    t._dtype = dt
-    t._device = dev
-    t._grad = None
-    t._output_nr = 0
-    t._vc = [0]
-    t._base = None
-    t._hooks = None
-    t._acc = None
-    t._retains_grad = False
-    return t
-
-
 def _small1(kname, x, node_cls, saves, float_only=False):
     """Unary op ``kname`` and its recording in one frame, for a small contiguous CPU tensor
     (None otherwise: the caller takes the general path). ``saves``: SAVE_NONE, SAVE_IN or
@@ -313,7 +291,7 @@ def _small1(kname, x, node_cls, saves, float_only=False):
         _FLAT1[kname][dt](xd, o)
     else:
         _FLAT1[kname][dt](xd.reshape(-1), o.reshape(-1))
-    out = _new_tensor(o, dt, x._device)
+    out = _wrap(o, dt, x._device)
     if x._rg and _STATE.enabled:
         fn = x._grad_fn
         e = (fn, x._output_nr) if fn is not None else (grad_accumulator(x), 0)
@@ -323,21 +301,7 @@ def _small1(kname, x, node_cls, saves, float_only=False):
             sv = (saved_input(x),)
         else:
             sv = ()
-        if node_cls._plain_init:  # attach(), inline
-            node = _new(node_cls)
-            node.next_functions = (e,)
-            node._saved = sv
-            node._seq = next(_SEQ)
-            node.attrs = None
-            if _ANOMALY[0]:
-                _anomaly_mode.remember(node)
-            out._grad_fn = node
-            out._rg = True
-        else:
-            attach(node_cls, out, (e,), sv)
-    else:
-        out._grad_fn = None
-        out._rg = False
+        attach(node_cls, out, (e,), sv)
     return out
 
 
@@ -366,7 +330,7 @@ def _small2(kname, a, b, node_cls, saves, float_only=False):
         _FLAT2[kname][dt](ad, bd, o)
     else:
         _FLAT2[kname][dt](ad.reshape(-1), bd.reshape(-1), o.reshape(-1))
-    out = _new_tensor(o, dt, a._device)
+    out = _wrap(o, dt, a._device)
     ra, rb = a._rg, b._rg
     if (ra or rb) and _STATE.enabled:
         fn = a._grad_fn
@@ -385,21 +349,7 @@ def _small2(kname, a, b, node_cls, saves, float_only=False):
             sv = (saved_input(a), saved_input(b))
         else:
             sv = ()
-        if node_cls._plain_init:  # attach(), inline
-            node = _new(node_cls)
-            node.next_functions = (ea, eb)
-            node._saved = sv
-            node._seq = next(_SEQ)
-            node.attrs = None
-            if _ANOMALY[0]:
-                _anomaly_mode.remember(node)
-            out._grad_fn = node
-            out._rg = True
-        else:
-            attach(node_cls, out, (ea, eb), sv)
-    else:
-        out._grad_fn = None
-        out._rg = False
+        attach(node_cls, out, (ea, eb), sv)
     return out
 
 
