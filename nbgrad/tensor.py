@@ -347,8 +347,10 @@ class Tensor:
 
     def __repr__(self):
         from ._repr import tensor_repr
+        from .nn.parameter import is_parameter
 
-        return tensor_repr(self)
+        text = tensor_repr(self)
+        return "Parameter containing:\n" + text if is_parameter(self) else text
 
     def __len__(self):
         if self._data.ndim == 0:

@@ -557,3 +557,10 @@ def test_tiny_mlp_trains():
     assert losses[-1] < 0.5 * losses[0]
     acc = (model(xs).argmax(1).numpy() == y).mean()
     assert acc > 0.9
+
+
+def test_parameter_repr_matches_torch():
+    p = nn.Parameter(nbgrad.tensor([1.0, 2.0]))
+    tp = torch.nn.Parameter(torch.tensor([1.0, 2.0]))
+    assert repr(p) == repr(tp).replace("torch", "nbgrad")
+    assert repr(p * 1.0).startswith("tensor(")  # results of ops are plain tensors
