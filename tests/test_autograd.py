@@ -475,13 +475,40 @@ def test_grad_empty_inputs(torch):
         torch.autograd.grad((tx * 2.0).sum(), [])
 
 
-def test_grad_is_grads_batched_not_silently_wrong():
-    x = nbt([1.0, 2.0], True)
-    try:
-        res = autograd.grad(x * 2.0, x, nbt(np.ones((3, 2))), is_grads_batched=True)
-    except NotImplementedError:
-        return
-    check(res[0], np.full((3, 2), 2.0))
+def test_grad_is_grads_batched_against_torch():
+    torch = pytest.importorskip("torch")
+    x0, v0 = np.array([1.0, -2.0, 0.5]), np.arange(12.0).reshape(4, 3)
+    x, tx = nbt(x0, True), tht(x0, True)
+    z, tz = nbt(2.0, True), tht(2.0, True)
+    got = autograd.grad(nbgrad.tanh(x) * x, (x, z), nbt(v0), is_grads_batched=True,
+                        allow_unused=True)
+    want = torch.autograd.grad(torch.tanh(tx) * tx, (tx, tz), tht(v0), is_grads_batched=True,
+                               allow_unused=True)
+    assert got[0].shape == (4, 3) and got[1] is None and want[1] is None
+    check(got[0], want[0].numpy())
+    # a Jacobian row by row, and its gradient again (create_graph)
+    (jac,) = autograd.grad(x ** 3, x, nbt(np.eye(3)), is_grads_batched=True, create_graph=True)
+    check(jac, np.diag(3 * x0 ** 2))
+    (h,) = autograd.grad(jac.sum(), x)
+    check(h, 6 * x0)
+    # materialize_grads gives the unused input zeros of its own shape, as torch does
+    m = autograd.grad(x * 2.0, (x, z), nbt(np.ones((2, 3))), is_grads_batched=True,
+                      materialize_grads=True)
+    tm = torch.autograd.grad(tx * 2.0, (tx, tz), tht(np.ones((2, 3))), is_grads_batched=True,
+                             materialize_grads=True)
+    assert tuple(m[1].shape) == tuple(tm[1].shape) == ()
+    # the graph is freed after the last row unless retain_graph
+    y = x * x
+    autograd.grad(y, x, nbt(np.eye(3)), is_grads_batched=True)
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        autograd.grad(y, x, nbt(np.ones(3)))
+    msg = "we interpret the first dimension of each grad_output as the batch dimension"
+    with pytest.raises(RuntimeError, match=msg):
+        autograd.grad(x * 2.0, x, nbt(np.ones(3)), is_grads_batched=True)
+    with pytest.raises(RuntimeError, match=msg):
+        torch.autograd.grad(tx * 2.0, tx, tht(np.ones(3)), is_grads_batched=True)
+    with pytest.raises(RuntimeError, match="grad can be implicitly created only for scalar"):
+        autograd.grad(x * 2.0, x, None, is_grads_batched=True)
 
 
 # ----- retain_graph and create_graph -----------------------------------------------------------

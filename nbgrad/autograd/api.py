@@ -126,7 +126,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if allow_unused is None:
         allow_unused = materialize_grads
     if is_grads_batched:
-        raise NotImplementedError("nbgrad.autograd.grad: is_grads_batched=True is not supported yet")
+        return _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph,
+                             allow_unused, materialize_grads)
     outputs = _as_tuple(outputs, "outputs")
     inputs = _as_tuple(inputs, "inputs")
     if not inputs:
@@ -152,3 +153,71 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                 )
         out.append(g)
     return tuple(out)
+
+
+def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
+                  materialize_grads):
+    """``grad`` with ``is_grads_batched=True``: one vector-Jacobian product per row of the
+    grad_outputs' first dimension, stacked (a loop over the rows, where PyTorch uses vmap)."""
+    from ..ops.concat import stack
+
+    outputs = _as_tuple(outputs, "outputs")
+    inputs = _as_tuple(inputs, "inputs")
+    if not inputs:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
+    grads = _grads_tuple(grad_outputs, len(outputs))
+    n = None
+    for i, (out, g) in enumerate(zip(outputs, grads)):
+        if g is None:
+            _make_grads((out,), (None,))  # PyTorch's error for a missing non-scalar seed
+            raise RuntimeError(
+                "grad(): is_grads_batched=True needs a grad_output with a batch dimension "
+                f"for output {i}"
+            )
+        if g.ndim == 0 or tuple(g.shape[1:]) != tuple(out.shape):
+            raise RuntimeError(
+                "If `is_grads_batched=True`, we interpret the first dimension of each "
+                "grad_output as the batch dimension. The sizes of the remaining dimensions are "
+                "expected to match the shape of corresponding output, but a mismatch was "
+                f"detected: grad_output[{i}] has a shape of {g.shape[1:] if g.ndim else g.shape} "
+                f"and output[{i}] has a shape of {out.shape}. If you only want some tensors in "
+                "`grad_output` to be considered batched, consider using vmap."
+            )
+        if n is not None and g.shape[0] != n:
+            raise RuntimeError(
+                "grad(): with is_grads_batched=True every grad_output needs the same batch "
+                f"size, got {n} and {g.shape[0]}"
+            )
+        n = g.shape[0]
+    if n == 0:
+        from ..creation import zeros
+
+        return tuple(zeros((0,) + tuple(t.shape), dtype=t.dtype, device=t.device)
+                     for t in inputs)
+    if retain_graph is None:
+        retain_graph = create_graph
+    rows = [grad(outputs, inputs, [g[b] for g in grads],
+                 retain_graph=retain_graph if b == n - 1 else True,
+                 create_graph=create_graph, allow_unused=True) for b in range(n)]
+    result = []
+    for i, t in enumerate(inputs):
+        col = [r[i] for r in rows]
+        if all(c is None for c in col):
+            if materialize_grads:
+                from ..creation import zeros_like
+
+                result.append(zeros_like(t))  # unbatched, as PyTorch gives it
+                continue
+            if not allow_unused:
+                raise RuntimeError(
+                    f"The differentiated Tensor at index {i} appears to not have been used in "
+                    "the graph. Set allow_unused=True if this is the desired behavior."
+                )
+            result.append(None)
+            continue
+        if any(c is None for c in col):
+            from ..creation import zeros_like
+
+            col = [zeros_like(t) if c is None else c for c in col]
+        result.append(stack(col))
+    return tuple(result)
