@@ -270,6 +270,24 @@ def test_cross_entropy_dtype_float32():
     assert x.grad.dtype == nbgrad.float32
 
 
+@pytest.mark.parametrize("C", [1, 10, 16, 17, 40])  # short rows take plain loops (<= 16)
+def test_cross_entropy_row_lengths_with_inf_and_nan(C):
+    logits = (rnd(6, C, seed=19) * 30).astype(np.float32)
+    logits[1, 0] = np.inf
+    logits[2, C - 1] = -np.inf
+    logits[3, C // 2] = np.nan
+    logits[4, :] = -np.inf
+    target = np.arange(6) % C
+    x = nbgrad.tensor(logits, requires_grad=True)
+    tx = torch.tensor(logits, requires_grad=True)
+    y = F.cross_entropy(x, nbgrad.tensor(target), reduction="none")
+    ty = TF.cross_entropy(tx, torch.tensor(target), reduction="none")
+    np.testing.assert_allclose(y.detach().numpy(), ty.detach().numpy(), rtol=1e-5, atol=1e-5)
+    y.backward(nbgrad.ones(6))
+    ty.backward(torch.ones(6))
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-5, atol=1e-6)
+
+
 def test_cross_entropy_errors():
     x = N(rnd(4, 5))
     with pytest.raises(IndexError, match=r"^Target 7 is out of bounds\.$"):
