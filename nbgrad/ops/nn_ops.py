@@ -10,10 +10,13 @@ from ._core import (
     Node,
     Tensor,
     backend,
+    bcast3,
     copy_data,
     kernel,
+    layout3,
     needs_grad,
     record,
+    same_device,
     save,
     save_output,
     to_dtype_data,
@@ -31,10 +34,11 @@ from .elementwise import (
     tanh,
     where,
 )
+from .linalg import matmul, matmul_data
 from .math import log1p
 from .reduce import mean as _mean
 from .reduce import sum as _sum
-from .shape import _wrap_dim, expand, permute, reshape, squeeze, unsqueeze
+from .shape import _wrap_dim, expand, permute, reshape, squeeze, transpose, unsqueeze
 
 
 def _arb_view(x, dim):
@@ -483,9 +487,6 @@ class AddmmBackward0(Node):
     __slots__ = ()
 
     def backward(self, saved, g):
-        from .linalg import matmul
-        from .shape import transpose
-
         x, w = saved
         xshape, n_out = self.attrs
         fx, fw, *fb = self.next_functions
@@ -509,37 +510,32 @@ class MmBackward0(AddmmBackward0):
 
 def linear(input, weight, bias=None):
     """``input @ weight.T + bias`` for input (..., in), weight (out, in), bias (out,)."""
-    from .linalg import matmul_data
-
     if not isinstance(input, Tensor) or not isinstance(weight, Tensor):
         raise TypeError("linear(): input and weight must be Tensors")
-    if weight.ndim != 2:
-        raise RuntimeError(f"linear(): weight must be 2-D, got {weight.ndim}-D")
-    if input.ndim == 0 or input.shape[-1] != weight.shape[1]:
-        lead = input.shape[:-1] if input.ndim else ()
+    xs, ws = input._data.shape, weight._data.shape
+    if len(ws) != 2:
+        raise RuntimeError(f"linear(): weight must be 2-D, got {len(ws)}-D")
+    if not xs or xs[-1] != ws[1]:
+        lead = xs[:-1]
         raise RuntimeError(
             f"mat1 and mat2 shapes cannot be multiplied "
-            f"({int(np.prod(lead, dtype=np.int64)) if input.ndim > 1 else 1}x"
-            f"{input.shape[-1] if input.ndim else 0} and {weight.shape[1]}x{weight.shape[0]})"
+            f"({int(np.prod(lead, dtype=np.int64)) if len(xs) > 1 else 1}x"
+            f"{xs[-1] if xs else 0} and {ws[1]}x{ws[0]})"
         )
     if input._dtype is not weight._dtype or (bias is not None and bias._dtype is not input._dtype):
         raise RuntimeError(
             "mat1 and mat2 must have the same dtype, but got "
             f"{input._dtype.name} and {weight._dtype.name}"
         )
-    from ._core import same_device
-
     dev = same_device("linear", input, weight, bias)
     be = backend(dev)
     data = matmul_data(input._data, be.permute(weight._data, (1, 0)), input._dtype, dev)
     if bias is not None:
-        if tuple(bias.shape) != (weight.shape[0],):
+        if bias._data.shape != (ws[0],):
             raise RuntimeError(
                 f"linear(): bias of shape {list(bias.shape)} does not match "
-                f"{weight.shape[0]} output features"
+                f"{ws[0]} output features"
             )
-        from ._core import bcast3, layout3
-
         bd = bias._data
         b3 = None
         if data.size and bd.__class__ is np.ndarray and bd.flags.c_contiguous:
@@ -558,7 +554,7 @@ def linear(input, weight, bias=None):
         ins = (input, weight, bias) if bias is not None else (input, weight)
         record(cls, out, ins,
                (save(input) if weight._rg else None, save(weight) if input._rg else None),
-               (tuple(input.shape), weight.shape[0]))
+               (xs, ws[0]))
     return out
 
 
