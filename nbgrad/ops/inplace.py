@@ -6,7 +6,16 @@ from .. import dtypes as _dt
 from ..autograd.grad_mode import STATE as _STATE
 from ..tensor import Tensor
 from . import elementwise as E
-from ._core import Node, backend, kernel, layout3, record, same_device, to_dtype_data
+from ._core import (
+    Node,
+    backend,
+    copy_data,
+    kernel,
+    layout3,
+    record,
+    same_device,
+    to_dtype_data,
+)
 
 
 def _is_c(a):
@@ -39,9 +48,7 @@ _CAT_NAMES = {0: "Bool", 1: "Long", 2: "Float"}
 
 def check_inplace(t):
     """PyTorch's checks before writing into ``t`` while grad mode may record it."""
-    from ..autograd.grad_mode import STATE
-
-    if not STATE.enabled:
+    if not _STATE.enabled:
         return
     if t._rg and t._grad_fn is None:
         raise RuntimeError(
@@ -58,8 +65,6 @@ def check_inplace(t):
 
 def _write(t, data):
     """Copy ``data`` (same shape) into ``t``'s storage and bump its version."""
-    from ._core import copy_data
-
     copy_data(data, t._dtype, t._device, out=t._data)
     t._vc[0] += 1
 
@@ -170,15 +175,11 @@ class CopyBackwards(Node):
 
 
 def _graph_on():
-    from ..autograd.grad_mode import STATE
-
-    return STATE.enabled
+    return _STATE.enabled
 
 
 def fill_(t, value):
     """Fill ``t`` with ``value`` in place."""
-    from ..tensor import Tensor
-
     check_inplace(t)
     if isinstance(value, Tensor):
         if value.numel() != 1:

@@ -364,8 +364,6 @@ def _cross_entropy_fused(input, target, weight, ignore_index, reduction):
     want = tuple(x.shape[:cdim]) + tuple(x.shape[cdim + 1:])
     if tuple(target.shape) != want:
         raise RuntimeError(f"Expected target size {list(want)}, got {list(target.shape)}")
-    from ._core import same_device
-
     dev, dt = same_device("cross_entropy", x, target, weight), x._dtype
     wv, has_w = _ce_weight(weight, x.shape[cdim], dt, dev)
     loss, stats, wsum, _, _ = _ce_rows(x, cdim, target, wv, has_w, ignore_index)
@@ -661,8 +659,6 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     if not dt.is_floating_point or any(p is not None and p._dtype is not dt for p in (weight, bias)):
         # integer input or mixed dtypes: the composed form (promotes like the ops it uses)
         return _layer_norm_composed(input, normalized_shape, weight, bias, eps)
-    from ._core import same_device
-
     dev = same_device("layer_norm", input, weight, bias)
     be = backend(dev)
     shape = tuple(input.shape)
