@@ -276,35 +276,6 @@ def _binary(kname, a, b, float_only=False):
 SAVE_NONE, SAVE_IN, SAVE_OUT, SAVE_CROSS, SAVE_BOTH = range(5)
 
 
-def _small1(kname, x, node_cls, saves, float_only=False):
-    """Unary op ``kname`` and its recording in one frame, for a small contiguous CPU tensor
-    (None otherwise: the caller takes the general path). ``saves``: SAVE_NONE, SAVE_IN or
-    SAVE_OUT."""
-    if x.__class__ is not Tensor:
-        return None
-    xd, dt = x._data, x._dtype
-    if not (xd.__class__ is np.ndarray and 0 < xd.size < _SMALL_N and xd.flags.c_contiguous
-            and (dt._cat == _FLOAT_CAT or not float_only)):
-        return None
-    o = _np_empty(xd.shape, dt.np)
-    if xd.ndim == 1:
-        _FLAT1[kname][dt](xd, o)
-    else:
-        _FLAT1[kname][dt](xd.reshape(-1), o.reshape(-1))
-    out = _wrap(o, dt, x._device)
-    if x._rg and _STATE.enabled:
-        fn = x._grad_fn
-        e = (fn, x._output_nr) if fn is not None else (grad_accumulator(x), 0)
-        if saves == SAVE_OUT:
-            sv = (saved_output(out),)
-        elif saves == SAVE_IN:
-            sv = (saved_input(x),)
-        else:
-            sv = ()
-        attach(node_cls, out, (e,), sv)
-    return out
-
-
 def _small2(kname, a, b, node_cls, saves, float_only=False):
     """Binary op ``kname`` and its recording in one frame, for small contiguous CPU tensors
     of one dtype and shape (None otherwise: the caller takes the general path). ``saves``:
@@ -318,7 +289,8 @@ def _small2(kname, a, b, node_cls, saves, float_only=False):
             and bd.flags.c_contiguous and (dt._cat == _FLOAT_CAT or not float_only)):
         return None
     if a is _STATE.owned and not _STATE.enabled:
-        # a gradient the backward engine lent: write into it (see grad_mode._State)
+        # a gradient the backward engine lent: write into it (see grad_mode._State; big
+        # arrays are lent in _binary)
         _STATE.owned = None
         if ad.ndim == 1:
             _INTO[kname][dt](ad, bd)
@@ -355,18 +327,17 @@ def _small2(kname, a, b, node_cls, saves, float_only=False):
 
 def _unary_op(kname, x, node_cls, saves, float_only=False):
     """Unary op ``kname`` recorded as ``node_cls``, which saves nothing, the input or the
-    output (``saves``)."""
-    out = _small1(kname, x, node_cls, saves, float_only)
-    if out is not None:
-        return out
+    output (``saves``: SAVE_NONE, SAVE_IN or SAVE_OUT)."""
     out = _unary(kname, x, float_only)
-    if needs_grad(x):
+    if x._rg and _STATE.enabled:  # (_unary checked that x is a Tensor)
+        fn = x._grad_fn
+        e = (fn, x._output_nr) if fn is not None else (grad_accumulator(x), 0)
         if saves == SAVE_OUT:
-            record(node_cls, out, (x,), (save_output(out),))
+            attach(node_cls, out, (e,), (saved_output(out),))
         elif saves == SAVE_IN:
-            record(node_cls, out, (x,), (save(x),))
+            attach(node_cls, out, (e,), (saved_input(x),))
         else:
-            record(node_cls, out, (x,))
+            attach(node_cls, out, (e,))
     return out
 
 

@@ -2,10 +2,12 @@
 
 import math
 
-from ._core import Node, Tensor, needs_grad, record, save, save_output
+from ._core import Node, Tensor, needs_grad, record, save
 from .elementwise import (
+    SAVE_IN,
+    SAVE_OUT,
     _binary,
-    _unary,
+    _unary_op,
     add,
     div,
     exp,
@@ -30,10 +32,7 @@ class Log1PBackward0(Node):
 
 def log1p(input):
     """``log(1 + input)``, accurate near 0."""
-    out = _unary("log1p", input, True)
-    if needs_grad(input):
-        record(Log1PBackward0, out, (input,), (save(input),))
-    return out
+    return _unary_op("log1p", input, Log1PBackward0, SAVE_IN, True)
 
 
 class Expm1Backward0(Node):
@@ -45,10 +44,7 @@ class Expm1Backward0(Node):
 
 def expm1(input):
     """``exp(input) - 1``, accurate near 0."""
-    out = _unary("expm1", input, True)
-    if needs_grad(input):
-        record(Expm1Backward0, out, (input,), (save_output(out),))
-    return out
+    return _unary_op("expm1", input, Expm1Backward0, SAVE_OUT, True)
 
 
 class RsqrtBackward0(Node):
@@ -61,10 +57,7 @@ class RsqrtBackward0(Node):
 
 def rsqrt(input):
     """``1 / sqrt(input)``."""
-    out = _unary("rsqrt", input, True)
-    if needs_grad(input):
-        record(RsqrtBackward0, out, (input,), (save_output(out),))
-    return out
+    return _unary_op("rsqrt", input, RsqrtBackward0, SAVE_OUT, True)
 
 
 class SinBackward0(Node):
@@ -76,10 +69,7 @@ class SinBackward0(Node):
 
 def sin(input):
     """Elementwise sine."""
-    out = _unary("sin", input, True)
-    if needs_grad(input):
-        record(SinBackward0, out, (input,), (save(input),))
-    return out
+    return _unary_op("sin", input, SinBackward0, SAVE_IN, True)
 
 
 class CosBackward0(Node):
@@ -91,10 +81,7 @@ class CosBackward0(Node):
 
 def cos(input):
     """Elementwise cosine."""
-    out = _unary("cos", input, True)
-    if needs_grad(input):
-        record(CosBackward0, out, (input,), (save(input),))
-    return out
+    return _unary_op("cos", input, CosBackward0, SAVE_IN, True)
 
 
 class TanBackward0(Node):
@@ -107,10 +94,7 @@ class TanBackward0(Node):
 
 def tan(input):
     """Elementwise tangent."""
-    out = _unary("tan", input, True)
-    if needs_grad(input):
-        record(TanBackward0, out, (input,), (save_output(out),))
-    return out
+    return _unary_op("tan", input, TanBackward0, SAVE_OUT, True)
 
 
 class ErfBackward0(Node):
@@ -123,10 +107,7 @@ class ErfBackward0(Node):
 
 def erf(input):
     """The error function."""
-    out = _unary("erf", input, True)
-    if needs_grad(input):
-        record(ErfBackward0, out, (input,), (save(input),))
-    return out
+    return _unary_op("erf", input, ErfBackward0, SAVE_IN, True)
 
 
 class ClampBackward1(Node):
