@@ -122,7 +122,8 @@ def from_numpy(ndarray):
             "negative strides are not currently supported. (You can probably work around "
             "this by making a copy of your array  with array.copy().) "
         )
-    return _wrap(ndarray, dt, as_device("cpu"))
+    # a view: later in-place reshapes of ``ndarray`` leave the tensor as it was (as in PyTorch)
+    return _wrap(ndarray.view(), dt, as_device("cpu"))
 
 
 def _dtype_or_default(dtype):

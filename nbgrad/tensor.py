@@ -43,7 +43,7 @@ class Tensor:
 
     __slots__ = (
         "_data", "_dtype", "_device", "_rg", "_grad", "_grad_fn", "_output_nr", "_vc",
-        "_base", "_hooks", "_acc", "_retains_grad", "__weakref__",
+        "_base", "_hooks", "_acc", "_retains_grad", "_sk", "__weakref__",
     )
     __array_priority__ = 1000  # so ndarray <op> Tensor defers to Tensor's reflected op
 
@@ -178,6 +178,7 @@ class Tensor:
         self._data = other._data
         self._dtype = other._dtype
         self._device = other._device
+        self._sk = None
 
     @property
     def T(self):
@@ -275,7 +276,9 @@ class Tensor:
                     "to numpy. Use Tensor.cpu() to copy the tensor to host memory first."
                 )
             return _backend(self._device).to_host(self._data)
-        return self._data
+        # a view: reshaping the returned array in place must not reshape the tensor (as in
+        # PyTorch; the small-op fast paths also cache each tensor's shape)
+        return self._data.view()
 
     def item(self):
         """The value of a one-element tensor as a Python number."""
@@ -402,6 +405,7 @@ def _wrap(data, dtype, device):
     t._hooks = None
     t._acc = None
     t._retains_grad = False
+    t._sk = None  # the small-op key (ops._core.small_key), worked out on first use
     return t
 
 

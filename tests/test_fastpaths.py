@@ -314,3 +314,88 @@ def test_cpu_matmul_fast_path(bshape, transposed):
         nbgrad.ones(2, 3) @ nbgrad.ones(4, 2)
     with pytest.raises(RuntimeError, match="same dtype"):
         nbgrad.ones(2, 3) @ nbgrad.ones(3, 2, dtype=nbgrad.float64)
+
+
+def test_small_keys_follow_the_storage():
+    from nbgrad.ops._core import SMALL_N, small_key
+
+    t = nbgrad.tensor([1.0, 2.0, 3.0])
+    np.testing.assert_array_equal((t * t).numpy(), [1.0, 4.0, 9.0])
+    assert t._sk.shape == (3,) and t._sk.dt is nbgrad.float32
+    t.data = nbgrad.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=nbgrad.float64)  # new storage
+    got = t * t
+    assert got.shape == (2, 2) and got.dtype == nbgrad.float64
+    np.testing.assert_array_equal(got.numpy(), [[1.0, 4.0], [9.0, 16.0]])
+    # equal keys are one object; empty, big or strided storage has none
+    assert small_key(nbgrad.zeros(3)) is small_key(nbgrad.ones(3))
+    assert small_key(nbgrad.zeros(3, dtype=nbgrad.float64)) is not small_key(nbgrad.zeros(3))
+    assert small_key(nbgrad.zeros(0)) is False
+    assert small_key(nbgrad.zeros(SMALL_N)) is False
+    assert small_key(nbgrad.zeros(4, 3).t()) is False
+    s = nbgrad.tensor(np.arange(12.0).reshape(4, 3)).t()
+    np.testing.assert_array_equal((s * s).numpy(), np.arange(12.0).reshape(4, 3).T ** 2)
+
+
+def test_numpy_arrays_reshaped_in_place_leave_the_tensor_alone():
+    t = nbgrad.tensor(np.arange(16.0))
+    t + t
+    a = t.numpy()
+    a.shape = (4, 4)
+    assert t.shape == (16,) and (t + t).shape == (16,)
+    a[0, 1] = 7.0  # still the same memory
+    assert t[1].item() == 7.0
+    b = np.arange(6.0)
+    u = nbgrad.from_numpy(b)
+    b.shape = (2, 3)
+    assert u.shape == (6,) and (u * u).shape == (6,)
+    b[1, 0] = -1.0
+    assert u[3].item() == -1.0
+
+
+def _grads_by_rules(make, x0):
+    """x's gradient through the backward rules themselves (create_graph takes them)."""
+    x = nbgrad.tensor(x0, requires_grad=True)
+    (g,) = nbgrad.autograd.grad(make(x).sum(), x, create_graph=True)
+    return g.detach().numpy()
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+@pytest.mark.parametrize("op", ["tanh", "sigmoid", "exp", "mul", "rmul"])
+def test_fast_backward_matches_the_rules(op, dt):
+    rng = np.random.default_rng(5)
+    x0 = rng.uniform(-1.0, 1.0, (3, 5)).astype(dt)
+    d = nbgrad.tensor(rng.uniform(0.5, 1.5, (3, 5)).astype(dt))
+    step = {"tanh": nbgrad.tanh, "sigmoid": nbgrad.sigmoid, "exp": nbgrad.exp,
+            "mul": lambda y: y * d, "rmul": lambda y: d * y}[op]
+
+    def make(x):
+        y = x
+        for _ in range(4):
+            y = step(y) * 1.0  # the number product keeps each node's gradient private
+        return y
+
+    x = nbgrad.tensor(x0, requires_grad=True)
+    make(x).sum().backward()
+    assert x.grad.dtype == x.dtype and x.grad.shape == (3, 5)
+    np.testing.assert_array_equal(x.grad.numpy(), _grads_by_rules(make, x0))
+    y = make(x)
+    y.backward(nbgrad.ones(3, 5, dtype=x.dtype), retain_graph=True)  # a seed the user holds
+    y.backward(nbgrad.ones(3, 5, dtype=x.dtype))
+    np.testing.assert_array_equal(x.grad.numpy(), 3 * _grads_by_rules(make, x0))
+
+
+def test_fast_backward_still_checks_saved_tensors():
+    x = nbgrad.tensor([0.5, -0.25, 1.0], requires_grad=True)
+    y = nbgrad.tanh(x * 1.0)
+    y.add_(1.0)  # the output tanh saved
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        (y * 1.0).sum().backward()  # (a contiguous gradient reaches tanh's node)
+    d = nbgrad.tensor([2.0, 3.0, 4.0])
+    z = (x * 1.0) * d
+    d.mul_(2.0)  # the input the product saved
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        (z * 1.0).sum().backward()
+    w = nbgrad.exp(x * 1.0) * 1.0
+    w.sum().backward()
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        w.sum().backward()

@@ -161,7 +161,9 @@ def execute(roots, seeds, keep_graph, create_graph, inputs=None, accumulate=True
                 else:
                     sv = node._saved
                     if not node._std_apply:
-                        outs = node.apply([buf])
+                        outs = _checked(node, node.apply([buf]))
+                        if sv and not keep_graph:
+                            node._saved = _FREED
                     elif sv:
                         if (node._grad_once and not create_graph and _getrc(buf) == _RC
                                 and buf._base is None):
@@ -170,16 +172,20 @@ def execute(roots, seeds, keep_graph, create_graph, inputs=None, accumulate=True
                                     and (d.base is None or _sole_view(d))):
                                 _STATE.owned = buf  # nobody else can see it: lend it
                             d = None
-                        outs = node.backward(node.unpack_saved(), buf)
+                        outs = None
+                        if node._fast is not None and not create_graph and sv is not _FREED:
+                            outs = node._fast(buf)  # (a tuple of the right length)
+                        if outs is None:
+                            outs = _checked(node, node.backward(node.unpack_saved(), buf))
                         _STATE.owned = None
-                    else:
+                        if not keep_graph:
+                            node._saved = _FREED
+                    else:  # (the checks inline: add's and sub's common case)
                         outs = node.backward((), buf)
-                    if outs.__class__ is not tuple:
-                        outs = tuple(outs) if isinstance(outs, list) else (outs,)
-                    if len(outs) != len(node.next_functions):
-                        _count_error(node, outs)
-                    if sv and not keep_graph:
-                        node._saved = _FREED
+                        if outs.__class__ is not tuple:
+                            outs = tuple(outs) if isinstance(outs, list) else (outs,)
+                        if len(outs) != len(node.next_functions):
+                            _count_error(node, outs)
             else:
                 if needed is not None and node not in needed and node not in targets:
                     continue  # off every path to an input: no hooks, no work (as torch)
@@ -293,6 +299,15 @@ class _Nones:
 
 
 _NONES = _Nones()
+
+
+def _checked(node, outs):
+    """A backward rule's result as a tuple of one gradient per input edge."""
+    if outs.__class__ is not tuple:
+        outs = tuple(outs) if isinstance(outs, list) else (outs,)
+    if len(outs) != len(node.next_functions):
+        _count_error(node, outs)
+    return outs
 
 
 def _count_error(node, outs):

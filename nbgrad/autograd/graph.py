@@ -67,7 +67,8 @@ class SavedTensor:
     """A tensor saved for backward, with the version it had when saved (made by
     ``saved_input`` or ``saved_output``)."""
 
-    __slots__ = ("t", "version", "data", "dtype", "device", "vc", "node_ref", "output_nr", "rg")
+    __slots__ = ("t", "version", "data", "dtype", "device", "vc", "node_ref", "output_nr", "rg",
+                 "sk")
 
     def unpack(self, node):
         t = self.t
@@ -113,6 +114,7 @@ def saved_output(t):
     s.data = t._data
     s.dtype = t._dtype
     s.device = t._device
+    s.sk = t._sk  # for the engine's fast backward (see Node._fast)
     s.output_nr = t._output_nr
     s.rg = True  # saved while recording: the output is about to require grad
     return s
@@ -156,6 +158,9 @@ class Node:
     # grad_mode.STATE.owned before using it again): the engine may lend it for reuse
     _grad_once = False
     _std_apply = True  # apply() is unpack_saved() then backward(): the engine may inline it
+    # ``_fast(g)``: this node's gradients straight from the saved storage, for a backward
+    # that builds no graph; None when it does not apply (then backward() runs as usual)
+    _fast = None
 
     def __init_subclass__(cls, **kw):
         super().__init_subclass__(**kw)

@@ -2,11 +2,13 @@
 
 import numpy as np
 
+from .. import _config
 from .. import dtypes as _dt
 from ..autograd import anomaly_mode as _anomaly_mode
 from ..autograd import grad_mode as _gm
 from ..autograd import graph as _graph
 from ..autograd.graph import Node, edge_of, grad_accumulator, saved_input, saved_output
+from ..backends._cpupool import MIN_BYTES
 from ..tensor import Tensor, _wrap
 from .registry import backend, kernel
 
@@ -15,6 +17,51 @@ _ANOMALY = _anomaly_mode.ENABLED
 _SEQ = _graph._seq
 _new = object.__new__
 _FROM_NP = _dt._FROM_NP
+
+
+# Below this many elements a CPU op runs its serial loop and gets a plain np.empty output
+# (no buffer pool: its threshold is 1 MiB, and float64 is 8 bytes)
+SMALL_N = min(_config.PARALLEL_MIN, MIN_BYTES // 8)
+
+
+class SmallKey:
+    """What the small-op fast paths must know of a tensor's storage, worked out once per
+    tensor (``small_key``): a C-contiguous CPU ndarray of 1 to ``SMALL_N - 1`` elements, of
+    dtype ``dt`` and ``shape``. Keys are interned, so equal keys are the same object and one
+    ``is`` tells that two tensors fit one small kernel call."""
+
+    __slots__ = ("dt", "np", "shape", "flat", "float")
+
+    def __repr__(self):
+        return f"SmallKey({self.dt}, {self.shape})"
+
+
+_KEYS = {}
+
+
+def small_key(t):
+    """Tensor ``t``'s ``SmallKey``, or False when its storage is not one (cached in ``t``)."""
+    d = t._data
+    k = False
+    if d.__class__ is np.ndarray and 0 < d.size < SMALL_N and d.flags.c_contiguous:
+        k = small_key_of(t._dtype, d.shape)
+    t._sk = k
+    return k
+
+
+def small_key_of(dt, shape):
+    """The interned ``SmallKey`` of dtype ``dt`` and ``shape``."""
+    k = _KEYS.get((dt, shape))
+    if k is None:
+        k = _new(SmallKey)
+        # np.empty takes a dtype instance faster than a scalar type (~40 ns a call)
+        k.dt, k.np, k.shape = dt, np.dtype(dt.np), shape
+        k.flat = len(shape) == 1
+        k.float = dt._cat == 2
+        if len(_KEYS) >= 4096:  # many shapes (e.g. varying lengths): start over
+            _KEYS.clear()
+        k = _KEYS.setdefault((dt, shape), k)
+    return k
 
 
 def wrap(data, device):

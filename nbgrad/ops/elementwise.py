@@ -4,12 +4,11 @@ import math
 
 import numpy as np
 
-from .. import _config
 from .. import dtypes as _dt
 from ..autograd.grad_mode import STATE as _STATE
-from ..autograd.graph import grad_accumulator, saved_input, saved_output
-from ..backends._cpupool import MIN_BYTES
+from ..autograd.graph import SavedTensor, grad_accumulator, saved_input, saved_output
 from ..backends._cpupool import empty as _empty
+from ..device import CPU as _CPU_DEV
 from ..tensor import _wrap
 from ._core import (
     _NO_EDGE,
@@ -27,6 +26,7 @@ from ._core import (
     same_device,
     save,
     save_output,
+    small_key,
     to_dtype_data,
     unexpand,
     wrap,
@@ -144,10 +144,7 @@ def _promote(a, b):
     return _dt.result_type(ts, ss)
 
 
-# Below this many elements a CPU op runs its serial loop and gets a plain np.empty output
-# (no buffer pool: its threshold is 1 MiB, and float64 is 8 bytes)
 _np_empty = np.empty
-_SMALL_N = min(_config.PARALLEL_MIN, MIN_BYTES // 8)
 
 
 class _Entries(dict):
@@ -168,7 +165,7 @@ class _Entries(dict):
 class _Loops(dict):
     """``loops[op][dtype]``: a serial flat loop's compiled entry point, called without Numba's
     dispatch. Only for 1-d C-contiguous arrays of exactly that dtype (and that dtype's NumPy
-    scalar where ``pattern`` has an "s"), below ``_SMALL_N`` elements."""
+    scalar where ``pattern`` has an "s"), below ``_core.SMALL_N`` elements."""
 
     def __init__(self, slot, pattern):
         super().__init__()
@@ -203,18 +200,17 @@ _CPU = _CpuKernels()
 
 def _binary(kname, a, b, float_only=False):
     if a.__class__ is Tensor and b.__class__ is Tensor:
+        sk = a._sk
+        if sk is None:
+            sk = small_key(a)
+        if sk and (sk is b._sk or (b._sk is None and small_key(b) is sk)) and (
+                sk.float or not float_only):
+            return _small_out(_FLAT2[kname][sk.dt], a._data, b._data, sk)
         # fast path for the common case: same dtype, shape and device, contiguous
         ad, bd, dt = a._data, b._data, a._dtype
         if (dt is b._dtype and ad.__class__ is np.ndarray and bd.__class__ is np.ndarray
                 and ad.shape == bd.shape and ad.flags.c_contiguous and bd.flags.c_contiguous
                 and (dt._cat == _FLOAT_CAT or not float_only) and ad.size):
-            if ad.size < _SMALL_N:
-                out = _np_empty(ad.shape, dt.np)
-                if ad.ndim == 1:
-                    _FLAT2[kname][dt](ad, bd, out)
-                else:
-                    _FLAT2[kname][dt](ad.reshape(-1), bd.reshape(-1), out.reshape(-1))
-                return _wrap(out, dt, a._device)
             k = _CPU[kname]
             if a is _STATE.owned and not _STATE.enabled:  # lent by the engine: in place
                 _STATE.owned = None
@@ -242,17 +238,26 @@ def _binary(kname, a, b, float_only=False):
             t, s, first = b, a, True
         sc = s.__class__
         if t.__class__ is Tensor and (sc is float or sc is int) and t._dtype._cat == _FLOAT_CAT:
+            sk = t._sk
+            if sk is None:
+                sk = small_key(t)
+            if sk:
+                o = _np_empty(sk.shape, sk.np)
+                td = t._data
+                if sk.flat:
+                    if first:
+                        _S_FLAT[kname][sk.dt](sk.np.type(s), td, o)
+                    else:
+                        _FLAT_S[kname][sk.dt](td, sk.np.type(s), o)
+                elif first:
+                    _S_FLAT[kname][sk.dt](sk.np.type(s), td.reshape(-1), o.reshape(-1))
+                else:
+                    _FLAT_S[kname][sk.dt](td.reshape(-1), sk.np.type(s), o.reshape(-1))
+                out = _wrap(o, sk.dt, t._device)
+                out._sk = sk
+                return out
             td, dt = t._data, t._dtype
             if td.__class__ is np.ndarray and td.flags.c_contiguous and td.size:
-                if td.size < _SMALL_N:
-                    out = _np_empty(td.shape, dt.np)
-                    flat = td if td.ndim == 1 else td.reshape(-1)
-                    o = out if td.ndim == 1 else out.reshape(-1)
-                    if first:
-                        _S_FLAT[kname][dt](dt.np.type(s), flat, o)
-                    else:
-                        _FLAT_S[kname][dt](flat, dt.np.type(s), o)
-                    return _wrap(out, dt, t._device)
                 out = _empty(td.shape, dt.np, td.size * dt.itemsize)
                 k = _CPU[kname]
                 flat = td if td.ndim == 1 else td.reshape(-1)
@@ -283,26 +288,22 @@ def _small2(kname, a, b, node_cls, saves, float_only=False):
     needs) or SAVE_BOTH."""
     if a.__class__ is not Tensor or b.__class__ is not Tensor:
         return None
-    ad, bd, dt = a._data, b._data, a._dtype
-    if not (dt is b._dtype and ad.__class__ is np.ndarray and bd.__class__ is np.ndarray
-            and 0 < ad.size < _SMALL_N and ad.shape == bd.shape and ad.flags.c_contiguous
-            and bd.flags.c_contiguous and (dt._cat == _FLOAT_CAT or not float_only)):
+    sk = a._sk
+    if sk is None:
+        sk = small_key(a)
+    if not sk or (sk is not b._sk and (b._sk is not None or small_key(b) is not sk)) or (
+            float_only and not sk.float):
         return None
     if a is _STATE.owned and not _STATE.enabled:
         # a gradient the backward engine lent: write into it (see grad_mode._State; big
         # arrays are lent in _binary)
         _STATE.owned = None
-        if ad.ndim == 1:
-            _INTO[kname][dt](ad, bd)
+        if sk.flat:
+            _INTO[kname][sk.dt](a._data, b._data)
         else:
-            _INTO[kname][dt](ad.reshape(-1), bd.reshape(-1))
+            _INTO[kname][sk.dt](a._data.reshape(-1), b._data.reshape(-1))
         return a
-    o = _np_empty(ad.shape, dt.np)
-    if ad.ndim == 1:
-        _FLAT2[kname][dt](ad, bd, o)
-    else:
-        _FLAT2[kname][dt](ad.reshape(-1), bd.reshape(-1), o.reshape(-1))
-    out = _wrap(o, dt, a._device)
+    out = _small_out(_FLAT2[kname][sk.dt], a._data, b._data, sk)
     ra, rb = a._rg, b._rg
     if (ra or rb) and _STATE.enabled:
         fn = a._grad_fn
@@ -323,6 +324,65 @@ def _small2(kname, a, b, node_cls, saves, float_only=False):
             sv = ()
         attach(node_cls, out, (ea, eb), sv)
     return out
+
+
+def _small_out(f, ad, bd, sk):
+    """A new tensor of key ``sk`` holding loop ``f`` of arrays ``ad`` and ``bd`` (of key
+    ``sk``)."""
+    o = _np_empty(sk.shape, sk.np)
+    if sk.flat:
+        f(ad, bd, o)
+    else:
+        f(ad.reshape(-1), bd.reshape(-1), o.reshape(-1))
+    out = _wrap(o, sk.dt, _CPU_DEV)
+    out._sk = sk
+    return out
+
+
+def _fast_step(kname, g, s):
+    """Binary kernel ``kname`` of gradient ``g`` and saved tensor ``s`` when both are of one
+    small key (a node's ``_fast`` backward): in place when the engine lent ``g``. None when
+    the fast path does not apply, or ``s`` was modified in place (the full rule then
+    raises PyTorch's error)."""
+    if s.__class__ is not SavedTensor:
+        return None
+    sk = g._sk
+    if sk is None:
+        sk = small_key(g)
+    if not sk:
+        return None
+    t = s.t
+    if t is None:  # a saved output: its storage and version counter
+        if sk is not s.sk or s.vc[0] != s.version:
+            return None
+        sd = s.data
+    else:
+        tk = t._sk
+        if tk is None:
+            tk = small_key(t)
+        if sk is not tk or t._vc[0] != s.version:
+            return None
+        sd = t._data
+    if g is _STATE.owned:
+        _STATE.owned = None
+        if sk.flat:
+            _INTO[kname][sk.dt](g._data, sd)
+        else:
+            _INTO[kname][sk.dt](g._data.reshape(-1), sd.reshape(-1))
+        return g
+    return _small_out(_FLAT2[kname][sk.dt], g._data, sd, sk)
+
+
+class _FastUnary(Node):
+    """A unary op's node whose backward is one binary kernel, ``_fast_k(g, saved)``: the
+    engine runs it on small arrays through ``_fast`` when it builds no graph."""
+
+    __slots__ = ()
+    _fast_k = None
+
+    def _fast(self, g):
+        r = _fast_step(self._fast_k, g, self._saved[0])
+        return None if r is None else (r,)
 
 
 def _unary_op(kname, x, node_cls, saves, float_only=False):
@@ -362,16 +422,21 @@ def _float_dtype(x):
 
 def _unary(kname, x, float_only=False):
     if x.__class__ is Tensor:
+        sk = x._sk
+        if sk is None:
+            sk = small_key(x)
+        if sk and (sk.float or not float_only):
+            o = _np_empty(sk.shape, sk.np)
+            if sk.flat:
+                _FLAT1[kname][sk.dt](x._data, o)
+            else:
+                _FLAT1[kname][sk.dt](x._data.reshape(-1), o.reshape(-1))
+            out = _wrap(o, sk.dt, x._device)
+            out._sk = sk
+            return out
         xd, dt = x._data, x._dtype
         if (xd.__class__ is np.ndarray and xd.flags.c_contiguous and xd.size
                 and (dt._cat == _FLOAT_CAT or not float_only)):
-            if xd.size < _SMALL_N:
-                out = _np_empty(xd.shape, dt.np)
-                if xd.ndim == 1:
-                    _FLAT1[kname][dt](xd, out)
-                else:
-                    _FLAT1[kname][dt](xd.reshape(-1), out.reshape(-1))
-                return _wrap(out, dt, x._device)
             out = _empty(xd.shape, dt.np, xd.size * dt.itemsize)
             k = _CPU[kname]
             if xd.ndim == 1:
@@ -513,6 +578,18 @@ def _scaled(x, alpha):
 class MulBackward0(Node):
     __slots__ = ()
     _grad_once = True
+
+    def _fast(self, g):
+        if self.attrs is not None:
+            return None
+        b, a = self._saved
+        if a is None:  # only the first input needs its gradient
+            r = _fast_step("mul", g, b)
+            return None if r is None else (r, None)
+        if b is None:
+            r = _fast_step("mul", g, a)
+            return None if r is None else (None, r)
+        return None
 
     def backward(self, saved, g):
         b, a = saved  # each saved only when the other side needs its gradient
@@ -656,9 +733,10 @@ def pow(input, exponent):
 
 
 # ----- unary math -----------------------------------------------------------------------
-class ExpBackward0(Node):
+class ExpBackward0(_FastUnary):
     __slots__ = ()
     _grad_once = True
+    _fast_k = "mul"
 
     def backward(self, saved, g):
         return (mul(g, saved[0]),)
@@ -717,9 +795,10 @@ def sign(input):
     return _unary_op("sign", input, SignBackward0, SAVE_NONE)
 
 
-class TanhBackward0(Node):
+class TanhBackward0(_FastUnary):
     __slots__ = ()
     _grad_once = True
+    _fast_k = "tanh_backward"
 
     def backward(self, saved, g):
         return (tanh_backward(g, saved[0]),)
@@ -730,9 +809,10 @@ def tanh(input):
     return _unary_op("tanh", input, TanhBackward0, SAVE_OUT, True)
 
 
-class SigmoidBackward0(Node):
+class SigmoidBackward0(_FastUnary):
     __slots__ = ()
     _grad_once = True
+    _fast_k = "sigmoid_backward"
 
     def backward(self, saved, g):
         return (sigmoid_backward(g, saved[0]),)
