@@ -255,8 +255,11 @@ class Tensor:
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Accumulate the gradient of this tensor into the leaves' ``.grad``."""
-        from .autograd.api import backward
+        backward = _API[0]
+        if backward is None:  # (autograd.api imports this module)
+            from .autograd.api import backward
 
+            _API[0] = backward
         if inputs is not None and isinstance(inputs, Tensor):
             inputs = (inputs,)
         backward((self,), None if gradient is None else (gradient,), retain_graph,
@@ -388,6 +391,9 @@ class Tensor:
 
     def __reduce_ex__(self, proto):
         raise TypeError("nbgrad tensors are saved with nbgrad.save, not pickle")
+
+
+_API = [None]  # autograd.api.backward, bound on first use
 
 
 def _wrap(data, dtype, device):

@@ -98,11 +98,13 @@ def test_double_backward_through_expanded_gradients():
 
 
 def test_accumulate_keeps_an_unshared_gradient(monkeypatch):
+    from nbgrad.autograd import engine
     from nbgrad.ops import convert
 
     cloned = []
     real = convert.clone
-    monkeypatch.setattr(convert, "clone", lambda t, **kw: cloned.append(t.shape) or real(t, **kw))
+    engine._bind_ops()  # (the engine binds its ops on first use)
+    monkeypatch.setattr(engine, "_clone", lambda t, **kw: cloned.append(t.shape) or real(t, **kw))
     x = nbgrad.randn(1000)
     w = nbgrad.randn(1000, requires_grad=True)
     b = nbgrad.randn(1000, requires_grad=True)
@@ -399,3 +401,62 @@ def test_fast_backward_still_checks_saved_tensors():
     w.sum().backward()
     with pytest.raises(RuntimeError, match="backward through the graph a second time"):
         w.sum().backward()
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(1,), (7,), (3, 5), (2, 300)])
+def test_small_whole_sums_match_the_general_kernel(dt, shape):
+    rng = np.random.default_rng(6)
+    a = (rng.standard_normal(shape) * 1e3).astype(dt)
+    t = nbgrad.tensor(a)
+    got = t.sum()
+    general = t.sum(dim=tuple(range(len(shape))))  # the (A, R, B) kernel
+    assert got.shape == () and got.dtype == t.dtype
+    assert got.item() == general.item()  # the same blocks, in the same order
+    np.testing.assert_allclose(got.item(), a.astype(np.float64).sum(), rtol=1e-6)
+    x = nbgrad.tensor(a, requires_grad=True)
+    x.sum().backward()
+    assert x.grad.dtype == x.dtype
+    np.testing.assert_array_equal(x.grad.numpy(), np.ones(shape))
+    # not the fast path: keepdim, a dtype, integers, a strided view
+    assert t.sum(keepdim=True).shape == (1,) * len(shape)
+    assert t.sum(dtype=nbgrad.float64).dtype == nbgrad.float64
+    assert nbgrad.tensor(np.arange(5)).sum().item() == 10
+    if len(shape) == 2:
+        assert t.t().sum().item() == general.item() or np.isclose(
+            t.t().sum().item(), general.item(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("op", ["add", "sub", "mul", "div", "rsub", "rdiv"])
+def test_numbers_with_one_value_expanded(op):
+    s = nbgrad.tensor(1.75, dtype=nbgrad.float64).expand(3, 4)  # all strides 0
+    f = {"add": lambda t: t + 2.5, "sub": lambda t: t - 2.5, "mul": lambda t: t * 2.5,
+         "div": lambda t: t / 2.5, "rsub": lambda t: 2.5 - t, "rdiv": lambda t: 2.5 / t}[op]
+    got = f(s)
+    assert got.shape == (3, 4) and got.dtype == nbgrad.float64 and got.is_contiguous()
+    np.testing.assert_array_equal(got.numpy(), f(np.full((3, 4), 1.75)))
+
+
+def test_accumulating_small_gradients():
+    x = nbgrad.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    for k in range(1, 4):
+        (x * 2.0).sum().backward()  # clone on the first pass, in place after
+        np.testing.assert_array_equal(x.grad.numpy(), [2.0 * k] * 3)
+    g = x.grad
+    (x * x).sum().backward()
+    assert x.grad is g and x.grad._version == 3  # accumulated in place, version bumped
+    np.testing.assert_array_equal(x.grad.numpy(), [8.0, 10.0, 12.0])
+    c = nbgrad.tensor([4.0, 5.0]).clone()
+    assert c.is_contiguous() and c.dtype == nbgrad.float32
+    np.testing.assert_array_equal(c.numpy(), [4.0, 5.0])
+
+
+def test_scalar_loss_gradient_expands_without_copies():
+    x = nbgrad.tensor(np.arange(6.0).reshape(2, 3), requires_grad=True)
+    (g,) = nbgrad.autograd.grad(x.sum(), x, create_graph=True)
+    assert g.shape == (2, 3) and g.stride() == (0, 0)
+    (gg,) = nbgrad.autograd.grad((g * x).sum(), x)
+    np.testing.assert_array_equal(gg.numpy(), np.ones((2, 3)))
+    m = nbgrad.tensor(np.arange(4.0), requires_grad=True)
+    m.mean().backward()
+    np.testing.assert_array_equal(m.grad.numpy(), [0.25] * 4)

@@ -28,7 +28,17 @@ def _local_refcount():
 
 
 _RC = _local_refcount()
-_ADD = [None]  # ops.elementwise.add, imported on first use (ops import this module)
+# ops the engine calls, bound on first use (the ops import this module)
+_add = _clone = _add_into = None
+
+
+def _bind_ops():
+    global _add, _clone, _add_into
+    from ..ops.convert import clone
+    from ..ops.elementwise import add
+    from ..ops.inplace import add_into
+
+    _add, _clone, _add_into = add, clone, add_into
 _ANOMALY = anomaly_mode.ENABLED
 
 
@@ -94,11 +104,9 @@ def execute(roots, seeds, keep_graph, create_graph, inputs=None, accumulate=True
     tensors: with ``accumulate`` their ``.grad`` is accumulated, else their gradients are
     returned (a list with None for unreached inputs) and no ``.grad`` is touched.
     """
-    add = _ADD[0]
-    if add is None:
-        from ..ops.elementwise import add
-
-        _ADD[0] = add
+    if _add is None:
+        _bind_ops()
+    add = _add
     deps = _graph_deps(roots)
     targets = None
     captured = None
@@ -201,7 +209,7 @@ def execute(roots, seeds, keep_graph, create_graph, inputs=None, accumulate=True
                     for nr, ref in node._retain.items():
                         t = ref()
                         if t is not None and buf[nr] is not None:
-                            _retain(t, buf[nr], create_graph)
+                            _retain(t, buf[nr])
                 is_acc = node.__class__ is AccumulateGrad
                 if is_acc:
                     var = node.variable
@@ -220,7 +228,7 @@ def execute(roots, seeds, keep_graph, create_graph, inputs=None, accumulate=True
                                         _accumulate(t, g, create_graph)
                                         g = None
                                     elif not t._retains_grad:  # else populated above
-                                        _retain(t, g, create_graph)
+                                        _retain(t, g)
                             else:
                                 captured[i] = g
                     if node not in needed:
@@ -366,18 +374,14 @@ def _accumulate(var, g, create_graph):
             var._grad = g
         elif g._rg or g._base is not None or _shared(g):
             # someone else holds this gradient (a user seed, a view): keep a private copy
-            from ..ops.convert import clone
-
-            with grad_mode.no_grad():
-                var._grad = clone(g)
+            # (grad mode is off: the engine turns it off when it builds no graph)
+            var._grad = _clone(g)
         else:
             var._grad = g
     elif create_graph or old._rg:
-        var._grad = _ADD[0](old, g)
+        var._grad = _add(old, g)
     else:
-        from ..ops.inplace import add_into
-
-        add_into(old, g)
+        _add_into(old, g)
 
 
 def _shared(g):
@@ -387,17 +391,10 @@ def _shared(g):
     return _getrc(g) > _RC + 2 or _getrc(d) > _RC + 1
 
 
-def _retain(t, g, create_graph):
+def _retain(t, g):
     """``.grad`` of a non-leaf that called ``retain_grad()`` (or was named in ``inputs``)."""
-    from ..ops.convert import clone
-    from ..ops.elementwise import add
-
     if t._grad is None:
-        if create_graph:
-            t._grad = clone(g)
-        else:
-            with grad_mode.no_grad():
-                t._grad = clone(g)
+        t._grad = _clone(g)  # (recorded only with create_graph: grad mode is that flag)
     else:
-        t._grad = add(t._grad, g)
+        t._grad = _add(t._grad, g)
 

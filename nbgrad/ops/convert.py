@@ -4,7 +4,7 @@ from .. import dtypes as _dt
 from ..device import as_device
 from ..device import device as _device_cls
 from ..tensor import _wrap
-from ._core import Node, Tensor, backend, copy_data, needs_grad, record
+from ._core import Node, Tensor, backend, copy_data, needs_grad, record, small_key
 
 
 class ToCopyBackward0(Node):
@@ -24,7 +24,15 @@ class CloneBackward0(Node):
 
 def clone(input):
     """A copy with its own storage; gradients flow back to ``input``."""
-    out = _wrap(copy_data(input._data, input._dtype, input._device), input._dtype, input._device)
+    sk = input._sk
+    if sk is None:
+        sk = small_key(input)
+    if sk:  # small and contiguous: NumPy's copy, without a kernel dispatch
+        out = _wrap(input._data.copy(), sk.dt, input._device)
+        out._sk = sk
+    else:
+        out = _wrap(copy_data(input._data, input._dtype, input._device), input._dtype,
+                    input._device)
     if needs_grad(input):
         record(CloneBackward0, out, (input,))
     return out

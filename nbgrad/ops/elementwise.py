@@ -12,6 +12,7 @@ from ..device import CPU as _CPU_DEV
 from ..tensor import _wrap
 from ._core import (
     _NO_EDGE,
+    SMALL_N,
     Node,
     Tensor,
     attach,
@@ -268,7 +269,9 @@ def _binary(kname, a, b, float_only=False):
                     k.flat_s(flat, dt.np.type(s), o)
                 return _wrap(out, dt, t._device)
             if td.__class__ is np.ndarray and td.size and 0 in td.strides:
-                # the same number in every element (sum's or mean's expanded gradient)
+                if not any(td.strides):  # one value everywhere (sum's expanded gradient)
+                    return _wrap(_one_value_op(kname, td, dt.np.type(s), first, dt), dt,
+                                 t._device)
                 return _wrap(binary_data(kname, a, b, dt, dt, t._device), dt, t._device)
     dev = same_device(kname, a, b)
     cdt = _promote(a, b)
@@ -303,7 +306,13 @@ def _small2(kname, a, b, node_cls, saves, float_only=False):
         else:
             _INTO[kname][sk.dt](a._data.reshape(-1), b._data.reshape(-1))
         return a
-    out = _small_out(_FLAT2[kname][sk.dt], a._data, b._data, sk)
+    o = _np_empty(sk.shape, sk.np)  # (_small_out's body: a call less on the hottest path)
+    if sk.flat:
+        _FLAT2[kname][sk.dt](a._data, b._data, o)
+    else:
+        _FLAT2[kname][sk.dt](a._data.reshape(-1), b._data.reshape(-1), o.reshape(-1))
+    out = _wrap(o, sk.dt, _CPU_DEV)
+    out._sk = sk
     ra, rb = a._rg, b._rg
     if (ra or rb) and _STATE.enabled:
         fn = a._grad_fn
@@ -406,14 +415,39 @@ def _one_expanded(kname, ad, bd, dt):
     0, as sum's gradient is) and the other contiguous: the number path; else None."""
     if bd.flags.c_contiguous:
         if ad.ndim and not any(ad.strides):
-            out = _empty(ad.shape, dt.np, ad.size * dt.itemsize)
-            _CPU[kname].s_flat(dt.np.type(ad.item(0)), bd.reshape(-1), out.reshape(-1))
+            n = ad.size
+            out = _empty(ad.shape, dt.np, n * dt.itemsize)
+            v = dt.np.type(ad.item(0))
+            if n < SMALL_N:
+                _S_FLAT[kname][dt](v, bd.reshape(-1), out.reshape(-1))
+            else:
+                _CPU[kname].s_flat(v, bd.reshape(-1), out.reshape(-1))
             return out
     elif ad.flags.c_contiguous and bd.ndim and not any(bd.strides):
-        out = _empty(ad.shape, dt.np, ad.size * dt.itemsize)
-        _CPU[kname].flat_s(ad.reshape(-1), dt.np.type(bd.item(0)), out.reshape(-1))
+        n = ad.size
+        out = _empty(ad.shape, dt.np, n * dt.itemsize)
+        v = dt.np.type(bd.item(0))
+        if n < SMALL_N:
+            _FLAT_S[kname][dt](ad.reshape(-1), v, out.reshape(-1))
+        else:
+            _CPU[kname].flat_s(ad.reshape(-1), v, out.reshape(-1))
         return out
     return None
+
+
+def _one_value_op(kname, td, s, first, dt):
+    """``kname`` of CPU array ``td``, one value in every element (all strides 0), and
+    number ``s`` of dtype ``dt``: the kernel runs on that one value, which then fills a
+    contiguous result (as PyTorch's)."""
+    one = _np_empty(1, dt.np)
+    one[0] = td.item(0)
+    if first:
+        _S_FLAT[kname][dt](s, one, one)
+    else:
+        _FLAT_S[kname][dt](one, s, one)
+    out = _empty(td.shape, dt.np, td.size * dt.itemsize)
+    out.fill(one[0])
+    return out
 
 
 def _float_dtype(x):

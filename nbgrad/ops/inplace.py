@@ -14,6 +14,7 @@ from ._core import (
     layout3,
     record,
     same_device,
+    small_key,
     to_dtype_data,
 )
 
@@ -24,6 +25,17 @@ def _is_c(a):
 
 def add_into(dst, src):
     """``dst += src`` on storage, outside autograd (used to accumulate ``.grad``)."""
+    sk = dst._sk
+    if sk is None:
+        sk = small_key(dst)
+    if sk and (sk is src._sk or (src._sk is None and small_key(src) is sk)):
+        d = dst._data
+        if sk.flat:
+            E._INTO["add"][sk.dt](d, src._data)
+        else:
+            E._INTO["add"][sk.dt](d.reshape(-1), src._data.reshape(-1))
+        dst._vc[0] += 1
+        return dst
     dev = dst._device
     d = dst._data
     s = to_dtype_data(src, dst._dtype, dev)

@@ -19,7 +19,7 @@ from ._core import (
     to_dtype_data,
     wrap,
 )
-from .elementwise import sum_to
+from .elementwise import mul, sum_to
 from .shape import reshape, transpose, unsqueeze
 
 
@@ -101,8 +101,6 @@ class MmBackward0(Node):
 def _vector_grads(a, b, g, want_a, want_b, a1, b1):
     """Gradients of ``a @ b`` when an operand is a vector: straight matrix-vector
     products and outer products, no reshaping of ``g``."""
-    from .elementwise import mul
-
     ga = gb = None
     if a1 and b1:  # dot: g is 0-d
         ga = mul(g, b) if want_a else None

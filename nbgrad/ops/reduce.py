@@ -6,12 +6,25 @@ from collections import namedtuple
 import numpy as np
 
 from .. import dtypes as _dt
+from ..autograd.grad_mode import STATE as _STATE
 from ..tensor import _wrap
-from ._core import Node, Tensor, backend, copy_data, kernel, needs_grad, record, save, save_output
+from ._core import (
+    Node,
+    Tensor,
+    backend,
+    copy_data,
+    kernel,
+    needs_grad,
+    record,
+    save,
+    save_output,
+    small_key,
+)
 from .elementwise import div, eq, mul, where
-from .shape import expand, reshape, unsqueeze
+from .shape import ExpandBackward0, _view, expand, reshape, unsqueeze
 
 _FROM_NP = _dt._FROM_NP
+_np_empty = np.empty
 
 max_result = namedtuple("max", ["values", "indices"])
 min_result = namedtuple("min", ["values", "indices"])
@@ -109,11 +122,23 @@ def _restore(g, shape, dims, keepdim):
     return g
 
 
+def _expand_scalar(g, shape):
+    """``expand(g, shape)`` for the 0-d gradient of a whole-tensor reduction (``shape`` a
+    tuple of ints, as the node recorded it): the usual scalar loss, without parsing sizes."""
+    d = g._data
+    if d.__class__ is not np.ndarray or d.ndim or not shape:
+        return expand(g, shape)
+    out = _view(g, np.ndarray(shape, d.dtype, d, 0, (0,) * len(shape)))
+    if g._rg and _STATE.enabled:
+        record(ExpandBackward0, out, (g,), (), ())
+    return out
+
+
 class SumBackward0(Node):
     __slots__ = ()
 
     def backward(self, saved, g):
-        return (expand(g, self.attrs),)
+        return (_expand_scalar(g, self.attrs),)
 
 
 class SumBackward1(Node):
@@ -130,8 +155,33 @@ def _sum_dtype(x, dtype):
     return x._dtype if x._dtype.is_floating_point else _dt.int64
 
 
+class _SumFlat(dict):
+    """dtype -> (entry point, float64 zero, zero of the dtype) of the small whole-tensor sum."""
+
+    def __missing__(self, dt):
+        from ..kernels.cpu.reduce import sum_flat_entry
+
+        v = self[dt] = (sum_flat_entry(dt.np), np.float64(0.0), dt.np.type(0))
+        return v
+
+
+_SUM_FLAT = _SumFlat()
+
+
 def sum(input, dim=None, keepdim=False, *, dtype=None):
     """Sum over ``dim`` (int or tuple; all dims when None)."""
+    if dim is None and dtype is None and not keepdim and input.__class__ is Tensor:
+        sk = input._sk
+        if sk is None:
+            sk = small_key(input)
+        if sk and sk.float:  # a small float tensor: one compiled call, no views
+            f, zero, bz = _SUM_FLAT[sk.dt]
+            o = _np_empty((), sk.np)
+            f(input._data if sk.flat else input._data.reshape(-1), o, zero, bz)
+            out = _wrap(o, sk.dt, input._device)
+            if input._rg and _STATE.enabled:
+                record(SumBackward0, out, (input,), (), sk.shape)
+            return out
     odt = _sum_dtype(input, dtype)
     dims = _dims(dim, input.ndim)
     x = input._data if input._dtype is odt else copy_data(input._data, odt, input._device)
@@ -152,7 +202,7 @@ class MeanBackward0(Node):
 
     def backward(self, saved, g):
         shape, n = self.attrs
-        return (div(expand(g, shape), n),)
+        return (div(_expand_scalar(g, shape), n),)
 
 
 class MeanBackward1(Node):

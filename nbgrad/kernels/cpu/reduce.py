@@ -67,6 +67,30 @@ def _sum_rows_p(x, out, zero, bz):
 
 
 @njit(**_opts)
+def _sum_flat(x, out, zero, bz):
+    # all of 1-d contiguous ``x`` into 0-d ``out``, in _sum_rows' order (the same result)
+    t = zero
+    r = 0
+    n = x.size
+    while r < n:
+        e = min(n, r + _BLOCK)
+        t += _block_sum(x[r:e], bz)
+        r = e
+    out[()] = t
+
+
+def sum_flat_entry(np_dtype):
+    """``f(x, out, zero, bz)``: the sum of a small 1-d C-contiguous float array ``x`` into
+    0-d ``out`` (``zero`` float64 0, ``bz`` 0 of ``x``'s dtype), compiled for ``np_dtype``
+    and returned as its bare entry point: a call skips Numba's argument typing."""
+    from numba import from_dtype, types
+
+    s = from_dtype(np.dtype(np_dtype))
+    sig = (types.Array(s, 1, "C"), types.Array(s, 0, "C"), types.float64, s)
+    return _sum_flat.compile(sig) if hasattr(_sum_flat, "compile") else _sum_flat
+
+
+@njit(**_opts)
 def _sum_arb(x, out, acc):
     # acc: (B,) float64 / int64 scratch from the caller (an allocation here would compile
     # Numba's np.full, ~0.1 s more on a cold start)
