@@ -460,3 +460,20 @@ def test_scalar_loss_gradient_expands_without_copies():
     m = nbgrad.tensor(np.arange(4.0), requires_grad=True)
     m.mean().backward()
     np.testing.assert_array_equal(m.grad.numpy(), [0.25] * 4)
+
+
+def test_gradients_on_caller_memory_are_copied_before_accumulating():
+    buf = np.ones(3, np.float32)
+    x = nbgrad.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    x.register_hook(lambda g: nbgrad.from_numpy(buf))  # the gradient becomes buf's memory
+    for k in (1, 2):
+        (x * 2.0).sum().backward()
+        np.testing.assert_array_equal(x.grad.numpy(), [k] * 3)
+    np.testing.assert_array_equal(buf, [1.0, 1.0, 1.0])  # accumulated into a copy
+    kept = []
+    y = nbgrad.tensor([0.5, 1.5], requires_grad=True)
+    h = y * 3.0
+    h.register_hook(lambda g: kept.append(g.numpy()))  # a view of the gradient's array
+    (nbgrad.tanh(h) + nbgrad.exp(h)).sum().backward()
+    np.testing.assert_array_equal(kept[0], 1 - np.tanh(np.float32([1.5, 4.5])) ** 2
+                                  + np.exp(np.float32([1.5, 4.5])))

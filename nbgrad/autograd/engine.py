@@ -385,10 +385,17 @@ def _accumulate(var, g, create_graph):
 
 
 def _shared(g):
-    """Whether gradient ``g`` (or its array) is held by more than the engine's ``g``,
+    """Whether gradient ``g`` (or its memory) is held by more than the engine's ``g``,
     ``_accumulate``'s and this frame's."""
     d = g._data
-    return _getrc(g) > _RC + 2 or _getrc(d) > _RC + 1
+    if _getrc(g) > _RC + 2 or _getrc(d) > _RC + 1:  # (a view of d holds d too)
+        return True
+    b = d.base
+    if b is None or d.__class__ is not _ndarray or _sole_view(d):
+        return False
+    # a view of another array (e.g. from_numpy's of the caller's): shared unless only d
+    # holds that array
+    return _getrc(b) > _RC + 1
 
 
 def _retain(t, g):
