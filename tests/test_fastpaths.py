@@ -477,3 +477,15 @@ def test_gradients_on_caller_memory_are_copied_before_accumulating():
     (nbgrad.tanh(h) + nbgrad.exp(h)).sum().backward()
     np.testing.assert_array_equal(kept[0], 1 - np.tanh(np.float32([1.5, 4.5])) ** 2
                                   + np.exp(np.float32([1.5, 4.5])))
+
+
+def test_elementwise_nodes_are_built_without_init():
+    # _small2/_unary_op make their nodes attribute by attribute (_core._attach_plain)
+    from nbgrad.autograd.graph import Node
+    from nbgrad.ops import elementwise, math
+
+    classes = [c for m in (elementwise, math) for c in vars(m).values()
+               if isinstance(c, type) and issubclass(c, Node) and c.__module__ == m.__name__]
+    assert len(classes) > 20
+    for c in classes:
+        assert c._plain_init, c.__name__

@@ -173,19 +173,23 @@ def execute(roots, seeds, keep_graph, create_graph, inputs=None, accumulate=True
                         if sv and not keep_graph:
                             node._saved = _FREED
                     elif sv:
+                        lent = False
                         if (node._grad_once and not create_graph and _getrc(buf) == _RC
                                 and buf._base is None):
                             d = buf._data  # held by buf and d, and by nothing else:
-                            if (d.__class__ is _ndarray and _getrc(d) == _RC + 1
-                                    and (d.base is None or _sole_view(d))):
-                                _STATE.owned = buf  # nobody else can see it: lend it
+                            # then nobody else can see it, and it is lent
+                            lent = (d.__class__ is _ndarray and _getrc(d) == _RC + 1
+                                    and (d.base is None or _sole_view(d)))
                             d = None
                         outs = None
-                        if node._fast is not None and not create_graph and sv is not _FREED:
-                            outs = node._fast(buf)  # (a tuple of the right length)
+                        fast = node._fast
+                        if fast is not None and not create_graph and sv is not _FREED:
+                            outs = fast(buf, lent)  # (a tuple of the right length)
                         if outs is None:
+                            if lent:
+                                _STATE.owned = buf
                             outs = _checked(node, node.backward(node.unpack_saved(), buf))
-                        _STATE.owned = None
+                            _STATE.owned = None
                         if not keep_graph:
                             node._saved = _FREED
                     else:  # (the checks inline: add's and sub's common case)
@@ -277,7 +281,7 @@ def execute(roots, seeds, keep_graph, create_graph, inputs=None, accumulate=True
                         heappush(heap, (-sq, nxt))
             # drop this node's results now: a stale reference would make AccumulateGrad
             # copy a gradient it could otherwise keep
-            outs = g = b = sv = None
+            outs = g = b = sv = fast = None
     finally:
         _STATE.enabled = prev
         _STATE.owned = None

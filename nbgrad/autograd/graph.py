@@ -158,8 +158,9 @@ class Node:
     # grad_mode.STATE.owned before using it again): the engine may lend it for reuse
     _grad_once = False
     _std_apply = True  # apply() is unpack_saved() then backward(): the engine may inline it
-    # ``_fast(g)``: this node's gradients straight from the saved storage, for a backward
-    # that builds no graph; None when it does not apply (then backward() runs as usual)
+    # ``_fast(g, lent)``: this node's gradients straight from the saved storage, for a
+    # backward that builds no graph (``lent``: it may write into ``g``, see _grad_once); None
+    # when it does not apply (then backward() runs as usual)
     _fast = None
 
     def __init_subclass__(cls, **kw):

@@ -96,6 +96,20 @@ def attach(node_cls, out, edges, saved=(), attrs=None):
     return node
 
 
+def _attach_plain(node_cls, out, edges, saved):
+    """``attach`` for a node class built without ``__init__`` (``_plain_init``) and no
+    attrs: the elementwise ops' hot path."""
+    node = _new(node_cls)
+    node.next_functions = edges
+    node._saved = saved
+    node._seq = next(_SEQ)
+    node.attrs = None
+    if _ANOMALY[0]:
+        _anomaly_mode.remember(node)
+    out._grad_fn = node
+    out._rg = True
+
+
 def record(node_cls, out, inputs, saved=(), attrs=None):
     """Attach a new ``node_cls`` node as ``out``'s grad_fn; ``inputs`` give its edges."""
     if len(inputs) == 2:  # the common binary op, without the loop and list

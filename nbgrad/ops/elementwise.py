@@ -15,7 +15,7 @@ from ._core import (
     SMALL_N,
     Node,
     Tensor,
-    attach,
+    _attach_plain,
     backend,
     bcast3,
     broadcast_shapes,
@@ -331,7 +331,7 @@ def _small2(kname, a, b, node_cls, saves, float_only=False):
             sv = (saved_input(a), saved_input(b))
         else:
             sv = ()
-        attach(node_cls, out, (ea, eb), sv)
+        _attach_plain(node_cls, out, (ea, eb), sv)
     return out
 
 
@@ -348,9 +348,9 @@ def _small_out(f, ad, bd, sk):
     return out
 
 
-def _fast_step(kname, g, s):
+def _fast_step(kname, g, s, lent):
     """Binary kernel ``kname`` of gradient ``g`` and saved tensor ``s`` when both are of one
-    small key (a node's ``_fast`` backward): in place when the engine lent ``g``. None when
+    small key (a node's ``_fast`` backward): in place when the engine ``lent`` ``g``. None when
     the fast path does not apply, or ``s`` was modified in place (the full rule then
     raises PyTorch's error)."""
     if s.__class__ is not SavedTensor:
@@ -372,8 +372,7 @@ def _fast_step(kname, g, s):
         if sk is not tk or t._vc[0] != s.version:
             return None
         sd = t._data
-    if g is _STATE.owned:
-        _STATE.owned = None
+    if lent:
         if sk.flat:
             _INTO[kname][sk.dt](g._data, sd)
         else:
@@ -389,8 +388,8 @@ class _FastUnary(Node):
     __slots__ = ()
     _fast_k = None
 
-    def _fast(self, g):
-        r = _fast_step(self._fast_k, g, self._saved[0])
+    def _fast(self, g, lent):
+        r = _fast_step(self._fast_k, g, self._saved[0], lent)
         return None if r is None else (r,)
 
 
@@ -402,11 +401,11 @@ def _unary_op(kname, x, node_cls, saves, float_only=False):
         fn = x._grad_fn
         e = (fn, x._output_nr) if fn is not None else (grad_accumulator(x), 0)
         if saves == SAVE_OUT:
-            attach(node_cls, out, (e,), (saved_output(out),))
+            _attach_plain(node_cls, out, (e,), (saved_output(out),))
         elif saves == SAVE_IN:
-            attach(node_cls, out, (e,), (saved_input(x),))
+            _attach_plain(node_cls, out, (e,), (saved_input(x),))
         else:
-            attach(node_cls, out, (e,))
+            _attach_plain(node_cls, out, (e,), ())
     return out
 
 
@@ -613,15 +612,15 @@ class MulBackward0(Node):
     __slots__ = ()
     _grad_once = True
 
-    def _fast(self, g):
+    def _fast(self, g, lent):
         if self.attrs is not None:
             return None
         b, a = self._saved
         if a is None:  # only the first input needs its gradient
-            r = _fast_step("mul", g, b)
+            r = _fast_step("mul", g, b, lent)
             return None if r is None else (r, None)
         if b is None:
-            r = _fast_step("mul", g, a)
+            r = _fast_step("mul", g, a, lent)
             return None if r is None else (None, r)
         return None
 
