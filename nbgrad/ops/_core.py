@@ -81,33 +81,27 @@ def needs_grad(*ts):
 
 def attach(node_cls, out, edges, saved=(), attrs=None):
     """Make a ``node_cls`` node with ``edges`` (its next_functions) the grad_fn of ``out``."""
-    if node_cls._plain_init:  # Node.__init__'s stores, without its call
-        node = _new(node_cls)
-        node.next_functions = edges
-        node._saved = saved
-        node._seq = next(_SEQ)
-        node.attrs = attrs
-        if _ANOMALY[0]:
-            _anomaly_mode.remember(node)
-    else:
-        node = node_cls(edges, saved, attrs)
+    if node_cls._plain_init:
+        return _attach_plain(node_cls, out, edges, saved, attrs)
+    node = node_cls(edges, saved, attrs)
     out._grad_fn = node
     out._rg = True
     return node
 
 
-def _attach_plain(node_cls, out, edges, saved):
-    """``attach`` for a node class built without ``__init__`` (``_plain_init``) and no
-    attrs: the elementwise ops' hot path."""
+def _attach_plain(node_cls, out, edges, saved, attrs=None):
+    """``attach`` for a node class built without ``__init__`` (``_plain_init``): its
+    stores, without the call; the elementwise ops call it directly."""
     node = _new(node_cls)
     node.next_functions = edges
     node._saved = saved
     node._seq = next(_SEQ)
-    node.attrs = None
+    node.attrs = attrs
     if _ANOMALY[0]:
         _anomaly_mode.remember(node)
     out._grad_fn = node
     out._rg = True
+    return node
 
 
 def record(node_cls, out, inputs, saved=(), attrs=None):

@@ -306,13 +306,7 @@ def _small2(kname, a, b, node_cls, saves, float_only=False):
         else:
             _INTO[kname][sk.dt](a._data.reshape(-1), b._data.reshape(-1))
         return a
-    o = _np_empty(sk.shape, sk.np)  # (_small_out's body: a call less on the hottest path)
-    if sk.flat:
-        _FLAT2[kname][sk.dt](a._data, b._data, o)
-    else:
-        _FLAT2[kname][sk.dt](a._data.reshape(-1), b._data.reshape(-1), o.reshape(-1))
-    out = _wrap(o, sk.dt, _CPU_DEV)
-    out._sk = sk
+    out = _small_out(_FLAT2[kname][sk.dt], a._data, b._data, sk)
     ra, rb = a._rg, b._rg
     if (ra or rb) and _STATE.enabled:
         fn = a._grad_fn
