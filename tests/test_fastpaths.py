@@ -489,3 +489,77 @@ def test_elementwise_nodes_are_built_without_init():
     assert len(classes) > 20
     for c in classes:
         assert c._plain_init, c.__name__
+
+
+@pytest.mark.parametrize("n", [6, 200_000])  # the small-key path and the pooled kernels
+def test_fused_square_and_tanh_second_derivative_steps(n):
+    # x ** 2's backward is one kernel g * 2x, and tanh's second derivative step one kernel
+    # g * -2y; both must equal the products they replace, to the bit
+    from nbgrad.ops.elementwise import neg_twice_mul, twice_mul
+
+    rng = np.random.default_rng(8)
+    for dt in (np.float32, np.float64):
+        g = nbgrad.tensor(rng.standard_normal(n).astype(dt))
+        a = nbgrad.tensor(rng.standard_normal(n).astype(dt))
+        np.testing.assert_array_equal(twice_mul(g, a).numpy(), (g * (a * 2.0)).numpy())
+        np.testing.assert_array_equal(neg_twice_mul(g, a).numpy(), (g * (a * -2.0)).numpy())
+        one = nbgrad.tensor(1.5, dtype=g.dtype).expand(n)  # sum's gradient, all strides 0
+        np.testing.assert_array_equal(twice_mul(one, a).numpy(), (a * 2.0 * 1.5).numpy())
+        x = nbgrad.tensor(a.numpy(), requires_grad=True)
+        (gx,) = nbgrad.autograd.grad((x ** 2).sum(), x, create_graph=True)
+        np.testing.assert_array_equal(gx.detach().numpy(), (a * 2.0).numpy())
+        (hx,) = nbgrad.autograd.grad(gx, x, grad_outputs=g)
+        np.testing.assert_array_equal(hx.numpy(), (g * 2.0).numpy())
+
+
+def test_fused_steps_differentiate_to_third_order():
+    from nbgrad.autograd import gradcheck, gradgradcheck
+
+    rng = np.random.default_rng(9)
+    x = nbgrad.tensor(rng.uniform(-1, 1, 5), requires_grad=True)
+    v = nbgrad.tensor(rng.uniform(-1, 1, 5), requires_grad=True)
+    for f in (lambda t: t ** 2, lambda t: nbgrad.tanh(t), lambda t: nbgrad.tanh(t) ** 2):
+        def g1(t, u, f=f):
+            (g,) = nbgrad.autograd.grad(f(t), t, grad_outputs=u, create_graph=True)
+            return g
+
+        def g2(t, u, f=f):  # a Hessian-vector product: its gradient is a third derivative
+            (g,) = nbgrad.autograd.grad(f(t).sum(), t, create_graph=True)
+            (h,) = nbgrad.autograd.grad(g, t, grad_outputs=u, create_graph=True)
+            return h
+
+        assert gradcheck(g1, (x, v)) and gradgradcheck(g1, (x, v))
+        assert gradcheck(g2, (x, v))
+    # the two sides' gradients of each fused step, against their closed forms
+    from nbgrad.ops.elementwise import neg_twice_mul, twice_mul
+
+    a = nbgrad.tensor(rng.uniform(-1, 1, 5), requires_grad=True)
+    b = nbgrad.tensor(rng.uniform(-1, 1, 5), requires_grad=True)
+    for op, c in ((twice_mul, 2.0), (neg_twice_mul, -2.0)):
+        ga, gb = nbgrad.autograd.grad(op(a, b).sum(), (a, b))
+        np.testing.assert_allclose(ga.numpy(), c * b.detach().numpy(), rtol=1e-15)
+        np.testing.assert_allclose(gb.numpy(), c * a.detach().numpy(), rtol=1e-15)
+
+
+def test_vector_matrix_products_take_blas_directly():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(10)
+    v0 = rng.standard_normal(7).astype(np.float32)
+    m0 = rng.standard_normal((7, 4)).astype(np.float32)
+    v = nbgrad.tensor(v0, requires_grad=True)
+    m = nbgrad.tensor(m0, requires_grad=True)
+    out = v @ m
+    assert out.shape == (4,) and out.dtype == nbgrad.float32
+    np.testing.assert_array_equal(out.detach().numpy(), v0 @ m0)
+    # the matrix-vector product's backward asks for g @ A: A.T @ g, bit for bit
+    np.testing.assert_array_equal(out.detach().numpy(), (m0.T @ v0))
+    out.backward(nbgrad.tensor([1.0, -2.0, 0.5, 3.0]))
+    tv = torch.tensor(v0, requires_grad=True)
+    tm = torch.tensor(m0, requires_grad=True)
+    (tv @ tm).backward(torch.tensor([1.0, -2.0, 0.5, 3.0]))
+    np.testing.assert_allclose(v.grad.numpy(), tv.grad.numpy(), rtol=1e-6)
+    np.testing.assert_allclose(m.grad.numpy(), tm.grad.numpy(), rtol=1e-6)
+    with pytest.raises(RuntimeError, match="cannot be multiplied|size mismatch|shapes"):
+        nbgrad.randn(3) @ nbgrad.randn(4, 2)
+    with pytest.raises(RuntimeError, match="dtype"):
+        nbgrad.randn(4) @ nbgrad.randn(4, 2, dtype=nbgrad.float64)

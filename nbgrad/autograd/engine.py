@@ -65,28 +65,40 @@ def _graph_deps(roots):
     return deps
 
 
-def _needed(deps, roots, targets):
-    """Nodes that lead to a target (the only ones that must run)."""
-    indeg = dict(deps)
-    order = []
-    ready = [n for n, c in deps.items() if c == 0]
-    while ready:
-        n = ready.pop()
-        order.append(n)
-        for nxt, _ in n.next_functions:
-            if nxt is None:
-                continue
-            c = indeg[nxt] - 1
-            indeg[nxt] = c
-            if c == 0:
-                ready.append(nxt)
+def _graph_deps_needed(roots, targets):
+    """``_graph_deps`` and, in the same walk, the nodes that lead to a node of ``targets``
+    (the only ones that must run): a depth-first walk that decides a node once all the
+    nodes below it are decided."""
+    deps = {}
     needed = set()
-    for n in reversed(order):
-        for nxt, _ in n.next_functions:
-            if nxt is not None and (nxt in targets or nxt in needed):
-                needed.add(n)
-                break
-    return needed
+    for root, _ in roots:
+        if root is None or root in deps:
+            continue
+        deps[root] = 0
+        stack = [[root, root.next_functions, 0]]
+        while stack:
+            top = stack[-1]
+            node, edges, i = top
+            n = len(edges)
+            while i < n:
+                nxt = edges[i][0]
+                i += 1
+                if nxt is None:
+                    continue
+                c = deps.get(nxt)
+                if c is None:
+                    deps[nxt] = 1
+                    top[2] = i
+                    stack.append([nxt, nxt.next_functions, 0])
+                    break
+                deps[nxt] = c + 1
+            else:
+                stack.pop()
+                for nxt, _ in edges:
+                    if nxt is not None and (nxt in needed or nxt in targets):
+                        needed.add(node)
+                        break
+    return deps, needed
 
 
 def _call_hooks(hooks, g):
@@ -107,11 +119,12 @@ def execute(roots, seeds, keep_graph, create_graph, inputs=None, accumulate=True
     if _add is None:
         _bind_ops()
     add = _add
-    deps = _graph_deps(roots)
     targets = None
     captured = None
     needed = None
-    if inputs is not None:
+    if inputs is None:
+        deps = _graph_deps(roots)
+    else:
         targets = {}
         for i, t in enumerate(inputs):
             node, nr = edge_of(t)
@@ -119,7 +132,7 @@ def execute(roots, seeds, keep_graph, create_graph, inputs=None, accumulate=True
             if not (accumulate and any(inputs[j] is t for _, j in tg)):  # listed twice: once
                 tg.append((nr, i))
         captured = [None] * len(inputs)
-        needed = _needed(deps, roots, targets)
+        deps, needed = _graph_deps_needed(roots, targets)
 
     # gradients waiting for each node: the tensor itself for a node with one output,
     # else a list with one slot per output

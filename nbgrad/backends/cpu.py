@@ -66,6 +66,7 @@ BINARY = {
     "add": S.add, "sub": S.sub, "mul": S.mul, "div": S.div, "pow": S.pow_,
     "eq": S.eq, "ne": S.ne, "lt": S.lt, "le": S.le, "gt": S.gt, "ge": S.ge,
     "tanh_backward": S.tanh_bwd, "sigmoid_backward": S.sigmoid_bwd,
+    "twice_mul": S.twice_mul, "neg_twice_mul": S.neg_twice_mul,
     "relu_backward": S.relu_bwd, "clamp_min": S.clamp_min, "clamp_max": S.clamp_max,
 }
 TERNARY = {"where": S.where}

@@ -139,6 +139,17 @@ def tanh_bwd(g, y):
 
 
 @_jit
+def twice_mul(g, a):
+    # g * (2 * a) bit for bit: a + a is 2 * a without rounding
+    return g * (a + a)
+
+
+@_jit
+def neg_twice_mul(g, a):
+    return g * -(a + a)
+
+
+@_jit
 def sigmoid_bwd(g, y):
     return g * (y * (1 - y))
 

@@ -700,8 +700,8 @@ class PowBackward0(Node):
         p = self.attrs
         if p == 0:
             return mul(g, 0.0), None
-        if p == 2:  # the common square: skip computing a ** 1
-            return mul(g, mul(a, 2.0)), None
+        if p == 2:  # the common square: one kernel, no a ** 1
+            return twice_mul(g, a), None
         return mul(g, mul(pow(a, p - 1), p)), None
 
 
@@ -870,8 +870,56 @@ class TanhBackwardBackward0(Node):
         g, y = saved
         fg, fy = self.next_functions
         dg = tanh_backward(gg, y) if fg[0] is not None else None
-        dy = mul(mul(gg, g), mul(y, -2.0)) if fy[0] is not None else None
+        dy = neg_twice_mul(mul(gg, g), y) if fy[0] is not None else None
         return dg, dy
+
+
+class TwiceMulBackward0(Node):
+    """Backward of ``twice_mul`` (and, with ``_k`` set, of ``neg_twice_mul``): a product
+    scaled by a constant, so each side's gradient is the same op of ``gg`` and the other."""
+
+    __slots__ = ()
+    _k = "twice_mul"
+
+    def backward(self, saved, gg):
+        b, a = saved  # each saved only when the other side needs its gradient
+        fa, fb = self.next_functions
+        if fa[0] is not None and fb[0] is not None:
+            _STATE.owned = None  # gg is used twice: not to be written into
+        return (_scaled_mul(self._k, gg, b) if fa[0] is not None else None,
+                _scaled_mul(self._k, gg, a) if fb[0] is not None else None)
+
+
+class NegTwiceMulBackward0(TwiceMulBackward0):
+    __slots__ = ()
+    _k = "neg_twice_mul"
+
+
+_SCALED = {"twice_mul": TwiceMulBackward0, "neg_twice_mul": NegTwiceMulBackward0}
+
+
+def _scaled_mul(kname, a, b):
+    """``a * 2b`` (``twice_mul``) or ``a * -2b`` (``neg_twice_mul``) in one kernel, for
+    tensors of one shape: the backward steps of ``x ** 2`` and of tanh's backward."""
+    node_cls = _SCALED[kname]
+    out = _small2(kname, a, b, node_cls, SAVE_CROSS)
+    if out is not None:
+        return out
+    out = _binary(kname, a, b)
+    ia, ib = a._rg, b._rg
+    if (ia or ib) and _STATE.enabled:
+        record(node_cls, out, (a, b), (save(b) if ia else None, save(a) if ib else None))
+    return out
+
+
+def twice_mul(grad, input):
+    """``grad * (2 * input)`` as one kernel (the backward step of ``input ** 2``)."""
+    return _scaled_mul("twice_mul", grad, input)
+
+
+def neg_twice_mul(grad, input):
+    """``grad * (-2 * input)`` as one kernel (tanh's second derivative step)."""
+    return _scaled_mul("neg_twice_mul", grad, input)
 
 
 def tanh_backward(grad, output):

@@ -107,7 +107,7 @@ def _vector_grads(a, b, g, want_a, want_b, a1, b1):
         gb = mul(g, a) if want_b else None
     elif b1:  # (m, k) @ (k,) -> (m,)
         ga = matmul(unsqueeze(g, -1), unsqueeze(b, 0)) if want_a else None
-        gb = matmul(transpose(a, 0, 1), g) if want_b else None
+        gb = matmul(g, a) if want_b else None  # a.T @ g: the same BLAS gemv, no view
     else:  # (k,) @ (k, n) -> (n,)
         ga = matmul(b, g) if want_a else None
         gb = matmul(unsqueeze(a, -1), unsqueeze(g, 0)) if want_b else None
@@ -161,21 +161,26 @@ def matmul(input, other):
 
 
 def _cpu_matmul(a, b):
-    """``a @ b`` for CPU matrices and matrix-vector products of one dtype, straight to
-    NumPy's BLAS (None for anything else: the general path checks and reports)."""
+    """``a @ b`` for CPU matrix-matrix, matrix-vector and vector-matrix products of one
+    float dtype, straight to NumPy's BLAS (None for anything else: the general path checks
+    and reports)."""
     ad, bd = a._data, b._data
     dt = a._dtype
     if not (ad.__class__ is _ndarray and bd.__class__ is _ndarray and dt is b._dtype
-            and dt._cat == 2 and ad.ndim == 2 and 1 <= bd.ndim <= 2
-            and ad.shape[1] == bd.shape[0] and ad.size and bd.size):
+            and dt._cat == 2 and 1 <= ad.ndim <= 2 and 1 <= bd.ndim <= 2
+            and ad.ndim + bd.ndim > 2 and ad.shape[-1] == bd.shape[0] and ad.size
+            and bd.size):
         return None
-    shape = (ad.shape[0], bd.shape[1]) if bd.ndim == 2 else (ad.shape[0],)
-    o = _pool_empty(shape, dt.np, shape[0] * (shape[1] if bd.ndim == 2 else 1) * dt.itemsize)
+    if ad.ndim == 1:  # (k,) @ (k, n): what a matrix-vector product's backward asks
+        shape = (bd.shape[1],)
+    else:
+        shape = (ad.shape[0], bd.shape[1]) if bd.ndim == 2 else (ad.shape[0],)
+    o = _pool_empty(shape, dt.np, shape[0] * (shape[1] if len(shape) == 2 else 1) * dt.itemsize)
     _np_matmul(ad, bd, out=o)
     out = _wrap(o, dt, a._device)
     ra, rb = a._rg, b._rg
     if (ra or rb) and _STATE.enabled:
-        record(MmBackward0 if bd.ndim == 2 else MvBackward0, out, (a, b),
+        record(MvBackward0 if bd.ndim == 1 else MmBackward0, out, (a, b),
                (save(b) if ra else None, save(a) if rb else None), (ad.shape, bd.shape))
     return out
 
