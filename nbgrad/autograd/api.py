@@ -1,6 +1,9 @@
 """``backward`` and ``grad``: argument checks, seed gradients, then the engine."""
 
+from numpy import array as _np_array
+
 from .. import tensor as _tensor  # the module (nbgrad.tensor the function comes later)
+from ..device import CPU as _CPU
 from ..ops.registry import backend
 from . import engine
 from .graph import edge_of
@@ -62,7 +65,11 @@ def _make_grads(outputs, grads):
                         f"{out._dtype}"
                     )
                 dt, dev = out._dtype, out._device
-                one = backend(dev).full(out._data.shape, 1, dt.np)
+                shape = out._data.shape
+                if dev is _CPU and not shape:  # the usual scalar loss: skip np.full's wrapper
+                    one = _np_array(1, dt.np)
+                else:
+                    one = backend(dev).full(shape, 1, dt.np)
                 seeds.append(_tensor._wrap(one, dt, dev))
             else:
                 seeds.append(None)
