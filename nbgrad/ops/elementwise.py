@@ -407,23 +407,31 @@ def _one_expanded(kname, ad, bd, dt):
     """``kname`` of same-shape CPU arrays where one is a single value expanded (all strides
     0, as sum's gradient is) and the other contiguous: the number path; else None."""
     if bd.flags.c_contiguous:
-        if ad.ndim and not any(ad.strides):
+        nd = ad.ndim
+        if nd and not any(ad.strides):
             n = ad.size
             out = _empty(ad.shape, dt.np, n * dt.itemsize)
-            v = dt.np.type(ad.item(0))
+            v = ad[(0,) * nd]  # a NumPy scalar of the array's dtype
+            o = out
+            if nd > 1:
+                bd, o = bd.reshape(-1), out.reshape(-1)
             if n < SMALL_N:
-                _S_FLAT[kname][dt](v, bd.reshape(-1), out.reshape(-1))
+                _S_FLAT[kname][dt](v, bd, o)
             else:
-                _CPU[kname].s_flat(v, bd.reshape(-1), out.reshape(-1))
+                _CPU[kname].s_flat(v, bd, o)
             return out
     elif ad.flags.c_contiguous and bd.ndim and not any(bd.strides):
+        nd = ad.ndim
         n = ad.size
         out = _empty(ad.shape, dt.np, n * dt.itemsize)
-        v = dt.np.type(bd.item(0))
+        v = bd[(0,) * nd]
+        o = out
+        if nd > 1:
+            ad, o = ad.reshape(-1), out.reshape(-1)
         if n < SMALL_N:
-            _FLAT_S[kname][dt](ad.reshape(-1), v, out.reshape(-1))
+            _FLAT_S[kname][dt](ad, v, o)
         else:
-            _CPU[kname].flat_s(ad.reshape(-1), v, out.reshape(-1))
+            _CPU[kname].flat_s(ad, v, o)
         return out
     return None
 
