@@ -883,8 +883,9 @@ class TanhBackwardBackward0(Node):
 
 
 class TwiceMulBackward0(Node):
-    """Backward of ``twice_mul`` (and, with ``_k`` set, of ``neg_twice_mul``): a product
-    scaled by a constant, so each side's gradient is the same op of ``gg`` and the other."""
+    """Backward of ``twice_mul`` (a subclass with another ``_k``: of ``neg_twice_mul``): a
+    product scaled by a constant, so each side's gradient is the same op of ``gg`` and the
+    other."""
 
     __slots__ = ()
     _k = "twice_mul"
@@ -894,8 +895,9 @@ class TwiceMulBackward0(Node):
         fa, fb = self.next_functions
         if fa[0] is not None and fb[0] is not None:
             _STATE.owned = None  # gg is used twice: not to be written into
-        return (_scaled_mul(self._k, gg, b) if fa[0] is not None else None,
-                _scaled_mul(self._k, gg, a) if fb[0] is not None else None)
+        cls = self.__class__
+        return (_scaled_mul(cls, gg, b) if fa[0] is not None else None,
+                _scaled_mul(cls, gg, a) if fb[0] is not None else None)
 
 
 class NegTwiceMulBackward0(TwiceMulBackward0):
@@ -903,13 +905,11 @@ class NegTwiceMulBackward0(TwiceMulBackward0):
     _k = "neg_twice_mul"
 
 
-_SCALED = {"twice_mul": TwiceMulBackward0, "neg_twice_mul": NegTwiceMulBackward0}
-
-
-def _scaled_mul(kname, a, b):
-    """``a * 2b`` (``twice_mul``) or ``a * -2b`` (``neg_twice_mul``) in one kernel, for
-    tensors of one shape: the backward steps of ``x ** 2`` and of tanh's backward."""
-    node_cls = _SCALED[kname]
+def _scaled_mul(node_cls, a, b):
+    """``a * 2b`` (``twice_mul``) or ``a * -2b`` (``neg_twice_mul``) in one kernel, the op
+    ``node_cls._k``, for tensors of one shape: the backward steps of ``x ** 2`` and of
+    tanh's backward."""
+    kname = node_cls._k
     out = _small2(kname, a, b, node_cls, SAVE_CROSS)
     if out is not None:
         return out
@@ -922,12 +922,12 @@ def _scaled_mul(kname, a, b):
 
 def twice_mul(grad, input):
     """``grad * (2 * input)`` as one kernel (the backward step of ``input ** 2``)."""
-    return _scaled_mul("twice_mul", grad, input)
+    return _scaled_mul(TwiceMulBackward0, grad, input)
 
 
 def neg_twice_mul(grad, input):
     """``grad * (-2 * input)`` as one kernel (tanh's second derivative step)."""
-    return _scaled_mul("neg_twice_mul", grad, input)
+    return _scaled_mul(NegTwiceMulBackward0, grad, input)
 
 
 def tanh_backward(grad, output):
