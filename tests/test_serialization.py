@@ -5,6 +5,7 @@ import json
 import math
 import os
 import pickle
+import sys
 import zipfile
 
 import numpy as np
@@ -306,3 +307,65 @@ def test_compressed_entries_are_refused():
         zf.writestr("tensors/0", b"\0" * 8)
     with pytest.raises(RuntimeError, match="compressed"):
         _load_bytes(buf.getvalue())
+
+
+# ----- device strings (from files and from users) ----------------------------------------------
+_BAD_DEVICES = ["cuda:-7", "cuda: 1_0", "cuda:01", "cuda:1_0", "cuda:+1", "cuda:1 ", "cuda:",
+                "cuda:0:1", " cpu", "cuda:\uff11", "cuda:0x1", "cuda:2147483648",
+                "cuda:99999999999", "CUDA:0"]
+
+
+@pytest.mark.parametrize("s", _BAD_DEVICES)
+def test_bad_device_strings_match_torch(s):
+    torch = pytest.importorskip("torch")
+    with pytest.raises(Exception) as ref:
+        torch.device(s)
+    with pytest.raises(type(ref.value)) as got:
+        nbgrad.device(s)
+    msg = str(got.value)
+    if s in ("CUDA:0", "meta"):  # torch lists its many device types; nbgrad has two
+        assert msg == ("Expected one of cpu, cuda device type at start of device string: "
+                       + s.split(":")[0])
+        assert str(ref.value).startswith("Expected one of cpu, cuda,")
+    else:
+        assert msg == str(ref.value)
+    with pytest.raises(type(ref.value), match="device"):
+        nbgrad.ones(1).to(s)
+
+
+def test_device_index_argument_matches_torch():
+    torch = pytest.importorskip("torch")
+    for args in [("cuda", -7), ("cpu", -1), ("cuda", True), ("cuda", "1"), ("cuda", 1.0)]:
+        with pytest.raises(Exception) as ref:
+            torch.device(*args)
+        with pytest.raises(type(ref.value)) as got:
+            nbgrad.device(*args)
+        assert str(got.value) == str(ref.value)
+    with pytest.raises(RuntimeError, match="^Device index must not be negative$"):
+        nbgrad.ones(1).to(-7)
+    assert nbgrad.device("cuda", np.int64(2)) == nbgrad.device("cuda:2")
+    assert nbgrad.device("cpu") != "cuda:-7"  # unequal, as torch, not an error
+    for s in ["cpu", "cuda", "cuda:0", "cuda:12", "cpu:0", "cuda:2147483647"]:
+        d, ref = nbgrad.device(s), torch.device(s)
+        assert d.type == ref.type and (d.index == ref.index or ref.index is None)
+
+
+def test_device_caches_stay_bounded():
+    devmod = sys.modules["nbgrad.device"]  # nbgrad.device is the class; this is its module
+
+    for i in range(500):
+        assert devmod.as_device(f"cuda:{1000 + i}").index == 1000 + i
+        assert nbgrad.device(f"cpu:{1000 + i}").index == 1000 + i
+    assert len(devmod._cache) <= 64 and len(getattr(devmod, "_parsed", {})) <= 64
+
+
+@pytest.mark.parametrize("s", ["cuda:-7", "cuda: 1_0", "cuda:01"])
+def test_bad_device_strings_in_files(s):
+    bad_meta = {"nbgrad.json": _header(tensors=[{"dtype": "float32", "shape": [2],
+                                                 "device": s, "data": "tensors/0"}]),
+                "tensors/0": b"\0" * 8}
+    with pytest.raises(RuntimeError, match=f"not a valid nbgrad file.*Invalid device string: '{s}'"):
+        _load_bytes(_zip(bad_meta))
+    bad_value = {"nbgrad.json": _header(tensors=[], root={"$device": s})}
+    with pytest.raises(RuntimeError, match=f"not a valid nbgrad file.*Invalid device string: '{s}'"):
+        _load_bytes(_zip(bad_value))
