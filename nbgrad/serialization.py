@@ -49,6 +49,7 @@ and ``nn.Parameter``-ness are restored; views are saved as independent tensors.
 """
 
 import contextlib
+import errno
 import io
 import json
 import math
@@ -90,13 +91,25 @@ class _Encoder:
         self.active = set()  # ids of containers being encoded (cycle check)
         self.depth = 0
 
+    def enter(self):
+        if self.depth >= MAX_DEPTH:
+            raise ValueError(
+                f"nbgrad.save: the object nests lists, tuples and dicts more than "
+                f"{MAX_DEPTH} deep, more than nbgrad.load accepts"
+            )
+        self.depth += 1
+
     def key(self, k):
         if k is None or isinstance(k, (bool, str)):
             return k
         if isinstance(k, (int, float, np.integer, np.floating, np.bool_)):
             return self.value(k)
         if isinstance(k, tuple):
-            return {"$tuple": [self.key(x) for x in k]}
+            self.enter()
+            try:
+                return {"$tuple": [self.key(x) for x in k]}
+            finally:
+                self.depth -= 1
         raise TypeError(
             f"nbgrad.save: dict keys must be str, int, float, bool, None or tuples of these, "
             f"not {type(k).__name__}"
@@ -127,13 +140,8 @@ class _Encoder:
         if isinstance(obj, (list, tuple, dict)):
             if id(obj) in self.active:
                 raise ValueError("nbgrad.save: the object contains a reference cycle")
-            if self.depth >= MAX_DEPTH:
-                raise ValueError(
-                    f"nbgrad.save: the object nests lists, tuples and dicts more than "
-                    f"{MAX_DEPTH} deep, more than nbgrad.load accepts"
-                )
+            self.enter()
             self.active.add(id(obj))
-            self.depth += 1
             try:
                 if isinstance(obj, list):
                     return [self.value(x) for x in obj]
@@ -215,12 +223,15 @@ def _replace_atomically(path, write):
         mode = stat.S_IMODE(os.stat(path).st_mode)  # open() keeps an existing file's mode
     except FileNotFoundError:
         mode = None  # a new file gets 0o666 less the umask, as from open()
+    if mode is not None and not os.path.isdir(path) and not os.access(path, os.W_OK):
+        # open() could not write this file; renaming over it would, in a writable folder
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), path)
     fd, tmp = _new_file(folder, path)
     try:
         with os.fdopen(fd, "wb") as fh:
             write(fh)
             fh.flush()
-            if mode is not None:
+            if mode is not None and hasattr(os, "fchmod"):
                 os.fchmod(fd, mode)
             os.fsync(fd)  # the data is on disk before the rename can make it the file
             if tmp is None:
@@ -319,36 +330,17 @@ class _Decoder:
     def value(self, v):
         if v is None or isinstance(v, (bool, int, float, str)):
             return v
-        self.depth += 1
-        try:
-            _need(self.depth <= MAX_DEPTH, f"values nested more than {MAX_DEPTH} deep")
-            return self._nested(v)
-        finally:
-            self.depth -= 1
-
-    def _nested(self, v):
         if isinstance(v, list):
-            return [self.value(x) for x in v]
+            return self.container(list, v)
         _need(isinstance(v, dict) and len(v) == 1, "malformed value in the header")
         (tag, x), = v.items()
         _need(tag in _TAGS, f"unknown tag {tag!r} in the header")
         if tag == "$tuple":
             _need(isinstance(x, list), "malformed $tuple")
-            return tuple(self.value(y) for y in x)
+            return self.container(tuple, x)
         if tag == "$dict":
             _need(isinstance(x, list), "malformed $dict")
-            out = {}
-            hashes = {}
-            for pair in x:
-                _need(isinstance(pair, list) and len(pair) == 2, "malformed $dict entry")
-                k = self.key(pair[0])
-                if k.__class__ is not str:  # str hashes are randomised per process
-                    h = hash(k)
-                    n = hashes[h] = hashes.get(h, 0) + 1
-                    _need(n <= _MAX_SAME_HASH,
-                          f"more than {_MAX_SAME_HASH} keys of one dict share a hash value")
-                out[k] = self.value(pair[1])
-            return out
+            return self.container(dict, x)
         if tag == "$tensor":
             _need(isinstance(x, int) and not isinstance(x, bool) and 0 <= x < len(self.tensors),
                   f"tensor reference {x!r} out of range")
@@ -361,6 +353,33 @@ class _Decoder:
             return _dt.as_dtype(x)
         _need(isinstance(x, str), "malformed $device")
         return _file_device(x, "a $device value")
+
+    def container(self, kind, items):
+        # lists, tuples and dicts count toward the depth, as in _Encoder
+        self.depth += 1
+        try:
+            _need(self.depth <= MAX_DEPTH, f"values nested more than {MAX_DEPTH} deep")
+            if kind is dict:
+                return self.pairs(items)
+            if kind is list:
+                return [self.value(y) for y in items]
+            return tuple([self.value(y) for y in items])
+        finally:
+            self.depth -= 1
+
+    def pairs(self, x):
+        out = {}
+        hashes = {}
+        for pair in x:
+            _need(isinstance(pair, list) and len(pair) == 2, "malformed $dict entry")
+            k = self.key(pair[0])
+            if k.__class__ is not str:  # str hashes are randomised per process
+                h = hash(k)
+                n = hashes[h] = hashes.get(h, 0) + 1
+                _need(n <= _MAX_SAME_HASH,
+                      f"more than {_MAX_SAME_HASH} keys of one dict share a hash value")
+            out[k] = self.value(pair[1])
+        return out
 
 
 def _file_device(name, what):

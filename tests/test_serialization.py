@@ -474,7 +474,7 @@ def test_save_failing_with_oserror_keeps_old_file(tmp_path, monkeypatch, tmpfile
     _assert_old_file_intact(tmp_path, path)
 
 
-def test_save_permissions_like_open(tmp_path):
+def test_save_permissions_like_open(tmp_path, monkeypatch):
     new = tmp_path / "new.nbg"
     old_umask = os.umask(0o027)
     try:
@@ -488,6 +488,15 @@ def test_save_permissions_like_open(tmp_path):
     os.chmod(new, 0o604)  # overwriting keeps an existing file's mode, as open() does
     nbgrad.save(_OLD, new)
     assert stat.S_IMODE(os.stat(new).st_mode) == 0o604
+    # a file open() could not write is not replaced either (os.access is faked, since root
+    # may write anything)
+    os.chmod(new, 0o444)
+    with monkeypatch.context() as m:
+        m.setattr(os, "access", lambda p, mode: False)
+        with pytest.raises(PermissionError, match="Permission denied"):
+            nbgrad.save({"w": nbgrad.zeros(2), "step": 8}, new)
+    assert nbgrad.load(new)["step"] == 7 and sorted(os.listdir(tmp_path)) == ["new.nbg", "plain"]
+    os.chmod(new, 0o604)
     # through a symlink the target is replaced and the link kept, as open() writes through it
     link = tmp_path / "link.nbg"
     os.symlink(new, link)
@@ -606,3 +615,22 @@ def test_header_size_and_ndim_are_bounded(monkeypatch):
     h = _header(tensors=[{"dtype": "float32", "shape": [1] * 65, "data": "tensors/0"}])
     with pytest.raises(RuntimeError, match=r"tensor 0: bad shape \(a list of 65\)"):
         _load_bytes(_zip({"nbgrad.json": h, "tensors/0": b"\0" * 4}))
+
+
+def test_depth_limit_is_the_same_for_save_and_load():
+    t = nbgrad.ones(1)
+    obj = t
+    for i in range(100):  # 100 containers deep, a tensor innermost: the most save accepts
+        obj = [obj] if i % 3 == 0 else ((obj,) if i % 3 == 1 else {"k": obj})
+    r = roundtrip(obj)
+    for i in reversed(range(100)):
+        r = r[0] if i % 3 != 2 else r["k"]
+    same(r, t)
+    key = 0
+    for _ in range(99):  # a dict (1) whose key is a tuple nested 99 deep
+        key = (key,)
+    assert list(roundtrip({key: 1})) == [key]
+    with pytest.raises(ValueError, match="more than 100 deep"):
+        nbgrad.save({(key,): 1}, io.BytesIO())
+    with pytest.raises(ValueError, match="more than 100 deep"):
+        nbgrad.save([obj], io.BytesIO())
