@@ -46,6 +46,20 @@ NumPy scalars are saved as the Python number they hold. Anything else (modules, 
 objects, ndarrays) raises TypeError on save: save ``module.state_dict()``, not the module.
 Tensors load on the device they were saved from, or on ``map_location``; ``requires_grad``
 and ``nn.Parameter``-ness are restored; views are saved as independent tensors.
+
+Saving to a path is atomic: the archive is written to a new file in the same folder (an
+unnamed O_TMPFILE file on Linux, else a hidden ``.<name>.<random>.tmp``), flushed, fsynced and
+renamed over the path, so a save that fails or is killed leaves the previous file as it was.
+The file gets the permissions ``open(path, "wb")`` would give it. A file object is written
+in place.
+
+Limits checked by ``load`` (and by ``save``, which refuses objects beyond them): a header of
+at most ``MAX_HEADER_BYTES`` (64 MiB), lists/tuples/dicts nested at most ``MAX_DEPTH`` (100)
+deep, at most ``MAX_NDIM`` (64) dimensions per tensor, at most 64 non-string keys of one dict
+with one hash value. Before any tensor is allocated, each tensor's data entry must exist, be
+named by no other tensor, be stored uncompressed within the file and hold exactly
+``numel * itemsize`` bytes, and all the tensors together may not declare more bytes than the
+file holds.
 """
 
 import contextlib
@@ -184,7 +198,9 @@ def _zinfo(name, size):
 def save(obj, f):
     """Save ``obj`` (a tensor, or nested dicts/lists/tuples of tensors, numbers, strings and
     None, e.g. a model's or an optimizer's ``state_dict()``) to ``f``, a path or a binary
-    file object. The format is described in ``nbgrad.serialization``'s docstring."""
+    file object. A path is replaced atomically: if the save fails or the process is killed,
+    the file previously at that path is left intact and no temporary file remains. The
+    format is described in ``nbgrad.serialization``'s docstring."""
     from .nn.parameter import is_parameter
 
     enc = _Encoder()
@@ -457,7 +473,9 @@ def load(f, map_location=None, weights_only=True):
     ``map_location`` (a device or string) puts every tensor there instead of on the device
     it was saved from. ``weights_only`` is accepted for PyTorch compatibility: nbgrad files
     cannot hold code, so loading is always weights-only. Raises RuntimeError for files that
-    are not valid nbgrad files (truncated, corrupted, or made by ``torch.save``/pickle).
+    are not valid nbgrad files (truncated, corrupted, made by ``torch.save``/pickle, or
+    beyond the limits in ``nbgrad.serialization``'s docstring). Loading never runs code from
+    the file, and a file cannot make it allocate more tensor memory than the file's own size.
     """
     if map_location is not None:
         if callable(map_location) or isinstance(map_location, dict):
