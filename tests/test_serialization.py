@@ -423,6 +423,11 @@ nbgrad.save({"w": nbgrad.ones(300_000), "step": 8}, sys.argv[1])
         child.kill()
         child.wait()
     assert child.returncode == -signal.SIGKILL
+    if not hasattr(os, "O_TMPFILE"):  # a killed process cannot remove a named temporary
+        for name in os.listdir(folder):
+            if name != "model.nbg":
+                assert name.startswith(".model.nbg.") and name.endswith(".tmp")
+                os.unlink(folder / name)
     _assert_old_file_intact(folder, path)
 
 
