@@ -5,6 +5,23 @@ This module knows the names only. Storage for each device type lives in a backen
 the first CUDA tensor is made.
 """
 
+import re
+
+# PyTorch's device-string grammar: a type, then optionally ':' and a decimal index without
+# sign, spaces, underscores or leading zeros ("cuda:-7", "cuda: 1_0" and "cuda:01" are errors).
+_SPEC = re.compile(r"([a-zA-Z_]+)(?::(0|[1-9][0-9]*))?")
+
+
+def _typename(x):
+    return type(x).__name__
+
+
+# Valid device strings already parsed -> (type, index). Programs name a handful of devices;
+# a file being loaded may name many, so past _CACHE_MAX entries new names are parsed each
+# time instead of cached (here and in as_device's _cache), and neither cache grows.
+_parsed = {}
+_CACHE_MAX = 64
+
 
 class device:
     """A device, as ``torch.device``: ``device("cpu")``, ``device("cuda:0")``."""
@@ -12,31 +29,58 @@ class device:
     __slots__ = ("type", "index")
 
     def __init__(self, type, index=None):
+        cacheable = index is None and type.__class__ is str
+        if cacheable:
+            parsed = _parsed.get(type)  # a valid string seen before: no parsing
+            if parsed is not None:
+                self.type, self.index = parsed
+                return
         if isinstance(type, device):
             self.type, self.index = type.type, type.index
             return
         if not isinstance(type, str):
             raise TypeError(f"device(): expected a string like 'cpu' or 'cuda:0', got {type!r}")
-        if ":" in type:
+        m = _SPEC.fullmatch(type)
+        if m is None:
+            raise RuntimeError(f"Invalid device string: '{type}'")
+        name, idx = m.groups()
+        if idx is not None:
             if index is not None:
-                raise RuntimeError(f"type (string) must not include an index because index was passed explicitly: {type}")
-            type, _, idx = type.partition(":")
-            try:
-                index = int(idx)
-            except ValueError:
-                raise RuntimeError(f"Invalid device string: '{type}:{idx}'") from None
-        if type not in ("cpu", "cuda"):
+                raise RuntimeError(
+                    "type (string) must not include an index because index was passed "
+                    f"explicitly: {type}"
+                )
+            # PyTorch parses the index as a C int; a longer one is an error, not a wrap-around
+            if len(idx) > 10 or int(idx) > 2147483647:
+                raise RuntimeError(
+                    f"Could not parse device index '{idx}' in device string '{type}'"
+                )
+            index = int(idx)
+        elif index is not None:
+            if isinstance(index, bool) or not hasattr(index, "__index__"):
+                raise TypeError(
+                    f"device(): argument 'index' (position 2) must be int, not {_typename(index)}"
+                )
+            index = index.__index__()
+            if index < 0:
+                raise RuntimeError("Device index must not be negative")
+        if name not in ("cpu", "cuda"):
             raise RuntimeError(
-                f"Expected one of cpu, cuda device type at start of device string: {type}"
+                f"Expected one of cpu, cuda device type at start of device string: {name}"
             )
-        if type == "cuda" and index is None:
+        if name == "cuda" and index is None:
             index = 0
-        self.type = type
+        self.type = name
         self.index = index
+        if cacheable and len(_parsed) < _CACHE_MAX:
+            _parsed[type] = (name, index)
 
     def __eq__(self, other):
         if isinstance(other, str):
-            other = as_device(other)
+            try:
+                other = as_device(other)
+            except RuntimeError:  # as torch.device: an invalid string is just unequal
+                return False
         return isinstance(other, device) and self.type == other.type and self.index == other.index
 
     def __hash__(self):
@@ -67,5 +111,6 @@ def as_device(d):
             r = device("cuda", d)
         else:
             r = device(d)
-        _cache[d] = r
+        if len(_cache) < _CACHE_MAX:
+            _cache[d] = r
     return r

@@ -46,12 +46,30 @@ NumPy scalars are saved as the Python number they hold. Anything else (modules, 
 objects, ndarrays) raises TypeError on save: save ``module.state_dict()``, not the module.
 Tensors load on the device they were saved from, or on ``map_location``; ``requires_grad``
 and ``nn.Parameter``-ness are restored; views are saved as independent tensors.
+
+Saving to a path is atomic: the archive is written to a new file in the same folder (an
+unnamed O_TMPFILE file on Linux, else a hidden ``.<name>.<random>.tmp``), flushed, fsynced and
+renamed over the path, so a save that fails or is killed leaves the previous file as it was.
+The file gets the permissions ``open(path, "wb")`` would give it. A file object is written
+in place.
+
+Limits checked by ``load`` (and by ``save``, which refuses objects beyond them): a header of
+at most ``MAX_HEADER_BYTES`` (64 MiB), lists/tuples/dicts nested at most ``MAX_DEPTH`` (100)
+deep, at most ``MAX_NDIM`` (64) dimensions per tensor, at most 64 non-string keys of one dict
+with one hash value. Before any tensor is allocated, each tensor's data entry must exist, be
+named by no other tensor, be stored uncompressed within the file and hold exactly
+``numel * itemsize`` bytes, and all the tensors together may not declare more bytes than the
+file holds.
 """
 
+import contextlib
+import errno
 import io
 import json
 import math
 import os
+import secrets
+import stat
 import zipfile
 
 import numpy as np
@@ -67,6 +85,15 @@ HEADER = "nbgrad.json"
 _DTYPES = ("bool", "int32", "int64", "float32", "float64")
 _DATE = (1980, 1, 1, 0, 0, 0)
 
+# Bounds on what a file may make ``load`` build, so that a crafted file costs memory and time
+# in proportion to its size. ``save`` refuses objects that would exceed them.
+MAX_HEADER_BYTES = 64 << 20  # the JSON header (a state dict of 100,000 tensors needs ~15 MB)
+MAX_DEPTH = 100  # nesting of lists, tuples and dicts in the saved object
+MAX_NDIM = 64  # dimensions of one tensor (NumPy's limit)
+# Distinct non-string keys of one dict with one hash value. Int and tuple hashes are not
+# randomised, so a file could otherwise make a dict of n colliding keys cost O(n**2) to build.
+_MAX_SAME_HASH = 64
+
 __all__ = ["save", "load"]
 
 
@@ -76,6 +103,15 @@ class _Encoder:
         self.tensors = []  # Tensor objects in index order
         self.index = {}  # id(tensor) -> index
         self.active = set()  # ids of containers being encoded (cycle check)
+        self.depth = 0
+
+    def enter(self):
+        if self.depth >= MAX_DEPTH:
+            raise ValueError(
+                f"nbgrad.save: the object nests lists, tuples and dicts more than "
+                f"{MAX_DEPTH} deep, more than nbgrad.load accepts"
+            )
+        self.depth += 1
 
     def key(self, k):
         if k is None or isinstance(k, (bool, str)):
@@ -83,7 +119,11 @@ class _Encoder:
         if isinstance(k, (int, float, np.integer, np.floating, np.bool_)):
             return self.value(k)
         if isinstance(k, tuple):
-            return {"$tuple": [self.key(x) for x in k]}
+            self.enter()
+            try:
+                return {"$tuple": [self.key(x) for x in k]}
+            finally:
+                self.depth -= 1
         raise TypeError(
             f"nbgrad.save: dict keys must be str, int, float, bool, None or tuples of these, "
             f"not {type(k).__name__}"
@@ -114,6 +154,7 @@ class _Encoder:
         if isinstance(obj, (list, tuple, dict)):
             if id(obj) in self.active:
                 raise ValueError("nbgrad.save: the object contains a reference cycle")
+            self.enter()
             self.active.add(id(obj))
             try:
                 if isinstance(obj, list):
@@ -123,6 +164,7 @@ class _Encoder:
                 return {"$dict": [[self.key(k), self.value(v)] for k, v in obj.items()]}
             finally:
                 self.active.discard(id(obj))
+                self.depth -= 1
         hint = ""
         if hasattr(obj, "state_dict"):
             hint = "; save its .state_dict() instead"
@@ -156,7 +198,9 @@ def _zinfo(name, size):
 def save(obj, f):
     """Save ``obj`` (a tensor, or nested dicts/lists/tuples of tensors, numbers, strings and
     None, e.g. a model's or an optimizer's ``state_dict()``) to ``f``, a path or a binary
-    file object. The format is described in ``nbgrad.serialization``'s docstring."""
+    file object. A path is replaced atomically: if the save fails or the process is killed,
+    the file previously at that path is left intact and no temporary file remains. The
+    format is described in ``nbgrad.serialization``'s docstring."""
     from .nn.parameter import is_parameter
 
     enc = _Encoder()
@@ -175,11 +219,90 @@ def save(obj, f):
         {"format": FORMAT, "version": VERSION, "tensors": metas, "root": root},
         allow_nan=False, separators=(",", ":"),
     ).encode("utf-8")
+    if len(header) > MAX_HEADER_BYTES:
+        raise ValueError(
+            f"nbgrad.save: the object's description takes {len(header)} bytes, more than the "
+            f"{MAX_HEADER_BYTES} nbgrad.load accepts (store long lists of numbers as tensors)"
+        )
     if isinstance(f, (str, os.PathLike)):
-        with open(f, "wb") as fh:
-            _write_zip(fh, header, metas, arrays)
-    else:
+        _replace_atomically(f, lambda fh: _write_zip(fh, header, metas, arrays))
+    else:  # a file object has no path to swap: write to it as it is
         _write_zip(f, header, metas, arrays)
+
+
+def _replace_atomically(path, write):
+    """Write a new file with ``write(fh)``, then put it at ``path`` in one rename, so that a
+    save that fails or is killed midway leaves whatever file was at ``path`` untouched."""
+    path = os.path.realpath(os.fspath(path))  # through a symlink, as open() writes
+    folder = os.path.dirname(path)
+    try:
+        mode = stat.S_IMODE(os.stat(path).st_mode)  # open() keeps an existing file's mode
+    except FileNotFoundError:
+        mode = None  # a new file gets 0o666 less the umask, as from open()
+    if mode is not None and not os.path.isdir(path) and not os.access(path, os.W_OK):
+        # open() could not write this file; renaming over it would, in a writable folder
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), path)
+    fd, tmp = _new_file(folder, path)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            write(fh)
+            fh.flush()
+            if mode is not None and hasattr(os, "fchmod"):
+                os.fchmod(fd, mode)
+            os.fsync(fd)  # the data is on disk before the rename can make it the file
+            if tmp is None:
+                tmp = _link_unnamed(fd, folder, path)
+        os.replace(tmp, path)
+    except BaseException:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        raise
+    with contextlib.suppress(OSError):  # make the rename itself durable
+        dfd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
+
+
+def _temp_name(folder, path):
+    return os.path.join(folder, f".{os.path.basename(path)[:200]}.{secrets.token_hex(6)}.tmp")
+
+
+def _new_file(folder, path):
+    """An open descriptor for the new file, and its temporary name, or None for a file with
+    no name yet (Linux's O_TMPFILE): that one vanishes by itself if the process is killed."""
+    if hasattr(os, "O_TMPFILE") and os.path.isdir("/proc/self/fd"):
+        try:
+            return os.open(folder, os.O_TMPFILE | os.O_WRONLY | os.O_CLOEXEC, 0o666), None
+        except OSError:  # a file system without O_TMPFILE: use a named temporary
+            pass
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+    flags |= getattr(os, "O_BINARY", 0)
+    while True:
+        tmp = _temp_name(folder, path)
+        try:
+            return os.open(tmp, flags, 0o666), tmp
+        except FileExistsError:
+            continue
+
+
+def _link_unnamed(fd, folder, path):
+    # linkat(AT_SYMLINK_FOLLOW) on /proc/self/fd/N names an O_TMPFILE file. Python calls
+    # plain link(), which would link the /proc symlink itself, unless a dir_fd is given.
+    dfd = os.open(folder, os.O_RDONLY)
+    try:
+        while True:
+            tmp = _temp_name(folder, path)
+            try:
+                os.link(f"/proc/self/fd/{fd}", os.path.basename(tmp), dst_dir_fd=dfd,
+                        follow_symlinks=True)
+                return tmp
+            except FileExistsError:
+                continue
+    finally:
+        os.close(dfd)
 
 
 def _write_zip(fh, header, metas, arrays):
@@ -212,6 +335,7 @@ _TAGS = ("$tuple", "$dict", "$tensor", "$float", "$dtype", "$device")
 class _Decoder:
     def __init__(self, tensors):
         self.tensors = tensors
+        self.depth = 0
 
     def key(self, k):
         v = self.value(k)
@@ -223,20 +347,16 @@ class _Decoder:
         if v is None or isinstance(v, (bool, int, float, str)):
             return v
         if isinstance(v, list):
-            return [self.value(x) for x in v]
+            return self.container(list, v)
         _need(isinstance(v, dict) and len(v) == 1, "malformed value in the header")
         (tag, x), = v.items()
         _need(tag in _TAGS, f"unknown tag {tag!r} in the header")
         if tag == "$tuple":
             _need(isinstance(x, list), "malformed $tuple")
-            return tuple(self.value(y) for y in x)
+            return self.container(tuple, x)
         if tag == "$dict":
             _need(isinstance(x, list), "malformed $dict")
-            out = {}
-            for pair in x:
-                _need(isinstance(pair, list) and len(pair) == 2, "malformed $dict entry")
-                out[self.key(pair[0])] = self.value(pair[1])
-            return out
+            return self.container(dict, x)
         if tag == "$tensor":
             _need(isinstance(x, int) and not isinstance(x, bool) and 0 <= x < len(self.tensors),
                   f"tensor reference {x!r} out of range")
@@ -248,20 +368,58 @@ class _Decoder:
             _need(x in _DTYPES, f"unknown dtype {x!r}")
             return _dt.as_dtype(x)
         _need(isinstance(x, str), "malformed $device")
-        return as_device(x)
+        return _file_device(x, "a $device value")
+
+    def container(self, kind, items):
+        # lists, tuples and dicts count toward the depth, as in _Encoder
+        self.depth += 1
+        try:
+            _need(self.depth <= MAX_DEPTH, f"values nested more than {MAX_DEPTH} deep")
+            if kind is dict:
+                return self.pairs(items)
+            if kind is list:
+                return [self.value(y) for y in items]
+            return tuple([self.value(y) for y in items])
+        finally:
+            self.depth -= 1
+
+    def pairs(self, x):
+        out = {}
+        hashes = {}
+        for pair in x:
+            _need(isinstance(pair, list) and len(pair) == 2, "malformed $dict entry")
+            k = self.key(pair[0])
+            if k.__class__ is not str:  # str hashes are randomised per process
+                h = hash(k)
+                n = hashes[h] = hashes.get(h, 0) + 1
+                _need(n <= _MAX_SAME_HASH,
+                      f"more than {_MAX_SAME_HASH} keys of one dict share a hash value")
+            out[k] = self.value(pair[1])
+        return out
 
 
-def _read_tensor(zf, names, meta, i, map_location):
-    from .creation import _finish
-    from .nn.parameter import mark
+def _file_device(name, what):
+    try:
+        return as_device(name)
+    except (RuntimeError, TypeError) as e:
+        raise _Invalid(f"{what}: {e}") from None
 
+
+def _check_tensor(zf, names, meta, i, used, map_location):
+    """Validate tensor ``i``'s table entry against the archive without allocating anything.
+    Returns (info, dtype, shape, nbytes, device)."""
     _need(isinstance(meta, dict), f"tensor {i}: malformed entry")
     dtype, shape, name = meta.get("dtype"), meta.get("shape"), meta.get("data")
     _need(dtype in _DTYPES, f"tensor {i}: unsupported dtype {dtype!r}")
-    _need(isinstance(shape, list) and all(
+    _need(isinstance(shape, list) and len(shape) <= MAX_NDIM and all(
         isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in shape),
-        f"tensor {i}: bad shape {shape!r}")
+        f"tensor {i}: bad shape {shape!r}" if not isinstance(shape, list) or len(shape) <= 8
+        else f"tensor {i}: bad shape (a list of {len(shape)})")
     _need(isinstance(name, str) and name in names, f"tensor {i}: missing data entry {name!r}")
+    # save stores a shared tensor once; one entry read as many tensors would multiply memory
+    _need(name not in used, f"tensor {i}: data entry {name!r} is already used by tensor "
+          f"{used.get(name)}")
+    used[name] = i
     dt = _dt.as_dtype(dtype)
     numel = 1
     for s in shape:
@@ -271,8 +429,21 @@ def _read_tensor(zf, names, meta, i, map_location):
     _need(info.file_size == nbytes,
           f"tensor {i}: data entry holds {info.file_size} bytes, expected {nbytes} "
           f"for shape {shape} {dtype}")
-    store = np.dtype(np.uint8) if dtype == "bool" else dt.np.newbyteorder("<")
-    arr = np.empty(numel, dtype=store)
+    dev = map_location
+    if dev is None:
+        dev = meta.get("device", "cpu")
+        _need(isinstance(dev, str), f"tensor {i}: bad device {dev!r}")
+        dev = _file_device(dev, f"tensor {i}")
+    return info, dt, shape, nbytes, dev
+
+
+def _read_tensor(zf, meta, i, checked):
+    from .creation import _finish
+    from .nn.parameter import mark
+
+    info, dt, shape, nbytes, dev = checked
+    store = np.dtype(np.uint8) if dt.name == "bool" else dt.np.newbyteorder("<")
+    arr = np.empty(nbytes // store.itemsize, dtype=store)
     with zf.open(info) as fh:
         view = memoryview(arr).cast("B")
         got = 0
@@ -281,16 +452,11 @@ def _read_tensor(zf, names, meta, i, map_location):
             _need(n, f"tensor {i}: data ends early")
             got += n
         _need(fh.read(1) == b"", f"tensor {i}: data longer than declared")
-    if dtype == "bool":
+    if dt.name == "bool":
         arr = arr != 0
     elif not store.isnative:
         arr = arr.astype(dt.np)
     arr = arr.reshape(shape)
-    dev = map_location
-    if dev is None:
-        name = meta.get("device", "cpu")
-        _need(isinstance(name, str), f"tensor {i}: bad device {name!r}")
-        dev = as_device(name)
     rg = meta.get("requires_grad", False) is True and dt.is_floating_point
     try:
         t = _finish(arr, dt, dev, rg)
@@ -307,7 +473,9 @@ def load(f, map_location=None, weights_only=True):
     ``map_location`` (a device or string) puts every tensor there instead of on the device
     it was saved from. ``weights_only`` is accepted for PyTorch compatibility: nbgrad files
     cannot hold code, so loading is always weights-only. Raises RuntimeError for files that
-    are not valid nbgrad files (truncated, corrupted, or made by ``torch.save``/pickle).
+    are not valid nbgrad files (truncated, corrupted, made by ``torch.save``/pickle, or
+    beyond the limits in ``nbgrad.serialization``'s docstring). Loading never runs code from
+    the file, and a file cannot make it allocate more tensor memory than the file's own size.
     """
     if map_location is not None:
         if callable(map_location) or isinstance(map_location, dict):
@@ -369,6 +537,8 @@ def _load(src, map_location):
                 _need(info.compress_size == info.file_size
                       and info.header_offset + info.file_size <= size,
                       f"entry {info.filename!r} is truncated or has inconsistent sizes")
+        _need(zf.getinfo(HEADER).file_size <= MAX_HEADER_BYTES,
+              f"the header is larger than {MAX_HEADER_BYTES} bytes")
         raw = zf.read(HEADER)
         try:
             header = json.loads(raw.decode("utf-8"), parse_constant=_no_constants)
@@ -387,5 +557,12 @@ def _load(src, map_location):
         metas = header.get("tensors")
         _need(isinstance(metas, list), "the header has no tensor table")
         _need("root" in header, "the header has no root object")
-        tensors = [_read_tensor(zf, names, m, i, map_location) for i, m in enumerate(metas)]
+        used = {}
+        checked = [_check_tensor(zf, names, m, i, used, map_location)
+                   for i, m in enumerate(metas)]
+        # Distinct entries can still overlap in the archive; the tensors may not declare more
+        # bytes than the file holds.
+        total = sum(c[3] for c in checked)
+        _need(total <= size, f"the tensors declare {total} bytes in a file of {size}")
+        tensors = [_read_tensor(zf, m, i, c) for i, (m, c) in enumerate(zip(metas, checked))]
         return _Decoder(tensors).value(header["root"])

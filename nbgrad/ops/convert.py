@@ -52,7 +52,7 @@ def _parse(args, kwargs):
             if isinstance(a, str) and a in _dt._NAMES and a not in ("cpu", "cuda"):
                 dt = _dt.as_dtype(a)
             else:
-                dev = a if not isinstance(a, int) else f"cuda:{a}"
+                dev = a  # as_device reads an int as a CUDA index (and rejects a negative one)
         elif a is None:
             continue
         else:
