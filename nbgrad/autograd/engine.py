@@ -8,6 +8,7 @@ order), as in PyTorch, so hooks fire in the same order.
 import gc
 import heapq
 import sys
+import threading
 from heapq import heappop, heappush
 
 from numpy import ndarray as _ndarray
@@ -242,7 +243,7 @@ def execute(roots, seeds, keep_graph, create_graph, inputs=None, accumulate=True
                                     t = inputs[i]
                                     if is_acc:
                                         buf[0] = None
-                                        _accumulate(t, g, create_graph)
+                                        _accumulate(node, g, create_graph)
                                         g = None
                                     elif not t._retains_grad:  # else populated above
                                         _retain(t, g)
@@ -254,7 +255,7 @@ def execute(roots, seeds, keep_graph, create_graph, inputs=None, accumulate=True
                     if targets is None and buf[0] is not None:
                         g = buf[0]
                         buf = None
-                        _accumulate(node.variable, g, create_graph)
+                        _accumulate(node, g, create_graph)
                     continue
                 outs = _run_node(node, buf)
                 if not keep_graph:
@@ -383,22 +384,25 @@ def _materialize(node, buf):
     return out
 
 
-def _accumulate(var, g, create_graph):
-    """Add ``g`` into leaf ``var.grad`` (PyTorch's AccumulateGrad)."""
-    old = var._grad
-    if old is None:
-        if create_graph:
-            var._grad = g
-        elif g._rg or g._base is not None or _shared(g):
-            # someone else holds this gradient (a user seed, a view): keep a private copy
-            # (grad mode is off: the engine turns it off when it builds no graph)
-            var._grad = _clone(g)
+def _accumulate(acc, g, create_graph):
+    """Add ``g`` into ``.grad`` of the leaf of AccumulateGrad node ``acc``, under the node's
+    lock: another thread's backward may be adding into the same ``.grad``."""
+    var = acc.variable
+    with acc.lock:
+        old = var._grad
+        if old is None:
+            if create_graph:
+                var._grad = g
+            elif g._rg or g._base is not None or _shared(g):
+                # someone else holds this gradient (a user seed, a view): keep a private
+                # copy (grad mode is off: the engine turns it off when it builds no graph)
+                var._grad = _clone(g)
+            else:
+                var._grad = g
+        elif create_graph or old._rg:
+            var._grad = _add(old, g)
         else:
-            var._grad = g
-    elif create_graph or old._rg:
-        var._grad = _add(old, g)
-    else:
-        _add_into(old, g)
+            _add_into(old, g)
 
 
 def _shared(g):
@@ -415,10 +419,14 @@ def _shared(g):
     return _getrc(b) > _RC + 1
 
 
+# serializes updates of a retained non-leaf ``.grad`` (a rare path: one lock for all)
+_retain_lock = threading.Lock()
+
+
 def _retain(t, g):
     """``.grad`` of a non-leaf that called ``retain_grad()`` (or was named in ``inputs``)."""
-    if t._grad is None:
-        t._grad = _clone(g)  # (recorded only with create_graph: grad mode is that flag)
-    else:
-        t._grad = _add(t._grad, g)
-
+    with _retain_lock:
+        if t._grad is None:
+            t._grad = _clone(g)  # (recorded only with create_graph: grad mode is that flag)
+        else:
+            t._grad = _add(t._grad, g)

@@ -1,0 +1,141 @@
+"""The backward engine under threads and interruptions (issue #13).
+
+Several threads may run backward into the same leaves at once: each gradient must land in
+``.grad`` exactly once, as PyTorch's AccumulateGrad (one lock per leaf) makes it. And an
+exception raised anywhere in backward's setup (a KeyboardInterrupt at the wrong moment)
+must leave grad mode, the garbage collector and the engine's lent gradient as they were.
+"""
+
+import threading
+
+import numpy as np
+
+import nbgrad
+
+# 1024 x 1024 float32 is above NBGRAD_PARALLEL_MIN: the threads also contend for Numba's
+# parallel kernels (only one may enter them; the others run the serial variants)
+N = 1024
+
+
+def _small_ints(seed, shape=(N, N)):
+    # small integers: every sum of them is exact in float32, so a result compares exactly
+    return np.random.default_rng(seed).integers(0, 8, shape).astype(np.float32)
+
+
+def _run_threads(n, work):
+    """Run ``work(k)`` in ``n`` threads started together; re-raise the first error."""
+    barrier = threading.Barrier(n)
+    errors = []
+
+    def body(k):
+        try:
+            barrier.wait()
+            work(k)
+        except BaseException as e:  # noqa: BLE001 (handed to the main thread)
+            errors.append(e)
+
+    ts = [threading.Thread(target=body, args=(k,)) for k in range(n)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    if errors:
+        raise errors[0]
+
+
+def test_concurrent_backward_into_a_shared_leaf():
+    threads, steps = 8, 25
+    c_np = _small_ints(0)
+    w = nbgrad.zeros((N, N), requires_grad=True)
+    c = nbgrad.from_numpy(c_np)
+
+    def work(k):
+        for _ in range(steps):
+            (w * c).sum().backward()
+
+    _run_threads(threads, work)
+    wrong = int((w.grad.numpy() != threads * steps * c_np).sum())
+    assert wrong == 0, f"{wrong} of {N * N} gradient elements lost an update"
+
+
+def test_first_gradient_of_a_leaf_from_many_threads():
+    # .grad is None when every thread arrives (a hook holds them all at the leaf and keeps
+    # each gradient, so that the engine copies it): exactly one may install its gradient
+    threads = 8
+    c_np = _small_ints(1, (512, 512))
+    c = nbgrad.from_numpy(c_np)
+    for _ in range(4):
+        w = nbgrad.zeros((512, 512), requires_grad=True)
+        gate = threading.Barrier(threads)
+        kept = []
+
+        def hook(g):
+            kept.append(g)
+            gate.wait()
+
+        w.register_hook(hook)
+        _run_threads(threads, lambda k: (w * c).sum().backward())
+        np.testing.assert_array_equal(w.grad.numpy(), threads * c_np)
+
+
+def test_concurrent_grad_of_a_shared_graph():
+    # autograd.grad accumulates nothing: each thread gets its own, exact, gradient, through
+    # a graph the threads share (retain_graph) and through graphs of their own
+    threads, steps = 8, 4
+    w = nbgrad.from_numpy(_small_ints(2)).requires_grad_()
+    c_np = [_small_ints(10 + k) for k in range(threads)]
+    shared = (w * w).sum()
+    two_w = 2 * w.detach().numpy()
+
+    def work(k):
+        c = nbgrad.from_numpy(c_np[k])
+        for _ in range(steps):
+            (g,) = nbgrad.autograd.grad((w * c).sum(), w)
+            np.testing.assert_array_equal(g.numpy(), c_np[k])
+            (g,) = nbgrad.autograd.grad(shared, w, retain_graph=True)
+            np.testing.assert_array_equal(g.numpy(), two_w)
+
+    _run_threads(threads, work)
+    assert w.grad is None
+
+
+def test_retain_grad_from_many_threads():
+    # a shared non-leaf's retained .grad is accumulated by every thread's backward (a hook
+    # lets the threads reach it together)
+    threads, steps = 8, 5
+    for _ in range(3):
+        w = nbgrad.zeros(3, requires_grad=True)
+        h = w * 1.0
+        h.retain_grad()
+        gate = threading.Barrier(threads)
+
+        def hook(g):
+            gate.wait()
+
+        h.register_hook(hook)
+        y = (h * 3.0).sum()
+        _run_threads(threads, lambda k: [y.backward(retain_graph=True) for _ in range(steps)])
+        expect = np.full(3, 3.0 * threads * steps, np.float32)
+        np.testing.assert_array_equal(h.grad.numpy(), expect)
+        np.testing.assert_array_equal(w.grad.numpy(), expect)
+
+
+def test_one_grad_accumulator_per_leaf_across_threads():
+    # every thread's graph must reach a leaf through the same AccumulateGrad (its lock is
+    # what serializes the leaf's accumulation); anomaly mode makes node creation slow, so
+    # that threads arriving together at a new leaf would often make one each
+    threads, rounds = 4, 100
+    leaves = [nbgrad.zeros(1, requires_grad=True) for _ in range(rounds)]
+    seen = [[None] * rounds for _ in range(threads)]
+    gate = threading.Barrier(threads)
+
+    def work(k):
+        for i, w in enumerate(leaves):
+            gate.wait()
+            seen[k][i] = (w * 1.0).grad_fn.next_functions[0][0]
+
+    with nbgrad.autograd.set_detect_anomaly(True):
+        _run_threads(threads, work)
+    split = sum(any(s[i] is not seen[0][i] for s in seen) for i in range(rounds))
+    assert split == 0, f"{split} of {rounds} leaves got more than one AccumulateGrad"
+    assert all(a.variable is w for a, w in zip(seen[0], leaves))
