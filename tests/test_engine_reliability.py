@@ -6,11 +6,17 @@ exception raised anywhere in backward's setup (a KeyboardInterrupt at the wrong 
 must leave grad mode, the garbage collector and the engine's lent gradient as they were.
 """
 
+import gc
+import inspect
+import sys
 import threading
+import warnings
 
 import numpy as np
+import pytest
 
 import nbgrad
+from nbgrad.autograd import api, engine, grad_mode
 
 # 1024 x 1024 float32 is above NBGRAD_PARALLEL_MIN: the threads also contend for Numba's
 # parallel kernels (only one may enter them; the others run the serial variants)
@@ -139,3 +145,133 @@ def test_one_grad_accumulator_per_leaf_across_threads():
     split = sum(any(s[i] is not seen[0][i] for s in seen) for i in range(rounds))
     assert split == 0, f"{split} of {rounds} leaves got more than one AccumulateGrad"
     assert all(a.variable is w for a, w in zip(seen[0], leaves))
+
+
+# ----- an exception at any line of backward ---------------------------------------------
+
+
+class _Injected(BaseException):
+    """Stands in for a KeyboardInterrupt (which pytest would take for the user's)."""
+
+
+# the frames to interrupt: the public entry points and the engine, whose setup changes
+# grad mode and the garbage collector
+_TRACED = {f.__code__ for f in (api.backward, api.grad, engine.execute, engine._accumulate)}
+
+
+def _traced(fn, local):
+    """Run ``fn()`` with ``local`` as the line tracer of the frames of ``_TRACED``."""
+
+    def start(frame, event, arg):
+        return local if frame.f_code in _TRACED else None
+
+    old = sys.gettrace()
+    sys.settrace(start)
+    try:
+        fn()
+    finally:
+        sys.settrace(old)
+
+
+def _lines_run(fn):
+    """The ``(code, line)`` pairs of ``_TRACED`` that ``fn()`` runs, in first-run order."""
+    seen = {}
+
+    def local(frame, event, arg):
+        if event == "line":
+            seen.setdefault((frame.f_code, frame.f_lineno), None)
+        return local
+
+    _traced(fn, local)
+    return list(seen)
+
+
+def _interrupted_at(fn, where):
+    """Run ``fn()``, raising ``_Injected`` when it first reaches line ``where``."""
+
+    def local(frame, event, arg):
+        if event == "line" and (frame.f_code, frame.f_lineno) == where:
+            raise _Injected  # (raised by a tracer: it appears at that line of that frame)
+        return local
+
+    with pytest.raises(_Injected):
+        _traced(fn, local)
+
+
+@pytest.fixture
+def restore_gc():
+    was = gc.isenabled()
+    yield
+    if was:
+        gc.enable()
+
+
+def _chain(x, n=300):
+    # more than 256 nodes: the engine turns the garbage collector off for it
+    y = x
+    for _ in range(n):
+        y = y * 1.0
+    return (y * 3.0).sum()
+
+
+_CALLS = {
+    "backward": lambda loss, x: loss.backward(),
+    "backward(inputs=)": lambda loss, x: loss.backward(inputs=[x]),
+    "grad": lambda loss, x: nbgrad.autograd.grad(loss, x),
+    # grad mode off around a backward that builds a graph: the engine turns it on
+    "grad(create_graph=True)": lambda loss, x: nbgrad.autograd.grad(loss, x, create_graph=True),
+}
+
+
+def _cleanup_lines(fn):
+    """The lines of ``fn``'s ``finally`` clause: an exception there is beyond any code's
+    reach (Python gives no way to finish a cleanup it interrupts)."""
+    src, first = inspect.getsourcelines(fn)
+    fin = next(i for i, line in enumerate(src) if line.strip() == "finally:")
+    end = next(i for i in range(fin + 1, len(src)) if src[i].strip().startswith("return"))
+    return set(range(first + fin + 1, first + end))
+
+
+@pytest.mark.parametrize("call", list(_CALLS))
+def test_an_exception_at_any_line_of_backward_restores_state(call, restore_gc):
+    x = nbgrad.ones(4, dtype=nbgrad.float64, requires_grad=True)
+    enabled = call != "grad(create_graph=True)"
+    run = _CALLS[call]
+    run(_chain(x), x)  # (the first backward of a process also binds the engine's ops)
+    x.grad = None
+    lines = _lines_run(lambda loss=_chain(x): run(loss, x))
+    cleanup = _cleanup_lines(engine.execute)
+    lines = [w for w in lines if not (w[0] is engine.execute.__code__ and w[1] in cleanup)]
+    assert len(lines) > 30
+    for where in lines:
+        x.grad = None
+        loss = _chain(x)
+        nbgrad.set_grad_enabled(enabled)
+        _interrupted_at(lambda: run(loss, x), where)
+        state = (nbgrad.is_grad_enabled(), gc.isenabled(), grad_mode.STATE.owned)
+        nbgrad.set_grad_enabled(True)
+        gc.enable()
+        assert state == (enabled, True, None), f"after an exception at line {where[1]}"
+        # and backward works again, into the same leaf
+        x.grad = None
+        _chain(x, 3).backward()
+        np.testing.assert_array_equal(x.grad.numpy(), np.full(4, 3.0))
+
+
+def test_detect_anomaly_failing_to_start_leaves_anomaly_mode_off():
+    # its warning, made an error, must stop it before it turns anomaly mode on (torch warns
+    # before it does anything)
+    from nbgrad.autograd import anomaly_mode
+
+    was = list(anomaly_mode.ENABLED)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            with pytest.raises(UserWarning, match="Anomaly Detection has been enabled"):
+                with nbgrad.autograd.detect_anomaly():
+                    pass
+            with pytest.raises(UserWarning, match="Anomaly Detection has been enabled"):
+                nbgrad.autograd.detect_anomaly()(lambda: None)()
+        assert not nbgrad.autograd.is_anomaly_enabled()
+    finally:
+        anomaly_mode.ENABLED[:] = was

@@ -39,7 +39,10 @@ def _bind_ops():
     from ..ops.elementwise import add
     from ..ops.inplace import add_into
 
-    _add, _clone, _add_into = add, clone, add_into
+    _clone, _add_into = clone, add_into
+    _add = add  # last: execute binds again while it is None
+
+
 _ANOMALY = anomaly_mode.ENABLED
 
 
@@ -117,44 +120,23 @@ def execute(roots, seeds, keep_graph, create_graph, inputs=None, accumulate=True
     tensors: with ``accumulate`` their ``.grad`` is accumulated, else their gradients are
     returned (a list with None for unreached inputs) and no ``.grad`` is touched.
     """
-    if _add is None:
-        _bind_ops()
-    add = _add
-    targets = None
-    captured = None
-    needed = None
-    if inputs is None:
-        deps = _graph_deps(roots)
-    else:
-        targets = {}
-        for i, t in enumerate(inputs):
-            node, nr = edge_of(t)
-            tg = targets.setdefault(node, [])
-            if not (accumulate and any(inputs[j] is t for _, j in tg)):  # listed twice: once
-                tg.append((nr, i))
-        captured = [None] * len(inputs)
-        deps, needed = _graph_deps_needed(roots, targets)
-
-    # gradients waiting for each node: the tensor itself for a node with one output,
-    # else a list with one slot per output
-    buffers = {}
-    for (node, nr), g in zip(roots, seeds):
-        if node is None or g is None:
-            continue
-        _deliver(buffers, node, nr, g, add)
-
-    heap = [(-n._seq, n) for n, c in deps.items() if c == 0]
-    heapq.heapify(heap)
+    # Each state change is made inside the ``try`` and undone by its ``finally``: an
+    # exception anywhere (a KeyboardInterrupt) leaves grad mode and the collector as they were.
     prev = _STATE.enabled
-    _STATE.enabled = create_graph
-    # The cyclic collector would rescan every live node and tensor of a big graph many
-    # times over while backward allocates; backward makes no cycles it must collect.
     gc_was = gc.isenabled()
-    if gc_was and len(deps) > 256:
-        gc.disable()
-    else:
-        gc_was = False
+    gc_off = False
     try:
+        _STATE.enabled = create_graph  # (the seeds' sums too are recorded only with it)
+        if _add is None:
+            _bind_ops()
+        add = _add
+        deps, targets, needed, captured, buffers, heap = _start(roots, seeds, inputs,
+                                                                accumulate)
+        # The cyclic collector would rescan every live node and tensor of a big graph many
+        # times over while backward allocates; backward makes no cycles it must collect.
+        if gc_was and len(deps) > 256:
+            gc_off = True  # before the call: the finally must not miss it
+            gc.disable()
         plain = not _ANOMALY[0]
         # with inputs: the nodes that only pass gradients on toward them take the plain path
         inner = None if needed is None else needed.difference(targets)
@@ -299,9 +281,37 @@ def execute(roots, seeds, keep_graph, create_graph, inputs=None, accumulate=True
     finally:
         _STATE.enabled = prev
         _STATE.owned = None
-        if gc_was:
+        if gc_off:
             gc.enable()
     return captured
+
+
+def _start(roots, seeds, inputs, accumulate):
+    """What ``execute`` starts from: each node's dependency count; with ``inputs``, the
+    nodes that hold them (``targets``: node -> [(output_nr, index in inputs)]), the nodes
+    that lead to one (``needed``) and the list of their gradients (``captured``); the
+    seeds delivered to the roots (``buffers``); the heap of nodes ready to run."""
+    targets = needed = captured = None
+    if inputs is None:
+        deps = _graph_deps(roots)
+    else:
+        targets = {}
+        for i, t in enumerate(inputs):
+            node, nr = edge_of(t)
+            tg = targets.setdefault(node, [])
+            if not (accumulate and any(inputs[j] is t for _, j in tg)):  # listed twice: once
+                tg.append((nr, i))
+        captured = [None] * len(inputs)
+        deps, needed = _graph_deps_needed(roots, targets)
+    # gradients waiting for each node: the tensor itself for a node with one output,
+    # else a list with one slot per output
+    buffers = {}
+    for (node, nr), g in zip(roots, seeds):
+        if node is not None and g is not None:
+            _deliver(buffers, node, nr, g, _add)
+    heap = [(-n._seq, n) for n, c in deps.items() if c == 0]
+    heapq.heapify(heap)
+    return deps, targets, needed, captured, buffers, heap
 
 
 def _deliver(buffers, node, nr, g, add):
