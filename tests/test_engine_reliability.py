@@ -23,6 +23,11 @@ from nbgrad.autograd import api, engine, grad_mode
 N = 1024
 
 
+@pytest.fixture
+def torch():
+    return pytest.importorskip("torch")
+
+
 def _small_ints(seed, shape=(N, N)):
     # small integers: every sum of them is exact in float32, so a result compares exactly
     return np.random.default_rng(seed).integers(0, 8, shape).astype(np.float32)
@@ -275,3 +280,39 @@ def test_detect_anomaly_failing_to_start_leaves_anomaly_mode_off():
         assert not nbgrad.autograd.is_anomaly_enabled()
     finally:
         anomaly_mode.ENABLED[:] = was
+
+
+def test_hooks_registered_during_backward(torch):
+    # a hook that hooks (or retains) another output of the same node while the engine runs
+    # that node's hooks: the new ones wait for the next backward, as in torch
+    def run(lib):
+        class Two(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 1.0, x * 2.0
+
+            @staticmethod
+            def backward(ctx, ga, gb):
+                return ga + 2 * gb
+
+        x = lib.ones(4, dtype=lib.float64, requires_grad=True)
+        a, b = Two.apply(x)
+        log = []
+
+        def hook_a(g):
+            log.append("a")
+            b.register_hook(lambda g: log.append("b") or g * 10)
+            b.retain_grad()
+
+        a.register_hook(hook_a)
+        (a.sum() + b.sum()).backward(retain_graph=True)
+        first = (list(log), x.grad.numpy().copy(), b.grad.numpy().copy())
+        (a.sum() + b.sum()).backward()
+        return first, (log, x.grad.numpy(), b.grad.numpy())
+
+    ours, theirs = run(nbgrad), run(torch)
+    # first backward: ["a"], x.grad 3, b.grad 1; second: both hooks on b run, b.grad 101
+    assert [r[0] for r in ours] == [r[0] for r in theirs] == [["a"], ["a", "a", "b", "b"]]
+    for mine, ref in zip(ours, theirs):
+        np.testing.assert_array_equal(mine[1], ref[1])
+        np.testing.assert_array_equal(mine[2], ref[2])

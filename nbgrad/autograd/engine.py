@@ -202,11 +202,11 @@ def execute(roots, seeds, keep_graph, create_graph, inputs=None, accumulate=True
                 elif buf is None:
                     buf = [None] * node._n_out
                 if node._tensor_hooks:
-                    for nr, hooks in node._tensor_hooks.items():
+                    for nr, hooks in tuple(node._tensor_hooks.items()):
                         if buf[nr] is not None and hooks:
                             buf[nr] = _call_hooks(hooks, buf[nr])
                 if node._retain:
-                    for nr, ref in node._retain.items():
+                    for nr, ref in tuple(node._retain.items()):
                         t = ref()
                         if t is not None and buf[nr] is not None:
                             _retain(t, buf[nr])
