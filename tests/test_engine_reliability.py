@@ -211,8 +211,8 @@ def restore_gc():
         gc.enable()
 
 
-def _chain(x, n=300):
-    # more than 256 nodes: the engine turns the garbage collector off for it
+def _chain(x, n=260):
+    # more than 256 nodes: the engine turns the garbage collector off while it runs
     y = x
     for _ in range(n):
         y = y * 1.0
