@@ -32,13 +32,13 @@ class detect_anomaly(set_detect_anomaly):
         self.prev = None
 
     def __enter__(self):
-        self.prev = list(ENABLED)
-        ENABLED[0] = True
-        ENABLED[1] = bool(self.check_nan)
+        # warn first: a warning made an error must leave the mode off (no __exit__ follows)
         warnings.warn(
             "Anomaly Detection has been enabled. This mode will increase the runtime and "
             "should only be enabled for debugging.", UserWarning, stacklevel=2,
         )
+        self.prev = list(ENABLED)
+        ENABLED[:] = [True, bool(self.check_nan)]
         return self
 
     def __call__(self, fn):

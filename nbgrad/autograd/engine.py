@@ -8,6 +8,7 @@ order), as in PyTorch, so hooks fire in the same order.
 import gc
 import heapq
 import sys
+import threading
 from heapq import heappop, heappush
 
 from numpy import ndarray as _ndarray
@@ -38,7 +39,10 @@ def _bind_ops():
     from ..ops.elementwise import add
     from ..ops.inplace import add_into
 
-    _add, _clone, _add_into = add, clone, add_into
+    _clone, _add_into = clone, add_into
+    _add = add  # last: execute binds again while it is None
+
+
 _ANOMALY = anomaly_mode.ENABLED
 
 
@@ -116,44 +120,23 @@ def execute(roots, seeds, keep_graph, create_graph, inputs=None, accumulate=True
     tensors: with ``accumulate`` their ``.grad`` is accumulated, else their gradients are
     returned (a list with None for unreached inputs) and no ``.grad`` is touched.
     """
-    if _add is None:
-        _bind_ops()
-    add = _add
-    targets = None
-    captured = None
-    needed = None
-    if inputs is None:
-        deps = _graph_deps(roots)
-    else:
-        targets = {}
-        for i, t in enumerate(inputs):
-            node, nr = edge_of(t)
-            tg = targets.setdefault(node, [])
-            if not (accumulate and any(inputs[j] is t for _, j in tg)):  # listed twice: once
-                tg.append((nr, i))
-        captured = [None] * len(inputs)
-        deps, needed = _graph_deps_needed(roots, targets)
-
-    # gradients waiting for each node: the tensor itself for a node with one output,
-    # else a list with one slot per output
-    buffers = {}
-    for (node, nr), g in zip(roots, seeds):
-        if node is None or g is None:
-            continue
-        _deliver(buffers, node, nr, g, add)
-
-    heap = [(-n._seq, n) for n, c in deps.items() if c == 0]
-    heapq.heapify(heap)
+    # Each state change is made inside the ``try`` and undone by its ``finally``: an
+    # exception anywhere (a KeyboardInterrupt) leaves grad mode and the collector as they were.
     prev = _STATE.enabled
-    _STATE.enabled = create_graph
-    # The cyclic collector would rescan every live node and tensor of a big graph many
-    # times over while backward allocates; backward makes no cycles it must collect.
     gc_was = gc.isenabled()
-    if gc_was and len(deps) > 256:
-        gc.disable()
-    else:
-        gc_was = False
+    gc_off = False
     try:
+        _STATE.enabled = create_graph  # (the seeds' sums too are recorded only with it)
+        if _add is None:
+            _bind_ops()
+        add = _add
+        deps, targets, needed, captured, buffers, heap = _start(roots, seeds, inputs,
+                                                                accumulate)
+        # The cyclic collector would rescan every live node and tensor of a big graph many
+        # times over while backward allocates; backward makes no cycles it must collect.
+        if gc_was and len(deps) > 256:
+            gc_off = True  # before the call: the finally must not miss it
+            gc.disable()
         plain = not _ANOMALY[0]
         # with inputs: the nodes that only pass gradients on toward them take the plain path
         inner = None if needed is None else needed.difference(targets)
@@ -219,11 +202,11 @@ def execute(roots, seeds, keep_graph, create_graph, inputs=None, accumulate=True
                 elif buf is None:
                     buf = [None] * node._n_out
                 if node._tensor_hooks:
-                    for nr, hooks in node._tensor_hooks.items():
+                    for nr, hooks in tuple(node._tensor_hooks.items()):
                         if buf[nr] is not None and hooks:
                             buf[nr] = _call_hooks(hooks, buf[nr])
                 if node._retain:
-                    for nr, ref in node._retain.items():
+                    for nr, ref in tuple(node._retain.items()):
                         t = ref()
                         if t is not None and buf[nr] is not None:
                             _retain(t, buf[nr])
@@ -242,7 +225,7 @@ def execute(roots, seeds, keep_graph, create_graph, inputs=None, accumulate=True
                                     t = inputs[i]
                                     if is_acc:
                                         buf[0] = None
-                                        _accumulate(t, g, create_graph)
+                                        _accumulate(node, g, create_graph)
                                         g = None
                                     elif not t._retains_grad:  # else populated above
                                         _retain(t, g)
@@ -254,7 +237,7 @@ def execute(roots, seeds, keep_graph, create_graph, inputs=None, accumulate=True
                     if targets is None and buf[0] is not None:
                         g = buf[0]
                         buf = None
-                        _accumulate(node.variable, g, create_graph)
+                        _accumulate(node, g, create_graph)
                     continue
                 outs = _run_node(node, buf)
                 if not keep_graph:
@@ -298,9 +281,37 @@ def execute(roots, seeds, keep_graph, create_graph, inputs=None, accumulate=True
     finally:
         _STATE.enabled = prev
         _STATE.owned = None
-        if gc_was:
+        if gc_off:
             gc.enable()
     return captured
+
+
+def _start(roots, seeds, inputs, accumulate):
+    """What ``execute`` starts from: each node's dependency count; with ``inputs``, the
+    nodes that hold them (``targets``: node -> [(output_nr, index in inputs)]), the nodes
+    that lead to one (``needed``) and the list of their gradients (``captured``); the
+    seeds delivered to the roots (``buffers``); the heap of nodes ready to run."""
+    targets = needed = captured = None
+    if inputs is None:
+        deps = _graph_deps(roots)
+    else:
+        targets = {}
+        for i, t in enumerate(inputs):
+            node, nr = edge_of(t)
+            tg = targets.setdefault(node, [])
+            if not (accumulate and any(inputs[j] is t for _, j in tg)):  # listed twice: once
+                tg.append((nr, i))
+        captured = [None] * len(inputs)
+        deps, needed = _graph_deps_needed(roots, targets)
+    # gradients waiting for each node: the tensor itself for a node with one output,
+    # else a list with one slot per output
+    buffers = {}
+    for (node, nr), g in zip(roots, seeds):
+        if node is not None and g is not None:
+            _deliver(buffers, node, nr, g, _add)
+    heap = [(-n._seq, n) for n, c in deps.items() if c == 0]
+    heapq.heapify(heap)
+    return deps, targets, needed, captured, buffers, heap
 
 
 def _deliver(buffers, node, nr, g, add):
@@ -383,22 +394,25 @@ def _materialize(node, buf):
     return out
 
 
-def _accumulate(var, g, create_graph):
-    """Add ``g`` into leaf ``var.grad`` (PyTorch's AccumulateGrad)."""
-    old = var._grad
-    if old is None:
-        if create_graph:
-            var._grad = g
-        elif g._rg or g._base is not None or _shared(g):
-            # someone else holds this gradient (a user seed, a view): keep a private copy
-            # (grad mode is off: the engine turns it off when it builds no graph)
-            var._grad = _clone(g)
+def _accumulate(acc, g, create_graph):
+    """Add ``g`` into ``.grad`` of the leaf of AccumulateGrad node ``acc``, under the node's
+    lock: another thread's backward may be adding into the same ``.grad``."""
+    var = acc.variable
+    with acc.lock:
+        old = var._grad
+        if old is None:
+            if create_graph:
+                var._grad = g
+            elif g._rg or g._base is not None or _shared(g):
+                # someone else holds this gradient (a user seed, a view): keep a private
+                # copy (grad mode is off: the engine turns it off when it builds no graph)
+                var._grad = _clone(g)
+            else:
+                var._grad = g
+        elif create_graph or old._rg:
+            var._grad = _add(old, g)
         else:
-            var._grad = g
-    elif create_graph or old._rg:
-        var._grad = _add(old, g)
-    else:
-        _add_into(old, g)
+            _add_into(old, g)
 
 
 def _shared(g):
@@ -415,10 +429,14 @@ def _shared(g):
     return _getrc(b) > _RC + 1
 
 
+# serializes updates of a retained non-leaf ``.grad`` (a rare path: one lock for all)
+_retain_lock = threading.Lock()
+
+
 def _retain(t, g):
     """``.grad`` of a non-leaf that called ``retain_grad()`` (or was named in ``inputs``)."""
-    if t._grad is None:
-        t._grad = _clone(g)  # (recorded only with create_graph: grad mode is that flag)
-    else:
-        t._grad = _add(t._grad, g)
-
+    with _retain_lock:
+        if t._grad is None:
+            t._grad = _clone(g)  # (recorded only with create_graph: grad mode is that flag)
+        else:
+            t._grad = _add(t._grad, g)

@@ -7,6 +7,7 @@ version (as PyTorch's SavedVariable does), so a graph is freed by reference coun
 
 import itertools
 import re
+import threading
 import weakref
 
 from . import anomaly_mode as _anomaly_mode
@@ -256,14 +257,18 @@ class Node:
 
 
 class AccumulateGrad(Node):
-    """The node of a leaf that requires grad: adds incoming gradients into ``.grad``."""
+    """The node of a leaf that requires grad: adds incoming gradients into ``.grad``.
 
-    __slots__ = ("variable",)
+    ``lock`` makes that addition atomic: backward may run in several threads at once
+    (PyTorch's AccumulateGrad holds a mutex too)."""
+
+    __slots__ = ("variable", "lock")
     _hooked = True  # always takes the engine's full path
 
     def __init__(self, variable):
         super().__init__(())
         self.variable = variable
+        self.lock = threading.Lock()
 
     def unpack_saved(self):
         return ()
@@ -272,13 +277,22 @@ class AccumulateGrad(Node):
         return ()
 
 
+# held while a leaf's AccumulateGrad is made, so that two threads never make two (each with
+# its own lock) for one leaf
+_new_accumulator = threading.Lock()
+
+
 def grad_accumulator(t):
     """The unique AccumulateGrad of leaf ``t`` (made on first use, held weakly by ``t``)."""
     ref = t._acc
     acc = ref() if ref is not None else None
     if acc is None:
-        acc = AccumulateGrad(t)
-        t._acc = weakref.ref(acc)
+        with _new_accumulator:
+            ref = t._acc  # another thread may have made it meanwhile
+            acc = ref() if ref is not None else None
+            if acc is None:
+                acc = AccumulateGrad(t)
+                t._acc = weakref.ref(acc)
     return acc
 
 
