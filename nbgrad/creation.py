@@ -122,6 +122,14 @@ def from_numpy(ndarray):
             "negative strides are not currently supported. (You can probably work around "
             "this by making a copy of your array  with array.copy().) "
         )
+    if not ndarray.flags.writeable:
+        import warnings
+
+        warnings.warn(
+            "The given NumPy array is not writable, and nbgrad does not support non-writable "
+            "tensors: in-place operations on this tensor will raise an error. You may want to "
+            "copy the array to protect its data or make it writable before converting it to a "
+            "tensor.", UserWarning, stacklevel=2)
     # a view: later in-place reshapes of ``ndarray`` leave the tensor as it was (as in PyTorch)
     return _wrap(ndarray.view(), dt, as_device("cpu"))
 
