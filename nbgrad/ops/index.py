@@ -676,7 +676,9 @@ def _index_put(t, key, value, accumulate, op, tensors_adv=False):
     if plan.__class__ is not _Plan:
         return setitem(t, plan, value)
     check_inplace(t)
-    assert_writable(t, internal=False)  # PyTorch only warns for an expanded tensor here
+    # PyTorch only warns (deprecated) for an expanded tensor and writes in loop order;
+    # refused here, as PyTorch's other in-place ops do
+    assert_writable(t)
     assert_no_overlap(t, value)
     dev = t._device
     be = backend(dev)

@@ -245,11 +245,11 @@ def inplace_binary(op, fn, t, other):
             f"{_CAT_NAMES.get(t._dtype._cat)}"
         )
     check_inplace(t)
-    assert_writable(t)
-    assert_no_partial_overlap(t, other)
     record = STATE.enabled and (t._rg or (other.__class__ is Tensor and other._rg))
     if not record and _direct(fn, t, other):
-        return t
+        return t  # _direct declines read-only, expanded and overlapping operands
+    assert_writable(t)
+    assert_no_partial_overlap(t, other)
     if record:
         _check_view(t, op)  # before anything is written
         r = fn(clone(t), other)  # the clone keeps the old value for backward
