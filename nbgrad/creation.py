@@ -5,6 +5,7 @@ import numbers
 import numpy as np
 
 from . import dtypes as _dt
+from .backends._cpupool import out_of_memory
 from .device import as_device
 from .ops.registry import backend
 from .tensor import Tensor, _wrap
@@ -21,19 +22,76 @@ def generator():
     return _rng[0]
 
 
-def _size(size):
+_I64 = 2**63 - 1
+
+
+def _unpack(v, fname, arg, pos):
+    """PyTorch's argument parser: a size beyond int64 is a TypeError, not a huge array."""
+    if not -_I64 - 1 <= v <= _I64:
+        raise TypeError(
+            f"{fname}(): argument '{arg}' failed to unpack the object at pos {pos} with error "
+            '"Overflow when unpacking long long"'
+        )
+
+
+def _int64(v):
+    """A Python int for an int64 argument PyTorch parses as a number (n, steps, high)."""
+    if isinstance(v, (int, np.integer)) and not isinstance(v, bool) and not -_I64 - 1 <= v <= _I64:
+        raise ValueError("Overflow when unpacking long long")
+    return v
+
+
+def _size(size, fname="empty"):
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = size[0]
+    elif len(size) == 1 and not isinstance(size[0], (int, np.integer, Tensor)):
+        raise TypeError(
+            f"{fname}(): argument 'size' (position 1) must be tuple of ints, not "
+            f"{type(size[0]).__name__}"
+        )
     out = []
-    for s in size:
+    for i, s in enumerate(size):
         if isinstance(s, Tensor):
             s = int(s.item())
         if not isinstance(s, (int, np.integer)):
-            raise TypeError(f"size must be a tuple of ints, but got an element of type {type(s).__name__}")
-        if s < 0:
-            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
+            raise TypeError(
+                f"{fname}(): argument 'size' failed to unpack the object at pos {i + 1} with "
+                f'error "type must be tuple of ints,but got {type(s).__name__}"'
+            )
+        _unpack(s, fname, "size", i + 1)
         out.append(int(s))
+    for s in out:
+        if s < 0:
+            if fname == "zeros":
+                raise RuntimeError("zeros: Dimension size must be non-negative.")
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {out}")
     return tuple(out)
+
+
+def _nbytes(shape, np_dtype):
+    """Bytes of a tensor of ``shape``; PyTorch's error when that overflows int64."""
+    n = 1
+    for s in shape:
+        n *= s
+    nb = n * np.dtype(np_dtype).itemsize
+    if nb > _I64:
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(shape)}")
+    return nb
+
+
+def _alloc(make, shape, np_dtype):
+    """``make()``, an allocation of ``shape``: PyTorch's RuntimeErrors for a size that
+    overflows and for memory the system refuses, not NumPy's ValueError / MemoryError."""
+    nb = _nbytes(shape, np_dtype)
+    try:
+        return make()
+    except MemoryError:
+        raise out_of_memory(nb) from None
+    except ValueError as e:
+        if "too big" not in str(e):
+            raise
+        # a float64 working array of NumPy's (arange, linspace) beyond int64 bytes
+        raise out_of_memory(nb) from None
 
 
 def _finish(data, dt, dev, requires_grad):
@@ -63,6 +121,10 @@ def _infer_dtype(data):
             raise TypeError(f"Could not infer dtype of {type(x).__name__}")
 
     walk(data)
+    return _dtype_of_kinds(kinds)
+
+
+def _dtype_of_kinds(kinds):
     if 2 in kinds:
         return _dt.get_default_dtype()
     if 1 in kinds:
@@ -85,13 +147,54 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
         dt = _dt.as_dtype(dtype) if dtype is not None else _dt.from_numpy_dtype(data.dtype)
         arr = data
     else:
+        if isinstance(data, (list, tuple)):
+            _check_rectangular(data)
         dt = _dt.as_dtype(dtype) if dtype is not None else _infer_dtype(data)
+        if dt._cat == 1:
+            _check_int64(data)
         if isinstance(data, (list, tuple)):
             data = _unwrap(data)
-        arr = np.asarray(data)
+        # a float dtype takes any Python int (2**70 too), as in PyTorch
+        arr = np.asarray(data, dtype=dt.np if dt._cat == 2 else None)
         if arr.dtype == object:
             raise ValueError("expected a sequence of numbers with a regular (rectangular) shape")
     return _finish(np.array(arr, dtype=dt.np, copy=True), dt, dev, requires_grad)
+
+
+def _check_rectangular(data):
+    """PyTorch's errors for nested lists of uneven lengths (the shape follows the first
+    element at each depth, as in PyTorch)."""
+    shape = []
+    x = data
+    while isinstance(x, (list, tuple)):
+        shape.append(len(x))
+        if not x:
+            break
+        x = x[0]
+
+    def walk(x, d):
+        if d == len(shape):
+            if isinstance(x, (list, tuple)):
+                raise TypeError(f"'{type(x).__name__}' object cannot be interpreted as an integer")
+            return
+        if not isinstance(x, (list, tuple)):
+            if isinstance(x, Tensor) and tuple(x.shape) == tuple(shape[d:]):
+                return
+            raise TypeError("not a sequence")
+        if len(x) != shape[d]:
+            raise ValueError(f"expected sequence of length {shape[d]} at dim {d} (got {len(x)})")
+        for y in x:
+            walk(y, d + 1)
+
+    walk(data, 0)
+
+
+def _check_int64(data):
+    if isinstance(data, (list, tuple)):
+        for y in data:
+            _check_int64(y)
+    else:
+        _int64(data)
 
 
 def _unwrap(x):
@@ -122,6 +225,14 @@ def from_numpy(ndarray):
             "negative strides are not currently supported. (You can probably work around "
             "this by making a copy of your array  with array.copy().) "
         )
+    if not ndarray.flags.writeable:
+        import warnings
+
+        warnings.warn(
+            "The given NumPy array is not writable, and nbgrad does not support non-writable "
+            "tensors: in-place operations on this tensor will raise an error. You may want to "
+            "copy the array to protect its data or make it writable before converting it to a "
+            "tensor.", UserWarning, stacklevel=2)
     # a view: later in-place reshapes of ``ndarray`` leave the tensor as it was (as in PyTorch)
     return _wrap(ndarray.view(), dt, as_device("cpu"))
 
@@ -130,10 +241,12 @@ def _dtype_or_default(dtype):
     return _dt.as_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
 
 
-def _fill(size, value, dtype, device, requires_grad):
+def _fill(size, value, dtype, device, requires_grad, fname):
     dev = as_device(device)
     dt = _dtype_or_default(dtype)
-    return _finish_dev(backend(dev).full(_size(size), value, dt.np), dt, dev, requires_grad)
+    shape = _size(size, fname)
+    data = _alloc(lambda: backend(dev).full(shape, value, dt.np), shape, dt.np)
+    return _finish_dev(data, dt, dev, requires_grad)
 
 
 def _finish_dev(data, dt, dev, requires_grad):
@@ -145,26 +258,29 @@ def _finish_dev(data, dt, dev, requires_grad):
 
 def zeros(*size, dtype=None, device=None, requires_grad=False):
     """A tensor of zeros."""
-    return _fill(size, 0, dtype, device, requires_grad)
+    return _fill(size, 0, dtype, device, requires_grad, "zeros")
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False):
     """A tensor of ones."""
-    return _fill(size, 1, dtype, device, requires_grad)
+    return _fill(size, 1, dtype, device, requires_grad, "ones")
 
 
 def empty(*size, dtype=None, device=None, requires_grad=False):
     """An uninitialised tensor."""
     dev = as_device(device)
     dt = _dtype_or_default(dtype)
-    return _finish_dev(backend(dev).empty(_size(size), dt.np), dt, dev, requires_grad)
+    shape = _size(size, "empty")
+    data = _alloc(lambda: backend(dev).empty(shape, dt.np), shape, dt.np)
+    return _finish_dev(data, dt, dev, requires_grad)
 
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
     """A tensor filled with ``fill_value`` (dtype inferred from it when not given)."""
     if dtype is None:
         dtype = _infer_dtype(fill_value)
-    return _fill((size,) if isinstance(size, int) else (tuple(size),), fill_value, dtype, device, requires_grad)
+    return _fill((size,) if isinstance(size, int) else (tuple(size),), fill_value, dtype, device,
+                 requires_grad, "full")
 
 
 def _like(t, dtype, device):
@@ -200,7 +316,8 @@ def rand(*size, dtype=None, device=None, requires_grad=False):
     dt = _dtype_or_default(dtype)
     if not dt.is_floating_point:
         raise RuntimeError(f'"check_uniform_bounds" not implemented for \'{dt.name}\'')
-    data = _rng[0].random(_size(size), dtype=dt.np)
+    shape = _size(size, "rand")
+    data = _alloc(lambda: _rng[0].random(shape, dtype=dt.np), shape, dt.np)
     return _finish(data, dt, as_device(device), requires_grad)
 
 
@@ -209,7 +326,8 @@ def randn(*size, dtype=None, device=None, requires_grad=False):
     dt = _dtype_or_default(dtype)
     if not dt.is_floating_point:
         raise RuntimeError(f'"normal_kernel_cpu" not implemented for \'{dt.name}\'')
-    data = _rng[0].standard_normal(_size(size), dtype=dt.np)
+    shape = _size(size, "randn")
+    data = _alloc(lambda: _rng[0].standard_normal(shape, dtype=dt.np), shape, dt.np)
     return _finish(data, dt, as_device(device), requires_grad)
 
 
@@ -217,8 +335,18 @@ def randint(low, high=None, size=(), *, dtype=None, device=None):
     """Integers uniform in [low, high)."""
     if high is None:
         low, high = 0, low
+    elif isinstance(high, (tuple, list)):  # randint(high, size)
+        low, high, size = 0, low, high
     dt = _dt.as_dtype(dtype) if dtype is not None else _dt.int64
-    data = _rng[0].integers(low, high, size=_size((size,) if isinstance(size, int) else (tuple(size),))).astype(dt.np)
+    shape = _size((size,) if isinstance(size, int) else (tuple(size),), "randint")
+    _int64(low)
+    _int64(high)
+    if not low < high:
+        raise RuntimeError(
+            f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
+        )
+    data = _alloc(lambda: _rng[0].integers(low, high, size=shape, dtype=np.int64).astype(dt.np),
+                  shape, np.int64)
     return _finish(data, dt, as_device(device), False)
 
 
@@ -236,26 +364,59 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     """Values from ``start`` to ``end`` (exclusive) by ``step``."""
     if end is None:
         start, end = 0, start
-    if step == 0:
+    for v in (start, end, step):
+        if isinstance(v, int) and not -_I64 - 1 <= v <= _I64:
+            raise OverflowError("int too big to convert")
+    if step == 0 or step != step:
         raise RuntimeError("step must be nonzero")
+    if not (np.isfinite(start) and np.isfinite(end)):
+        raise RuntimeError(f"unsupported range: {_num(start)} -> {_num(end)}")
+    if (step > 0 and end < start) or (step < 0 and end > start):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     if dtype is None:
         dt = _infer_dtype([start, end, step])
     else:
         dt = _dt.as_dtype(dtype)
-    n = max(0, int(np.ceil((end - start) / step)))
-    data = (start + step * np.arange(n, dtype=np.float64 if dt.is_floating_point else np.int64)).astype(dt.np)
+    size = np.ceil((end - start) / step)
+    if size >= 2**63:
+        raise RuntimeError("invalid size, possible overflow?")
+    n = max(0, int(size))
+    wt = np.float64 if dt.is_floating_point else np.int64
+    data = _alloc(lambda: (start + step * np.arange(n, dtype=wt)).astype(dt.np), (n,), dt.np)
     return _finish(data, dt, as_device(device), requires_grad)
+
+
+def _num(v):
+    """A number as PyTorch prints a Scalar in messages (``0``, ``1.5``, ``inf``)."""
+    v = float(v)
+    return str(int(v)) if v.is_integer() else str(v)
 
 
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
     dt = _dtype_or_default(dtype)
-    data = np.linspace(start, end, int(steps)).astype(dt.np)
+    if isinstance(steps, Tensor):
+        steps = steps.item()
+    if not isinstance(steps, (int, np.integer)) or isinstance(steps, bool):
+        raise TypeError(f"linspace(): argument 'steps' must be int, not {type(steps).__name__}")
+    steps = _int64(steps)
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    data = _alloc(lambda: np.linspace(start, end, int(steps)).astype(dt.np), (int(steps),), dt.np)
     return _finish(data, dt, as_device(device), requires_grad)
 
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
     """An identity matrix of ``n`` rows (and ``m`` columns)."""
     dt = _dtype_or_default(dtype)
-    data = np.eye(n, n if m is None else m, dtype=dt.np)
+    m = n if m is None else m
+    _int64(n)
+    _int64(m)
+    if n < 0:
+        raise RuntimeError(f"n must be greater or equal to 0, got {n}")
+    if m < 0:
+        raise RuntimeError(f"m must be greater or equal to 0, got {m}")
+    if n * m > _I64:
+        raise RuntimeError("numel: integer multiplication overflow")
+    data = _alloc(lambda: np.eye(n, m, dtype=dt.np), (n, m), dt.np)
     return _finish(data, dt, as_device(device), requires_grad)

@@ -72,9 +72,20 @@ def sole_view(a):
 
 def empty(shape, np_dtype, nbytes):
     """An uninitialized C-contiguous array; ``nbytes`` is its size in bytes."""
-    if nbytes < MIN_BYTES or _FREE is None or not _state["cap"]:
-        return np.empty(shape, np_dtype)
-    return _take(nbytes).view(np_dtype).reshape(shape)
+    try:
+        if nbytes < MIN_BYTES or _FREE is None or not _state["cap"]:
+            return np.empty(shape, np_dtype)
+        return _take(nbytes).view(np_dtype).reshape(shape)
+    except MemoryError:
+        raise out_of_memory(nbytes) from None
+
+
+def out_of_memory(nbytes):
+    """PyTorch's error for memory the system refuses (NumPy raises MemoryError)."""
+    return RuntimeError(
+        f"DefaultCPUAllocator: can't allocate memory: you tried to allocate {nbytes} bytes. "
+        "Error code 12 (Cannot allocate memory)"
+    )
 
 
 def empty_cache():

@@ -8,6 +8,7 @@ from ..kernels.cpu import elementwise as E
 from ..ops.registry import register_kernel
 from . import register_table
 from ._cpupool import empty as _pool_empty
+from ._cpupool import out_of_memory
 
 NAME = "cpu"
 
@@ -25,11 +26,17 @@ def empty(shape, np_dtype):
 
 
 def zeros(shape, np_dtype):
-    return np.zeros(shape, np_dtype)
+    try:
+        return np.zeros(shape, np_dtype)
+    except MemoryError:
+        raise out_of_memory(int(np.prod(shape, dtype=object)) * np.dtype(np_dtype).itemsize) from None
 
 
 def full(shape, value, np_dtype):
-    return np.full(shape, value, np_dtype)
+    try:
+        return np.full(shape, value, np_dtype)
+    except MemoryError:
+        raise out_of_memory(int(np.prod(shape, dtype=object)) * np.dtype(np_dtype).itemsize) from None
 
 
 def from_host(nd):

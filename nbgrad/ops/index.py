@@ -663,12 +663,23 @@ def _strip(vshape, n):
 
 
 def _index_put(t, key, value, accumulate, op, tensors_adv=False):
-    from .inplace import _check_view, _graph_on, check_inplace, setitem
+    from .inplace import (
+        _check_view,
+        _graph_on,
+        assert_no_overlap,
+        assert_writable,
+        check_inplace,
+        setitem,
+    )
 
     plan = _plan(t, key, tensors_adv)
     if plan.__class__ is not _Plan:
         return setitem(t, plan, value)
     check_inplace(t)
+    # PyTorch only warns (deprecated) for an expanded tensor and writes in loop order;
+    # refused here, as PyTorch's other in-place ops do
+    assert_writable(t)
+    assert_no_overlap(t, value)
     dev = t._device
     be = backend(dev)
     tgt = plan.out_shape

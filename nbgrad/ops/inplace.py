@@ -54,6 +54,104 @@ def add_into(dst, src):
     return dst
 
 
+# ----- memory overlap (PyTorch's MemOverlap rules) -----------------------------------------
+_PARTIAL = (
+    "unsupported operation: some elements of the input tensor and the written-to tensor refer "
+    "to a single memory location. Please clone() the tensor before performing the operation."
+)
+_INTERNAL = (
+    "unsupported operation: more than one element of the written-to tensor refers to a single "
+    "memory location. Please clone() the tensor before performing the operation."
+)
+_READONLY = (
+    "unsupported operation: the written-to tensor's memory is not writable (it shares memory "
+    "with a read-only NumPy array, e.g. through from_numpy). Please clone() the tensor before "
+    "performing the operation."
+)
+
+
+def _dense(a):
+    """PyTorch's ``is_non_overlapping_and_dense``: the elements tile one block of memory."""
+    f = a.flags
+    if f.c_contiguous or f.f_contiguous:
+        return True
+    expect = a.itemsize
+    for st, n in sorted((abs(st), n) for n, st in zip(a.shape, a.strides) if n != 1):
+        if st != expect:
+            return False
+        expect *= n
+    return True
+
+
+def _may_share(a, b):
+    """Whether NumPy arrays ``a`` and ``b`` may share memory: cheap when they view different
+    owning arrays (the common case), NumPy's bounds test otherwise."""
+    ab, bb = a.base, b.base
+    ra = a if ab is None else ab
+    rb = b if bb is None else bb
+    if ra is rb:
+        return True
+    if (ra.__class__ is np.ndarray and rb.__class__ is np.ndarray and ra.base is None
+            and rb.base is None):
+        return False  # two distinct owners of memory
+    return np.may_share_memory(a, b)
+
+
+def _lowest(a):
+    p = a.__array_interface__["data"][0]
+    for n, st in zip(a.shape, a.strides):
+        if st < 0:
+            p += (n - 1) * st
+    return p
+
+
+def overlap(a, b):
+    """PyTorch's ``get_overlap_status`` of arrays ``a`` and ``b``: 0 none (or too hard to
+    tell: some operand is not dense), 1 full (the same view), 2 partial."""
+    if a is b:
+        return 1
+    if a.__class__ is not np.ndarray or b.__class__ is not np.ndarray:
+        return 0
+    if not a.size or not b.size or not _may_share(a, b) or not (_dense(a) and _dense(b)):
+        return 0
+    alo, blo = _lowest(a), _lowest(b)
+    if alo == blo and a.shape == b.shape and a.strides == b.strides:
+        return 1
+    return 2 if alo < blo + b.nbytes and blo < alo + a.nbytes else 0
+
+
+def assert_no_partial_overlap(t, other):
+    """Raise PyTorch's error when ``other`` (read) and ``t`` (written) share some memory
+    without being the same view: the result would depend on the order of the loop."""
+    if other.__class__ is Tensor and overlap(t._data, other._data) == 2:
+        raise RuntimeError(_PARTIAL)
+
+
+def assert_no_overlap(t, other):
+    """Like ``assert_no_partial_overlap``, but the same view is refused too (index_put_)."""
+    if other.__class__ is Tensor and overlap(t._data, other._data):
+        raise RuntimeError(_PARTIAL)
+
+
+def assert_writable(t, internal=True):
+    """Raise before writing into ``t`` when its storage cannot take the write: an expanded
+    tensor (several elements at one address; PyTorch's error, unless ``internal`` is False as
+    for ``fill_``) or memory NumPy marks read-only."""
+    _check_writable(t._data, internal)
+
+
+def _check_writable(d, internal):
+    if d.__class__ is not np.ndarray:
+        return
+    f = d.flags
+    if internal and not f.c_contiguous and d.size > 1:
+        for n, st in zip(d.shape, d.strides):
+            if st == 0 and n > 1:
+                raise RuntimeError(_INTERNAL)
+    if not f.writeable:
+        raise RuntimeError(_READONLY)
+
+
 # ----- in-place ops on tensors ----------------------------------------------------------
 _CAT_NAMES = {0: "Bool", 1: "Long", 2: "Float"}
 
@@ -102,14 +200,25 @@ def _direct(fn, t, other):
         _DIRECT.update({E.add: "add", E.sub: "sub", E.mul: "mul", E.div: "div"})
     kname = _DIRECT.get(fn)
     td = t._data
-    if (kname is None or td.__class__ is not np.ndarray or not td.flags.c_contiguous
-            or not td.size or t._dtype is _dt.bool_):
+    if kname is None or td.__class__ is not np.ndarray or not td.size or t._dtype is _dt.bool_:
+        return False
+    f = td.flags
+    if not (f.c_contiguous and f.writeable):
         return False
     if other.__class__ is Tensor:
         od = other._data
         if (other._dtype is not t._dtype or od.__class__ is not np.ndarray
                 or od.shape != td.shape or not od.flags.c_contiguous):
             return False
+        if od is not td:
+            tb, ob = td.base, od.base
+            if tb is not None or ob is not None:
+                # views: distinct owning arrays cannot overlap; else the exact rule
+                tr = td if tb is None else tb
+                orr = od if ob is None else ob
+                if ((tr is orr or tr.__class__ is not np.ndarray or orr.__class__ is not np.ndarray
+                     or tr.base is not None or orr.base is not None) and overlap(td, od) == 2):
+                    return False  # the general path raises PyTorch's error
         if kname == "div" and not t._dtype.is_floating_point:
             return False
         E._CPU[kname].into(td.reshape(-1), od.reshape(-1))
@@ -145,7 +254,9 @@ def inplace_binary(op, fn, t, other):
     check_inplace(t)
     record = STATE.enabled and (t._rg or (other.__class__ is Tensor and other._rg))
     if not record and _direct(fn, t, other):
-        return t
+        return t  # _direct declines read-only, expanded and overlapping operands
+    assert_writable(t)
+    assert_no_partial_overlap(t, other)
     if record:
         _check_view(t, op)  # before anything is written
         r = fn(clone(t), other)  # the clone keeps the old value for backward
@@ -200,6 +311,7 @@ def fill_(t, value):
                 f"{value.ndim} dimensions."
             )
         value = value.item()
+    assert_writable(t, internal=False)  # PyTorch fills an expanded tensor
     tracked = _graph_on() and t._grad_fn is not None
     if tracked:
         _check_view(t, "fill_")
@@ -229,6 +341,8 @@ def copy_(t, src):
     from .shape import expand
 
     check_inplace(t)
+    assert_writable(t)
+    assert_no_partial_overlap(t, src)
     with no_grad():
         src_b = expand(src, tuple(t.shape)) if tuple(src.shape) != tuple(t.shape) else src
         if src_b._device != t._device:
@@ -279,6 +393,10 @@ def setitem(t, key, value):
         _check_view(t, "__setitem__")  # before anything is written
     be = backend(t._device)
     dst = be.getitem(t._data, key)
+    # PyTorch copies into the view t[key]: copy_'s checks, on that view
+    _check_writable(dst, True)
+    if value.__class__ is Tensor and overlap(dst, value._data) == 2:
+        raise RuntimeError(_PARTIAL)
     if isinstance(value, Tensor):
         from ..autograd.grad_mode import no_grad
         from .shape import expand

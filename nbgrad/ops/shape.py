@@ -15,29 +15,45 @@ def _view(x, arr):
     return t
 
 
-def _shape_arg(shape):
+def _shape_arg(shape, fname=None, arg="size"):
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = shape[0]
-    return tuple(int(s) for s in shape)
+    out = tuple(int(s) for s in shape)
+    if fname is not None:
+        for i, s in enumerate(out):
+            if not -(2**63) <= s < 2**63:  # PyTorch's argument parser, before any shape logic
+                raise TypeError(
+                    f"{fname}(): argument '{arg}' failed to unpack the object at pos {i + 1} "
+                    'with error "Overflow when unpacking long long"'
+                )
+    return out
 
 
 def _infer(shape, numel):
     """Resolve one ``-1`` in ``shape`` against ``numel``; PyTorch's errors otherwise."""
-    neg = [i for i, s in enumerate(shape) if s == -1]
-    if len(neg) > 1:
-        raise RuntimeError("only one dimension can be inferred")
-    for s in shape:
-        if s < -1:
-            raise RuntimeError(f"invalid shape dimension {s}")
+    neg = None
     known = 1
-    for s in shape:
-        if s != -1:
+    for i, s in enumerate(shape):
+        if s == -1:
+            if neg is not None:
+                raise RuntimeError("only one dimension can be inferred")
+            neg = i
+        elif s < -1:
+            raise RuntimeError(f"invalid shape dimension {s} at index {i} of shape {list(shape)}")
+        else:
             known *= s
-    if neg:
-        if known == 0 or numel % known:
+    if neg is not None:
+        if known == 0:
+            if numel == 0:
+                raise RuntimeError(
+                    f"cannot reshape tensor of 0 elements into shape {list(shape)} because the "
+                    "unspecified dimension size -1 can be any value and is ambiguous"
+                )
+            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+        if numel % known:
             raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
         shape = list(shape)
-        shape[neg[0]] = numel // known
+        shape[neg] = numel // known
         return tuple(shape)
     if known != numel:
         raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
@@ -62,7 +78,7 @@ class ViewBackward0(Node):
 
 def view(input, *shape):
     """A view with a new shape (no copy; errors when the strides do not allow it)."""
-    shape = _infer(_shape_arg(shape), input._data.size)
+    shape = _infer(_shape_arg(shape, "view"), input._data.size)
     arr = backend(input._device).reshape_view(input._data, shape)
     if arr is None:
         raise RuntimeError(
@@ -77,7 +93,7 @@ def view(input, *shape):
 
 def reshape(input, *shape):
     """A tensor with a new shape: a view when possible, else a copy."""
-    shape = _infer(_shape_arg(shape), input._data.size)
+    shape = _infer(_shape_arg(shape, "reshape", "shape"), input._data.size)
     if tuple(input._data.shape) == shape:
         arr = input._data
     else:
@@ -170,7 +186,7 @@ class ExpandBackward0(Node):
 
 def expand(input, *sizes):
     """A view broadcast to ``sizes`` (``-1`` keeps a dim); no memory is copied."""
-    sizes = _shape_arg(sizes)
+    sizes = _shape_arg(sizes, "expand")
     n = input.ndim
     if len(sizes) < n:
         raise RuntimeError(
@@ -184,10 +200,10 @@ def expand(input, *sizes):
     new_shape, new_st = [], []
     for i, s in enumerate(sizes):
         if i < lead:
-            if s < 0:
+            if s == -1:
                 raise RuntimeError(
                     f"The expanded size of the tensor ({s}) isn't allowed in a leading, "
-                    "non-existing dimension 0"
+                    f"non-existing dimension {i}"
                 )
             new_shape.append(s)
             new_st.append(0)
@@ -208,10 +224,28 @@ def expand(input, *sizes):
                 f"Tensor sizes: {list(shp)}"
             )
     new_shape = tuple(new_shape)
+    numel = 1
+    if any(s < 0 for s in new_shape) and 0 in new_shape:
+        # PyTorch makes a tensor with a negative size here; refuse it
+        raise RuntimeError(
+            f"Trying to create tensor with negative dimension {min(new_shape)}: {list(new_shape)}"
+        )
+    for s in new_shape:
+        # PyTorch multiplies the sizes as unsigned: any size below -1 overflows
+        numel *= s if s >= 0 else 2**64 + s
+    if numel >= 2**63:
+        raise RuntimeError("numel: integer multiplication overflow")
     if new_shape == tuple(shp):
         arr = input._data
     else:
-        arr = backend(input._device).expand(input._data, new_shape, tuple(new_st))
+        try:
+            arr = backend(input._device).expand(input._data, new_shape, tuple(new_st))
+        except ValueError:
+            # NumPy caps even a stride-0 view at int64 bytes; PyTorch does not
+            raise RuntimeError(
+                f"expand: nbgrad cannot represent a view of shape {list(new_shape)}: its size in "
+                "bytes exceeds the int64 range (a limit of its NumPy storage)"
+            ) from None
     out = _view(input, arr)
     if needs_grad(input):
         record(ExpandBackward0, out, (input,), (), tuple(shp))

@@ -8,8 +8,11 @@ one pass over each parameter, and bump each parameter's version counter.
 import warnings
 from collections import defaultdict
 
+import numpy as np
+
 from ..autograd.grad_mode import enable_grad
 from ..ops._core import copy_data
+from ..ops.inplace import assert_writable
 from ..ops.registry import backend, kernel
 from ..tensor import Tensor
 
@@ -233,7 +236,10 @@ class Optimizer:
         """``(flat contiguous array to update, array to copy back into or None)``."""
         d = p._data
         if _is_c(d, p._device):
+            if d.__class__ is np.ndarray and not d.flags.writeable:
+                assert_writable(p)  # raises PyTorch's error rather than Numba's
             return d.reshape(-1), None
+        assert_writable(p)  # an expanded parameter: PyTorch's error
         c = copy_data(d, p._dtype, p._device)
         return c.reshape(-1), c
 
