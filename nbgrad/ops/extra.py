@@ -296,7 +296,8 @@ class NormBackward1(Node):
         if p in (math.inf, -math.inf):
             mask = eq(abs(x), y)
             count = _sum(mask, dims, keepdim=True)
-            return (mul(sign(x), div(where(mask, g, 0.0), count)),)
+            # where after the division: a NaN slice has no match (count 0), gradient 0
+            return (mul(sign(x), where(mask, div(g, count), 0.0)),)
         zero = eq(y, 0)
         ysafe = where(zero, 1.0, y)
         if p == 2:
