@@ -177,3 +177,40 @@ def test_special_values_match_torch(op, shapes, dtype):
             if t_th.grad is not None:
                 assert_same(t_nb.grad.numpy(), t_th.grad.numpy(), _tol(dtype),
                             f"grad of input {i}, {what}", signs=False)
+
+
+VECTOR_OPS = ("exp", "log", "log1p", "expm1", "tanh", "sigmoid", "erf", "sqrt", "rsqrt",
+              "sin", "cos", "relu", "abs", "sign", "neg")
+
+
+@pytest.mark.parametrize("name", VECTOR_OPS)
+def test_special_values_long_float32_matches_torch(name):
+    """Long float32 inputs take the vectorized loops (vmath's float32 math on the CPU, and
+    torch's SIMD paths): specials among ordinary values, values and gradients."""
+    rng = np.random.default_rng(7)
+    a = (rng.standard_normal(1000) * 3).astype(np.float32)
+    a[rng.integers(0, 1000, 200)] = rng.choice(np.array(SPECIALS, np.float32), 200)
+    x_nb = nbgrad.tensor(a, requires_grad=True)
+    x_th = torch.tensor(a, requires_grad=True)
+    y_nb, y_th = getattr(nbgrad, name)(x_nb), getattr(torch, name)(x_th)
+    assert_same(y_nb.detach().numpy(), y_th.detach().numpy(), _tol("float32"), name)
+    go = rng.uniform(0.5, 1.5, 1000).astype(np.float32)
+    y_nb.backward(nbgrad.tensor(go))
+    y_th.backward(torch.tensor(go))
+    assert_same(x_nb.grad.numpy(), x_th.grad.numpy(), _tol("float32"), f"grad of {name}",
+                signs=False)
+
+
+def test_issue_13_examples():
+    """The cases reported in issue #13, spelled out."""
+    nan = float("nan")
+    assert math.isnan(nbgrad.maximum(nbgrad.tensor([nan]), nbgrad.tensor([0.0])).item())
+    assert math.isnan(nbgrad.minimum(nbgrad.tensor([0.0]), nbgrad.tensor([nan])).item())
+    x = nbgrad.tensor([1.0, nan, 3.0, nan], requires_grad=True)
+    x.max().backward()
+    assert x.grad.tolist() == [0.0, 0.5, 0.0, 0.5]  # torch: shared among the NaNs
+    x = nbgrad.tensor([nan, -1.0, 2.0], requires_grad=True)
+    nbgrad.relu(x).sum().backward()
+    assert x.grad.tolist() == [1.0, 0.0, 1.0]
+    s = nbgrad.sign(nbgrad.tensor([nan, -0.0, 0.0, -2.0])).numpy()
+    assert s.tolist() == [0.0, 0.0, 0.0, -1.0] and not np.signbit(s[:3]).any()
