@@ -84,6 +84,15 @@ EXTRA = [
     Op("where_scalar_nan", lambda m, a: m.where(a > 0, a, NAN), _np_sel_max, S),
     Op("mse_loss", lambda m, a, b: m.nn.functional.mse_loss(a, b), _np_sel_max,
        (((3, 4), (3, 4)),)),
+    Op("cross_entropy", lambda m, a: m.nn.functional.cross_entropy(a, m.tensor([0, 2, 1])),
+       _np_sel_max, S),
+    Op("bce_with_logits", lambda m, a, b: m.nn.functional.binary_cross_entropy_with_logits(
+        a, b.abs().clamp(max=1.0)), _np_sel_max, (((3, 4), (3, 4)),)),
+    Op("layer_norm", lambda m, a: m.nn.functional.layer_norm(a, (4,)), _np_sel_max, R3),
+    Op("linear", lambda m, a, w, b: m.nn.functional.linear(a, w, b), _np_sel_max,
+       (((3, 4), (2, 4), (2,)),)),
+    Op("einsum", lambda m, a, b: m.einsum("ij,jk->ik", a, b), _np_sel_max,
+       (((3, 4), (4, 2)),)),
 ]
 
 ALL = OPS + EXTRA
