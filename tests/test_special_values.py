@@ -104,10 +104,7 @@ ALL = OPS + EXTRA
 _ANY_ZERO_SIGN = re.compile(r"^(max|min|amax|amin)(?!imum|_binary)|^gelu")
 
 # mismatches left open: op name -> reason (strict xfail: each must still fail)
-XFAIL = {
-    "prod_dim": "prod's gradient with several zeros or infinities in a slice "
-                        "differs from torch's prod_backward (NaN where torch has numbers)",
-}
+XFAIL = {}
 
 
 def _case_id(op, shapes):
