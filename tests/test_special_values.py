@@ -17,6 +17,8 @@ from test_ops import OPS, R3, UNARY, Op, S
 import nbgrad
 
 torch = pytest.importorskip("torch")
+# NumPy's matmul (the CPU GEMM) warns on inf * 0; torch does not (noted, not this file's)
+pytestmark = pytest.mark.filterwarnings("ignore:invalid value encountered in matmul")
 
 NAN, INF = math.nan, math.inf
 SPECIALS = (NAN, INF, -INF, -0.0, 0.0)
@@ -118,7 +120,7 @@ CASES = [
     pytest.param(op, shapes, id=_case_id(op, shapes),
                  marks=[pytest.mark.xfail(strict=True, reason=XFAIL[op.name])]
                  if op.name in XFAIL else [])
-    for op in ALL for shapes in op.shapes[:3]
+    for op in ALL for shapes in op.shapes[:2]
 ]
 
 _ORDINARY = np.array([1.5, -0.75, 2.0, -3.0, 0.5, 0.25, -1.25])
