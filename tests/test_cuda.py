@@ -291,3 +291,34 @@ def test_scatters_with_duplicates(monkeypatch, spread):
     monkeypatch.setattr(IX, "DEPTH_MAX", 0 if spread else 1 << 30)
     for w, g in zip(want, run(DEV)):
         np.testing.assert_allclose(g, w, rtol=1e-12)
+
+
+def test_special_values_and_empty_reductions_as_cpu():
+    """NaN, ±inf and ±0.0 through the elementwise kernels (scalar.py, shared) and the CUDA
+    reduction kernels give the CPU's results (tests/test_special_values.py checks those
+    against torch); reductions over empty tensors give the same empty results."""
+    nan, inf = np.nan, np.inf
+    a = np.array([[nan, 1.0, -0.0, inf], [0.0, -inf, 2.0, -1.0], [nan, nan, 0.5, -0.0]])
+    b = np.array([[0.0, nan, 0.0, -inf], [-0.0, 3.0, nan, -1.0], [1.0, nan, -2.0, 0.0]])
+
+    def run(dev):
+        x = nbgrad.tensor(a, device=dev, requires_grad=True)
+        y = nbgrad.tensor(b, device=dev, requires_grad=True)
+        outs = [nbgrad.maximum(x, y), nbgrad.minimum(x, y), x.clamp(min=nan),
+                nbgrad.clamp(x, y, 1.0), x.relu(), x.sign(), x.abs(), x.rsqrt(), x**0.5,
+                x.amax(1), x.amin(0), x.max(), y.min(), x.max(1).values, y.min(0).values]
+        idx = [x.max(1).indices, y.argmin(0), x.argmax(), y.argmin(1)]
+        loss = sum(((o * (i + 1.5)).sum() for i, o in enumerate(outs)), x.sum() * 0)
+        gx, gy = nbgrad.autograd.grad(loss, (x, y))
+        e = nbgrad.zeros(0, 3, device=dev)
+        empty = [e.max(1).values, e.argmax(1), e.amax(1, keepdim=True), e.sum(0), e.min(1)[1]]
+        return [host(t) for t in outs + idx + [gx, gy] + empty]
+
+    want = run("cpu")
+    with np.errstate(invalid="ignore", divide="ignore"):  # the simulator's NumPy scalars
+        got = run(DEV)
+    for w, g in zip(want, got):
+        assert w.shape == g.shape and w.dtype == g.dtype
+        np.testing.assert_array_equal(g, w)
+        num = ~np.isnan(w)  # a NaN's sign bit means nothing
+        np.testing.assert_array_equal(np.signbit(g[num]), np.signbit(w[num]))

@@ -75,11 +75,12 @@ def abs_(a):
 
 @_jit
 def sign(a):
+    # PyTorch: sign(nan) and sign(-0.0) are +0 (so abs's gradient at nan is 0)
     if a > 0:
         return 1
     if a < 0:
         return -1
-    return 0 * a  # keeps nan as nan, zero as zero
+    return 0
 
 
 @_jit
@@ -97,9 +98,10 @@ def sigmoid(a):
 
 @_jit
 def relu(a):
-    if a > 0 or a != a:  # nan passes through, as in PyTorch
-        return a
-    return 0
+    # PyTorch's clamp_min(a, 0): nan and -0.0 pass through
+    if a < 0:
+        return 0
+    return a
 
 
 @_jit
@@ -156,9 +158,10 @@ def sigmoid_bwd(g, y):
 
 @_jit
 def relu_bwd(g, x):
-    if x > 0:
-        return g
-    return 0
+    # PyTorch's threshold_backward: zero where x <= 0, so the gradient passes at nan
+    if x <= 0:
+        return 0
+    return g
 
 
 @_jit
@@ -185,7 +188,7 @@ def rsqrt(a):
     if a > 0:
         return 1.0 / math.sqrt(a)
     if a == 0:
-        return math.inf
+        return math.copysign(math.inf, a)  # 1 / sqrt(-0.0) is -inf
     return math.nan
 
 
@@ -209,16 +212,17 @@ def erf(a):
     return math.erf(a)
 
 
+# clamp_min(a, b) is also maximum(a, b): NaN on either side propagates, a tie keeps a
 @_jit
 def clamp_min(a, lo):
-    if a < lo:
+    if a < lo or lo != lo:
         return lo
     return a
 
 
 @_jit
 def clamp_max(a, hi):
-    if a > hi:
+    if a > hi or hi != hi:
         return hi
     return a
 

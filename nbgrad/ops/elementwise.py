@@ -723,7 +723,9 @@ class PowBackward1(Node):
         fa, fb = self.next_functions
         ga = gb = None
         if fa[0] is not None:
-            ga = sum_to(mul(g, mul(b, pow(a, sub(b, 1)))), _shape(a))
+            # PyTorch's convention: no gradient where the exponent is 0 (nan ** 0 is 1)
+            ga = mul(g, mul(b, pow(a, sub(b, 1))))
+            ga = sum_to(where(eq(b, 0), 0.0, ga), _shape(a))
         if fb[0] is not None:
             # 0 ** b with b >= 0 has no log term (PyTorch's convention avoids nan there)
             safe = where(logical_and(eq(a, 0), ge(b, 0)), 0.0, mul(r, log(a)))
@@ -756,6 +758,9 @@ def pow(input, exponent):
             raise RuntimeError("Integers to negative integer powers are not allowed.")
         if exponent == 2 and input._dtype._cat == _FLOAT_CAT:
             out = _binary("mul", input, input)
+        elif (exponent == 0.5 or exponent == -0.5) and input._dtype._cat == _FLOAT_CAT:
+            # as PyTorch: sqrt / rsqrt, so (-inf) ** 0.5 is nan and (-0.0) ** -0.5 is -inf
+            out = _unary("sqrt" if exponent > 0 else "rsqrt", input)
         else:
             out = _binary("pow", input, exponent)
         if needs_grad(input):

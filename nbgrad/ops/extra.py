@@ -164,6 +164,7 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 # ----- prod --------------------------------------------------------------------------------
 _EXACT_LIMIT = 1 << 24  # elements of the (K, R, R) tensor the exact zero rule may build
+_PRODUCT_LIMIT = 1 << 18  # the same, when no graph is built (a cheaper rule exists)
 
 
 def _others_product(x, dims):
@@ -206,8 +207,10 @@ class ProdBackward0(Node):
             return (mul(g, div(y, x)),)
         K = x.numel() // max(_numel(shape, dims), 1)
         R = _numel(shape, dims)
-        if needs_grad(x, g) and K * R * R <= _EXACT_LIMIT:
-            # building a graph (create_graph): a rule whose own derivative is right at zeros
+        if K * R * R <= (_EXACT_LIMIT if needs_grad(x, g) else _PRODUCT_LIMIT):
+            # building a graph (create_graph): a rule whose own derivative is right at zeros;
+            # otherwise, as PyTorch once any element is 0, products of the others with no
+            # division, so a slice holding infinities keeps finite gradients
             return (mul(g, _others_product(x, dims)),)
         count = _sum(zero, dims, keepdim=True)
         safe = where(zero, 1.0, x)
@@ -296,7 +299,8 @@ class NormBackward1(Node):
         if p in (math.inf, -math.inf):
             mask = eq(abs(x), y)
             count = _sum(mask, dims, keepdim=True)
-            return (mul(sign(x), div(where(mask, g, 0.0), count)),)
+            # where after the division: a NaN slice has no match (count 0), gradient 0
+            return (mul(sign(x), where(mask, div(g, count), 0.0)),)
         zero = eq(y, 0)
         ysafe = where(zero, 1.0, y)
         if p == 2:

@@ -12,6 +12,7 @@ from .elementwise import (
     div,
     exp,
     ge,
+    gt,
     le,
     logical_and,
     logical_or,
@@ -111,7 +112,9 @@ def erf(input):
 
 
 class ClampBackward1(Node):
-    """Gradient goes to whichever of x, min, max the output took (x on ties)."""
+    """PyTorch's clamp_backward and clamp_backward_min_max: x gets the gradient where
+    ``min <= x <= max``, min where ``x < min < max``, max where ``x > max`` or
+    ``max < min`` (so nothing flows where a NaN is involved)."""
 
     __slots__ = ()
 
@@ -119,21 +122,19 @@ class ClampBackward1(Node):
         x, lo, hi = saved
         if lo is not None and hi is not None:
             in_x = logical_and(ge(x, lo), le(x, hi))
-            if isinstance(lo, Tensor) or isinstance(hi, Tensor):
-                to_lo = logical_and(lt(x, lo), le(lo, hi))
-            else:
-                to_lo = lt(x, lo) if lo <= hi else lt(x, -math.inf)
         elif lo is not None:
-            in_x, to_lo = ge(x, lo), lt(x, lo)
+            in_x = ge(x, lo)
         else:
-            in_x, to_lo = le(x, hi), None
+            in_x = le(x, hi)
         f = [e[0] for e in self.next_functions] + [None, None]
         gx = where(in_x, g, 0.0) if f[0] is not None else None
-        glo = sum_to(where(to_lo, g, 0.0), lo.shape) if f[1] is not None else None
-        ghi = None
+        glo = ghi = None
+        if f[1] is not None:
+            to_lo = lt(x, lo) if hi is None else logical_and(lt(x, lo), lt(lo, hi))
+            glo = sum_to(where(to_lo, g, 0.0), lo.shape)
         if f[2] is not None:
-            not_hi = in_x if to_lo is None else logical_or(in_x, to_lo)
-            ghi = sum_to(where(not_hi, 0.0, g), hi.shape)
+            to_hi = gt(x, hi) if lo is None else logical_or(gt(x, hi), lt(hi, lo))
+            ghi = sum_to(where(to_hi, g, 0.0), hi.shape)
         return (gx, glo, ghi)[: len(self.next_functions)]
 
 

@@ -1,6 +1,5 @@
 """Reductions: sum, mean, amax/amin, max/min (with indices), argmax/argmin."""
 
-import builtins
 from collections import namedtuple
 
 import numpy as np
@@ -268,23 +267,38 @@ class AminBackward0(AmaxBackward0):
     __slots__ = ()
 
 
-class MaxBackward1(AmaxBackward0):
+class MaxBackward1(Node):
+    """``max()`` of a whole tensor: PyTorch's evenly_distribute_backward. Ties share the
+    gradient; a NaN result shares it among the NaNs (amax gives NaN everywhere instead)."""
+
     __slots__ = ()
 
+    def backward(self, saved, g):
+        from .elementwise import ne
 
-class MinBackward1(AmaxBackward0):
+        x, y = saved
+        mask = eq(x, y)
+        if bool(ne(y, y).item()):
+            mask = ne(x, x)
+        count = sum(mask)
+        return (div(where(mask, g, 0.0), count),)
+
+
+class MinBackward1(MaxBackward1):
     __slots__ = ()
 
 
 def _extreme(kname, cls, input, dim, keepdim, opname):
     dims = _dims(dim, input.ndim)
-    if input._data.size == 0 and (dim is None or builtins.any(input._data.shape[d] == 0 for d in dims)):
-        raise RuntimeError(
-            f"{opname}(): Expected reduction dim to be specified for input.numel() == 0. "
-            "Specify the reduction dim with the 'dim' argument."
-            if dim is None else
-            f"{opname}(): Expected reduction dim {dims[0]} to have non-zero size."
-        )
+    if input._data.size == 0:
+        if dim is None or dim == () or dim == []:
+            raise RuntimeError(
+                f"{opname}(): Expected reduction dim to be specified for input.numel() == 0. "
+                "Specify the reduction dim with the 'dim' argument."
+            )
+        for d in dim if isinstance(dim, (tuple, list)) else (dim,):
+            if input._data.shape[_dims(d, input.ndim)[0]] == 0:  # torch names d as given
+                raise IndexError(f"{opname}(): Expected reduction dim {d} to have non-zero size.")
     out = _wrap(reduce_data(kname, input._data, dims, keepdim, input._dtype, input._device),
                 input._dtype, input._device)
     if needs_grad(input):
@@ -337,7 +351,7 @@ def _with_indices(kname, cls, result_t, input, dim, keepdim, opname):
     n = input.ndim
     d = _dims(dim, n)
     d = d[0] if d else 0
-    if input._data.size == 0 or (n and input._data.shape[d] == 0):
+    if n and input._data.shape[d] == 0:  # other empty dims give an empty result
         raise IndexError(
             f"{opname}(): Expected reduction dim {d} to have non-zero size."
         )
@@ -379,6 +393,10 @@ def argmax(input, dim=None, keepdim=False):
 
     with no_grad():
         if dim is None:
+            if input._data.size == 0:
+                raise IndexError(
+                    "argmax(): Expected reduction dim to be specified for input.numel() == 0."
+                )
             return _with_indices("argmax", MaxBackward0, max_result, reshape(input, -1), 0, False, "argmax").indices
         return _with_indices("argmax", MaxBackward0, max_result, input, dim, keepdim, "argmax").indices
 
@@ -389,33 +407,53 @@ def argmin(input, dim=None, keepdim=False):
 
     with no_grad():
         if dim is None:
+            if input._data.size == 0:
+                raise IndexError(
+                    "argmin(): Expected reduction dim to be specified for input.numel() == 0."
+                )
             return _with_indices("argmin", MinBackward0, min_result, reshape(input, -1), 0, False, "argmin").indices
         return _with_indices("argmin", MinBackward0, min_result, input, dim, keepdim, "argmin").indices
 
 
-def maximum(input, other):
-    """Elementwise maximum (ties share the gradient)."""
-    from .elementwise import gt
+class MaximumBackward0(Node):
+    """PyTorch's rule: ties split the gradient in half, and where either side is NaN (no
+    order) both sides get all of it."""
 
-    c = gt(input, other)
-    return _pick(c, input, other, eq(input, other))
+    __slots__ = ()
+    _drop = "lt"  # the side that lost gets nothing: a < b drops a's gradient
+
+    def backward(self, saved, g):
+        from .elementwise import _shape, gt, lt, sum_to
+
+        a, b = saved
+        fa, fb = self.next_functions
+        half = where(eq(a, b), mul(g, 0.5), g)
+        lose_a, lose_b = (lt, gt) if self._drop == "lt" else (gt, lt)
+        ga = sum_to(where(lose_a(a, b), 0.0, half), _shape(a)) if fa[0] is not None else None
+        gb = sum_to(where(lose_b(a, b), 0.0, half), _shape(b)) if fb[0] is not None else None
+        return ga, gb
+
+
+class MinimumBackward0(MaximumBackward0):
+    __slots__ = ()
+    _drop = "gt"
+
+
+def _elementwise_extreme(kname, cls, input, other):
+    from .elementwise import _binary
+
+    # clamp_min(a, b) is max(a, b) with NaN on either side propagated (a tie gives a)
+    out = _binary(kname, input, other)
+    if needs_grad(input, other):
+        record(cls, out, (input, other), (save(input), save(other)))
+    return out
+
+
+def maximum(input, other):
+    """Elementwise maximum; NaN on either side gives NaN (ties share the gradient)."""
+    return _elementwise_extreme("clamp_min", MaximumBackward0, input, other)
 
 
 def minimum(input, other):
-    """Elementwise minimum (ties share the gradient)."""
-    from .elementwise import lt
-
-    c = lt(input, other)
-    return _pick(c, input, other, eq(input, other))
-
-
-def _pick(c, a, b, tie):
-    from .elementwise import add
-
-    # where() routes the gradient to one side; at ties PyTorch splits it in half
-    out = where(c, a, b)
-    if needs_grad(a, b) and tie.numel() and bool(sum(tie).item()):
-        half = mul(add(a, b), 0.5)
-        out = where(tie, half, out)
-    return out
-
+    """Elementwise minimum; NaN on either side gives NaN (ties share the gradient)."""
+    return _elementwise_extreme("clamp_max", MinimumBackward0, input, other)
