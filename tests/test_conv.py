@@ -329,7 +329,16 @@ def test_parallel_kernels_match_serial():
         impl[0](x, cols[k], *args)
         impl[1](cols[k], imgs[k], *args)
         impl[3](x.reshape(6, 7, 6), vals[k], idx[k], 3, 2, 2, 2, 1, 0, 1, 1, -np.inf)
-    for a, b in [(cols[0], cols[1]), (imgs[0], imgs[1]), (vals[0], vals[1]), (idx[0], idx[1])]:
+    # conv_mm: tails in positions (not a multiple of its 128 block), rows (of 4), products
+    # (of its 4-step and 32-block), two groups
+    a = rng.standard_normal((2, 7, 39))
+    bm = rng.standard_normal((3, 2, 39, 150))
+    mm = [np.full((3, 2, 7, 150), np.nan) for _ in range(2)]
+    K._S[6](a, bm, mm[0])
+    K._P[6](a, bm, mm[1])
+    np.testing.assert_allclose(mm[0], np.matmul(a, bm), rtol=1e-12, atol=1e-12)
+    for a, b in [(cols[0], cols[1]), (imgs[0], imgs[1]), (vals[0], vals[1]), (idx[0], idx[1]),
+                 (mm[0], mm[1])]:
         np.testing.assert_array_equal(a, b)
     # col2im is im2col's adjoint: <im2col(x), c> == <x, col2im(c)>
     c = rng.standard_normal(cols[0].shape)
