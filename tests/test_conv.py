@@ -329,10 +329,156 @@ def test_parallel_kernels_match_serial():
         impl[0](x, cols[k], *args)
         impl[1](cols[k], imgs[k], *args)
         impl[3](x.reshape(6, 7, 6), vals[k], idx[k], 3, 2, 2, 2, 1, 0, 1, 1, -np.inf)
-    for a, b in [(cols[0], cols[1]), (imgs[0], imgs[1]), (vals[0], vals[1]), (idx[0], idx[1])]:
+    # conv_mm: tails in positions (not a multiple of its 128 block), rows (of 4), products
+    # (of its 4-step and 32-block), two groups
+    a = rng.standard_normal((2, 7, 39))
+    bm = rng.standard_normal((3, 2, 39, 150))
+    mm = [np.full((3, 2, 7, 150), np.nan) for _ in range(2)]
+    K._S[6](a, bm, mm[0])
+    K._P[6](a, bm, mm[1])
+    np.testing.assert_allclose(mm[0], np.matmul(a, bm), rtol=1e-12, atol=1e-12)
+    for a, b in [(cols[0], cols[1]), (imgs[0], imgs[1]), (vals[0], vals[1]), (idx[0], idx[1]),
+                 (mm[0], mm[1])]:
         np.testing.assert_array_equal(a, b)
     # col2im is im2col's adjoint: <im2col(x), c> == <x, col2im(c)>
     c = rng.standard_normal(cols[0].shape)
     img = np.empty_like(x)
     K._S[1](c, img, *args)
     np.testing.assert_allclose((cols[0] * c).sum(), (x * img).sum(), rtol=1e-12)
+
+
+# ----- every output position sums its products in the same order ------------------------
+def _interior(n_out, k, s, p, n_in):
+    """The output positions whose window lies inside the (unpadded) input."""
+    o = np.arange(n_out)
+    return (o * s - p >= 0) & (o * s - p + k - 1 <= n_in - 1)
+
+
+# (C_in, C_out, H, W, padding, stride): MNIST-like shapes where BLAS's GEMM kernels give
+# positions in different register blocks different rounding
+CONST_CASES = [
+    (1, 32, 28, 28, 0, 1),
+    (32, 64, 26, 26, 0, 1),
+    (4, 5, 11, 11, 0, 2),
+    (3, 8, 10, 13, 1, 1),
+    (16, 16, 12, 12, 1, 2),
+    (7, 3, 9, 20, 2, 1),
+]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("C,O,H,W,pad,st", CONST_CASES)
+def test_conv2d_constant_image_is_position_independent(C, O, H, W, pad, st, dtype):
+    # a constant image: every window that sees no padding holds the same values, so its
+    # output must be bit-identical (PyTorch's is); max-pool ties depend on it
+    rng = np.random.default_rng(1)
+    x = np.full((2, C, H, W), 0.37, dtype)
+    w = rng.standard_normal((O, C, 3, 3)).astype(dtype)
+    b = rng.standard_normal(O).astype(dtype)
+    y = F.conv2d(nbgrad.tensor(x), nbgrad.tensor(w), nbgrad.tensor(b), stride=st, padding=pad)
+    ty = TF.conv2d(torch.tensor(x), torch.tensor(w), torch.tensor(b), stride=st, padding=pad)
+    yn = y.numpy()
+    np.testing.assert_allclose(yn, ty.numpy(), **TOL[dtype])
+    Ho, Wo = yn.shape[2:]
+    ih, iw = _interior(Ho, 3, st, pad, H), _interior(Wo, 3, st, pad, W)
+    assert ih.any() and iw.any()
+    inner = yn[:, :, ih][:, :, :, iw]
+    for o in range(O):
+        assert len(np.unique(inner[:, o])) == 1, (o, np.unique(inner[:, o]))
+    # with padding, windows at the same place relative to the border see the same values:
+    # the whole output is the same for both images and symmetric rows/columns agree
+    np.testing.assert_array_equal(yn[0], yn[1])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("C,O,H,W,pad,st", [(32, 64, 26, 26, 0, 1), (8, 48, 20, 21, 1, 1),
+                                            (16, 40, 17, 17, 0, 2)])
+def test_conv2d_grad_input_of_constant_grad_is_position_independent(C, O, H, W, pad, st,
+                                                                     dtype):
+    # grad_input = col2im(W^T @ grad): a pixel every tap reaches gets the same sum in the
+    # same order (with stride s the value repeats with period s)
+    rng = np.random.default_rng(2)
+    x = nbgrad.tensor(rng.standard_normal((2, C, H, W)).astype(dtype), requires_grad=True)
+    w = rng.standard_normal((O, C, 3, 3)).astype(dtype)
+    y = F.conv2d(x, nbgrad.tensor(w), stride=st, padding=pad)
+    y.backward(nbgrad.full(tuple(y.shape), 0.37, dtype=getattr(nbgrad, dtype)))
+    g = x.grad.numpy()
+    tx = torch.tensor(x.detach().numpy(), requires_grad=True)
+    ty = TF.conv2d(tx, torch.tensor(w), stride=st, padding=pad)
+    ty.backward(torch.full(tuple(ty.shape), 0.37, dtype=ty.dtype))
+    np.testing.assert_allclose(g, tx.grad.numpy(), **TOL[dtype])
+    Ho, Wo = y.shape[2:]
+    def full(n, n_out):  # pixels every tap that reaches them reaches from inside the output
+        return [h for h in range(n) if all(
+            0 <= (h + pad - i) // st < n_out for i in range(3) if (h + pad - i) % st == 0)]
+
+    rows, cols = full(H, Ho), full(W, Wo)
+    for ph in range(st):
+        for pw in range(st):
+            rs = [h for h in rows if h % st == ph]
+            cs = [c for c in cols if c % st == pw]
+            inner = g[:, :, rs][:, :, :, cs]
+            for c in range(C):
+                assert len(np.unique(inner[:, c])) == 1, (c, ph, pw, np.unique(inner[:, c]))
+
+
+def test_max_pool2d_over_conv_of_constant_image_routes_like_torch():
+    # all windows tie: the first position of each must win, as in PyTorch
+    rng = np.random.default_rng(3)
+    x = np.full((2, 1, 28, 28), -0.4242, np.float32)
+    w = rng.standard_normal((32, 1, 3, 3)).astype(np.float32)
+    wt = nbgrad.tensor(w, requires_grad=True)
+    h = F.conv2d(nbgrad.tensor(x), wt)
+    h.retain_grad()
+    p, idx = F.max_pool2d(h, 2, return_indices=True)
+    p.sum().backward()
+    twt = torch.tensor(w, requires_grad=True)
+    th = TF.conv2d(torch.tensor(x), twt)
+    th.retain_grad()
+    tp, tidx = TF.max_pool2d(th, 2, return_indices=True)
+    tp.sum().backward()
+    np.testing.assert_array_equal(idx.numpy(), tidx.numpy())
+    np.testing.assert_array_equal(h.grad.numpy(), th.grad.numpy())
+    np.testing.assert_allclose(wt.grad.numpy(), twt.grad.numpy(), rtol=1e-5, atol=1e-4)
+
+
+def test_small_cnn_training_tracks_torch():
+    # MNIST-like digits: a constant (normalized zero) background where max-pool windows
+    # tie (positive biases keep the background through relu); conv-relu-maxpool-linear
+    # with SGD from the same weights must pick PyTorch's maxima at every step and track its
+    # losses (position-dependent rounding in conv2d broke the ties: the routing differed)
+    rng = np.random.default_rng(4)
+    N, H = 8, 20
+    img = np.zeros((N, 1, H, H), np.float32)
+    for n in range(N):  # a few random strokes per image
+        for _ in range(3):
+            r, c = rng.integers(3, H - 3, 2)
+            img[n, 0, r - 2:r + 3, c] = 1.0
+            img[n, 0, r, c - 2:c + 3] = rng.uniform(0.5, 1.0)
+    x = (img - 0.1307) / 0.3081
+    y = rng.integers(0, 10, N)
+    params = [rng.standard_normal((32, 1, 3, 3)) / 3, rng.uniform(1.0, 2.0, 32),
+              rng.standard_normal((10, 32 * 9 * 9)) / 500, rng.standard_normal(10) * 0.1]
+    params = [p.astype(np.float32) for p in params]
+
+    def run(lib, fn):
+        ps = [lib.tensor(p, requires_grad=True) for p in params]
+        xt, yt = lib.tensor(x), lib.tensor(y)
+        losses, where = [], []
+        for _ in range(6):
+            h, idx = fn.max_pool2d(fn.relu(fn.conv2d(xt, ps[0], ps[1])), 2, return_indices=True)
+            loss = fn.cross_entropy(fn.linear(h.reshape(N, -1), ps[2], ps[3]), yt)
+            for p in ps:
+                p.grad = None
+            loss.backward()
+            with lib.no_grad():
+                for p in ps:
+                    p -= 0.05 * p.grad
+            losses.append(loss.item())
+            where.append(idx.numpy())
+        return np.array(losses), where
+
+    (ours, oi), (theirs, ti) = run(nbgrad, F), run(torch, TF)
+    for a, b in zip(oi, ti):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-6)

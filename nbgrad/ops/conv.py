@@ -1,7 +1,10 @@
-"""Convolution and pooling: ``conv2d`` (im2col + BLAS GEMM) and ``max_pool2d`` (fused kernel).
+"""Convolution and pooling: ``conv2d`` (im2col + conv_mm) and ``max_pool2d`` (fused kernel).
 
-conv2d's backward is written in differentiable ops, so it supports double backward:
-grad_input = col2im(W^T @ grad), grad_weight = sum_n grad @ im2col(input)^T,
+conv_mm is the matrix product of the weights and the columns that sums every output
+position's products in the same order (BLAS does not, so a constant image would give
+several values and break max-pool ties that PyTorch keeps exact). conv2d's backward is
+written in differentiable ops, so it supports double backward: grad_input =
+col2im(conv_mm(W^T, grad)), grad_weight = sum_n grad @ im2col(input)^T (BLAS),
 grad_bias = grad summed over (N, H, W). ``im2col`` and ``col2im`` are ops whose backward
 is each other (they are adjoint linear maps). max_pool2d's backward is the op
 ``max_pool2d_backward`` (scatter to the argmax positions), whose backward is
@@ -100,6 +103,38 @@ def col2im(input, hw, kernel_size, stride, padding, dilation, out_hw):
     return out
 
 
+# ----- conv_mm: the weights times the columns, the same summation order at every position ----
+class ConvMmBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, saved, g):
+        a, b = saved  # b only when a needs a gradient, a only when b does
+        fa, fb = self.next_functions
+        ga = gb = None
+        if fa[0] is not None:  # a reduction over positions: no order to keep
+            ga = _sum(matmul(g, transpose(b, 2, 3)), 0)
+        if fb[0] is not None:
+            gb = conv_mm(transpose(a, 1, 2), g)
+        return ga, gb
+
+
+def conv_mm(a, b):
+    """``a[g] @ b[n, g]`` for ``a`` (G, O, K) and ``b`` (N, G, K, L): (N, G, O, L), each
+    output summing its K products in k order, the same at every position."""
+    G, O, K = a.shape
+    N, _, _, L = b.shape
+    dev = a._device
+    dt = a._dtype
+    out = backend(dev).empty((N, G, O, L), dt.np)
+    if out.size:
+        kernel("conv_mm", dev)(_data_c(a), _data_c(b), out)
+    res = _wrap(out, dt, dev)
+    if needs_grad(a, b):
+        record(ConvMmBackward0, res, (a, b), (save(a) if b._rg else None,
+                                              save(b) if a._rg else None))
+    return res
+
+
 # ----- conv2d ----------------------------------------------------------------------------------
 def _int(v, op, name):
     try:
@@ -149,20 +184,17 @@ class ConvolutionBackward0(Node):
         gx = gw = gb = None
         # one copy of an expanded grad (from .sum()) keeps the GEMMs below on BLAS
         g = g.contiguous()
+        if fx[0] is not None:
+            wt = transpose(reshape(w, (G, Og, Kg)), 1, 2)  # (G, Kg, Og)
+            gcols = reshape(conv_mm(wt, reshape(g, (N, G, Og, L))), (N, C * kh * kw, L))
+            gx = col2im(gcols, (H, W), ks, stride, pad, dil, ohw)
         if G == 1:
             g3 = reshape(g, (N, O, L))
-            if fx[0] is not None:
-                gcols = matmul(transpose(reshape(w, (O, Kg)), 0, 1), g3)  # (N, K, L)
-                gx = col2im(gcols, (H, W), ks, stride, pad, dil, ohw)
             if fw[0] is not None:
                 cols = im2col(x, ks, stride, pad, dil, ohw)  # (N, K, L)
                 gw = reshape(_sum(matmul(g3, transpose(cols, 1, 2)), 0), ws)
         else:
             g4 = reshape(g, (N, G, Og, L))
-            if fx[0] is not None:
-                wt = transpose(reshape(w, (G, Og, Kg)), 1, 2)  # (G, Kg, Og)
-                gcols = reshape(matmul(wt, g4), (N, C * kh * kw, L))
-                gx = col2im(gcols, (H, W), ks, stride, pad, dil, ohw)
             if fw[0] is not None:
                 cols = reshape(im2col(x, ks, stride, pad, dil, ohw), (N, G, Kg, L))
                 gw = reshape(_sum(matmul(g4, transpose(cols, 2, 3)), 0), ws)
@@ -287,12 +319,10 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
             else:
                 cols = be.empty((N, C * kh * kw, L), dt.np)
                 kernel("im2col", dev)(_data_c(x), cols, kh, kw, *stride, *pad, *dilation, Ho, Wo)
-            wd = _data_c(weight)
-            mm = kernel("matmul", dev)
-            if G == 1:
-                mm(wd.reshape(O, Kg), cols, out.reshape(N, O, L))
-            else:
-                mm(wd.reshape(G, Og, Kg), cols.reshape(N, G, Kg, L), out.reshape(N, G, Og, L))
+            kernel("conv_mm", dev)(
+                _data_c(weight).reshape(G, Og, Kg), cols.reshape(N, G, Kg, L),
+                out.reshape(N, G, Og, L),
+            )
         if bias is not None:
             kernel("conv2d_bias_add", dev)(out.reshape(N, O, L), _data_c(bias))
     res = _wrap(out, dt, dev)

@@ -1,7 +1,11 @@
 """Kernels for conv2d and max_pool2d.
 
-conv2d runs as im2col (here) + one batched BLAS GEMM (``linalg.matmul``); its backward
-uses col2im, the adjoint of im2col. max_pool2d computes values and argmax indices in one
+conv2d runs as im2col + ``conv_mm`` (both here); its backward uses col2im, the adjoint of
+im2col, and conv_mm again for the input's gradient. conv_mm is a matrix product that sums
+each output position's products in one fixed order (k = 0, 1, ..., K-1, fused
+multiply-adds where the CPU has them) whatever the position: BLAS does not (its register
+blocks and edge kernels round positions differently), which breaks exact ties that
+max-pooling over a constant background sees in PyTorch. max_pool2d computes values and argmax indices in one
 pass; its backward scatters the gradient to the argmax positions, and that scatter's own
 backward gathers from them.
 
@@ -13,6 +17,7 @@ Pooling works on ``(P, H, W)`` planes (P = N*C) and flat per-plane indices ``ih*
 as PyTorch returns them.
 """
 
+import numpy as np
 from numba import njit, prange
 
 from ... import _config
@@ -20,6 +25,13 @@ from . import _par
 
 # (no_cfunc_wrapper: see reduce.py)
 _opts = dict(nogil=True, error_model="numpy", cache=_config.CACHE, no_cfunc_wrapper=True)
+# conv_mm: "contract" lets LLVM fuse a*b + c into one FMA, in the vector body and its scalar
+# tail alike (reassociation stays off: that is what keeps the order fixed)
+_mm_opts = dict(_opts, fastmath={"contract"})
+# conv_mm blocking: LB positions (one vector loop over them per step), KB products per
+# pass over a block of output rows (so the LB x KB slice of the columns stays in cache)
+_LB = 128
+_KB = 32
 
 
 @njit(inline="always")
@@ -187,7 +199,90 @@ def _make(parallel):
                 i = idx[p, k]
                 out[p, k] = x[p, i] if i >= 0 and i < HW else 0
 
-    return im2col, col2im, bias_add, max_pool, max_pool_bwd, max_pool_gather
+    # Speed notes (measured): keeping the column of partial sums in memory and the loop over
+    # positions innermost lets LLVM vectorize over positions, which never reorders a sum;
+    # four output rows x four products per pass make it 1 store per 4 FMAs (near BLAS).
+    @njit(parallel=parallel, **_mm_opts)
+    def conv_mm(a, b, out):
+        # out[n, g] = a[g] @ b[n, g]: a (G, O, K) any strides, b (N, G, K, L), out (N, G, O, L)
+        # C-contiguous; each out[n, g, o, l] = (((0 + a0*b0) + a1*b1) + ...) in k order
+        N, G, K, L = b.shape
+        O = a.shape[1]
+        at = np.empty((G, K, O), a.dtype)  # a transposed: the four weights of a step adjacent
+        for g in range(G):
+            for k in range(K):
+                for o in range(O):
+                    at[g, k, o] = a[g, o, k]
+        bf = b.reshape(-1)
+        of = out.reshape(-1)
+        nch = (L + _LB - 1) // _LB
+        for t in rng(N * G * nch):
+            ng = t // nch
+            g = ng % G
+            l0 = (t % nch) * _LB
+            lb = min(_LB, L - l0)
+            bp = ng * K * L + l0  # b[n, g, k, l0] at bp + k*L
+            op = ng * O * L + l0  # out[n, g, o, l0] at op + o*L
+            for o in range(O):
+                r = of[op + o * L:op + o * L + lb]
+                for i in range(lb):
+                    r[i] = 0
+            for k0 in range(0, K, _KB):
+                k1 = min(k0 + _KB, K)
+                o = 0
+                while o + 4 <= O:
+                    q = op + o * L
+                    r0 = of[q:q + lb]
+                    r1 = of[q + L:q + L + lb]
+                    r2 = of[q + 2 * L:q + 2 * L + lb]
+                    r3 = of[q + 3 * L:q + 3 * L + lb]
+                    k = k0
+                    while k + 4 <= k1:
+                        q = bp + k * L
+                        b0 = bf[q:q + lb]
+                        b1 = bf[q + L:q + L + lb]
+                        b2 = bf[q + 2 * L:q + 2 * L + lb]
+                        b3 = bf[q + 3 * L:q + 3 * L + lb]
+                        w0 = at[g, k, o:o + 4]
+                        w1 = at[g, k + 1, o:o + 4]
+                        w2 = at[g, k + 2, o:o + 4]
+                        w3 = at[g, k + 3, o:o + 4]
+                        w00, w01, w02, w03 = w0[0], w0[1], w0[2], w0[3]
+                        w10, w11, w12, w13 = w1[0], w1[1], w1[2], w1[3]
+                        w20, w21, w22, w23 = w2[0], w2[1], w2[2], w2[3]
+                        w30, w31, w32, w33 = w3[0], w3[1], w3[2], w3[3]
+                        for i in range(lb):
+                            x0, x1, x2, x3 = b0[i], b1[i], b2[i], b3[i]
+                            r0[i] = (((r0[i] + w00 * x0) + w10 * x1) + w20 * x2) + w30 * x3
+                            r1[i] = (((r1[i] + w01 * x0) + w11 * x1) + w21 * x2) + w31 * x3
+                            r2[i] = (((r2[i] + w02 * x0) + w12 * x1) + w22 * x2) + w32 * x3
+                            r3[i] = (((r3[i] + w03 * x0) + w13 * x1) + w23 * x2) + w33 * x3
+                        k += 4
+                    while k < k1:
+                        q = bp + k * L
+                        b0 = bf[q:q + lb]
+                        w0 = at[g, k, o:o + 4]
+                        w00, w01, w02, w03 = w0[0], w0[1], w0[2], w0[3]
+                        for i in range(lb):
+                            x0 = b0[i]
+                            r0[i] += w00 * x0
+                            r1[i] += w01 * x0
+                            r2[i] += w02 * x0
+                            r3[i] += w03 * x0
+                        k += 1
+                    o += 4
+                while o < O:
+                    q = op + o * L
+                    r0 = of[q:q + lb]
+                    for k in range(k0, k1):
+                        q = bp + k * L
+                        b0 = bf[q:q + lb]
+                        w00 = at[g, k, o]
+                        for i in range(lb):
+                            r0[i] += w00 * b0[i]
+                    o += 1
+
+    return im2col, col2im, bias_add, max_pool, max_pool_bwd, max_pool_gather, conv_mm
 
 
 _S = _make(False)
@@ -217,6 +312,12 @@ def max_pool2d(x, out, idx, kh, kw, sh, sw, ph, pw, dh, dw, lowest):
 def max_pool2d_backward(g, idx, out):
     """``out`` (P, H*W): zeros with ``g`` (P, L) added at the flat positions ``idx``."""
     _par.run(_S[4], _P[4], out.size, g, idx, out)
+
+
+def conv_mm(a, b, out):
+    """``out[n, g] = a[g] @ b[n, g]`` for ``a`` (G, O, K), ``b`` (N, G, K, L), ``out``
+    (N, G, O, L), each output's K products summed in order (the same at every position)."""
+    _par.run(_S[6], _P[6], out.size * a.shape[2], a, b, out)
 
 
 def max_pool2d_gather(x, idx, out):

@@ -207,6 +207,16 @@ def bias_add(out, b):
         _bias_add[grid(out.size)](out, b)
 
 
+def conv_mm(a, b, out):
+    """``out[n, g] = a[g] @ b[n, g]`` for ``a`` (G, O, K), ``b`` (N, G, K, L), ``out``
+    (N, G, O, L). The tiled product sums each output's products in k order at every
+    position, as the CPU's conv_mm must."""
+    from .linalg import matmul
+
+    if out.size:
+        matmul(a, b, out)
+
+
 def max_pool2d(x, out, idx, kh, kw, sh, sw, ph, pw, dh, dw, lowest):
     """Max over each window of planes ``x`` (P, H, W) into ``out`` and flat argmax ``idx``."""
     if out.size:
