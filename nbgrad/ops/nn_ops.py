@@ -526,10 +526,28 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         raise ValueError(
             f"Target size ({target.shape}) must be the same as input size ({input.shape})"
         )
+    if needs_grad(weight, pos_weight):  # their gradients: the composed form's
+        return _bce_logits(input, target, weight, pos_weight, reduction)
+    from ..autograd.grad_mode import no_grad
+
+    with no_grad():
+        out = _bce_logits(input, target, weight, pos_weight, reduction)
+    if needs_grad(input, target):
+        record(BinaryCrossEntropyWithLogitsBackward0, out, (input, target),
+               (save(input), save(target), save(weight), save(pos_weight)),
+               (reduction, input.numel()))
+    return out
+
+
+def _softplus_neg(x):
     # log(1 + exp(-|x|)) + max(-x, 0) == softplus(-x), finite for any x; |x| via where (not
     # abs/relu, whose kinks at 0 would give a wrong gradient and Hessian at x == 0)
-    ax = where(input >= 0, input, neg(input))
-    sp = add(log1p(exp(neg(ax))), mul(sub(ax, input), 0.5))
+    ax = where(x >= 0, x, neg(x))
+    return add(log1p(exp(neg(ax))), mul(sub(ax, x), 0.5))
+
+
+def _bce_logits(input, target, weight, pos_weight, reduction):
+    sp = _softplus_neg(input)
     if pos_weight is not None:
         lw = add(mul(sub(pos_weight, 1), target), 1)
         loss = add(mul(rsub(target, 1), input), mul(lw, sp))
@@ -538,6 +556,38 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     if weight is not None:
         loss = mul(loss, weight)
     return _reduce(loss, reduction)
+
+
+class BinaryCrossEntropyWithLogitsBackward0(Node):
+    """PyTorch's rule from the saved input, target, weight and pos_weight: d/dx is
+    ``lw * sigmoid(x) - pos_weight * t`` (``lw = pos_weight * t + 1 - t``; ``sigmoid(x) - t``
+    without pos_weight), d/dt is ``(pos_weight - 1) * softplus(-x) - x``."""
+
+    __slots__ = ()
+
+    def backward(self, saved, g):
+        x, t, w, pw = saved
+        reduction, n = self.attrs
+        fx, ft = self.next_functions
+        if reduction == "mean":
+            g = div(g, n if n else math.nan)
+        if w is not None:
+            g = mul(g, w)
+        gx = gt = None
+        if fx[0] is not None:
+            if pw is not None:
+                pt = mul(pw, t)
+                gx = sub(mul(add(rsub(t, 1), pt), sigmoid(x)), pt)
+            else:
+                gx = sub(sigmoid(x), t)
+            gx = mul(gx, g)
+        if ft[0] is not None:
+            gt = neg(x) if pw is None else sub(mul(sub(pw, 1), _softplus_neg(x)), x)
+            gt = mul(gt, g)
+        from .elementwise import _shape, sum_to
+
+        return (sum_to(gx, _shape(x)) if gx is not None else None,
+                sum_to(gt, _shape(t)) if gt is not None else None)
 
 
 # ----- layers and activations -------------------------------------------------------------
