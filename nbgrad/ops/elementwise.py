@@ -281,14 +281,15 @@ def _binary(kname, a, b, float_only=False):
 
 
 # what a fused small op saves for backward
-SAVE_NONE, SAVE_IN, SAVE_OUT, SAVE_CROSS, SAVE_BOTH = range(5)
+SAVE_NONE, SAVE_IN, SAVE_OUT, SAVE_CROSS, SAVE_BOTH, SAVE_DIV = range(6)
 
 
 def _small2(kname, a, b, node_cls, saves, float_only=False):
     """Binary op ``kname`` and its recording in one frame, for small contiguous CPU tensors
     of one dtype and shape (None otherwise: the caller takes the general path). ``saves``:
     SAVE_NONE, SAVE_CROSS (``b`` for ``a``'s gradient and ``a`` for ``b``'s, as a product
-    needs) or SAVE_BOTH."""
+    needs), SAVE_BOTH or SAVE_DIV (``b``, and ``a`` only for ``b``'s gradient, as PyTorch's
+    division)."""
     if a.__class__ is not Tensor or b.__class__ is not Tensor:
         return None
     sk = a._sk
@@ -323,6 +324,8 @@ def _small2(kname, a, b, node_cls, saves, float_only=False):
             sv = (saved_input(b) if ra else None, saved_input(a) if rb else None)
         elif saves == SAVE_BOTH:
             sv = (saved_input(a), saved_input(b))
+        elif saves == SAVE_DIV:
+            sv = (saved_input(a) if rb else None, saved_input(b))
         else:
             sv = ()
         _attach_plain(node_cls, out, (ea, eb), sv)
@@ -659,25 +662,53 @@ class DivBackward0(Node):
     __slots__ = ()
 
     def backward(self, saved, g):
-        a, b = saved
+        a, b = saved  # a saved only when b needs its gradient (as PyTorch)
         fa, fb = self.next_functions
-        ga = sum_to(div(g, b), _shape(a)) if fa[0] is not None else None
-        gb = None
-        if fb[0] is not None:
-            gb = sum_to(neg(div(mul(g, a), mul(b, b))), _shape(b))
+        if fa[0] is not None and fb[0] is not None:
+            _STATE.owned = None  # g is used twice: not to be written into
+        at = self.attrs
+        ga = div(g, b) if fa[0] is not None else None
+        gb = neg(div(mul(g, a), mul(b, b))) if fb[0] is not None else None
+        if at is not None:
+            ga = sum_to(ga, at[0]) if ga is not None else None
+            gb = sum_to(gb, at[1]) if gb is not None else None
         return ga, gb
+
+
+class ReciprocalBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, saved, g):
+        r = saved[0]
+        return (neg(mul(g, mul(r, r))),)
+
+
+def reciprocal(input):
+    """``1 / input`` elementwise (integers give the default float dtype)."""
+    out = _binary("div", 1.0, input, float_only=True)
+    if needs_grad(input):
+        record(ReciprocalBackward0, out, (input,), (save_output(out),))
+    return out
 
 
 def div(input, other, *, rounding_mode=None):
     """True division with broadcasting (integers divide to the default float dtype)."""
     if rounding_mode is not None:
         raise NotImplementedError(f"div(): rounding_mode={rounding_mode!r} is not supported by nbgrad yet")
-    out = _small2("div", input, other, DivBackward0, SAVE_BOTH, True)
+    out = _small2("div", input, other, DivBackward0, SAVE_DIV, True)
     if out is not None:
         return out
+    if input.__class__ is not Tensor and other.__class__ is Tensor:
+        # ``number / t`` as PyTorch's __rtruediv__: reciprocal(t) * number, whose backward
+        # reads the reciprocal (neither t nor the result)
+        _promote(input, other)
+        return mul(reciprocal(other), input)
     out = _binary("div", input, other, float_only=True)
-    if needs_grad(input, other):
-        record(DivBackward0, out, (input, other), (save(input), save(other)))
+    ia = input.__class__ is Tensor and input._rg
+    ib = other.__class__ is Tensor and other._rg
+    if (ia or ib) and _STATE.enabled:
+        record(DivBackward0, out, (input, other), (save(input) if ib else None, save(other)),
+               _shapes(input, other))
     return out
 
 
@@ -739,7 +770,7 @@ class PowBackward2(Node):
     __slots__ = ()
 
     def backward(self, saved, g):
-        (r,) = saved
+        r = saved[0]  # (the exponent, saved as PyTorch saves it, is not needed)
         base = self.attrs
         if base == 0:
             return (None, mul(g, where(ge(r, 0), 0.0, mul(r, math.log(base) if base > 0 else math.nan))))
@@ -751,7 +782,7 @@ def pow(input, exponent):
     if input.__class__ is not Tensor:
         out = _binary("pow", input, exponent)
         if needs_grad(exponent):
-            record(PowBackward2, out, (input, exponent), (save_output(out),), input)
+            record(PowBackward2, out, (input, exponent), (save_output(out), save(exponent)), input)
         return out
     if exponent.__class__ is not Tensor:
         if input._dtype._cat != _FLOAT_CAT and isinstance(exponent, (int, np.integer)) and exponent < 0:
@@ -973,15 +1004,24 @@ class ThresholdBackwardBackward0(Node):
 
     def backward(self, saved, gg):
         (x,) = saved
-        return threshold_backward(gg, x), None
+        fg, fx = self.next_functions
+        # PyTorch's: d/dx is zero, but defined (a second derivative of zeros, not None)
+        return (threshold_backward(gg, x) if fg[0] is not None else None,
+                zeros_like(x) if fx[0] is not None else None)
 
 
 def threshold_backward(grad, input):
     """``grad`` where ``input > 0``, else 0: relu's backward step as one kernel."""
     out = _binary("relu_backward", grad, input)
-    if needs_grad(grad):
+    if needs_grad(grad, input):
         record(ThresholdBackwardBackward0, out, (grad, input), (save(input),))
     return out
+
+
+def zeros_like(x):
+    from ..creation import zeros_like as _zl
+
+    return _zl(x)
 
 
 # ----- selection and comparison --------------------------------------------------------------

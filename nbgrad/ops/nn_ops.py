@@ -5,10 +5,13 @@ import math
 import numpy as np
 
 from .. import dtypes as _dt
+from ..autograd.grad_mode import STATE as _STATE
+from ..autograd.graph import edge_of
 from ..tensor import _wrap
 from ._core import (
     Node,
     Tensor,
+    attach,
     backend,
     bcast3,
     copy_data,
@@ -338,14 +341,38 @@ class NllLossBackward0(Node):
     __slots__ = ()
 
     def backward(self, saved, g):
-        x, target, weight, stats = saved
+        lp, target, weight, stats = saved
         ignore_index, reduction, wsum = self.attrs
         tshape = tuple(target.shape)
         if reduction == "sum":
             g = expand(g, tshape)
         elif reduction == "mean":
             g = expand(div(g, wsum if wsum != 0 else math.nan), tshape)
-        return (cross_entropy_backward(g, x, target, weight, ignore_index, stats),)
+        # the log-probabilities stand in for the logits (softmax(lp) == softmax(x), and the
+        # statistics of lp are 0), their gradient going to the logits' edge
+        return (cross_entropy_backward(g, lp, target, weight, ignore_index, stats,
+                                       _edge=self.next_functions[0]),)
+
+
+def _log_probs(x, xv, stats):
+    """``log_softmax(x)`` in ``x``'s layout from the fused forward's rows ``xv`` and their
+    (max, log-sum-exp) ``stats``, as ``(x - max) - lse``: what PyTorch's cross-entropy saves
+    (its log_softmax's output) instead of the logits, so that the logits may change in place
+    before backward. Also zero statistics for the backward kernel to read them with."""
+    from ..autograd.grad_mode import no_grad
+
+    dev, dt = x._device, x._dtype
+    be = backend(dev)
+    with no_grad():
+        rows = sub(sub(_wrap(xv, dt, dev), _wrap(stats[:, :1], dt, dev)),
+                   _wrap(stats[:, 1:], dt, dev))._data
+    if x.ndim <= 2:
+        lp = rows.reshape(tuple(x.shape))
+    else:  # rows in (N, d1, ..., C) order: a view in (N, C, d1, ...) order
+        nd = x.ndim
+        lead = (x.shape[0],) + tuple(x.shape[2:]) + (x.shape[1],)
+        lp = be.permute(rows.reshape(lead), (0, nd - 1) + tuple(range(1, nd - 1)))
+    return _wrap(lp, dt, dev), be.zeros(tuple(stats.shape), dt.np)
 
 
 def _cross_entropy_fused(input, target, weight, ignore_index, reduction):
@@ -366,7 +393,7 @@ def _cross_entropy_fused(input, target, weight, ignore_index, reduction):
         raise RuntimeError(f"Expected target size {list(want)}, got {list(target.shape)}")
     dev, dt = same_device("cross_entropy", x, target, weight), x._dtype
     wv, has_w = _ce_weight(weight, x.shape[cdim], dt, dev)
-    loss, stats, wsum, _, _ = _ce_rows(x, cdim, target, wv, has_w, ignore_index)
+    loss, stats, wsum, xv, _ = _ce_rows(x, cdim, target, wv, has_w, ignore_index)
     per = _wrap(loss, dt, dev)
     if reduction == "none":
         out = per
@@ -375,7 +402,8 @@ def _cross_entropy_fused(input, target, weight, ignore_index, reduction):
     else:
         out = div(_sum(per), wsum if wsum != 0 else math.nan)
     if needs_grad(x):
-        record(NllLossBackward0, out, (x,), (save(x), save(target), save(weight), stats),
+        lp, zstats = _log_probs(x, xv, stats)
+        record(NllLossBackward0, out, (x,), (lp, save(target), save(weight), zstats),
                (ignore_index, reduction, wsum))
     return out
 
@@ -408,11 +436,14 @@ class CrossEntropyBackwardBackward0(Node):
         return dg, dx
 
 
-def cross_entropy_backward(grad, input, target, weight=None, ignore_index=-100, stats=None):
+def cross_entropy_backward(grad, input, target, weight=None, ignore_index=-100, stats=None,
+                           _edge=None):
     """Gradient of the per-row cross-entropy ``w[t] * (logsumexp(x_row) - x_row[t])`` with
     respect to the logits ``input`` (N, C, ...), given ``grad`` per row (target's shape):
     ``w[t] * grad * (softmax(x_row) - onehot(t))``, 0 for ignored rows, in one fused pass.
-    ``stats`` are the forward's per-row (max, log-sum-exp) (recomputed when None)."""
+    ``stats`` are the forward's per-row (max, log-sum-exp) (recomputed when None). With
+    ``_edge``, ``input`` holds log-probabilities standing in for logits whose autograd edge
+    ``_edge`` is (see ``NllLossBackward0``)."""
     x = input
     dev, dt = x._device, x._dtype
     cdim = 1 if x.ndim > 1 else 0
@@ -443,17 +474,48 @@ def cross_entropy_backward(grad, input, target, weight=None, ignore_index=-100, 
         back = (0, nd - 1) + tuple(range(1, nd - 1))
         out = copy_data(be.permute(rows.reshape(lead), back), dt, dev)
     res = _wrap(out, dt, dev)
-    if needs_grad(grad, x):
-        record(CrossEntropyBackwardBackward0, res, (grad, x),
-               (save(grad), save(x), save(target), weight), ignore_index)
+    if _edge is None:
+        if needs_grad(grad, x):
+            record(CrossEntropyBackwardBackward0, res, (grad, x),
+                   (save(grad), save(x), save(target), weight), ignore_index)
+    elif _STATE.enabled and (grad._rg or _edge[0] is not None):
+        attach(CrossEntropyBackwardBackward0, res, (edge_of(grad), _edge),
+               (save(grad), x, save(target), weight), ignore_index)
     return res
+
+
+class MseLossBackward0(Node):
+    """``2 * (input - target) * grad`` (over the element count for 'mean'), from the saved
+    input and target, as PyTorch's (so both are checked for in-place changes)."""
+
+    __slots__ = ()
+
+    def backward(self, saved, g):
+        x, t = saved
+        reduction, n = self.attrs
+        fx, ft = self.next_functions
+        if reduction == "mean":
+            g = div(g, n if n else math.nan)
+        d = mul(mul(sub(x, t), 2.0), g)
+        from .elementwise import _shape, sum_to
+
+        gx = sum_to(d, _shape(x)) if fx[0] is not None else None
+        gt = sum_to(neg(d), _shape(t)) if ft[0] is not None else None
+        return gx, gt
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """Mean squared error."""
+    from ..autograd.grad_mode import no_grad
+
     reduction = _legacy(size_average, reduce, reduction)
-    d = sub(input, target)
-    return _reduce(mul(d, d), reduction)
+    with no_grad():
+        d = sub(input, target)
+        out = _reduce(mul(d, d), reduction)
+    if needs_grad(input, target):
+        record(MseLossBackward0, out, (input, target), (save(input), save(target)),
+               (reduction, d.numel()))
+    return out
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,
@@ -464,10 +526,28 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         raise ValueError(
             f"Target size ({target.shape}) must be the same as input size ({input.shape})"
         )
+    if needs_grad(weight, pos_weight):  # their gradients: the composed form's
+        return _bce_logits(input, target, weight, pos_weight, reduction)
+    from ..autograd.grad_mode import no_grad
+
+    with no_grad():
+        out = _bce_logits(input, target, weight, pos_weight, reduction)
+    if needs_grad(input, target):
+        record(BinaryCrossEntropyWithLogitsBackward0, out, (input, target),
+               (save(input), save(target), save(weight), save(pos_weight)),
+               (reduction, input.numel()))
+    return out
+
+
+def _softplus_neg(x):
     # log(1 + exp(-|x|)) + max(-x, 0) == softplus(-x), finite for any x; |x| via where (not
     # abs/relu, whose kinks at 0 would give a wrong gradient and Hessian at x == 0)
-    ax = where(input >= 0, input, neg(input))
-    sp = add(log1p(exp(neg(ax))), mul(sub(ax, input), 0.5))
+    ax = where(x >= 0, x, neg(x))
+    return add(log1p(exp(neg(ax))), mul(sub(ax, x), 0.5))
+
+
+def _bce_logits(input, target, weight, pos_weight, reduction):
+    sp = _softplus_neg(input)
     if pos_weight is not None:
         lw = add(mul(sub(pos_weight, 1), target), 1)
         loss = add(mul(rsub(target, 1), input), mul(lw, sp))
@@ -476,6 +556,38 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     if weight is not None:
         loss = mul(loss, weight)
     return _reduce(loss, reduction)
+
+
+class BinaryCrossEntropyWithLogitsBackward0(Node):
+    """PyTorch's rule from the saved input, target, weight and pos_weight: d/dx is
+    ``lw * sigmoid(x) - pos_weight * t`` (``lw = pos_weight * t + 1 - t``; ``sigmoid(x) - t``
+    without pos_weight), d/dt is ``(pos_weight - 1) * softplus(-x) - x``."""
+
+    __slots__ = ()
+
+    def backward(self, saved, g):
+        x, t, w, pw = saved
+        reduction, n = self.attrs
+        fx, ft = self.next_functions
+        if reduction == "mean":
+            g = div(g, n if n else math.nan)
+        if w is not None:
+            g = mul(g, w)
+        gx = gt = None
+        if fx[0] is not None:
+            if pw is not None:
+                pt = mul(pw, t)
+                gx = sub(mul(add(rsub(t, 1), pt), sigmoid(x)), pt)
+            else:
+                gx = sub(sigmoid(x), t)
+            gx = mul(gx, g)
+        if ft[0] is not None:
+            gt = neg(x) if pw is None else sub(mul(sub(pw, 1), _softplus_neg(x)), x)
+            gt = mul(gt, g)
+        from .elementwise import _shape, sum_to
+
+        return (sum_to(gx, _shape(x)) if gx is not None else None,
+                sum_to(gt, _shape(t)) if gt is not None else None)
 
 
 # ----- layers and activations -------------------------------------------------------------
@@ -574,14 +686,42 @@ def dropout(input, p=0.5, training=True, inplace=False):
 
 def gelu(input, approximate="none"):
     """Gaussian error linear unit, exact (erf) or ``approximate='tanh'``."""
+    from ..autograd.grad_mode import no_grad
     from .math import erf
 
-    if approximate == "none":
-        return mul(mul(input, 0.5), add(erf(mul(input, 1 / math.sqrt(2))), 1.0))
-    if approximate == "tanh":
-        inner = mul(add(input, mul(mul(mul(input, input), input), 0.044715)), math.sqrt(2 / math.pi))
-        return mul(mul(input, 0.5), add(tanh(inner), 1.0))
-    raise RuntimeError(f"approximate argument must be either none or tanh, got {approximate!r}")
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError(f"approximate argument must be either none or tanh, got {approximate!r}")
+    with no_grad():
+        if approximate == "none":
+            out = mul(mul(input, 0.5), add(erf(mul(input, 1 / math.sqrt(2))), 1.0))
+        else:
+            inner = mul(add(input, mul(mul(mul(input, input), input), 0.044715)),
+                        math.sqrt(2 / math.pi))
+            out = mul(mul(input, 0.5), add(tanh(inner), 1.0))
+    if needs_grad(input):
+        record(GeluBackward0, out, (input,), (save(input),), approximate)
+    return out
+
+
+class GeluBackward0(Node):
+    """gelu's derivative from the saved input (PyTorch saves the input, not intermediates)."""
+
+    __slots__ = ()
+
+    def backward(self, saved, g):
+        from .math import erf
+
+        (x,) = saved
+        if self.attrs == "none":
+            cdf = mul(add(erf(mul(x, 1 / math.sqrt(2))), 1.0), 0.5)
+            pdf = mul(exp(mul(mul(x, x), -0.5)), 1 / math.sqrt(2 * math.pi))
+            return (mul(g, add(cdf, mul(x, pdf))),)
+        k = math.sqrt(2 / math.pi)
+        x2 = mul(x, x)
+        t = tanh(mul(add(x, mul(mul(x2, x), 0.044715)), k))
+        dinner = mul(add(mul(x2, 3 * 0.044715), 1.0), k)
+        d = add(mul(add(t, 1.0), 0.5), mul(mul(mul(x, 0.5), rsub(mul(t, t), 1.0)), dinner))
+        return (mul(g, d),)
 
 
 def silu(input, inplace=False):
@@ -631,7 +771,7 @@ class NativeLayerNormBackward0(Node):
     __slots__ = ()
 
     def backward(self, saved, g):
-        x, mean, rstd, w = saved
+        x, mean, rstd, w, _ = saved  # bias saved only as PyTorch saves it (in-place checks)
         fx, fw, fb = self.next_functions
         mask = (fx[0] is not None, fw[0] is not None, fb[0] is not None)
         return layer_norm_backward(g, x, mean, rstd, w, mask, self.attrs)
@@ -678,7 +818,8 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     res = _wrap(out, dt, dev)
     if needs_grad(input, weight, bias):
         record(NativeLayerNormBackward0, res, (input, weight, bias),
-               (save(input), _wrap(mean, dt, dev), _wrap(rstd, dt, dev), save(weight)),
+               (save(input), _wrap(mean, dt, dev), _wrap(rstd, dt, dev), save(weight),
+                save(bias)),
                normalized_shape)
     return res
 
