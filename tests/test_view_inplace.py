@@ -292,6 +292,13 @@ def test_multi_view_modified_inplace_raises(kind):
                                        "views.")
 
 
+def test_multi_view_of_leaf_gets_the_multi_view_error():
+    for T in (nbgrad, torch):
+        x = T.tensor(X[:3], dtype=F64[T], requires_grad=True)
+        with pytest.raises(RuntimeError, match="^Output 0 of Split is a view and is being "):
+            x.split(1)[0].mul_(2.0)
+
+
 @pytest.mark.parametrize("kind", sorted(MULTI))
 def test_multi_view_used_after_base_modified_raises(kind):
     make, who = MULTI[kind]

@@ -69,12 +69,12 @@ def check_inplace(t):
         )
     base = t._base
     if base is not None:
+        _views.before_inplace(t)  # first: PyTorch's split/chunk error wins over the leaf's
         if base._rg and base._grad_fn is None:
             raise RuntimeError(
                 "a view of a leaf Variable that requires grad is being used in an in-place "
                 "operation."
             )
-        _views.before_inplace(t)
 
 
 def _write(t, data):

@@ -7,8 +7,9 @@ records an in-place op on a view ``t`` of base ``B`` (``t._base`` is always the 
 Every view of ``B`` that has autograd history must then see ``B``'s new history: it gets an
 ``AsStridedBackward0`` node over it (PyTorch regenerates lazily when a view's grad_fn is
 read; nbgrad's ops read ``_grad_fn`` directly, so this is done eagerly, when the in-place op
-records). A base knows its views only when they were made while grad mode was on and the
-viewed tensor required grad (``register``): nothing is kept otherwise.
+records). A base knows its views only when they were made while grad mode was on, the
+viewed tensor required grad and the base was not a leaf (``register``): nothing is kept
+otherwise.
 
 Views from functions returning several views (``split``, ``chunk``) may not be modified in
 place, nor used after their base was: PyTorch's errors (the latter when the gradient
@@ -23,8 +24,19 @@ from ..autograd.graph import Node, grad_accumulator
 from ..dtypes import _FROM_NP
 from ..tensor import _wrap
 
-# id(root base) -> (weakref to the base, [weakrefs to its views], [prune threshold])
-_VIEWS = {}
+
+class Views(list):
+    """A base's registry: weakrefs to its views that have history. It lives in the base's
+    ``_acc`` slot, which only a leaf uses (for its grad accumulator): only non-leaf bases
+    keep views (a view of a leaf that requires grad may not be written in place). Called, it
+    reads as a dead weakref, so a base made a leaf again (``detach_``) gets an accumulator."""
+
+    __slots__ = ("cap",)
+
+    def __call__(self):
+        return None
+
+
 # id(view) -> (weakref to the view, name of the multi-view function or None, output nr)
 _MULTI = {}
 
@@ -37,16 +49,16 @@ _MULTI_TAIL = (
 
 def register(base, view, src):
     """Remember ``view`` (of root ``base``, made from ``src``) so that an in-place op on the
-    base or on another of its views updates its history."""
-    k = id(base)
-    e = _VIEWS.get(k)
-    if e is None:
-        e = _VIEWS[k] = (weakref.ref(base, lambda _r, k=k: _VIEWS.pop(k, None)), [], [32])
-    lst = e[1]
+    base or on another of its views updates its history (``shape._view`` inlines the common
+    case)."""
+    lst = base._acc
+    if lst.__class__ is not Views:
+        lst = base._acc = Views()
+        lst.cap = 32
     lst.append(weakref.ref(view))
-    if len(lst) > e[2][0]:  # drop dead views, amortised over the appends
+    if len(lst) >= lst.cap:  # drop dead views, amortised over the appends
         lst[:] = [r for r in lst if r() is not None]
-        e[2][0] = 2 * len(lst) + 32
+        lst.cap = 2 * len(lst) + 32
     if _MULTI:
         m = _MULTI.get(id(src))
         if m is not None and m[0]() is src:
@@ -107,7 +119,7 @@ def after_inplace(t):
     history."""
     base = t._base
     if base is None:
-        if id(t) in _VIEWS:
+        if t._acc.__class__ is Views:
             _regenerate(t)
         return
     fn = base._grad_fn
@@ -120,24 +132,24 @@ def after_inplace(t):
     base._grad_fn = CopySlices((old, (t._grad_fn, t._output_nr)), (), _geometry(base, t))
     base._output_nr = 0
     base._rg = True
-    e = _VIEWS.get(id(base))
-    if e is None or not any(r() is t for r in e[1]):
+    lst = base._acc
+    if lst.__class__ is not Views or not any(r() is t for r in lst):
         register(base, t, base)
     _regenerate(base)
 
 
 def _regenerate(base):
-    e = _VIEWS.get(id(base))
-    if e is None:
+    lst = base._acc
+    if lst.__class__ is not Views:
         return
     edge = (base._grad_fn, base._output_nr)
     live = []
-    for r in e[1]:
+    for r in lst:
         v = r()
         if v is not None:
             live.append(r)
             _refresh(v, base, edge)
-    e[1][:] = live
+    lst[:] = live
 
 
 def _refresh(v, base, edge):
