@@ -307,8 +307,26 @@ def test_multi_view_used_after_base_modified_raises(kind):
         a = x * 1.0
         s = make(a)
         a.mul_(2.0)
+        for use in (lambda: s * 2, lambda: s.exp()):
+            with pytest.raises(RuntimeError) as e:
+                use()
+            assert str(e.value).startswith(who + " is a view and its base or another view of "
+                                           "its base has been modified inplace.")
+        with T.no_grad():
+            np.testing.assert_allclose((s * 2).numpy(), np.asarray(make(_c(T, X[:3]))) * 4)
+
+
+@pytest.mark.parametrize("kind", sorted(MULTI))
+def test_multi_view_saved_before_base_modified_raises_in_backward(kind):
+    make, who = MULTI[kind]
+    for T in (nbgrad, torch):
+        x = T.tensor(X[:3], dtype=F64[T], requires_grad=True)
+        a = x * 1.0
+        s = make(a)
+        out = s * x[:1]  # saves s
+        a.mul_(2.0)
         with pytest.raises(RuntimeError) as e:
-            (s * 2).sum().backward()  # torch raises on the use, nbgrad in backward
+            out.sum().backward()
         assert str(e.value).startswith(who + " is a view and its base or another view of its "
                                        "base has been modified inplace.")
 

@@ -12,14 +12,15 @@ viewed tensor required grad and the base was not a leaf (``register``): nothing 
 otherwise.
 
 Views from functions returning several views (``split``, ``chunk``) may not be modified in
-place, nor used after their base was: PyTorch's errors (the latter when the gradient
-reaches them in backward, as nbgrad cannot see a read of ``_grad_fn``).
+place, nor used after their base was: PyTorch's errors (the latter when an op in grad mode
+reads the view's ``_rg``, see ``Stale``, or when the gradient reaches it in backward).
 """
 
 import weakref
 
 import numpy as np
 
+from ..autograd.grad_mode import STATE as _STATE
 from ..autograd.graph import Node, grad_accumulator
 from ..dtypes import _FROM_NP
 from ..tensor import _wrap
@@ -160,10 +161,11 @@ def _refresh(v, base, edge):
             msg = (f"Output {nr} of {name} is a view and its base or another view of its base "
                    "has been modified inplace. " + _MULTI_TAIL)
             v._grad_fn = MultiViewError(((None, 0),), (), msg)
+            v._rg = Stale(msg)
     else:
         v._grad_fn = AsStridedBackward0((edge,), (), _geometry(base, v))
+        v._rg = True
     v._output_nr = 0
-    v._rg = True
 
 
 # ----- geometry ----------------------------------------------------------------------------
@@ -276,6 +278,22 @@ class CopySlices(_Geo):
         if f_new is not None:
             g_new = reshape(index_select(reshape(g, (-1,)), 0, idx), vshape)
         return g_old, g_new
+
+
+class Stale:
+    """``_rg`` of a multi-view output whose base was modified in place. Every op reads
+    ``_rg`` before it records: while grad mode is on, that raises PyTorch's error (torch
+    raises when an op reads the view's grad_fn); under no_grad it reads as False."""
+
+    __slots__ = ("msg",)
+
+    def __init__(self, msg):
+        self.msg = msg
+
+    def __bool__(self):
+        if _STATE.enabled:
+            raise RuntimeError(self.msg)
+        return False
 
 
 class MultiViewError(Node):
