@@ -109,7 +109,8 @@ class Tensor:
 
     @property
     def requires_grad(self):
-        return self._rg
+        rg = self._rg
+        return rg if rg.__class__ is bool else bool(rg)  # bool() raises for a stale view
 
     @requires_grad.setter
     def requires_grad(self, v):

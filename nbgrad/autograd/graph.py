@@ -88,6 +88,8 @@ class SavedTensor:
         vc = t._vc
         if vc[0] != self.version:
             fn = t._grad_fn
+            if fn.__class__.__name__ == "MultiViewError":  # ops/view_inplace: torch's error
+                raise RuntimeError(fn.attrs)
             where = f"output {t._output_nr} of {_op_name(fn)}" if fn is not None else "a leaf"
             raise _version_error(t, where, vc[0], self.version)
         return t

@@ -106,6 +106,10 @@ def split(tensor, split_size_or_sections, dim=0):
     for k in sizes:
         out.append(getitem(tensor, (slice(None),) * d + (slice(start, start + k),)))
         start += k
+    if needs_grad(tensor):  # PyTorch forbids in-place changes through these views
+        from .view_inplace import mark_multi
+
+        mark_multi(out, "Split" if isinstance(split_size_or_sections, int) else "SplitWithSizes")
     return tuple(out)
 
 

@@ -663,6 +663,7 @@ def _strip(vshape, n):
 
 
 def _index_put(t, key, value, accumulate, op, tensors_adv=False):
+    from . import view_inplace as _views
     from .inplace import (
         _check_view,
         _graph_on,
@@ -724,6 +725,7 @@ def _index_put(t, key, value, accumulate, op, tensors_adv=False):
         record(IndexPutBackward0, t, (t, value if v_rg else None), (),
                (plan, vshape if v_rg else (), value._dtype if v_rg else None, bool(accumulate)))
         t._output_nr = 0
+        _views.after_inplace(t)
     return t
 
 

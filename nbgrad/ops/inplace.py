@@ -6,6 +6,7 @@ from .. import dtypes as _dt
 from ..autograd.grad_mode import STATE as _STATE
 from ..tensor import Tensor
 from . import elementwise as E
+from . import view_inplace as _views
 from ._core import (
     Node,
     backend,
@@ -165,8 +166,9 @@ def check_inplace(t):
             "a leaf Variable that requires grad is being used in an in-place operation."
         )
     base = t._base
-    if base is not None and base._rg:
-        if base._grad_fn is None:
+    if base is not None:
+        _views.before_inplace(t)  # first: PyTorch's split/chunk error wins over the leaf's
+        if base._rg and base._grad_fn is None:
             raise RuntimeError(
                 "a view of a leaf Variable that requires grad is being used in an in-place "
                 "operation."
@@ -181,16 +183,11 @@ def _write(t, data):
 
 def _rebase(t, result, op):
     """After an in-place op that autograd records, ``t`` takes ``result``'s history."""
-    base = t._base
-    if base is not None and (base._rg or t._rg):
-        raise NotImplementedError(
-            f"{op}: in-place modification of a view of a tensor that requires grad is not "
-            "supported by nbgrad yet; use the out-of-place op or modify the base tensor"
-        )
     t._grad_fn = result._grad_fn
     t._output_nr = result._output_nr
     t._rg = result._rg
     t._retains_grad = False
+    _views.after_inplace(t)
 
 
 def _direct(fn, t, other):
@@ -318,16 +315,13 @@ def fill_(t, value):
     _write(t, backend(t._device).full(t._data.shape, value, t._dtype.np))
     if tracked:
         record(FillBackward0, t, (t,))
+        _views.after_inplace(t)
     return t
 
 
 def _check_view(t, op):
-    base = t._base
-    if base is not None and base._rg:
-        raise NotImplementedError(
-            f"{op}: in-place modification of a view of a tensor that requires grad is not "
-            "supported by nbgrad yet; use the out-of-place op or modify the base tensor"
-        )
+    if t._base is not None:
+        _views.before_inplace(t)  # PyTorch's error for an output of split/chunk
 
 
 def zero_(t):
@@ -354,6 +348,7 @@ def copy_(t, src):
     if tracked:
         record(CopyBackwards, t, (t, src), (), (tuple(src.shape), src._dtype))
         t._output_nr = 0
+        _views.after_inplace(t)
     return t
 
 
@@ -416,4 +411,5 @@ def setitem(t, key, value):
         record(CopySlices, t, (t, value if v_rg else None), (),
                (key, tuple(value.shape) if v_rg else ()))
         t._output_nr = 0
+        _views.after_inplace(t)
     return t

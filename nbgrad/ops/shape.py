@@ -1,17 +1,33 @@
 """Shape ops. Views share storage and the version counter with their base."""
 
+from weakref import ref as _wr
+
 import numpy as np
 
+from ..autograd.grad_mode import STATE as _STATE
 from ..tensor import _wrap
 from ._core import Node, Tensor, backend, copy_data, needs_grad, record
 from .elementwise import sum_to
+from .view_inplace import _MULTI
+from .view_inplace import Views as _Views
+from .view_inplace import register as _register_view
 
 
 def _view(x, arr):
     """A tensor that views ``arr``, a view of ``x``'s storage."""
     t = _wrap(arr, x._dtype, x._device)
     t._vc = x._vc
-    t._base = x._base if x._base is not None else x
+    b = x._base
+    if b is None:
+        b = x
+    t._base = b
+    if x._rg and b._grad_fn is not None and _STATE.enabled:
+        # the view gets history: an in-place op on its base must keep it current
+        lst = b._acc
+        if lst.__class__ is _Views and len(lst) < lst.cap and not _MULTI:
+            lst.append(_wr(t))
+        else:
+            _register_view(b, t, x)
     return t
 
 
