@@ -492,7 +492,14 @@ def _g_cross_entropy(draw, b):
 
 def _g_inplace(draw, b):
     """``a.op_(b)`` on an intermediate (a leaf or a view of one: PyTorch's error expected)."""
-    i = b.pick(draw, lambda t: "views" not in EXCLUDE or t._base is None, prefer_nonleaf=True)
+    ok = (lambda t: t._base is None) if "views" in EXCLUDE else (lambda t: True)
+    # often a value that has views: they must see the change, in values and in gradients
+    bases = {id(b.val(k)._base) for k in range(len(b.names)) if b.val(k)._base is not None}
+    i = None
+    if bases and draw(st.booleans()):
+        i = b.pick(draw, lambda t: id(t) in bases and ok(t))
+    if i is None:
+        i = b.pick(draw, ok, prefer_nonleaf=True)
     if i is None:
         return None
     ta = b.val(i)
@@ -681,6 +688,9 @@ OPS = {
 }
 
 
+_OFTEN = {"inplace", "inplace_view", "matmul", "linear"}
+
+
 # ----- drawing -------------------------------------------------------------------------------
 class _Builder:
     """Holds PyTorch's namespace while a program is drawn."""
@@ -766,10 +776,11 @@ class _Builder:
         return True
 
     def _expect_raise(self, cand, e):
-        if not cand.may_raise or not isinstance(e, RuntimeError):
+        phrase = next((p for p in _PHRASES if p in str(e)), "")
+        if not isinstance(e, RuntimeError) or not (cand.may_raise or phrase):
             return False  # a drawn combination PyTorch refuses: leave the op out
         # PyTorch refused the step before changing anything: nbgrad must refuse it too
-        self.prog.lines += ["def _step():", f"    {cand.expr}", "_raises(RuntimeError, _step)"]
+        self.prog.lines += ["def _step():", f"    {cand.expr}", f"_raises(RuntimeError, _step, {phrase!r})"]
         self.prog.ops.append("raises")
         return True
 
@@ -797,10 +808,15 @@ def programs(draw, torch, max_steps=12):
             shape = base[draw(st.integers(0, rank)):]
             shape = tuple(1 if s > 1 and draw(st.integers(0, 3)) == 0 else s for s in shape)
         b.add_leaf(_values(seed + k, shape))
-    n_steps = draw(st.integers(3, max_steps))
     names = [k for k in OPS if k not in EXCLUDE and not (k == "inplace_view" and "views" in EXCLUDE)]
+    # in-place and matrix ops are few among many elementwise ones: draw them more often
+    names += [k for k in names if k in _OFTEN] * 3
     done = tries = 0
-    while done < n_steps and tries < 3 * n_steps:
+    # a "go on" draw before each step past the third (rather than a length drawn up front)
+    # lets shrinking drop trailing steps one at a time
+    while done < max_steps and tries < 3 * max_steps:
+        if done >= 3 and draw(st.integers(0, 3)) == 0:
+            break
         tries += 1
         opname = draw(st.sampled_from(names))
         cand = OPS[opname](draw, b)
@@ -810,8 +826,10 @@ def programs(draw, torch, max_steps=12):
     return b.prog
 
 
-# what PyTorch's backward errors say, and nbgrad's must say too
-_PHRASES = ("modified by an inplace operation",)
+# what PyTorch's errors about values changed in place say, and nbgrad's must say too: a saved
+# tensor changed before the backward, a view (of several views from one op, as split's) used
+# after its base changed
+_PHRASES = ("modified by an inplace operation", "has been modified inplace")
 
 
 def _finish(draw, b, seed):
@@ -826,11 +844,18 @@ def _finish(draw, b, seed):
         w = np.round(rng.uniform(-1, 1, size=tuple(t.shape)), 2)
         terms.append(f"({b.name(k)} * {w.item()!r}).sum()" if t.ndim == 0 else
                      f"({b.name(k)} * {_lit(w)}).sum()")
-    prog.lines.append("loss = " + " + ".join(terms))
+    stmt = "loss = " + " + ".join(terms)
     leaves = "[" + ", ".join(prog.leaves) + "]"
     mode = draw(st.sampled_from(["grad", "backward", "double"]))
     prog.mode = mode
-    exec(prog.lines[-1], b.ns)
+    try:
+        exec(stmt, b.ns)
+    except RuntimeError as e:  # a view used after its base changed, where PyTorch forbids it
+        phrase = next((p for p in _PHRASES if p in str(e)), "")
+        prog.lines += ["def _step():", f"    {stmt}", f"_raises(RuntimeError, _step, {phrase!r})"]
+        prog.expected["raises"] = "RuntimeError"
+        return
+    prog.lines.append(stmt)
     loss = b.ns["loss"]
     prog.expected["loss"] = _np(loss).copy()
     if mode == "grad":

@@ -24,7 +24,7 @@ torch = pytest.importorskip("torch")
 import nbgrad  # noqa: E402
 
 _SOAK = os.environ.get("NBGRAD_HYPOTHESIS_EXAMPLES")
-_EXAMPLES = int(_SOAK) if _SOAK else 60
+_EXAMPLES = int(_SOAK) if _SOAK else 200
 
 # float64 throughout: both libraries round each op correctly to ~1e-16, and values stay
 # below 1e4, so differences beyond these mean a different result, not rounding
