@@ -555,6 +555,25 @@ def _g_inplace_view(draw, b):
                 check_expr=f"{a}[{key}] {sym} {o}", may_raise=True)
 
 
+def _g_view_then_inplace(draw, b):
+    """A view of an intermediate, then an in-place op on the intermediate: the view must see
+    the new values, and its gradient must flow through the in-place op."""
+    i = b.pick(draw, lambda t: t._base is None, prefer_nonleaf=True)
+    if i is None or b.leaf[i]:
+        return None
+    ta, a = b.val(i), b.name(i)
+    forms = ["{a}.unsqueeze(0)", "{a}.view(-1)"]
+    if ta.ndim >= 1:
+        forms.append(f"{{a}}[{_key(draw, tuple(ta.shape))}]")
+    if ta.ndim >= 2:
+        forms.append("{a}.mT")
+    view = draw(st.sampled_from(forms)).format(a=a)
+    op, c = draw(st.sampled_from(["mul_", "add_", "sub_"])), draw(st.sampled_from([2.0, -0.5]))
+    sym = {"add_": "+", "sub_": "-", "mul_": "*"}[op]
+    return Cand(f"{{out}} = {view}; {a}.{op}({c})", [i], inplace=True,
+                check_expr=f"{a} {sym} {c}", may_raise=True)
+
+
 def _g_max_dim(draw, b):
     i = b.pick(draw, lambda t: t.ndim >= 1)
     if i is None:
@@ -685,10 +704,11 @@ OPS = {
     # in place
     "inplace": _g_inplace,
     "inplace_view": _g_inplace_view,
+    "view_then_inplace": _g_view_then_inplace,
 }
 
 
-_OFTEN = {"inplace", "inplace_view", "matmul", "linear"}
+_OFTEN = {"inplace", "inplace_view", "view_then_inplace", "matmul", "linear"}
 
 
 # ----- drawing -------------------------------------------------------------------------------
@@ -754,11 +774,16 @@ class _Builder:
             pred = self.eval(cand.check_expr)
             if pred is None or not self._sane(pred, torch) or (cand.ok and not cand.ok(pred)):
                 return False
+            name = f"v{len(self.names)}"
+            expr = cand.expr.replace("{out}", name)  # a statement that also makes a value
             try:
-                exec(cand.expr, self.ns)
+                exec(expr, self.ns)
             except Exception as e:  # noqa: BLE001
                 return self._expect_raise(cand, e)
-            self.prog.lines.append(cand.expr)
+            self.prog.lines.append(expr)
+            if name in self.ns:
+                self.names.append(name)
+                self.leaf.append(False)
         else:
             try:
                 out = eval(cand.expr, self.ns)
