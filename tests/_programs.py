@@ -25,7 +25,7 @@ MARGIN = 1e-6  # distance kept from a kink, a tie, or a branch of where()
 LIMIT = 1e4  # largest magnitude any intermediate value may reach
 TOO_SMALL = 0.05  # arguments of log, sqrt, division, ... stay this far from 0
 # For soak runs that look past a known failure: op names (keys of OPS) to leave out, and
-# "views" for no in-place op on a view, e.g. NBGRAD_DIFF_EXCLUDE=views,conv
+# "views" for no in-place op on a view, e.g. NBGRAD_DIFF_EXCLUDE=views,maximum
 EXCLUDE = {s for s in os.environ.get("NBGRAD_DIFF_EXCLUDE", "").split(",") if s}
 
 
@@ -74,7 +74,7 @@ class Program:
 
     def _summary(self):
         if "raises" in self.expected:
-            return f"the gradient step raises {self.expected['raises']}"
+            return f"the loss or gradient step raises {self.expected['raises']}"
         parts = [f"loss = {self.expected['loss']!r}"]
         for key in ("grads", "grads2"):
             if key in self.expected:
@@ -124,8 +124,10 @@ def _no_ties(x, dims, largest=True):
 class Cand:
     """One step: ``expr`` gives a new value (a tensor); with ``inplace`` set, ``expr`` is a
     statement that changes existing values, and ``check_expr`` (its out-of-place equivalent)
-    is what the guards look at first. ``ok`` is a guard on the new value. ``args`` are the
-    slots the step consumes (so they are not summed into the loss on their own)."""
+    is what the guards look at first (a ``{out}`` in such a statement names a value it also
+    makes). ``ok`` is a guard on the new value. ``args`` are the slots the step consumes (so
+    they are not summed into the loss on their own). With ``may_raise``, PyTorch refusing the
+    step makes it a check that nbgrad refuses it too."""
 
     def __init__(self, expr, args, ok=None, inplace=False, check_expr=None, may_raise=False):
         self.expr, self.args, self.ok = expr, args, ok
