@@ -169,3 +169,27 @@ def test_from_numpy_writable_array_does_not_warn():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         nbgrad.from_numpy(np.arange(3.0)).add_(1)
+
+
+@pytest.mark.parametrize("code", [
+    "v = T.ones(1, 2); v[:, None, :] = v",
+    "v = T.ones(2, 1); v[:, 0] = v.view(2)",
+    "v = T.ones(1, 3); v[None] = v",
+])
+def test_setitem_of_the_same_elements_is_allowed(code):
+    # the same elements in the same order, size-1 dimensions aside: a no-op copy for torch
+    torch = pytest.importorskip("torch")
+    ns = {"T": torch}
+    exec(code, ns)
+    want = ns["v"].numpy().copy()
+    ns = {"T": nbgrad}
+    exec(code, ns)
+    np.testing.assert_array_equal(ns["v"].numpy(), want)
+
+
+def test_setitem_through_size_one_dims_still_refuses_partial_overlap():
+    torch = pytest.importorskip("torch")
+    for lib in (torch, nbgrad):
+        v = lib.ones(1, 3)
+        with pytest.raises(RuntimeError, match="refer to a single memory location"):
+            v[:, None, 1:] = v[:, :2]

@@ -187,7 +187,7 @@ def test_gradcheck_and_gradgradcheck():
         a = x * x
         v = a[1:3]
         v.mul_(x[:2].sin())
-        a[0:2].add_(v)
+        a[3:4].add_(v[:1])  # (a[0:2].add_(v) overlaps partially: PyTorch refuses it)
         return a
 
     x = nbgrad.tensor([0.3, -0.6, 0.8, 1.1], dtype=nbgrad.float64, requires_grad=True)

@@ -121,6 +121,15 @@ def overlap(a, b):
     return 2 if alo < blo + b.nbytes and blo < alo + a.nbytes else 0
 
 
+def _squeezed(a):
+    """``a`` without its size-1 dimensions (a view): ``t[key] = v`` where ``t[key]`` and
+    ``v`` are the same elements in the same order is a no-op copy that PyTorch allows, even
+    when size-1 dimensions make their strides differ (``v[:, None, :] = v``)."""
+    if a.__class__ is not np.ndarray or 1 not in a.shape:
+        return a
+    return a.reshape([n for n in a.shape if n != 1])
+
+
 def assert_no_partial_overlap(t, other):
     """Raise PyTorch's error when ``other`` (read) and ``t`` (written) share some memory
     without being the same view: the result would depend on the order of the loop."""
@@ -390,7 +399,7 @@ def setitem(t, key, value):
     dst = be.getitem(t._data, key)
     # PyTorch copies into the view t[key]: copy_'s checks, on that view
     _check_writable(dst, True)
-    if value.__class__ is Tensor and overlap(dst, value._data) == 2:
+    if value.__class__ is Tensor and overlap(_squeezed(dst), _squeezed(value._data)) == 2:
         raise RuntimeError(_PARTIAL)
     if isinstance(value, Tensor):
         from ..autograd.grad_mode import no_grad
