@@ -88,7 +88,7 @@ class SavedTensor:
         vc = t._vc
         if vc[0] != self.version:
             fn = t._grad_fn
-            if fn.__class__.__name__ == "MultiViewError":  # ops/view_inplace: torch's error
+            if fn is not None and fn._stale_view:  # its message is PyTorch's error
                 raise RuntimeError(fn.attrs)
             where = f"output {t._output_nr} of {_op_name(fn)}" if fn is not None else "a leaf"
             raise _version_error(t, where, vc[0], self.version)
@@ -160,6 +160,9 @@ class Node:
     # backward() passes the gradient to at most one op, as its first operand (or clears
     # grad_mode.STATE.owned before using it again): the engine may lend it for reuse
     _grad_once = False
+    # the history of a split/chunk output whose base changed in place (ops/view_inplace):
+    # using the view is PyTorch's error, and ``attrs`` holds its message
+    _stale_view = False
     _std_apply = True  # apply() is unpack_saved() then backward(): the engine may inline it
     # ``_fast(g, lent)``: this node's gradients straight from the saved storage, for a
     # backward that builds no graph (``lent``: it may write into ``g``, see _grad_once); None

@@ -301,6 +301,7 @@ class MultiViewError(Node):
     error when the gradient reaches it."""
 
     __slots__ = ()
+    _stale_view = True
 
     def backward(self, saved, g):
         raise RuntimeError(self.attrs)
