@@ -322,3 +322,20 @@ def test_special_values_and_empty_reductions_as_cpu():
         np.testing.assert_array_equal(g, w)
         num = ~np.isnan(w)  # a NaN's sign bit means nothing
         np.testing.assert_array_equal(np.signbit(g[num]), np.signbit(w[num]))
+
+
+def test_inplace_through_views_as_cpu():
+    # CopySlices and the views' regenerated history (ops/view_inplace.py) on the device
+    def run(dev):
+        x = nbgrad.tensor([0.7, 0.2, 0.4], dtype=nbgrad.float64, device=dev, requires_grad=True)
+        a = x * 1.5
+        v = a[0:2]
+        a.mul_(2.0)
+        a[1:].mul_(x[:2])
+        (v * nbgrad.tensor([0.04, 0.21], dtype=nbgrad.float64, device=dev)).sum().backward()
+        return x.grad.cpu().numpy()
+
+    got = run(DEV)
+    np.testing.assert_allclose(got, run("cpu"), rtol=1e-12)
+    # by hand: v = (3 x0, 3 x1 x0), so the gradient is (0.12 + 0.63 x1, 0.63 x0, 0) (torch's)
+    np.testing.assert_allclose(got, [0.246, 0.441, 0.0], rtol=1e-12)
