@@ -25,18 +25,22 @@ def empty(shape, np_dtype):
     return _pool_empty(shape, np_dtype, n * np.dtype(np_dtype).itemsize)
 
 
+def _refused(shape, np_dtype):
+    return out_of_memory(int(np.prod(shape, dtype=object)) * np.dtype(np_dtype).itemsize)
+
+
 def zeros(shape, np_dtype):
     try:
         return np.zeros(shape, np_dtype)
     except MemoryError:
-        raise out_of_memory(int(np.prod(shape, dtype=object)) * np.dtype(np_dtype).itemsize) from None
+        raise _refused(shape, np_dtype) from None
 
 
 def full(shape, value, np_dtype):
     try:
         return np.full(shape, value, np_dtype)
     except MemoryError:
-        raise out_of_memory(int(np.prod(shape, dtype=object)) * np.dtype(np_dtype).itemsize) from None
+        raise _refused(shape, np_dtype) from None
 
 
 def from_host(nd):

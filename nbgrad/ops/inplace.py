@@ -216,15 +216,9 @@ def _direct(fn, t, other):
         if (other._dtype is not t._dtype or od.__class__ is not np.ndarray
                 or od.shape != td.shape or not od.flags.c_contiguous):
             return False
-        if od is not td:
-            tb, ob = td.base, od.base
-            if tb is not None or ob is not None:
-                # views: distinct owning arrays cannot overlap; else the exact rule
-                tr = td if tb is None else tb
-                orr = od if ob is None else ob
-                if ((tr is orr or tr.__class__ is not np.ndarray or orr.__class__ is not np.ndarray
-                     or tr.base is not None or orr.base is not None) and overlap(td, od) == 2):
-                    return False  # the general path raises PyTorch's error
+        if (od is not td and (td.base is not None or od.base is not None)
+                and _may_share(td, od) and overlap(td, od) == 2):
+            return False  # the general path raises PyTorch's error
         if kname == "div" and not t._dtype.is_floating_point:
             return False
         E._CPU[kname].into(td.reshape(-1), od.reshape(-1))
