@@ -61,34 +61,9 @@ from .dtypes import (
     set_default_dtype,
 )
 from .ops.convert import clone  # noqa: E402
-from .ops.elementwise import (  # noqa: E402
-    abs,
-    add,
-    div,
-    eq,
-    exp,
-    ge,
-    gt,
-    le,
-    log,
-    logical_and,
-    lt,
-    mul,
-    ne,
-    neg,
-    pow,
-    relu,
-    rsub,
-    sigmoid,
-    sign,
-    sqrt,
-    sub,
-    tanh,
-    where,
-)
+from .ops.elementwise import *  # noqa: E402,F403  (the op table's public names)
 from .ops.concat import cat, chunk, split, stack  # noqa: E402
 from .ops.linalg import bmm, dot, matmul, mm  # noqa: E402
-from .ops.math import clamp, clamp_max, clamp_min, cos, erf, expm1, log1p, rsqrt, sin, tan  # noqa: E402
 from .ops.reduce import amax, amin, argmax, argmin, max, maximum, mean, min, minimum, sum  # noqa: E402
 from .ops.shape import (  # noqa: E402
     expand,
@@ -106,11 +81,7 @@ float = float32  # noqa: A001  (torch.float)
 double = float64
 long = int64
 int = int32  # noqa: A001
-multiply = mul
-divide = div
-subtract = sub
-negative = neg
-clip = clamp
+clip = clamp  # noqa: F405
 
 __version__ = "0.1.0"
 

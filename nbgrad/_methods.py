@@ -27,39 +27,63 @@ def _cmp_or_identity(fn, default):
     return op
 
 
+def _install_elementwise():
+    """Tensor methods, operators and in-place methods of the elementwise ops, from the
+    flags of their rows (ops/elementwise.py)."""
+    from .ops import inplace as I
+    from .ops.opdef import TABLE
+
+    T = Tensor
+    for op in TABLE.values():
+        fn = getattr(E, op.name)
+        if op.method:
+            for name in (op.name,) + tuple(op.aliases):
+                setattr(T, name, fn)
+        for d in op.dunders:
+            if d in ("__eq__", "__ne__"):
+                f = _cmp_or_identity(fn, d == "__ne__")
+            elif d.startswith("__r") and d != f"__{op.name}__":
+                f = _r(fn)
+            else:
+                f = fn
+            setattr(T, d, f)
+        if op.inplace:
+            method = _inplace_method(I, op.name + "_", fn, "alpha" in op.kwargs)
+            setattr(T, op.name + "_", method)
+            if op.inplace == "operator":
+                setattr(T, "__i" + op.dunders[0][2:], method)
+
+    def clamp_(self, min=None, max=None):
+        bound = min if min is not None else (max if max is not None else 0)  # decides the dtype check
+        return I.inplace_binary("clamp_", lambda a, _b: E.clamp(a, min, max), self, bound)
+
+    T.clamp = T.clip = E.clamp
+    T.clamp_ = clamp_
+    T.where = lambda self, condition, other: E.where(condition, self, other)
+
+
+def _inplace_method(I, name, fn, has_alpha):
+    if has_alpha:
+        def method(self, other, *, alpha=1):
+            if alpha != 1:
+                return I.inplace_binary(name, lambda a, b: fn(a, b, alpha=alpha), self, other)
+            return I.inplace_binary(name, fn, self, other)
+    else:
+        def method(self, other):
+            return I.inplace_binary(name, fn, self, other)
+
+    method.__name__ = name
+    method.__doc__ = f"In-place ``{fn.__name__}``; bumps ``_version``."
+    return method
+
+
 def _install():
     T = Tensor
-    T.__add__ = E.add
-    T.__radd__ = _r(E.add)
-    T.__sub__ = E.sub
-    T.__rsub__ = lambda self, other: E.rsub(self, other)
-    T.__mul__ = E.mul
-    T.__rmul__ = _r(E.mul)
-    T.__truediv__ = E.div
-    T.__rtruediv__ = _r(E.div)
-    T.__pow__ = E.pow
-    T.__rpow__ = _r(E.pow)
+    _install_elementwise()
     T.__matmul__ = L.matmul
     T.__rmatmul__ = _r(L.matmul)
-    T.__neg__ = E.neg
-    T.__abs__ = E.abs
-    T.__eq__ = _cmp_or_identity(E.eq, False)
-    T.__ne__ = _cmp_or_identity(E.ne, True)
-    T.__lt__ = E.lt
-    T.__le__ = E.le
-    T.__gt__ = E.gt
-    T.__ge__ = E.ge
     T.__getitem__ = S.getitem
     T.__hash__ = object.__hash__
-    for name in ("add", "sub", "mul", "div", "pow", "neg", "exp", "log", "sqrt", "abs",
-                 "sign", "tanh", "sigmoid", "relu", "eq", "ne", "lt", "le", "gt", "ge",
-                 "rsub"):
-        setattr(T, name, getattr(E, name))
-    T.multiply = E.mul
-    T.divide = E.div
-    T.subtract = E.sub
-    T.negative = E.neg
-    T.where = lambda self, condition, other: E.where(condition, self, other)
     for name in ("sum", "mean", "amax", "amin", "max", "min", "argmax", "argmin",
                  "maximum", "minimum"):
         setattr(T, name, getattr(R, name))
@@ -78,30 +102,9 @@ _install()
 
 
 def _install_inplace():
-    from .ops import elementwise as E
     from .ops import inplace as I
 
     T = Tensor
-
-    def mk(op, fn):
-        def method(self, other, *, alpha=1):
-            if alpha != 1:
-                return I.inplace_binary(op, lambda a, b: fn(a, b, alpha=alpha), self, other)
-            return I.inplace_binary(op, fn, self, other)
-
-        method.__name__ = op
-        method.__doc__ = f"In-place ``{fn.__name__}``; bumps ``_version``."
-        return method
-
-    T.add_ = mk("add_", E.add)
-    T.sub_ = mk("sub_", E.sub)
-    T.mul_ = lambda self, other: I.inplace_binary("mul_", E.mul, self, other)
-    T.div_ = lambda self, other: I.inplace_binary("div_", E.div, self, other)
-    T.pow_ = lambda self, other: I.inplace_binary("pow_", E.pow, self, other)
-    T.__iadd__ = T.add_
-    T.__isub__ = T.sub_
-    T.__imul__ = T.mul_
-    T.__itruediv__ = T.div_
     T.zero_ = I.zero_
     T.fill_ = I.fill_
     T.copy_ = I.copy_
@@ -117,25 +120,6 @@ def _setitem(self, key, value):
 
 
 Tensor.__setitem__ = _setitem
-
-
-def _install_math():
-    from .ops import inplace as I
-    from .ops import math as M
-
-    for name in ("log1p", "expm1", "rsqrt", "sin", "cos", "tan", "erf", "clamp", "clamp_min",
-                 "clamp_max"):
-        setattr(Tensor, name, getattr(M, name))
-    Tensor.clip = M.clamp
-
-    def clamp_(self, min=None, max=None):
-        bound = min if min is not None else (max if max is not None else 0)  # decides the dtype check
-        return I.inplace_binary("clamp_", lambda a, _b: M.clamp(a, min, max), self, bound)
-
-    Tensor.clamp_ = clamp_
-
-
-_install_math()
 
 
 def _install_concat():

@@ -37,6 +37,11 @@ def pow_(a, b):
 
 
 @_jit
+def reciprocal(a):
+    return 1 / a
+
+
+@_jit
 def neg(a):
     return -a
 

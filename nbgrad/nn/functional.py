@@ -1,7 +1,7 @@
 """``nbgrad.nn.functional``: the functional form of layers, activations and losses."""
 
+from ..ops import elementwise as _elementwise
 from ..ops.conv import conv2d, max_pool2d
-from ..ops.elementwise import relu, sigmoid, tanh
 from ..ops.index import embedding
 from ..ops.nn_ops import (
     binary_cross_entropy_with_logits,
@@ -17,8 +17,12 @@ from ..ops.nn_ops import (
     softmax,
 )
 
-__all__ = [
-    "relu", "sigmoid", "tanh", "gelu", "silu", "softmax", "log_softmax", "cross_entropy",
+# the elementwise ops whose rows ask for an ``nn.functional`` name (relu, sigmoid, tanh)
+_ELEMENTWISE = [op.name for op in _elementwise.TABLE.values() if op.functional]
+globals().update({name: getattr(_elementwise, name) for name in _ELEMENTWISE})
+
+__all__ = _ELEMENTWISE + [
+    "gelu", "silu", "softmax", "log_softmax", "cross_entropy",
     "nll_loss", "mse_loss", "binary_cross_entropy_with_logits", "linear", "dropout",
     "layer_norm", "conv2d", "max_pool2d",
     "embedding",

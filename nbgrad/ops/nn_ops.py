@@ -29,6 +29,7 @@ from .elementwise import (
     div,
     eq,
     exp,
+    log1p,
     mul,
     neg,
     rsub,
@@ -38,7 +39,6 @@ from .elementwise import (
     where,
 )
 from .linalg import matmul, matmul_data
-from .math import log1p
 from .reduce import mean as _mean
 from .reduce import sum as _sum
 from .shape import _wrap_dim, expand, permute, reshape, squeeze, transpose, unsqueeze
@@ -694,7 +694,7 @@ def dropout(input, p=0.5, training=True, inplace=False):
 def gelu(input, approximate="none"):
     """Gaussian error linear unit, exact (erf) or ``approximate='tanh'``."""
     from ..autograd.grad_mode import no_grad
-    from .math import erf
+    from .elementwise import erf
 
     if approximate not in ("none", "tanh"):
         raise RuntimeError(f"approximate argument must be either none or tanh, got {approximate!r}")
@@ -716,7 +716,7 @@ class GeluBackward0(Node):
     __slots__ = ()
 
     def backward(self, saved, g):
-        from .math import erf
+        from .elementwise import erf
 
         (x,) = saved
         if self.attrs == "none":
@@ -837,7 +837,7 @@ def _layer_norm_composed(input, normalized_shape, weight, bias, eps):
     mu = _mean(input, dims, keepdim=True)
     xc = sub(input, mu)
     var = _mean(mul(xc, xc), dims, keepdim=True)
-    from .math import rsqrt
+    from .elementwise import rsqrt
 
     out = mul(xc, rsqrt(add(var, eps)))
     if weight is not None:

@@ -1,0 +1,635 @@
+"""One definition per elementwise op, and the one path from a call to its kernel.
+
+An ``OpDef`` says everything about an op: its per-element body (a function of
+``nbgrad.kernels.scalar``, turned into CPU loops and CUDA grid-stride kernels by each
+target's loop factory), its dtype rule, its derivative formulas written in nbgrad ops (what
+they read is what the node saves, as in PyTorch's derivatives.yaml), and the public names it
+gets. From it come the backward node class (``MulBackward0``), the recording code and the
+public function.
+
+Every call goes through ``apply1`` / ``apply2``: the operands' layout keys (an interned
+``SmallKey`` cached on the tensor, else a key tuple) pick a launch plan from the op's plan
+cache; on a miss ``_plan2`` / ``_plan1`` builds one (type promotion, broadcasting, strides,
+device). A plan for small C-contiguous CPU operands is the serial loop's compiled entry point,
+called directly (no Numba dispatch: that is most of a 16-element op's cost); every other plan
+runs the general path.
+
+Gradient ownership: while the backward engine runs a node whose rule uses its gradient once
+(``_grad_once``), ``grad_mode.STATE.owned`` is that gradient. ``apply2`` is the one place that
+reads it: the binary op whose first operand it is writes into it when the shapes and dtypes
+allow, and clears it either way; a generated node whose two formulas both need the gradient
+clears it before using it.
+"""
+
+import inspect
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..autograd.grad_mode import STATE as _STATE
+from ..autograd.graph import Node, grad_accumulator, saved_input, saved_output
+from ..backends._cpupool import empty as _pool_empty
+from ..device import CPU as _CPU_DEV
+from ..tensor import Tensor, _wrap
+from ._core import SMALL_N, _attach_plain, small_key, small_key_of
+from .registry import register_kernel
+
+_FLOAT, _BOOL, _SAME = "float", "bool", "promote"
+_NO_EDGE = (None, 0)
+_np_empty = np.empty
+_MAX_PLANS = 4096
+
+
+class OpDef:
+    """An elementwise op.
+
+    Args:
+        name: the public name (``nbgrad.<name>``) and the kernel's registry name.
+        body: the per-element ``@njit`` function of ``nbgrad.kernels.scalar`` (1 or 2
+            arguments) that both targets' loops call; ``cpu_body`` overrides it on the CPU
+            (the vectorizable float32 math of ``kernels/vmath.py``).
+        dtype: ``"promote"`` (PyTorch's type promotion), ``"float"`` (integers compute in the
+            default float dtype) or ``"bool"`` (a comparison: promoted operands, bool result).
+        grads: one derivative formula per input (None: no gradient flows there), each a
+            function of the incoming gradient and of any of ``params`` / ``"result"`` /
+            ``kwargs`` by name; the node saves exactly what the formulas of the inputs that
+            need a gradient read. Written in nbgrad ops, so double backward works.
+        params: the operands' names (``("input", "other")`` for a binary op).
+        kwargs: ``{name: default}`` of keyword arguments the formulas read (``alpha``); a
+            call passes their values through ``apply2(..., extra=)``.
+        node: the node class name (default ``<Name>Backward0``, PyTorch's).
+        grad_once: the formulas pass the gradient to at most one op, as its first operand:
+            the engine may lend it (see the module docstring).
+        check: ``check(*operands)`` raises PyTorch's error for operands it refuses; it runs
+            when a plan is built (so once per layout, not per call).
+        fn, method, inplace, functional, dunders: the public surface (``nbgrad.<name>``,
+            ``Tensor.<name>``, ``Tensor.<name>_``, ``nn.functional.<name>``, operators such
+            as ``("__mul__", "__rmul__")``; an ``__r*__`` name other than the op's own is
+            the reflected call). ``aliases`` get the same surface under other names.
+        front: the public function when the op has arguments beyond its operands (it then
+            calls ``apply1`` / ``apply2`` itself).
+    """
+
+    __slots__ = ("name", "body", "cpu_body", "arity", "dtype", "grads", "params", "kwargs",
+                 "node", "grad_once", "check", "fn", "method", "inplace", "functional",
+                 "dunders", "aliases", "front", "plans", "saves", "record", "kernel",
+                 "entries", "doc")
+
+    def __init__(self, name, body, *, arity=None, dtype=_SAME, grads=None, params=None,
+                 kwargs=None, node=None, grad_once=False, check=None, cpu_body=None, fn=True,
+                 method=True, inplace=False, functional=False, dunders=(), aliases=(),
+                 front=None, doc=None):
+        self.name = name
+        self.body = body
+        self.cpu_body = cpu_body or body
+        self.arity = arity or len(inspect.signature(getattr(body, "py_func", body)).parameters)
+        self.dtype = dtype
+        self.params = params or (("input",) if self.arity == 1 else ("input", "other"))
+        self.kwargs = kwargs or {}
+        self.grads = grads
+        self.grad_once = grad_once
+        self.check = check
+        self.fn, self.method, self.inplace = fn, method, inplace
+        self.functional, self.dunders, self.aliases = functional, dunders, aliases
+        self.front = front
+        self.doc = doc
+        self.plans = {}
+        self.entries = {}
+        self.kernel = None
+        self.node = None
+        self.record = None
+        if grads is not None:
+            self.node = _make_node(self, node or _camel(name) + "Backward0")
+            self.record = _make_record(self)
+        _register_kernels(self)
+
+    def __repr__(self):
+        return f"OpDef({self.name!r})"
+
+    def __call__(self, *args):
+        return (apply1 if self.arity == 1 else apply2)(self, *args)
+
+
+def _camel(name):
+    return "".join(p[:1].upper() + p[1:] for p in name.split("_"))
+
+
+# ----- kernels: one body, a loop factory per target -------------------------------------
+class _CudaLoops:
+    """The CUDA kernel of a body, built on first use (``numba.cuda`` is imported only when a
+    CUDA tensor computes)."""
+
+    __slots__ = ("body", "arity", "_k")
+
+    def __init__(self, body, arity):
+        self.body, self.arity, self._k = body, arity, None
+
+    def __call__(self, *args):
+        k = self._k
+        if k is None:
+            from ..kernels.cuda import elementwise as cuda_loops
+
+            cls = cuda_loops.UnaryKernel if self.arity == 1 else cuda_loops.BinaryKernel
+            k = self._k = cls(self.body)
+        return k(*args)
+
+
+def _register_kernels(op):
+    if op.body is None:
+        return
+    from ..kernels.cpu import elementwise as cpu_loops
+
+    cls = cpu_loops.UnaryKernel if op.arity == 1 else cpu_loops.BinaryKernel
+    op.kernel = cls(op.cpu_body)
+    register_kernel(op.name, "cpu", op.kernel)
+    register_kernel(op.name, "cuda", _CudaLoops(op.body, op.arity))
+
+
+# serial loop slots of kernels/cpu/elementwise's factories (flat, flat_s, s_flat, into)
+_FLAT, _FLAT_S, _S_FLAT, _INTO = 0, 2, 4, 10
+
+
+def _entry(op, slot, *types):
+    """The serial loop ``slot`` of ``op`` compiled for NumPy dtypes ``types`` ("s" suffix:
+    a scalar of that dtype, else a 1-d C array), as its bare entry point."""
+    key = (slot,) + types
+    f = op.entries.get(key)
+    if f is None:
+        from numba import from_dtype
+        from numba import types as nbt
+
+        argtypes = []
+        for t in types:
+            if t[-1] == "s":
+                argtypes.append(from_dtype(np.dtype(t[:-1])))
+            else:
+                argtypes.append(nbt.Array(from_dtype(np.dtype(t)), 1, "C"))
+        f = op.entries[key] = op.kernel.entry(slot, *argtypes)
+    return f
+
+
+# ----- launch plans ---------------------------------------------------------------------
+# plan kinds: small contiguous operands of one layout (``SMALL``: the loop's entry point,
+# ``SMALL_S`` / ``S_SMALL``: with a number operand), same-layout contiguous CPU arrays of
+# any size (``CONTIG``: serial or parallel loop, pooled output), anything else (``GENERAL``)
+SMALL, SMALL_S, S_SMALL, CONTIG, GENERAL = range(5)
+
+
+class Plan:
+    """How one op runs for one operand layout: ``kind``, the loop ``f`` (an entry point for
+    the small kinds), the output's NumPy dtype, nbgrad dtype and ``SmallKey`` (``out_key``),
+    ``into`` (the in-place loop, for a lent gradient), ``reshape`` (operands are n-d and
+    must be raveled), and whether the node must undo broadcasting (``bcast``)."""
+
+    __slots__ = ("kind", "f", "np", "dt", "out_key", "into", "reshape", "bcast", "shape",
+                 "stype")
+
+    def __repr__(self):
+        return f"Plan({('SMALL', 'SMALL_S', 'S_SMALL', 'CONTIG', 'GENERAL')[self.kind]})"
+
+
+def _plan(kind, f=None, out_key=None, dt=None, into=None, reshape=False, bcast=False,
+          shape=None):
+    p = object.__new__(Plan)
+    p.kind, p.f, p.out_key, p.into, p.reshape, p.bcast = kind, f, out_key, into, reshape, bcast
+    p.dt = dt
+    p.np = np.dtype(dt.np) if dt is not None else None
+    p.shape = shape
+    p.stype = None
+    return p
+
+
+def _key(x):
+    """Operand ``x``'s layout key: its interned ``SmallKey``, a tuple (dtype, device, shape,
+    contiguity) for any other tensor, or a number's type."""
+    if x.__class__ is Tensor:
+        k = x._sk
+        if k is None:
+            k = small_key(x)
+        if k:
+            return k
+        d = x._data
+        c = d.flags.c_contiguous if d.__class__ is np.ndarray else None
+        return (x._dtype, x._device, d.shape, c)
+    return x.__class__
+
+
+def _out_dtype(op, cdt):
+    if op.dtype == _BOOL:
+        return _dt.bool_
+    if op.dtype == _FLOAT and cdt._cat != 2:
+        return _dt.get_default_dtype()
+    return cdt
+
+
+def promote(a, b):
+    """PyTorch's result dtype of operands ``a`` and ``b`` (Tensors or numbers)."""
+    ts = [t for t in (a, b) if t.__class__ is Tensor]
+    ss = [s for s in (a, b) if s.__class__ is not Tensor]
+    for s in ss:
+        if not isinstance(s, (bool, int, float, np.number)):
+            raise TypeError(
+                f"unsupported operand type: expected a Tensor or a Number, got {type(s).__name__}"
+            )
+    return _dt.result_type(ts, ss)
+
+
+def _plan2(op, a, b):
+    """Build the plan of binary ``op`` for the layouts of ``a`` and ``b`` (validating them)."""
+    if op.check is not None:
+        op.check(a, b)
+    ta, tb = a.__class__ is Tensor, b.__class__ is Tensor
+    cdt = promote(a, b)
+    if ta and tb and a._device != b._device:
+        from ._core import same_device
+
+        same_device(op.name, a, b)
+    odt = _out_dtype(op, cdt)
+    ka, kb = _key(a), _key(b)
+    cpu_same = op.dtype == _BOOL or odt is cdt
+    if ta and tb:
+        bcast = a._data.shape != b._data.shape
+        if ka and ka is kb and a._dtype is cdt and cpu_same and ka.__class__ is not tuple:
+            npd = ka.np.str
+            ok = small_key_of(odt, ka.shape)
+            f = _entry(op, _FLAT, npd, npd, np.dtype(odt.np).str)
+            into = _entry(op, _INTO, npd, npd) if odt is cdt else None
+            return _plan(SMALL, f, ok, odt, into, not ka.flat)
+        if (ka.__class__ is tuple and ka == kb and ka[3] and a._dtype is cdt
+                and cpu_same and a._data.size):
+            return _plan(CONTIG, dt=odt, bcast=False, shape=ka[2])
+        return _plan(GENERAL, dt=None, bcast=bcast)
+    t, first = (a, False) if ta else (b, True)
+    kt = ka if ta else kb
+    if (kt and kt.__class__ is not tuple and t._dtype is cdt and cpu_same
+            and (b.__class__ if ta else a.__class__) in (int, float)):
+        npd = kt.np.str
+        ok = small_key_of(odt, kt.shape)
+        out_np = np.dtype(odt.np).str
+        if first:
+            p = _plan(S_SMALL, _entry(op, _S_FLAT, npd + "s", npd, out_np), ok, odt, None,
+                      not kt.flat)
+        else:
+            p = _plan(SMALL_S, _entry(op, _FLAT_S, npd, npd + "s", out_np), ok, odt, None,
+                      not kt.flat)
+        p.stype = kt.np.type
+        return p
+    return _plan(GENERAL, bcast=False)
+
+
+def _plan1(op, x):
+    if x.__class__ is not Tensor:
+        raise TypeError(f"{op.name}(): argument 'input' must be Tensor, not {type(x).__name__}")
+    if op.check is not None:
+        op.check(x)
+    odt = _out_dtype(op, x._dtype)
+    k = _key(x)
+    if k and k.__class__ is not tuple and odt is x._dtype:
+        f = _entry(op, _FLAT, k.np.str, np.dtype(odt.np).str)
+        return _plan(SMALL, f, k, odt, None, not k.flat)
+    if k.__class__ is tuple and k[3] and odt is x._dtype and x._data.size:
+        return _plan(CONTIG, dt=odt, shape=k[2])
+    return _plan(GENERAL)
+
+
+def clear_plans(ops=None):
+    """Forget the cached launch plans (of ``ops``, default all): the next call of each
+    builds its plan again through the general path."""
+    for op in ops if ops is not None else TABLE.values():
+        op.plans.clear()
+
+
+# ----- the dispatch path ------------------------------------------------------------------
+def apply2(op, a, b, extra=None, inputs=None, rec=True):
+    """Binary ``op`` of ``a`` and ``b`` (Tensors or numbers), recorded for autograd.
+
+    ``extra``: the values of ``op.kwargs`` (a tuple, None for the defaults); ``inputs``:
+    the tensors the node's edges point to when ``a`` / ``b`` were derived from them (add's
+    scaled ``other``); ``rec=False``: compute only.
+    """
+    if a.__class__ is Tensor:
+        ka = a._sk
+        if not ka:
+            ka = _key(a)
+    else:
+        ka = a.__class__
+    if b.__class__ is Tensor:
+        kb = b._sk
+        if not kb:
+            kb = _key(b)
+    else:
+        kb = b.__class__
+    plan = op.plans.get((ka, kb))
+    if plan is None:
+        plan = _miss2(op, a, b, (ka, kb))
+    kind = plan.kind
+    if kind == SMALL:
+        if a is _STATE.owned:  # a gradient the engine lent: written into (see module doc)
+            _STATE.owned = None
+            if not _STATE.enabled and plan.into is not None:
+                if plan.reshape:
+                    plan.into(a._data.reshape(-1), b._data.reshape(-1))
+                else:
+                    plan.into(a._data, b._data)
+                return a
+        k = plan.out_key
+        o = _np_empty(k.shape, plan.np)
+        if plan.reshape:
+            plan.f(a._data.reshape(-1), b._data.reshape(-1), o.reshape(-1))
+        else:
+            plan.f(a._data, b._data, o)
+        out = _wrap(o, plan.dt, _CPU_DEV)
+        out._sk = k
+    elif kind == SMALL_S:
+        k = plan.out_key
+        o = _np_empty(k.shape, plan.np)
+        if plan.reshape:
+            plan.f(a._data.reshape(-1), plan.stype(b), o.reshape(-1))
+        else:
+            plan.f(a._data, plan.stype(b), o)
+        out = _wrap(o, plan.dt, _CPU_DEV)
+        out._sk = k
+    elif kind == S_SMALL:
+        k = plan.out_key
+        o = _np_empty(k.shape, plan.np)
+        if plan.reshape:
+            plan.f(plan.stype(a), b._data.reshape(-1), o.reshape(-1))
+        else:
+            plan.f(plan.stype(a), b._data, o)
+        out = _wrap(o, plan.dt, _CPU_DEV)
+        out._sk = k
+    else:
+        out = _run2(op, plan, a, b)
+        if out is a:
+            return a
+    if inputs is not None:
+        a, b = inputs
+    if _STATE.enabled and rec and op.record is not None and (
+            (a.__class__ is Tensor and a._rg) or (b.__class__ is Tensor and b._rg)):
+        bcast = plan.bcast
+        if inputs is not None:
+            bcast = (a.__class__ is Tensor and b.__class__ is Tensor
+                     and a._data.shape != b._data.shape)
+        op.record(out, a, b, bcast, extra)
+    return out
+
+
+def _miss2(op, a, b, key):
+    plan = _plan2(op, a, b)
+    if len(op.plans) >= _MAX_PLANS:  # many layouts (e.g. varying lengths): start over
+        op.plans.clear()
+    op.plans[key] = plan
+    return plan
+
+
+def _run2(op, plan, a, b):
+    """The non-small plans: contiguous same-layout arrays, then the general path."""
+    if plan.kind == CONTIG:
+        ad, bd = a._data, b._data
+        k = op.kernel
+        if a is _STATE.owned:
+            _STATE.owned = None
+            if not _STATE.enabled and plan.dt is a._dtype:
+                k.into(ad.reshape(-1), bd.reshape(-1))
+                return a
+        dt = plan.dt
+        out = _pool_empty(ad.shape, dt.np, ad.size * dt.itemsize)
+        if ad.ndim == 1:
+            k.flat(ad, bd, out)
+        else:
+            k.flat(ad.reshape(-1), bd.reshape(-1), out.reshape(-1))
+        return _wrap(out, dt, a._device)
+    if a is _STATE.owned:
+        _STATE.owned = None
+    return general2(op, a, b)
+
+
+def general2(op, a, b):
+    """Binary ``op`` through the general path (promotion, broadcasting, strides, devices),
+    not recorded: what every plan must agree with bit for bit."""
+    from ._core import same_device
+    from .elementwise import binary_data
+
+    if op.check is not None:
+        op.check(a, b)
+    dev = same_device(op.name, a, b)
+    cdt = promote(a, b)
+    odt = _out_dtype(op, cdt)
+    if op.dtype == _FLOAT:
+        cdt = odt
+    data = binary_data(op.name, a, b, cdt, odt, dev)
+    return _wrap(data, _dt._FROM_NP[data.dtype], dev)
+
+
+def apply1(op, x, rec=True):
+    """Unary ``op`` of Tensor ``x``, recorded for autograd (``rec=False``: compute only)."""
+    if x.__class__ is Tensor:
+        k = x._sk
+        if not k:
+            k = _key(x)
+    else:
+        k = None
+    plan = op.plans.get(k)
+    if plan is None:
+        plan = _plan1(op, x)
+        if len(op.plans) >= _MAX_PLANS:
+            op.plans.clear()
+        op.plans[k] = plan
+    if plan.kind == SMALL:
+        k = plan.out_key
+        o = _np_empty(k.shape, plan.np)
+        if plan.reshape:
+            plan.f(x._data.reshape(-1), o.reshape(-1))
+        else:
+            plan.f(x._data, o)
+        out = _wrap(o, plan.dt, _CPU_DEV)
+        out._sk = k
+    elif plan.kind == CONTIG:
+        xd, dt = x._data, plan.dt
+        out = _pool_empty(xd.shape, dt.np, xd.size * dt.itemsize)
+        if xd.ndim == 1:
+            op.kernel.flat(xd, out)
+        else:
+            op.kernel.flat(xd.reshape(-1), out.reshape(-1))
+        out = _wrap(out, dt, x._device)
+    else:
+        out = general1(op, x)
+    if x._rg and _STATE.enabled and rec and op.record is not None:
+        op.record(out, x)
+    return out
+
+
+def general1(op, x):
+    """Unary ``op`` of ``x`` through the general path, not recorded."""
+    from .elementwise import unary_data
+
+    if op.check is not None:
+        op.check(x)
+    odt = _out_dtype(op, x._dtype)
+    data = unary_data(op.name, x, odt, x._device)
+    return _wrap(data, _dt._FROM_NP[data.dtype], x._device)
+
+
+def general(op, *args):
+    """``op(*args)`` computed by the general path, never a cached plan, not recorded."""
+    return (general1 if op.arity == 1 else general2)(op, *args)
+
+
+# ----- generated nodes and recording ----------------------------------------------------------
+def _reads(f):
+    """The names a derivative formula reads besides the gradient (its first parameter)."""
+    return tuple(inspect.signature(f).parameters)[1:]
+
+
+def _saved_names(op):
+    """What the node can save, in order of first use by the formulas: operand names and
+    ``result``."""
+    names = []
+    for f in op.grads:
+        if f is not None:
+            for n in _reads(f):
+                if n not in names and n not in op.kwargs:
+                    names.append(n)
+    return tuple(names)
+
+
+def _make_node(op, cls_name):
+    """The node class of ``op``: ``backward`` generated from the formulas (each evaluated
+    only for an input that needs a gradient), then broadcasting undone once by ``sum_to``."""
+    names = _saved_names(op)
+    op.saves = names
+    env = {"_STATE": _STATE, "_sum_to": _sum_to}
+    src = ["def backward(self, saved, g):"]
+    if names:
+        src.append(f"    {''.join(n + ', ' for n in names)}= saved")
+    n_in = len(op.grads)
+    if n_in == 1:
+        f = op.grads[0]
+        env["F0"] = f
+        src.append(f"    return (F0(g{''.join(', ' + n for n in _reads(f))}),)")
+    else:
+        src.append("    fa, fb = self.next_functions")
+        src.append("    na = fa[0] is not None")
+        src.append("    nb = fb[0] is not None")
+        src.append("    at = self.attrs")
+        kw = list(op.kwargs)
+        for i, n in enumerate(kw):
+            src.append(f"    {n} = {op.kwargs[n]!r} if at is None else at[{2 + i}]")
+        live = [i for i, f in enumerate(op.grads) if f is not None]
+        if len(live) == 2:
+            # the gradient goes to two formulas: not to be written into (see module doc)
+            src.append("    if na and nb:")
+            src.append("        _STATE.owned = None")
+        for i, f in enumerate(op.grads):
+            v = "ga" if i == 0 else "gb"
+            if f is None:
+                src.append(f"    {v} = None")
+                continue
+            env[f"F{i}"] = f
+            args = "".join(", " + n for n in _reads(f))
+            src.append(f"    {v} = F{i}(g{args}) if n{v[1]} else None")
+        src.append("    if at is not None:")
+        src.append("        if ga is not None:")
+        src.append("            ga = _sum_to(ga, at[0])")
+        src.append("        if gb is not None:")
+        src.append("            gb = _sum_to(gb, at[1])")
+        src.append("    return ga, gb")
+    exec("\n".join(src), env)  # noqa: S102  (code generated from the row, as derivatives.yaml)
+    cls = type(cls_name, (Node,), {"__slots__": (), "backward": env["backward"],
+                                   "_grad_once": op.grad_once, "op": op,
+                                   "__module__": "nbgrad.ops.elementwise"})
+    return cls
+
+
+def _sum_to(g, shape):
+    from .elementwise import sum_to
+
+    return sum_to(g, shape)
+
+
+def _make_record(op):
+    """``record(out, a[, b], bcast, extra)``: attach ``op.node`` to ``out`` with the edges
+    of the inputs and what the formulas of the inputs that need a gradient read."""
+    names = op.saves
+    env = {"_attach": _attach_plain, "_acc": grad_accumulator, "_in": _save,
+           "_out": saved_output, "_NO_EDGE": _NO_EDGE, "Tensor": Tensor, "node": op.node}
+    params = op.params
+
+    def saver(n):
+        if n == "result":
+            return "_out(out)"
+        return f"_in({'a' if n == params[0] else 'b'})"
+
+    if op.arity == 1:
+        src = ["def record(out, a, bcast=False, extra=None):",
+               "    fn = a._grad_fn",
+               "    e = (fn, a._output_nr) if fn is not None else (_acc(a), 0)"]
+        sv = ", ".join(saver(n) for n in names)
+        src.append(f"    return _attach(node, out, (e,), ({sv}{',' if names else ''}))")
+    else:
+        src = ["def record(out, a, b, bcast=False, extra=None):"]
+        for v in "ab":
+            src += [f"    if {v}.__class__ is Tensor and ({v}._grad_fn is not None or {v}._rg):",
+                    f"        fn = {v}._grad_fn",
+                    f"        e{v} = (fn, {v}._output_nr) if fn is not None else (_acc({v}), 0)",
+                    f"        r{v} = True",
+                    "    else:",
+                    f"        e{v} = _NO_EDGE",
+                    f"        r{v} = False"]
+        sv = []
+        for n in names:
+            conds = [("ra" if i == 0 else "rb") for i, f in enumerate(op.grads)
+                     if f is not None and n in _reads(f)]
+            cond = " or ".join(conds)
+            sv.append(f"({saver(n)} if {cond} else None)")
+        src.append(f"    sv = ({', '.join(sv)}{',' if names else ''})")
+        defaults = tuple(op.kwargs.values())
+        env["_DEFAULTS"] = defaults
+        src += ["    if bcast or (extra is not None and extra != _DEFAULTS):",
+                "        at = (_shape(a), _shape(b)) + (extra if extra is not None else _DEFAULTS)",
+                "    else:",
+                "        at = None",
+                "    return _attach(node, out, (ea, eb), sv, at)"]
+        env["_shape"] = _shape
+    exec("\n".join(src), env)  # noqa: S102
+    return env["record"]
+
+
+def _shape(x):
+    return x._data.shape if x.__class__ is Tensor else ()
+
+
+def _save(x):
+    return saved_input(x) if x.__class__ is Tensor else x
+
+
+# ----- the table and the public surface ------------------------------------------------
+TABLE = {}  # name -> OpDef, in definition order
+
+
+def defop(name, body=None, **kw):
+    """Define elementwise op ``name`` (see ``OpDef``), add it to the table and return its
+    public function."""
+    op = OpDef(name, body, **kw)
+    TABLE[name] = op
+    return public_function(op)
+
+
+def public_function(op):
+    """The function ``nbgrad.<name>`` of ``op``: its ``front``, or ``apply`` of its operands."""
+    if op.front is not None:
+        return op.front
+    if op.arity == 1:
+        def fn(input):
+            return apply1(op, input)
+    else:
+        def fn(input, other):
+            return apply2(op, input, other)
+    fn.__name__ = fn.__qualname__ = op.name
+    fn.__doc__ = op.doc
+    fn.__module__ = "nbgrad"
+    fn.op = op
+    return fn
+
+
+_ = SMALL_N
