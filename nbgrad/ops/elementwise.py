@@ -234,101 +234,96 @@ def _div(input, other, *, rounding_mode=None):
 
 # ----- the table: arithmetic ---------------------------------------------------------------
 add = defop("add", S.add, front=_add, kwargs={"alpha": 1},
-            grads=(lambda g: g, lambda g, alpha: g if alpha == 1 else mul(g, alpha)),
+            grads=("grad", "grad if alpha == 1 else mul(grad, alpha)"),
             inplace="operator", dunders=("__add__", "__radd__"))
 _ADD = TABLE["add"]
 sub = defop("sub", S.sub, front=_sub, kwargs={"alpha": 1}, check=_no_bool_sub,
-            grads=(lambda g: g, lambda g, alpha: neg(g) if alpha == 1 else mul(g, -alpha)),
+            grads=("grad", "neg(grad) if alpha == 1 else mul(grad, -alpha)"),
             inplace="operator", dunders=("__sub__",), aliases=("subtract",))
 _SUB = TABLE["sub"]
 rsub = defop("rsub", S.sub, front=_rsub, kwargs={"alpha": 1}, check=_no_bool_sub,
              node="RsubBackward1", params=("other", "input"),
-             grads=(lambda g: g, lambda g, alpha: neg(g) if alpha == 1 else mul(g, -alpha)),
+             grads=("grad", "neg(grad) if alpha == 1 else mul(grad, -alpha)"),
              dunders=("__rsub__",))
 _RSUB = TABLE["rsub"]
 mul = defop("mul", S.mul, grad_once=True, inplace="operator",
-            grads=(lambda g, other: mul(g, other), lambda g, input: mul(g, input)),
+            grads=("mul(grad, other)", "mul(grad, input)"),
             dunders=("__mul__", "__rmul__"), aliases=("multiply",),
             doc="Elementwise product with broadcasting.")
 div = defop("div", S.div, dtype=_FLOAT, front=_div, inplace="operator",
-            grads=(lambda g, other: div(g, other),
-                   lambda g, input, other: neg(div(mul(g, input), mul(other, other)))),
+            grads=("div(grad, other)", "neg(div(mul(grad, input), mul(other, other)))"),
             dunders=("__truediv__", "__rtruediv__"), aliases=("divide",))
 _DIV = TABLE["div"]
-neg = defop("neg", S.neg, check=_no_bool_neg, grads=(lambda g: neg(g),),
+neg = defop("neg", S.neg, check=_no_bool_neg, grads=("neg(grad)",),
             dunders=("__neg__",), aliases=("negative",), doc="``-input``.")
 reciprocal = defop("reciprocal", S.reciprocal, dtype=_FLOAT, method=True,
-                   grads=(lambda g, result: neg(mul(g, mul(result, result))),),
+                   grads=("neg(mul(grad, mul(result, result)))",),
                    doc="``1 / input`` elementwise (integers give the default float dtype).")
 
 # ----- unary math --------------------------------------------------------------------------
 exp = defop("exp", S.exp, cpu_body=S.exp_v, dtype=_FLOAT, grad_once=True,
-            grads=(lambda g, result: mul(g, result),), doc="Elementwise ``e ** input``.")
+            grads=("mul(grad, result)",), doc="Elementwise ``e ** input``.")
 log = defop("log", S.log, cpu_body=S.log_v, dtype=_FLOAT,
-            grads=(lambda g, input: div(g, input),),
+            grads=("div(grad, input)",),
             doc="Natural logarithm (``-inf`` at 0, ``nan`` below).")
-sqrt = defop("sqrt", S.sqrt, dtype=_FLOAT, grads=(lambda g, result: div(g, mul(result, 2)),),
+sqrt = defop("sqrt", S.sqrt, dtype=_FLOAT, grads=("div(grad, mul(result, 2))",),
              doc="Elementwise square root.")
-abs = defop("abs", S.abs_, grads=(lambda g, input: mul(g, sign(input)),), dunders=("__abs__",),
+abs = defop("abs", S.abs_, grads=("mul(grad, sign(input))",), dunders=("__abs__",),
             doc="Elementwise absolute value (gradient 0 at 0).")
-sign = defop("sign", S.sign, grads=(lambda g: mul(g, 0),),
+sign = defop("sign", S.sign, grads=("mul(grad, 0)",),
              doc="-1, 0 or 1 by the sign of each element.")
 tanh = defop("tanh", S.tanh, cpu_body=S.tanh_v, dtype=_FLOAT, grad_once=True, functional=True,
-             grads=(lambda g, result: tanh_backward(g, result),),
+             grads=("tanh_backward(grad, result)",),
              doc="Elementwise hyperbolic tangent.")
 sigmoid = defop("sigmoid", S.sigmoid, cpu_body=S.sigmoid_v, dtype=_FLOAT, grad_once=True,
-                functional=True, grads=(lambda g, result: sigmoid_backward(g, result),),
+                functional=True, grads=("sigmoid_backward(grad, result)",),
                 doc="Elementwise logistic function ``1 / (1 + exp(-input))``, stable for "
                     "large |input|.")
 relu = defop("relu", S.relu, functional=True,
-             grads=(lambda g, result: threshold_backward(g, result),),
+             grads=("threshold_backward(grad, result)",),
              doc="``max(input, 0)`` elementwise (gradient 0 at 0).")
 log1p = defop("log1p", S.log1p, cpu_body=S.log1p_v, dtype=_FLOAT, node="Log1PBackward0",
-              grads=(lambda g, input: div(g, add(input, 1.0)),),
+              grads=("div(grad, add(input, 1.0))",),
               doc="``log(1 + input)``, accurate near 0.")
 expm1 = defop("expm1", S.expm1, cpu_body=S.expm1_v, dtype=_FLOAT,
-              grads=(lambda g, result: mul(g, add(result, 1.0)),),
+              grads=("mul(grad, add(result, 1.0))",),
               doc="``exp(input) - 1``, accurate near 0.")
 rsqrt = defop("rsqrt", S.rsqrt, dtype=_FLOAT,
-              grads=(lambda g, result: mul(g, mul(mul(result, mul(result, result)), -0.5)),),
+              grads=("mul(grad, mul(mul(result, mul(result, result)), -0.5))",),
               doc="``1 / sqrt(input)``.")
-sin = defop("sin", S.sin, dtype=_FLOAT, grads=(lambda g, input: mul(g, cos(input)),),
+sin = defop("sin", S.sin, dtype=_FLOAT, grads=("mul(grad, cos(input))",),
             doc="Elementwise sine.")
-cos = defop("cos", S.cos, dtype=_FLOAT, grads=(lambda g, input: mul(g, neg(sin(input))),),
+cos = defop("cos", S.cos, dtype=_FLOAT, grads=("mul(grad, neg(sin(input)))",),
             doc="Elementwise cosine.")
 tan = defop("tan", S.tan, dtype=_FLOAT,
-            grads=(lambda g, result: mul(g, add(mul(result, result), 1.0)),),
+            grads=("mul(grad, add(mul(result, result), 1.0))",),
             doc="Elementwise tangent.")
 erf = defop("erf", S.erf, cpu_body=S.erf_v, dtype=_FLOAT,
-            grads=(lambda g, input: mul(g, mul(exp(neg(mul(input, input))), _TWO_OVER_SQRT_PI)),),
+            grads=("mul(grad, mul(exp(neg(mul(input, input))), _TWO_OVER_SQRT_PI))",),
             doc="The error function.")
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
 # ----- fused backward ops: one kernel per backward step, differentiable again ------------
 twice_mul = defop("twice_mul", S.twice_mul, fn=False, method=False, grad_once=True,
-                  params=("grad", "input"),
-                  grads=(lambda gg, input: twice_mul(gg, input),
-                         lambda gg, grad: twice_mul(gg, grad)),
+                  grads=("twice_mul(grad, other)", "twice_mul(grad, input)"),
                   doc="``grad * (2 * input)`` as one kernel (the backward step of ``input ** 2``).")
 neg_twice_mul = defop("neg_twice_mul", S.neg_twice_mul, fn=False, method=False, grad_once=True,
-                      params=("grad", "input"),
-                      grads=(lambda gg, input: neg_twice_mul(gg, input),
-                             lambda gg, grad: neg_twice_mul(gg, grad)),
+                      grads=("neg_twice_mul(grad, other)", "neg_twice_mul(grad, input)"),
                       doc="``grad * (-2 * input)`` as one kernel (tanh's second derivative step).")
 tanh_backward = defop("tanh_backward", S.tanh_bwd, fn=False, method=False,
-                      params=("grad", "output"),
-                      grads=(lambda gg, output: tanh_backward(gg, output),
-                             lambda gg, grad, output: neg_twice_mul(mul(gg, grad), output)),
+                      params=("grad_output", "output"),
+                      grads=("tanh_backward(grad, output)",
+                             "neg_twice_mul(mul(grad, grad_output), output)"),
                       doc="``grad * (1 - output**2)``: tanh's backward step as one kernel.")
 sigmoid_backward = defop(
-    "sigmoid_backward", S.sigmoid_bwd, fn=False, method=False, params=("grad", "output"),
-    grads=(lambda gg, output: sigmoid_backward(gg, output),
-           lambda gg, grad, output: mul(mul(gg, grad), rsub(mul(output, 2.0), 1.0))),
+    "sigmoid_backward", S.sigmoid_bwd, fn=False, method=False, params=("grad_output", "output"),
+    grads=("sigmoid_backward(grad, output)",
+           "mul(mul(grad, grad_output), rsub(mul(output, 2.0), 1.0))"),
     doc="``grad * output * (1 - output)``: sigmoid's backward step as one kernel.")
 # PyTorch's: d/d input is zero, but defined (a second derivative of zeros, not None)
 threshold_backward = defop(
-    "threshold_backward", S.relu_bwd, fn=False, method=False, params=("grad", "input"),
-    grads=(lambda gg, input: threshold_backward(gg, input), lambda gg, input: zeros_like(input)),
+    "threshold_backward", S.relu_bwd, fn=False, method=False, params=("grad_output", "input"),
+    grads=("threshold_backward(grad, input)", "zeros_like(input)"),
     doc="``grad`` where ``input > 0``, else 0: relu's backward step as one kernel.")
 
 # ----- comparisons (bool results, no gradient) ----------------------------------------------

@@ -21,7 +21,9 @@ allow, and clears it either way; a generated node whose two formulas both need t
 clears it before using it.
 """
 
+import ast
 import inspect
+import sys
 
 import numpy as np
 
@@ -31,7 +33,7 @@ from ..autograd.graph import Node, grad_accumulator, saved_input, saved_output
 from ..backends._cpupool import empty as _pool_empty
 from ..device import CPU as _CPU_DEV
 from ..tensor import Tensor, _wrap
-from ._core import SMALL_N, _attach_plain, small_key, small_key_of
+from ._core import SMALL_N, small_key, small_key_of
 from .registry import register_kernel
 
 _FLOAT, _BOOL, _SAME = "float", "bool", "promote"
@@ -51,9 +53,11 @@ class OpDef:
         dtype: ``"promote"`` (PyTorch's type promotion), ``"float"`` (integers compute in the
             default float dtype) or ``"bool"`` (a comparison: promoted operands, bool result).
         grads: one derivative formula per input (None: no gradient flows there), each a
-            function of the incoming gradient and of any of ``params`` / ``"result"`` /
-            ``kwargs`` by name; the node saves exactly what the formulas of the inputs that
-            need a gradient read. Written in nbgrad ops, so double backward works.
+            Python expression in nbgrad ops (so double backward works) of ``grad`` (the
+            incoming gradient) and any of ``params``, ``result`` and ``kwargs``, as a row of
+            PyTorch's derivatives.yaml: ``"mul(grad, other)"``. The node saves exactly what
+            the formulas of the inputs that need a gradient read. Other names resolve in
+            the module that defines the row.
         params: the operands' names (``("input", "other")`` for a binary op).
         kwargs: ``{name: default}`` of keyword arguments the formulas read (``alpha``); a
             call passes their values through ``apply2(..., extra=)``.
@@ -73,12 +77,12 @@ class OpDef:
     __slots__ = ("name", "body", "cpu_body", "arity", "dtype", "grads", "params", "kwargs",
                  "node", "grad_once", "check", "fn", "method", "inplace", "functional",
                  "dunders", "aliases", "front", "plans", "saves", "record", "kernel",
-                 "entries", "doc")
+                 "entries", "doc", "module_globals")
 
     def __init__(self, name, body, *, arity=None, dtype=_SAME, grads=None, params=None,
                  kwargs=None, node=None, grad_once=False, check=None, cpu_body=None, fn=True,
                  method=True, inplace=False, functional=False, dunders=(), aliases=(),
-                 front=None, doc=None):
+                 front=None, doc=None, module_globals=None):
         self.name = name
         self.body = body
         self.cpu_body = cpu_body or body
@@ -93,6 +97,7 @@ class OpDef:
         self.functional, self.dunders, self.aliases = functional, dunders, aliases
         self.front = front
         self.doc = doc
+        self.module_globals = module_globals if module_globals is not None else globals()
         self.plans = {}
         self.entries = {}
         self.kernel = None
@@ -476,9 +481,14 @@ def general(op, *args):
 
 
 # ----- generated nodes and recording ----------------------------------------------------------
-def _reads(f):
-    """The names a derivative formula reads besides the gradient (its first parameter)."""
-    return tuple(inspect.signature(f).parameters)[1:]
+def _reads(formula, op):
+    """The operand names, ``result`` and keyword arguments a derivative formula reads."""
+    names = []
+    for n in ast.walk(ast.parse(formula, mode="eval")):
+        if (n.__class__ is ast.Name and n.id not in names
+                and (n.id in op.params or n.id == "result" or n.id in op.kwargs)):
+            names.append(n.id)
+    return names
 
 
 def _saved_names(op):
@@ -487,58 +497,91 @@ def _saved_names(op):
     names = []
     for f in op.grads:
         if f is not None:
-            for n in _reads(f):
+            for n in _reads(f, op):
                 if n not in names and n not in op.kwargs:
                     names.append(n)
     return tuple(names)
 
 
-def _make_node(op, cls_name):
-    """The node class of ``op``: ``backward`` generated from the formulas (each evaluated
-    only for an input that needs a gradient), then broadcasting undone once by ``sum_to``."""
-    names = _saved_names(op)
-    op.saves = names
-    env = {"_STATE": _STATE, "_sum_to": _sum_to}
-    src = ["def backward(self, saved, g):"]
+class _DirectCalls(ast.NodeTransformer):
+    """``mul(a, b)`` of a table op without a front becomes ``_A2(_OP_mul, a, b)``: the
+    formula calls the dispatch path without the public function's frame."""
+
+    def __init__(self):
+        self.ops = {}
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        f = node.func
+        op = TABLE.get(f.id) if f.__class__ is ast.Name else None
+        if (op is not None and op.front is None and not node.keywords
+                and len(node.args) == op.arity):
+            self.ops["_OP_" + op.name] = op
+            node.func = ast.Name("_A1" if op.arity == 1 else "_A2", ast.Load())
+            node.args = [ast.Name("_OP_" + op.name, ast.Load())] + node.args
+        return node
+
+
+def _backward_source(op):
+    """The source of ``op``'s node ``backward``: each formula evaluated only for an input
+    that needs a gradient, then broadcasting undone once by ``sum_to``."""
+    names = op.saves
+    src = ["def backward(self, saved, grad):"]
     if names:
         src.append(f"    {''.join(n + ', ' for n in names)}= saved")
-    n_in = len(op.grads)
-    if n_in == 1:
-        f = op.grads[0]
-        env["F0"] = f
-        src.append(f"    return (F0(g{''.join(', ' + n for n in _reads(f))}),)")
-    else:
-        src.append("    fa, fb = self.next_functions")
-        src.append("    na = fa[0] is not None")
-        src.append("    nb = fb[0] is not None")
-        src.append("    at = self.attrs")
-        kw = list(op.kwargs)
-        for i, n in enumerate(kw):
-            src.append(f"    {n} = {op.kwargs[n]!r} if at is None else at[{2 + i}]")
-        live = [i for i, f in enumerate(op.grads) if f is not None]
-        if len(live) == 2:
-            # the gradient goes to two formulas: not to be written into (see module doc)
-            src.append("    if na and nb:")
-            src.append("        _STATE.owned = None")
-        for i, f in enumerate(op.grads):
-            v = "ga" if i == 0 else "gb"
-            if f is None:
-                src.append(f"    {v} = None")
-                continue
-            env[f"F{i}"] = f
-            args = "".join(", " + n for n in _reads(f))
-            src.append(f"    {v} = F{i}(g{args}) if n{v[1]} else None")
-        src.append("    if at is not None:")
-        src.append("        if ga is not None:")
-        src.append("            ga = _sum_to(ga, at[0])")
-        src.append("        if gb is not None:")
-        src.append("            gb = _sum_to(gb, at[1])")
-        src.append("    return ga, gb")
-    exec("\n".join(src), env)  # noqa: S102  (code generated from the row, as derivatives.yaml)
-    cls = type(cls_name, (Node,), {"__slots__": (), "backward": env["backward"],
-                                   "_grad_once": op.grad_once, "op": op,
-                                   "__module__": "nbgrad.ops.elementwise"})
-    return cls
+    if op.arity == 1:
+        src.append(f"    return ({op.grads[0]},)")
+        return src
+    src += ["    fa, fb = self.next_functions",
+            "    na = fa[0] is not None",
+            "    nb = fb[0] is not None",
+            "    at = self.attrs"]
+    for i, n in enumerate(op.kwargs):
+        src.append(f"    {n} = {op.kwargs[n]!r} if at is None else at[{2 + i}]")
+    if all(f is not None for f in op.grads):
+        # the gradient goes to two formulas: not to be written into (see module doc)
+        src += ["    if na and nb:", "        _STATE.owned = None"]
+    for v, f in zip(("ga", "gb"), op.grads):
+        src.append(f"    {v} = None" if f is None else f"    {v} = ({f}) if n{v[1]} else None")
+    src += ["    if at is not None:",
+            "        if ga is not None:",
+            "            ga = _sum_to(ga, at[0])",
+            "        if gb is not None:",
+            "            gb = _sum_to(gb, at[1])",
+            "    return ga, gb"]
+    return src
+
+
+def _compile_backward(cls):
+    """Compile ``cls.backward`` from its row, on its first call (when every op a formula
+    names is defined), in the namespace of the module that defined the row."""
+    op = cls.op
+    tree = ast.parse("\n".join(_backward_source(op)))
+    calls = _DirectCalls()
+    tree = ast.fix_missing_locations(calls.visit(tree))
+    free = ["_STATE", "_sum_to", "_A1", "_A2"] + sorted(calls.ops)
+    outer = ast.parse(f"def _make({', '.join(free)}):\n    return backward")
+    outer.body[0].body.insert(0, tree.body[0])
+    ns = {}
+    # globals: the defining module's, live (a formula may name an op defined after its row)
+    exec(compile(ast.fix_missing_locations(outer), f"<{cls.__name__}>", "exec"),  # noqa: S102
+         op.module_globals, ns)
+    env = {"_STATE": _STATE, "_sum_to": _sum_to, "_A1": apply1, "_A2": apply2, **calls.ops}
+    cls.backward = ns["_make"](*[env[n] for n in free])
+    return cls.backward
+
+
+def _make_node(op, cls_name):
+    """The node class of ``op``, named as PyTorch names it; its ``backward`` is generated
+    from the derivative formulas (``_backward_source``)."""
+    op.saves = _saved_names(op)
+
+    def backward(self, saved, grad):
+        return _compile_backward(type(self))(self, saved, grad)
+
+    return type(cls_name, (Node,), {"__slots__": (), "backward": backward,
+                                    "_grad_once": op.grad_once, "op": op,
+                                    "__module__": op.module_globals.get("__name__")})
 
 
 def _sum_to(g, shape):
@@ -551,21 +594,39 @@ def _make_record(op):
     """``record(out, a[, b], bcast, extra)``: attach ``op.node`` to ``out`` with the edges
     of the inputs and what the formulas of the inputs that need a gradient read."""
     names = op.saves
-    env = {"_attach": _attach_plain, "_acc": grad_accumulator, "_in": _save,
-           "_out": saved_output, "_NO_EDGE": _NO_EDGE, "Tensor": Tensor, "node": op.node}
+    from . import _core
+
+    env = {"_acc": grad_accumulator, "_in": saved_input, "_out": saved_output,
+           "_NO_EDGE": _NO_EDGE, "Tensor": Tensor, "node": op.node, "_new": object.__new__,
+           "_SEQ": _core._SEQ, "_ANOMALY": _core._ANOMALY,
+           "_remember": _core._anomaly_mode.remember}
     params = op.params
 
     def saver(n):
         if n == "result":
             return "_out(out)"
-        return f"_in({'a' if n == params[0] else 'b'})"
+        v = "a" if n == params[0] else "b"
+        return f"(_in({v}) if {v}.__class__ is Tensor else {v})"
+
+    # _core.attach's stores, inline: one frame less on every recorded op
+    attach = ["    node_ = _new(node)",
+              "    node_.next_functions = edges",
+              "    node_._saved = sv",
+              "    node_._seq = next(_SEQ)",
+              "    node_.attrs = at",
+              "    if _ANOMALY[0]:",
+              "        _remember(node_)",
+              "    out._grad_fn = node_",
+              "    out._rg = True",
+              "    return node_"]
 
     if op.arity == 1:
         src = ["def record(out, a, bcast=False, extra=None):",
                "    fn = a._grad_fn",
                "    e = (fn, a._output_nr) if fn is not None else (_acc(a), 0)"]
         sv = ", ".join(saver(n) for n in names)
-        src.append(f"    return _attach(node, out, (e,), ({sv}{',' if names else ''}))")
+        src += [f"    sv = ({sv}{',' if names else ''})", "    edges = (e,)", "    at = None"]
+        src += attach
     else:
         src = ["def record(out, a, b, bcast=False, extra=None):"]
         for v in "ab":
@@ -579,7 +640,7 @@ def _make_record(op):
         sv = []
         for n in names:
             conds = [("ra" if i == 0 else "rb") for i, f in enumerate(op.grads)
-                     if f is not None and n in _reads(f)]
+                     if f is not None and n in _reads(f, op)]
             cond = " or ".join(conds)
             sv.append(f"({saver(n)} if {cond} else None)")
         src.append(f"    sv = ({', '.join(sv)}{',' if names else ''})")
@@ -589,7 +650,7 @@ def _make_record(op):
                 "        at = (_shape(a), _shape(b)) + (extra if extra is not None else _DEFAULTS)",
                 "    else:",
                 "        at = None",
-                "    return _attach(node, out, (ea, eb), sv, at)"]
+                "    edges = (ea, eb)"] + attach
         env["_shape"] = _shape
     exec("\n".join(src), env)  # noqa: S102
     return env["record"]
@@ -599,9 +660,6 @@ def _shape(x):
     return x._data.shape if x.__class__ is Tensor else ()
 
 
-def _save(x):
-    return saved_input(x) if x.__class__ is Tensor else x
-
 
 # ----- the table and the public surface ------------------------------------------------
 TABLE = {}  # name -> OpDef, in definition order
@@ -610,6 +668,7 @@ TABLE = {}  # name -> OpDef, in definition order
 def defop(name, body=None, **kw):
     """Define elementwise op ``name`` (see ``OpDef``), add it to the table and return its
     public function."""
+    kw.setdefault("module_globals", sys._getframe(1).f_globals)
     op = OpDef(name, body, **kw)
     TABLE[name] = op
     return public_function(op)
