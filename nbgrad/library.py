@@ -21,6 +21,18 @@ made of differentiable ops) and passes ``gradcheck``::
     )
     y = softplus(nbgrad.randn(5, requires_grad=True))
 
+Elementwise ops take the path of nbgrad's own (``nbgrad/ops/elementwise.py``): a scalar
+``@njit`` function as ``body``, compiled into the CPU loops and the CUDA grid-stride kernel,
+derivative formulas as nbgrad expressions, and the same dispatch path with cached launch
+plans (see ``nbgrad.ops.opdef.OpDef`` for every field)::
+
+    @numba.njit
+    def softsign(x):
+        return x / (1 + abs(x))
+
+    softsign = defop("mylib::softsign", body=softsign, dtype="float",
+                     grads=("div(grad, mul(add(abs(input), 1), add(abs(input), 1)))",))
+
 Kernel calling convention: every Tensor input is converted to the output dtype (unless
 ``cast_inputs=False``) and made C-contiguous; the kernel receives the arrays in their own
 shapes (``flat=False``, the default) or raveled to 1-d (``flat=True``) followed by the
@@ -29,6 +41,7 @@ output array, and returns nothing. Non-tensor arguments are passed to ``shape`` 
 """
 
 import re
+import sys
 
 import numpy as np
 
@@ -127,9 +140,14 @@ def _cuda_launcher(k, flat):
     return launch
 
 
-def defop(name, *, shape, cpu, backward, cuda=None, flat=False, cast_inputs=True,
-          kernel_args=False):
+def defop(name, *, shape=None, cpu=None, backward=None, cuda=None, flat=False,
+          cast_inputs=True, kernel_args=False, body=None, **elementwise):
     """Register op ``name`` and return the callable that runs it.
+
+    With ``body`` (a scalar ``@njit`` function of one or two arguments) the op is elementwise:
+    an ``OpDef`` row as nbgrad's built-in elementwise ops are (``grads``, ``dtype``,
+    ``params``, ... are ``OpDef``'s; formulas resolve names in the caller's module, and in
+    ``nbgrad.ops.elementwise``), run by the same dispatch path. Otherwise:
 
     ``shape(*args, **kwargs)`` returns ``(output_shape, output_dtype)``. ``cpu`` is an
     ``@njit`` function ``(*input_arrays, out)``. ``cuda``, when given, is a ``@cuda.jit``
@@ -137,9 +155,26 @@ def defop(name, *, shape, cpu, backward, cuda=None, flat=False, cast_inputs=True
     ``backward(grad, *args, out, **kwargs)`` returns one gradient (or None) per positional
     argument, computed with nbgrad ops so that it is itself differentiable.
     """
+    if body is not None:
+        return _elementwise(name, body, sys._getframe(1).f_globals, elementwise)
     if not callable(cpu):
         raise TypeError(f"defop('{name}'): cpu must be an @njit function, got {type(cpu).__name__}")
     register_kernel(name, "cpu", cpu)
     if cuda is not None:
         register_kernel(name, "cuda", _cuda_launcher(cuda, flat))
     return CustomOp(name, shape, backward, flat, cast_inputs, kernel_args)
+
+
+def _elementwise(name, body, caller_globals, fields):
+    from .ops import elementwise as _builtin
+    from .ops.opdef import OpDef, public_function
+
+    # the formulas see nbgrad's elementwise ops (mul, where, ...) unless the caller's module
+    # defines the name; the row is not added to nbgrad's own table or public surface
+    names = dict(vars(_builtin))
+    names.update(caller_globals)
+    fields.setdefault("node", _node_name(name))
+    op = OpDef(name, body, fn=False, method=False, module_globals=names, **fields)
+    fn = public_function(op)
+    fn.__name__ = fn.__qualname__ = name.split("::")[-1]
+    return fn

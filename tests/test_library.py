@@ -273,3 +273,41 @@ def test_cuda_tensor_without_cuda_kernel():
     assert len(err) == 1, r.stdout
     _check_missing_kernel_message(err[0])
     assert "CPU [2.0, 2.0, 2.0]" in r.stdout
+
+
+# ----- elementwise ops: an OpDef row, as nbgrad's own ---------------------------------------
+@numba.njit
+def _softsign(x):
+    return x / (1 + abs(x))
+
+
+@numba.njit
+def _hypot_sq(a, b):
+    return a * a + b * b
+
+
+softsign = defop("testlib::softsign", body=_softsign, dtype="float",
+                 grads=("div(grad, mul(add(abs(input), 1), add(abs(input), 1)))",))
+hypot_sq = defop("testlib::hypot_sq", body=_hypot_sq,
+                 grads=("mul(grad, mul(input, 2))", "mul(grad, mul(other, 2))"))
+
+
+def test_elementwise_user_ops_values_grads_and_names():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(3)
+    a0, b0 = rng.standard_normal((3, 4)), rng.standard_normal(4)
+    a = nbgrad.tensor(a0, requires_grad=True)
+    b = nbgrad.tensor(b0, requires_grad=True)
+    y = softsign(a)
+    np.testing.assert_allclose(y.detach().numpy(), torch.nn.functional.softsign(torch.tensor(a0)).numpy(),
+                               rtol=1e-15)
+    assert y.grad_fn.name() == "SoftsignBackward0"
+    z = hypot_sq(a, b)  # broadcasting: the gradient of b summed over rows
+    np.testing.assert_array_equal(z.detach().numpy(), a0 * a0 + b0 * b0)
+    assert type(z.grad_fn).__name__ == "HypotSqBackward0"
+    assert softsign(nbgrad.tensor([1, -3])).dtype == nbgrad.float32  # dtype="float"
+    assert gradcheck(softsign, (a,)) and gradgradcheck(softsign, (a,))
+    assert gradcheck(hypot_sq, (a, b)) and gradgradcheck(hypot_sq, (a, b))
+    from nbgrad.ops.opdef import TABLE
+
+    assert "testlib::softsign" not in TABLE  # not part of nbgrad's own surface

@@ -110,6 +110,14 @@ def relu(a):
 
 
 @_jit
+def softplus(a):
+    # PyTorch's threshold 20: above it log1p(exp(a)) rounds to a, and exp could overflow
+    if a > 20:
+        return a
+    return math.log1p(math.exp(a))
+
+
+@_jit
 def eq(a, b):
     return a == b
 

@@ -303,6 +303,21 @@ erf = defop("erf", S.erf, cpu_body=S.erf_v, dtype=_FLOAT,
             doc="The error function.")
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
+def _softplus(input, beta=1.0, threshold=20.0):
+    """``log(1 + exp(beta * input)) / beta``, the input itself where ``beta * input >
+    threshold`` (PyTorch's ``nn.functional.softplus``)."""
+    if beta == 1 and threshold == 20:
+        return apply1(_SOFTPLUS, input)
+    z = mul(input, beta)  # other beta / threshold: PyTorch's formula in nbgrad ops
+    soft = div(log1p(exp(clamp(z, max=threshold))), beta)
+    return where(gt(z, threshold), input, soft)
+
+
+softplus = defop("softplus", S.softplus, dtype=_FLOAT, front=_softplus, fn=False, method=False,
+                 functional=True, grads=("mul(grad, where(gt(input, 20.0), 1.0, sigmoid(input)))",))
+_SOFTPLUS = TABLE["softplus"]
+
+
 # ----- fused backward ops: one kernel per backward step, differentiable again ------------
 twice_mul = defop("twice_mul", S.twice_mul, fn=False, method=False, grad_once=True,
                   grads=("twice_mul(grad, other)", "twice_mul(grad, input)"),

@@ -346,6 +346,8 @@ def apply2(op, a, b, extra=None, inputs=None, rec=True):
         out = _wrap(o, plan.dt, _CPU_DEV)
         out._sk = k
     elif kind == SMALL_S:
+        if a is _STATE.owned:
+            _STATE.owned = None
         k = plan.out_key
         o = _np_empty(k.shape, plan.np)
         if plan.reshape:
