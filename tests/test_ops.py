@@ -72,10 +72,11 @@ def _fused(m, name):
         return getattr(elementwise, name)
     if name == "threshold_backward":
         return lambda g, x: m.ops.aten.threshold_backward(g, x, 0)
+    # no aten op: the same product, saving what nbgrad's saves (g and x)
     if name == "twice_mul":
-        return lambda g, x: g * (2 * x)
+        return lambda g, x: (g * x) * 2
     if name == "neg_twice_mul":
-        return lambda g, x: g * (-2 * x)
+        return lambda g, x: (g * x) * -2
     return getattr(m.ops.aten, name)
 
 

@@ -77,6 +77,7 @@ class SavedTensor:
             vc = self.vc
             t = WRAP(self.data, self.dtype, self.device)
             t._vc = vc
+            t._sk = self.sk  # its layout key, known when saved: the dispatch path's plan key
             if vc[0] != self.version:
                 where = f"output {self.output_nr} of {_op_name(node)}"
                 raise _version_error(t, where, vc[0], self.version)

@@ -309,8 +309,10 @@ def _softplus(input, beta=1.0, threshold=20.0):
     if beta == 1 and threshold == 20:
         return apply1(_SOFTPLUS, input)
     z = mul(input, beta)  # other beta / threshold: PyTorch's formula in nbgrad ops
-    soft = div(log1p(exp(clamp(z, max=threshold))), beta)
-    return where(gt(z, threshold), input, soft)
+    above = gt(z, threshold)
+    # exp of the capped z: the branch not taken must not send inf * 0 = nan back
+    soft = div(log1p(exp(where(above, threshold, z))), beta)
+    return where(above, input, soft)
 
 
 softplus = defop("softplus", S.softplus, dtype=_FLOAT, front=_softplus, fn=False, method=False,
