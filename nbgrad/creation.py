@@ -5,7 +5,7 @@ import numbers
 import numpy as np
 
 from . import dtypes as _dt
-from .backends._cpupool import out_of_memory
+from .storage._cpupool import out_of_memory
 from .device import as_device
 from .ops.registry import backend
 from .tensor import Tensor, _wrap

@@ -424,7 +424,7 @@ def _contig(a):
 
 
 def _backend_of(a):
-    from .backends import cuda
+    from .storage import cuda
 
     return cuda
 

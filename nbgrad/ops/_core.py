@@ -8,7 +8,7 @@ from ..autograd import anomaly_mode as _anomaly_mode
 from ..autograd import grad_mode as _gm
 from ..autograd import graph as _graph
 from ..autograd.graph import Node, edge_of, grad_accumulator, saved_input, saved_output
-from ..backends._cpupool import MIN_BYTES
+from ..storage._cpupool import MIN_BYTES
 from ..tensor import Tensor, _wrap
 from .registry import backend, kernel
 

@@ -7,7 +7,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..autograd.grad_mode import STATE as _STATE
 from ..autograd.graph import SavedTensor, grad_accumulator, saved_input, saved_output
-from ..backends._cpupool import empty as _empty
+from ..storage._cpupool import empty as _empty
 from ..device import CPU as _CPU_DEV
 from ..tensor import _wrap
 from ._core import (

@@ -8,7 +8,7 @@ import importlib
 
 _KERNELS = {}  # op name -> {device type: callable}
 _BACKENDS = {}  # device type -> backend module
-_BACKEND_MODULES = {"cpu": "nbgrad.backends.cpu", "cuda": "nbgrad.backends.cuda"}
+_BACKEND_MODULES = {"cpu": "nbgrad.storage.cpu", "cuda": "nbgrad.storage.cuda"}
 
 
 def register_kernel(name, device_type, fn=None):

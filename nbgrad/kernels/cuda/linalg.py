@@ -49,7 +49,7 @@ def _as3(x, be):
 
 def matmul(a, b, out):
     """``out = a @ b`` with NumPy's batch broadcasting (a, b at least 2-d)."""
-    from ...backends import cuda as be
+    from ...storage import cuda as be
 
     if out.ndim > 3:
         # loop over all but the last batch dim
