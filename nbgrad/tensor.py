@@ -430,7 +430,7 @@ def _backend_of(a):
 
 
 def _backend(device):
-    from .ops.registry import backend
+    from .storage import for_device as backend
 
     return backend(device)
 

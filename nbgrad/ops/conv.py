@@ -16,8 +16,9 @@ import operator
 import numpy as np
 
 from .. import dtypes as _dt
+from ..storage.layout import copy_data
 from ..tensor import _wrap
-from ._core import Node, Tensor, backend, copy_data, kernel, needs_grad, record, same_device, save
+from ._core import Node, Tensor, backend, kernel, needs_grad, record, same_device, save
 from .linalg import matmul
 from .reduce import sum as _sum
 from .shape import reshape, squeeze, transpose, unsqueeze

@@ -17,14 +17,13 @@ there, so the kernels never see a bad index.
 import numpy as np
 
 from .. import dtypes as _dt
+from ..storage.layout import _bstrides, copy_data
 from ..tensor import _wrap
 from ._core import (
     Node,
     Tensor,
-    _bstrides,
     backend,
     broadcast_shapes,
-    copy_data,
     kernel,
     needs_grad,
     record,

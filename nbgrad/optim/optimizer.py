@@ -11,9 +11,10 @@ from collections import defaultdict
 import numpy as np
 
 from ..autograd.grad_mode import enable_grad
-from ..ops._core import copy_data
+from ..kernels.table import kernel
 from ..ops.inplace import assert_writable
-from ..ops.registry import backend, kernel
+from ..storage import for_device
+from ..storage.layout import copy_data
 from ..tensor import Tensor
 
 
@@ -28,7 +29,7 @@ required = _RequiredParameter()
 
 
 def _is_c(a, dev):
-    return a.flags.c_contiguous if dev.type == "cpu" else backend(dev).is_contiguous(a)
+    return a.flags.c_contiguous if dev.type == "cpu" else for_device(dev).is_contiguous(a)
 
 
 class Optimizer:

@@ -1,12 +1,8 @@
-"""CPU storage: NumPy arrays, kernels compiled by Numba."""
+"""CPU storage: NumPy arrays (large ones from the buffer pool, ``_cpupool``)."""
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided as _as_strided
 
-from ..kernels import scalar as S
-from ..kernels.cpu import elementwise as E
-from ..ops.registry import register_kernel
-from . import register_table
 from ._cpupool import empty as _pool_empty
 from ._cpupool import out_of_memory
 
@@ -65,35 +61,6 @@ def is_contiguous(arr):
 
 def scalar_of(arr):
     return arr.reshape(-1)[0].item()
-
-
-UNARY = {
-    "neg": S.neg, "exp": S.exp, "log": S.log, "sqrt": S.sqrt, "abs": S.abs_,
-    "tanh": S.tanh, "sigmoid": S.sigmoid, "relu": S.relu, "copy": S.ident, "sign": S.sign,
-    "log1p": S.log1p, "expm1": S.expm1, "rsqrt": S.rsqrt, "sin": S.sin, "cos": S.cos,
-    "tan": S.tan, "erf": S.erf,
-}
-BINARY = {
-    "add": S.add, "sub": S.sub, "mul": S.mul, "div": S.div, "pow": S.pow_,
-    "eq": S.eq, "ne": S.ne, "lt": S.lt, "le": S.le, "gt": S.gt, "ge": S.ge,
-    "tanh_backward": S.tanh_bwd, "sigmoid_backward": S.sigmoid_bwd,
-    "twice_mul": S.twice_mul, "neg_twice_mul": S.neg_twice_mul,
-    "relu_backward": S.relu_bwd, "clamp_min": S.clamp_min, "clamp_max": S.clamp_max,
-}
-TERNARY = {"where": S.where}
-
-# the CPU loops use the vectorizable float32 math (the CUDA backend registers UNARY)
-VECTOR_MATH = {
-    "exp": S.exp_v, "log": S.log_v, "log1p": S.log1p_v, "expm1": S.expm1_v, "tanh": S.tanh_v,
-    "sigmoid": S.sigmoid_v, "erf": S.erf_v,
-}
-for _n, _f in UNARY.items():
-    register_kernel(_n, NAME, E.UnaryKernel(VECTOR_MATH.get(_n, _f)))
-for _n, _f in BINARY.items():
-    register_kernel(_n, NAME, E.BinaryKernel(_f))
-for _n, _f in TERNARY.items():
-    register_kernel(_n, NAME, E.TernaryKernel(_f))
-register_table(NAME, "nbgrad.kernels.cpu")
 
 
 # ----- views (share storage) ------------------------------------------------------------

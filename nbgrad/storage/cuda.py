@@ -1,4 +1,4 @@
-"""CUDA storage: Numba device arrays, kernels compiled by ``numba.cuda``.
+"""CUDA storage: Numba device arrays.
 
 Imported only when the first CUDA tensor is made. Under the CUDA simulator
 (``NUMBA_ENABLE_CUDASIM=1``) device arrays wrap NumPy arrays and kernels run in Python
@@ -6,18 +6,17 @@ threads, so the same code is tested on machines without a GPU.
 """
 
 import numpy as np
-from numba import config as _nb_config
 from numba import cuda
 
-from ..kernels import scalar as S
-from ..kernels.cuda import elementwise as E
+from ..device import device as _device
+from ..dtypes import from_numpy_dtype
 from ..kernels.cuda._launch import grid
-from ..ops.registry import register_kernel
-from . import cpu as _cpu
-from . import register_table
+from ..kernels.cuda._view import SIMULATOR
+from ..kernels.cuda._view import view as _view
+from .layout import copy_data
 
 NAME = "cuda"
-SIMULATOR = bool(_nb_config.ENABLE_CUDASIM)
+_CUDA = _device("cuda")
 
 if SIMULATOR:
     from numba.cuda.simulator.cudadrv import devicearray as _simarray
@@ -26,8 +25,6 @@ if SIMULATOR:
     # Host code reads device array shapes as tuples (real DeviceNDArray.shape is one); the
     # simulator's shape refuses negative indices, which only matters inside kernels.
     _simarray.FakeShape.__getitem__ = tuple.__getitem__
-else:
-    from numba.cuda.cudadrv.devicearray import DeviceNDArray as _DeviceNDArray
 
 
 def check_device(device):
@@ -80,11 +77,7 @@ def to_host(arr):
     """A NumPy copy of device array ``arr``."""
     if not is_contiguous(arr):
         out = empty(arr.shape, arr.dtype)
-        from ..device import device as _dev
-        from ..dtypes import from_numpy_dtype
-        from ..ops._core import copy_data
-
-        arr = copy_data(arr, from_numpy_dtype(np.dtype(arr.dtype)), _dev("cuda"), out=out)
+        arr = copy_data(arr, from_numpy_dtype(np.dtype(arr.dtype)), _CUDA, out=out)
     return arr.copy_to_host()
 
 
@@ -100,18 +93,6 @@ def _dummy(arr):
     """A NumPy array with ``arr``'s shape and strides over one element (never read):
     lets NumPy do the index and reshape arithmetic for device arrays."""
     return np.lib.stride_tricks.as_strided(np.zeros(1, arr.dtype), arr.shape, arr.strides)
-
-
-def _view(arr, shape, strides, offset=0):
-    if SIMULATOR:
-        base = arr._ary
-        if offset:
-            base = base.reshape(-1)[offset // base.itemsize:] if base.flags.c_contiguous else None
-            if base is None:
-                raise NotImplementedError("offset view of a non-contiguous simulated array")
-        return _Fake(np.lib.stride_tricks.as_strided(base, tuple(shape), tuple(strides)))
-    data = arr.gpu_data.view(offset) if offset else arr.gpu_data
-    return _DeviceNDArray(tuple(shape), tuple(strides), arr.dtype, gpu_data=data)
 
 
 def as_strided(arr, shape, strides):
@@ -146,14 +127,3 @@ def getitem(arr, key):
 
 def expand(arr, shape, strides):
     return _view(arr, shape, strides)
-
-
-for _n, _f in _cpu.UNARY.items():
-    register_kernel(_n, NAME, E.UnaryKernel(_f))
-for _n, _f in _cpu.BINARY.items():
-    register_kernel(_n, NAME, E.BinaryKernel(_f))
-for _n, _f in _cpu.TERNARY.items():
-    register_kernel(_n, NAME, E.TernaryKernel(_f))
-register_table(NAME, "nbgrad.kernels.cuda")
-
-_ = S
