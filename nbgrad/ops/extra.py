@@ -669,9 +669,3 @@ def _flip_method(self, *dims):
 
 def _norm_method(self, p="fro", dim=None, keepdim=False, dtype=None):
     return norm(self, p, dim, keepdim, dtype=dtype)
-
-
-METHODS = {
-    "var": var, "std": std, "prod": prod, "logsumexp": logsumexp, "norm": _norm_method,
-    "outer": outer, "ger": outer, "repeat": repeat, "tile": _tile_method, "flip": _flip_method,
-}
