@@ -114,6 +114,6 @@ from ._version import __version__  # noqa: E402
 from .ops.conv import *  # noqa: E402,F403
 from .ops.extra import *  # noqa: E402,F403
 from .ops.index import *  # noqa: E402,F403
-from . import cpu, cuda, nn  # noqa: E402
+from . import backends, cpu, cuda, nn  # noqa: E402
 from . import optim  # noqa: E402
 from .serialization import load, save  # noqa: E402
