@@ -1,7 +1,7 @@
 """The ``Optimizer`` base: parameter groups, per-parameter state, state dicts.
 
 Subclasses implement ``step``. Their updates write parameters and state buffers in place
-through fused kernels from the op registry (``kernel("adam_step", device)`` and friends),
+through fused kernels from the kernel table (``kernel("adam_step", device)`` and friends),
 one pass over each parameter, and bump each parameter's version counter.
 """
 
