@@ -16,15 +16,14 @@ import operator
 import numpy as np
 
 from .. import dtypes as _dt
+from ..storage.layout import copy_data
 from ..tensor import _wrap
-from ._core import Node, Tensor, backend, copy_data, kernel, needs_grad, record, same_device, save
+from ._core import Node, Tensor, backend, kernel, needs_grad, record, same_device, save
 from .linalg import matmul
 from .reduce import sum as _sum
 from .shape import reshape, squeeze, transpose, unsqueeze
 
 __all__ = ["conv2d", "max_pool2d"]
-# Tensor methods: {"method_name": function}
-METHODS = {}
 
 # C++ type names PyTorch prints in "Input type (float) and bias type (double)" messages
 _CPP = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int", "bool": "bool"}

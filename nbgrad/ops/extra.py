@@ -11,12 +11,12 @@ import math
 
 from .. import dtypes as _dt
 from ..autograd.grad_mode import no_grad
+from ..storage.layout import copy_data
 from ..tensor import _wrap
 from ._core import (
     Node,
     Tensor,
     backend,
-    copy_data,
     kernel,
     needs_grad,
     record,
@@ -266,7 +266,7 @@ def logsumexp(input, dim, keepdim=False):
 
 # ----- norm ---------------------------------------------------------------------------------
 def _norm_kind(p):
-    from ..kernels.cpu import extra as K
+    from ..kernels import rows as K
 
     if p == 0:
         return K.NORM_ZERO
@@ -669,9 +669,3 @@ def _flip_method(self, *dims):
 
 def _norm_method(self, p="fro", dim=None, keepdim=False, dtype=None):
     return norm(self, p, dim, keepdim, dtype=dtype)
-
-
-METHODS = {
-    "var": var, "std": std, "prod": prod, "logsumexp": logsumexp, "norm": _norm_method,
-    "outer": outer, "ger": outer, "repeat": repeat, "tile": _tile_method, "flip": _flip_method,
-}

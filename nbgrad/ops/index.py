@@ -17,14 +17,13 @@ there, so the kernels never see a bad index.
 import numpy as np
 
 from .. import dtypes as _dt
+from ..storage.layout import _bstrides, copy_data
 from ..tensor import _wrap
 from ._core import (
     Node,
     Tensor,
-    _bstrides,
     backend,
     broadcast_shapes,
-    copy_data,
     kernel,
     needs_grad,
     record,
@@ -860,8 +859,3 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
 __all__ = [
     "index_select", "index_add", "gather", "scatter_add", "take_along_dim", "index_put",
 ]
-METHODS = {
-    "index_select": index_select, "index_add": index_add, "index_add_": index_add_,
-    "gather": gather, "scatter_add": scatter_add, "scatter_add_": scatter_add_,
-    "take_along_dim": take_along_dim, "index_put": index_put, "index_put_": index_put_,
-}

@@ -4,7 +4,7 @@ from numpy import matmul as _np_matmul
 from numpy import ndarray as _ndarray
 
 from ..autograd.grad_mode import STATE as _STATE
-from ..backends._cpupool import empty as _pool_empty
+from ..storage._cpupool import empty as _pool_empty
 from ..tensor import _wrap
 from ._core import (
     Node,

@@ -7,16 +7,14 @@ import numpy as np
 from .. import dtypes as _dt
 from ..autograd.grad_mode import STATE as _STATE
 from ..autograd.graph import edge_of
+from ..storage.layout import bcast3, copy_data, layout3
 from ..tensor import _wrap
 from ._core import (
     Node,
     Tensor,
     attach,
     backend,
-    bcast3,
-    copy_data,
     kernel,
-    layout3,
     needs_grad,
     record,
     same_device,

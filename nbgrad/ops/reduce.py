@@ -6,12 +6,12 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..autograd.grad_mode import STATE as _STATE
+from ..storage.layout import copy_data
 from ..tensor import _wrap
 from ._core import (
     Node,
     Tensor,
     backend,
-    copy_data,
     kernel,
     needs_grad,
     record,

@@ -5,8 +5,9 @@ from weakref import ref as _wr
 import numpy as np
 
 from ..autograd.grad_mode import STATE as _STATE
+from ..storage.layout import copy_data
 from ..tensor import _wrap
-from ._core import Node, Tensor, backend, copy_data, needs_grad, record
+from ._core import Node, Tensor, backend, needs_grad, record
 from .elementwise import sum_to
 from .view_inplace import _MULTI
 from .view_inplace import Views as _Views

@@ -1,7 +1,7 @@
 """The ``Optimizer`` base: parameter groups, per-parameter state, state dicts.
 
 Subclasses implement ``step``. Their updates write parameters and state buffers in place
-through fused kernels from the op registry (``kernel("adam_step", device)`` and friends),
+through fused kernels from the kernel table (``kernel("adam_step", device)`` and friends),
 one pass over each parameter, and bump each parameter's version counter.
 """
 
@@ -11,9 +11,10 @@ from collections import defaultdict
 import numpy as np
 
 from ..autograd.grad_mode import enable_grad
-from ..ops._core import copy_data
+from ..kernels.table import kernel
 from ..ops.inplace import assert_writable
-from ..ops.registry import backend, kernel
+from ..storage import for_device
+from ..storage.layout import copy_data
 from ..tensor import Tensor
 
 
@@ -28,7 +29,7 @@ required = _RequiredParameter()
 
 
 def _is_c(a, dev):
-    return a.flags.c_contiguous if dev.type == "cpu" else backend(dev).is_contiguous(a)
+    return a.flags.c_contiguous if dev.type == "cpu" else for_device(dev).is_contiguous(a)
 
 
 class Optimizer:

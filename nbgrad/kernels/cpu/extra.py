@@ -12,46 +12,13 @@ import numpy as np
 from numba import njit, prange
 
 from ... import _config
+from ..rows import norm_one
 from . import _par
 
 # (no_cfunc_wrapper: see reduce.py)
 _opts = dict(nogil=True, error_model="numpy", cache=_config.CACHE, no_cfunc_wrapper=True)
 _CHUNK = 4096  # rows per task when B == 1
 _BLOCK = 256  # columns per task when B > 1
-
-# norm kinds (the op layer maps p to one of these)
-NORM_ZERO, NORM_ONE, NORM_TWO, NORM_INF, NORM_NEGINF, NORM_P = 0, 1, 2, 3, 4, 5
-
-
-@njit(**_opts)
-def _norm_one(x, a, b, R, kind, p):
-    if kind == NORM_INF or kind == NORM_NEGINF:
-        m = math.inf if kind == NORM_NEGINF else 0.0
-        for r in range(R):
-            v = abs(x[a, r, b]) * 1.0
-            if v != v:
-                return v
-            if (kind == NORM_INF and v > m) or (kind == NORM_NEGINF and v < m):
-                m = v
-        return m
-    s = 0.0
-    for r in range(R):
-        v = abs(x[a, r, b]) * 1.0
-        if kind == NORM_TWO:
-            s += v * v
-        elif kind == NORM_ONE:
-            s += v
-        elif kind == NORM_ZERO:
-            if v != 0.0:
-                s += 1.0
-        else:
-            s += v ** p
-    if kind == NORM_TWO:
-        return math.sqrt(s)
-    if kind == NORM_P:
-        return s ** (1.0 / p)
-    return s
-
 
 def _make(parallel):
     rng = prange if parallel else range
@@ -137,7 +104,7 @@ def _make(parallel):
         A, R, B = x.shape
         for t in rng(A * B):
             a, b = t // B, t % B
-            out[a, b] = _norm_one(x, a, b, R, kind, p)
+            out[a, b] = norm_one(x, a, b, R, kind, p)
 
     return var, prod, logsumexp, norm
 

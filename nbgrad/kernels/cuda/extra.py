@@ -3,9 +3,9 @@ view: variance, product, logsumexp and vector norms into ``out`` ``(A, B)``.
 
 One thread per output element (grid-stride), looping over R. Same contract and
 accumulation types as kernels/cpu/extra.py: floats accumulate in float64 (two passes for
-the variance), integer products in int64. The norm reuses the CPU's per-row function
-(``_norm_one``) compiled as a device function. Divisions and logs that would hit a zero
-are spelled out (the simulator runs them as Python, which raises there).
+the variance), integer products in int64. The norm compiles the per-row function both
+targets share (``kernels/rows.norm_one``) as a device function. Divisions and logs that
+would hit a zero are spelled out (the simulator runs them as Python, which raises there).
 """
 
 import math
@@ -13,7 +13,7 @@ import math
 import numpy as np
 from numba import cuda
 
-from ..cpu import extra as _cpu
+from ..rows import norm_one
 from ._launch import device_fn, grid
 
 
@@ -89,7 +89,7 @@ def _logsumexp(x, out):
         t += s
 
 
-_norm_one = device_fn(_cpu._norm_one)
+_norm_one = device_fn(norm_one)
 
 
 @cuda.jit
