@@ -59,6 +59,9 @@ PLAN = {
     "deep_chain": (1, 10, 1e-3),  # 20,000 float32 ops: rounding differences add up
     "hvp": (5, 50, 1e-4),
     "matmul_bwd": (2, 10, 1e-4),
+    "gpt_block": (3, 20, 1e-4),
+    "cnn_step": (2, 10, 1e-4),
+    "vae_step": (3, 25, 1e-4),
 }
 TARGETS = {  # PERF.md: nbgrad time / PyTorch time, same run
     "mlp_step": 1.0,
@@ -67,6 +70,9 @@ TARGETS = {  # PERF.md: nbgrad time / PyTorch time, same run
     "deep_chain": 1.0,
     "hvp": 1.0,
     "matmul_bwd": 1.05,
+    "gpt_block": 1.0,
+    "cnn_step": 1.0,
+    "vae_step": 1.0,
     "cold_start, empty cache": 3.0,
     "cold_start, warm cache": 0.6,
 }
