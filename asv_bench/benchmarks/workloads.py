@@ -490,16 +490,30 @@ def _models(lib):
     return m
 
 
-def _checked(model, loss, grads, updated):
-    """The result dict: loss, ``grad:<name>`` and ``updated:<name>`` for the names given."""
-    params = dict(model.named_parameters())
-    out = {"loss": loss}
-    out.update({f"grad:{n}": params[n].grad for n in grads})
-    out.update({f"updated:{n}": params[n] for n in updated})
-    return out
+class _ModelStep:
+    """A training step: ``opt.zero_grad()``, ``loss(lib, s)`` (forward and loss),
+    ``loss.backward()``, ``opt.step()``. Returns the loss, ``grad:<name>`` for the names in
+    ``grads`` and ``updated:<name>`` (the parameter after the step) for those in
+    ``updated``."""
+
+    scale = 1
+    unit = "s"
+    grads = updated = ()
+
+    def run(self, lib, s):
+        model, opt = s["model"], s["opt"]
+        opt.zero_grad()
+        loss = self.loss(lib, s)
+        loss.backward()
+        opt.step()
+        params = dict(model.named_parameters())
+        out = {"loss": loss}
+        out.update({f"grad:{n}": params[n].grad for n in self.grads})
+        out.update({f"updated:{n}": params[n] for n in self.updated})
+        return out
 
 
-class GptBlock:
+class GptBlock(_ModelStep):
     """nanoGPT's training step: token + position embedding (tied with the output layer),
     2 blocks of layer norm, causal self-attention (4 heads) and GELU MLP, cross-entropy;
     AdamW (lr 1e-3, betas (0.9, 0.99), weight decay 0.1 on matrices only, as nanoGPT
@@ -507,8 +521,10 @@ class GptBlock:
     default) and no gradient clipping (nbgrad has no ``clip_grad_norm_``)."""
 
     name = "gpt_block"
-    scale = 1
-    unit = "s"
+    grads = ("wte.weight", "wpe.weight", "h.0.attn.c_attn.weight", "h.1.attn.c_proj.weight",
+             "h.1.mlp.c_fc.weight", "h.0.ln_1.weight", "ln_f.weight")
+    updated = ("h.0.ln_1.weight", "h.0.ln_2.bias", "h.1.attn.c_proj.bias", "ln_f.weight",
+               "ln_f.bias")
 
     def inputs(self, seed=0):
         rng = np.random.default_rng(seed)
@@ -554,21 +570,11 @@ class GptBlock:
                 "idx": _on_device(lib.from_numpy(a["idx"].copy())),
                 "targets": _on_device(lib.from_numpy(a["targets"].copy()))}
 
-    def run(self, lib, s):
-        model, opt = s["model"], s["opt"]
-        opt.zero_grad(set_to_none=True)
-        loss = model(s["idx"], s["targets"])
-        loss.backward()
-        opt.step()
-        return _checked(model, loss,
-                        ["wte.weight", "wpe.weight", "h.0.attn.c_attn.weight",
-                         "h.1.attn.c_proj.weight", "h.1.mlp.c_fc.weight", "h.0.ln_1.weight",
-                         "ln_f.weight"],
-                        ["h.0.ln_1.weight", "h.0.ln_2.bias", "h.1.attn.c_proj.bias",
-                         "ln_f.weight", "ln_f.bias"])
+    def loss(self, lib, s):
+        return s["model"](s["idx"], s["targets"])
 
 
-class CnnStep:
+class CnnStep(_ModelStep):
     """The MNIST CNN of pytorch/examples: conv 1->32 3x3, ReLU, conv 32->64 3x3, ReLU,
     max-pool 2, dropout 0.25, linear 9216->128, ReLU, dropout 0.5, linear 128->10,
     log_softmax + nll_loss, Adadelta (lr 1.0); batch 64 of 28x28 normalised images.
@@ -578,8 +584,9 @@ class CnnStep:
     same elements; later (timed) steps call ``nn.Dropout``, each library drawing its own."""
 
     name = "cnn_step"
-    scale = 1
-    unit = "s"
+    grads = ("conv1.weight", "conv2.weight", "conv2.bias", "fc1.weight", "fc2.weight",
+             "fc2.bias")
+    updated = ("conv1.weight", "conv2.weight", "fc1.weight", "fc2.weight")
 
     def inputs(self, seed=0):
         rng = np.random.default_rng(seed)
@@ -608,21 +615,13 @@ class CnnStep:
                 "target": _on_device(lib.from_numpy(a["target"].copy())),
                 "masks": (_leaf(lib, a["mask1"]), _leaf(lib, a["mask2"]))}
 
-    def run(self, lib, s):
-        model, opt = s["model"], s["opt"]
+    def loss(self, lib, s):
         masks = s.pop("masks", None)  # the first step only
-        opt.zero_grad()
-        output = model(s["data"], masks)
-        loss = lib.nn.functional.nll_loss(output, s["target"])
-        loss.backward()
-        opt.step()
-        return _checked(model, loss,
-                        ["conv1.weight", "conv2.weight", "conv2.bias", "fc1.weight",
-                         "fc2.weight", "fc2.bias"],
-                        ["conv1.weight", "conv2.weight", "fc1.weight", "fc2.weight"])
+        output = s["model"](s["data"], masks)
+        return lib.nn.functional.nll_loss(output, s["target"])
 
 
-class VaeStep:
+class VaeStep(_ModelStep):
     """The VAE of pytorch/examples: 784-400-(20, 20)-400-784, ReLU, reparameterisation,
     sigmoid output, binary cross-entropy (sum) + KL term, Adam (lr 1e-3); batch 128 of
     MNIST-like pixels in [0, 1].
@@ -631,8 +630,9 @@ class VaeStep:
     (timed) steps draw it with ``randn_like``, each library its own."""
 
     name = "vae_step"
-    scale = 1
-    unit = "s"
+    grads = ("fc1.weight", "fc1.bias", "fc21.weight", "fc22.weight", "fc3.weight",
+             "fc4.weight", "fc4.bias")
+    updated = ("fc21.bias", "fc22.bias", "fc4.bias")
 
     def inputs(self, seed=0):
         rng = np.random.default_rng(seed)
@@ -650,21 +650,13 @@ class VaeStep:
         return {"model": model, "opt": lib.optim.Adam(model.parameters(), lr=1e-3),
                 "data": _leaf(lib, a["data"]), "eps": _leaf(lib, a["eps"])}
 
-    def run(self, lib, s):
-        model, opt = s["model"], s["opt"]
+    def loss(self, lib, s):
         eps = s.pop("eps", None)  # the first step only
         data = s["data"]
-        opt.zero_grad()
-        recon, mu, logvar = model(data, eps)
+        recon, mu, logvar = s["model"](data, eps)
         bce = _bce_sum(lib, recon, data.view(-1, 784))
         kld = -0.5 * lib.sum(1 + logvar - mu.pow(2) - logvar.exp())
-        loss = bce + kld
-        loss.backward()
-        opt.step()
-        return _checked(model, loss,
-                        ["fc1.weight", "fc1.bias", "fc21.weight", "fc22.weight", "fc3.weight",
-                         "fc4.weight", "fc4.bias"],
-                        ["fc21.bias", "fc22.bias", "fc4.bias"])
+        return bce + kld
 
 
 WORKLOADS = {w.name: w for w in (MlpStep(), Elementwise(), SmallOps(), DeepChain(), Hvp(),
