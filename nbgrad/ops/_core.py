@@ -301,7 +301,7 @@ def copy_data(src, dt, device, out=None):
     k = kernel("copy", device)
     if src.size == 0:
         return out
-    if _is_c(src, be) and _is_c(out, be):
+    if is_c(src) and is_c(out):
         k(src.reshape(-1), out.reshape(-1))
         return out
     if src.__class__ is np.ndarray and out.flags.c_contiguous:
@@ -320,13 +320,22 @@ def copy_data(src, dt, device, out=None):
     return out
 
 
-def _is_c(a, be):
-    return a.flags.c_contiguous if a.__class__ is np.ndarray else be.is_contiguous(a)
+def is_c(a):
+    """Whether storage array ``a`` (a NumPy array or a device array) is C-contiguous."""
+    if a.__class__ is np.ndarray or isinstance(a, np.ndarray):
+        return a.flags.c_contiguous
+    return a.is_c_contiguous()
+
+
+def contiguous_data(t):
+    """Tensor ``t``'s storage as a C-contiguous array (a copy only when it is not one)."""
+    d = t._data
+    return d if is_c(d) else copy_data(d, t._dtype, t._device)
 
 
 __all__ = [
     "Node", "Tensor", "wrap", "needs_grad", "record", "record_multi", "save", "save_output",
     "same_device", "broadcast_shapes", "layout3", "backend", "kernel", "to_dtype_data",
-    "copy_data", "unexpand", "bcast3",
+    "copy_data", "unexpand", "bcast3", "is_c", "contiguous_data",
 ]
 

@@ -24,7 +24,9 @@ from ._core import (
     _bstrides,
     backend,
     broadcast_shapes,
+    contiguous_data,
     copy_data,
+    is_c,
     kernel,
     needs_grad,
     record,
@@ -55,14 +57,6 @@ def _offsets(sizes, strides):
     for n, s in zip(sizes, strides):
         o = o[..., None] + np.arange(n, dtype=np.int64) * s
     return np.ascontiguousarray(o).reshape(-1)
-
-
-def _contig(x):
-    """C-contiguous storage of tensor ``x`` (a copy only when needed)."""
-    d = x._data
-    if backend(x._device).is_contiguous(d):
-        return d
-    return copy_data(d, x._dtype, x._device)
 
 
 def _host(x):
@@ -121,13 +115,13 @@ def _gather_data(x, d, idx, ishape, vector):
         return out
     offa, offb, sdim = _grid(tuple(x.shape), d, ishape)
     A, K, B = offa.size, ishape[d], offb.size
-    ix = _contig(idx)
+    ix = contiguous_data(idx)
     if vector:
         ix = be.as_strided(ix.reshape(-1), (A, K, B), (0, ix.dtype.itemsize, 0))
     else:
         ix = ix.reshape(A, K, B)
     kernel("index_gather", dev)(
-        _contig(x).reshape(-1), ix, be.from_host(offa), be.from_host(offb), sdim,
+        contiguous_data(x).reshape(-1), ix, be.from_host(offa), be.from_host(offb), sdim,
         out.reshape(A, K, B),
     )
     return out
@@ -143,12 +137,12 @@ def _scatter_data(x, d, idx, src, vector):
         return out
     offa, offb, sdim = _grid(tuple(x.shape), d, ishape)
     A, K, B = offa.size, ishape[d], offb.size
-    ix = _contig(idx)
+    ix = contiguous_data(idx)
     if vector:
         ix = be.as_strided(ix.reshape(-1), (A, K, B), (0, ix.dtype.itemsize, 0))
     else:
         ix = ix.reshape(A, K, B)
-    sd = _contig(src).reshape(A, K, B)
+    sd = contiguous_data(src).reshape(A, K, B)
     kernel("index_scatter_add", dev)(
         out.reshape(-1), ix, be.from_host(offa), be.from_host(offb), sdim, sd
     )
@@ -579,7 +573,7 @@ class IndexBackward0(Node):
 
 def _index_take(x, plan):
     """``x[key]`` as a copy (differentiable)."""
-    out = _wrap(_take_data(_contig(x), plan, x._dtype, x._device), x._dtype, x._device)
+    out = _wrap(_take_data(contiguous_data(x), plan, x._dtype, x._device), x._dtype, x._device)
     if needs_grad(x):
         record(IndexBackward0, out, (x,), (), plan)
     return out
@@ -597,7 +591,7 @@ def _index_put_zeros(g, plan):
     accumulate): ``IndexBackward0``'s backward, differentiable."""
     dev = g._device
     data = backend(dev).zeros(plan.in_shape, g._dtype.np)
-    _put_data(data, plan, _contig(g).reshape(plan.pmq), True, dev)
+    _put_data(data, plan, contiguous_data(g).reshape(plan.pmq), True, dev)
     out = _wrap(data, g._dtype, dev)
     if needs_grad(g):
         record(IndexPutZerosBackward0, out, (g,), (), plan)
@@ -712,7 +706,7 @@ def _index_put(t, key, value, accumulate, op, tensors_adv=False):
             )
         v3 = _const3(value, plan, t._dtype, dev)
     d = t._data
-    if be.is_contiguous(d):
+    if is_c(d):
         _put_data(d, plan, v3, accumulate, dev)
     else:
         tmp = copy_data(d, t._dtype, dev)
@@ -835,7 +829,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
             raise AssertionError("Padding_idx must be within num_embeddings")
         if padding_idx < 0:
             padding_idx += n
-    flat = input if input.ndim == 1 else _wrap(_contig(input).reshape(-1), input._dtype,
+    flat = input if input.ndim == 1 else _wrap(contiguous_data(input).reshape(-1), input._dtype,
                                                 input._device)
     h = _host(flat)
     if _first_bad(h, n) is not None:

@@ -11,6 +11,7 @@ from ._core import (
     Node,
     backend,
     copy_data,
+    is_c,
     kernel,
     layout3,
     record,
@@ -18,10 +19,6 @@ from ._core import (
     small_key,
     to_dtype_data,
 )
-
-
-def _is_c(a):
-    return a.is_c_contiguous() if hasattr(a, "is_c_contiguous") else a.flags.c_contiguous
 
 
 def add_into(dst, src):
@@ -41,7 +38,7 @@ def add_into(dst, src):
     d = dst._data
     s = to_dtype_data(src, dst._dtype, dev)
     k = kernel("add", dev)
-    if d.shape == s.shape and _is_c(d) and _is_c(s):
+    if d.shape == s.shape and is_c(d) and is_c(s):
         if d.__class__ is np.ndarray:
             k.into(d.reshape(-1), s.reshape(-1))
         else:

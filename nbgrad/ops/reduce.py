@@ -12,6 +12,7 @@ from ._core import (
     Tensor,
     backend,
     copy_data,
+    is_c,
     kernel,
     needs_grad,
     record,
@@ -70,8 +71,7 @@ def _arb(x, dims, device):
         return x.reshape(1, 1, -1) if x.size else x.reshape(1, 0, 1), 1, 1
     d0, d1 = dims[0], dims[-1]
     contiguous_block = d1 - d0 + 1 == len(dims)
-    c = x.flags.c_contiguous if x.__class__ is np.ndarray else backend(device).is_contiguous(x)
-    if contiguous_block and c:
+    if contiguous_block and is_c(x):
         for s in shape[:d0]:
             A *= s
         for s in shape[d0 : d1 + 1]:

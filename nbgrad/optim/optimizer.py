@@ -11,9 +11,9 @@ from collections import defaultdict
 import numpy as np
 
 from ..autograd.grad_mode import enable_grad
-from ..ops._core import copy_data
+from ..ops._core import copy_data, is_c
 from ..ops.inplace import assert_writable
-from ..ops.registry import backend, kernel
+from ..ops.registry import kernel
 from ..tensor import Tensor
 
 
@@ -25,10 +25,6 @@ class _RequiredParameter:
 
 
 required = _RequiredParameter()
-
-
-def _is_c(a, dev):
-    return a.flags.c_contiguous if dev.type == "cpu" else backend(dev).is_contiguous(a)
 
 
 class Optimizer:
@@ -235,7 +231,7 @@ class Optimizer:
     def _flat_param(p):
         """``(flat contiguous array to update, array to copy back into or None)``."""
         d = p._data
-        if _is_c(d, p._device):
+        if is_c(d):
             if d.__class__ is np.ndarray and not d.flags.writeable:
                 assert_writable(p)  # raises PyTorch's error rather than Numba's
             return d.reshape(-1), None
@@ -257,7 +253,7 @@ class Optimizer:
             raise RuntimeError(
                 f"gradient on {g._device} does not match its parameter's device {p._device}"
             )
-        if g._dtype is not p._dtype or not _is_c(d, g._device):
+        if g._dtype is not p._dtype or not is_c(d):
             d = copy_data(d, p._dtype, p._device)
         if tuple(d.shape) != tuple(p._data.shape):
             raise RuntimeError(
@@ -277,7 +273,7 @@ class Optimizer:
             t = zeros(tuple(p.shape), dtype=p._dtype, device=p._device)
             state[key] = t
         elif (t._dtype is not p._dtype or t._device != p._device
-              or not _is_c(t._data, t._device)):
+              or not is_c(t._data)):
             if tuple(t.shape) != tuple(p.shape):
                 raise RuntimeError(
                     f"optimizer state '{key}' has shape {list(t.shape)}, but its parameter "
