@@ -1,7 +1,7 @@
 """More reductions (var, std, prod, logsumexp, norm), products (outer, einsum) and
 copies (repeat, tile, flip).
 
-The reductions run one Numba kernel each (kernels/cpu/extra.py) over the ``(A, R, B)``
+The reductions run one Numba kernel each (kernels/cpu/reduce.py) over the ``(A, R, B)``
 layout of ops/reduce.py; their backward rules are written with nbgrad ops, so gradients
 are differentiable again. ``outer`` and ``einsum`` are compositions of existing
 differentiable ops and need no backward rule of their own.
@@ -266,7 +266,7 @@ def logsumexp(input, dim, keepdim=False):
 
 # ----- norm ---------------------------------------------------------------------------------
 def _norm_kind(p):
-    from ..kernels.cpu import extra as K
+    from ..kernels import rows as K
 
     if p == 0:
         return K.NORM_ZERO
