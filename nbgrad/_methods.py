@@ -149,9 +149,9 @@ _install_concat()
 
 
 def _install_modules():
-    from .ops import conv, extra, index
+    from .ops import conv, index, linalg, reduce, shape, stats
 
-    for mod in (index, conv, extra):
+    for mod in (index, conv, reduce, stats, linalg, shape):
         for name, fn in mod.METHODS.items():
             setattr(Tensor, name, fn)
 

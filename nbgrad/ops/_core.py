@@ -181,6 +181,12 @@ def check_number(x, op):
     )
 
 
+def check_tensor(x, op):
+    """TypeError, as PyTorch's argument parser, when ``input`` of ``op`` is not a Tensor."""
+    if x.__class__ is not Tensor:
+        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}")
+
+
 def broadcast_shapes(a, b):
     """NumPy/PyTorch broadcasting of two shapes; RuntimeError in PyTorch's words."""
     if a == b:
@@ -335,7 +341,7 @@ def contiguous_data(t):
 
 __all__ = [
     "Node", "Tensor", "wrap", "needs_grad", "record", "record_multi", "save", "save_output",
-    "same_device", "broadcast_shapes", "layout3", "backend", "kernel", "to_dtype_data",
+    "same_device", "check_tensor", "broadcast_shapes", "layout3", "backend", "kernel", "to_dtype_data",
     "copy_data", "unexpand", "bcast3", "is_c", "contiguous_data",
 ]
 

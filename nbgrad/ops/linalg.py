@@ -1,8 +1,12 @@
-"""Matrix products: matmul (1-d, 2-d, batched with broadcasting), mm, bmm, dot."""
+"""Matrix products: matmul (1-d, 2-d, batched with broadcasting), mm, bmm, dot; outer
+products; vector norms."""
+
+import math
 
 from numpy import matmul as _np_matmul
 from numpy import ndarray as _ndarray
 
+from .. import dtypes as _dt
 from ..autograd.grad_mode import STATE as _STATE
 from ..backends._cpupool import empty as _pool_empty
 from ..tensor import _wrap
@@ -11,15 +15,19 @@ from ._core import (
     Tensor,
     backend,
     broadcast_shapes,
+    check_tensor,
     kernel,
     needs_grad,
     record,
     same_device,
     save,
+    save_output,
     to_dtype_data,
     wrap,
 )
-from .elementwise import mul, sum_to
+from .elementwise import abs, div, eq, mul, pow, sign, sum_to, where
+from .reduce import _TYPE, _arb, _dims, _out_shape, _restore
+from .reduce import sum as _sum
 from .shape import reshape, transpose, unsqueeze
 
 
@@ -212,3 +220,113 @@ def dot(input, other):
         )
     return matmul(input, other)
 
+
+# ----- outer ----------------------------------------------------------------------------
+def outer(input, vec2):
+    """Outer product of two 1-d tensors: ``out[i, j] = input[i] * vec2[j]``."""
+    check_tensor(input, "outer")
+    check_tensor(vec2, "outer")
+    for name, t in (("self", input), ("vec2", vec2)):
+        if t.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {t.ndim}-D")
+    return mul(unsqueeze(input, 1), unsqueeze(vec2, 0))
+
+
+ger = outer
+
+
+# ----- norm ---------------------------------------------------------------------------------
+def _norm_kind(p):
+    from ..kernels import rows as K
+
+    if p == 0:
+        return K.NORM_ZERO
+    if p == 1:
+        return K.NORM_ONE
+    if p == 2:
+        return K.NORM_TWO
+    if p == math.inf:
+        return K.NORM_INF
+    if p == -math.inf:
+        return K.NORM_NEGINF
+    return K.NORM_P
+
+
+class NormBackward1(Node):
+    """PyTorch's subgradients: 0 where the norm is 0; inf-norms share the gradient among
+    the elements of largest (smallest) magnitude."""
+
+    __slots__ = ()
+
+    def backward(self, saved, g):
+        x, y = saved
+        shape, dims, keepdim, p = self.attrs
+        if p == 0:
+            return (None,)
+        g = _restore(g, shape, dims, keepdim)
+        if p == 1:
+            return (mul(g, sign(x)),)
+        y = _restore(y, shape, dims, keepdim)
+        if p in (math.inf, -math.inf):
+            mask = eq(abs(x), y)
+            count = _sum(mask, dims, keepdim=True)
+            # where after the division: a NaN slice has no match (count 0), gradient 0
+            return (mul(sign(x), where(mask, div(g, count), 0.0)),)
+        zero = eq(y, 0)
+        ysafe = where(zero, 1.0, y)
+        if p == 2:
+            return (mul(x, where(zero, 0.0, div(g, ysafe))),)
+        if p < 1:
+            xz = eq(x, 0)
+            a = where(xz, 1.0, abs(x))
+            scaled = mul(sign(x), where(xz, 0.0, pow(a, p - 1)))
+        elif p < 2:
+            scaled = mul(sign(x), pow(abs(x), p - 1))
+        else:
+            scaled = mul(x, pow(abs(x), p - 2))
+        return (mul(scaled, where(zero, 0.0, div(g, pow(ysafe, p - 1)))),)
+
+
+def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+    """Vector norm over ``dim`` (all dims when None): ``p`` = 2 or ``'fro'``, 1, ``inf``,
+    ``-inf``, 0 (count of non-zeros) or any other float. Accumulates in float64.
+    nbgrad differs: ``p='nuc'`` (a matrix norm) is not supported."""
+    check_tensor(input, "norm")
+    if dtype is not None:
+        input = input.to(_dt.as_dtype(dtype))
+    if p is None or p == "fro":
+        p = 2.0
+    elif isinstance(p, str):
+        if p == "nuc":
+            raise NotImplementedError("norm(): p='nuc' is not supported by nbgrad")
+        raise RuntimeError(f"norm(): unsupported norm type {p!r}")
+    p = float(p)
+    if not input._dtype.is_floating_point:
+        raise RuntimeError(
+            "linalg.vector_norm: Expected a floating point or complex tensor as input. "
+            f"Got {_TYPE[input._dtype.name]}"
+        )
+    dims = _dims(dim, input.ndim)
+    if math.isinf(p) and input.numel() == 0:
+        raise RuntimeError(
+            "linalg.vector_norm cannot compute the inf norm on an empty tensor because the "
+            "operation does not have an identity"
+        )
+    dev = input._device
+    x3, A, B = _arb(input._data, dims, dev)
+    data = backend(dev).empty((A, B), input._dtype.np)
+    kernel("norm", dev)(x3, data, _norm_kind(p), p)
+    out = _wrap(data.reshape(_out_shape(input._data.shape, dims, keepdim)), input._dtype, dev)
+    if needs_grad(input):
+        record(NormBackward1, out, (input,), (save(input), save_output(out)),
+               (tuple(input.shape), dims, keepdim, p))
+    return out
+
+
+
+def _norm_method(self, p="fro", dim=None, keepdim=False, dtype=None):
+    return norm(self, p, dim, keepdim, dtype=dtype)
+
+
+
+METHODS = {"outer": outer, "ger": outer, "norm": _norm_method}
