@@ -1,5 +1,5 @@
-"""Matrix products: matmul (1-d, 2-d, batched with broadcasting), mm, bmm, dot; outer
-products; vector norms."""
+"""Matrix products: matmul (1-d, 2-d, batched with broadcasting), mm, bmm, dot, linear
+(``input @ weight.T + bias``); outer products; vector norms."""
 
 import math
 
@@ -14,9 +14,11 @@ from ._core import (
     Node,
     Tensor,
     backend,
+    bcast3,
     broadcast_shapes,
     check_tensor,
     kernel,
+    layout3,
     needs_grad,
     record,
     same_device,
@@ -71,10 +73,47 @@ def matmul_data(a, b, dt, dev):
     return out
 
 
-class MmBackward0(Node):
+_LINEAR = object()  # first attr of linear's nodes (its operands are input and weight)
+
+
+def _linear_grads(node, saved, g):
+    """``linear``'s gradients: the weight's comes out as one contiguous GEMM over the
+    flattened leading dims of ``input``."""
+    x, w = saved  # each saved only when the other side needs its gradient
+    _, xshape, n_out = node.attrs
+    fx, fw, *fb = node.next_functions
+    g2 = reshape(g, (-1, n_out)) if g.ndim != 2 else g
+    gx = gw = gb = None
+    if fx[0] is not None:
+        gx = matmul(g2, w)
+        if len(xshape) != 2:
+            gx = reshape(gx, xshape)
+    if fw[0] is not None:
+        x2 = reshape(x, (-1, xshape[-1])) if len(xshape) != 2 else x
+        gw = matmul(transpose(g2, 0, 1), x2)
+    if fb and fb[0][0] is not None:
+        gb = _sum(g2, 0)
+    return (gx, gw, gb) if fb else (gx, gw)
+
+
+class AddmmBackward0(Node):
+    """Backward of ``linear`` with a bias."""
+
     __slots__ = ()
 
     def backward(self, saved, g):
+        return _linear_grads(self, saved, g)
+
+
+class MmBackward0(Node):
+    """Backward of a matrix product ``a @ b``; also ``linear``'s without a bias (PyTorch's
+    name there too), whose attrs start with ``_LINEAR``."""
+
+    __slots__ = ()
+
+    def backward(self, saved, g):
+        if self.attrs[0] is _LINEAR:
+            return _linear_grads(self, saved, g)
         b, a = saved  # each saved only when the other side needs its gradient
         fa, fb = self.next_functions
         sa, sb = self.attrs
@@ -219,6 +258,56 @@ def dot(input, other):
             f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors"
         )
     return matmul(input, other)
+
+
+def linear(input, weight, bias=None):
+    """``input @ weight.T + bias`` for input (..., in), weight (out, in), bias (out,)."""
+    if not isinstance(input, Tensor) or not isinstance(weight, Tensor):
+        raise TypeError("linear(): input and weight must be Tensors")
+    xs, ws = input._data.shape, weight._data.shape
+    if len(ws) != 2:
+        raise RuntimeError(f"linear(): weight must be 2-D, got {len(ws)}-D")
+    if not xs or xs[-1] != ws[1]:
+        lead = xs[:-1]
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied "
+            f"({math.prod(lead) if len(xs) > 1 else 1}x"
+            f"{xs[-1] if xs else 0} and {ws[1]}x{ws[0]})"
+        )
+    if input._dtype is not weight._dtype or (bias is not None and bias._dtype is not input._dtype):
+        raise RuntimeError(
+            "mat1 and mat2 must have the same dtype, but got "
+            f"{input._dtype.name} and {weight._dtype.name}"
+        )
+    dev = same_device("linear", input, weight, bias)
+    be = backend(dev)
+    data = matmul_data(input._data, be.permute(weight._data, (1, 0)), input._dtype, dev)
+    if bias is not None:
+        if bias._data.shape != (ws[0],):
+            raise RuntimeError(
+                f"linear(): bias of shape {list(bias.shape)} does not match "
+                f"{ws[0]} output features"
+            )
+        bd = bias._data
+        b3 = None
+        if data.size and bd.__class__ is _ndarray and bd.flags.c_contiguous:
+            b3 = bcast3(data.shape, (data, bd))  # the rows of a fresh product, in place
+        if b3 is not None:
+            kernel("add", dev).into(b3[1][0], b3[1][1])
+        elif data.size:
+            views = layout3(be, data.shape, [data, bias._data, data])
+            if views is None:
+                d2 = data.reshape(-1, data.shape[-1])
+                views = layout3(be, d2.shape, [d2, bias._data, d2])
+            kernel("add", dev)(*views)
+    out = _wrap(data, input._dtype, dev)
+    if needs_grad(input, weight, bias):
+        cls = AddmmBackward0 if bias is not None else MmBackward0
+        ins = (input, weight, bias) if bias is not None else (input, weight)
+        record(cls, out, ins,
+               (save(input) if weight._rg else None, save(weight) if input._rg else None),
+               (_LINEAR, xs, ws[0]))
+    return out
 
 
 # ----- outer ----------------------------------------------------------------------------
