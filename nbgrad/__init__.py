@@ -132,6 +132,7 @@ clip = clamp
 __version__ = "0.1.0"
 
 from .ops.conv import *  # noqa: E402,F403
+from .ops.advanced_index import *  # noqa: E402,F403
 from .ops.index import *  # noqa: E402,F403
 from . import cpu, cuda, nn  # noqa: E402
 from . import optim  # noqa: E402

@@ -149,9 +149,9 @@ _install_concat()
 
 
 def _install_modules():
-    from .ops import conv, index, linalg, reduce, shape, stats
+    from .ops import advanced_index, conv, index, linalg, reduce, shape, stats
 
-    for mod in (index, conv, reduce, stats, linalg, shape):
+    for mod in (index, advanced_index, conv, reduce, stats, linalg, shape):
         for name, fn in mod.METHODS.items():
             setattr(Tensor, name, fn)
 

@@ -372,13 +372,13 @@ class CopySlices(Node):
 
 def setitem(t, key, value):
     """``t[key] = value`` for basic keys (ints, slices, None, ...); advanced keys (index
-    tensors, lists, bool masks) go to ``ops/index.py`` (index_put)."""
+    tensors, lists, bool masks) go to ``ops/advanced_index.py`` (index_put)."""
     from ..tensor import Tensor
     from ._core import copy_data
     from .shape import _adv_key, _check_key
 
     if _adv_key(key):
-        from .index import advanced_setitem
+        from .advanced_index import advanced_setitem
 
         return advanced_setitem(t, key, value)
     check_inplace(t)

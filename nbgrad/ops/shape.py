@@ -402,9 +402,9 @@ class SliceBackward0(SelectBackward0):
 
 def getitem(input, key):
     """Basic indexing (ints, slices, None, ...) as a view; advanced keys (index tensors,
-    lists, bool masks) go to ``ops/index.py`` and give a copy."""
+    lists, bool masks) go to ``ops/advanced_index.py`` and give a copy."""
     if _adv_key(key):
-        from .index import advanced_getitem
+        from .advanced_index import advanced_getitem
 
         return advanced_getitem(input, key)
     key = _check_key(input, key)
