@@ -68,6 +68,23 @@ _READONLY = (
 )
 
 
+def zero_grads(tensors, set_to_none=True):
+    """Clear the ``.grad`` of each tensor: to None, or (``set_to_none=False``) detached from
+    any graph and zeroed in place. What ``Module.zero_grad`` and ``Optimizer.zero_grad`` do."""
+    for p in tensors:
+        g = p._grad
+        if g is None:
+            continue
+        if set_to_none:
+            p._grad = None
+        else:
+            if g._grad_fn is not None:
+                g.detach_()
+            else:
+                g.requires_grad_(False)
+            g.zero_()
+
+
 def _dense(a):
     """PyTorch's ``is_non_overlapping_and_dense``: the elements tile one block of memory."""
     f = a.flags

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..autograd.grad_mode import enable_grad
 from ..ops._core import copy_data, is_c
-from ..ops.inplace import assert_writable
+from ..ops.inplace import assert_writable, zero_grads
 from ..ops.registry import kernel
 from ..tensor import Tensor
 
@@ -103,19 +103,7 @@ class Optimizer:
 
     def zero_grad(self, set_to_none=True):
         """Clear the ``.grad`` of every optimized tensor (to None, or zero it in place)."""
-        for group in self.param_groups:
-            for p in group["params"]:
-                g = p._grad
-                if g is None:
-                    continue
-                if set_to_none:
-                    p._grad = None
-                else:
-                    if g._grad_fn is not None:
-                        g.detach_()
-                    else:
-                        g.requires_grad_(False)
-                    g.zero_()
+        zero_grads((p for group in self.param_groups for p in group["params"]), set_to_none)
 
     def step(self, closure=None):
         """Update the parameters once from their ``.grad``; returns ``closure()``'s loss."""
