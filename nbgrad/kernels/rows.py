@@ -13,6 +13,28 @@ from .. import _config
 NORM_ZERO, NORM_ONE, NORM_TWO, NORM_INF, NORM_NEGINF, NORM_P = 0, 1, 2, 3, 4, 5
 
 
+@njit(nogil=True, error_model="numpy", cache=_config.CACHE, no_cfunc_wrapper=True)
+def logsumexp_row(x, a, b, R):
+    """``log(sum_r exp(x[a, r, b]))``: the max is taken out first, so any finite logits stay
+    finite; +-inf maxima are not subtracted. An empty or all ``-inf`` row gives ``-inf``
+    (spelled out: the CUDA simulator runs ``log(0)`` as Python, which raises)."""
+    m = -math.inf
+    for r in range(R):
+        v = x[a, r, b]
+        if v > m or v != v:
+            m = v
+            if v != v:
+                break
+    if m == math.inf or m == -math.inf:
+        m = 0.0
+    s = 0.0
+    for r in range(R):
+        s += math.exp(x[a, r, b] - m)
+    if s == 0.0:
+        return -math.inf
+    return math.log(s) + m
+
+
 # error_model="numpy": a negative p divides by zero at zeros (inf, as PyTorch), not raises
 @njit(nogil=True, error_model="numpy", cache=_config.CACHE, no_cfunc_wrapper=True)
 def norm_row(x, a, b, R, kind, p):

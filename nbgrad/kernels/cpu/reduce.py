@@ -9,13 +9,12 @@ variance). Each op has a serial and a ``parallel=True`` variant; ``_par.run`` pi
 size.
 """
 
-import math
 
 import numpy as np
 from numba import njit, prange
 
 from ... import _config
-from ..rows import norm_row
+from ..rows import logsumexp_row, norm_row
 from . import _par
 
 # no_cfunc_wrapper: nothing takes these as first-class function values, and the C wrapper
@@ -328,23 +327,10 @@ def _make_more(parallel):
 
     @njit(parallel=parallel, **_opts)
     def logsumexp(x, out):
-        # max first, so any finite logits stay finite; +-inf maxima are not subtracted
         A, R, B = x.shape
         for t in rng(A * B):
             a, b = t // B, t % B
-            m = -math.inf
-            for r in range(R):
-                v = x[a, r, b]
-                if v > m or v != v:
-                    m = v
-                    if v != v:
-                        break
-            if m == math.inf or m == -math.inf:
-                m = 0.0
-            s = 0.0
-            for r in range(R):
-                s += math.exp(x[a, r, b] - m)
-            out[a, b] = math.log(s) + m
+            out[a, b] = logsumexp_row(x, a, b, R)
 
     @njit(parallel=parallel, **_opts)
     def norm(x, out, kind, p):

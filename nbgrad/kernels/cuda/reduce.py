@@ -3,9 +3,10 @@
 Sum, amax/amin and argmax/argmin: one block per output element, threads striding over R,
 then a shared-memory tree. Variance, product, logsumexp and vector norms: one thread per
 output element (grid-stride), looping over R, with the CPU kernels' accumulation types
-(floats in float64, two passes for the variance; integer products in int64); the norm
-runs the row body of ``kernels/rows.py`` that the CPU runs too. Divisions and logs that
-would hit a zero are spelled out (the simulator runs them as Python, which raises there).
+(floats in float64, two passes for the variance; integer products in int64); logsumexp
+and the norm run the row bodies of ``kernels/rows.py`` that the CPU runs too. Divisions
+and logs that would hit a zero are spelled out (the simulator runs them as Python, which
+raises there).
 """
 
 import math
@@ -13,7 +14,7 @@ import math
 import numpy as np
 from numba import cuda, float64, int64
 
-from ..rows import norm_row
+from ..rows import logsumexp_row, norm_row
 from ._launch import device_fn, grid
 
 TPB = 128
@@ -247,31 +248,18 @@ def _prod(x, out, one):
         t += s
 
 
+_logsumexp_row = device_fn(logsumexp_row)
+
+
 @cuda.jit
 def _logsumexp(x, out):
-    # max first, so any finite logits stay finite; +-inf maxima are not subtracted
     A, R, B = x.shape
     t = cuda.grid(1)
     s = cuda.gridsize(1)
     while t < A * B:
         a = t // B
         b = t % B
-        m = -math.inf
-        for r in range(R):
-            v = x[a, r, b]
-            if v > m or v != v:
-                m = v
-                if v != v:
-                    break
-        if m == math.inf or m == -math.inf:
-            m = 0.0
-        acc = 0.0
-        for r in range(R):
-            acc += math.exp(x[a, r, b] - m)
-        if acc == 0.0:
-            out[a, b] = -math.inf
-        else:
-            out[a, b] = math.log(acc) + m
+        out[a, b] = _logsumexp_row(x, a, b, R)
         t += s
 
 
