@@ -181,6 +181,10 @@ def check_number(x, op):
     )
 
 
+# ScalarType names PyTorch prints, as in "expected scalar type Float but found Double"
+SCALAR_TYPE = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int", "bool": "Bool"}
+
+
 def check_tensor(x, op):
     """TypeError, as PyTorch's argument parser, when ``input`` of ``op`` is not a Tensor."""
     if x.__class__ is not Tensor:
@@ -342,6 +346,6 @@ def contiguous_data(t):
 __all__ = [
     "Node", "Tensor", "wrap", "needs_grad", "record", "record_multi", "save", "save_output",
     "same_device", "check_tensor", "broadcast_shapes", "layout3", "backend", "kernel", "to_dtype_data",
-    "copy_data", "unexpand", "bcast3", "is_c", "contiguous_data",
+    "copy_data", "unexpand", "bcast3", "is_c", "contiguous_data", "SCALAR_TYPE",
 ]
 

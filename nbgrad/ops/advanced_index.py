@@ -13,6 +13,7 @@ import numpy as np
 
 from ..tensor import _wrap
 from ._core import (
+    SCALAR_TYPE,
     Node,
     Tensor,
     _bstrides,
@@ -25,7 +26,7 @@ from ._core import (
     needs_grad,
     record,
 )
-from .index import _ERR_DTYPE, _TNAME, _cstrides, _first_bad, _host, _need_tensor, _offsets
+from .index import _ERR_DTYPE, _cstrides, _first_bad, _host, _need_tensor, _offsets
 from .shape import _adv_key, getitem, reshape
 
 __all__ = ["index_put"]
@@ -398,8 +399,8 @@ def index_put_(input, indices, values, accumulate=False):
     if values._dtype is not input._dtype:
         raise RuntimeError(
             "Index put requires the source and destination dtypes match, got "
-            f"{_TNAME[input._dtype.name]} for the destination and "
-            f"{_TNAME[values._dtype.name]} for the source."
+            f"{SCALAR_TYPE[input._dtype.name]} for the destination and "
+            f"{SCALAR_TYPE[values._dtype.name]} for the source."
         )
     key = tuple(slice(None) if k is None else k for k in indices)
     return _index_put(input, key, values, bool(accumulate), "index_put_", tensors_adv=True)

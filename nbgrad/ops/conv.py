@@ -18,6 +18,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..tensor import _wrap
 from ._core import (
+    SCALAR_TYPE,
     Node,
     Tensor,
     backend,
@@ -38,8 +39,6 @@ METHODS = {}
 
 # C++ type names PyTorch prints in "Input type (float) and bias type (double)" messages
 _CPP = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int", "bool": "bool"}
-# ScalarType names PyTorch prints in "expected scalar type Float but found Double"
-_SCALAR = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int", "bool": "Bool"}
 
 
 def _trivial(ks, stride, pad, dil):
@@ -301,7 +300,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
         )
     if weight._dtype is not dt:
         raise RuntimeError(
-            f"expected scalar type {_SCALAR[dt.name]} but found {_SCALAR[weight._dtype.name]}"
+            f"expected scalar type {SCALAR_TYPE[dt.name]} but found {SCALAR_TYPE[weight._dtype.name]}"
         )
     if dt is _dt.bool_:
         raise NotImplementedError("\"slow_conv2d_cpu\" not implemented for 'Bool'")

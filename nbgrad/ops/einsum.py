@@ -3,10 +3,10 @@
 ops and it needs no backward rule of its own."""
 
 from .. import dtypes as _dt
-from ._core import Tensor
+from ._core import SCALAR_TYPE, Tensor
 from .elementwise import mul, where
 from .linalg import matmul
-from .reduce import _TYPE, _numel
+from .reduce import _numel
 from .reduce import sum as _sum
 from .shape import expand, permute, reshape
 
@@ -125,7 +125,7 @@ def einsum(equation, *operands):
         for t in operands[1:]:
             if t._dtype is not dt0:
                 raise RuntimeError(
-                    f"expected scalar type {_TYPE[dt0.name]} but found {_TYPE[t._dtype.name]}"
+                    f"expected scalar type {SCALAR_TYPE[dt0.name]} but found {SCALAR_TYPE[t._dtype.name]}"
                 )
     eq_ = equation.replace(" ", "")
     if eq_.count("->") > 1:

@@ -12,6 +12,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..tensor import _wrap
 from ._core import (
+    SCALAR_TYPE,
     Node,
     Tensor,
     backend,
@@ -26,8 +27,6 @@ from ._core import (
 )
 from .shape import _wrap_dim, expand, getitem, reshape
 
-_TNAME = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int",
-          "bool": "Bool"}
 _ERR_DTYPE = "tensors used as indices must be long, int, byte or bool tensors"
 
 
@@ -206,14 +205,14 @@ def index_add(input, dim, index, source, *, alpha=1):
     if index._dtype not in (_dt.int64, _dt.int32):
         raise RuntimeError(
             f"index_add_(): Expected dtype int32/int64 for index but got: "
-            f"{_TNAME[index._dtype.name]}"
+            f"{SCALAR_TYPE[index._dtype.name]}"
         )
     _need_tensor(source, op, "source", 4)
     same_device(op, input, index, source)
     if index.ndim > 1:
         raise IndexError(
             f"index_add_(): Index is supposed to be a vector, but got dim: {index.ndim} with "
-            f"type: {_TNAME[index._dtype.name]} and size: {list(index.shape)}"
+            f"type: {SCALAR_TYPE[index._dtype.name]} and size: {list(index.shape)}"
         )
     if input.ndim == 0:
         return reshape(index_add(reshape(input, (1,)), dim, index, _as_1d(source), alpha=alpha),
@@ -221,8 +220,8 @@ def index_add(input, dim, index, source, *, alpha=1):
     d = _wrap_dim(int(dim), input.ndim)
     if source._dtype is not input._dtype:
         raise RuntimeError(
-            f"index_add_(): self ({_TNAME[input._dtype.name]}) and source "
-            f"({_TNAME[source._dtype.name]}) must have the same scalar type"
+            f"index_add_(): self ({SCALAR_TYPE[input._dtype.name]}) and source "
+            f"({SCALAR_TYPE[source._dtype.name]}) must have the same scalar type"
         )
     src = _as_1d(source)
     xs, ss = tuple(input.shape), tuple(src.shape)
@@ -423,7 +422,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     if input._dtype not in (_dt.int64, _dt.int32):
         raise RuntimeError(
             "Expected tensor for argument #1 'indices' to have one of the following scalar "
-            f"types: Long, Int; but got {_TNAME[input._dtype.name]}Tensor instead (while "
+            f"types: Long, Int; but got {SCALAR_TYPE[input._dtype.name]}Tensor instead (while "
             "checking arguments for embedding)"
         )
     if sparse:

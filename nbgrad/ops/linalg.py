@@ -11,6 +11,7 @@ from ..autograd.grad_mode import STATE as _STATE
 from ..backends._cpupool import empty as _pool_empty
 from ..tensor import _wrap
 from ._core import (
+    SCALAR_TYPE,
     Node,
     Tensor,
     backend,
@@ -28,7 +29,7 @@ from ._core import (
     wrap,
 )
 from .elementwise import abs, div, eq, mul, pow, sign, sum_to, where
-from .reduce import _TYPE, _arb, _dims, _out_shape, _restore
+from .reduce import _arb, _dims, _out_shape, _restore
 from .reduce import sum as _sum
 from .shape import reshape, transpose, unsqueeze
 
@@ -393,7 +394,7 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     if not input._dtype.is_floating_point:
         raise RuntimeError(
             "linalg.vector_norm: Expected a floating point or complex tensor as input. "
-            f"Got {_TYPE[input._dtype.name]}"
+            f"Got {SCALAR_TYPE[input._dtype.name]}"
         )
     dims = _dims(dim, input.ndim)
     if math.isinf(p) and input.numel() == 0:

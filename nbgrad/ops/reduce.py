@@ -11,6 +11,7 @@ from ..autograd.grad_mode import STATE as _STATE
 from ..autograd.grad_mode import no_grad
 from ..tensor import _wrap
 from ._core import (
+    SCALAR_TYPE,
     Node,
     Tensor,
     backend,
@@ -222,7 +223,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     if not odt.is_floating_point:
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point "
-            f"or complex dtype. Got: {_TYPE[input._dtype.name]}"
+            f"or complex dtype. Got: {SCALAR_TYPE[input._dtype.name]}"
         )
     dims = _dims(dim, input.ndim)
     n = 1
@@ -242,7 +243,6 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     return out
 
 
-_TYPE = {"int64": "Long", "int32": "Int", "bool": "Bool", "float32": "Float", "float64": "Double"}
 
 
 def _scale(s, n, odt, device):
