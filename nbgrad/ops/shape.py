@@ -7,7 +7,7 @@ import numpy as np
 
 from ..autograd.grad_mode import STATE as _STATE
 from ..autograd.grad_mode import no_grad
-from ..tensor import _wrap
+from ..tensor import _wrap, _wrap_dim
 from ._core import Node, Tensor, backend, check_tensor, copy_data, needs_grad, record
 from .elementwise import sum_to
 from .view_inplace import _MULTI
@@ -76,15 +76,6 @@ def _infer(shape, numel):
     if known != numel:
         raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
     return shape
-
-
-def _wrap_dim(d, n):
-    m = n if n > 0 else 1
-    if not -m <= d < m:
-        raise IndexError(
-            f"Dimension out of range (expected to be in range of [{-m}, {m - 1}], but got {d})"
-        )
-    return d + m if d < 0 else d
 
 
 class ViewBackward0(Node):
