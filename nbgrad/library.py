@@ -34,8 +34,10 @@ import numpy as np
 
 from . import dtypes as _dt
 from .autograd.graph import Node
-from .ops._core import copy_data, needs_grad, record, same_device, save, save_output
-from .ops.registry import _KERNELS, backend, kernel, register_kernel
+from .kernels.table import _KERNELS, kernel, register_kernel
+from .ops._core import needs_grad, record, same_device, save, save_output
+from .storage import for_device as backend
+from .storage.layout import copy_data
 from .tensor import Tensor, _wrap
 
 __all__ = ["defop", "CustomOp"]

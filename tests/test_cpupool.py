@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import nbgrad
-from nbgrad.backends import _cpupool
+from nbgrad.storage import _cpupool
 
 N = 1 << 18  # float32: exactly the pool's 1 MiB minimum
 

@@ -13,7 +13,7 @@ from heapq import heappop, heappush
 
 from numpy import ndarray as _ndarray
 
-from ..backends._cpupool import sole_view as _sole_view
+from ..storage._cpupool import sole_view as _sole_view
 from . import anomaly_mode, grad_mode
 from .graph import _FREED, AccumulateGrad, edge_of
 

@@ -11,16 +11,15 @@ there, so the kernels never see a bad index. The backward of ``x[idx]``
 
 import numpy as np
 
+from ..storage.layout import _bstrides, copy_data
 from ..tensor import _wrap
 from ._core import (
     SCALAR_TYPE,
     Node,
     Tensor,
-    _bstrides,
     backend,
     broadcast_shapes,
     contiguous_data,
-    copy_data,
     is_c,
     kernel,
     needs_grad,
@@ -411,7 +410,3 @@ def index_put(input, indices, values, accumulate=False):
     from .convert import clone
 
     return index_put_(clone(input), indices, values, accumulate)
-
-
-
-METHODS = {"index_put": index_put, "index_put_": index_put_}

@@ -34,8 +34,6 @@ from .reduce import sum as _sum
 from .shape import reshape, squeeze, transpose, unsqueeze
 
 __all__ = ["conv2d", "max_pool2d"]
-# Tensor methods: {"method_name": function}
-METHODS = {}
 
 # C++ type names PyTorch prints in "Input type (float) and bias type (double)" messages
 _CPP = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int", "bool": "bool"}

@@ -7,8 +7,9 @@ import numpy as np
 from .. import dtypes as _dt
 from ..autograd.grad_mode import STATE as _STATE
 from ..autograd.graph import SavedTensor, grad_accumulator, saved_input, saved_output
-from ..backends._cpupool import empty as _empty
 from ..device import CPU as _CPU_DEV
+from ..storage._cpupool import empty as _empty
+from ..storage.layout import bcast3, copy_data, layout3, unexpand
 from ..tensor import _wrap
 from ._core import (
     _NO_EDGE,
@@ -17,11 +18,8 @@ from ._core import (
     Tensor,
     _attach_plain,
     backend,
-    bcast3,
     broadcast_shapes,
-    copy_data,
     kernel,
-    layout3,
     needs_grad,
     record,
     same_device,
@@ -29,7 +27,6 @@ from ._core import (
     save_output,
     small_key,
     to_dtype_data,
-    unexpand,
     wrap,
 )
 
@@ -109,7 +106,7 @@ def binary_data(kname, a, b, cdt, odt, dev):
 
 
 def _bst(x, shape):
-    from ._core import _bstrides
+    from ..storage.layout import _bstrides
 
     return tuple(_bstrides(x, shape))
 

@@ -10,6 +10,7 @@ accumulate their gradients.
 import numpy as np
 
 from .. import dtypes as _dt
+from ..storage.layout import copy_data
 from ..tensor import _wrap
 from ._core import (
     SCALAR_TYPE,
@@ -18,7 +19,6 @@ from ._core import (
     backend,
     broadcast_shapes,
     contiguous_data,
-    copy_data,
     kernel,
     needs_grad,
     record,
@@ -460,8 +460,3 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
 
 
 __all__ = ["index_select", "index_add", "gather", "scatter_add", "take_along_dim"]
-METHODS = {
-    "index_select": index_select, "index_add": index_add, "index_add_": index_add_,
-    "gather": gather, "scatter_add": scatter_add, "scatter_add_": scatter_add_,
-    "take_along_dim": take_along_dim,
-}

@@ -4,16 +4,15 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..autograd.grad_mode import STATE as _STATE
+from ..storage.layout import copy_data, layout3
 from ..tensor import Tensor
 from . import elementwise as E
 from . import view_inplace as _views
 from ._core import (
     Node,
     backend,
-    copy_data,
     is_c,
     kernel,
-    layout3,
     record,
     same_device,
     small_key,
@@ -390,8 +389,8 @@ class CopySlices(Node):
 def setitem(t, key, value):
     """``t[key] = value`` for basic keys (ints, slices, None, ...); advanced keys (index
     tensors, lists, bool masks) go to ``ops/advanced_index.py`` (index_put)."""
+    from ..storage.layout import copy_data
     from ..tensor import Tensor
-    from ._core import copy_data
     from .shape import _adv_key, _check_key
 
     if _adv_key(key):

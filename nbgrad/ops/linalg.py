@@ -8,18 +8,17 @@ from numpy import ndarray as _ndarray
 
 from .. import dtypes as _dt
 from ..autograd.grad_mode import STATE as _STATE
-from ..backends._cpupool import empty as _pool_empty
+from ..storage._cpupool import empty as _pool_empty
+from ..storage.layout import bcast3, layout3
 from ..tensor import _wrap
 from ._core import (
     SCALAR_TYPE,
     Node,
     Tensor,
     backend,
-    bcast3,
     broadcast_shapes,
     check_tensor,
     kernel,
-    layout3,
     needs_grad,
     record,
     same_device,
@@ -416,7 +415,3 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
 
 def _norm_method(self, p="fro", dim=None, keepdim=False, dtype=None):
     return norm(self, p, dim, keepdim, dtype=dtype)
-
-
-
-METHODS = {"outer": outer, "ger": outer, "norm": _norm_method}

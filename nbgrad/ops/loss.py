@@ -9,6 +9,7 @@ from .. import dtypes as _dt
 from ..autograd.grad_mode import STATE as _STATE
 from ..autograd.grad_mode import no_grad
 from ..autograd.graph import edge_of
+from ..storage.layout import copy_data
 from ..tensor import _wrap
 from ._core import (
     Node,
@@ -16,7 +17,6 @@ from ._core import (
     attach,
     backend,
     contiguous_data,
-    copy_data,
     is_c,
     kernel,
     needs_grad,

@@ -9,6 +9,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..autograd.grad_mode import STATE as _STATE
 from ..autograd.grad_mode import no_grad
+from ..storage.layout import copy_data
 from ..tensor import _wrap
 from ._core import (
     SCALAR_TYPE,
@@ -16,7 +17,6 @@ from ._core import (
     Tensor,
     backend,
     check_tensor,
-    copy_data,
     is_c,
     kernel,
     needs_grad,
@@ -566,6 +566,3 @@ def logsumexp(input, dim, keepdim=False):
         record(LogsumexpBackward0, out, (input,), (save(input), save_output(out)),
                (tuple(input.shape), dims, keepdim))
     return out
-
-
-METHODS = {"prod": prod, "logsumexp": logsumexp}

@@ -7,8 +7,9 @@ import numpy as np
 
 from ..autograd.grad_mode import STATE as _STATE
 from ..autograd.grad_mode import no_grad
+from ..storage.layout import copy_data
 from ..tensor import _wrap, _wrap_dim
-from ._core import Node, Tensor, backend, check_tensor, copy_data, needs_grad, record
+from ._core import Node, Tensor, backend, check_tensor, needs_grad, record
 from .elementwise import sum_to
 from .view_inplace import _MULTI
 from .view_inplace import Views as _Views
@@ -509,7 +510,3 @@ def flip(input, dims):
 
 def _flip_method(self, *dims):
     return flip(self, _shape_arg(dims))
-
-
-
-METHODS = {"repeat": repeat, "tile": _tile_method, "flip": _flip_method}

@@ -124,7 +124,3 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     d = None if isinstance(dim, bool) else dim
     return (std(input, dim, unbiased, keepdim, correction=correction),
             mean(input, d, keepdim))
-
-
-
-METHODS = {"var": var, "std": std}

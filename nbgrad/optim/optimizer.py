@@ -1,7 +1,7 @@
 """The ``Optimizer`` base: parameter groups, per-parameter state, state dicts.
 
 Subclasses implement ``step``. Their updates write parameters and state buffers in place
-through fused kernels from the op registry (``kernel("adam_step", device)`` and friends),
+through fused kernels from the kernel table (``kernel("adam_step", device)`` and friends),
 one pass over each parameter, and bump each parameter's version counter.
 """
 
@@ -11,9 +11,9 @@ from collections import defaultdict
 import numpy as np
 
 from ..autograd.grad_mode import enable_grad
-from ..ops._core import copy_data, is_c
+from ..kernels.table import kernel
 from ..ops.inplace import assert_writable, zero_grads
-from ..ops.registry import kernel
+from ..storage.layout import copy_data, is_c
 from ..tensor import Tensor
 
 
