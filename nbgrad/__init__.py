@@ -90,29 +90,46 @@ from .ops.elementwise import (  # noqa: E402
     where,
 )
 from .ops.concat import cat, chunk, split, stack  # noqa: E402
-from .ops.linalg import bmm, dot, matmul, mm  # noqa: E402
+from .ops.einsum import einsum  # noqa: E402
+from .ops.linalg import bmm, dot, ger, matmul, mm, norm, outer  # noqa: E402
 from .ops.elementwise import div as divide
 from .ops.elementwise import mul as multiply
 from .ops.elementwise import neg as negative
 from .ops.elementwise import sub as subtract
 from .ops.math import clamp as clip
 from .ops.math import clamp, clamp_max, clamp_min, cos, erf, expm1, log1p, rsqrt, sin, tan  # noqa: E402
-from .ops.reduce import amax, amin, argmax, argmin, max, maximum, mean, min, minimum, sum  # noqa: E402
+from .ops.reduce import (  # noqa: E402
+    amax,
+    amin,
+    argmax,
+    argmin,
+    logsumexp,
+    max,
+    maximum,
+    mean,
+    min,
+    minimum,
+    prod,
+    sum,
+)
 from .ops.shape import (  # noqa: E402
     expand,
     flatten,
+    flip,
     permute,
     reshape,
     squeeze,
     t,
+    tile,
     transpose,
     unsqueeze,
 )
+from .ops.stats import std, std_mean, var, var_mean  # noqa: E402
 from .tensor import Size, Tensor  # noqa: E402
 
 from ._version import __version__  # noqa: E402
 from .ops.conv import *  # noqa: E402,F403
-from .ops.extra import *  # noqa: E402,F403
+from .ops.advanced_index import *  # noqa: E402,F403
 from .ops.index import *  # noqa: E402,F403
 from . import backends, cpu, cuda, nn  # noqa: E402
 from . import optim  # noqa: E402

@@ -9,16 +9,17 @@ import numpy as np
 
 from . import dtypes as _dt
 from .device import as_device
+from .ops import advanced_index as AIx
 from .ops import concat as C
 from .ops import convert
 from .ops import elementwise as E
-from .ops import extra as X
 from .ops import index as Ix
 from .ops import inplace as I
 from .ops import linalg as L
 from .ops import math as M
 from .ops import reduce as R
 from .ops import shape as S
+from .ops import stats as St
 from .tensor import Tensor
 
 
@@ -114,11 +115,11 @@ METHODS = {
     # reductions
     **{n: getattr(R, n) for n in (
         "sum", "mean", "amax", "amin", "max", "min", "argmax", "argmin", "maximum", "minimum")},
-    "var": X.var, "std": X.std, "prod": X.prod, "logsumexp": X.logsumexp,
-    "norm": X._norm_method,
+    "var": St.var, "std": St.std, "prod": R.prod, "logsumexp": R.logsumexp,
+    "norm": L._norm_method,
     # linear algebra
-    "matmul": L.matmul, "mm": L.mm, "bmm": L.bmm, "dot": L.dot, "outer": X.outer,
-    "ger": X.outer,
+    "matmul": L.matmul, "mm": L.mm, "bmm": L.bmm, "dot": L.dot, "outer": L.outer,
+    "ger": L.outer,
     # shape and views
     **{n: getattr(S, n) for n in (
         "reshape", "view", "flatten", "transpose", "permute", "t", "expand", "expand_as",
@@ -129,11 +130,12 @@ METHODS = {
     "T": property(lambda self: S.permute(self, tuple(range(self.ndim - 1, -1, -1)))),
     "mT": property(lambda self: S.transpose(self, -2, -1)),
     "split": C.split, "chunk": C.chunk,
-    "repeat": X.repeat, "tile": X._tile_method, "flip": X._flip_method,
+    "repeat": S.repeat, "tile": S._tile_method, "flip": S._flip_method,
     # indexing
     **{n: getattr(Ix, n) for n in (
         "index_select", "index_add", "index_add_", "gather", "scatter_add", "scatter_add_",
-        "take_along_dim", "index_put", "index_put_")},
+        "take_along_dim")},
+    "index_put": AIx.index_put, "index_put_": AIx.index_put_,
     # copies and conversions
     "clone": convert.clone, "contiguous": _contiguous, "to": _to,
     "cpu": lambda self: self.to("cpu"), "cuda": _cuda,

@@ -30,14 +30,12 @@ output array, and returns nothing. Non-tensor arguments are passed to ``shape`` 
 
 import re
 
-import numpy as np
-
 from . import dtypes as _dt
 from .autograd.graph import Node
 from .kernels.table import _KERNELS, kernel, register_kernel
 from .ops._core import needs_grad, record, same_device, save, save_output
 from .storage import for_device as backend
-from .storage.layout import copy_data
+from .storage.layout import copy_data, is_c
 from .tensor import Tensor, _wrap
 
 __all__ = ["defop", "CustomOp"]
@@ -97,7 +95,7 @@ class CustomOp:
         for a in args:
             if isinstance(a, Tensor):
                 d = copy_data(a._data, dt if self.cast_inputs else a._dtype, dev) if (
-                    (self.cast_inputs and a._dtype is not dt) or not _is_c(a._data, be)
+                    (self.cast_inputs and a._dtype is not dt) or not is_c(a._data)
                 ) else a._data
                 arrays.append(d.reshape(-1) if self.flat else d)
             elif self.kernel_args:
@@ -110,10 +108,6 @@ class CustomOp:
             saved = tuple(save(a) for a in args) + (save_output(res),)
             record(self.node_cls, res, args, saved, kwargs or None)
         return res
-
-
-def _is_c(a, be):
-    return a.flags.c_contiguous if isinstance(a, np.ndarray) else be.is_contiguous(a)
 
 
 def _cuda_launcher(k, flat):

@@ -1,7 +1,9 @@
-"""Per-row bodies that the CPU and CUDA targets share (each target imports this module,
-never the other target's): a vector norm over one row of an ``(A, R, B)`` view, compiled
-into the CPU loops and, as a device function, into the CUDA kernel; and the weighted
-one-hot class mask, built on the host for both (targets are small)."""
+"""Per-row bodies shared by the CPU loops and the CUDA kernels (compiled for each target:
+``@njit`` here, ``kernels.cuda._launch.device_fn`` on the device), so both targets compute
+a row the same way; and the weighted one-hot class mask, built on the host for both (targets
+are small). Like ``kernels/scalar.py``, this module imports no target, and each target
+imports it, never the other target.
+"""
 
 import math
 
@@ -12,13 +14,36 @@ from .. import _config
 
 _opts = dict(nogil=True, error_model="numpy", cache=_config.CACHE, no_cfunc_wrapper=True)
 
-# norm kinds (the op layer maps p to one of these)
+# vector norm kinds (the op layer maps p to one of these)
 NORM_ZERO, NORM_ONE, NORM_TWO, NORM_INF, NORM_NEGINF, NORM_P = 0, 1, 2, 3, 4, 5
 
 
 @njit(**_opts)
-def norm_one(x, a, b, R, kind, p):
-    """The norm of kind ``kind`` (exponent ``p`` for ``NORM_P``) of row ``x[a, :R, b]``."""
+def logsumexp_row(x, a, b, R):
+    """``log(sum_r exp(x[a, r, b]))``: the max is taken out first, so any finite logits stay
+    finite; +-inf maxima are not subtracted. An empty or all ``-inf`` row gives ``-inf``
+    (spelled out: the CUDA simulator runs ``log(0)`` as Python, which raises)."""
+    m = -math.inf
+    for r in range(R):
+        v = x[a, r, b]
+        if v > m or v != v:
+            m = v
+            if v != v:
+                break
+    if m == math.inf or m == -math.inf:
+        m = 0.0
+    s = 0.0
+    for r in range(R):
+        s += math.exp(x[a, r, b] - m)
+    if s == 0.0:
+        return -math.inf
+    return math.log(s) + m
+
+
+# error_model="numpy": a negative p divides by zero at zeros (inf, as PyTorch), not raises
+@njit(**_opts)
+def norm_row(x, a, b, R, kind, p):
+    """The vector norm of ``x[a, :, b]`` (``R`` long) of kind ``kind``, in float64."""
     if kind == NORM_INF or kind == NORM_NEGINF:
         m = math.inf if kind == NORM_NEGINF else 0.0
         for r in range(R):

@@ -11,7 +11,7 @@ from ..autograd.graph import Node, edge_of, grad_accumulator, saved_input, saved
 from ..kernels.table import kernel
 from ..storage import for_device as backend  # (the ops' name for a device's storage)
 from ..storage._cpupool import MIN_BYTES
-from ..storage.layout import copy_data
+from ..storage.layout import copy_data, is_c
 from ..tensor import Tensor, _wrap
 
 _STATE = _gm.STATE
@@ -183,6 +183,16 @@ def check_number(x, op):
     )
 
 
+# ScalarType names PyTorch prints, as in "expected scalar type Float but found Double"
+SCALAR_TYPE = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int", "bool": "Bool"}
+
+
+def check_tensor(x, op):
+    """TypeError, as PyTorch's argument parser, when ``input`` of ``op`` is not a Tensor."""
+    if x.__class__ is not Tensor:
+        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}")
+
+
 def broadcast_shapes(a, b):
     """NumPy/PyTorch broadcasting of two shapes; RuntimeError in PyTorch's words."""
     if a == b:
@@ -213,8 +223,15 @@ def to_dtype_data(x, dt, device):
     return copy_data(d, dt, device)
 
 
+def contiguous_data(t):
+    """Tensor ``t``'s storage as a C-contiguous array (a copy only when it is not one)."""
+    d = t._data
+    return d if is_c(d) else copy_data(d, t._dtype, t._device)
+
+
 __all__ = [
     "Node", "Tensor", "wrap", "needs_grad", "record", "record_multi", "save", "save_output",
-    "same_device", "broadcast_shapes", "backend", "kernel", "to_dtype_data",
+    "same_device", "check_tensor", "broadcast_shapes", "backend", "kernel", "to_dtype_data",
+    "is_c", "contiguous_data", "SCALAR_TYPE",
 ]
 

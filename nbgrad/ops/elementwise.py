@@ -9,7 +9,7 @@ from ..autograd.grad_mode import STATE as _STATE
 from ..autograd.graph import SavedTensor, grad_accumulator, saved_input, saved_output
 from ..device import CPU as _CPU_DEV
 from ..storage._cpupool import empty as _empty
-from ..storage.layout import bcast3, copy_data, layout3, unexpand
+from ..storage.layout import bcast3, copy_data, is_c, layout3, unexpand
 from ..tensor import _wrap
 from ._core import (
     _NO_EDGE,
@@ -41,10 +41,6 @@ def _operand(x, dt, dev, be):
     return dt.np.type(x)
 
 
-def _is_c(a):
-    return a.flags.c_contiguous if a.__class__ is np.ndarray else a.is_c_contiguous()
-
-
 def binary_data(kname, a, b, cdt, odt, dev):
     """Run binary kernel ``kname`` on ``a`` and ``b`` (Tensors or numbers) in dtype ``cdt``;
     the result array has dtype ``odt``."""
@@ -66,20 +62,20 @@ def binary_data(kname, a, b, cdt, odt, dev):
         ad = unexpand(ad) if a_arr else ad
         bd = unexpand(bd) if b_arr else bd
     if a_arr and b_arr:
-        if ad.shape == shape and bd.shape == shape and _is_c(ad) and _is_c(bd):
+        if ad.shape == shape and bd.shape == shape and is_c(ad) and is_c(bd):
             k(ad.reshape(-1), bd.reshape(-1), out.reshape(-1))
             return out
-        if bd.size == 1 and ad.shape == shape and _is_c(ad):
+        if bd.size == 1 and ad.shape == shape and is_c(ad):
             k(ad.reshape(-1), bd.reshape(()), out.reshape(-1))
             return out
-        if ad.size == 1 and bd.shape == shape and _is_c(bd):
+        if ad.size == 1 and bd.shape == shape and is_c(bd):
             k(ad.reshape(()), bd.reshape(-1), out.reshape(-1))
             return out
     elif a_arr:
-        if ad.shape == shape and _is_c(ad):
+        if ad.shape == shape and is_c(ad):
             k(ad.reshape(-1), bd, out.reshape(-1))
             return out
-    elif bd.shape == shape and _is_c(bd):
+    elif bd.shape == shape and is_c(bd):
         k(ad, bd.reshape(-1), out.reshape(-1))
         return out
     if cpu:  # contiguous operands that broadcast: one pass, no strided views
@@ -119,7 +115,7 @@ def unary_data(kname, x, odt, dev):
     out = be.empty(xd.shape, odt.np)
     if out.size == 0:
         return out
-    if _is_c(xd):
+    if is_c(xd):
         k(xd.reshape(-1), out.reshape(-1))
         return out
     views = layout3(be, xd.shape, [xd, out])
@@ -1054,7 +1050,7 @@ def where(condition, input, other):
     out = be.empty(shape, dt.np)
     if out.size:
         k = kernel("where", dev)
-        if all(a.shape == shape and _is_c(a) for a in arrs):
+        if all(a.shape == shape and is_c(a) for a in arrs):
             k(*[a.reshape(-1) for a in arrs], out.reshape(-1))
         else:
             views = layout3(be, shape, arrs + [out])

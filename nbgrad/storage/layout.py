@@ -100,7 +100,7 @@ def copy_data(src, dt, device, out=None):
     k = kernel("copy", device)
     if src.size == 0:
         return out
-    if _is_c(src, be) and _is_c(out, be):
+    if is_c(src) and is_c(out):
         k(src.reshape(-1), out.reshape(-1))
         return out
     if src.__class__ is np.ndarray and out.flags.c_contiguous:
@@ -119,5 +119,8 @@ def copy_data(src, dt, device, out=None):
     return out
 
 
-def _is_c(a, be):
-    return a.flags.c_contiguous if a.__class__ is np.ndarray else be.is_contiguous(a)
+def is_c(a):
+    """Whether storage array ``a`` (a NumPy array or a device array) is C-contiguous."""
+    if a.__class__ is np.ndarray or isinstance(a, np.ndarray):
+        return a.flags.c_contiguous
+    return a.is_c_contiguous()
