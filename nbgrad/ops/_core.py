@@ -9,7 +9,7 @@ from ..autograd import grad_mode as _gm
 from ..autograd import graph as _graph
 from ..autograd.graph import Node, edge_of, grad_accumulator, saved_input, saved_output
 from ..backends._cpupool import MIN_BYTES
-from ..tensor import Tensor, _wrap
+from ..tensor import Tensor, _fresh
 from .registry import backend, kernel
 
 _STATE = _gm.STATE
@@ -65,8 +65,8 @@ def small_key_of(dt, shape):
 
 
 def wrap(data, device):
-    """A result tensor around freshly computed ``data``."""
-    return _wrap(data, _FROM_NP[data.dtype], device)
+    """A result tensor around freshly computed ``data`` (memory allocated for it)."""
+    return _fresh(data, _FROM_NP[data.dtype], device)
 
 
 def needs_grad(*ts):

@@ -5,7 +5,7 @@ from numpy import ndarray as _ndarray
 
 from ..autograd.grad_mode import STATE as _STATE
 from ..backends._cpupool import empty as _pool_empty
-from ..tensor import _wrap
+from ..tensor import _fresh
 from ._core import (
     Node,
     Tensor,
@@ -177,7 +177,7 @@ def _cpu_matmul(a, b):
         shape = (ad.shape[0], bd.shape[1]) if bd.ndim == 2 else (ad.shape[0],)
     o = _pool_empty(shape, dt.np, shape[0] * (shape[1] if len(shape) == 2 else 1) * dt.itemsize)
     _np_matmul(ad, bd, out=o)
-    out = _wrap(o, dt, a._device)
+    out = _fresh(o, dt, a._device)
     ra, rb = a._rg, b._rg
     if (ra or rb) and _STATE.enabled:
         record(MvBackward0 if bd.ndim == 1 else MmBackward0, out, (a, b),
