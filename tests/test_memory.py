@@ -58,3 +58,15 @@ def test_a_buffer_is_reused_within_a_step_and_let_go_when_idle():
     assert (x * 4.0)._data.__array_interface__["data"][0] == ptr  # same buffer again
     _settle()
     assert nbgrad.cpu.pooled_bytes() == 0  # (x itself is not on a pooled buffer)
+
+
+def test_the_idle_limit_comes_from_nbgrad_pool_bytes():
+    import subprocess
+
+    code = ("from nbgrad.backends import _cpupool as P; import nbgrad; x = nbgrad.ones(1 << 19); "
+            "x * 2.0; print(P._state['limit'], nbgrad.cpu.pooled_bytes())")
+    env = dict(os.environ, NBGRAD_POOL_BYTES=str(3 << 20))
+    env.pop("NBGRAD_CPU_POOL_MB", None)
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == [str(3 << 20), str(2 << 20)]  # the freed 2 MiB product waits for reuse
