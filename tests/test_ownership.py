@@ -184,13 +184,23 @@ def test_a_defop_rules_result_is_not_written_into():
     np.testing.assert_allclose(x.grad.numpy(), 3 * np.exp(A), rtol=1e-6)
 
 
-def test_the_engine_keeps_its_own_gradient_without_a_copy():
-    # the other side: a gradient only the engine made is kept as .grad as it is, and no
-    # stamp survives the run
+def test_the_engine_keeps_its_own_gradient_without_a_copy(monkeypatch):
+    # the other side: a gradient only the engine has seen (mul's rule made it) becomes
+    # .grad as it is, and no stamp survives the run
+    from nbgrad.autograd import engine
+
+    engine._bind_ops()
+    copies = []
+    clone = engine._clone
+    monkeypatch.setattr(engine, "_clone", lambda g: copies.append(g) or clone(g))
     x = _x()
     (x * nbgrad.tensor(SEED)).sum().backward()
-    assert x.grad._owner is None
+    assert copies == [] and x.grad._owner is None
     assert OWNER is None and nbgrad.autograd.graph.OWNER is None
+    x.grad = None
+    seed = nbgrad.tensor(SEED)
+    x.clone().backward(seed)  # the user's seed: copied
+    assert len(copies) == 1 and copies[0] is seed
 
 
 @pytest.mark.parametrize("create_graph", [False, True])
