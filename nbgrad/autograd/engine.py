@@ -171,7 +171,8 @@ def execute(roots, seeds, keep_graph, create_graph, inputs=None, accumulate=True
                     outs = _NONES
                 else:
                     sv = node._saved
-                    if not node._std_apply:
+                    if not node._std_apply:  # a user's rule, which may keep ``buf``
+                        buf._owner = None
                         outs = _checked(node, node.apply([buf]))
                         if sv and not keep_graph:
                             node._saved = _FREED
@@ -401,6 +402,8 @@ def _run_node(node, buf):
         if node._n_out > 1 and getattr(node, "materialize_grads", True) and any(
                 g is None for g in buf):  # a Function's set_materialize_grads(False) opts out
             buf = _materialize(node, buf)
+        if not node._builtin:  # a user's rule may keep what it gets
+            _disown(buf)
         outs = node.apply(buf)
         if outs.__class__ is not tuple:
             outs = tuple(outs) if isinstance(outs, list) else (outs,)
