@@ -424,7 +424,20 @@ def _fresh(data, dtype, device):
     other tensor or array refers to it). Made while a backward run is active, it carries
     that run's token (``autograd.graph.OWNER``): nobody but the engine has seen it, so the
     engine may write into it or keep it as ``.grad`` (see autograd/engine.py)."""
-    t = _wrap(data, dtype, device)
+    t = object.__new__(Tensor)  # (_wrap's body: this runs for every op's result)
+    t._data = data
+    t._dtype = dtype
+    t._device = device
+    t._rg = False
+    t._grad = None
+    t._grad_fn = None
+    t._output_nr = 0
+    t._vc = [0]
+    t._base = None
+    t._hooks = None
+    t._acc = None
+    t._retains_grad = False
+    t._sk = None
     t._owner = _graph.OWNER
     return t
 
