@@ -61,6 +61,7 @@ class CustomOp:
 
         class _Backward(Node):
             __slots__ = ()
+            _builtin = False  # the user's rule: the engine owns nothing it returns
 
             def backward(self, saved, g):
                 *ins, out = saved

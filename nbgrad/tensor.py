@@ -43,7 +43,7 @@ class Tensor:
 
     __slots__ = (
         "_data", "_dtype", "_device", "_rg", "_grad", "_grad_fn", "_output_nr", "_vc",
-        "_base", "_hooks", "_acc", "_retains_grad", "_sk", "__weakref__",
+        "_base", "_hooks", "_acc", "_retains_grad", "_sk", "_owner", "__weakref__",
     )
     __array_priority__ = 1000  # so ndarray <op> Tensor defers to Tensor's reflected op
 
@@ -183,6 +183,7 @@ class Tensor:
         self._dtype = other._dtype
         self._device = other._device
         self._sk = None
+        self._owner = other._owner = None  # two tensors now share the memory
 
     # ----- autograd ---------------------------------------------------------------
     def requires_grad_(self, requires_grad=True):
@@ -293,6 +294,7 @@ class Tensor:
 
     # ----- helpers ------------------------------------------------------------------
     def _detached_alias(self):
+        self._owner = None  # its memory is now visible through the alias
         t = _wrap(self._data, self._dtype, self._device)
         t._vc = self._vc  # in-place changes through a detached alias still count
         return t
@@ -361,6 +363,30 @@ def _wrap(data, dtype, device):
     t._acc = None
     t._retains_grad = False
     t._sk = None  # the small-op key (ops._core.small_key), worked out on first use
+    t._owner = None
+    return t
+
+
+def _fresh(data, dtype, device):
+    """A new tensor around ``data``, memory an op has just allocated for this result (no
+    other tensor or array refers to it). Made while a backward run is active, it carries
+    that run's token (``autograd.graph.OWNER``): nobody but the engine has seen it, so the
+    engine may write into it or keep it as ``.grad`` (see autograd/engine.py)."""
+    t = object.__new__(Tensor)  # (_wrap's body: this runs for every op's result)
+    t._data = data
+    t._dtype = dtype
+    t._device = device
+    t._rg = False
+    t._grad = None
+    t._grad_fn = None
+    t._output_nr = 0
+    t._vc = [0]
+    t._base = None
+    t._hooks = None
+    t._acc = None
+    t._retains_grad = False
+    t._sk = None
+    t._owner = _graph.OWNER
     return t
 
 

@@ -114,7 +114,6 @@ def test_ops_do_not_import_nn_or_optim():
     assert not bad, "\n".join(bad)
 
 
-@pytest.mark.xfail(strict=True, reason="own helper")
 def test_engine_imports_no_numpy():
     bad = _violations([ROOT / "autograd" / "engine.py"], forbidden=("numpy",))
     assert not bad, "\n".join(bad)

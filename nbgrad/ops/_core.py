@@ -12,7 +12,7 @@ from ..kernels.table import kernel
 from ..storage import for_device as backend  # (the ops' name for a device's storage)
 from ..storage._cpupool import MIN_BYTES
 from ..storage.layout import copy_data, is_c
-from ..tensor import Tensor, _wrap
+from ..tensor import Tensor, _fresh
 
 _STATE = _gm.STATE
 _ANOMALY = _anomaly_mode.ENABLED
@@ -67,8 +67,8 @@ def small_key_of(dt, shape):
 
 
 def wrap(data, device):
-    """A result tensor around freshly computed ``data``."""
-    return _wrap(data, _FROM_NP[data.dtype], device)
+    """A result tensor around freshly computed ``data`` (memory allocated for it)."""
+    return _fresh(data, _FROM_NP[data.dtype], device)
 
 
 def needs_grad(*ts):

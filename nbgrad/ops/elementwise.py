@@ -10,7 +10,7 @@ from ..autograd.graph import SavedTensor, grad_accumulator, saved_input, saved_o
 from ..device import CPU as _CPU_DEV
 from ..storage._cpupool import empty as _empty
 from ..storage.layout import bcast3, copy_data, is_c, layout3, unexpand
-from ..tensor import _wrap
+from ..tensor import _fresh
 from ._core import (
     _NO_EDGE,
     SMALL_N,
@@ -215,15 +215,15 @@ def _binary(kname, a, b, float_only=False):
                 k.flat(ad, bd, out)
             else:
                 k.flat(ad.reshape(-1), bd.reshape(-1), out.reshape(-1))
-            return _wrap(out, dt, a._device)
+            return _fresh(out, dt, a._device)
         if (dt is b._dtype and a._device is b._device and ad.__class__ is np.ndarray
                 and bd.__class__ is np.ndarray and (dt._cat == _FLOAT_CAT or not float_only)):
             # same dtype on the CPU, broadcasting or strided: no promotion to work out
             if ad.shape == bd.shape and ad.size:
                 out = _one_expanded(kname, ad, bd, dt)
                 if out is not None:
-                    return _wrap(out, dt, a._device)
-            return _wrap(binary_data(kname, a, b, dt, dt, a._device), dt, a._device)
+                    return _fresh(out, dt, a._device)
+            return _fresh(binary_data(kname, a, b, dt, dt, a._device), dt, a._device)
     else:
         # fast path: a float tensor and a Python number (the number takes the tensor's dtype)
         if a.__class__ is Tensor:
@@ -247,7 +247,7 @@ def _binary(kname, a, b, float_only=False):
                     _S_FLAT[kname][sk.dt](sk.np.type(s), td.reshape(-1), o.reshape(-1))
                 else:
                     _FLAT_S[kname][sk.dt](td.reshape(-1), sk.np.type(s), o.reshape(-1))
-                out = _wrap(o, sk.dt, t._device)
+                out = _fresh(o, sk.dt, t._device)
                 out._sk = sk
                 return out
             td, dt = t._data, t._dtype
@@ -260,12 +260,12 @@ def _binary(kname, a, b, float_only=False):
                     k.s_flat(dt.np.type(s), flat, o)
                 else:
                     k.flat_s(flat, dt.np.type(s), o)
-                return _wrap(out, dt, t._device)
+                return _fresh(out, dt, t._device)
             if td.__class__ is np.ndarray and td.size and 0 in td.strides:
                 if not any(td.strides):  # one value everywhere (sum's expanded gradient)
-                    return _wrap(_one_value_op(kname, td, dt.np.type(s), first, dt), dt,
-                                 t._device)
-                return _wrap(binary_data(kname, a, b, dt, dt, t._device), dt, t._device)
+                    return _fresh(_one_value_op(kname, td, dt.np.type(s), first, dt), dt,
+                                  t._device)
+                return _fresh(binary_data(kname, a, b, dt, dt, t._device), dt, t._device)
     dev = same_device(kname, a, b)
     cdt = _promote(a, b)
     if float_only and cdt._cat != _FLOAT_CAT:
@@ -333,7 +333,7 @@ def _small_out(f, ad, bd, sk):
         f(ad, bd, o)
     else:
         f(ad.reshape(-1), bd.reshape(-1), o.reshape(-1))
-    out = _wrap(o, sk.dt, _CPU_DEV)
+    out = _fresh(o, sk.dt, _CPU_DEV)
     out._sk = sk
     return out
 
@@ -462,7 +462,7 @@ def _unary(kname, x, float_only=False):
                 _FLAT1[kname][sk.dt](x._data, o)
             else:
                 _FLAT1[kname][sk.dt](x._data.reshape(-1), o.reshape(-1))
-            out = _wrap(o, sk.dt, x._device)
+            out = _fresh(o, sk.dt, x._device)
             out._sk = sk
             return out
         xd, dt = x._data, x._dtype
@@ -474,7 +474,7 @@ def _unary(kname, x, float_only=False):
                 k.flat(xd, out)
             else:
                 k.flat(xd.reshape(-1), out.reshape(-1))
-            return _wrap(out, dt, x._device)
+            return _fresh(out, dt, x._device)
     if x.__class__ is not Tensor:
         raise TypeError(f"{kname}(): argument 'input' must be Tensor, not {type(x).__name__}")
     dt = _float_dtype(x) if float_only else x._dtype

@@ -10,7 +10,7 @@ from .. import dtypes as _dt
 from ..autograd.grad_mode import STATE as _STATE
 from ..storage._cpupool import empty as _pool_empty
 from ..storage.layout import bcast3, layout3
-from ..tensor import _wrap
+from ..tensor import _fresh, _wrap
 from ._core import (
     SCALAR_TYPE,
     Node,
@@ -224,7 +224,7 @@ def _cpu_matmul(a, b):
         shape = (ad.shape[0], bd.shape[1]) if bd.ndim == 2 else (ad.shape[0],)
     o = _pool_empty(shape, dt.np, shape[0] * (shape[1] if len(shape) == 2 else 1) * dt.itemsize)
     _np_matmul(ad, bd, out=o)
-    out = _wrap(o, dt, a._device)
+    out = _fresh(o, dt, a._device)
     ra, rb = a._rg, b._rg
     if (ra or rb) and _STATE.enabled:
         record(MvBackward0 if bd.ndim == 1 else MmBackward0, out, (a, b),

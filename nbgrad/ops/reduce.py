@@ -10,7 +10,7 @@ from .. import dtypes as _dt
 from ..autograd.grad_mode import STATE as _STATE
 from ..autograd.grad_mode import no_grad
 from ..storage.layout import copy_data
-from ..tensor import _wrap
+from ..tensor import _fresh, _wrap
 from ._core import (
     SCALAR_TYPE,
     Node,
@@ -182,7 +182,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
             f, zero, bz = _SUM_FLAT[sk.dt]
             o = _np_empty((), sk.np)
             f(input._data if sk.flat else input._data.reshape(-1), o, zero, bz)
-            out = _wrap(o, sk.dt, input._device)
+            out = _fresh(o, sk.dt, input._device)
             if input._rg and _STATE.enabled:
                 record(SumBackward0, out, (input,), (), sk.shape)
             return out
@@ -191,7 +191,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
     x = input._data if input._dtype is odt else copy_data(input._data, odt, input._device)
     if x.dtype.kind == "b":
         x = copy_data(x, _dt.int64, input._device)
-    out = _wrap(reduce_data("sum", x, dims, keepdim, odt, input._device), odt, input._device)
+    out = _fresh(reduce_data("sum", x, dims, keepdim, odt, input._device), odt, input._device)
     if needs_grad(input):
         shape = tuple(input.shape)
         if dim is None:

@@ -20,6 +20,7 @@ def _view(x, arr):
     """A tensor that views ``arr``, a view of ``x``'s storage."""
     t = _wrap(arr, x._dtype, x._device)
     t._vc = x._vc
+    x._owner = None  # its memory is now visible through the view (see nbgrad.tensor._fresh)
     b = x._base
     if b is None:
         b = x

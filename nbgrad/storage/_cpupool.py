@@ -1,81 +1,134 @@
 """Reuse of large CPU buffers.
 
-A fresh multi-megabyte array is fresh memory: the C allocator maps new pages (or takes back
-what it just trimmed) and the first write faults every page in. In an eager loop the same
-big temporaries come and go every step, so nbgrad keeps the buffers of arrays of at least
-``MIN_BYTES`` in a pool and hands one out again once nothing refers to it any more: the
-pool's own references are the only ones left (reference counts, so a live array, a view of
-one or a NumPy array a user holds is never reused). On the elementwise workload of PERF.md
-this removed ~1000 page faults per step and the run-to-run spread that came with them.
+A fresh multi-megabyte array is fresh memory: the kernel maps new pages and zeroes each one
+as the first write faults it in. In an eager loop the same big temporaries come and go
+every step, so arrays of at least ``MIN_BYTES`` live on buffers of their own (anonymous
+memory maps) that go back to a free list when the last array on them dies, and a later
+array of the same size takes one from there: on the elementwise workload of PERF.md this
+removed ~1000 page faults a step and the run-to-run spread that came with them.
 
-``NBGRAD_CPU_POOL_MB`` caps what the pool keeps (default 1024; 0 turns it off);
-``nbgrad.cpu.empty_cache()`` gives the free buffers back.
+When is a buffer free? Each array handed out is made by ``np.frombuffer``, whose base is a
+memoryview that every view of the array keeps alive (directly or through the array);
+when the last of them dies, CPython drops that memoryview and a weak reference's callback
+puts the buffer back. No reference counts are read, and an array a user still holds
+(``.numpy()``, a view) keeps its buffer out of the free list for as long as it lives.
+
+The free list is bounded and gives memory back: it keeps at most ``limit`` bytes
+(``NBGRAD_POOL_BYTES``, default 256 MiB; 0 turns the pool off), and a buffer nobody took
+again within ``DECAY_S`` seconds is unmapped (a daemon thread looks twice a second while
+the pool holds buffers), so the memory a big graph used goes back to the system soon after the graph dies.
+``nbgrad.cpu.empty_cache()`` unmaps the free buffers at once.
 """
 
-import sys
+import mmap
+import os
 import threading
+import time
+import weakref
 
 import numpy as np
 
 from .. import _config
 
 MIN_BYTES = 1 << 20
-_pool = {}  # nbytes -> [uint8 buffers]
-_lock = threading.Lock()
-_state = {"bytes": 0, "cap": _config.CPU_POOL_MB << 20}
-_getrefcount = sys.getrefcount
+DECAY_S = 1.0
+
+_free = {}  # nbytes -> [(buffer, time it came back)], newest last
+# id of a weak reference to the memoryview under a handed-out array -> (that reference,
+# its buffer): the reference must live for its callback to run
+_leases = {}
+# a callback may run in any thread, and inside a locked section of this one (when a
+# collection there frees an array): a lock the same thread can take again
+_lock = threading.RLock()
+_state = {"limit": _config.POOL_BYTES, "free": 0, "used": 0, "sweeper": None}
 
 
-def _calibrate():
-    """The reference count of a pooled buffer nobody else holds, as ``_take`` sees it; None
-    (pool off) when a held view would not show in the count."""
-
-    def probe(lst):
-        for b in lst:
-            return _getrefcount(b)
-
-    lst = [np.empty(8, np.uint8)]
-    free = probe(lst)
-    held = lst[0].view(np.float32)  # noqa: F841 (a live view must raise the count)
-    return free if probe(lst) > free else None
-
-
-_FREE = _calibrate()
+def _release(ref):
+    """The last array on a buffer died: keep the buffer for reuse, or unmap it."""
+    buf = _leases.pop(id(ref))[1]
+    n = len(buf)
+    with _lock:
+        _state["used"] -= n
+        if _state["free"] + n <= _state["limit"]:
+            _free.setdefault(n, []).append((buf, time.monotonic()))
+            _state["free"] += n
+            return
+    buf.close()
 
 
-_ids = set()  # id() of every pooled buffer
+def _ensure_sweeper():
+    """Start the thread that unmaps idle buffers, if it is not running.
+
+    Called from ``empty`` only, never from ``_release``: that callback may run inside
+    ``threading``'s own locked sections (a collection there frees an array), where starting
+    a thread would wait on a lock its own thread holds."""
+    with _lock:  # (the sweeper decides to stop under it too)
+        if _state["sweeper"] is None:
+            t = threading.Thread(target=_sweep, name="nbgrad-pool-sweeper", daemon=True)
+            _state["sweeper"] = t
+            t.start()
+
+
+def _sweep():
+    """Unmap idle buffers every half ``DECAY_S`` while the pool holds any; then stop."""
+    while True:
+        time.sleep(DECAY_S / 2)
+        _decay()
+        with _lock:
+            if not _free and not _state["used"]:
+                _state["sweeper"] = None
+                return
+
+
+def _decay():
+    """Unmap the free buffers that waited ``DECAY_S`` seconds or more."""
+    old = []
+    with _lock:
+        now = time.monotonic()
+        cut = now - DECAY_S
+        for n, lst in list(_free.items()):
+            k = 0
+            while k < len(lst) and lst[k][1] <= cut:
+                k += 1
+            if k:
+                old += lst[:k]
+                del lst[:k]
+                _state["free"] -= n * k
+            if not lst:
+                del _free[n]
+    for buf, _ in old:
+        buf.close()
 
 
 def _take(nbytes):
+    """A buffer of ``nbytes`` bytes nobody uses: the newest free one, or a fresh map."""
     with _lock:
-        lst = _pool.get(nbytes)
-        if lst is None:
-            lst = _pool[nbytes] = []
-        for b in lst:
-            if _getrefcount(b) == _FREE:
-                return b
-        b = np.empty(nbytes, np.uint8)
-        if _state["bytes"] + nbytes <= _state["cap"]:
-            lst.append(b)
-            _ids.add(id(b))
-            _state["bytes"] += nbytes
-        return b
-
-
-def sole_view(a):
-    """Whether ``a`` is the only array on a pooled buffer (no other view of it is alive):
-    then whoever holds ``a`` alone holds the memory."""
-    b = a.base
-    # held by the pool's list, by ``b`` here, by ``a`` and by getrefcount's argument
-    return b is not None and id(b) in _ids and _getrefcount(b) == _FREE + 1
+        lst = _free.get(nbytes)
+        if lst:
+            buf = lst.pop()[0]
+            _state["free"] -= nbytes
+            _state["used"] += nbytes
+            return buf
+    try:
+        buf = mmap.mmap(-1, nbytes)
+    except (OSError, OverflowError):
+        raise MemoryError from None
+    with _lock:
+        _state["used"] += nbytes
+    return buf
 
 
 def empty(shape, np_dtype, nbytes):
     """An uninitialized C-contiguous array; ``nbytes`` is its size in bytes."""
     try:
-        if nbytes < MIN_BYTES or _FREE is None or not _state["cap"]:
+        if nbytes < MIN_BYTES or not _state["limit"]:
             return np.empty(shape, np_dtype)
-        return _take(nbytes).view(np_dtype).reshape(shape)
+        buf = _take(nbytes)
+        _ensure_sweeper()
+        a = np.frombuffer(buf, np_dtype)
+        r = weakref.ref(a.base, _release)
+        _leases[id(r)] = (r, buf)
+        return a.reshape(shape)
     except MemoryError:
         raise out_of_memory(nbytes) from None
 
@@ -89,20 +142,29 @@ def out_of_memory(nbytes):
 
 
 def empty_cache():
-    """Drop the pooled buffers that nothing uses (their memory goes back to the allocator)."""
+    """Unmap the pooled buffers that nothing uses (their memory goes back to the system)."""
     with _lock:
-        for nbytes, lst in list(_pool.items()):
-            keep = [b for b in lst if _getrefcount(b) > _FREE]
-            for b in lst:
-                if not any(b is k for k in keep):
-                    _ids.discard(id(b))
-            _state["bytes"] -= nbytes * (len(lst) - len(keep))
-            if keep:
-                _pool[nbytes] = keep
-            else:
-                del _pool[nbytes]
+        old = [b for lst in _free.values() for b, _ in lst]
+        _free.clear()
+        _state["free"] = 0
+    for buf in old:
+        buf.close()
+
+
+def set_limit(nbytes):
+    """Keep at most ``nbytes`` of free buffers (0: no pooling from now on)."""
+    _state["limit"] = int(nbytes)
+    empty_cache()
 
 
 def pooled_bytes():
-    """Bytes held by the pool (in use or free)."""
-    return _state["bytes"]
+    """Bytes of the pool's buffers, in use or free."""
+    return _state["used"] + _state["free"]
+
+
+def _after_fork():
+    # the sweeper thread does not survive a fork: the child starts its own
+    _state["sweeper"] = None
+
+
+os.register_at_fork(after_in_child=_after_fork)
