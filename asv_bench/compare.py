@@ -26,6 +26,7 @@ import datetime
 import gc
 import importlib
 import importlib.metadata
+import importlib.util
 import json
 import os
 import platform
@@ -59,6 +60,9 @@ PLAN = {
     "deep_chain": (1, 10, 1e-3),  # 20,000 float32 ops: rounding differences add up
     "hvp": (5, 50, 1e-4),
     "matmul_bwd": (2, 10, 1e-4),
+    "gpt_block": (3, 20, 1e-4),
+    "cnn_step": (2, 10, 1e-4),
+    "vae_step": (3, 25, 1e-4),
 }
 TARGETS = {  # PERF.md: nbgrad time / PyTorch time, same run
     "mlp_step": 1.0,
@@ -67,12 +71,16 @@ TARGETS = {  # PERF.md: nbgrad time / PyTorch time, same run
     "deep_chain": 1.0,
     "hvp": 1.0,
     "matmul_bwd": 1.05,
+    "gpt_block": 1.0,
+    "cnn_step": 1.0,
+    "vae_step": 1.0,
     "cold_start, empty cache": 3.0,
     "cold_start, warm cache": 0.6,
 }
 CHILD_TIMEOUT = 600  # seconds for any one request to a child
 BLOCKS = 5  # timed calls are split into this many blocks, alternating between libraries
 PAUSE = 0.2  # seconds of quiet before each block (OpenBLAS/OpenMP threads spin ~0.1 s)
+IMPORTED = {}  # library -> the files the children imported it from
 
 
 # ----- child: one library, serving one workload -------------------------------------------
@@ -98,7 +106,7 @@ def serve(lib_name):
                 first = time.perf_counter() - t0
                 np.savez(msg["out"], **{k: W.to_numpy(v) for k, v in out.items()})
                 del out
-                reply = {"first": first}
+                reply = {"first": first, "file": lib.__file__}
             elif msg["cmd"] == "run":
                 times = []
                 for _ in range(msg["n"]):
@@ -176,7 +184,9 @@ def measure(name, tmp):
         first, results, times = {}, {}, {lib: [] for lib in LIBS}
         for lib, kid in kids.items():
             out = os.path.join(tmp, f"{name}-{lib}.npz")
-            first[lib] = kid.ask(cmd="load", name=name, inputs=in_path, out=out)["first"]
+            reply = kid.ask(cmd="load", name=name, inputs=in_path, out=out)
+            first[lib] = reply["first"]
+            IMPORTED.setdefault(lib, set()).add(reply["file"])
             with np.load(out) as f:
                 results[lib] = {k: f[k] for k in f.files}
             kid.ask(cmd="run", n=max(warmup - 1, 0), collect=True)
@@ -292,16 +302,29 @@ def _cpu_model():
     return platform.processor() or "unknown"
 
 
+def _nbgrad_root():
+    """The checkout whose nbgrad the children import (found as they find it: PYTHONPATH
+    first, then the installed one), without importing it here."""
+    spec = importlib.util.find_spec("nbgrad")
+    if spec is None or spec.origin is None:
+        return None
+    return os.path.dirname(os.path.dirname(os.path.abspath(spec.origin)))
+
+
 def _git_rev():
-    root = os.path.dirname(HERE)
+    """``<nbgrad's checkout> at <commit>`` (of the library the children import, which
+    need not be this script's checkout: see PYTHONPATH)."""
+    root = _nbgrad_root()
+    if root is None:
+        return "not found"
     try:
         rev = subprocess.run(["git", "-C", root, "rev-parse", "--short", "HEAD"],
                              capture_output=True, text=True).stdout.strip()
         dirty = subprocess.run(["git", "-C", root, "status", "--porcelain", "--", "nbgrad"],
                                capture_output=True, text=True).stdout.strip()
-        return rev + (" (nbgrad/ modified)" if dirty else "")
+        return f"{root} at {rev or 'unknown'}" + (" (nbgrad/ modified)" if dirty else "")
     except OSError:
-        return "unknown"
+        return f"{root} at unknown"
 
 
 def _loadavg():
@@ -319,7 +342,7 @@ def header():
         f"CPU: {_cpu_model()}, {os.cpu_count()} logical CPUs",
         f"python {platform.python_version()}, numpy {_version('numpy')}, numba "
         f"{_version('numba')}, llvmlite {_version('llvmlite')}, torch {_version('torch')}",
-        f"nbgrad commit {_git_rev()}; torch.set_num_threads({TORCH_THREADS}); "
+        f"nbgrad from {_git_rev()}; workloads from {HERE}; torch.set_num_threads({TORCH_THREADS}); "
         f"environment knobs: {knobs or 'none'}",
         f"1-min load average before the run: {_loadavg():.2f} (other processes on these "
         "cores skew the timings; the ratios suffer least)",
@@ -413,6 +436,12 @@ def main(argv=None):
     print("|---|---|---|---|---|")
     print("\n".join(spread))
     print()
+    print("children imported " + "; ".join(f"{lib} from {', '.join(sorted(f))}"
+                                            for lib, f in IMPORTED.items()))
+    root = _nbgrad_root()
+    for f in IMPORTED.get("nbgrad", ()):
+        if root is None or not f.startswith(root + os.sep):
+            problems.append(f"the children imported nbgrad from {f}, not from {root}")
     print(f"total wall time {time.perf_counter() - t_start:.0f} s; "
           f"1-min load average at the end (this run included): {_loadavg():.2f}")
     if problems:

@@ -7,12 +7,11 @@
 tensor([2., 4., 6.])
 """
 
+# Re-exports only. ``_threads`` comes first: importing it applies Numba's threading setup,
+# before anything compiles; ``_methods`` binds Tensor's methods and operators.
 from . import _threads
-
-_threads.setup()
-
 from . import (
-    _methods,  # noqa: E402,F401  (binds operators onto Tensor)
+    _methods,  # noqa: E402,F401
     autograd,  # noqa: E402
 )
 from .autograd.anomaly_mode import is_anomaly_enabled  # noqa: E402
@@ -50,6 +49,10 @@ from .device import device  # noqa: E402
 from .dtypes import (  # noqa: E402
     bool_ as bool,
 )
+from .dtypes import float32 as float  # noqa: A001  (torch.float)
+from .dtypes import float64 as double
+from .dtypes import int32 as int  # noqa: A001
+from .dtypes import int64 as long
 from .dtypes import (
     dtype,
     float32,
@@ -62,32 +65,43 @@ from .dtypes import (
 )
 from .ops.convert import clone  # noqa: E402
 from .ops.elementwise import *  # noqa: E402,F403  (the op table's public names)
+from .ops.elementwise import clamp as clip  # noqa: E402
 from .ops.concat import cat, chunk, split, stack  # noqa: E402
-from .ops.linalg import bmm, dot, matmul, mm  # noqa: E402
-from .ops.reduce import amax, amin, argmax, argmin, max, maximum, mean, min, minimum, sum  # noqa: E402
+from .ops.einsum import einsum  # noqa: E402
+from .ops.linalg import bmm, dot, ger, matmul, mm, norm, outer  # noqa: E402
+from .ops.reduce import (  # noqa: E402
+    amax,
+    amin,
+    argmax,
+    argmin,
+    logsumexp,
+    max,
+    maximum,
+    mean,
+    min,
+    minimum,
+    prod,
+    sum,
+)
 from .ops.shape import (  # noqa: E402
     expand,
     flatten,
+    flip,
     permute,
     reshape,
     squeeze,
     t,
+    tile,
     transpose,
     unsqueeze,
 )
+from .ops.stats import std, std_mean, var, var_mean  # noqa: E402
 from .tensor import Size, Tensor  # noqa: E402
 
-float = float32  # noqa: A001  (torch.float)
-double = float64
-long = int64
-int = int32  # noqa: A001
-clip = clamp  # noqa: F405
-
-__version__ = "0.1.0"
-
+from ._version import __version__  # noqa: E402
 from .ops.conv import *  # noqa: E402,F403
-from .ops.extra import *  # noqa: E402,F403
+from .ops.advanced_index import *  # noqa: E402,F403
 from .ops.index import *  # noqa: E402,F403
-from . import cpu, cuda, nn  # noqa: E402
+from . import backends, cpu, cuda, nn  # noqa: E402
 from . import optim  # noqa: E402
 from .serialization import load, save  # noqa: E402

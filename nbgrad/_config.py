@@ -14,9 +14,11 @@ NBGRAD_THREADING_LAYER Numba threading layer (default ``workqueue``; ``omp`` or 
 NBGRAD_WIDE_VECTORS   ``1`` (default) lets LLVM use 512-bit vectors on AVX-512 CPUs (Numba's
                       default tuning prefers 256 bits); process-wide for Numba, and skipped
                       when NUMBA_CPU_NAME or NUMBA_CPU_FEATURES is set. ``0`` keeps Numba's.
-NBGRAD_CPU_POOL_MB    megabytes of large (>= 1 MiB) CPU buffers kept for reuse, so big
-                      temporaries do not fault in fresh pages every step (default 1024; 0
-                      turns the pool off). ``nbgrad.cpu.empty_cache()`` frees the idle ones.
+NBGRAD_POOL_BYTES     bytes of idle large (>= 1 MiB) CPU buffers kept for reuse, so big
+                      temporaries do not fault in fresh pages every step (default 256 MiB;
+                      0 turns the pool off; idle ones go back after a second, and
+                      ``nbgrad.cpu.empty_cache()`` frees them at once). The older
+                      NBGRAD_CPU_POOL_MB (megabytes) is read when this is not set.
 """
 
 import os
@@ -26,7 +28,8 @@ NUM_THREADS = os.environ.get("NBGRAD_NUM_THREADS")
 THREADING_LAYER = os.environ.get("NBGRAD_THREADING_LAYER", "workqueue")
 CACHE = os.environ.get("NBGRAD_CACHE", "0") == "1"
 WIDE_VECTORS = os.environ.get("NBGRAD_WIDE_VECTORS", "1") == "1"
-CPU_POOL_MB = int(os.environ.get("NBGRAD_CPU_POOL_MB", "1024"))
+POOL_BYTES = int(os.environ.get("NBGRAD_POOL_BYTES")
+                 or int(os.environ.get("NBGRAD_CPU_POOL_MB", "256")) << 20)
 CACHE_DIR = os.environ.get(
     "NBGRAD_CACHE_DIR", os.path.join(os.path.expanduser("~"), ".cache", "nbgrad")
 )

@@ -1,12 +1,25 @@
-"""Tensor methods and operators, bound to the functional ops."""
+"""Every Tensor method and operator that runs an op, bound from one table.
+
+``tensor.py`` defines what a Tensor is (storage, dtype, device, its place in the graph,
+conversion to host values) and imports no op; each method that computes is a row of
+``METHODS`` below, bound onto ``Tensor`` by the loop at the end. Add a method here, as a row.
+"""
 
 import numpy as np
 
+from . import dtypes as _dt
+from .device import as_device
+from .ops import advanced_index as AIx
+from .ops import concat as C
 from .ops import convert
 from .ops import elementwise as E
+from .ops import index as Ix
+from .ops import inplace as I
 from .ops import linalg as L
 from .ops import reduce as R
 from .ops import shape as S
+from .ops import stats as St
+from .ops.opdef import TABLE
 from .tensor import Tensor
 
 
@@ -27,42 +40,7 @@ def _cmp_or_identity(fn, default):
     return op
 
 
-def _install_elementwise():
-    """Tensor methods, operators and in-place methods of the elementwise ops, from the
-    flags of their rows (ops/elementwise.py)."""
-    from .ops import inplace as I
-    from .ops.opdef import TABLE
-
-    T = Tensor
-    for op in TABLE.values():
-        fn = getattr(E, op.name)
-        if op.method:
-            for name in (op.name,) + tuple(op.aliases):
-                setattr(T, name, fn)
-        for d in op.dunders:
-            if d in ("__eq__", "__ne__"):
-                f = _cmp_or_identity(fn, d == "__ne__")
-            elif d.startswith("__r") and d != f"__{op.name}__":
-                f = _r(fn)
-            else:
-                f = fn
-            setattr(T, d, f)
-        if op.inplace:
-            method = _inplace_method(I, op.name + "_", fn, "alpha" in op.kwargs)
-            setattr(T, op.name + "_", method)
-            if op.inplace == "operator":
-                setattr(T, "__i" + op.dunders[0][2:], method)
-
-    def clamp_(self, min=None, max=None):
-        bound = min if min is not None else (max if max is not None else 0)  # decides the dtype check
-        return I.inplace_binary("clamp_", lambda a, _b: E.clamp(a, min, max), self, bound)
-
-    T.clamp = T.clip = E.clamp
-    T.clamp_ = clamp_
-    T.where = lambda self, condition, other: E.where(condition, self, other)
-
-
-def _inplace_method(I, name, fn, has_alpha):
+def _inplace_method(name, fn, has_alpha):
     if has_alpha:
         def method(self, other, *, alpha=1):
             if alpha != 1:
@@ -77,67 +55,95 @@ def _inplace_method(I, name, fn, has_alpha):
     return method
 
 
-def _install():
-    T = Tensor
-    _install_elementwise()
-    T.__matmul__ = L.matmul
-    T.__rmatmul__ = _r(L.matmul)
-    T.__getitem__ = S.getitem
-    T.__hash__ = object.__hash__
-    for name in ("sum", "mean", "amax", "amin", "max", "min", "argmax", "argmin",
-                 "maximum", "minimum"):
-        setattr(T, name, getattr(R, name))
-    for name in ("matmul", "mm", "bmm", "dot"):
-        setattr(T, name, getattr(L, name))
-    for name in ("reshape", "view", "flatten", "transpose", "permute", "t", "expand",
-                 "expand_as", "squeeze", "unsqueeze"):
-        setattr(T, name, getattr(S, name))
-    T.view_as = lambda self, other: S.view(self, tuple(other.shape))
-    T.reshape_as = lambda self, other: S.reshape(self, tuple(other.shape))
-    T.swapaxes = S.transpose
-    T.clone = convert.clone
+def _elementwise_methods():
+    """The rows of the elementwise ops' methods, operators and in-place methods, from the
+    flags of their definitions (ops/elementwise.py's table)."""
+    rows = {}
+    for op in TABLE.values():
+        fn = getattr(E, op.name)
+        if op.method:
+            for name in (op.name,) + tuple(op.aliases):
+                rows[name] = fn
+        for d in op.dunders:
+            if d in ("__eq__", "__ne__"):
+                rows[d] = _cmp_or_identity(fn, d == "__ne__")
+            elif d.startswith("__r") and d != f"__{op.name}__":
+                rows[d] = _r(fn)
+            else:
+                rows[d] = fn
+        if op.inplace:
+            method = _inplace_method(op.name + "_", fn, "alpha" in op.kwargs)
+            rows[op.name + "_"] = method
+            if op.inplace == "operator":
+                rows["__i" + op.dunders[0][2:]] = method
+    return rows
 
 
-_install()
+def _clamp_(self, min=None, max=None):
+    bound = min if min is not None else (max if max is not None else 0)  # decides the dtype check
+    return I.inplace_binary("clamp_", lambda a, _b: E.clamp(a, min, max), self, bound)
 
 
-def _install_inplace():
-    from .ops import inplace as I
-
-    T = Tensor
-    T.zero_ = I.zero_
-    T.fill_ = I.fill_
-    T.copy_ = I.copy_
+def _to(self, *args, **kwargs):
+    """A copy on another device and/or dtype (``self`` when nothing changes)."""
+    return convert.to(self, *args, **kwargs)
 
 
-_install_inplace()
+def _cuda(self, device=None):
+    return self.to("cuda" if device is None else as_device(device if not isinstance(device, int) else f"cuda:{device}"))
 
 
-def _setitem(self, key, value):
-    from .ops.inplace import setitem
-
-    setitem(self, key, value)
-
-
-Tensor.__setitem__ = _setitem
+def _contiguous(self):
+    """``self`` if C-contiguous, else a contiguous copy."""
+    if self.is_contiguous():
+        return self
+    return convert.clone(self)
 
 
-def _install_concat():
-    from .ops import concat as C
-
-    Tensor.split = C.split
-    Tensor.chunk = C.chunk
+def _converter(dt):
+    return lambda self: self.to(dt)
 
 
-_install_concat()
+# name -> function (or property), bound onto Tensor as is
+METHODS = {
+    # elementwise ops, operators and their in-place forms: from the op table
+    **_elementwise_methods(),
+    "__matmul__": L.matmul, "__rmatmul__": _r(L.matmul),
+    "__getitem__": S.getitem, "__setitem__": I.setitem,
+    "where": lambda self, condition, other: E.where(condition, self, other),
+    "clamp": E.clamp, "clip": E.clamp, "clamp_": _clamp_,
+    "zero_": I.zero_, "fill_": I.fill_, "copy_": I.copy_,
+    # reductions
+    **{n: getattr(R, n) for n in (
+        "sum", "mean", "amax", "amin", "max", "min", "argmax", "argmin", "maximum", "minimum")},
+    "var": St.var, "std": St.std, "prod": R.prod, "logsumexp": R.logsumexp,
+    "norm": L._norm_method,
+    # linear algebra
+    "matmul": L.matmul, "mm": L.mm, "bmm": L.bmm, "dot": L.dot, "outer": L.outer,
+    "ger": L.outer,
+    # shape and views
+    **{n: getattr(S, n) for n in (
+        "reshape", "view", "flatten", "transpose", "permute", "t", "expand", "expand_as",
+        "squeeze", "unsqueeze")},
+    "view_as": lambda self, other: S.view(self, tuple(other.shape)),
+    "reshape_as": lambda self, other: S.reshape(self, tuple(other.shape)),
+    "swapaxes": S.transpose,
+    "T": property(lambda self: S.permute(self, tuple(range(self.ndim - 1, -1, -1)))),
+    "mT": property(lambda self: S.transpose(self, -2, -1)),
+    "split": C.split, "chunk": C.chunk,
+    "repeat": S.repeat, "tile": S._tile_method, "flip": S._flip_method,
+    # indexing
+    **{n: getattr(Ix, n) for n in (
+        "index_select", "index_add", "index_add_", "gather", "scatter_add", "scatter_add_",
+        "take_along_dim")},
+    "index_put": AIx.index_put, "index_put_": AIx.index_put_,
+    # copies and conversions
+    "clone": convert.clone, "contiguous": _contiguous, "to": _to,
+    "cpu": lambda self: self.to("cpu"), "cuda": _cuda,
+    "type_as": lambda self, other: self.to(other._dtype),
+    "float": _converter(_dt.float32), "double": _converter(_dt.float64),
+    "long": _converter(_dt.int64), "int": _converter(_dt.int32), "bool": _converter(_dt.bool_),
+}
 
-
-def _install_modules():
-    from .ops import conv, extra, index
-
-    for mod in (index, conv, extra):
-        for name, fn in mod.METHODS.items():
-            setattr(Tensor, name, fn)
-
-
-_install_modules()
+for _name, _fn in METHODS.items():
+    setattr(Tensor, _name, _fn)

@@ -27,9 +27,9 @@ def _fmt(arr):
 
 
 def tensor_repr(t):
-    from .ops.registry import backend
+    from .storage import for_device
 
-    arr = np.asarray(backend(t._device).to_host(t._data))
+    arr = np.asarray(for_device(t._device).to_host(t._data))
     body = np.array2string(
         arr, separator=", ", prefix="tensor(", threshold=1000, edgeitems=3, max_line_width=80,
         **_fmt(arr),

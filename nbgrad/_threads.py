@@ -1,5 +1,6 @@
-"""Numba process setup, applied before Numba compiles anything or starts its thread pool
-(see _config): the threading layer, the thread count, and the vector width."""
+"""Numba process setup, applied when this module is imported (``import nbgrad`` imports it
+first), before Numba compiles anything or starts its thread pool (see _config): the
+threading layer, the thread count, and the vector width."""
 
 import os
 
@@ -45,3 +46,6 @@ def _prefer_512_bit_vectors():
         return
     if "+avx512f" in features.split(","):
         numba.config.CPU_FEATURES = features + ",-prefer-256-bit"
+
+
+setup()

@@ -1,20 +1,20 @@
 """``nbgrad.cpu``: the CPU device's buffer pool.
 
 Large temporaries (1 MiB and up) reuse pooled buffers instead of fresh memory; see
-``nbgrad.backends._cpupool`` and ``NBGRAD_CPU_POOL_MB``.
+``nbgrad.storage._cpupool`` and ``NBGRAD_POOL_BYTES``.
 """
 
-from .backends._cpupool import empty_cache, pooled_bytes
+from .storage._cpupool import empty_cache, pooled_bytes
 
 
 def set_pool_limit(megabytes):
-    """Keep at most ``megabytes`` of large CPU buffers for reuse (0: no pooling from now on)."""
-    from .backends import _cpupool
+    """Keep at most ``megabytes`` of idle large CPU buffers for reuse (0: no pooling from now
+    on)."""
+    from .storage import _cpupool
 
     if megabytes < 0:
         raise ValueError(f"set_pool_limit: megabytes must be >= 0, got {megabytes}")
-    _cpupool._state["cap"] = int(megabytes) << 20
-    _cpupool.empty_cache()
+    _cpupool.set_limit(int(megabytes) << 20)
 
 
 __all__ = ["empty_cache", "pooled_bytes", "set_pool_limit"]

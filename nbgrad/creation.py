@@ -5,9 +5,9 @@ import numbers
 import numpy as np
 
 from . import dtypes as _dt
-from .backends._cpupool import out_of_memory
 from .device import as_device
-from .ops.registry import backend
+from .storage import for_device
+from .storage._cpupool import out_of_memory
 from .tensor import Tensor, _wrap
 
 _rng = [np.random.default_rng()]
@@ -95,7 +95,7 @@ def _alloc(make, shape, np_dtype):
 
 
 def _finish(data, dt, dev, requires_grad):
-    t = _wrap(backend(dev).from_host(data) if dev.type != "cpu" else data, dt, dev)
+    t = _wrap(for_device(dev).from_host(data) if dev.type != "cpu" else data, dt, dev)
     if requires_grad:
         t.requires_grad_(True)
     return t
@@ -141,7 +141,7 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
     """
     dev = as_device(device)
     if isinstance(data, Tensor):
-        arr = backend(data._device).to_host(data._data)
+        arr = for_device(data._device).to_host(data._data)
         dt = _dt.as_dtype(dtype) if dtype is not None else data._dtype
     elif isinstance(data, np.ndarray):
         dt = _dt.as_dtype(dtype) if dtype is not None else _dt.from_numpy_dtype(data.dtype)
@@ -201,7 +201,7 @@ def _unwrap(x):
     if isinstance(x, (list, tuple)):
         return [_unwrap(y) for y in x]
     if isinstance(x, Tensor):
-        return backend(x._device).to_host(x._data).tolist()
+        return for_device(x._device).to_host(x._data).tolist()
     return x
 
 
@@ -245,7 +245,7 @@ def _fill(size, value, dtype, device, requires_grad, fname):
     dev = as_device(device)
     dt = _dtype_or_default(dtype)
     shape = _size(size, fname)
-    data = _alloc(lambda: backend(dev).full(shape, value, dt.np), shape, dt.np)
+    data = _alloc(lambda: for_device(dev).full(shape, value, dt.np), shape, dt.np)
     return _finish_dev(data, dt, dev, requires_grad)
 
 
@@ -271,7 +271,7 @@ def empty(*size, dtype=None, device=None, requires_grad=False):
     dev = as_device(device)
     dt = _dtype_or_default(dtype)
     shape = _size(size, "empty")
-    data = _alloc(lambda: backend(dev).empty(shape, dt.np), shape, dt.np)
+    data = _alloc(lambda: for_device(dev).empty(shape, dt.np), shape, dt.np)
     return _finish_dev(data, dt, dev, requires_grad)
 
 

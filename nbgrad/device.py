@@ -1,7 +1,7 @@
 """Devices: ``cpu`` and ``cuda:N``.
 
 This module knows the names only. Storage for each device type lives in a backend
-(``nbgrad.backends``); ``numba.cuda`` is imported by the CUDA backend alone, and only when
+(``nbgrad.storage``); ``numba.cuda`` is imported by the CUDA backend alone, and only when
 the first CUDA tensor is made.
 """
 

@@ -43,12 +43,12 @@ output array, and returns nothing. Non-tensor arguments are passed to ``shape`` 
 import re
 import sys
 
-import numpy as np
-
 from . import dtypes as _dt
 from .autograd.graph import Node
-from .ops._core import copy_data, needs_grad, record, same_device, save, save_output
-from .ops.registry import _KERNELS, backend, kernel, register_kernel
+from .kernels.table import _KERNELS, kernel, register_kernel
+from .ops._core import needs_grad, record, same_device, save, save_output
+from .storage import for_device as backend
+from .storage.layout import copy_data, is_c
 from .tensor import Tensor, _wrap
 
 __all__ = ["defop", "CustomOp"]
@@ -74,6 +74,7 @@ class CustomOp:
 
         class _Backward(Node):
             __slots__ = ()
+            _builtin = False  # the user's rule: the engine owns nothing it returns
 
             def backward(self, saved, g):
                 *ins, out = saved
@@ -108,7 +109,7 @@ class CustomOp:
         for a in args:
             if isinstance(a, Tensor):
                 d = copy_data(a._data, dt if self.cast_inputs else a._dtype, dev) if (
-                    (self.cast_inputs and a._dtype is not dt) or not _is_c(a._data, be)
+                    (self.cast_inputs and a._dtype is not dt) or not is_c(a._data)
                 ) else a._data
                 arrays.append(d.reshape(-1) if self.flat else d)
             elif self.kernel_args:
@@ -121,10 +122,6 @@ class CustomOp:
             saved = tuple(save(a) for a in args) + (save_output(res),)
             record(self.node_cls, res, args, saved, kwargs or None)
         return res
-
-
-def _is_c(a, be):
-    return a.flags.c_contiguous if isinstance(a, np.ndarray) else be.is_contiguous(a)
 
 
 def _cuda_launcher(k, flat):

@@ -177,9 +177,9 @@ class _Encoder:
 
 
 def _tensor_bytes(t):
-    from .ops.registry import backend
+    from .storage import for_device
 
-    host = backend(t._device).to_host(t._data)
+    host = for_device(t._device).to_host(t._data)
     arr = np.ascontiguousarray(host)
     le = arr.dtype.newbyteorder("<")
     if arr.dtype != le and arr.dtype.itemsize > 1:

@@ -5,9 +5,9 @@ import weakref
 
 import numpy as np
 
-from . import dtypes as _dt
 from .autograd import graph as _graph
-from .device import CPU, as_device
+from .device import CPU
+from .storage import for_device
 
 _TYPE_NAMES = {
     "float32": "FloatTensor", "float64": "DoubleTensor", "int64": "LongTensor",
@@ -43,7 +43,7 @@ class Tensor:
 
     __slots__ = (
         "_data", "_dtype", "_device", "_rg", "_grad", "_grad_fn", "_output_nr", "_vc",
-        "_base", "_hooks", "_acc", "_retains_grad", "_sk", "__weakref__",
+        "_base", "_hooks", "_acc", "_retains_grad", "_sk", "_owner", "__weakref__",
     )
     __array_priority__ = 1000  # so ndarray <op> Tensor defers to Tensor's reflected op
 
@@ -93,7 +93,10 @@ class Tensor:
         return s if dim is None else s[_wrap_dim(dim, self.ndim)]
 
     def is_contiguous(self):
-        return _contig(self._data)
+        d = self._data
+        if d.__class__ is np.ndarray:
+            return d.flags.c_contiguous
+        return for_device(self._device).is_contiguous(d)
 
     @property
     def is_cuda(self):
@@ -180,18 +183,7 @@ class Tensor:
         self._dtype = other._dtype
         self._device = other._device
         self._sk = None
-
-    @property
-    def T(self):
-        from .ops import shape as _s
-
-        return _s.permute(self, tuple(range(self.ndim - 1, -1, -1)))
-
-    @property
-    def mT(self):
-        from .ops import shape as _s
-
-        return _s.transpose(self, -2, -1)
+        self._owner = other._owner = None  # two tensors now share the memory
 
     # ----- autograd ---------------------------------------------------------------
     def requires_grad_(self, requires_grad=True):
@@ -279,7 +271,7 @@ class Tensor:
                     f"can't convert {self._device.type}:{self._device.index} device type tensor "
                     "to numpy. Use Tensor.cpu() to copy the tensor to host memory first."
                 )
-            return _backend(self._device).to_host(self._data)
+            return for_device(self._device).to_host(self._data)
         # a view: reshaping the returned array in place must not reshape the tensor (as in
         # PyTorch; the small-op fast paths also cache each tensor's shape)
         return self._data.view()
@@ -290,60 +282,19 @@ class Tensor:
             raise RuntimeError(
                 f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
             )
-        return _backend(self._device).scalar_of(self._data)
+        return for_device(self._device).scalar_of(self._data)
 
     def tolist(self):
         """The data as (nested) Python lists."""
-        return _backend(self._device).to_host(self._data).tolist()
+        return for_device(self._device).to_host(self._data).tolist()
 
     def __array__(self, dtype=None, copy=None):
         a = self.numpy(force=self._device.type == "cpu" and not self._rg)
         return a if dtype is None else a.astype(dtype)
 
-    def to(self, *args, **kwargs):
-        """A copy on another device and/or dtype (``self`` when nothing changes)."""
-        from .ops import convert
-
-        return convert.to(self, *args, **kwargs)
-
-    def cpu(self):
-        return self.to("cpu")
-
-    def cuda(self, device=None):
-        return self.to("cuda" if device is None else as_device(device if not isinstance(device, int) else f"cuda:{device}"))
-
-    def type_as(self, other):
-        return self.to(other._dtype)
-
-    def float(self):
-        return self.to(_dt.float32)
-
-    def double(self):
-        return self.to(_dt.float64)
-
-    def long(self):
-        return self.to(_dt.int64)
-
-    def int(self):
-        return self.to(_dt.int32)
-
-    def bool(self):
-        return self.to(_dt.bool_)
-
-    def clone(self):
-        """A copy with its own storage; gradients flow back to ``self``."""
-        from .ops import convert
-
-        return convert.clone(self)
-
-    def contiguous(self):
-        """``self`` if C-contiguous, else a contiguous copy."""
-        if _contig(self._data):
-            return self
-        return self.clone()
-
     # ----- helpers ------------------------------------------------------------------
     def _detached_alias(self):
+        self._owner = None  # its memory is now visible through the alias
         t = _wrap(self._data, self._dtype, self._device)
         t._vc = self._vc  # in-place changes through a detached alias still count
         return t
@@ -354,7 +305,6 @@ class Tensor:
 
     def __repr__(self):
         from ._repr import tensor_repr
-        from .nn.parameter import is_parameter
 
         text = tensor_repr(self)
         return "Parameter containing:\n" + text if is_parameter(self) else text
@@ -413,26 +363,61 @@ def _wrap(data, dtype, device):
     t._acc = None
     t._retains_grad = False
     t._sk = None  # the small-op key (ops._core.small_key), worked out on first use
+    t._owner = None
+    return t
+
+
+def _fresh(data, dtype, device):
+    """A new tensor around ``data``, memory an op has just allocated for this result (no
+    other tensor or array refers to it). Made while a backward run is active, it carries
+    that run's token (``autograd.graph.OWNER``): nobody but the engine has seen it, so the
+    engine may write into it or keep it as ``.grad`` (see autograd/engine.py)."""
+    t = object.__new__(Tensor)  # (_wrap's body: this runs for every op's result)
+    t._data = data
+    t._dtype = dtype
+    t._device = device
+    t._rg = False
+    t._grad = None
+    t._grad_fn = None
+    t._output_nr = 0
+    t._vc = [0]
+    t._base = None
+    t._hooks = None
+    t._acc = None
+    t._retains_grad = False
+    t._sk = None
+    t._owner = _graph.OWNER
     return t
 
 
 _graph.WRAP = _wrap
 
 
-def _contig(a):
-    return a.flags.c_contiguous if a.__class__ is np.ndarray else _backend_of(a).is_contiguous(a)
+# ----- parameter marks: nn.Parameter is a Tensor with a mark (nn/parameter.py) ----------
+_MARKED = {}  # id(tensor) -> weakref to it, for every live parameter
 
 
-def _backend_of(a):
-    from .backends import cuda
+def _forget(key):
+    def callback(ref):
+        if _MARKED.get(key) is ref:
+            del _MARKED[key]
 
-    return cuda
+    return callback
 
 
-def _backend(device):
-    from .ops.registry import backend
+def mark_parameter(t):
+    """Mark tensor ``t`` as a parameter (in place) and return it."""
+    k = id(t)
+    r = _MARKED.get(k)
+    if r is None or r() is not t:
+        _MARKED[k] = weakref.ref(t, _forget(k))
+    return t
 
-    return backend(device)
+
+def is_parameter(obj):
+    """True when ``obj`` is a tensor marked as a parameter."""
+    r = _MARKED.get(id(obj))
+    return r is not None and r() is obj
 
 
 def _wrap_dim(dim, ndim):

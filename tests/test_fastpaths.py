@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import nbgrad
-from nbgrad.ops._core import bcast3, unexpand
+from nbgrad.storage.layout import bcast3, unexpand
 
 OPS = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide}
 SHAPES = [

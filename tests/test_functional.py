@@ -583,7 +583,8 @@ def test_embedding():
 
 
 # ----- fused layer_norm / cross_entropy kernels ------------------------------------------------
-from nbgrad.ops.nn_ops import cross_entropy_backward, layer_norm_backward  # noqa: E402
+from nbgrad.ops.loss import cross_entropy_backward  # noqa: E402
+from nbgrad.ops.normalization import layer_norm_backward  # noqa: E402
 
 PAR_N = 131072  # NBGRAD_PARALLEL_MIN's default: inputs this big take the parallel kernels
 

@@ -12,8 +12,8 @@ import pytest
 
 import nbgrad
 from nbgrad.autograd import gradcheck, gradgradcheck
+from nbgrad.kernels.table import registered_ops
 from nbgrad.library import CustomOp, defop
-from nbgrad.ops.registry import registered_ops
 
 
 # ----- the ops -------------------------------------------------------------------------------

@@ -564,3 +564,16 @@ def test_parameter_repr_matches_torch():
     tp = torch.nn.Parameter(torch.tensor([1.0, 2.0]))
     assert repr(p) == repr(tp).replace("torch", "nbgrad")
     assert repr(p * 1.0).startswith("tensor(")  # results of ops are plain tensors
+
+
+def test_layer_submodules_mirror_torch():
+    # every layer lives where torch keeps it (torch.nn.modules.linear.Linear, ...) and is
+    # the same class under nbgrad.nn and nbgrad.nn.modules
+    import importlib
+
+    for name in nn.modules.__all__:
+        tcls = getattr(torch.nn, name)
+        sub = tcls.__module__.rsplit(".", 1)[1]
+        ours = importlib.import_module(f"nbgrad.nn.modules.{sub}")
+        assert getattr(ours, name) is getattr(nn, name) is getattr(nn.modules, name), name
+        assert getattr(nn, name).__module__ == f"nbgrad.nn.modules.{sub}"

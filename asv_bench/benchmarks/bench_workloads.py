@@ -93,3 +93,23 @@ class MatmulBwd(_Workload):
     workload = "matmul_bwd"
     number = 1
     repeat = (1, 10, 10.0)
+
+
+class GptBlock(_Workload):
+    """nanoGPT's training step (2 blocks, width 128, 4 heads, context 64, batch 8), AdamW."""
+
+    workload = "gpt_block"
+
+
+class CnnStep(_Workload):
+    """The MNIST CNN of pytorch/examples (batch 64): conv, conv, pool, dropout, fc, Adadelta."""
+
+    workload = "cnn_step"
+    number = 1
+    repeat = (1, 10, 10.0)
+
+
+class VaeStep(_Workload):
+    """The VAE of pytorch/examples (784-400-20, batch 128): BCE + KL, Adam."""
+
+    workload = "vae_step"

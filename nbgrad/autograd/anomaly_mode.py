@@ -66,12 +66,12 @@ def check(node, outs):
     """Raise when a backward output of ``node`` holds NaN, showing the forward stack."""
     if not ENABLED[1]:
         return
-    from ..ops.registry import backend
+    from ..storage import for_device
 
     for i, g in enumerate(outs):
         if g is None:
             continue
-        arr = np.asarray(backend(g._device).to_host(g._data))
+        arr = np.asarray(for_device(g._device).to_host(g._data))
         if arr.dtype.kind == "f" and np.isnan(arr).any():
             if node._anomaly:
                 warnings.warn(

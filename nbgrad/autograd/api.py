@@ -4,7 +4,7 @@ from numpy import array as _np_array
 
 from .. import tensor as _tensor  # the module (nbgrad.tensor the function comes later)
 from ..device import CPU as _CPU
-from ..ops.registry import backend
+from ..storage import for_device
 from . import engine
 from .graph import edge_of
 
@@ -69,7 +69,7 @@ def _make_grads(outputs, grads):
                 if dev is _CPU and not shape:  # the usual scalar loss: skip np.full's wrapper
                     one = _np_array(1, dt.np)
                 else:
-                    one = backend(dev).full(shape, 1, dt.np)
+                    one = for_device(dev).full(shape, 1, dt.np)
                 seeds.append(_tensor._wrap(one, dt, dev))
             else:
                 seeds.append(None)

@@ -3,32 +3,30 @@
 Each node runs once, after every gradient flowing into it has been summed. Only nodes on
 a path from the roots to a wanted input run. Ready nodes run newest first (by creation
 order), as in PyTorch, so hooks fire in the same order.
+
+Ownership. The engine may write into a gradient (lend it to a backward rule, see
+``grad_mode._State.owned``) or keep it as a leaf's ``.grad`` without a copy only while
+nobody else can see its memory. It knows that from where the tensor came, never from
+reference counts: each run that builds no graph has a token (``graph.OWNER``) with which
+ops stamp the results whose memory they allocate (``nbgrad.tensor._fresh``). A stamped
+tensor reaches the engine as a sum it made or as what one of nbgrad's own backward rules
+returned (``Node._builtin``), and the engine wipes the stamp as soon as the tensor becomes
+visible elsewhere: handed to two edges, to a hook or a user's rule, captured for
+``autograd.grad``, kept as ``.grad``. Views never carry a stamp, and making one wipes its
+base's (``ops/shape._view``). Seeds, hooks' results and a user rule's results are never
+the engine's.
 """
 
 import gc
 import heapq
-import sys
 import threading
 from heapq import heappop, heappush
 
-from numpy import ndarray as _ndarray
-
-from ..backends._cpupool import sole_view as _sole_view
 from . import anomaly_mode, grad_mode
+from . import graph as _graph
 from .graph import _FREED, AccumulateGrad, edge_of
 
 _STATE = grad_mode.STATE
-_getrc = sys.getrefcount
-
-
-def _local_refcount():
-    """What ``sys.getrefcount(x)`` says of an object only local ``x`` holds (2 up to Python
-    3.13; newer interpreters may lend the argument without counting it)."""
-    x = object()
-    return _getrc(x)
-
-
-_RC = _local_refcount()
 # ops the engine calls, bound on first use (the ops import this module)
 _add = _clone = _add_into = None
 
@@ -106,10 +104,14 @@ def _graph_deps_needed(roots, targets):
 
 
 def _call_hooks(hooks, g):
+    """Run tensor hooks on ``g``; a hook may keep what it sees or returns: none of it is the
+    engine's any more."""
     for h in tuple(hooks.values()):
+        g._owner = None
         r = h(g)
         if r is not None:
             g = r
+    g._owner = None
     return g
 
 
@@ -123,6 +125,7 @@ def execute(roots, seeds, keep_graph, create_graph, inputs=None, accumulate=True
     # Each state change is made inside the ``try`` and undone by its ``finally``: an
     # exception anywhere (a KeyboardInterrupt) leaves grad mode and the collector as they were.
     prev = _STATE.enabled
+    prev_owner = _graph.OWNER
     gc_was = gc.isenabled()
     gc_off = False
     try:
@@ -130,6 +133,10 @@ def execute(roots, seeds, keep_graph, create_graph, inputs=None, accumulate=True
         if _add is None:
             _bind_ops()
         add = _add
+        # this run's token (see Ownership above); a run that builds a graph owns nothing:
+        # the gradients it makes may be saved by the graph it records
+        run = object()
+        _graph.OWNER = None if create_graph else run
         deps, targets, needed, captured, buffers, heap = _start(roots, seeds, inputs,
                                                                 accumulate)
         # The cyclic collector would rescan every live node and tensor of a big graph many
@@ -164,28 +171,17 @@ def execute(roots, seeds, keep_graph, create_graph, inputs=None, accumulate=True
                     outs = _NONES
                 else:
                     sv = node._saved
-                    if not node._std_apply:
+                    if not node._std_apply:  # a user's rule, which may keep ``buf``
+                        buf._owner = None
                         outs = _checked(node, node.apply([buf]))
                         if sv and not keep_graph:
                             node._saved = _FREED
                     elif sv:
-                        lent = False
-                        if (node._grad_once and not create_graph and _getrc(buf) == _RC
-                                and buf._base is None):
-                            d = buf._data  # held by buf and d, and by nothing else:
-                            # then nobody else can see it, and it is lent
-                            lent = (d.__class__ is _ndarray and _getrc(d) == _RC + 1
-                                    and (d.base is None or _sole_view(d)))
-                            d = None
-                        outs = None
-                        fast = node._fast
-                        if fast is not None and not create_graph and sv is not _FREED:
-                            outs = fast(buf, lent)  # (a tuple of the right length)
-                        if outs is None:
-                            if lent:
-                                _STATE.owned = buf
-                            outs = _checked(node, node.backward(node.unpack_saved(), buf))
-                            _STATE.owned = None
+                        # the engine's own gradient, to a rule that uses it once: lent
+                        if node._grad_once and buf._owner is run:
+                            _STATE.owned = buf
+                        outs = _checked(node, node.backward(node.unpack_saved(), buf))
+                        _STATE.owned = None
                         if not keep_graph:
                             node._saved = _FREED
                     else:  # (the checks inline: add's and sub's common case)
@@ -225,11 +221,13 @@ def execute(roots, seeds, keep_graph, create_graph, inputs=None, accumulate=True
                                     t = inputs[i]
                                     if is_acc:
                                         buf[0] = None
-                                        _accumulate(node, g, create_graph)
+                                        _accumulate(node, g, create_graph, run)
                                         g = None
                                     elif not t._retains_grad:  # else populated above
                                         _retain(t, g)
                             else:
+                                if g is not None:
+                                    g._owner = None  # the caller's now
                                 captured[i] = g
                     if node not in needed:
                         continue
@@ -237,15 +235,22 @@ def execute(roots, seeds, keep_graph, create_graph, inputs=None, accumulate=True
                     if targets is None and buf[0] is not None:
                         g = buf[0]
                         buf = None
-                        _accumulate(node, g, create_graph)
+                        _accumulate(node, g, create_graph, run)
                     continue
                 outs = _run_node(node, buf)
                 if not keep_graph:
                     node.release()
             # hand each input's gradient to the node that produced it; run it when complete
+            trusted = node._builtin
+            if trusted and len(outs) > 2:
+                _unshare(outs, run)
+            last = None
             for (nxt, nr), g in zip(node.next_functions, outs):
                 if nxt is None:
                     continue
+                if g is not None and g._owner is run and (g is last or not trusted):
+                    g._owner = None  # handed to two edges, or by a user's rule
+                last = g
                 c = deps[nxt] - 1
                 deps[nxt] = c
                 if c == 0 and nxt_run is None and (not heap or nxt._seq > -heap[0][0]):
@@ -275,12 +280,13 @@ def execute(roots, seeds, keep_graph, create_graph, inputs=None, accumulate=True
                         nxt_run = nxt
                     else:
                         heappush(heap, (-sq, nxt))
-            # drop this node's results now: a stale reference would make AccumulateGrad
-            # copy a gradient it could otherwise keep
-            outs = g = b = sv = fast = None
+            # drop this node's results and saved tensors now: their memory can go back
+            # before the next node allocates
+            outs = g = b = sv = last = None
     finally:
         _STATE.enabled = prev
         _STATE.owned = None
+        _graph.OWNER = prev_owner
         if gc_off:
             gc.enable()
     return captured
@@ -333,6 +339,9 @@ class _Nones:
         while True:
             yield None
 
+    def __len__(self):
+        return 0
+
 
 _NONES = _Nones()
 
@@ -354,12 +363,32 @@ def _count_error(node, outs):
     )
 
 
+def _unshare(outs, run):
+    """Wipe the stamp of a tensor that a rule returned for two of its inputs (the delivery
+    loop catches two in a row; this, any two of three or more)."""
+    seen = set()
+    for g in outs:
+        if g is not None and g._owner is run:
+            if id(g) in seen:
+                g._owner = None
+            seen.add(id(g))
+
+
+def _disown(ts):
+    """Hooks may keep what they see: none of ``ts`` is the engine's any more."""
+    for g in ts:
+        if g is not None:
+            g._owner = None
+
+
 def _run_node(node, buf):
     if node._pre_hooks:
+        _disown(buf)
         for h in tuple(node._pre_hooks.values()):
             r = h(tuple(buf))
             if r is not None:
                 buf = list(r)
+                _disown(buf)
     n_in = len(node.next_functions)
     if all(g is None for g in buf):
         outs = (None,) * n_in
@@ -367,6 +396,8 @@ def _run_node(node, buf):
         if node._n_out > 1 and getattr(node, "materialize_grads", True) and any(
                 g is None for g in buf):  # a Function's set_materialize_grads(False) opts out
             buf = _materialize(node, buf)
+        if not node._builtin:  # a user's rule may keep what it gets
+            _disown(buf)
         outs = node.apply(buf)
         if outs.__class__ is not tuple:
             outs = tuple(outs) if isinstance(outs, list) else (outs,)
@@ -375,10 +406,13 @@ def _run_node(node, buf):
         if len(outs) != n_in:
             _count_error(node, outs)
     if node._post_hooks:
+        _disown(outs)
+        _disown(buf)
         for h in tuple(node._post_hooks.values()):
             r = h(outs, tuple(buf))
             if r is not None:
                 outs = tuple(r)
+                _disown(outs)
     return outs
 
 
@@ -394,39 +428,26 @@ def _materialize(node, buf):
     return out
 
 
-def _accumulate(acc, g, create_graph):
+def _accumulate(acc, g, create_graph, run):
     """Add ``g`` into ``.grad`` of the leaf of AccumulateGrad node ``acc``, under the node's
-    lock: another thread's backward may be adding into the same ``.grad``."""
+    lock: another thread's backward may be adding into the same ``.grad``. ``g`` is kept
+    as it is only when it is this run's (``run``, see Ownership above): else someone else
+    may see it (a user's seed, a hook's tensor, a view) and ``.grad`` gets a private copy."""
     var = acc.variable
     with acc.lock:
         old = var._grad
         if old is None:
             if create_graph:
                 var._grad = g
-            elif g._rg or g._base is not None or _shared(g):
-                # someone else holds this gradient (a user seed, a view): keep a private
-                # copy (grad mode is off: the engine turns it off when it builds no graph)
-                var._grad = _clone(g)
-            else:
+            elif g._owner is run:
                 var._grad = g
+            else:  # (grad mode is off: the engine turns it off when it builds no graph)
+                var._grad = _clone(g)
         elif create_graph or old._rg:
             var._grad = _add(old, g)
         else:
             _add_into(old, g)
-
-
-def _shared(g):
-    """Whether gradient ``g`` (or its memory) is held by more than the engine's ``g``,
-    ``_accumulate``'s and this frame's."""
-    d = g._data
-    if _getrc(g) > _RC + 2 or _getrc(d) > _RC + 1:  # (a view of d holds d too)
-        return True
-    b = d.base
-    if b is None or d.__class__ is not _ndarray or _sole_view(d):
-        return False
-    # a view of another array (e.g. from_numpy's of the caller's): shared unless only d
-    # holds that array
-    return _getrc(b) > _RC + 1
+        var._grad._owner = None  # the user's now
 
 
 # serializes updates of a retained non-leaf ``.grad`` (a rare path: one lock for all)
@@ -440,3 +461,4 @@ def _retain(t, g):
             t._grad = _clone(g)  # (recorded only with create_graph: grad mode is that flag)
         else:
             t._grad = _add(t._grad, g)
+        t._grad._owner = None

@@ -18,6 +18,13 @@ _ANOMALY = _anomaly_mode.ENABLED
 _seq = itertools.count()
 WRAP = None  # nbgrad.tensor._wrap, set when nbgrad.tensor is imported
 _FREED = object()
+# The token of the backward run now running its nodes' rules (None outside one, and in a
+# run that builds a graph): ops stamp the results whose memory they allocate with it
+# (``Tensor._owner``, see nbgrad.tensor._fresh), and the engine treats a tensor so stamped
+# as its own (see autograd/engine.py). A module global, not a thread-local, because ops
+# read it on every result; two threads running backward at once only cost each other
+# ownership (a stamp of the other run's token is never honoured), never correctness.
+OWNER = None
 
 ERR_FREED = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
@@ -118,7 +125,7 @@ def saved_output(t):
     s.data = t._data
     s.dtype = t._dtype
     s.device = t._device
-    s.sk = t._sk  # for the engine's fast backward (see Node._fast)
+    s.sk = t._sk  # its launch-plan key, restored on unpack (ops/opdef.py)
     s.output_nr = t._output_nr
     s.rg = True  # saved while recording: the output is about to require grad
     return s
@@ -165,14 +172,18 @@ class Node:
     # using the view is PyTorch's error, and ``attrs`` holds its message
     _stale_view = False
     _std_apply = True  # apply() is unpack_saved() then backward(): the engine may inline it
-    # ``_fast(g, lent)``: this node's gradients straight from the saved storage, for a
-    # backward that builds no graph (``lent``: it may write into ``g``, see _grad_once); None
-    # when it does not apply (then backward() runs as usual)
-    _fast = None
+    # nbgrad's own backward rule (std-apply, defined in nbgrad): it returns the incoming
+    # gradients, views of them or results of ops it ran, and keeps none of them, so a
+    # result stamped with the engine's token is the engine's alone. False for user rules
+    # (custom Functions, library.defop, Node subclasses outside nbgrad): the engine takes
+    # nothing they return as its own.
+    _builtin = True
 
     def __init_subclass__(cls, **kw):
         super().__init_subclass__(**kw)
         cls._std_apply = cls.apply is Node.apply and cls.unpack_saved is Node.unpack_saved
+        if "_builtin" not in cls.__dict__:
+            cls._builtin = cls._std_apply and cls.__module__.startswith("nbgrad.")
         cls._plain_init = cls.__init__ is Node.__init__  # ops may build it attribute by attribute
 
     def __init__(self, next_functions, saved=(), attrs=None, n_out=1):

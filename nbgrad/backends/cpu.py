@@ -1,107 +1,37 @@
-"""CPU storage: NumPy arrays, kernels compiled by Numba."""
+"""``nbgrad.backends.cpu``: the CPU that nbgrad's kernels are compiled for."""
 
-import numpy as np
-from numpy.lib.stride_tricks import as_strided as _as_strided
-
-from ..kernels import scalar as S
-from ..kernels.cpu import elementwise as E
-from ..ops.registry import register_kernel
-from . import register_table
-from ._cpupool import empty as _pool_empty
-from ._cpupool import out_of_memory
-
-NAME = "cpu"
+import numba
 
 
-def check_device(device):
-    if device.index not in (None, 0):
-        raise RuntimeError(f"Invalid device: {device}; the CPU has no index")
-
-
-def empty(shape, np_dtype):
-    n = 1
-    for d in (shape if isinstance(shape, (tuple, list)) else (shape,)):
-        n *= d
-    return _pool_empty(shape, np_dtype, n * np.dtype(np_dtype).itemsize)
-
-
-def _refused(shape, np_dtype):
-    return out_of_memory(int(np.prod(shape, dtype=object)) * np.dtype(np_dtype).itemsize)
-
-
-def zeros(shape, np_dtype):
+def _features():
+    # what Numba compiles for: a program's NUMBA_CPU_FEATURES (or nbgrad's wide-vector
+    # setting, see _threads) or the host's; an explicit NUMBA_CPU_NAME alone says nothing
+    if numba.config.CPU_FEATURES is not None:
+        return numba.config.CPU_FEATURES
+    if numba.config.CPU_NAME is not None:
+        return ""
     try:
-        return np.zeros(shape, np_dtype)
-    except MemoryError:
-        raise _refused(shape, np_dtype) from None
+        from numba.core.codegen import get_host_cpu_features
+
+        return get_host_cpu_features()
+    except Exception:  # no LLVM host information
+        return ""
 
 
-def full(shape, value, np_dtype):
-    try:
-        return np.full(shape, value, np_dtype)
-    except MemoryError:
-        raise _refused(shape, np_dtype) from None
+def get_cpu_capability():
+    r"""Return the CPU capability the compiled kernels use, as a string.
 
+    Possible values: ``"AVX512"``, ``"AVX2"`` (x86 vector extensions LLVM may use in
+    nbgrad's Numba kernels) and ``"DEFAULT"`` (anything else). Unlike PyTorch, which picks
+    among kernels compiled ahead of time, this reads the CPU features that Numba compiles
+    for (``NUMBA_CPU_FEATURES`` when set, else the host's).
 
-def from_host(nd):
-    """A device array holding a copy of NumPy array ``nd`` (here: ``nd`` itself)."""
-    return nd
-
-
-def to_host(arr):
-    return arr
-
-
-def as_strided(arr, shape, strides):
-    if arr.flags.c_contiguous and arr.size:
-        # straight over arr's buffer: ~10x cheaper than numpy's as_strided
-        return np.ndarray(shape, arr.dtype, arr, 0, strides)
-    return _as_strided(arr, shape, strides)
-
-
-def is_contiguous(arr):
-    return arr.flags.c_contiguous
-
-
-def scalar_of(arr):
-    return arr.reshape(-1)[0].item()
-
-
-# the elementwise ops' kernels come from their rows in ops/elementwise.py (one body for
-# both targets); the storage layer keeps only its own copy loop and ``where``
-UNARY = {"copy": S.ident}
-BINARY = {}
-TERNARY = {"where": S.where}
-VECTOR_MATH = {}
-for _n, _f in UNARY.items():
-    register_kernel(_n, NAME, E.UnaryKernel(VECTOR_MATH.get(_n, _f)))
-for _n, _f in BINARY.items():
-    register_kernel(_n, NAME, E.BinaryKernel(_f))
-for _n, _f in TERNARY.items():
-    register_kernel(_n, NAME, E.TernaryKernel(_f))
-register_table(NAME, "nbgrad.kernels.cpu")
-
-
-# ----- views (share storage) ------------------------------------------------------------
-def reshape_view(arr, shape):
-    """A view of ``arr`` with ``shape``, or None when that needs a copy."""
-    v = arr.view()
-    try:
-        v.shape = shape
-    except AttributeError:
-        return None
-    return v
-
-
-def permute(arr, perm):
-    return arr.transpose(perm)
-
-
-def getitem(arr, key):
-    r = arr[key]
-    # all-int keys give a NumPy scalar (a copy); "..." at the end gives a 0-d view instead
-    return r if isinstance(r, np.ndarray) else arr[key + (Ellipsis,)]
-
-
-def expand(arr, shape, strides):
-    return as_strided(arr, shape, strides)
+    >>> nbgrad.backends.cpu.get_cpu_capability()
+    'AVX2'
+    """
+    features = _features().split(",")
+    if "+avx512f" in features:
+        return "AVX512"
+    if "+avx2" in features:
+        return "AVX2"
+    return "DEFAULT"

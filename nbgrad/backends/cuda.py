@@ -1,159 +1,49 @@
-"""CUDA storage: Numba device arrays, kernels compiled by ``numba.cuda``.
+"""``nbgrad.backends.cuda``: whether nbgrad can run on CUDA devices, and the matmul flag.
 
-Imported only when the first CUDA tensor is made. Under the CUDA simulator
-(``NUMBA_ENABLE_CUDASIM=1``) device arrays wrap NumPy arrays and kernels run in Python
-threads, so the same code is tested on machines without a GPU.
+Whether a device is present now is ``nbgrad.cuda.is_available()``.
 """
 
-import numpy as np
-from numba import config as _nb_config
-from numba import cuda
-
-from ..kernels import scalar as S
-from ..kernels.cuda import elementwise as E
-from ..kernels.cuda._launch import grid
-from ..ops.registry import register_kernel
-from . import cpu as _cpu
-from . import register_table
-
-NAME = "cuda"
-SIMULATOR = bool(_nb_config.ENABLE_CUDASIM)
-
-if SIMULATOR:
-    from numba.cuda.simulator.cudadrv import devicearray as _simarray
-    from numba.cuda.simulator.cudadrv.devicearray import FakeCUDAArray as _Fake
-
-    # Host code reads device array shapes as tuples (real DeviceNDArray.shape is one); the
-    # simulator's shape refuses negative indices, which only matters inside kernels.
-    _simarray.FakeShape.__getitem__ = tuple.__getitem__
-else:
-    from numba.cuda.cudadrv.devicearray import DeviceNDArray as _DeviceNDArray
+import importlib.util
 
 
-def check_device(device):
-    if not cuda.is_available():
-        raise RuntimeError(
-            "Found no NVIDIA driver on your system. nbgrad's CUDA tensors need an NVIDIA GPU "
-            "(or the simulator: set NUMBA_ENABLE_CUDASIM=1 before importing nbgrad)."
-        )
-    n = len(cuda.gpus)
-    if device.index is not None and device.index >= n:
-        raise RuntimeError(
-            f"CUDA error: invalid device ordinal (device {device.index} requested, {n} present)"
-        )
+def is_built():
+    r"""Return whether nbgrad is built with CUDA support.
+
+    Note that this doesn't necessarily mean CUDA is available; just that if nbgrad were run
+    on a machine with working CUDA drivers and devices, it could use them. nbgrad's CUDA
+    kernels are compiled at run time by ``numba.cuda``, so this is whether that module is
+    installed (it is not imported here).
+    """
+    return importlib.util.find_spec("numba.cuda") is not None
 
 
-def is_device_array(a):
-    return hasattr(a, "copy_to_host")
+class _Matmul:
+    """``nbgrad.backends.cuda.matmul``: flags of matrix products on CUDA devices.
+
+    ``allow_tf32`` (default False) is accepted as in PyTorch but changes nothing: nbgrad's
+    CUDA matmul is its own tiled kernel that multiplies float32 in full float32 precision
+    and never uses TF32 tensor cores (``nbgrad.float32`` results match with it on or off).
+    """
+
+    __slots__ = ("_allow_tf32",)
+
+    def __init__(self):
+        object.__setattr__(self, "_allow_tf32", False)
+
+    def __getattr__(self, name):
+        if name == "allow_tf32":
+            return self._allow_tf32
+        raise AttributeError("Unknown attribute " + name)
+
+    def __setattr__(self, name, value):
+        if name == "allow_tf32":
+            if not isinstance(value, bool):
+                raise RuntimeError(
+                    f"set_allow_tf32_cublas expects a bool, but got {type(value).__name__}"
+                )
+            object.__setattr__(self, "_allow_tf32", value)
+            return
+        raise AttributeError("Unknown attribute " + name)
 
 
-@cuda.jit
-def _fill(out, v):
-    i = cuda.grid(1)
-    s = cuda.gridsize(1)
-    while i < out.size:
-        out[i] = v
-        i += s
-
-
-def empty(shape, np_dtype):
-    return cuda.device_array(tuple(shape), np_dtype)
-
-
-def full(shape, value, np_dtype):
-    out = cuda.device_array(tuple(shape), np_dtype)
-    if out.size:
-        _fill[grid(out.size)](out.reshape(out.size), np.dtype(np_dtype).type(value))
-    return out
-
-
-def zeros(shape, np_dtype):
-    return full(shape, 0, np_dtype)
-
-
-def from_host(nd):
-    """A device copy of NumPy array ``nd``."""
-    return cuda.to_device(np.ascontiguousarray(nd).reshape(nd.shape))  # keeps 0-d as 0-d
-
-
-def to_host(arr):
-    """A NumPy copy of device array ``arr``."""
-    if not is_contiguous(arr):
-        out = empty(arr.shape, arr.dtype)
-        from ..device import device as _dev
-        from ..dtypes import from_numpy_dtype
-        from ..ops._core import copy_data
-
-        arr = copy_data(arr, from_numpy_dtype(np.dtype(arr.dtype)), _dev("cuda"), out=out)
-    return arr.copy_to_host()
-
-
-def is_contiguous(arr):
-    return arr.is_c_contiguous()
-
-
-def scalar_of(arr):
-    return to_host(arr).reshape(-1)[0].item()
-
-
-def _dummy(arr):
-    """A NumPy array with ``arr``'s shape and strides over one element (never read):
-    lets NumPy do the index and reshape arithmetic for device arrays."""
-    return np.lib.stride_tricks.as_strided(np.zeros(1, arr.dtype), arr.shape, arr.strides)
-
-
-def _view(arr, shape, strides, offset=0):
-    if SIMULATOR:
-        base = arr._ary
-        if offset:
-            base = base.reshape(-1)[offset // base.itemsize:] if base.flags.c_contiguous else None
-            if base is None:
-                raise NotImplementedError("offset view of a non-contiguous simulated array")
-        return _Fake(np.lib.stride_tricks.as_strided(base, tuple(shape), tuple(strides)))
-    data = arr.gpu_data.view(offset) if offset else arr.gpu_data
-    return _DeviceNDArray(tuple(shape), tuple(strides), arr.dtype, gpu_data=data)
-
-
-def as_strided(arr, shape, strides):
-    return _view(arr, shape, strides)
-
-
-def reshape_view(arr, shape):
-    if is_contiguous(arr):
-        return arr.reshape(tuple(shape)) if tuple(shape) != tuple(arr.shape) else arr
-    v = _dummy(arr).view()
-    try:
-        v.shape = shape
-    except AttributeError:
-        return None
-    return _view(arr, v.shape, v.strides)
-
-
-def permute(arr, perm):
-    shape = tuple(arr.shape[p] for p in perm)
-    strides = tuple(arr.strides[p] for p in perm)
-    return _view(arr, shape, strides)
-
-
-def getitem(arr, key):
-    if SIMULATOR:
-        return _Fake(arr._ary[key])
-    d = _dummy(arr)
-    v = d[key]
-    offset = v.__array_interface__["data"][0] - d.__array_interface__["data"][0]
-    return _view(arr, v.shape, v.strides, offset)
-
-
-def expand(arr, shape, strides):
-    return _view(arr, shape, strides)
-
-
-for _n, _f in _cpu.UNARY.items():
-    register_kernel(_n, NAME, E.UnaryKernel(_f))
-for _n, _f in _cpu.BINARY.items():
-    register_kernel(_n, NAME, E.BinaryKernel(_f))
-for _n, _f in _cpu.TERNARY.items():
-    register_kernel(_n, NAME, E.TernaryKernel(_f))
-register_table(NAME, "nbgrad.kernels.cuda")
-
-_ = S
+matmul = _Matmul()

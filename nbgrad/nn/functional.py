@@ -1,21 +1,14 @@
 """``nbgrad.nn.functional``: the functional form of layers, activations and losses."""
 
 from ..ops import elementwise as _elementwise
+from ..ops.activation import gelu, silu
 from ..ops.conv import conv2d, max_pool2d
+from ..ops.dropout import dropout
 from ..ops.index import embedding
-from ..ops.nn_ops import (
-    binary_cross_entropy_with_logits,
-    cross_entropy,
-    dropout,
-    gelu,
-    layer_norm,
-    linear,
-    log_softmax,
-    mse_loss,
-    nll_loss,
-    silu,
-    softmax,
-)
+from ..ops.linalg import linear
+from ..ops.loss import binary_cross_entropy_with_logits, cross_entropy, mse_loss, nll_loss
+from ..ops.normalization import layer_norm
+from ..ops.softmax import log_softmax, softmax
 
 # the elementwise ops whose rows ask for an ``nn.functional`` name (relu, sigmoid, tanh)
 _ELEMENTWISE = [op.name for op in _elementwise.TABLE.values() if op.functional]

@@ -60,10 +60,10 @@ def _write(tensor, host):
     if dev.type == "cpu":
         np.copyto(tensor._data, host, casting="unsafe")
     else:
-        from ..ops._core import copy_data
-        from ..ops.registry import backend
+        from ..storage import for_device
+        from ..storage.layout import copy_data
 
-        src = backend(dev).from_host(np.ascontiguousarray(host, dtype=tensor._dtype.np))
+        src = for_device(dev).from_host(np.ascontiguousarray(host, dtype=tensor._dtype.np))
         copy_data(src, tensor._dtype, dev, out=tensor._data)
     tensor._vc[0] += 1
     return tensor

@@ -10,34 +10,10 @@ PyTorch.
 (True, True, True)
 """
 
-import weakref
+from ..tensor import Tensor, is_parameter
+from ..tensor import mark_parameter as mark
 
-from ..tensor import Tensor
-
-_MARKED = {}  # id(tensor) -> weakref to it, for every live parameter
-
-
-def _forget(key):
-    def callback(ref):
-        if _MARKED.get(key) is ref:
-            del _MARKED[key]
-
-    return callback
-
-
-def mark(t):
-    """Mark tensor ``t`` as a parameter (in place) and return it."""
-    k = id(t)
-    r = _MARKED.get(k)
-    if r is None or r() is not t:
-        _MARKED[k] = weakref.ref(t, _forget(k))
-    return t
-
-
-def is_parameter(obj):
-    """True when ``obj`` is a tensor marked as a parameter."""
-    r = _MARKED.get(id(obj))
-    return r is not None and r() is obj
+__all__ = ["Parameter", "is_parameter", "mark"]
 
 
 class _ParameterMeta(type):

@@ -8,9 +8,11 @@ from ..autograd import anomaly_mode as _anomaly_mode
 from ..autograd import grad_mode as _gm
 from ..autograd import graph as _graph
 from ..autograd.graph import Node, edge_of, grad_accumulator, saved_input, saved_output
-from ..backends._cpupool import MIN_BYTES
-from ..tensor import Tensor, _wrap
-from .registry import backend, kernel
+from ..kernels.table import kernel
+from ..storage import for_device as backend  # (the ops' name for a device's storage)
+from ..storage._cpupool import MIN_BYTES
+from ..storage.layout import copy_data, is_c
+from ..tensor import Tensor, _fresh
 
 _STATE = _gm.STATE
 _ANOMALY = _anomaly_mode.ENABLED
@@ -65,8 +67,8 @@ def small_key_of(dt, shape):
 
 
 def wrap(data, device):
-    """A result tensor around freshly computed ``data``."""
-    return _wrap(data, _FROM_NP[data.dtype], device)
+    """A result tensor around freshly computed ``data`` (memory allocated for it)."""
+    return _fresh(data, _FROM_NP[data.dtype], device)
 
 
 def needs_grad(*ts):
@@ -181,6 +183,16 @@ def check_number(x, op):
     )
 
 
+# ScalarType names PyTorch prints, as in "expected scalar type Float but found Double"
+SCALAR_TYPE = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int", "bool": "Bool"}
+
+
+def check_tensor(x, op):
+    """TypeError, as PyTorch's argument parser, when ``input`` of ``op`` is not a Tensor."""
+    if x.__class__ is not Tensor:
+        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}")
+
+
 def broadcast_shapes(a, b):
     """NumPy/PyTorch broadcasting of two shapes; RuntimeError in PyTorch's words."""
     if a == b:
@@ -203,88 +215,6 @@ def broadcast_shapes(a, b):
     return tuple(out)
 
 
-def _bstrides(arr, shape):
-    """Byte strides of ``arr`` broadcast to ``shape`` (zero where broadcast)."""
-    n = len(shape)
-    pad = n - arr.ndim
-    st = [0] * pad
-    for s, d in zip(arr.strides, arr.shape):
-        st.append(0 if d == 1 else s)
-    return st
-
-
-def layout3(be, shape, arrays):
-    """Views of ``arrays`` broadcast to ``shape`` and collapsed to 3 dims.
-
-    Adjacent dims merge where every array steps through them as one; the result is
-    padded with leading ones. Returns None when more than 3 dims remain.
-    """
-    strides = [_bstrides(a, shape) for a in arrays]
-    dims = [i for i, d in enumerate(shape) if d != 1]
-    cshape = []
-    cstr = [[] for _ in arrays]
-    for i in dims:
-        d = shape[i]
-        if cshape and all(
-            cs[-1] == st[i] * d for cs, st in zip(cstr, strides)
-        ):
-            cshape[-1] *= d
-            for cs, st in zip(cstr, strides):
-                cs[-1] = st[i]
-        else:
-            cshape.append(d)
-            for cs, st in zip(cstr, strides):
-                cs.append(st[i])
-    if len(cshape) > 3:
-        return None
-    pad = 3 - len(cshape)
-    cshape = (1,) * pad + tuple(cshape)
-    return [be.as_strided(a, cshape, (0,) * pad + tuple(cs)) for a, cs in zip(arrays, cstr)]
-
-
-def unexpand(x):
-    """``x`` without its expanded dims: each stride-0 dim of size > 1 becomes size 1 (a view
-    that broadcasts back to ``x``), so an expanded operand reads as the small array it is."""
-    st = x.strides
-    if 0 not in st:
-        return x
-    return x[tuple(slice(0, 1) if s == 0 and d > 1 else _ALL for s, d in zip(st, x.shape))]
-
-
-_ALL = slice(None)
-
-
-def bcast3(shape, arrs):
-    """C-contiguous ``arrs`` broadcasting to ``shape``, reshaped (as views) to 3 dims for a
-    broadcasting kernel: ``(out_shape3, [views])``, or None past 3 dims.
-
-    Adjacent dims merge when every operand is either whole or broadcast across both.
-    """
-    n = len(shape)
-    padded = [(1,) * (n - a.ndim) + a.shape for a in arrs]
-    out3 = []
-    sizes = [[] for _ in arrs]
-    last = None
-    for i, d in enumerate(shape):
-        if d == 1:
-            continue
-        pat = tuple(p[i] != 1 for p in padded)
-        if pat == last:
-            out3[-1] *= d
-            for sz, on in zip(sizes, pat):
-                if on:
-                    sz[-1] *= d
-        else:
-            if len(out3) == 3:
-                return None
-            out3.append(d)
-            for sz, on in zip(sizes, pat):
-                sz.append(d if on else 1)
-            last = pat
-    pad = (1,) * (3 - len(out3))
-    return pad + tuple(out3), [a.reshape(pad + tuple(sz)) for a, sz in zip(arrs, sizes)]
-
-
 def to_dtype_data(x, dt, device):
     """``x``'s storage converted to dtype ``dt`` (no copy when it already is)."""
     d = x._data
@@ -293,40 +223,15 @@ def to_dtype_data(x, dt, device):
     return copy_data(d, dt, device)
 
 
-def copy_data(src, dt, device, out=None):
-    """A C-contiguous copy of array ``src`` as dtype ``dt`` (into ``out`` if given)."""
-    be = backend(device)
-    if out is None:
-        out = be.empty(src.shape, dt.np)
-    k = kernel("copy", device)
-    if src.size == 0:
-        return out
-    if _is_c(src, be) and _is_c(out, be):
-        k(src.reshape(-1), out.reshape(-1))
-        return out
-    if src.__class__ is np.ndarray and out.flags.c_contiguous:
-        u = unexpand(src)  # an expanded source: read each element once
-        if u.flags.c_contiguous:
-            b3 = bcast3(src.shape, (u,))
-            if b3 is not None:
-                k.broadcast(b3[1][0], out.reshape(b3[0]))
-                return out
-    views = layout3(be, src.shape, [src, out])
-    if views is None:
-        for i in range(src.shape[0]):
-            copy_data(src[i], dt, device, out[i])
-        return out
-    k(views[0], views[1])
-    return out
-
-
-def _is_c(a, be):
-    return a.flags.c_contiguous if a.__class__ is np.ndarray else be.is_contiguous(a)
+def contiguous_data(t):
+    """Tensor ``t``'s storage as a C-contiguous array (a copy only when it is not one)."""
+    d = t._data
+    return d if is_c(d) else copy_data(d, t._dtype, t._device)
 
 
 __all__ = [
     "Node", "Tensor", "wrap", "needs_grad", "record", "record_multi", "save", "save_output",
-    "same_device", "broadcast_shapes", "layout3", "backend", "kernel", "to_dtype_data",
-    "copy_data", "unexpand", "bcast3",
+    "same_device", "check_tensor", "broadcast_shapes", "backend", "kernel", "to_dtype_data",
+    "is_c", "contiguous_data", "SCALAR_TYPE",
 ]
 

@@ -1,7 +1,8 @@
 """Joining and splitting: cat, stack, split, chunk."""
 
+from ..storage.layout import copy_data
 from ..tensor import _wrap
-from ._core import Node, Tensor, backend, copy_data, needs_grad, record, same_device
+from ._core import Node, Tensor, backend, needs_grad, record, same_device
 from .shape import _wrap_dim, getitem, unsqueeze
 
 

@@ -17,28 +17,26 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..tensor import _wrap
-from ._core import Node, Tensor, backend, copy_data, kernel, needs_grad, record, same_device, save
+from ._core import (
+    SCALAR_TYPE,
+    Node,
+    Tensor,
+    backend,
+    contiguous_data,
+    kernel,
+    needs_grad,
+    record,
+    same_device,
+    save,
+)
 from .linalg import matmul
 from .reduce import sum as _sum
 from .shape import reshape, squeeze, transpose, unsqueeze
 
 __all__ = ["conv2d", "max_pool2d"]
-# Tensor methods: {"method_name": function}
-METHODS = {}
 
 # C++ type names PyTorch prints in "Input type (float) and bias type (double)" messages
 _CPP = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int", "bool": "bool"}
-# ScalarType names PyTorch prints in "expected scalar type Float but found Double"
-_SCALAR = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int", "bool": "Bool"}
-
-
-def _data_c(t):
-    """``t``'s storage as a C-contiguous array (a copy only when it is not already)."""
-    d = t._data
-    be = backend(t._device)
-    if d.flags.c_contiguous if d.__class__ is np.ndarray else be.is_contiguous(d):
-        return d
-    return copy_data(d, t._dtype, t._device)
 
 
 def _trivial(ks, stride, pad, dil):
@@ -68,7 +66,7 @@ def im2col(input, kernel_size, stride, padding, dilation, out_hw):
     dev = input._device
     cols = backend(dev).empty((N, C * kh * kw, Ho * Wo), input._dtype.np)
     if cols.size:
-        kernel("im2col", dev)(_data_c(input), cols, kh, kw, *stride, *padding, *dilation, Ho, Wo)
+        kernel("im2col", dev)(contiguous_data(input), cols, kh, kw, *stride, *padding, *dilation, Ho, Wo)
     out = _wrap(cols, input._dtype, dev)
     if needs_grad(input):
         record(Im2ColBackward0, out, (input,), (),
@@ -96,7 +94,7 @@ def col2im(input, hw, kernel_size, stride, padding, dilation, out_hw):
     dev = input._device
     img = backend(dev).empty((N, C, H, W), input._dtype.np)
     if img.size:
-        kernel("col2im", dev)(_data_c(input), img, kh, kw, *stride, *padding, *dilation, *out_hw)
+        kernel("col2im", dev)(contiguous_data(input), img, kh, kw, *stride, *padding, *dilation, *out_hw)
     out = _wrap(img, input._dtype, dev)
     if needs_grad(input):
         record(Col2ImBackward0, out, (input,), (), (kernel_size, stride, padding, dilation, out_hw))
@@ -127,7 +125,7 @@ def conv_mm(a, b):
     dt = a._dtype
     out = backend(dev).empty((N, G, O, L), dt.np)
     if out.size:
-        kernel("conv_mm", dev)(_data_c(a), _data_c(b), out)
+        kernel("conv_mm", dev)(contiguous_data(a), contiguous_data(b), out)
     res = _wrap(out, dt, dev)
     if needs_grad(a, b):
         record(ConvMmBackward0, res, (a, b), (save(a) if b._rg else None,
@@ -300,7 +298,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
         )
     if weight._dtype is not dt:
         raise RuntimeError(
-            f"expected scalar type {_SCALAR[dt.name]} but found {_SCALAR[weight._dtype.name]}"
+            f"expected scalar type {SCALAR_TYPE[dt.name]} but found {SCALAR_TYPE[weight._dtype.name]}"
         )
     if dt is _dt.bool_:
         raise NotImplementedError("\"slow_conv2d_cpu\" not implemented for 'Bool'")
@@ -315,16 +313,16 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     if out.size:
         if Kg:
             if _trivial(ks, stride, pad, dilation) and ohw == (H, W):
-                cols = _data_c(x).reshape(N, C, L)
+                cols = contiguous_data(x).reshape(N, C, L)
             else:
                 cols = be.empty((N, C * kh * kw, L), dt.np)
-                kernel("im2col", dev)(_data_c(x), cols, kh, kw, *stride, *pad, *dilation, Ho, Wo)
+                kernel("im2col", dev)(contiguous_data(x), cols, kh, kw, *stride, *pad, *dilation, Ho, Wo)
             kernel("conv_mm", dev)(
-                _data_c(weight).reshape(G, Og, Kg), cols.reshape(N, G, Kg, L),
+                contiguous_data(weight).reshape(G, Og, Kg), cols.reshape(N, G, Kg, L),
                 out.reshape(N, G, Og, L),
             )
         if bias is not None:
-            kernel("conv2d_bias_add", dev)(out.reshape(N, O, L), _data_c(bias))
+            kernel("conv2d_bias_add", dev)(out.reshape(N, O, L), contiguous_data(bias))
     res = _wrap(out, dt, dev)
     if needs_grad(x, weight, bias):
         record(
@@ -442,7 +440,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     if vals.size:
         lowest = dt.np.type(-np.inf if dt.is_floating_point else np.iinfo(dt.np).min)
         kernel("max_pool2d", dev)(
-            _data_c(input).reshape(P, H, W), vals, idx, kh, kw, *st, *pad, *dil, lowest
+            contiguous_data(input).reshape(P, H, W), vals, idx, kh, kw, *st, *pad, *dil, lowest
         )
     oshape = shape[:-2] + (Ho, Wo)
     out = _wrap(vals.reshape(oshape), dt, dev)
@@ -462,7 +460,7 @@ class MaxPool2DWithIndicesBackwardBackward0(Node):
 
 def _planes(t, lead):
     """``t``'s storage as C-contiguous (P, rest) with P the product of ``lead`` dims."""
-    d = _data_c(t)
+    d = contiguous_data(t)
     return d.reshape(int(np.prod(t.shape[:lead], dtype=np.int64)), -1)
 
 

@@ -3,8 +3,9 @@
 from .. import dtypes as _dt
 from ..device import as_device
 from ..device import device as _device_cls
+from ..storage.layout import copy_data
 from ..tensor import _wrap
-from ._core import Node, Tensor, backend, copy_data, needs_grad, record, small_key
+from ._core import Node, Tensor, backend, needs_grad, record, small_key
 
 
 class ToCopyBackward0(Node):

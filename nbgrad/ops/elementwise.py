@@ -15,22 +15,19 @@ import numpy as np
 from .. import dtypes as _dt
 from ..autograd.grad_mode import no_grad
 from ..kernels import scalar as S
+from ..storage.layout import bcast3, copy_data, is_c, layout3, unexpand
 from ..tensor import Tensor
 from ._core import (
     Node,
     backend,
-    bcast3,
     broadcast_shapes,
-    copy_data,
     kernel,
-    layout3,
     needs_grad,
     record,
     same_device,
     save,
     save_output,
     to_dtype_data,
-    unexpand,
     wrap,
 )
 from .opdef import _INTO as _INTO_SLOT
@@ -45,10 +42,6 @@ def _operand(x, dt, dev, be):
     if x.__class__ is Tensor:
         return to_dtype_data(x, dt, dev)
     return dt.np.type(x)
-
-
-def _is_c(a):
-    return a.flags.c_contiguous if a.__class__ is np.ndarray else a.is_c_contiguous()
 
 
 def binary_data(kname, a, b, cdt, odt, dev):
@@ -72,20 +65,20 @@ def binary_data(kname, a, b, cdt, odt, dev):
         ad = unexpand(ad) if a_arr else ad
         bd = unexpand(bd) if b_arr else bd
     if a_arr and b_arr:
-        if ad.shape == shape and bd.shape == shape and _is_c(ad) and _is_c(bd):
+        if ad.shape == shape and bd.shape == shape and is_c(ad) and is_c(bd):
             k(ad.reshape(-1), bd.reshape(-1), out.reshape(-1))
             return out
-        if bd.size == 1 and ad.shape == shape and _is_c(ad):
+        if bd.size == 1 and ad.shape == shape and is_c(ad):
             k(ad.reshape(-1), bd.reshape(()), out.reshape(-1))
             return out
-        if ad.size == 1 and bd.shape == shape and _is_c(bd):
+        if ad.size == 1 and bd.shape == shape and is_c(bd):
             k(ad.reshape(()), bd.reshape(-1), out.reshape(-1))
             return out
     elif a_arr:
-        if ad.shape == shape and _is_c(ad):
+        if ad.shape == shape and is_c(ad):
             k(ad.reshape(-1), bd, out.reshape(-1))
             return out
-    elif bd.shape == shape and _is_c(bd):
+    elif bd.shape == shape and is_c(bd):
         k(ad, bd.reshape(-1), out.reshape(-1))
         return out
     if cpu:  # contiguous operands that broadcast: one pass, no strided views
@@ -112,7 +105,7 @@ def binary_data(kname, a, b, cdt, odt, dev):
 
 
 def _bst(x, shape):
-    from ._core import _bstrides
+    from ..storage.layout import _bstrides
 
     return tuple(_bstrides(x, shape))
 
@@ -125,7 +118,7 @@ def unary_data(kname, x, odt, dev):
     out = be.empty(xd.shape, odt.np)
     if out.size == 0:
         return out
-    if _is_c(xd):
+    if is_c(xd):
         k(xd.reshape(-1), out.reshape(-1))
         return out
     views = layout3(be, xd.shape, [xd, out])
@@ -484,7 +477,7 @@ def where(condition, input, other):
     out = be.empty(shape, dt.np)
     if out.size:
         k = kernel("where", dev)
-        if all(a.shape == shape and _is_c(a) for a in arrs):
+        if all(a.shape == shape and is_c(a) for a in arrs):
             k(*[a.reshape(-1) for a in arrs], out.reshape(-1))
         else:
             views = layout3(be, shape, arrs + [out])

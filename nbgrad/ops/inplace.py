@@ -4,24 +4,20 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..autograd.grad_mode import STATE as _STATE
+from ..storage.layout import copy_data, layout3
 from ..tensor import Tensor
 from . import elementwise as E
 from . import view_inplace as _views
 from ._core import (
     Node,
     backend,
-    copy_data,
+    is_c,
     kernel,
-    layout3,
     record,
     same_device,
     small_key,
     to_dtype_data,
 )
-
-
-def _is_c(a):
-    return a.is_c_contiguous() if hasattr(a, "is_c_contiguous") else a.flags.c_contiguous
 
 
 def add_into(dst, src):
@@ -41,7 +37,7 @@ def add_into(dst, src):
     d = dst._data
     s = to_dtype_data(src, dst._dtype, dev)
     k = kernel("add", dev)
-    if d.shape == s.shape and _is_c(d) and _is_c(s):
+    if d.shape == s.shape and is_c(d) and is_c(s):
         if d.__class__ is np.ndarray:
             k.into(d.reshape(-1), s.reshape(-1))
         else:
@@ -69,6 +65,23 @@ _READONLY = (
     "with a read-only NumPy array, e.g. through from_numpy). Please clone() the tensor before "
     "performing the operation."
 )
+
+
+def zero_grads(tensors, set_to_none=True):
+    """Clear the ``.grad`` of each tensor: to None, or (``set_to_none=False``) detached from
+    any graph and zeroed in place. What ``Module.zero_grad`` and ``Optimizer.zero_grad`` do."""
+    for p in tensors:
+        g = p._grad
+        if g is None:
+            continue
+        if set_to_none:
+            p._grad = None
+        else:
+            if g._grad_fn is not None:
+                g.detach_()
+            else:
+                g.requires_grad_(False)
+            g.zero_()
 
 
 def _dense(a):
@@ -375,13 +388,13 @@ class CopySlices(Node):
 
 def setitem(t, key, value):
     """``t[key] = value`` for basic keys (ints, slices, None, ...); advanced keys (index
-    tensors, lists, bool masks) go to ``ops/index.py`` (index_put)."""
+    tensors, lists, bool masks) go to ``ops/advanced_index.py`` (index_put)."""
+    from ..storage.layout import copy_data
     from ..tensor import Tensor
-    from ._core import copy_data
     from .shape import _adv_key, _check_key
 
     if _adv_key(key):
-        from .index import advanced_setitem
+        from .advanced_index import advanced_setitem
 
         return advanced_setitem(t, key, value)
     check_inplace(t)

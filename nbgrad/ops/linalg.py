@@ -1,25 +1,35 @@
-"""Matrix products: matmul (1-d, 2-d, batched with broadcasting), mm, bmm, dot."""
+"""Matrix products: matmul (1-d, 2-d, batched with broadcasting), mm, bmm, dot, linear
+(``input @ weight.T + bias``); outer products; vector norms."""
+
+import math
 
 from numpy import matmul as _np_matmul
 from numpy import ndarray as _ndarray
 
+from .. import dtypes as _dt
 from ..autograd.grad_mode import STATE as _STATE
-from ..backends._cpupool import empty as _pool_empty
-from ..tensor import _wrap
+from ..storage._cpupool import empty as _pool_empty
+from ..storage.layout import bcast3, layout3
+from ..tensor import _fresh, _wrap
 from ._core import (
+    SCALAR_TYPE,
     Node,
     Tensor,
     backend,
     broadcast_shapes,
+    check_tensor,
     kernel,
     needs_grad,
     record,
     same_device,
     save,
+    save_output,
     to_dtype_data,
     wrap,
 )
-from .elementwise import mul, sum_to
+from .elementwise import abs, div, eq, mul, pow, sign, sum_to, where
+from .reduce import _arb, _dims, _out_shape, _restore
+from .reduce import sum as _sum
 from .shape import reshape, transpose, unsqueeze
 
 
@@ -63,10 +73,47 @@ def matmul_data(a, b, dt, dev):
     return out
 
 
-class MmBackward0(Node):
+_LINEAR = object()  # first attr of linear's nodes (its operands are input and weight)
+
+
+def _linear_grads(node, saved, g):
+    """``linear``'s gradients: the weight's comes out as one contiguous GEMM over the
+    flattened leading dims of ``input``."""
+    x, w = saved  # each saved only when the other side needs its gradient
+    _, xshape, n_out = node.attrs
+    fx, fw, *fb = node.next_functions
+    g2 = reshape(g, (-1, n_out)) if g.ndim != 2 else g
+    gx = gw = gb = None
+    if fx[0] is not None:
+        gx = matmul(g2, w)
+        if len(xshape) != 2:
+            gx = reshape(gx, xshape)
+    if fw[0] is not None:
+        x2 = reshape(x, (-1, xshape[-1])) if len(xshape) != 2 else x
+        gw = matmul(transpose(g2, 0, 1), x2)
+    if fb and fb[0][0] is not None:
+        gb = _sum(g2, 0)
+    return (gx, gw, gb) if fb else (gx, gw)
+
+
+class AddmmBackward0(Node):
+    """Backward of ``linear`` with a bias."""
+
     __slots__ = ()
 
     def backward(self, saved, g):
+        return _linear_grads(self, saved, g)
+
+
+class MmBackward0(Node):
+    """Backward of a matrix product ``a @ b``; also ``linear``'s without a bias (PyTorch's
+    name there too), whose attrs start with ``_LINEAR``."""
+
+    __slots__ = ()
+
+    def backward(self, saved, g):
+        if self.attrs[0] is _LINEAR:
+            return _linear_grads(self, saved, g)
         b, a = saved  # each saved only when the other side needs its gradient
         fa, fb = self.next_functions
         sa, sb = self.attrs
@@ -177,7 +224,7 @@ def _cpu_matmul(a, b):
         shape = (ad.shape[0], bd.shape[1]) if bd.ndim == 2 else (ad.shape[0],)
     o = _pool_empty(shape, dt.np, shape[0] * (shape[1] if len(shape) == 2 else 1) * dt.itemsize)
     _np_matmul(ad, bd, out=o)
-    out = _wrap(o, dt, a._device)
+    out = _fresh(o, dt, a._device)
     ra, rb = a._rg, b._rg
     if (ra or rb) and _STATE.enabled:
         record(MvBackward0 if bd.ndim == 1 else MmBackward0, out, (a, b),
@@ -212,3 +259,159 @@ def dot(input, other):
         )
     return matmul(input, other)
 
+
+def linear(input, weight, bias=None):
+    """``input @ weight.T + bias`` for input (..., in), weight (out, in), bias (out,)."""
+    if not isinstance(input, Tensor) or not isinstance(weight, Tensor):
+        raise TypeError("linear(): input and weight must be Tensors")
+    xs, ws = input._data.shape, weight._data.shape
+    if len(ws) != 2:
+        raise RuntimeError(f"linear(): weight must be 2-D, got {len(ws)}-D")
+    if not xs or xs[-1] != ws[1]:
+        lead = xs[:-1]
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied "
+            f"({math.prod(lead) if len(xs) > 1 else 1}x"
+            f"{xs[-1] if xs else 0} and {ws[1]}x{ws[0]})"
+        )
+    if input._dtype is not weight._dtype or (bias is not None and bias._dtype is not input._dtype):
+        raise RuntimeError(
+            "mat1 and mat2 must have the same dtype, but got "
+            f"{input._dtype.name} and {weight._dtype.name}"
+        )
+    dev = same_device("linear", input, weight, bias)
+    be = backend(dev)
+    data = matmul_data(input._data, be.permute(weight._data, (1, 0)), input._dtype, dev)
+    if bias is not None:
+        if bias._data.shape != (ws[0],):
+            raise RuntimeError(
+                f"linear(): bias of shape {list(bias.shape)} does not match "
+                f"{ws[0]} output features"
+            )
+        bd = bias._data
+        b3 = None
+        if data.size and bd.__class__ is _ndarray and bd.flags.c_contiguous:
+            b3 = bcast3(data.shape, (data, bd))  # the rows of a fresh product, in place
+        if b3 is not None:
+            kernel("add", dev).into(b3[1][0], b3[1][1])
+        elif data.size:
+            views = layout3(be, data.shape, [data, bias._data, data])
+            if views is None:
+                d2 = data.reshape(-1, data.shape[-1])
+                views = layout3(be, d2.shape, [d2, bias._data, d2])
+            kernel("add", dev)(*views)
+    out = _wrap(data, input._dtype, dev)
+    if needs_grad(input, weight, bias):
+        cls = AddmmBackward0 if bias is not None else MmBackward0
+        ins = (input, weight, bias) if bias is not None else (input, weight)
+        record(cls, out, ins,
+               (save(input) if weight._rg else None, save(weight) if input._rg else None),
+               (_LINEAR, xs, ws[0]))
+    return out
+
+
+# ----- outer ----------------------------------------------------------------------------
+def outer(input, vec2):
+    """Outer product of two 1-d tensors: ``out[i, j] = input[i] * vec2[j]``."""
+    check_tensor(input, "outer")
+    check_tensor(vec2, "outer")
+    for name, t in (("self", input), ("vec2", vec2)):
+        if t.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {t.ndim}-D")
+    return mul(unsqueeze(input, 1), unsqueeze(vec2, 0))
+
+
+ger = outer
+
+
+# ----- norm ---------------------------------------------------------------------------------
+def _norm_kind(p):
+    from ..kernels import rows as K
+
+    if p == 0:
+        return K.NORM_ZERO
+    if p == 1:
+        return K.NORM_ONE
+    if p == 2:
+        return K.NORM_TWO
+    if p == math.inf:
+        return K.NORM_INF
+    if p == -math.inf:
+        return K.NORM_NEGINF
+    return K.NORM_P
+
+
+class NormBackward1(Node):
+    """PyTorch's subgradients: 0 where the norm is 0; inf-norms share the gradient among
+    the elements of largest (smallest) magnitude."""
+
+    __slots__ = ()
+
+    def backward(self, saved, g):
+        x, y = saved
+        shape, dims, keepdim, p = self.attrs
+        if p == 0:
+            return (None,)
+        g = _restore(g, shape, dims, keepdim)
+        if p == 1:
+            return (mul(g, sign(x)),)
+        y = _restore(y, shape, dims, keepdim)
+        if p in (math.inf, -math.inf):
+            mask = eq(abs(x), y)
+            count = _sum(mask, dims, keepdim=True)
+            # where after the division: a NaN slice has no match (count 0), gradient 0
+            return (mul(sign(x), where(mask, div(g, count), 0.0)),)
+        zero = eq(y, 0)
+        ysafe = where(zero, 1.0, y)
+        if p == 2:
+            return (mul(x, where(zero, 0.0, div(g, ysafe))),)
+        if p < 1:
+            xz = eq(x, 0)
+            a = where(xz, 1.0, abs(x))
+            scaled = mul(sign(x), where(xz, 0.0, pow(a, p - 1)))
+        elif p < 2:
+            scaled = mul(sign(x), pow(abs(x), p - 1))
+        else:
+            scaled = mul(x, pow(abs(x), p - 2))
+        return (mul(scaled, where(zero, 0.0, div(g, pow(ysafe, p - 1)))),)
+
+
+def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+    """Vector norm over ``dim`` (all dims when None): ``p`` = 2 or ``'fro'``, 1, ``inf``,
+    ``-inf``, 0 (count of non-zeros) or any other float. Accumulates in float64.
+    nbgrad differs: ``p='nuc'`` (a matrix norm) is not supported."""
+    check_tensor(input, "norm")
+    if dtype is not None:
+        input = input.to(_dt.as_dtype(dtype))
+    if p is None or p == "fro":
+        p = 2.0
+    elif isinstance(p, str):
+        if p == "nuc":
+            raise NotImplementedError("norm(): p='nuc' is not supported by nbgrad")
+        raise RuntimeError(f"norm(): unsupported norm type {p!r}")
+    p = float(p)
+    if not input._dtype.is_floating_point:
+        raise RuntimeError(
+            "linalg.vector_norm: Expected a floating point or complex tensor as input. "
+            f"Got {SCALAR_TYPE[input._dtype.name]}"
+        )
+    dims = _dims(dim, input.ndim)
+    if math.isinf(p) and input.numel() == 0:
+        raise RuntimeError(
+            "linalg.vector_norm cannot compute the inf norm on an empty tensor because the "
+            "operation does not have an identity"
+        )
+    dev = input._device
+    x3, A, B = _arb(input._data, dims, dev)
+    data = backend(dev).empty((A, B), input._dtype.np)
+    kernel("norm", dev)(x3, data, _norm_kind(p), p)
+    out = _wrap(data.reshape(_out_shape(input._data.shape, dims, keepdim)), input._dtype, dev)
+    if needs_grad(input):
+        record(NormBackward1, out, (input,), (save(input), save_output(out)),
+               (tuple(input.shape), dims, keepdim, p))
+    return out
+
+
+
+def _norm_method(self, p="fro", dim=None, keepdim=False, dtype=None):
+    return norm(self, p, dim, keepdim, dtype=dtype)

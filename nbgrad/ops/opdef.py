@@ -30,11 +30,11 @@ import numpy as np
 from .. import dtypes as _dt
 from ..autograd.grad_mode import STATE as _STATE
 from ..autograd.graph import Node, grad_accumulator, saved_input, saved_output
-from ..backends._cpupool import empty as _pool_empty
 from ..device import CPU as _CPU_DEV
-from ..tensor import Tensor, _wrap
+from ..kernels.table import loops, register_kernel
+from ..storage._cpupool import empty as _pool_empty
+from ..tensor import Tensor, _fresh
 from ._core import SMALL_N, small_key, small_key_of
-from .registry import register_kernel
 
 _FLOAT, _BOOL, _SAME = "float", "bool", "promote"
 _NO_EDGE = (None, 0)
@@ -132,7 +132,7 @@ class _CudaLoops:
     def __call__(self, *args):
         k = self._k
         if k is None:
-            from ..kernels.cuda import elementwise as cuda_loops
+            cuda_loops = loops("cuda")
 
             cls = cuda_loops.UnaryKernel if self.arity == 1 else cuda_loops.BinaryKernel
             k = self._k = cls(self.body)
@@ -142,8 +142,7 @@ class _CudaLoops:
 def _register_kernels(op):
     if op.body is None:
         return
-    from ..kernels.cpu import elementwise as cpu_loops
-
+    cpu_loops = loops("cpu")
     cls = cpu_loops.UnaryKernel if op.arity == 1 else cpu_loops.BinaryKernel
     op.kernel = cls(op.cpu_body)
     register_kernel(op.name, "cpu", op.kernel)
@@ -343,7 +342,7 @@ def apply2(op, a, b, extra=None, inputs=None, rec=True):
             plan.f(a._data.reshape(-1), b._data.reshape(-1), o.reshape(-1))
         else:
             plan.f(a._data, b._data, o)
-        out = _wrap(o, plan.dt, _CPU_DEV)
+        out = _fresh(o, plan.dt, _CPU_DEV)
         out._sk = k
     elif kind == SMALL_S:
         if a is _STATE.owned:
@@ -354,7 +353,7 @@ def apply2(op, a, b, extra=None, inputs=None, rec=True):
             plan.f(a._data.reshape(-1), plan.stype(b), o.reshape(-1))
         else:
             plan.f(a._data, plan.stype(b), o)
-        out = _wrap(o, plan.dt, _CPU_DEV)
+        out = _fresh(o, plan.dt, _CPU_DEV)
         out._sk = k
     elif kind == S_SMALL:
         k = plan.out_key
@@ -363,7 +362,7 @@ def apply2(op, a, b, extra=None, inputs=None, rec=True):
             plan.f(plan.stype(a), b._data.reshape(-1), o.reshape(-1))
         else:
             plan.f(plan.stype(a), b._data, o)
-        out = _wrap(o, plan.dt, _CPU_DEV)
+        out = _fresh(o, plan.dt, _CPU_DEV)
         out._sk = k
     else:
         out = _run2(op, plan, a, b)
@@ -405,7 +404,7 @@ def _run2(op, plan, a, b):
             k.flat(ad, bd, out)
         else:
             k.flat(ad.reshape(-1), bd.reshape(-1), out.reshape(-1))
-        return _wrap(out, dt, a._device)
+        return _fresh(out, dt, a._device)
     if a is _STATE.owned:
         _STATE.owned = None
     return general2(op, a, b)
@@ -425,7 +424,7 @@ def general2(op, a, b):
     if op.dtype == _FLOAT:
         cdt = odt
     data = binary_data(op.name, a, b, cdt, odt, dev)
-    return _wrap(data, _dt._FROM_NP[data.dtype], dev)
+    return _fresh(data, _dt._FROM_NP[data.dtype], dev)
 
 
 def apply1(op, x, rec=True):
@@ -449,7 +448,7 @@ def apply1(op, x, rec=True):
             plan.f(x._data.reshape(-1), o.reshape(-1))
         else:
             plan.f(x._data, o)
-        out = _wrap(o, plan.dt, _CPU_DEV)
+        out = _fresh(o, plan.dt, _CPU_DEV)
         out._sk = k
     elif plan.kind == CONTIG:
         xd, dt = x._data, plan.dt
@@ -458,7 +457,7 @@ def apply1(op, x, rec=True):
             op.kernel.flat(xd, out)
         else:
             op.kernel.flat(xd.reshape(-1), out.reshape(-1))
-        out = _wrap(out, dt, x._device)
+        out = _fresh(out, dt, x._device)
     else:
         out = general1(op, x)
     if x._rg and _STATE.enabled and rec and op.record is not None:
@@ -474,7 +473,7 @@ def general1(op, x):
         op.check(x)
     odt = _out_dtype(op, x._dtype)
     data = unary_data(op.name, x, odt, x._device)
-    return _wrap(data, _dt._FROM_NP[data.dtype], x._device)
+    return _fresh(data, _dt._FROM_NP[data.dtype], x._device)
 
 
 def general(op, *args):

@@ -1,4 +1,6 @@
-"""Reductions: sum, mean, amax/amin, max/min (with indices), argmax/argmin."""
+"""Reductions: sum, mean, amax/amin, max/min (with indices), argmax/argmin, prod and
+logsumexp. Each runs one kernel over the ``(A, R, B)`` layout of ``_arb`` (reduced dims in
+the middle); variance and norms (ops/stats.py, ops/linalg.py) use that layout too."""
 
 from collections import namedtuple
 
@@ -6,12 +8,16 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..autograd.grad_mode import STATE as _STATE
-from ..tensor import _wrap
+from ..autograd.grad_mode import no_grad
+from ..storage.layout import copy_data
+from ..tensor import _fresh, _wrap
 from ._core import (
+    SCALAR_TYPE,
     Node,
     Tensor,
     backend,
-    copy_data,
+    check_tensor,
+    is_c,
     kernel,
     needs_grad,
     record,
@@ -19,8 +25,8 @@ from ._core import (
     save_output,
     small_key,
 )
-from .elementwise import div, eq, mul, where
-from .shape import ExpandBackward0, _view, expand, reshape, unsqueeze
+from .elementwise import div, eq, exp, logical_and, mul, sub, where
+from .shape import ExpandBackward0, _view, expand, permute, reshape, unsqueeze
 
 _FROM_NP = _dt._FROM_NP
 _np_empty = np.empty
@@ -70,8 +76,7 @@ def _arb(x, dims, device):
         return x.reshape(1, 1, -1) if x.size else x.reshape(1, 0, 1), 1, 1
     d0, d1 = dims[0], dims[-1]
     contiguous_block = d1 - d0 + 1 == len(dims)
-    c = x.flags.c_contiguous if x.__class__ is np.ndarray else backend(device).is_contiguous(x)
-    if contiguous_block and c:
+    if contiguous_block and is_c(x):
         for s in shape[:d0]:
             A *= s
         for s in shape[d0 : d1 + 1]:
@@ -177,7 +182,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
             f, zero, bz = _SUM_FLAT[sk.dt]
             o = _np_empty((), sk.np)
             f(input._data if sk.flat else input._data.reshape(-1), o, zero, bz)
-            out = _wrap(o, sk.dt, input._device)
+            out = _fresh(o, sk.dt, input._device)
             if input._rg and _STATE.enabled:
                 record(SumBackward0, out, (input,), (), sk.shape)
             return out
@@ -186,7 +191,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
     x = input._data if input._dtype is odt else copy_data(input._data, odt, input._device)
     if x.dtype.kind == "b":
         x = copy_data(x, _dt.int64, input._device)
-    out = _wrap(reduce_data("sum", x, dims, keepdim, odt, input._device), odt, input._device)
+    out = _fresh(reduce_data("sum", x, dims, keepdim, odt, input._device), odt, input._device)
     if needs_grad(input):
         shape = tuple(input.shape)
         if dim is None:
@@ -218,7 +223,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     if not odt.is_floating_point:
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point "
-            f"or complex dtype. Got: {_TYPE[input._dtype.name]}"
+            f"or complex dtype. Got: {SCALAR_TYPE[input._dtype.name]}"
         )
     dims = _dims(dim, input.ndim)
     n = 1
@@ -238,7 +243,6 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     return out
 
 
-_TYPE = {"int64": "Long", "int32": "Int", "bool": "Bool", "float32": "Float", "float64": "Double"}
 
 
 def _scale(s, n, odt, device):
@@ -389,8 +393,6 @@ def min(input, dim=None, keepdim=False):
 
 def argmax(input, dim=None, keepdim=False):
     """Index of the largest value (of the flattened tensor when ``dim`` is None)."""
-    from ..autograd.grad_mode import no_grad
-
     with no_grad():
         if dim is None:
             if input._data.size == 0:
@@ -403,8 +405,6 @@ def argmax(input, dim=None, keepdim=False):
 
 def argmin(input, dim=None, keepdim=False):
     """Index of the smallest value (of the flattened tensor when ``dim`` is None)."""
-    from ..autograd.grad_mode import no_grad
-
     with no_grad():
         if dim is None:
             if input._data.size == 0:
@@ -457,3 +457,112 @@ def maximum(input, other):
 def minimum(input, other):
     """Elementwise minimum; NaN on either side gives NaN (ties share the gradient)."""
     return _elementwise_extreme("clamp_max", MinimumBackward0, input, other)
+
+
+def _numel(shape, dims):
+    n = 1
+    for d in dims:
+        n *= shape[d]
+    return n
+
+
+# ----- prod --------------------------------------------------------------------------------
+_EXACT_LIMIT = 1 << 24  # elements of the (K, R, R) tensor the exact zero rule may build
+_PRODUCT_LIMIT = 1 << 18  # the same, when no graph is built (a cheaper rule exists)
+
+
+def _others_product(x, dims):
+    """For each element, the product of the other elements of its reduced slice, built
+    from ``(K, R, R)`` copies with ones on the diagonal: differentiable at zeros."""
+    n = x.ndim
+    kept = [i for i in range(n) if i not in dims]
+    perm = kept + list(dims)
+    shp = tuple(x.shape)
+    kshape = tuple(shp[i] for i in kept)
+    rshape = tuple(shp[i] for i in dims)
+    K, R = _numel(shp, kept), _numel(shp, dims)
+    xp = reshape(permute(x, perm), (K, 1, R))
+    from ..creation import eye
+
+    diag = eye(R, dtype=_dt.bool_, device=x.device)
+    m = where(diag, 1.0, expand(xp, (K, R, R)))
+    others = prod(m, 2)  # (K, R): row r is the product over j != r
+    inv = [0] * n
+    for i, p in enumerate(perm):
+        inv[p] = i
+    return permute(reshape(others, kshape + rshape), inv)
+
+
+class ProdBackward0(Node):
+    """``g * prod / x`` without zeros; with one zero in a slice only that position gets
+    the product of the others; with two or more, the gradient is 0 (as PyTorch)."""
+
+    __slots__ = ()
+
+    def backward(self, saved, g):
+        x, y = saved
+        shape, dims, keepdim = self.attrs
+        g = _restore(g, shape, dims, keepdim)
+        y = _restore(y, shape, dims, keepdim)
+        zero = eq(x, 0)
+        with no_grad():
+            any_zero = bool(sum(zero).item()) if x.numel() else False
+        if not any_zero:
+            return (mul(g, div(y, x)),)
+        R = _numel(shape, dims)
+        K = x.numel() // (R or 1)  # (this module's max is the op)
+        if K * R * R <= (_EXACT_LIMIT if needs_grad(x, g) else _PRODUCT_LIMIT):
+            # building a graph (create_graph): a rule whose own derivative is right at zeros;
+            # otherwise, as PyTorch once any element is 0, products of the others with no
+            # division, so a slice holding infinities keeps finite gradients
+            return (mul(g, _others_product(x, dims)),)
+        count = sum(zero, dims, keepdim=True)
+        safe = where(zero, 1.0, x)
+        rest = prod(safe, dims, keepdim=True)  # product of the non-zero elements
+        one_zero = where(logical_and(zero, eq(count, 1)), rest, 0.0)
+        return (mul(g, where(eq(count, 0), div(y, safe), one_zero)),)
+
+
+def prod(input, dim=None, keepdim=False, *, dtype=None):
+    """Product over ``dim`` (all dims when None; nbgrad also takes a tuple). Integer and
+    bool inputs give int64. Floats multiply in float64 inside the kernel."""
+    check_tensor(input, "prod")
+    if dtype is not None:
+        odt = _dt.as_dtype(dtype)
+        if odt is not input._dtype:
+            input = input.to(odt)
+    odt = input._dtype if input._dtype.is_floating_point else _dt.int64
+    dims = _dims(dim, input.ndim)
+    x = input._data if input._dtype is odt else copy_data(input._data, odt, input._device)
+    out = _wrap(reduce_data("prod", x, dims, keepdim, odt, input._device), odt, input._device)
+    if odt.is_floating_point and needs_grad(input):
+        record(ProdBackward0, out, (input,), (save(input), save_output(out)),
+               (tuple(input.shape), dims, keepdim))
+    return out
+
+
+# ----- logsumexp -------------------------------------------------------------------------
+class LogsumexpBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, saved, g):
+        x, y = saved
+        shape, dims, keepdim = self.attrs
+        g = _restore(g, shape, dims, keepdim)
+        y = _restore(y, shape, dims, keepdim)
+        return (mul(g, exp(sub(x, y))),)
+
+
+def logsumexp(input, dim, keepdim=False):
+    """``log(sum(exp(input), dim))``, computed stably (the max is taken out first), so
+    logits like +-1e4 stay finite. Integer inputs give the default float dtype."""
+    check_tensor(input, "logsumexp")
+    if not input._dtype.is_floating_point:
+        input = input.to(_dt.get_default_dtype())
+    dims = _dims(dim, input.ndim)
+    data = reduce_data("logsumexp", input._data, dims, keepdim, input._dtype, input._device)
+    out = _wrap(data, input._dtype, input._device)
+    if needs_grad(input):
+        record(LogsumexpBackward0, out, (input,), (save(input), save_output(out)),
+               (tuple(input.shape), dims, keepdim))
+    return out

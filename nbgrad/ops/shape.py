@@ -1,12 +1,15 @@
-"""Shape ops. Views share storage and the version counter with their base."""
+"""Shape ops. Views share storage and the version counter with their base; repeat, tile
+and flip make copies."""
 
 from weakref import ref as _wr
 
 import numpy as np
 
 from ..autograd.grad_mode import STATE as _STATE
-from ..tensor import _wrap
-from ._core import Node, Tensor, backend, copy_data, needs_grad, record
+from ..autograd.grad_mode import no_grad
+from ..storage.layout import copy_data
+from ..tensor import _wrap, _wrap_dim
+from ._core import Node, Tensor, backend, check_tensor, needs_grad, record
 from .elementwise import sum_to
 from .view_inplace import _MULTI
 from .view_inplace import Views as _Views
@@ -17,6 +20,7 @@ def _view(x, arr):
     """A tensor that views ``arr``, a view of ``x``'s storage."""
     t = _wrap(arr, x._dtype, x._device)
     t._vc = x._vc
+    x._owner = None  # its memory is now visible through the view (see nbgrad.tensor._fresh)
     b = x._base
     if b is None:
         b = x
@@ -74,15 +78,6 @@ def _infer(shape, numel):
     if known != numel:
         raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
     return shape
-
-
-def _wrap_dim(d, n):
-    m = n if n > 0 else 1
-    if not -m <= d < m:
-        raise IndexError(
-            f"Dimension out of range (expected to be in range of [{-m}, {m - 1}], but got {d})"
-        )
-    return d + m if d < 0 else d
 
 
 class ViewBackward0(Node):
@@ -400,9 +395,9 @@ class SliceBackward0(SelectBackward0):
 
 def getitem(input, key):
     """Basic indexing (ints, slices, None, ...) as a view; advanced keys (index tensors,
-    lists, bool masks) go to ``ops/index.py`` and give a copy."""
+    lists, bool masks) go to ``ops/advanced_index.py`` and give a copy."""
     if _adv_key(key):
-        from .index import advanced_getitem
+        from .advanced_index import advanced_getitem
 
         return advanced_getitem(input, key)
     key = _check_key(input, key)
@@ -431,3 +426,88 @@ def index_backward(grad, shape, key):
     if needs_grad(grad):
         record(IndexBackwardBackward0, out, (grad,), (), key)
     return out
+
+
+# ----- repeat / tile / flip ---------------------------------------------------------------
+class RepeatBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, saved, g):
+        from .reduce import sum as _sum  # (reduce imports this module)
+
+        inter, rdims, shape = self.attrs
+        return (reshape(_sum(reshape(g, inter), rdims), shape),)
+
+
+def repeat(input, *sizes):
+    """``Tensor.repeat``: tile ``input`` ``sizes[i]`` times along dim ``i`` (leading new
+    dims when ``sizes`` is longer than ``input.ndim``). Always a new tensor."""
+    sizes = _shape_arg(sizes)
+    n = input.ndim
+    if len(sizes) < n:
+        raise RuntimeError(
+            "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor"
+        )
+    pad = len(sizes) - n
+    xs = (1,) * pad + tuple(input.shape)
+    out_shape = tuple(r * s for r, s in zip(sizes, xs))
+    for s in sizes:
+        if s < 0:
+            raise RuntimeError(
+                f"Trying to create tensor with negative dimension {s}: {list(out_shape)}"
+            )
+    inter1, inter2 = [], []
+    for r, s in zip(sizes, xs):
+        inter1 += [1, s]
+        inter2 += [r, s]
+    with no_grad():
+        e = expand(reshape(input, tuple(inter1)), tuple(inter2))
+    data = copy_data(e._data, input._dtype, input._device).reshape(out_shape)
+    out = _wrap(data, input._dtype, input._device)
+    if needs_grad(input):
+        record(RepeatBackward0, out, (input,), (),
+               (tuple(inter2), tuple(range(0, 2 * len(sizes), 2)), tuple(input.shape)))
+    return out
+
+
+def tile(input, dims):
+    """``repeat`` with ``dims`` padded by leading ones to ``input.ndim``."""
+    dims = tuple(dims) if isinstance(dims, (tuple, list)) else (dims,)
+    if len(dims) < input.ndim:
+        dims = (1,) * (input.ndim - len(dims)) + dims
+    return repeat(input, dims)
+
+
+def _tile_method(self, *dims):
+    return tile(self, _shape_arg(dims))
+
+
+class FlipBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, saved, g):
+        return (flip(g, self.attrs),)
+
+
+def flip(input, dims):
+    """A copy of ``input`` with the order of elements reversed along ``dims``."""
+    check_tensor(input, "flip")
+    ds = dims if isinstance(dims, (tuple, list)) else (dims,)
+    n = input.ndim
+    seen = []
+    for d in ds:
+        d = _wrap_dim(int(d), n)
+        if d in seen:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        seen.append(d)
+    key = tuple(slice(None, None, -1) if i in seen else slice(None) for i in range(n))
+    be = backend(input._device)
+    src = be.getitem(input._data, key) if seen else input._data
+    out = _wrap(copy_data(src, input._dtype, input._device), input._dtype, input._device)
+    if needs_grad(input):
+        record(FlipBackward0, out, (input,), (), tuple(seen))
+    return out
+
+
+def _flip_method(self, *dims):
+    return flip(self, _shape_arg(dims))

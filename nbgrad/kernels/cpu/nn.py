@@ -11,7 +11,7 @@ import numpy as np
 from numba import njit, prange
 
 from ... import _config
-from .. import vmath
+from .. import rows, vmath
 from ..scalar import stable_row_max as _stable_max
 from . import _par
 
@@ -104,27 +104,7 @@ def softmax_backward(g, y, out):
     _par.run(_S[3], _P[3], g.size, g, y, out)
 
 
-@njit(**_opts)
-def _class_mask(target, weight, ignore_index, n_classes, out, wsum):
-    # out[i, c] = weight[c] if c == target[i] (and not ignored); returns the first bad target
-    total = 0.0
-    for i in range(target.size):
-        t = target[i]
-        if t == ignore_index:
-            continue
-        if t < 0 or t >= n_classes:
-            return t
-        w = weight[t]
-        out[i, t] = w
-        total += w
-    wsum[0] = total
-    return -1 if n_classes > 0 else 0
-
-
-def class_mask(target, weight, ignore_index, n_classes, out, wsum):
-    """Weighted one-hot rows for ``target``; returns a bad target value or None."""
-    bad = _class_mask(target, weight, np.int64(ignore_index), n_classes, out, wsum)
-    return None if bad == -1 else int(bad)
+class_mask = rows.class_mask  # (built on the host; the CUDA target uses it too)
 
 
 # ----- fused cross-entropy (class-index targets) and layer norm ----------------------------

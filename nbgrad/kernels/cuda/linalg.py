@@ -3,6 +3,8 @@
 import numpy as np
 from numba import cuda, float32, float64
 
+from ._view import view
+
 TILE = 16
 
 
@@ -41,16 +43,14 @@ def _mm_kernel(acc_t):
 _cache = {}
 
 
-def _as3(x, be):
+def _as3(x):
     if x.ndim == 2:
-        return be.as_strided(x, (1,) + tuple(x.shape), (0,) + tuple(x.strides))
+        return view(x, (1,) + tuple(x.shape), (0,) + tuple(x.strides))
     return x
 
 
 def matmul(a, b, out):
     """``out = a @ b`` with NumPy's batch broadcasting (a, b at least 2-d)."""
-    from ...backends import cuda as be
-
     if out.ndim > 3:
         # loop over all but the last batch dim
         lead = out.shape[0]
@@ -63,7 +63,7 @@ def matmul(a, b, out):
     k = _cache.get(acc)
     if k is None:
         k = _cache[acc] = _mm_kernel(acc)
-    a3, b3 = _as3(a, be), _as3(b, be)
-    o3 = _as3(out, be) if out.ndim == 2 else out
+    a3, b3 = _as3(a), _as3(b)
+    o3 = _as3(out) if out.ndim == 2 else out
     grid = ((o3.shape[2] + TILE - 1) // TILE, (o3.shape[1] + TILE - 1) // TILE, o3.shape[0])
     k[grid, (TILE, TILE)](a3, b3, o3)

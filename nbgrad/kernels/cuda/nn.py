@@ -6,6 +6,7 @@ import math
 import numpy as np
 from numba import cuda, float64
 
+from .. import rows as _shared
 from .. import scalar as _S
 from ._launch import device_fn, grid
 
@@ -99,12 +100,10 @@ def softmax_backward(g, y, out):
 
 def class_mask(target, weight, ignore_index, n_classes, out, wsum):
     """Weighted one-hot rows of the targets, built on the host (targets are small)."""
-    from ..cpu import nn as cpu_nn
-
     t = target.copy_to_host() if hasattr(target, "copy_to_host") else np.asarray(target)
     w = weight.copy_to_host() if hasattr(weight, "copy_to_host") else np.asarray(weight)
     host = np.zeros(tuple(out.shape), out.dtype)
-    bad = cpu_nn.class_mask(np.ascontiguousarray(t, np.int64), w, ignore_index, n_classes, host, wsum)
+    bad = _shared.class_mask(np.ascontiguousarray(t, np.int64), w, ignore_index, n_classes, host, wsum)
     if bad is None:
         out.copy_to_device(host)
     return bad

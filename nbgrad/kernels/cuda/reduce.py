@@ -1,10 +1,21 @@
-"""CUDA reductions over the middle axis of an ``(A, R, B)`` view: one block per output
-element, threads striding over R, then a shared-memory tree."""
+"""CUDA reductions over the middle axis of an ``(A, R, B)`` view into ``out`` ``(A, B)``.
+
+Sum, amax/amin and argmax/argmin: one block per output element, threads striding over R,
+then a shared-memory tree. Variance, product, logsumexp and vector norms: one thread per
+output element (grid-stride), looping over R, with the CPU kernels' accumulation types
+(floats in float64, two passes for the variance; integer products in int64); logsumexp
+and the norm run the row bodies of ``kernels/rows.py`` that the CPU runs too. Divisions
+and logs that would hit a zero are spelled out (the simulator runs them as Python, which
+raises there).
+"""
 
 import math
 
 import numpy as np
 from numba import cuda, float64, int64
+
+from ..rows import logsumexp_row, norm_row
+from ._launch import device_fn, grid
 
 TPB = 128
 
@@ -190,3 +201,109 @@ def argmax_arb(x, out, idx):
 def argmin_arb(x, out, idx):
     """Min values and their first indices along the middle axis."""
     _extreme(False, x, out, idx)
+
+
+# ----- variance, product, logsumexp, norm ------------------------------------------------
+@cuda.jit
+def _var(x, out, correction):
+    A, R, B = x.shape
+    dof = max(R - correction, 0.0)
+    t = cuda.grid(1)
+    s = cuda.gridsize(1)
+    while t < A * B:
+        a = t // B
+        b = t % B
+        if R == 0:
+            out[a, b] = math.nan
+        else:
+            acc = 0.0
+            for r in range(R):
+                acc += x[a, r, b]
+            m = acc / R
+            q = 0.0
+            for r in range(R):
+                d = x[a, r, b] - m
+                q += d * d
+            if dof > 0.0:
+                out[a, b] = q / dof
+            elif q > 0.0:
+                out[a, b] = math.inf
+            else:
+                out[a, b] = math.nan
+        t += s
+
+
+@cuda.jit
+def _prod(x, out, one):
+    A, R, B = x.shape
+    t = cuda.grid(1)
+    s = cuda.gridsize(1)
+    while t < A * B:
+        a = t // B
+        b = t % B
+        acc = one
+        for r in range(R):
+            acc *= x[a, r, b]
+        out[a, b] = acc
+        t += s
+
+
+_logsumexp_row = device_fn(logsumexp_row)
+
+
+@cuda.jit
+def _logsumexp(x, out):
+    A, R, B = x.shape
+    t = cuda.grid(1)
+    s = cuda.gridsize(1)
+    while t < A * B:
+        a = t // B
+        b = t % B
+        out[a, b] = _logsumexp_row(x, a, b, R)
+        t += s
+
+
+_norm_row = device_fn(norm_row)
+
+
+@cuda.jit
+def _norm(x, out, kind, p):
+    A, R, B = x.shape
+    t = cuda.grid(1)
+    s = cuda.gridsize(1)
+    while t < A * B:
+        a = t // B
+        b = t % B
+        out[a, b] = _norm_row(x, a, b, R, kind, p)
+        t += s
+
+
+def _cfg(out):
+    return grid(out.shape[0] * out.shape[1])
+
+
+def var_arb(x, out, correction):
+    """``out[a, b]`` = variance of ``x[a, :, b]`` with ``R - correction`` degrees of
+    freedom (clamped at 0: the result is then inf or nan, as in PyTorch)."""
+    if out.size:
+        _var[_cfg(out)](x, out, np.float64(correction))
+
+
+def prod_arb(x, out):
+    """``out[a, b] = prod_r x[a, r, b]`` (floats multiply in float64, integers in int64)."""
+    if out.size:
+        one = np.float64(1.0) if x.dtype.kind == "f" else np.int64(1)
+        _prod[_cfg(out)](x, out, one)
+
+
+def logsumexp_arb(x, out):
+    """``out[a, b] = log(sum_r exp(x[a, r, b]))``, computed stably."""
+    if out.size:
+        _logsumexp[_cfg(out)](x, out)
+
+
+def norm_arb(x, out, kind, p):
+    """Vector norm of each ``x[a, :, b]``; ``kind`` is one of the ``rows.NORM_*`` codes and
+    ``p`` the exponent for ``NORM_P``."""
+    if out.size:
+        _norm[_cfg(out)](x, out, np.int64(kind), np.float64(p))

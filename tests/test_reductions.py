@@ -1,10 +1,11 @@
-"""Tests of ops/extra.py: var std prod logsumexp norm outer einsum repeat tile flip, and
-the float32 accuracy of long sums."""
+"""Tests of the reductions var, std, var_mean, std_mean (ops/stats.py), prod, logsumexp
+(ops/reduce.py) and norm (ops/linalg.py), and the float32 accuracy of long sums."""
 
 import math
 
 import numpy as np
 import pytest
+from _gradrows import check_gradients, check_grads_match_torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -140,43 +141,19 @@ GRAD_FNS = [  # (name, fn(m, x) with m = nbgrad or torch, compare with torch)
     ("norm 3", lambda m, x: m.norm(x, 3, 1), True),
     ("norm 1.5", lambda m, x: m.norm(x, 1.5, (0, 1)), True),
     ("norm 0.5", lambda m, x: m.norm(x, 0.5, -1), True),
-    ("outer", lambda m, x: m.outer(x[0, 0], x[1, :, 0]), True),
-    ("einsum", lambda m, x: m.einsum("ijk,ijl->kl", x, x * x), True),
-    ("repeat", lambda m, x: x.repeat(2, 1, 3), True),
-    ("repeat new dims", lambda m, x: x[0].repeat(2, 1, 2), True),
-    ("tile", lambda m, x: m.tile(x, (2,)), True),
-    ("flip", lambda m, x: m.flip(x, (0, -1)), True),
 ]
 
 
 @pytest.mark.parametrize("name,fn,_", GRAD_FNS, ids=[n for n, _, _ in GRAD_FNS])
 def test_gradcheck(name, fn, _):
-    # away from zero and from ties (norm's inf rule, |x|^p at 0)
-    a = _rng(4).uniform(0.5, 1.5, (2, 3, 2)) * _rng(5).choice([-1.0, 1.0], (2, 3, 2))
-    a += np.arange(a.size).reshape(a.shape) * 1e-2
-    x = nbgrad.tensor(a, dtype=nbgrad.float64, requires_grad=True)
-    assert gradcheck(lambda t: fn(nbgrad, t), (x,))
-    assert gradgradcheck(lambda t: fn(nbgrad, t), (x,))
+    check_gradients(fn)
 
 
 @pytest.mark.parametrize("name,fn", [(n, f) for n, f, ok in GRAD_FNS if ok],
                          ids=[n for n, _, ok in GRAD_FNS if ok])
 def test_grads_match_torch(name, fn):
-    torch = pytest.importorskip("torch")
-    a = _rng(6).standard_normal((3, 4, 2))
-    x = nbgrad.tensor(a, requires_grad=True)
-    t = torch.tensor(a, requires_grad=True)
-    y, yt = fn(nbgrad, x), fn(torch, t)
-    np.testing.assert_allclose(y.detach().numpy(), yt.detach().numpy(), rtol=1e-10)
-    go = _rng(7).standard_normal(tuple(yt.shape))
-    g, = nbgrad.autograd.grad(y, x, nbgrad.tensor(go), create_graph=True)
-    gt, = torch.autograd.grad(yt, t, torch.tensor(go), create_graph=True)
-    np.testing.assert_allclose(g.detach().numpy(), gt.detach().numpy(), rtol=1e-8, atol=1e-10)
-    if gt.requires_grad:
-        w = _rng(8).standard_normal(a.shape)
-        h, = nbgrad.autograd.grad((g * nbgrad.tensor(w)).sum(), x)
-        ht, = torch.autograd.grad((gt * torch.tensor(w)).sum(), t)
-        np.testing.assert_allclose(h.numpy(), ht.numpy(force=True), rtol=1e-7, atol=1e-9)
+    check_grads_match_torch(fn)
+
 
 
 # ----- prod with zeros -----------------------------------------------------------------------
@@ -290,114 +267,6 @@ def test_std_gradient_at_zero_is_zero():
     nbgrad.std(x, 0).sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), np.zeros((3, 2)))
 
-
-# ----- outer / einsum ----------------------------------------------------------------------------
-def test_outer():
-    a, b = _rng(9).standard_normal(3), _rng(10).standard_normal(4)
-    np.testing.assert_allclose(nbgrad.outer(_t(a), _t(b)).numpy(), np.outer(a, b))
-    np.testing.assert_allclose(_t(a).ger(_t(b)).numpy(), np.outer(a, b))
-    with pytest.raises(RuntimeError, match="Expected 1-D argument self"):
-        nbgrad.outer(nbgrad.ones(2, 2), nbgrad.ones(2))
-
-
-EINSUM = [
-    ("ij,jk->ik", [(3, 4), (4, 5)]),
-    ("bij,bjk->bik", [(2, 3, 4), (2, 4, 2)]),
-    ("i,i->", [(5,), (5,)]),
-    ("ij->ji", [(3, 4)]),
-    ("ij->", [(3, 4)]),
-    ("i,j->ij", [(3,), (4,)]),
-    ("ijk,ik->ij", [(2, 3, 4), (2, 4)]),
-    ("ij,jk", [(3, 4), (4, 2)]),  # implicit output
-    ("ba,ac", [(3, 4), (4, 2)]),  # implicit output, sorted labels
-    ("i,i,i->i", [(4,), (4,), (4,)]),
-    ("ij,jk,kl->il", [(2, 3), (3, 4), (4, 2)]),
-    ("ii->i", [(3, 3)]),
-    ("ii", [(3, 3)]),
-    ("iij->j", [(3, 3, 2)]),
-    ("...ij,...jk->...ik", [(2, 3, 4), (4, 2)]),
-    ("b...,b->...", [(2, 3, 2), (2,)]),
-    ("ij,kj->ikj", [(2, 3), (4, 3)]),
-    ("ij,j->i", [(2, 1), (3,)]),  # size-1 broadcast
-    ("i,j,k->ijk", [(2,), (3,), (2,)]),
-    ("Ab,bC->AC", [(2, 3), (3, 2)]),
-]
-
-
-@pytest.mark.parametrize("eq,shapes", EINSUM, ids=[e for e, _ in EINSUM])
-def test_einsum(eq, shapes):
-    rng = _rng(11)
-    arrs = [rng.standard_normal(s) for s in shapes]
-    xs = [nbgrad.tensor(a, requires_grad=True) for a in arrs]
-    y = nbgrad.einsum(eq, *xs)
-    try:
-        ref = np.einsum(eq, *arrs)
-    except ValueError:  # NumPy does not broadcast size-1 subscripts
-        ref = np.einsum(eq, *[np.broadcast_to(arrs[0], (2, 3))] + arrs[1:])
-    np.testing.assert_allclose(y.detach().numpy(), ref, rtol=1e-10, atol=1e-12)
-    assert tuple(y.shape) == ref.shape
-    assert gradcheck(lambda *ts: nbgrad.einsum(eq, *ts), tuple(xs))
-    assert gradgradcheck(lambda *ts: nbgrad.einsum(eq, *ts), tuple(xs))
-
-
-def test_einsum_matches_torch_and_list_form():
-    torch = pytest.importorskip("torch")
-    a, b = _rng(12).standard_normal((2, 3, 4)), _rng(13).standard_normal((2, 4, 5))
-    y = nbgrad.einsum("bij,bjk->bik", [_t(a), _t(b)])
-    yt = torch.einsum("bij,bjk->bik", [torch.tensor(a), torch.tensor(b)])
-    np.testing.assert_allclose(y.numpy(), yt.numpy())
-    y = nbgrad.einsum("...ij,...jk", _t(np.ones((5, 1, 2, 3))), _t(np.ones((4, 3, 2))))
-    assert tuple(y.shape) == (5, 4, 2, 2)
-    i = _t(np.ones(1))
-    assert nbgrad.einsum("i,i", i, _t(np.ones(3))).item() == 3.0  # size 1 broadcasts
-    s = nbgrad.tensor(5.0)
-    assert nbgrad.einsum(",->", s, s).item() == 25.0
-    np.testing.assert_allclose(nbgrad.einsum("i...->i", _t(np.ones((2, 3)))).numpy(), [3.0, 3.0])
-
-
-@pytest.mark.parametrize("eq,shapes,msg", [
-    ("ij,jk->ik", [(2, 3), (2, 2)], "does not broadcast with previously seen size"),
-    ("ij", [(2, 3, 4)], "does not match the number of dimensions"),
-    ("ij,jk", [(2, 3)], "fewer operands were provided"),
-    ("i", [(2,), (2,)], "more operands were provided"),
-    ("ij->ii", [(2, 3)], "appears more than once in the output"),
-    ("ij->k", [(2, 3)], "does not appear in the equation for any input operand"),
-    ("i1", [(2, 3)], "subscripts must be in"),
-    ("ii", [(2, 3)], "is repeated for operand 0 but the sizes don't match"),
-    ("i.j", [(2, 3)], "not part of any ellipsis"),
-])
-def test_einsum_errors(eq, shapes, msg):
-    with pytest.raises(RuntimeError, match=msg):
-        nbgrad.einsum(eq, *[nbgrad.ones(*s) for s in shapes])
-
-
-def test_einsum_dtype_mismatch():
-    with pytest.raises(RuntimeError, match="expected scalar type Float but found Double"):
-        nbgrad.einsum("ij,jk", nbgrad.ones(2, 2), nbgrad.ones(2, 2, dtype=nbgrad.float64))
-
-
-# ----- repeat / tile / flip -------------------------------------------------------------------------
-def test_repeat_tile_flip():
-    a = np.arange(6.0).reshape(2, 3)
-    x = _t(a)
-    np.testing.assert_array_equal(x.repeat(2, 3).numpy(), np.tile(a, (2, 3)))
-    np.testing.assert_array_equal(x.repeat(2, 1, 1).numpy(), np.tile(a, (2, 1, 1)))
-    np.testing.assert_array_equal(x.repeat((1, 2)).numpy(), np.tile(a, (1, 2)))
-    assert tuple(x.repeat(0, 2).shape) == (0, 6)
-    np.testing.assert_array_equal(nbgrad.tile(x, (2,)).numpy(), np.tile(a, (2,)))
-    np.testing.assert_array_equal(x.tile(2, 1, 2).numpy(), np.tile(a, (2, 1, 2)))
-    np.testing.assert_array_equal(nbgrad.flip(x, (0, 1)).numpy(), a[::-1, ::-1])
-    np.testing.assert_array_equal(x.flip(-1).numpy(), a[:, ::-1])
-    np.testing.assert_array_equal(nbgrad.tensor([1, 2, 3]).repeat(2).numpy(), [1, 2, 3, 1, 2, 3])
-    with pytest.raises(RuntimeError, match="can not be smaller than number of dimensions"):
-        x.repeat(2)
-    with pytest.raises(RuntimeError, match="appears multiple times"):
-        nbgrad.flip(x, (0, 0))
-    # repeat returns new storage even where a stride-0 view would do
-    v = nbgrad.tensor([1.0])
-    r = v.repeat(3)
-    r[0] = 9.0
-    assert v.item() == 1.0 and r.tolist() == [9.0, 1.0, 1.0]
 
 
 # ----- hypothesis properties vs NumPy ----------------------------------------------------------------

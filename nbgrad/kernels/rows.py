@@ -1,0 +1,95 @@
+"""Per-row bodies shared by the CPU loops and the CUDA kernels (compiled for each target:
+``@njit`` here, ``kernels.cuda._launch.device_fn`` on the device), so both targets compute
+a row the same way; and the weighted one-hot class mask, built on the host for both (targets
+are small). Like ``kernels/scalar.py``, this module imports no target, and each target
+imports it, never the other target.
+"""
+
+import math
+
+import numpy as np
+from numba import njit
+
+from .. import _config
+
+_opts = dict(nogil=True, error_model="numpy", cache=_config.CACHE, no_cfunc_wrapper=True)
+
+# vector norm kinds (the op layer maps p to one of these)
+NORM_ZERO, NORM_ONE, NORM_TWO, NORM_INF, NORM_NEGINF, NORM_P = 0, 1, 2, 3, 4, 5
+
+
+@njit(**_opts)
+def logsumexp_row(x, a, b, R):
+    """``log(sum_r exp(x[a, r, b]))``: the max is taken out first, so any finite logits stay
+    finite; +-inf maxima are not subtracted. An empty or all ``-inf`` row gives ``-inf``
+    (spelled out: the CUDA simulator runs ``log(0)`` as Python, which raises)."""
+    m = -math.inf
+    for r in range(R):
+        v = x[a, r, b]
+        if v > m or v != v:
+            m = v
+            if v != v:
+                break
+    if m == math.inf or m == -math.inf:
+        m = 0.0
+    s = 0.0
+    for r in range(R):
+        s += math.exp(x[a, r, b] - m)
+    if s == 0.0:
+        return -math.inf
+    return math.log(s) + m
+
+
+# error_model="numpy": a negative p divides by zero at zeros (inf, as PyTorch), not raises
+@njit(**_opts)
+def norm_row(x, a, b, R, kind, p):
+    """The vector norm of ``x[a, :, b]`` (``R`` long) of kind ``kind``, in float64."""
+    if kind == NORM_INF or kind == NORM_NEGINF:
+        m = math.inf if kind == NORM_NEGINF else 0.0
+        for r in range(R):
+            v = abs(x[a, r, b]) * 1.0
+            if v != v:
+                return v
+            if (kind == NORM_INF and v > m) or (kind == NORM_NEGINF and v < m):
+                m = v
+        return m
+    s = 0.0
+    for r in range(R):
+        v = abs(x[a, r, b]) * 1.0
+        if kind == NORM_TWO:
+            s += v * v
+        elif kind == NORM_ONE:
+            s += v
+        elif kind == NORM_ZERO:
+            if v != 0.0:
+                s += 1.0
+        else:
+            s += v ** p
+    if kind == NORM_TWO:
+        return math.sqrt(s)
+    if kind == NORM_P:
+        return s ** (1.0 / p)
+    return s
+
+
+@njit(**_opts)
+def _class_mask(target, weight, ignore_index, n_classes, out, wsum):
+    # out[i, c] = weight[c] if c == target[i] (and not ignored); returns the first bad target
+    total = 0.0
+    for i in range(target.size):
+        t = target[i]
+        if t == ignore_index:
+            continue
+        if t < 0 or t >= n_classes:
+            return t
+        w = weight[t]
+        out[i, t] = w
+        total += w
+    wsum[0] = total
+    return -1 if n_classes > 0 else 0
+
+
+def class_mask(target, weight, ignore_index, n_classes, out, wsum):
+    """Weighted one-hot rows for ``target`` (host arrays); returns a bad target value or None."""
+    bad = _class_mask(target, weight, np.int64(ignore_index), n_classes, out, wsum)
+    return None if bad == -1 else int(bad)

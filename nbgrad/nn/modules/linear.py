@@ -1,0 +1,54 @@
+"""Identity and Linear."""
+
+import math
+
+from .. import init
+from .module import Module
+from .utils import _factory
+
+__all__ = ["Identity", "Linear"]
+
+
+class Identity(Module):
+    """Returns its input."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__()
+
+    def forward(self, input):
+        return input
+
+
+
+class Linear(Module):
+    """``y = x @ weight.T + bias``; weight ``(out_features, in_features)``.
+
+    Initialised as PyTorch: ``kaiming_uniform_(a=sqrt(5))`` weight, bias U(-1/sqrt(in), 1/sqrt(in)).
+    """
+
+    def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        new = _factory(device, dtype)
+        self.in_features = in_features
+        self.out_features = out_features
+        self.weight = new(out_features, in_features)
+        if bias:
+            self.bias = new(out_features)
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input):
+        from .. import functional as F
+
+        return F.linear(input, self.weight, self.bias)
+
+    def extra_repr(self):
+        return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"

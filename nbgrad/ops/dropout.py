@@ -1,0 +1,21 @@
+"""Dropout: a random keep mask, scaled by ``1/(1-p)``, multiplied in."""
+
+from ..tensor import _wrap
+from ._core import backend
+from .elementwise import mul
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    """Zero elements with probability ``p`` and scale the rest by ``1/(1-p)`` (training)."""
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0:
+        return input
+    if p == 1:
+        return mul(input, 0.0)
+    from ..creation import generator
+
+    keep = generator().random(tuple(input.shape)) >= p
+    scale = (keep / (1.0 - p)).astype(input._dtype.np)
+    mask = _wrap(backend(input._device).from_host(scale), input._dtype, input._device)
+    return mul(input, mask)

@@ -1,0 +1,469 @@
+"""Losses: nll_loss, cross_entropy (a fused kernel for class indices), mse_loss,
+binary_cross_entropy_with_logits."""
+
+import math
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..autograd.grad_mode import STATE as _STATE
+from ..autograd.grad_mode import no_grad
+from ..autograd.graph import edge_of
+from ..storage.layout import copy_data
+from ..tensor import _wrap
+from ._core import (
+    Node,
+    Tensor,
+    attach,
+    backend,
+    contiguous_data,
+    is_c,
+    kernel,
+    needs_grad,
+    record,
+    same_device,
+    save,
+    to_dtype_data,
+)
+from .elementwise import (
+    _shape,
+    add,
+    div,
+    eq,
+    exp,
+    log1p,
+    mul,
+    neg,
+    rsub,
+    sigmoid,
+    sub,
+    sum_to,
+    where,
+)
+from .index import gather
+from .normalization import flat_param
+from .reduce import mean as _mean
+from .reduce import sum as _sum
+from .shape import expand, permute, reshape, squeeze, unsqueeze
+from .softmax import _float_input, log_softmax, softmax, softmax_backward
+
+
+def _reduce(loss, reduction):
+    if reduction == "mean":
+        return _mean(loss)
+    if reduction == "sum":
+        return _sum(loss)
+    if reduction == "none":
+        return loss
+    raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _to_rows(x):
+    """(N, C, d1, ...) -> (N*d1*..., C) with classes last; (C,) -> (1, C)."""
+    if x.ndim == 1:
+        return reshape(x, (1, -1))
+    if x.ndim == 2:
+        return x
+    perm = (0,) + tuple(range(2, x.ndim)) + (1,)
+    return reshape(permute(x, perm), (-1, x.shape[1]))
+
+
+def _class_mask(target, weight, ignore_index, n_classes, dtype, device):
+    """Constant (M, C) matrix: weight[t] at each row's target class, 0 for ignored rows."""
+    t = to_dtype_data(target, _dt.int64, device).reshape(-1)
+    be = backend(device)
+    out = be.zeros((t.size, n_classes), dtype.np)
+    w = (weight.to(dtype)._data if weight is not None else be.full((n_classes,), 1, dtype.np))
+    wsum = np.zeros(1, np.float64)
+    bad = kernel("class_mask", device)(t, w, ignore_index, n_classes, out, wsum)
+    if bad is not None:
+        raise IndexError(f"Target {bad} is out of bounds.")
+    return _wrap(out, dtype, device), float(wsum[0])
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+             reduction="mean"):
+    """Negative log-likelihood of class indices ``target`` under log-probabilities ``input``."""
+    reduction = _legacy(size_average, reduce, reduction)
+    if not isinstance(target, Tensor) or target._dtype._cat != 1:
+        raise RuntimeError(
+            "expected scalar type Long but found "
+            f"{target._dtype.name if isinstance(target, Tensor) else type(target).__name__}"
+        )
+    if input.ndim < 1:
+        raise ValueError("Expected input to have at least 1 dimension")
+    n = input.shape[0] if input.ndim > 1 else 1
+    if input.ndim > 1 and target.shape[0] != n or (input.ndim == 1 and target.ndim != 0):
+        raise ValueError(
+            f"Expected input batch_size ({n}) to match target batch_size "
+            f"({target.shape[0] if target.ndim else 1})."
+        )
+    C = input.shape[1] if input.ndim > 1 else input.shape[0]
+    rows = _to_rows(input)
+    mask, wsum = _class_mask(target, weight, ignore_index, C, input._dtype, input._device)
+    per = neg(_sum(mul(rows, mask), 1))
+    if reduction == "none":
+        return reshape(per, tuple(target.shape))
+    if reduction == "sum":
+        return _sum(per)
+    if reduction != "mean":
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return div(_sum(per), wsum if wsum != 0 else math.nan)
+
+
+def _legacy(size_average, reduce, reduction):
+    if size_average is None and reduce is None:
+        return reduction
+    sa = True if size_average is None else size_average
+    rd = True if reduce is None else reduce
+    return ("mean" if sa else "sum") if rd else "none"
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,
+                  reduce=None, reduction="mean", label_smoothing=0.0):
+    """Softmax cross-entropy of logits ``input`` (N, C, ...) against class indices or
+    class probabilities ``target``."""
+    reduction = _legacy(size_average, reduce, reduction)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    if (label_smoothing <= 0 and isinstance(target, Tensor) and isinstance(input, Tensor)
+            and target._dtype._cat == 1):
+        return _cross_entropy_fused(input, target, weight, ignore_index, reduction)
+    cdim = 1 if input.ndim > 1 else 0
+    C = input.shape[cdim]
+    logp = log_softmax(input, cdim)
+    if target._dtype.is_floating_point:  # class probabilities
+        if tuple(target.shape) != tuple(input.shape):
+            raise RuntimeError(
+                "Expected target size to match input size when target holds class probabilities"
+            )
+        t = target
+        if label_smoothing > 0:
+            t = add(mul(t, 1 - label_smoothing), label_smoothing / C)
+        prod = mul(logp, t)
+        if weight is not None:
+            wshape = [1] * input.ndim
+            wshape[cdim] = C
+            prod = mul(prod, reshape(weight, tuple(wshape)))
+        loss = neg(_sum(prod, cdim))
+        if reduction == "mean":
+            return div(_sum(loss), input.numel() / C if C else math.nan)
+        return _reduce(loss, reduction)
+    nll = nll_loss(logp, target, weight, None, ignore_index, None, reduction)
+    if label_smoothing <= 0:
+        return nll
+    rows = _to_rows(logp)
+    if weight is not None:
+        rows = mul(rows, reshape(weight, (1, -1)))
+    smooth = neg(_sum(rows, 1))
+    ignore = eq(reshape(target, (-1,)), ignore_index)
+    smooth = where(ignore, 0.0, smooth)
+    if reduction == "mean":
+        if weight is not None:
+            _, wsum = _class_mask(target, weight, ignore_index, C, input._dtype, input._device)
+        else:
+            wsum = float(_sum(eq(ignore, False)).item())
+        ret = div(_sum(smooth), wsum if wsum else math.nan)
+    elif reduction == "sum":
+        ret = _sum(smooth)
+    else:
+        ret = reshape(smooth, tuple(target.shape))
+    return add(mul(nll, 1 - label_smoothing), mul(ret, label_smoothing / C))
+
+
+def _flat_int64(t, dev):
+    """Contiguous 1-D int64 storage of index tensor ``t``."""
+    d = t._data
+    if t._dtype is not _dt.int64 or not is_c(d):
+        d = copy_data(d, _dt.int64, dev)
+    return d.reshape((d.size,))
+
+
+def _ce_weight(weight, C, dt, dev):
+    if weight is not None and tuple(weight.shape) != (C,):
+        raise RuntimeError(
+            f"weight tensor should be defined either for all {C} classes or no classes but got "
+            f"weight tensor of shape: {list(weight.shape)}"
+        )
+    return flat_param(weight, C, dt, dev)
+
+
+def _ce_rows(x, cdim, target, wv, has_w, ignore_index):
+    """Run the fused forward kernel: per-row losses (target's shape), the per-row
+    (max, log-sum-exp) statistics and the weight sum; IndexError for a bad target."""
+    dev, dt = x._device, x._dtype
+    be = backend(dev)
+    xv = _class_rows(x, cdim)
+    tv = _flat_int64(target, dev)
+    M = tv.size
+    loss = be.empty(tuple(target.shape), dt.np)
+    stats = be.empty((M, 2), dt.np)
+    wsum = np.zeros(1, np.float64)
+    bad = kernel("cross_entropy", dev)(xv, tv, wv, has_w, ignore_index, loss.reshape((M,)),
+                                       stats, wsum)
+    if bad is not None:
+        raise IndexError(f"Target {bad} is out of bounds.")
+    return loss, stats, float(wsum[0]), xv, tv
+
+
+class NllLossBackward0(Node):
+    """cross_entropy's node (named as PyTorch's): the reduction's gradient, then the fused
+    ``cross_entropy_backward``."""
+
+    __slots__ = ()
+
+    def backward(self, saved, g):
+        lp, target, weight, stats = saved
+        ignore_index, reduction, wsum = self.attrs
+        tshape = tuple(target.shape)
+        if reduction == "sum":
+            g = expand(g, tshape)
+        elif reduction == "mean":
+            g = expand(div(g, wsum if wsum != 0 else math.nan), tshape)
+        # the log-probabilities stand in for the logits (softmax(lp) == softmax(x), and the
+        # statistics of lp are 0), their gradient going to the logits' edge
+        return (cross_entropy_backward(g, lp, target, weight, ignore_index, stats,
+                                       _edge=self.next_functions[0]),)
+
+
+def _log_probs(x, xv, stats):
+    """``log_softmax(x)`` in ``x``'s layout from the fused forward's rows ``xv`` and their
+    (max, log-sum-exp) ``stats``, as ``(x - max) - lse``: what PyTorch's cross-entropy saves
+    (its log_softmax's output) instead of the logits, so that the logits may change in place
+    before backward. Also zero statistics for the backward kernel to read them with."""
+    dev, dt = x._device, x._dtype
+    be = backend(dev)
+    if xv.__class__ is np.ndarray:
+        # two NumPy passes, the same roundings as the ops below: on a batch's logits the op
+        # layer's broadcasting setup cost more than the work (mlp_step lost ~0.5 ms)
+        with np.errstate(invalid="ignore"):  # (inf - inf is NaN, without NumPy's warning)
+            rows = np.subtract(xv, stats[:, :1])
+            np.subtract(rows, stats[:, 1:], out=rows)
+    else:
+        with no_grad():
+            rows = sub(sub(_wrap(xv, dt, dev), _wrap(stats[:, :1], dt, dev)),
+                       _wrap(stats[:, 1:], dt, dev))._data
+    if x.ndim <= 2:
+        lp = rows.reshape(tuple(x.shape))
+    else:  # rows in (N, d1, ..., C) order: a view in (N, C, d1, ...) order
+        nd = x.ndim
+        lead = (x.shape[0],) + tuple(x.shape[2:]) + (x.shape[1],)
+        lp = be.permute(rows.reshape(lead), (0, nd - 1) + tuple(range(1, nd - 1)))
+    return _wrap(lp, dt, dev), be.zeros(tuple(stats.shape), dt.np)
+
+
+def _cross_entropy_fused(input, target, weight, ignore_index, reduction):
+    x = _float_input(input, "log_softmax")
+    if reduction not in ("none", "sum", "mean"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if x.ndim < 1:
+        raise ValueError("Expected input to have at least 1 dimension")
+    cdim = 1 if x.ndim > 1 else 0
+    n = x.shape[0] if x.ndim > 1 else 1
+    if x.ndim > 1 and (target.ndim == 0 or target.shape[0] != n) or (x.ndim == 1 and target.ndim != 0):
+        raise ValueError(
+            f"Expected input batch_size ({n}) to match target batch_size "
+            f"({target.shape[0] if target.ndim else 1})."
+        )
+    want = tuple(x.shape[:cdim]) + tuple(x.shape[cdim + 1:])
+    if tuple(target.shape) != want:
+        raise RuntimeError(f"Expected target size {list(want)}, got {list(target.shape)}")
+    dev, dt = same_device("cross_entropy", x, target, weight), x._dtype
+    wv, has_w = _ce_weight(weight, x.shape[cdim], dt, dev)
+    loss, stats, wsum, xv, _ = _ce_rows(x, cdim, target, wv, has_w, ignore_index)
+    per = _wrap(loss, dt, dev)
+    if reduction == "none":
+        out = per
+    elif reduction == "sum":
+        out = _sum(per)
+    else:
+        out = div(_sum(per), wsum if wsum != 0 else math.nan)
+    if needs_grad(x):
+        lp, zstats = _log_probs(x, xv, stats)
+        record(NllLossBackward0, out, (x,), (lp, save(target), save(weight), zstats),
+               (ignore_index, reduction, wsum))
+    return out
+
+
+class CrossEntropyBackwardBackward0(Node):
+    """Derivatives of ``w[t] * g * (softmax(x) - onehot(t))`` with respect to ``g`` and
+    ``x``, written with softmax / softmax_backward so they are differentiable again."""
+
+    __slots__ = ()
+
+    def backward(self, saved, gg):
+        g, x, target, weight = saved
+        ignore_index = self.attrs
+        fg, fx = (f[0] is not None for f in self.next_functions)
+        cdim = 1 if x.ndim > 1 else 0
+        dt = x._dtype
+        ign = eq(target, ignore_index)
+        keep = rsub(ign.to(dt), 1)
+        ts = mul(target, eq(ign, False).to(target._dtype))  # ignored rows -> class 0
+        wr = keep if weight is None else mul(weight.detach().to(dt)[ts], keep)
+        p = softmax(x, cdim)
+        dg = dx = None
+        if fg:
+            picked = squeeze(gather(gg, cdim, unsqueeze(ts, cdim)), cdim)
+            dg = mul(wr, sub(_sum(mul(gg, p), cdim), picked))
+        if fx:
+            dx = softmax_backward(mul(gg, unsqueeze(mul(wr, g), cdim)), p, cdim)
+        return dg, dx
+
+
+def cross_entropy_backward(grad, input, target, weight=None, ignore_index=-100, stats=None,
+                           _edge=None):
+    """Gradient of the per-row cross-entropy ``w[t] * (logsumexp(x_row) - x_row[t])`` with
+    respect to the logits ``input`` (N, C, ...), given ``grad`` per row (target's shape):
+    ``w[t] * grad * (softmax(x_row) - onehot(t))``, 0 for ignored rows, in one fused pass.
+    ``stats`` are the forward's per-row (max, log-sum-exp) (recomputed when None). With
+    ``_edge``, ``input`` holds log-probabilities standing in for logits whose autograd edge
+    ``_edge`` is (see ``NllLossBackward0``)."""
+    x = input
+    dev, dt = x._device, x._dtype
+    cdim = 1 if x.ndim > 1 else 0
+    wv, has_w = _ce_weight(weight, x.shape[cdim], dt, dev)
+    if stats is None:
+        _, stats, _, xv, tv = _ce_rows(x, cdim, target, wv, has_w, ignore_index)
+    else:
+        xv, tv = _class_rows(x, cdim), _flat_int64(target, dev)
+    M = tv.size
+    if grad._dtype is not dt:
+        grad = grad.to(dt)
+    gv = grad._data
+    be = backend(dev)
+    if tuple(gv.shape) != (M,):
+        gv = be.reshape_view(gv, (M,))
+        if gv is None:
+            gv = copy_data(grad._data, dt, dev).reshape((M,))
+    if x.ndim <= 2:
+        out = be.empty(tuple(x.shape), dt.np)
+        rows = out.reshape(xv.shape)
+    else:  # rows in (N, d1, ..., C) order, then back to (N, C, d1, ...)
+        rows = be.empty(xv.shape, dt.np)
+    if rows.size:
+        kernel("cross_entropy_backward", dev)(gv, xv, tv, wv, has_w, ignore_index, stats, rows)
+    if x.ndim > 2:
+        nd = x.ndim
+        lead = (x.shape[0],) + tuple(x.shape[2:]) + (x.shape[1],)
+        back = (0, nd - 1) + tuple(range(1, nd - 1))
+        out = copy_data(be.permute(rows.reshape(lead), back), dt, dev)
+    res = _wrap(out, dt, dev)
+    if _edge is None:
+        if needs_grad(grad, x):
+            record(CrossEntropyBackwardBackward0, res, (grad, x),
+                   (save(grad), save(x), save(target), weight), ignore_index)
+    elif _STATE.enabled and (grad._rg or _edge[0] is not None):
+        attach(CrossEntropyBackwardBackward0, res, (edge_of(grad), _edge),
+               (save(grad), x, save(target), weight), ignore_index)
+    return res
+
+
+class MseLossBackward0(Node):
+    """``2 * (input - target) * grad`` (over the element count for 'mean'), from the saved
+    input and target, as PyTorch's (so both are checked for in-place changes)."""
+
+    __slots__ = ()
+
+    def backward(self, saved, g):
+        x, t = saved
+        reduction, n = self.attrs
+        fx, ft = self.next_functions
+        if reduction == "mean":
+            g = div(g, n if n else math.nan)
+        d = mul(mul(sub(x, t), 2.0), g)
+        gx = sum_to(d, _shape(x)) if fx[0] is not None else None
+        gt = sum_to(neg(d), _shape(t)) if ft[0] is not None else None
+        return gx, gt
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """Mean squared error."""
+    reduction = _legacy(size_average, reduce, reduction)
+    with no_grad():
+        d = sub(input, target)
+        out = _reduce(mul(d, d), reduction)
+    if needs_grad(input, target):
+        record(MseLossBackward0, out, (input, target), (save(input), save(target)),
+               (reduction, d.numel()))
+    return out
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,
+                                     reduce=None, reduction="mean", pos_weight=None):
+    """Sigmoid + binary cross-entropy in one stable expression."""
+    reduction = _legacy(size_average, reduce, reduction)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(
+            f"Target size ({target.shape}) must be the same as input size ({input.shape})"
+        )
+    if needs_grad(weight, pos_weight):  # their gradients: the composed form's
+        return _bce_logits(input, target, weight, pos_weight, reduction)
+    with no_grad():
+        out = _bce_logits(input, target, weight, pos_weight, reduction)
+    if needs_grad(input, target):
+        record(BinaryCrossEntropyWithLogitsBackward0, out, (input, target),
+               (save(input), save(target), save(weight), save(pos_weight)),
+               (reduction, input.numel()))
+    return out
+
+
+def _softplus_neg(x):
+    # log(1 + exp(-|x|)) + max(-x, 0) == softplus(-x), finite for any x; |x| via where (not
+    # abs/relu, whose kinks at 0 would give a wrong gradient and Hessian at x == 0)
+    ax = where(x >= 0, x, neg(x))
+    return add(log1p(exp(neg(ax))), mul(sub(ax, x), 0.5))
+
+
+def _bce_logits(input, target, weight, pos_weight, reduction):
+    sp = _softplus_neg(input)
+    if pos_weight is not None:
+        lw = add(mul(sub(pos_weight, 1), target), 1)
+        loss = add(mul(rsub(target, 1), input), mul(lw, sp))
+    else:
+        loss = add(mul(rsub(target, 1), input), sp)
+    if weight is not None:
+        loss = mul(loss, weight)
+    return _reduce(loss, reduction)
+
+
+class BinaryCrossEntropyWithLogitsBackward0(Node):
+    """PyTorch's rule from the saved input, target, weight and pos_weight: d/dx is
+    ``lw * sigmoid(x) - pos_weight * t`` (``lw = pos_weight * t + 1 - t``; ``sigmoid(x) - t``
+    without pos_weight), d/dt is ``(pos_weight - 1) * softplus(-x) - x``."""
+
+    __slots__ = ()
+
+    def backward(self, saved, g):
+        x, t, w, pw = saved
+        reduction, n = self.attrs
+        fx, ft = self.next_functions
+        if reduction == "mean":
+            g = div(g, n if n else math.nan)
+        if w is not None:
+            g = mul(g, w)
+        gx = gt = None
+        if fx[0] is not None:
+            if pw is not None:
+                pt = mul(pw, t)
+                gx = sub(mul(add(rsub(t, 1), pt), sigmoid(x)), pt)
+            else:
+                gx = sub(sigmoid(x), t)
+            gx = mul(gx, g)
+        if ft[0] is not None:
+            gt = neg(x) if pw is None else sub(mul(sub(pw, 1), _softplus_neg(x)), x)
+            gt = mul(gt, g)
+        return (sum_to(gx, _shape(x)) if gx is not None else None,
+                sum_to(gt, _shape(t)) if gt is not None else None)
+
+
+
+def _class_rows(x, cdim):
+    """Logits (N, C, d1, ...) as C-contiguous rows ``(M, C)``, classes last (a copy only
+    for K-dim or non-contiguous input)."""
+    C = x.shape[cdim]
+    M = x.numel() // C if C else math.prod(x.shape[:cdim] + x.shape[cdim + 1:])
+    if x.ndim <= 2:
+        return contiguous_data(x).reshape(M, C)
+    perm = (0,) + tuple(range(2, x.ndim)) + (1,)
+    return copy_data(backend(x._device).permute(x._data, perm), x._dtype, x._device).reshape(M, C)
