@@ -13,6 +13,9 @@ from numba import njit
 from .. import _config
 
 _opts = dict(nogil=True, error_model="numpy", cache=_config.CACHE, no_cfunc_wrapper=True)
+# bodies the CPU loops take into their own IR (as if written in place: a parallel loop
+# stays one parfor); on the device ``inline`` means nothing
+_inline = dict(_opts, inline="always")
 
 # vector norm kinds (the op layer maps p to one of these)
 NORM_ZERO, NORM_ONE, NORM_TWO, NORM_INF, NORM_NEGINF, NORM_P = 0, 1, 2, 3, 4, 5
@@ -38,6 +41,76 @@ def logsumexp_row(x, a, b, R):
     if s == 0.0:
         return -math.inf
     return math.log(s) + m
+
+
+# ----- softmax family over the middle axis of (A, R, B): row (a, b) -----------------------
+# exp is math.exp on both targets (a device function cannot call vmath's LLVM intrinsics;
+# the CPU loops keep math.exp too, whose rows vectorize no worse here). The bodies call no
+# other @njit function: the CUDA simulator would run that one as CPU code on device arrays.
+
+
+@njit(**_inline)
+def log_softmax_row(x, out, a, b):
+    """``out[a, :, b] = x[a, :, b] - logsumexp(x[a, :, b])``."""
+    R = x.shape[1]
+    # the max, for a stable exp: nan if any is nan, 0 if all are -inf
+    m = -math.inf
+    for r in range(R):
+        v = x[a, r, b]
+        if v > m or v != v:
+            m = v
+    if m == -math.inf:
+        m = 0.0
+    s = 0.0
+    for r in range(R):
+        s += math.exp(x[a, r, b] - m)
+    ls = math.log(s) + m
+    for r in range(R):
+        out[a, r, b] = x[a, r, b] - ls
+
+
+@njit(**_inline)
+def softmax_row(x, out, a, b):
+    """``out[a, :, b] = softmax(x[a, :, b])``."""
+    R = x.shape[1]
+    # the max, for a stable exp: nan if any is nan, 0 if all are -inf
+    m = -math.inf
+    for r in range(R):
+        v = x[a, r, b]
+        if v > m or v != v:
+            m = v
+    if m == -math.inf:
+        m = 0.0
+    s = 0.0
+    for r in range(R):
+        e = math.exp(x[a, r, b] - m)
+        out[a, r, b] = e
+        s += e
+    inv = 1.0 / s
+    for r in range(R):
+        out[a, r, b] = out[a, r, b] * inv
+
+
+@njit(**_inline)
+def log_softmax_bwd_row(g, y, out, a, b):
+    """``out = g - exp(y) * sum(g)`` along row (a, b) (``y`` the log-softmax output)."""
+    R = g.shape[1]
+    s = 0.0
+    for r in range(R):
+        s += g[a, r, b]
+    for r in range(R):
+        out[a, r, b] = g[a, r, b] - math.exp(y[a, r, b]) * s
+
+
+@njit(**_inline)
+def softmax_bwd_row(g, y, out, a, b):
+    """``out = y * (g - sum(g * y))`` along row (a, b) (``y`` the softmax output)."""
+    R = g.shape[1]
+    s = 0.0
+    for r in range(R):
+        s += g[a, r, b] * y[a, r, b]
+    for r in range(R):
+        out[a, r, b] = y[a, r, b] * (g[a, r, b] - s)
 
 
 # error_model="numpy": a negative p divides by zero at zeros (inf, as PyTorch), not raises
