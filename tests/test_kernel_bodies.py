@@ -16,6 +16,9 @@ BODIES = [
     ("rows", "softmax_row", "nn", ["softmax"], "nn", ["_softmax"]),
     ("rows", "log_softmax_bwd_row", "nn", ["log_softmax_bwd"], "nn", ["_log_softmax_bwd"]),
     ("rows", "softmax_bwd_row", "nn", ["softmax_bwd"], "nn", ["_softmax_bwd"]),
+    ("rows", "max_pool_window", "conv", ["max_pool"], "conv", ["_max_pool"]),
+    ("rows", "max_pool_bwd_plane", "conv", ["max_pool_bwd"], "conv", ["_pool_bwd_lanes"]),
+    ("rows", "max_pool_gather_elem", "conv", ["max_pool_gather"], "conv", ["_pool_gather"]),
 ]
 
 

@@ -113,6 +113,54 @@ def softmax_bwd_row(g, y, out, a, b):
         out[a, r, b] = y[a, r, b] * (g[a, r, b] - s)
 
 
+# ----- max-pool windows over (P, H, W) planes, flat per-plane argmax indices ---------------
+
+
+@njit(**_inline)
+def max_pool_window(x, out, idx, p, oh, ow, kh, kw, sh, sw, ph, pw, dh, dw, lowest):
+    """Max of window ``(oh, ow)`` of plane ``p`` into ``out[p, oh, ow]`` and its flat index
+    ``ih*W + iw`` into ``idx``: PyTorch's rule, the first maximum wins and a NaN beats
+    everything (the last NaN wins)."""
+    H, W = x.shape[1], x.shape[2]
+    hs = oh * sh - ph
+    he = min(hs + (kh - 1) * dh + 1, H)
+    while hs < 0:
+        hs += dh
+    ws = ow * sw - pw
+    we = min(ws + (kw - 1) * dw + 1, W)
+    while ws < 0:
+        ws += dw
+    m = lowest
+    mi = hs * W + ws
+    for ih in range(hs, he, dh):
+        for iw in range(ws, we, dw):
+            v = x[p, ih, iw]
+            if v > m or v != v:
+                m = v
+                mi = ih * W + iw
+    out[p, oh, ow] = m
+    idx[p, oh, ow] = mi
+
+
+@njit(**_inline)
+def max_pool_bwd_plane(g, idx, out, p):
+    """``out[p]`` (H*W) = zeros with ``g[p]`` added at ``idx[p]``, in order."""
+    HW = out.shape[1]
+    for k in range(HW):
+        out[p, k] = 0
+    for k in range(g.shape[1]):
+        i = idx[p, k]
+        if i >= 0 and i < HW:
+            out[p, i] += g[p, k]
+
+
+@njit(**_inline)
+def max_pool_gather_elem(x, idx, out, p, k):
+    """``out[p, k] = x[p, idx[p, k]]`` (0 for an index outside the plane)."""
+    i = idx[p, k]
+    out[p, k] = x[p, i] if i >= 0 and i < x.shape[1] else 0
+
+
 # error_model="numpy": a negative p divides by zero at zeros (inf, as PyTorch), not raises
 @njit(**_opts)
 def norm_row(x, a, b, R, kind, p):
