@@ -117,10 +117,11 @@ def softmax_bwd_row(g, y, out, a, b):
 
 
 @njit(**_inline)
-def max_pool_window(x, out, idx, p, oh, ow, kh, kw, sh, sw, ph, pw, dh, dw, lowest):
-    """Max of window ``(oh, ow)`` of plane ``p`` into ``out[p, oh, ow]`` and its flat index
-    ``ih*W + iw`` into ``idx``: PyTorch's rule, the first maximum wins and a NaN beats
-    everything (the last NaN wins)."""
+def max_pool_window(x, p, oh, ow, kh, kw, sh, sw, ph, pw, dh, dw, lowest):
+    """Max of window ``(oh, ow)`` of plane ``p`` and its flat index ``ih*W + iw``: PyTorch's
+    rule, the first maximum wins and a NaN beats everything (the last NaN wins). Returned,
+    not stored: each array an inlined body takes costs the CPU loop a reference count
+    update per call."""
     H, W = x.shape[1], x.shape[2]
     hs = oh * sh - ph
     he = min(hs + (kh - 1) * dh + 1, H)
@@ -138,8 +139,7 @@ def max_pool_window(x, out, idx, p, oh, ow, kh, kw, sh, sw, ph, pw, dh, dw, lowe
             if v > m or v != v:
                 m = v
                 mi = ih * W + iw
-    out[p, oh, ow] = m
-    idx[p, oh, ow] = mi
+    return m, mi
 
 
 @njit(**_inline)
@@ -155,10 +155,9 @@ def max_pool_bwd_plane(g, idx, out, p):
 
 
 @njit(**_inline)
-def max_pool_gather_elem(x, idx, out, p, k):
-    """``out[p, k] = x[p, idx[p, k]]`` (0 for an index outside the plane)."""
-    i = idx[p, k]
-    out[p, k] = x[p, i] if i >= 0 and i < x.shape[1] else 0
+def max_pool_gather_elem(x, p, i):
+    """``x[p, i]``, 0 for an index outside the plane (returned, as max_pool_window's)."""
+    return x[p, i] if i >= 0 and i < x.shape[1] else 0
 
 
 # error_model="numpy": a negative p divides by zero at zeros (inf, as PyTorch), not raises

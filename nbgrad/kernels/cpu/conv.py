@@ -158,8 +158,10 @@ def _make(parallel):
         for p in rng(P):
             for oh in range(Ho):
                 for ow in range(Wo):
-                    rows.max_pool_window(x, out, idx, p, oh, ow, kh, kw, sh, sw, ph, pw, dh,
-                                         dw, lowest)
+                    m, mi = rows.max_pool_window(x, p, oh, ow, kh, kw, sh, sw, ph, pw, dh, dw,
+                                                 lowest)
+                    out[p, oh, ow] = m
+                    idx[p, oh, ow] = mi
 
     @njit(parallel=parallel, **_opts)
     def max_pool_bwd(g, idx, out):
@@ -173,7 +175,7 @@ def _make(parallel):
         P, L = out.shape
         for p in rng(P):
             for k in range(L):
-                rows.max_pool_gather_elem(x, idx, out, p, k)
+                out[p, k] = rows.max_pool_gather_elem(x, p, idx[p, k])
 
     # Speed notes (measured): keeping the column of partial sums in memory and the loop over
     # positions innermost lets LLVM vectorize over positions, which never reorders a sum;

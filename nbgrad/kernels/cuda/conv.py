@@ -105,9 +105,13 @@ def _max_pool(x, out, idx, kh, kw, sh, sw, ph, pw, dh, dw, lowest):
     t = cuda.grid(1)
     s = cuda.gridsize(1)
     while t < n_all:
+        ow = t % Wo
         r = t // Wo
-        _pool_window(x, out, idx, r // Ho, r % Ho, t % Wo, kh, kw, sh, sw, ph, pw, dh, dw,
-                     lowest)
+        oh = r % Ho
+        p = r // Ho
+        m, mi = _pool_window(x, p, oh, ow, kh, kw, sh, sw, ph, pw, dh, dw, lowest)
+        out[p, oh, ow] = m
+        idx[p, oh, ow] = mi
         t += s
 
 
@@ -151,7 +155,9 @@ def _pool_gather(x, idx, out):
     t = cuda.grid(1)
     s = cuda.gridsize(1)
     while t < P * L:
-        _pool_gather_elem(x, idx, out, t // L, t % L)
+        p = t // L
+        k = t % L
+        out[p, k] = _pool_gather_elem(x, p, idx[p, k])
         t += s
 
 
