@@ -1,4 +1,5 @@
-"""Per-row bodies shared by the CPU loops and the CUDA kernels (compiled for each target:
+"""Per-row and per-window bodies (softmax family, logsumexp, norms, max-pool) shared by
+the CPU loops and the CUDA kernels (compiled for each target:
 ``@njit`` here, ``kernels.cuda._launch.device_fn`` on the device), so both targets compute
 a row the same way; and the weighted one-hot class mask, built on the host for both (targets
 are small). Like ``kernels/scalar.py``, this module imports no target, and each target
