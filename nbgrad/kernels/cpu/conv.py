@@ -21,6 +21,7 @@ import numpy as np
 from numba import njit, prange
 
 from ... import _config
+from .. import rows
 from . import _par
 
 # (no_cfunc_wrapper: see reduce.py)
@@ -149,55 +150,32 @@ def _make(parallel):
             for k in range(L):
                 out[n, o, k] += v
 
+    # pooling: the loops spread planes over threads; a window's, a plane's or an entry's
+    # work is rows.py's (shared with CUDA)
     @njit(parallel=parallel, **_opts)
     def max_pool(x, out, idx, kh, kw, sh, sw, ph, pw, dh, dw, lowest):
-        # PyTorch's rule: the first maximum wins, a NaN beats everything (the last NaN wins)
-        P, H, W = x.shape
-        _, Ho, Wo = out.shape
+        P, Ho, Wo = out.shape
         for p in rng(P):
             for oh in range(Ho):
-                hs = oh * sh - ph
-                he = min(hs + (kh - 1) * dh + 1, H)
-                while hs < 0:
-                    hs += dh
                 for ow in range(Wo):
-                    ws = ow * sw - pw
-                    we = min(ws + (kw - 1) * dw + 1, W)
-                    while ws < 0:
-                        ws += dw
-                    m = lowest
-                    mi = hs * W + ws
-                    for ih in range(hs, he, dh):
-                        for iw in range(ws, we, dw):
-                            v = x[p, ih, iw]
-                            if v > m or v != v:
-                                m = v
-                                mi = ih * W + iw
+                    m, mi = rows.max_pool_window(x, p, oh, ow, kh, kw, sh, sw, ph, pw, dh, dw,
+                                                 lowest)
                     out[p, oh, ow] = m
                     idx[p, oh, ow] = mi
 
     @njit(parallel=parallel, **_opts)
     def max_pool_bwd(g, idx, out):
         # out (P, H*W) = scatter-add of g (P, L) at idx (P, L)
-        P, HW = out.shape
-        L = g.shape[1]
-        for p in rng(P):
-            for k in range(HW):
-                out[p, k] = 0
-            for k in range(L):
-                i = idx[p, k]
-                if i >= 0 and i < HW:
-                    out[p, i] += g[p, k]
+        for p in rng(out.shape[0]):
+            rows.max_pool_bwd_plane(g, idx, out, p)
 
     @njit(parallel=parallel, **_opts)
     def max_pool_gather(x, idx, out):
         # out (P, L) = x (P, H*W) read at idx (P, L)
         P, L = out.shape
-        HW = x.shape[1]
         for p in rng(P):
             for k in range(L):
-                i = idx[p, k]
-                out[p, k] = x[p, i] if i >= 0 and i < HW else 0
+                out[p, k] = rows.max_pool_gather_elem(x, p, idx[p, k])
 
     # Speed notes (measured): keeping the column of partial sums in memory and the loop over
     # positions innermost lets LLVM vectorize over positions, which never reorders a sum;

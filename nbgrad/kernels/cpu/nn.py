@@ -12,7 +12,6 @@ from numba import njit, prange
 
 from ... import _config
 from .. import rows, vmath
-from ..scalar import stable_row_max as _stable_max
 from . import _par
 
 # no_cfunc_wrapper: nothing takes these as first-class function values, and the C wrapper
@@ -23,59 +22,32 @@ _inner = dict(_opts, no_cpython_wrapper=True)
 
 
 def _make(parallel):
+    # the loops spread rows over threads; a row's work is rows.py's (shared with CUDA)
     rng = prange if parallel else range
 
     @njit(parallel=parallel, **_opts)
     def log_softmax(x, out):
         A, R, B = x.shape
         for t in rng(A * B):
-            a, b = t // B, t % B
-            m = _stable_max(x, a, b)
-            s = 0.0
-            for r in range(R):
-                s += math.exp(x[a, r, b] - m)
-            ls = math.log(s) + m
-            for r in range(R):
-                out[a, r, b] = x[a, r, b] - ls
+            rows.log_softmax_row(x, out, t // B, t % B)
 
     @njit(parallel=parallel, **_opts)
     def softmax(x, out):
         A, R, B = x.shape
         for t in rng(A * B):
-            a, b = t // B, t % B
-            m = _stable_max(x, a, b)
-            s = 0.0
-            for r in range(R):
-                e = math.exp(x[a, r, b] - m)
-                out[a, r, b] = e
-                s += e
-            inv = 1.0 / s
-            for r in range(R):
-                out[a, r, b] = out[a, r, b] * inv
+            rows.softmax_row(x, out, t // B, t % B)
 
     @njit(parallel=parallel, **_opts)
     def log_softmax_bwd(g, y, out):
-        # out = g - exp(y) * sum(g)
         A, R, B = g.shape
         for t in rng(A * B):
-            a, b = t // B, t % B
-            s = 0.0
-            for r in range(R):
-                s += g[a, r, b]
-            for r in range(R):
-                out[a, r, b] = g[a, r, b] - math.exp(y[a, r, b]) * s
+            rows.log_softmax_bwd_row(g, y, out, t // B, t % B)
 
     @njit(parallel=parallel, **_opts)
     def softmax_bwd(g, y, out):
-        # out = y * (g - sum(g * y))
         A, R, B = g.shape
         for t in rng(A * B):
-            a, b = t // B, t % B
-            s = 0.0
-            for r in range(R):
-                s += g[a, r, b] * y[a, r, b]
-            for r in range(R):
-                out[a, r, b] = y[a, r, b] * (g[a, r, b] - s)
+            rows.softmax_bwd_row(g, y, out, t // B, t % B)
 
     return log_softmax, softmax, log_softmax_bwd, softmax_bwd
 

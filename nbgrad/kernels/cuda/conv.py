@@ -13,8 +13,9 @@ import numba
 import numpy as np
 from numba import cuda
 
+from .. import rows as _rows
 from . import index as _ix
-from ._launch import grid
+from ._launch import device_fn, grid
 
 
 @cuda.jit
@@ -92,11 +93,14 @@ def _bias_add(out, b):
         t += s
 
 
+_pool_window = device_fn(_rows.max_pool_window)
+_pool_bwd_plane = device_fn(_rows.max_pool_bwd_plane)
+_pool_gather_elem = device_fn(_rows.max_pool_gather_elem)
+
+
 @cuda.jit
 def _max_pool(x, out, idx, kh, kw, sh, sw, ph, pw, dh, dw, lowest):
-    # PyTorch's rule: the first maximum wins, a NaN beats everything (the last NaN wins)
-    P, H, W = x.shape
-    _, Ho, Wo = out.shape
+    P, Ho, Wo = out.shape
     n_all = P * Ho * Wo
     t = cuda.grid(1)
     s = cuda.gridsize(1)
@@ -105,22 +109,7 @@ def _max_pool(x, out, idx, kh, kw, sh, sw, ph, pw, dh, dw, lowest):
         r = t // Wo
         oh = r % Ho
         p = r // Ho
-        hs = oh * sh - ph
-        he = min(hs + (kh - 1) * dh + 1, H)
-        while hs < 0:
-            hs += dh
-        ws = ow * sw - pw
-        we = min(ws + (kw - 1) * dw + 1, W)
-        while ws < 0:
-            ws += dw
-        m = lowest
-        mi = hs * W + ws
-        for ih in range(hs, he, dh):
-            for iw in range(ws, we, dw):
-                v = x[p, ih, iw]
-                if v > m or v != v:
-                    m = v
-                    mi = ih * W + iw
+        m, mi = _pool_window(x, p, oh, ow, kh, kw, sh, sw, ph, pw, dh, dw, lowest)
         out[p, oh, ow] = m
         idx[p, oh, ow] = mi
         t += s
@@ -128,17 +117,10 @@ def _max_pool(x, out, idx, kh, kw, sh, sw, ph, pw, dh, dw, lowest):
 
 @cuda.jit
 def _pool_bwd_lanes(g, idx, out):
-    P, HW = out.shape
-    L = g.shape[1]
     p = cuda.grid(1)
     s = cuda.gridsize(1)
-    while p < P:
-        for k in range(HW):
-            out[p, k] = 0
-        for k in range(L):
-            i = idx[p, k]
-            if i >= 0 and i < HW:
-                out[p, i] += g[p, k]
+    while p < out.shape[0]:
+        _pool_bwd_plane(g, idx, out, p)
         p += s
 
 
@@ -170,14 +152,12 @@ def _pool_bwd_spread(g, idx, out):
 @cuda.jit
 def _pool_gather(x, idx, out):
     P, L = out.shape
-    HW = x.shape[1]
     t = cuda.grid(1)
     s = cuda.gridsize(1)
     while t < P * L:
         p = t // L
         k = t % L
-        i = idx[p, k]
-        out[p, k] = x[p, i] if i >= 0 and i < HW else 0
+        out[p, k] = _pool_gather_elem(x, p, idx[p, k])
         t += s
 
 

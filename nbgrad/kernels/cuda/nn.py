@@ -7,10 +7,12 @@ import numpy as np
 from numba import cuda, float64
 
 from .. import rows as _shared
-from .. import scalar as _S
 from ._launch import device_fn, grid
 
-_row_max = device_fn(_S.stable_row_max)
+_log_softmax_row = device_fn(_shared.log_softmax_row)
+_softmax_row = device_fn(_shared.softmax_row)
+_log_softmax_bwd_row = device_fn(_shared.log_softmax_bwd_row)
+_softmax_bwd_row = device_fn(_shared.softmax_bwd_row)
 
 
 @cuda.jit
@@ -18,14 +20,7 @@ def _log_softmax(x, out):
     A, R, B = x.shape
     t = cuda.grid(1)
     while t < A * B:
-        a, b = t // B, t % B
-        m = _row_max(x, a, b)
-        s = 0.0
-        for r in range(R):
-            s += math.exp(x[a, r, b] - m)
-        ls = math.log(s) + m
-        for r in range(R):
-            out[a, r, b] = x[a, r, b] - ls
+        _log_softmax_row(x, out, t // B, t % B)
         t += cuda.gridsize(1)
 
 
@@ -34,15 +29,7 @@ def _softmax(x, out):
     A, R, B = x.shape
     t = cuda.grid(1)
     while t < A * B:
-        a, b = t // B, t % B
-        m = _row_max(x, a, b)
-        s = 0.0
-        for r in range(R):
-            e = math.exp(x[a, r, b] - m)
-            out[a, r, b] = e
-            s += e
-        for r in range(R):
-            out[a, r, b] = out[a, r, b] / s
+        _softmax_row(x, out, t // B, t % B)
         t += cuda.gridsize(1)
 
 
@@ -51,12 +38,7 @@ def _log_softmax_bwd(g, y, out):
     A, R, B = g.shape
     t = cuda.grid(1)
     while t < A * B:
-        a, b = t // B, t % B
-        s = 0.0
-        for r in range(R):
-            s += g[a, r, b]
-        for r in range(R):
-            out[a, r, b] = g[a, r, b] - math.exp(y[a, r, b]) * s
+        _log_softmax_bwd_row(g, y, out, t // B, t % B)
         t += cuda.gridsize(1)
 
 
@@ -65,12 +47,7 @@ def _softmax_bwd(g, y, out):
     A, R, B = g.shape
     t = cuda.grid(1)
     while t < A * B:
-        a, b = t // B, t % B
-        s = 0.0
-        for r in range(R):
-            s += g[a, r, b] * y[a, r, b]
-        for r in range(R):
-            out[a, r, b] = y[a, r, b] * (g[a, r, b] - s)
+        _softmax_bwd_row(g, y, out, t // B, t % B)
         t += cuda.gridsize(1)
 
 
