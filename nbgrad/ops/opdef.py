@@ -29,7 +29,15 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..autograd.grad_mode import STATE as _STATE
-from ..autograd.graph import Node, grad_accumulator, saved_input, saved_output
+from ..autograd.graph import (
+    _FREED,
+    ERR_FREED,
+    Node,
+    SavedTensor,
+    grad_accumulator,
+    saved_input,
+    saved_output,
+)
 from ..device import CPU as _CPU_DEV
 from ..kernels.table import loops, register_kernel
 from ..storage._cpupool import empty as _pool_empty
@@ -523,13 +531,54 @@ class _DirectCalls(ast.NodeTransformer):
         return node
 
 
-def _backward_source(op):
+def _backward_source(op, run=False):
     """The source of ``op``'s node ``backward``: each formula evaluated only for an input
-    that needs a gradient, then broadcasting undone once by ``sum_to``."""
+    that needs a gradient, then broadcasting undone once by ``sum_to``.
+
+    ``run``: the source of the node's ``_run(self, grad)`` instead, the engine's call: the
+    same formulas, reading what was saved straight from ``self._saved`` (``unpack_saved``'s
+    checks and ``SavedTensor.unpack``'s tensor inline, its slow path only for an error or an
+    unusual saved tensor), and the result always a tuple of one gradient per edge."""
     names = op.saves
-    src = ["def backward(self, saved, grad):"]
-    if names:
-        src.append(f"    {''.join(n + ', ' for n in names)}= saved")
+    if not run:
+        src = ["def backward(self, saved, grad):"]
+        if names:
+            src.append(f"    {''.join(n + ', ' for n in names)}= saved")
+    else:
+        src = ["def _run(self, grad):"]
+        if names:
+            src += ["    saved = self._saved",
+                    "    if saved is _FREED:",
+                    "        raise RuntimeError(_ERR_FREED)",
+                    f"    {''.join(n + ', ' for n in names)}= saved"]
+        for n in names:
+            src.append(f"    if {n}.__class__ is _ST:")
+            if n == "result":  # a saved output: a new tensor on its storage (as unpack)
+                src += [f"        s_ = {n}",
+                        "        if s_.t is None and s_.rg and s_.vc[0] == s_.version:",
+                        f"            {n} = t_ = _new(_Tensor)",
+                        "            t_._data = s_.data",
+                        "            t_._dtype = s_.dtype",
+                        "            t_._device = s_.device",
+                        "            t_._rg = True",
+                        "            t_._grad = None",
+                        "            t_._grad_fn = self",
+                        "            t_._output_nr = s_.output_nr",
+                        "            t_._vc = s_.vc",
+                        "            t_._base = None",
+                        "            t_._hooks = None",
+                        "            t_._acc = None",
+                        "            t_._retains_grad = False",
+                        "            t_._sk = s_.sk",
+                        "            t_._owner = None",
+                        "        else:",
+                        f"            {n} = s_.unpack(self)"]
+            else:  # a saved input: the tensor itself, unless modified in place since
+                src += [f"        t_ = {n}.t",
+                        f"        if t_ is not None and t_._vc[0] == {n}.version:",
+                        f"            {n} = t_",
+                        "        else:",
+                        f"            {n} = {n}.unpack(self)"]
     if op.arity == 1:
         src.append(f"    return ({op.grads[0]},)")
         return src
@@ -553,23 +602,29 @@ def _backward_source(op):
     return src
 
 
-def _compile_backward(cls):
-    """Compile ``cls.backward`` from its row, on its first call (when every op a formula
-    names is defined), in the namespace of the module that defined the row."""
+def _compile_backward(cls, run=False):
+    """Compile ``cls.backward`` (``run``: ``cls._run``) from its row, on its first call (when
+    every op a formula names is defined), in the namespace of the module that defined the
+    row."""
     op = cls.op
-    tree = ast.parse("\n".join(_backward_source(op)))
+    name = "_run" if run else "backward"
+    tree = ast.parse("\n".join(_backward_source(op, run)))
     calls = _DirectCalls()
     tree = ast.fix_missing_locations(calls.visit(tree))
-    free = ["_STATE", "_sum_to", "_A1", "_A2"] + sorted(calls.ops)
-    outer = ast.parse(f"def _make({', '.join(free)}):\n    return backward")
+    free = ["_STATE", "_sum_to", "_A1", "_A2", "_FREED", "_ERR_FREED", "_ST", "_new",
+            "_Tensor"] + sorted(calls.ops)
+    outer = ast.parse(f"def _make({', '.join(free)}):\n    return {name}")
     outer.body[0].body.insert(0, tree.body[0])
     ns = {}
     # globals: the defining module's, live (a formula may name an op defined after its row)
     exec(compile(ast.fix_missing_locations(outer), f"<{cls.__name__}>", "exec"),  # noqa: S102
          op.module_globals, ns)
-    env = {"_STATE": _STATE, "_sum_to": _sum_to, "_A1": apply1, "_A2": apply2, **calls.ops}
-    cls.backward = ns["_make"](*[env[n] for n in free])
-    return cls.backward
+    env = {"_STATE": _STATE, "_sum_to": _sum_to, "_A1": apply1, "_A2": apply2,
+           "_FREED": _FREED, "_ERR_FREED": ERR_FREED, "_ST": SavedTensor,
+           "_new": object.__new__, "_Tensor": Tensor, **calls.ops}
+    f = ns["_make"](*[env[n] for n in free])
+    setattr(cls, name, f)
+    return f
 
 
 def _make_node(op, cls_name):
@@ -580,7 +635,10 @@ def _make_node(op, cls_name):
     def backward(self, saved, grad):
         return _compile_backward(type(self))(self, saved, grad)
 
-    return type(cls_name, (Node,), {"__slots__": (), "backward": backward,
+    def _run(self, grad):
+        return _compile_backward(type(self), True)(self, grad)
+
+    return type(cls_name, (Node,), {"__slots__": (), "backward": backward, "_run": _run,
                                     "_grad_once": op.grad_once, "op": op,
                                     "__module__": op.module_globals.get("__name__")})
 
