@@ -257,7 +257,7 @@ def execute(roots, seeds, keep_graph, create_graph, inputs=None, accumulate=True
             for (nxt, nr), g in zip(node.next_functions, outs):
                 if nxt is None:
                     continue
-                if g is not None and g._owner is run and (g is last or not trusted):
+                if (g is last or not trusted) and g is not None and g._owner is run:
                     g._owner = None  # handed to two edges, or by a user's rule
                 last = g
                 c = deps[nxt] - 1
