@@ -28,6 +28,7 @@ import sys
 import numpy as np
 
 from .. import dtypes as _dt
+from ..autograd import graph as _graph
 from ..autograd.grad_mode import STATE as _STATE
 from ..autograd.graph import (
     _FREED,
@@ -35,8 +36,6 @@ from ..autograd.graph import (
     Node,
     SavedTensor,
     grad_accumulator,
-    saved_input,
-    saved_output,
 )
 from ..device import CPU as _CPU_DEV
 from ..kernels.table import loops, register_kernel
@@ -47,6 +46,7 @@ from ._core import SMALL_N, small_key, small_key_of
 _FLOAT, _BOOL, _SAME = "float", "bool", "promote"
 _NO_EDGE = (None, 0)
 _np_empty = np.empty
+_new = object.__new__
 _MAX_PLANS = 4096
 
 
@@ -335,43 +335,54 @@ def apply2(op, a, b, extra=None, inputs=None, rec=True):
     if plan is None:
         plan = _miss2(op, a, b, (ka, kb))
     kind = plan.kind
-    if kind == SMALL:
-        if a is _STATE.owned:  # a gradient the engine lent: written into (see module doc)
-            _STATE.owned = None
-            if not _STATE.enabled and plan.into is not None:
-                if plan.reshape:
-                    plan.into(a._data.reshape(-1), b._data.reshape(-1))
-                else:
-                    plan.into(a._data, b._data)
-                return a
-        k = plan.out_key
-        o = _np_empty(k.shape, plan.np)
-        if plan.reshape:
-            plan.f(a._data.reshape(-1), b._data.reshape(-1), o.reshape(-1))
+    if kind <= S_SMALL:
+        if kind == SMALL:
+            if a is _STATE.owned:  # a gradient the engine lent: written into (see module doc)
+                _STATE.owned = None
+                if not _STATE.enabled and plan.into is not None:
+                    if plan.reshape:
+                        plan.into(a._data.reshape(-1), b._data.reshape(-1))
+                    else:
+                        plan.into(a._data, b._data)
+                    return a
+            k = plan.out_key
+            o = _np_empty(k.shape, plan.np)
+            if plan.reshape:
+                plan.f(a._data.reshape(-1), b._data.reshape(-1), o.reshape(-1))
+            else:
+                plan.f(a._data, b._data, o)
+        elif kind == SMALL_S:
+            if a is _STATE.owned:
+                _STATE.owned = None
+            k = plan.out_key
+            o = _np_empty(k.shape, plan.np)
+            if plan.reshape:
+                plan.f(a._data.reshape(-1), plan.stype(b), o.reshape(-1))
+            else:
+                plan.f(a._data, plan.stype(b), o)
         else:
-            plan.f(a._data, b._data, o)
-        out = _fresh(o, plan.dt, _CPU_DEV)
+            k = plan.out_key
+            o = _np_empty(k.shape, plan.np)
+            if plan.reshape:
+                plan.f(plan.stype(a), b._data.reshape(-1), o.reshape(-1))
+            else:
+                plan.f(plan.stype(a), b._data, o)
+        # tensor._fresh's stores, inline: a frame less on every small op
+        out = _new(Tensor)
+        out._data = o
+        out._dtype = plan.dt
+        out._device = _CPU_DEV
+        out._rg = False
+        out._grad = None
+        out._grad_fn = None
+        out._output_nr = 0
+        out._vc = [0]
+        out._base = None
+        out._hooks = None
+        out._acc = None
+        out._retains_grad = False
         out._sk = k
-    elif kind == SMALL_S:
-        if a is _STATE.owned:
-            _STATE.owned = None
-        k = plan.out_key
-        o = _np_empty(k.shape, plan.np)
-        if plan.reshape:
-            plan.f(a._data.reshape(-1), plan.stype(b), o.reshape(-1))
-        else:
-            plan.f(a._data, plan.stype(b), o)
-        out = _fresh(o, plan.dt, _CPU_DEV)
-        out._sk = k
-    elif kind == S_SMALL:
-        k = plan.out_key
-        o = _np_empty(k.shape, plan.np)
-        if plan.reshape:
-            plan.f(plan.stype(a), b._data.reshape(-1), o.reshape(-1))
-        else:
-            plan.f(plan.stype(a), b._data, o)
-        out = _fresh(o, plan.dt, _CPU_DEV)
-        out._sk = k
+        out._owner = _graph.OWNER
     else:
         out = _run2(op, plan, a, b)
         if out is a:
@@ -456,8 +467,21 @@ def apply1(op, x, rec=True):
             plan.f(x._data.reshape(-1), o.reshape(-1))
         else:
             plan.f(x._data, o)
-        out = _fresh(o, plan.dt, _CPU_DEV)
+        out = _new(Tensor)  # (tensor._fresh's stores, as in apply2)
+        out._data = o
+        out._dtype = plan.dt
+        out._device = _CPU_DEV
+        out._rg = False
+        out._grad = None
+        out._grad_fn = None
+        out._output_nr = 0
+        out._vc = [0]
+        out._base = None
+        out._hooks = None
+        out._acc = None
+        out._retains_grad = False
         out._sk = k
+        out._owner = _graph.OWNER
     elif plan.kind == CONTIG:
         xd, dt = x._data, plan.dt
         out = _pool_empty(xd.shape, dt.np, xd.size * dt.itemsize)
@@ -552,30 +576,38 @@ def _backward_source(op, run=False):
                     "        raise RuntimeError(_ERR_FREED)",
                     f"    {''.join(n + ', ' for n in names)}= saved"]
         for n in names:
-            src.append(f"    if {n}.__class__ is _ST:")
-            if n == "result":  # a saved output: a new tensor on its storage (as unpack)
-                src += [f"        s_ = {n}",
-                        "        if s_.t is None and s_.rg and s_.vc[0] == s_.version:",
-                        f"            {n} = t_ = _new(_Tensor)",
-                        "            t_._data = s_.data",
-                        "            t_._dtype = s_.dtype",
-                        "            t_._device = s_.device",
-                        "            t_._rg = True",
-                        "            t_._grad = None",
-                        "            t_._grad_fn = self",
-                        "            t_._output_nr = s_.output_nr",
-                        "            t_._vc = s_.vc",
-                        "            t_._base = None",
-                        "            t_._hooks = None",
-                        "            t_._acc = None",
-                        "            t_._retains_grad = False",
-                        "            t_._sk = s_.sk",
-                        "            t_._owner = None",
-                        "        else:",
-                        f"            {n} = s_.unpack(self)"]
+            if n == "result":
+                # always saved_output's (None where no input needs it): a new tensor on its
+                # storage, as SavedTensor.unpack makes it (which raises PyTorch's error when
+                # the output was modified in place since)
+                if op.arity == 2:
+                    src.append(f"    if {n} is not None:")
+                start = len(src)
+                src += [f"    {n}_ = {n}",
+                        f"    if {n}_.vc[0] == {n}_.version:",
+                        f"        {n} = t_ = _new(_Tensor)",
+                        f"        t_._data = {n}_.data",
+                        f"        t_._dtype = {n}_.dtype",
+                        f"        t_._device = {n}_.device",
+                        "        t_._rg = True",
+                        "        t_._grad = None",
+                        "        t_._grad_fn = self",
+                        f"        t_._output_nr = {n}_.output_nr",
+                        f"        t_._vc = {n}_.vc",
+                        "        t_._base = None",
+                        "        t_._hooks = None",
+                        "        t_._acc = None",
+                        "        t_._retains_grad = False",
+                        f"        t_._sk = {n}_.sk",
+                        "        t_._owner = None",
+                        "    else:",
+                        f"        {n} = {n}_.unpack(self)"]
+                if op.arity == 2:
+                    src[start:] = ["    " + line for line in src[start:]]
             else:  # a saved input: the tensor itself, unless modified in place since
-                src += [f"        t_ = {n}.t",
-                        f"        if t_ is not None and t_._vc[0] == {n}.version:",
+                src += [f"    if {n}.__class__ is _ST:",
+                        f"        t_ = {n}.t",
+                        f"        if t_._vc[0] == {n}.version:",
                         f"            {n} = t_",
                         "        else:",
                         f"            {n} = {n}.unpack(self)"]
@@ -655,17 +687,38 @@ def _make_record(op):
     names = op.saves
     from . import _core
 
-    env = {"_acc": grad_accumulator, "_in": saved_input, "_out": saved_output,
+    env = {"_acc": grad_accumulator, "_ST": SavedTensor,
            "_NO_EDGE": _NO_EDGE, "Tensor": Tensor, "node": op.node, "_new": object.__new__,
            "_SEQ": _core._SEQ, "_ANOMALY": _core._ANOMALY,
            "_remember": _core._anomaly_mode.remember}
     params = op.params
 
-    def saver(n):
+    def saver(n, i, pad):
+        """Statements that set ``s<i>`` to what is saved of ``n``: saved_output's and
+        saved_input's stores, inline (a frame less on every recorded op)."""
         if n == "result":
-            return "_out(out)"
-        v = "a" if n == params[0] else "b"
-        return f"(_in({v}) if {v}.__class__ is Tensor else {v})"
+            lines = ["s_ = _new(_ST)",
+                     "vc_ = s_.vc = out._vc",
+                     "s_.version = vc_[0]",
+                     "s_.t = None",
+                     "s_.data = out._data",
+                     "s_.dtype = out._dtype",
+                     "s_.device = out._device",
+                     "s_.sk = out._sk",
+                     "s_.output_nr = out._output_nr",
+                     "s_.rg = True",
+                     f"s{i} = s_"]
+        else:
+            v = "a" if n == params[0] else "b"
+            lines = [f"if {v}.__class__ is Tensor:",
+                     "    s_ = _new(_ST)",
+                     f"    s_.version = {v}._vc[0]",
+                     f"    s_.t = {v}",
+                     "    s_.data = None",
+                     f"    s{i} = s_",
+                     "else:",
+                     f"    s{i} = {v}"]
+        return [pad + line for line in lines]
 
     # _core.attach's stores, inline: one frame less on every recorded op
     attach = ["    node_ = _new(node)",
@@ -683,8 +736,10 @@ def _make_record(op):
         src = ["def record(out, a, bcast=False, extra=None):",
                "    fn = a._grad_fn",
                "    e = (fn, a._output_nr) if fn is not None else (_acc(a), 0)"]
-        sv = ", ".join(saver(n) for n in names)
-        src += [f"    sv = ({sv}{',' if names else ''})", "    edges = (e,)", "    at = None"]
+        for i, n in enumerate(names):
+            src += saver(n, i, "    ")
+        sv = "".join(f"s{i}, " for i in range(len(names)))
+        src += [f"    sv = ({sv})", "    edges = (e,)", "    at = None"]
         src += attach
     else:
         src = ["def record(out, a, b, bcast=False, extra=None):"]
@@ -696,13 +751,14 @@ def _make_record(op):
                     "    else:",
                     f"        e{v} = _NO_EDGE",
                     f"        r{v} = False"]
-        sv = []
-        for n in names:
-            conds = [("ra" if i == 0 else "rb") for i, f in enumerate(op.grads)
+        for i, n in enumerate(names):
+            conds = [("ra" if j == 0 else "rb") for j, f in enumerate(op.grads)
                      if f is not None and n in _reads(f, op)]
-            cond = " or ".join(conds)
-            sv.append(f"({saver(n)} if {cond} else None)")
-        src.append(f"    sv = ({', '.join(sv)}{',' if names else ''})")
+            src.append(f"    if {' or '.join(conds)}:")
+            src += saver(n, i, "        ")
+            src += ["    else:", f"        s{i} = None"]
+        sv = "".join(f"s{i}, " for i in range(len(names)))
+        src.append(f"    sv = ({sv})")
         defaults = tuple(op.kwargs.values())
         env["_DEFAULTS"] = defaults
         src += ["    if bcast or (extra is not None and extra != _DEFAULTS):",
