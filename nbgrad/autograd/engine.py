@@ -171,7 +171,16 @@ def execute(roots, seeds, keep_graph, create_graph, inputs=None, accumulate=True
                     outs = _NONES
                 else:
                     sv = node._saved
-                    if not node._std_apply:  # a user's rule, which may keep ``buf``
+                    if node._gen:  # a table row's node (see Node._gen)
+                        if node._grad_once and buf._owner is run:
+                            _STATE.owned = buf  # lent, as below
+                            outs = node._run(buf)
+                            _STATE.owned = None
+                        else:
+                            outs = node._run(buf)
+                        if sv and not keep_graph:
+                            node._saved = _FREED
+                    elif not node._std_apply:  # a user's rule, which may keep ``buf``
                         buf._owner = None
                         outs = _checked(node, node.apply([buf]))
                         if sv and not keep_graph:
@@ -248,7 +257,7 @@ def execute(roots, seeds, keep_graph, create_graph, inputs=None, accumulate=True
             for (nxt, nr), g in zip(node.next_functions, outs):
                 if nxt is None:
                     continue
-                if g is not None and g._owner is run and (g is last or not trusted):
+                if (g is last or not trusted) and g is not None and g._owner is run:
                     g._owner = None  # handed to two edges, or by a user's rule
                 last = g
                 c = deps[nxt] - 1

@@ -178,10 +178,15 @@ class Node:
     # (custom Functions, library.defop, Node subclasses outside nbgrad): the engine takes
     # nothing they return as its own.
     _builtin = True
+    # a node generated from an op table row (ops/opdef.py): its ``_run(grad)`` is apply()
+    # with the saved tensors unpacked inline, and returns a tuple of one gradient per edge,
+    # so the engine calls it without the result checks a hand-written rule needs
+    _gen = False
 
     def __init_subclass__(cls, **kw):
         super().__init_subclass__(**kw)
         cls._std_apply = cls.apply is Node.apply and cls.unpack_saved is Node.unpack_saved
+        cls._gen = cls._std_apply and "_run" in cls.__dict__
         if "_builtin" not in cls.__dict__:
             cls._builtin = cls._std_apply and cls.__module__.startswith("nbgrad.")
         cls._plain_init = cls.__init__ is Node.__init__  # ops may build it attribute by attribute

@@ -28,8 +28,15 @@ import sys
 import numpy as np
 
 from .. import dtypes as _dt
+from ..autograd import graph as _graph
 from ..autograd.grad_mode import STATE as _STATE
-from ..autograd.graph import Node, grad_accumulator, saved_input, saved_output
+from ..autograd.graph import (
+    _FREED,
+    ERR_FREED,
+    Node,
+    SavedTensor,
+    grad_accumulator,
+)
 from ..device import CPU as _CPU_DEV
 from ..kernels.table import loops, register_kernel
 from ..storage._cpupool import empty as _pool_empty
@@ -39,6 +46,7 @@ from ._core import SMALL_N, small_key, small_key_of
 _FLOAT, _BOOL, _SAME = "float", "bool", "promote"
 _NO_EDGE = (None, 0)
 _np_empty = np.empty
+_new = object.__new__
 _MAX_PLANS = 4096
 
 
@@ -327,43 +335,54 @@ def apply2(op, a, b, extra=None, inputs=None, rec=True):
     if plan is None:
         plan = _miss2(op, a, b, (ka, kb))
     kind = plan.kind
-    if kind == SMALL:
-        if a is _STATE.owned:  # a gradient the engine lent: written into (see module doc)
-            _STATE.owned = None
-            if not _STATE.enabled and plan.into is not None:
-                if plan.reshape:
-                    plan.into(a._data.reshape(-1), b._data.reshape(-1))
-                else:
-                    plan.into(a._data, b._data)
-                return a
-        k = plan.out_key
-        o = _np_empty(k.shape, plan.np)
-        if plan.reshape:
-            plan.f(a._data.reshape(-1), b._data.reshape(-1), o.reshape(-1))
+    if kind <= S_SMALL:
+        if kind == SMALL:
+            if a is _STATE.owned:  # a gradient the engine lent: written into (see module doc)
+                _STATE.owned = None
+                if not _STATE.enabled and plan.into is not None:
+                    if plan.reshape:
+                        plan.into(a._data.reshape(-1), b._data.reshape(-1))
+                    else:
+                        plan.into(a._data, b._data)
+                    return a
+            k = plan.out_key
+            o = _np_empty(k.shape, plan.np)
+            if plan.reshape:
+                plan.f(a._data.reshape(-1), b._data.reshape(-1), o.reshape(-1))
+            else:
+                plan.f(a._data, b._data, o)
+        elif kind == SMALL_S:
+            if a is _STATE.owned:
+                _STATE.owned = None
+            k = plan.out_key
+            o = _np_empty(k.shape, plan.np)
+            if plan.reshape:
+                plan.f(a._data.reshape(-1), plan.stype(b), o.reshape(-1))
+            else:
+                plan.f(a._data, plan.stype(b), o)
         else:
-            plan.f(a._data, b._data, o)
-        out = _fresh(o, plan.dt, _CPU_DEV)
+            k = plan.out_key
+            o = _np_empty(k.shape, plan.np)
+            if plan.reshape:
+                plan.f(plan.stype(a), b._data.reshape(-1), o.reshape(-1))
+            else:
+                plan.f(plan.stype(a), b._data, o)
+        # tensor._fresh's stores, inline: a frame less on every small op
+        out = _new(Tensor)
+        out._data = o
+        out._dtype = plan.dt
+        out._device = _CPU_DEV
+        out._rg = False
+        out._grad = None
+        out._grad_fn = None
+        out._output_nr = 0
+        out._vc = [0]
+        out._base = None
+        out._hooks = None
+        out._acc = None
+        out._retains_grad = False
         out._sk = k
-    elif kind == SMALL_S:
-        if a is _STATE.owned:
-            _STATE.owned = None
-        k = plan.out_key
-        o = _np_empty(k.shape, plan.np)
-        if plan.reshape:
-            plan.f(a._data.reshape(-1), plan.stype(b), o.reshape(-1))
-        else:
-            plan.f(a._data, plan.stype(b), o)
-        out = _fresh(o, plan.dt, _CPU_DEV)
-        out._sk = k
-    elif kind == S_SMALL:
-        k = plan.out_key
-        o = _np_empty(k.shape, plan.np)
-        if plan.reshape:
-            plan.f(plan.stype(a), b._data.reshape(-1), o.reshape(-1))
-        else:
-            plan.f(plan.stype(a), b._data, o)
-        out = _fresh(o, plan.dt, _CPU_DEV)
-        out._sk = k
+        out._owner = _graph.OWNER
     else:
         out = _run2(op, plan, a, b)
         if out is a:
@@ -448,8 +467,21 @@ def apply1(op, x, rec=True):
             plan.f(x._data.reshape(-1), o.reshape(-1))
         else:
             plan.f(x._data, o)
-        out = _fresh(o, plan.dt, _CPU_DEV)
+        out = _new(Tensor)  # (tensor._fresh's stores, as in apply2)
+        out._data = o
+        out._dtype = plan.dt
+        out._device = _CPU_DEV
+        out._rg = False
+        out._grad = None
+        out._grad_fn = None
+        out._output_nr = 0
+        out._vc = [0]
+        out._base = None
+        out._hooks = None
+        out._acc = None
+        out._retains_grad = False
         out._sk = k
+        out._owner = _graph.OWNER
     elif plan.kind == CONTIG:
         xd, dt = x._data, plan.dt
         out = _pool_empty(xd.shape, dt.np, xd.size * dt.itemsize)
@@ -523,13 +555,62 @@ class _DirectCalls(ast.NodeTransformer):
         return node
 
 
-def _backward_source(op):
+def _backward_source(op, run=False):
     """The source of ``op``'s node ``backward``: each formula evaluated only for an input
-    that needs a gradient, then broadcasting undone once by ``sum_to``."""
+    that needs a gradient, then broadcasting undone once by ``sum_to``.
+
+    ``run``: the source of the node's ``_run(self, grad)`` instead, the engine's call: the
+    same formulas, reading what was saved straight from ``self._saved`` (``unpack_saved``'s
+    checks and ``SavedTensor.unpack``'s tensor inline, its slow path only for an error or an
+    unusual saved tensor), and the result always a tuple of one gradient per edge."""
     names = op.saves
-    src = ["def backward(self, saved, grad):"]
-    if names:
-        src.append(f"    {''.join(n + ', ' for n in names)}= saved")
+    if not run:
+        src = ["def backward(self, saved, grad):"]
+        if names:
+            src.append(f"    {''.join(n + ', ' for n in names)}= saved")
+    else:
+        src = ["def _run(self, grad):"]
+        if names:
+            src += ["    saved = self._saved",
+                    "    if saved is _FREED:",
+                    "        raise RuntimeError(_ERR_FREED)",
+                    f"    {''.join(n + ', ' for n in names)}= saved"]
+        for n in names:
+            if n == "result":
+                # always saved_output's (None where no input needs it): a new tensor on its
+                # storage, as SavedTensor.unpack makes it (which raises PyTorch's error when
+                # the output was modified in place since)
+                if op.arity == 2:
+                    src.append(f"    if {n} is not None:")
+                start = len(src)
+                src += [f"    {n}_ = {n}",
+                        f"    if {n}_.vc[0] == {n}_.version:",
+                        f"        {n} = t_ = _new(_Tensor)",
+                        f"        t_._data = {n}_.data",
+                        f"        t_._dtype = {n}_.dtype",
+                        f"        t_._device = {n}_.device",
+                        "        t_._rg = True",
+                        "        t_._grad = None",
+                        "        t_._grad_fn = self",
+                        f"        t_._output_nr = {n}_.output_nr",
+                        f"        t_._vc = {n}_.vc",
+                        "        t_._base = None",
+                        "        t_._hooks = None",
+                        "        t_._acc = None",
+                        "        t_._retains_grad = False",
+                        f"        t_._sk = {n}_.sk",
+                        "        t_._owner = None",
+                        "    else:",
+                        f"        {n} = {n}_.unpack(self)"]
+                if op.arity == 2:
+                    src[start:] = ["    " + line for line in src[start:]]
+            else:  # a saved input: the tensor itself, unless modified in place since
+                src += [f"    if {n}.__class__ is _ST:",
+                        f"        t_ = {n}.t",
+                        f"        if t_._vc[0] == {n}.version:",
+                        f"            {n} = t_",
+                        "        else:",
+                        f"            {n} = {n}.unpack(self)"]
     if op.arity == 1:
         src.append(f"    return ({op.grads[0]},)")
         return src
@@ -553,23 +634,29 @@ def _backward_source(op):
     return src
 
 
-def _compile_backward(cls):
-    """Compile ``cls.backward`` from its row, on its first call (when every op a formula
-    names is defined), in the namespace of the module that defined the row."""
+def _compile_backward(cls, run=False):
+    """Compile ``cls.backward`` (``run``: ``cls._run``) from its row, on its first call (when
+    every op a formula names is defined), in the namespace of the module that defined the
+    row."""
     op = cls.op
-    tree = ast.parse("\n".join(_backward_source(op)))
+    name = "_run" if run else "backward"
+    tree = ast.parse("\n".join(_backward_source(op, run)))
     calls = _DirectCalls()
     tree = ast.fix_missing_locations(calls.visit(tree))
-    free = ["_STATE", "_sum_to", "_A1", "_A2"] + sorted(calls.ops)
-    outer = ast.parse(f"def _make({', '.join(free)}):\n    return backward")
+    free = ["_STATE", "_sum_to", "_A1", "_A2", "_FREED", "_ERR_FREED", "_ST", "_new",
+            "_Tensor"] + sorted(calls.ops)
+    outer = ast.parse(f"def _make({', '.join(free)}):\n    return {name}")
     outer.body[0].body.insert(0, tree.body[0])
     ns = {}
     # globals: the defining module's, live (a formula may name an op defined after its row)
     exec(compile(ast.fix_missing_locations(outer), f"<{cls.__name__}>", "exec"),  # noqa: S102
          op.module_globals, ns)
-    env = {"_STATE": _STATE, "_sum_to": _sum_to, "_A1": apply1, "_A2": apply2, **calls.ops}
-    cls.backward = ns["_make"](*[env[n] for n in free])
-    return cls.backward
+    env = {"_STATE": _STATE, "_sum_to": _sum_to, "_A1": apply1, "_A2": apply2,
+           "_FREED": _FREED, "_ERR_FREED": ERR_FREED, "_ST": SavedTensor,
+           "_new": object.__new__, "_Tensor": Tensor, **calls.ops}
+    f = ns["_make"](*[env[n] for n in free])
+    setattr(cls, name, f)
+    return f
 
 
 def _make_node(op, cls_name):
@@ -580,7 +667,10 @@ def _make_node(op, cls_name):
     def backward(self, saved, grad):
         return _compile_backward(type(self))(self, saved, grad)
 
-    return type(cls_name, (Node,), {"__slots__": (), "backward": backward,
+    def _run(self, grad):
+        return _compile_backward(type(self), True)(self, grad)
+
+    return type(cls_name, (Node,), {"__slots__": (), "backward": backward, "_run": _run,
                                     "_grad_once": op.grad_once, "op": op,
                                     "__module__": op.module_globals.get("__name__")})
 
@@ -597,17 +687,38 @@ def _make_record(op):
     names = op.saves
     from . import _core
 
-    env = {"_acc": grad_accumulator, "_in": saved_input, "_out": saved_output,
+    env = {"_acc": grad_accumulator, "_ST": SavedTensor,
            "_NO_EDGE": _NO_EDGE, "Tensor": Tensor, "node": op.node, "_new": object.__new__,
            "_SEQ": _core._SEQ, "_ANOMALY": _core._ANOMALY,
            "_remember": _core._anomaly_mode.remember}
     params = op.params
 
-    def saver(n):
+    def saver(n, i, pad):
+        """Statements that set ``s<i>`` to what is saved of ``n``: saved_output's and
+        saved_input's stores, inline (a frame less on every recorded op)."""
         if n == "result":
-            return "_out(out)"
-        v = "a" if n == params[0] else "b"
-        return f"(_in({v}) if {v}.__class__ is Tensor else {v})"
+            lines = ["s_ = _new(_ST)",
+                     "vc_ = s_.vc = out._vc",
+                     "s_.version = vc_[0]",
+                     "s_.t = None",
+                     "s_.data = out._data",
+                     "s_.dtype = out._dtype",
+                     "s_.device = out._device",
+                     "s_.sk = out._sk",
+                     "s_.output_nr = out._output_nr",
+                     "s_.rg = True",
+                     f"s{i} = s_"]
+        else:
+            v = "a" if n == params[0] else "b"
+            lines = [f"if {v}.__class__ is Tensor:",
+                     "    s_ = _new(_ST)",
+                     f"    s_.version = {v}._vc[0]",
+                     f"    s_.t = {v}",
+                     "    s_.data = None",
+                     f"    s{i} = s_",
+                     "else:",
+                     f"    s{i} = {v}"]
+        return [pad + line for line in lines]
 
     # _core.attach's stores, inline: one frame less on every recorded op
     attach = ["    node_ = _new(node)",
@@ -625,8 +736,10 @@ def _make_record(op):
         src = ["def record(out, a, bcast=False, extra=None):",
                "    fn = a._grad_fn",
                "    e = (fn, a._output_nr) if fn is not None else (_acc(a), 0)"]
-        sv = ", ".join(saver(n) for n in names)
-        src += [f"    sv = ({sv}{',' if names else ''})", "    edges = (e,)", "    at = None"]
+        for i, n in enumerate(names):
+            src += saver(n, i, "    ")
+        sv = "".join(f"s{i}, " for i in range(len(names)))
+        src += [f"    sv = ({sv})", "    edges = (e,)", "    at = None"]
         src += attach
     else:
         src = ["def record(out, a, b, bcast=False, extra=None):"]
@@ -638,13 +751,14 @@ def _make_record(op):
                     "    else:",
                     f"        e{v} = _NO_EDGE",
                     f"        r{v} = False"]
-        sv = []
-        for n in names:
-            conds = [("ra" if i == 0 else "rb") for i, f in enumerate(op.grads)
+        for i, n in enumerate(names):
+            conds = [("ra" if j == 0 else "rb") for j, f in enumerate(op.grads)
                      if f is not None and n in _reads(f, op)]
-            cond = " or ".join(conds)
-            sv.append(f"({saver(n)} if {cond} else None)")
-        src.append(f"    sv = ({', '.join(sv)}{',' if names else ''})")
+            src.append(f"    if {' or '.join(conds)}:")
+            src += saver(n, i, "        ")
+            src += ["    else:", f"        s{i} = None"]
+        sv = "".join(f"s{i}, " for i in range(len(names)))
+        src.append(f"    sv = ({sv})")
         defaults = tuple(op.kwargs.values())
         env["_DEFAULTS"] = defaults
         src += ["    if bcast or (extra is not None and extra != _DEFAULTS):",
