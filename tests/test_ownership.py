@@ -217,3 +217,39 @@ def test_gradients_match_torch_through_lent_chains(create_graph):
         return x.grad.detach().numpy()
 
     np.testing.assert_allclose(run(nbgrad), run(torch), rtol=1e-12)
+
+
+def test_no_token_is_left_behind_when_runs_in_two_threads_end_out_of_order():
+    # thread A's run starts, then B's; A ends first, then B: no run is active, so no token
+    # may stay (a stale one would stamp every later op's result)
+    import threading
+
+    from nbgrad.autograd import graph
+
+    a_started, b_started, a_done = threading.Event(), threading.Event(), threading.Event()
+
+    def hook_a(g):
+        a_started.set()
+        b_started.wait(10)
+        return g
+
+    def hook_b(g):
+        b_started.set()
+        a_done.wait(10)
+        return g
+
+    def run(hook, done=None):
+        x = nbgrad.ones(4, requires_grad=True)
+        y = x * 2.0
+        y.register_hook(hook)
+        y.sum().backward()
+        if done is not None:
+            done.set()
+
+    ta = threading.Thread(target=run, args=(hook_a, a_done))
+    tb = threading.Thread(target=lambda: (a_started.wait(10), run(hook_b)))
+    ta.start()
+    tb.start()
+    ta.join(20)
+    tb.join(20)
+    assert graph.OWNER is None and graph._runs == []

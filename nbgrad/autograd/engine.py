@@ -125,7 +125,7 @@ def execute(roots, seeds, keep_graph, create_graph, inputs=None, accumulate=True
     # Each state change is made inside the ``try`` and undone by its ``finally``: an
     # exception anywhere (a KeyboardInterrupt) leaves grad mode and the collector as they were.
     prev = _STATE.enabled
-    prev_owner = _graph.OWNER
+    entry = None
     gc_was = gc.isenabled()
     gc_off = False
     try:
@@ -136,7 +136,7 @@ def execute(roots, seeds, keep_graph, create_graph, inputs=None, accumulate=True
         # this run's token (see Ownership above); a run that builds a graph owns nothing:
         # the gradients it makes may be saved by the graph it records
         run = object()
-        _graph.OWNER = None if create_graph else run
+        entry = _graph.open_run(None if create_graph else run)
         deps, targets, needed, captured, buffers, heap = _start(roots, seeds, inputs,
                                                                 accumulate)
         # The cyclic collector would rescan every live node and tensor of a big graph many
@@ -295,7 +295,8 @@ def execute(roots, seeds, keep_graph, create_graph, inputs=None, accumulate=True
     finally:
         _STATE.enabled = prev
         _STATE.owned = None
-        _graph.OWNER = prev_owner
+        if entry is not None:
+            _graph.close_run(entry)
         if gc_off:
             gc.enable()
     return captured

@@ -25,6 +25,32 @@ _FREED = object()
 # read it on every result; two threads running backward at once only cost each other
 # ownership (a stamp of the other run's token is never honoured), never correctness.
 OWNER = None
+# the active runs, oldest first, each ``[token]``: when one ends, OWNER becomes the newest
+# token still active. (Restoring the value a run saw when it began would leave a finished
+# run's token behind when runs in two threads end in another order than they began.)
+_runs = []
+_runs_lock = threading.Lock()
+
+
+def open_run(token):
+    """A backward run starts: ops stamp their results with ``token`` (None: nothing)."""
+    global OWNER
+    entry = [token]
+    with _runs_lock:
+        _runs.append(entry)
+        OWNER = token
+    return entry
+
+
+def close_run(entry):
+    """The run of ``entry`` (from ``open_run``) ends."""
+    global OWNER
+    with _runs_lock:
+        for i in range(len(_runs) - 1, -1, -1):
+            if _runs[i] is entry:
+                del _runs[i]
+                break
+        OWNER = _runs[-1][0] if _runs else None
 
 ERR_FREED = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
