@@ -193,12 +193,8 @@ def execute(roots, seeds, keep_graph, create_graph, inputs=None, accumulate=True
                         _STATE.owned = None
                         if not keep_graph:
                             node._saved = _FREED
-                    else:  # (the checks inline: add's and sub's common case)
-                        outs = node.backward((), buf)
-                        if outs.__class__ is not tuple:
-                            outs = tuple(outs) if isinstance(outs, list) else (outs,)
-                        if len(outs) != len(node.next_functions):
-                            _count_error(node, outs)
+                    else:  # a hand-written rule that saved nothing
+                        outs = _checked(node, node.backward((), buf))
             else:
                 if needed is not None and node not in needed and node not in targets:
                     continue  # off every path to an input: no hooks, no work (as torch)
