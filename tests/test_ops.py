@@ -25,7 +25,8 @@ from hypothesis.extra import numpy as hnp
 import nbgrad
 from nbgrad.autograd import gradcheck, gradgradcheck
 from nbgrad.ops import elementwise
-from nbgrad.ops.opdef import TABLE, clear_plans, general
+from nbgrad.ops.dispatch import general
+from nbgrad.ops.opdef import TABLE, clear_plans
 
 DTYPES = ("float32", "float64")
 

@@ -151,7 +151,7 @@ def saved_output(t):
     s.data = t._data
     s.dtype = t._dtype
     s.device = t._device
-    s.sk = t._sk  # its launch-plan key, restored on unpack (ops/opdef.py)
+    s.sk = t._sk  # its launch-plan key, restored on unpack (ops/dispatch.py)
     s.output_nr = t._output_nr
     s.rg = True  # saved while recording: the output is about to require grad
     return s

@@ -30,8 +30,9 @@ from ._core import (
     to_dtype_data,
     wrap,
 )
-from .opdef import _INTO as _INTO_SLOT
-from .opdef import TABLE, _entry, apply1, apply2, defop, promote
+from .dispatch import _INTO as _INTO_SLOT
+from .dispatch import _entry, apply1, apply2, promote
+from .opdef import TABLE, defop
 
 _FLOAT, _BOOL = "float", "bool"
 

@@ -1,0 +1,380 @@
+"""The one path from a call of an elementwise op to its kernel, and the launch plans.
+
+Every call goes through ``apply1`` / ``apply2``: the operands' layout keys (an interned
+``SmallKey`` cached on the tensor, else a key tuple) pick a launch plan from the op's plan
+cache; on a miss ``_plan2`` / ``_plan1`` builds one (type promotion, broadcasting, strides,
+device). A plan for small C-contiguous CPU operands is the serial loop's compiled entry point,
+called directly (no Numba dispatch: that is most of a 16-element op's cost); every other plan
+runs the general path. What an op is (its body, dtype rule, formulas, names) is its ``OpDef``
+(``ops/opdef.py``); this module only runs it.
+
+Gradient ownership: while the backward engine runs a node whose rule uses its gradient once
+(``_grad_once``), ``grad_mode.STATE.owned`` is that gradient. ``apply2`` is the one place that
+reads it: the binary op whose first operand it is writes into it when the shapes and dtypes
+allow, and clears it either way; a generated node whose two formulas both need the gradient
+clears it before using it.
+"""
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..autograd import graph as _graph
+from ..autograd.grad_mode import STATE as _STATE
+from ..device import CPU as _CPU_DEV
+from ..storage._cpupool import empty as _pool_empty
+from ..tensor import Tensor, _fresh
+from ._core import small_key, small_key_of
+
+_FLOAT, _BOOL = "float", "bool"
+_np_empty = np.empty
+_new = object.__new__
+_MAX_PLANS = 4096
+
+
+# serial loop slots of kernels/cpu/elementwise's factories (flat, flat_s, s_flat, into)
+_FLAT, _FLAT_S, _S_FLAT, _INTO = 0, 2, 4, 10
+
+
+def _entry(op, slot, *types):
+    """The serial loop ``slot`` of ``op`` compiled for NumPy dtypes ``types`` ("s" suffix:
+    a scalar of that dtype, else a 1-d C array), as its bare entry point."""
+    key = (slot,) + types
+    f = op.entries.get(key)
+    if f is None:
+        from numba import from_dtype
+        from numba import types as nbt
+
+        argtypes = []
+        for t in types:
+            if t[-1] == "s":
+                argtypes.append(from_dtype(np.dtype(t[:-1])))
+            else:
+                argtypes.append(nbt.Array(from_dtype(np.dtype(t)), 1, "C"))
+        f = op.entries[key] = op.kernel.entry(slot, *argtypes)
+    return f
+
+
+# ----- launch plans ---------------------------------------------------------------------
+# plan kinds: small contiguous operands of one layout (``SMALL``: the loop's entry point,
+# ``SMALL_S`` / ``S_SMALL``: with a number operand), same-layout contiguous CPU arrays of
+# any size (``CONTIG``: serial or parallel loop, pooled output), anything else (``GENERAL``)
+SMALL, SMALL_S, S_SMALL, CONTIG, GENERAL = range(5)
+
+
+class Plan:
+    """How one op runs for one operand layout: ``kind``, the loop ``f`` (an entry point for
+    the small kinds), the output's NumPy dtype, nbgrad dtype and ``SmallKey`` (``out_key``),
+    ``into`` (the in-place loop, for a lent gradient), ``reshape`` (operands are n-d and
+    must be raveled), and whether the node must undo broadcasting (``bcast``)."""
+
+    __slots__ = ("kind", "f", "np", "dt", "out_key", "into", "reshape", "bcast", "shape",
+                 "stype")
+
+    def __repr__(self):
+        return f"Plan({('SMALL', 'SMALL_S', 'S_SMALL', 'CONTIG', 'GENERAL')[self.kind]})"
+
+
+def _plan(kind, f=None, out_key=None, dt=None, into=None, reshape=False, bcast=False,
+          shape=None):
+    p = object.__new__(Plan)
+    p.kind, p.f, p.out_key, p.into, p.reshape, p.bcast = kind, f, out_key, into, reshape, bcast
+    p.dt = dt
+    p.np = np.dtype(dt.np) if dt is not None else None
+    p.shape = shape
+    p.stype = None
+    return p
+
+
+def _key(x):
+    """Operand ``x``'s layout key: its interned ``SmallKey``, a tuple (dtype, device, shape,
+    contiguity) for any other tensor, or a number's type."""
+    if x.__class__ is Tensor:
+        k = x._sk
+        if k is None:
+            k = small_key(x)
+        if k:
+            return k
+        d = x._data
+        c = d.flags.c_contiguous if d.__class__ is np.ndarray else None
+        return (x._dtype, x._device, d.shape, c)
+    return x.__class__
+
+
+def _out_dtype(op, cdt):
+    if op.dtype == _BOOL:
+        return _dt.bool_
+    if op.dtype == _FLOAT and cdt._cat != 2:
+        return _dt.get_default_dtype()
+    return cdt
+
+
+def promote(a, b):
+    """PyTorch's result dtype of operands ``a`` and ``b`` (Tensors or numbers)."""
+    ts = [t for t in (a, b) if t.__class__ is Tensor]
+    ss = [s for s in (a, b) if s.__class__ is not Tensor]
+    for s in ss:
+        if not isinstance(s, (bool, int, float, np.number)):
+            raise TypeError(
+                f"unsupported operand type: expected a Tensor or a Number, got {type(s).__name__}"
+            )
+    return _dt.result_type(ts, ss)
+
+
+def _plan2(op, a, b):
+    """Build the plan of binary ``op`` for the layouts of ``a`` and ``b`` (validating them)."""
+    if op.check is not None:
+        op.check(a, b)
+    ta, tb = a.__class__ is Tensor, b.__class__ is Tensor
+    cdt = promote(a, b)
+    if ta and tb and a._device != b._device:
+        from ._core import same_device
+
+        same_device(op.name, a, b)
+    odt = _out_dtype(op, cdt)
+    ka, kb = _key(a), _key(b)
+    cpu_same = op.dtype == _BOOL or odt is cdt
+    if ta and tb:
+        bcast = a._data.shape != b._data.shape
+        if ka and ka is kb and a._dtype is cdt and cpu_same and ka.__class__ is not tuple:
+            npd = ka.np.str
+            ok = small_key_of(odt, ka.shape)
+            f = _entry(op, _FLAT, npd, npd, np.dtype(odt.np).str)
+            into = _entry(op, _INTO, npd, npd) if odt is cdt else None
+            return _plan(SMALL, f, ok, odt, into, not ka.flat)
+        if (ka.__class__ is tuple and ka == kb and ka[3] and a._dtype is cdt
+                and cpu_same and a._data.size):
+            return _plan(CONTIG, dt=odt, bcast=False, shape=ka[2])
+        return _plan(GENERAL, dt=None, bcast=bcast)
+    t, first = (a, False) if ta else (b, True)
+    kt = ka if ta else kb
+    if (kt and kt.__class__ is not tuple and t._dtype is cdt and cpu_same
+            and (b.__class__ if ta else a.__class__) in (int, float)):
+        npd = kt.np.str
+        ok = small_key_of(odt, kt.shape)
+        out_np = np.dtype(odt.np).str
+        if first:
+            p = _plan(S_SMALL, _entry(op, _S_FLAT, npd + "s", npd, out_np), ok, odt, None,
+                      not kt.flat)
+        else:
+            p = _plan(SMALL_S, _entry(op, _FLAT_S, npd, npd + "s", out_np), ok, odt, None,
+                      not kt.flat)
+        p.stype = kt.np.type
+        return p
+    return _plan(GENERAL, bcast=False)
+
+
+def _plan1(op, x):
+    if x.__class__ is not Tensor:
+        raise TypeError(f"{op.name}(): argument 'input' must be Tensor, not {type(x).__name__}")
+    if op.check is not None:
+        op.check(x)
+    odt = _out_dtype(op, x._dtype)
+    k = _key(x)
+    if k and k.__class__ is not tuple and odt is x._dtype:
+        f = _entry(op, _FLAT, k.np.str, np.dtype(odt.np).str)
+        return _plan(SMALL, f, k, odt, None, not k.flat)
+    if k.__class__ is tuple and k[3] and odt is x._dtype and x._data.size:
+        return _plan(CONTIG, dt=odt, shape=k[2])
+    return _plan(GENERAL)
+
+
+# ----- the dispatch path ------------------------------------------------------------------
+def apply2(op, a, b, extra=None, inputs=None, rec=True):
+    """Binary ``op`` of ``a`` and ``b`` (Tensors or numbers), recorded for autograd.
+
+    ``extra``: the values of ``op.kwargs`` (a tuple, None for the defaults); ``inputs``:
+    the tensors the node's edges point to when ``a`` / ``b`` were derived from them (add's
+    scaled ``other``); ``rec=False``: compute only.
+    """
+    if a.__class__ is Tensor:
+        ka = a._sk
+        if not ka:
+            ka = _key(a)
+    else:
+        ka = a.__class__
+    if b.__class__ is Tensor:
+        kb = b._sk
+        if not kb:
+            kb = _key(b)
+    else:
+        kb = b.__class__
+    plan = op.plans.get((ka, kb))
+    if plan is None:
+        plan = _miss2(op, a, b, (ka, kb))
+    kind = plan.kind
+    if kind <= S_SMALL:
+        if kind == SMALL:
+            if a is _STATE.owned:  # a gradient the engine lent: written into (see module doc)
+                _STATE.owned = None
+                if not _STATE.enabled and plan.into is not None:
+                    if plan.reshape:
+                        plan.into(a._data.reshape(-1), b._data.reshape(-1))
+                    else:
+                        plan.into(a._data, b._data)
+                    return a
+            k = plan.out_key
+            o = _np_empty(k.shape, plan.np)
+            if plan.reshape:
+                plan.f(a._data.reshape(-1), b._data.reshape(-1), o.reshape(-1))
+            else:
+                plan.f(a._data, b._data, o)
+        elif kind == SMALL_S:
+            if a is _STATE.owned:
+                _STATE.owned = None
+            k = plan.out_key
+            o = _np_empty(k.shape, plan.np)
+            if plan.reshape:
+                plan.f(a._data.reshape(-1), plan.stype(b), o.reshape(-1))
+            else:
+                plan.f(a._data, plan.stype(b), o)
+        else:
+            k = plan.out_key
+            o = _np_empty(k.shape, plan.np)
+            if plan.reshape:
+                plan.f(plan.stype(a), b._data.reshape(-1), o.reshape(-1))
+            else:
+                plan.f(plan.stype(a), b._data, o)
+        # tensor._fresh's stores, inline: a frame less on every small op
+        out = _new(Tensor)
+        out._data = o
+        out._dtype = plan.dt
+        out._device = _CPU_DEV
+        out._rg = False
+        out._grad = None
+        out._grad_fn = None
+        out._output_nr = 0
+        out._vc = [0]
+        out._base = None
+        out._hooks = None
+        out._acc = None
+        out._retains_grad = False
+        out._sk = k
+        out._owner = _graph.OWNER
+    else:
+        out = _run2(op, plan, a, b)
+        if out is a:
+            return a
+    if inputs is not None:
+        a, b = inputs
+    if _STATE.enabled and rec and op.record is not None and (
+            (a.__class__ is Tensor and a._rg) or (b.__class__ is Tensor and b._rg)):
+        bcast = plan.bcast
+        if inputs is not None:
+            bcast = (a.__class__ is Tensor and b.__class__ is Tensor
+                     and a._data.shape != b._data.shape)
+        op.record(out, a, b, bcast, extra)
+    return out
+
+
+def _miss2(op, a, b, key):
+    plan = _plan2(op, a, b)
+    if len(op.plans) >= _MAX_PLANS:  # many layouts (e.g. varying lengths): start over
+        op.plans.clear()
+    op.plans[key] = plan
+    return plan
+
+
+def _run2(op, plan, a, b):
+    """The non-small plans: contiguous same-layout arrays, then the general path."""
+    if plan.kind == CONTIG:
+        ad, bd = a._data, b._data
+        k = op.kernel
+        if a is _STATE.owned:
+            _STATE.owned = None
+            if not _STATE.enabled and plan.dt is a._dtype:
+                k.into(ad.reshape(-1), bd.reshape(-1))
+                return a
+        dt = plan.dt
+        out = _pool_empty(ad.shape, dt.np, ad.size * dt.itemsize)
+        if ad.ndim == 1:
+            k.flat(ad, bd, out)
+        else:
+            k.flat(ad.reshape(-1), bd.reshape(-1), out.reshape(-1))
+        return _fresh(out, dt, a._device)
+    if a is _STATE.owned:
+        _STATE.owned = None
+    return general2(op, a, b)
+
+
+def general2(op, a, b):
+    """Binary ``op`` through the general path (promotion, broadcasting, strides, devices),
+    not recorded: what every plan must agree with bit for bit."""
+    from ._core import same_device
+    from .elementwise import binary_data
+
+    if op.check is not None:
+        op.check(a, b)
+    dev = same_device(op.name, a, b)
+    cdt = promote(a, b)
+    odt = _out_dtype(op, cdt)
+    if op.dtype == _FLOAT:
+        cdt = odt
+    data = binary_data(op.name, a, b, cdt, odt, dev)
+    return _fresh(data, _dt._FROM_NP[data.dtype], dev)
+
+
+def apply1(op, x, rec=True):
+    """Unary ``op`` of Tensor ``x``, recorded for autograd (``rec=False``: compute only)."""
+    if x.__class__ is Tensor:
+        k = x._sk
+        if not k:
+            k = _key(x)
+    else:
+        k = None
+    plan = op.plans.get(k)
+    if plan is None:
+        plan = _plan1(op, x)
+        if len(op.plans) >= _MAX_PLANS:
+            op.plans.clear()
+        op.plans[k] = plan
+    if plan.kind == SMALL:
+        k = plan.out_key
+        o = _np_empty(k.shape, plan.np)
+        if plan.reshape:
+            plan.f(x._data.reshape(-1), o.reshape(-1))
+        else:
+            plan.f(x._data, o)
+        out = _new(Tensor)  # (tensor._fresh's stores, as in apply2)
+        out._data = o
+        out._dtype = plan.dt
+        out._device = _CPU_DEV
+        out._rg = False
+        out._grad = None
+        out._grad_fn = None
+        out._output_nr = 0
+        out._vc = [0]
+        out._base = None
+        out._hooks = None
+        out._acc = None
+        out._retains_grad = False
+        out._sk = k
+        out._owner = _graph.OWNER
+    elif plan.kind == CONTIG:
+        xd, dt = x._data, plan.dt
+        out = _pool_empty(xd.shape, dt.np, xd.size * dt.itemsize)
+        if xd.ndim == 1:
+            op.kernel.flat(xd, out)
+        else:
+            op.kernel.flat(xd.reshape(-1), out.reshape(-1))
+        out = _fresh(out, dt, x._device)
+    else:
+        out = general1(op, x)
+    if x._rg and _STATE.enabled and rec and op.record is not None:
+        op.record(out, x)
+    return out
+
+
+def general1(op, x):
+    """Unary ``op`` of ``x`` through the general path, not recorded."""
+    from .elementwise import unary_data
+
+    if op.check is not None:
+        op.check(x)
+    odt = _out_dtype(op, x._dtype)
+    data = unary_data(op.name, x, odt, x._device)
+    return _fresh(data, _dt._FROM_NP[data.dtype], x._device)
+
+
+def general(op, *args):
+    """``op(*args)`` computed by the general path, never a cached plan, not recorded."""
+    return (general1 if op.arity == 1 else general2)(op, *args)
