@@ -139,11 +139,14 @@ def _register_kernels(op):
 
 # ----- generated nodes and recording ----------------------------------------------------------
 def _reads(formula, op):
-    """The operand names, ``result`` and keyword arguments a derivative formula reads."""
+    """The operand names, ``result`` and keyword arguments a derivative formula reads (and,
+    for a row of another family, the other names it may save: ``op.values``)."""
     names = []
+    extra = getattr(op, "values", ())
     for n in ast.walk(ast.parse(formula, mode="eval")):
         if (n.__class__ is ast.Name and n.id not in names
-                and (n.id in op.params or n.id == "result" or n.id in op.kwargs)):
+                and (n.id in op.params or n.id == "result" or n.id in op.kwargs
+                     or n.id in extra)):
             names.append(n.id)
     return names
 
@@ -188,6 +191,8 @@ def _backward_source(op, run=False):
     checks and ``SavedTensor.unpack``'s tensor inline, its slow path only for an error or an
     unusual saved tensor), and the result always a tuple of one gradient per edge."""
     names = op.saves
+    if op.arity is None:
+        return _general_source(op)
     if not run:
         src = ["def backward(self, saved, grad):"]
         if names:
@@ -258,6 +263,25 @@ def _backward_source(op, run=False):
     return src
 
 
+def _general_source(op):
+    """``backward`` of a row that is not elementwise (``ops/reducedef.py``): what was saved
+    unpacked by name, the row's arguments from ``self.attrs`` (recorded in ``op.kwargs``
+    order), and each formula run only for an input that needs a gradient."""
+    src = ["def backward(self, saved, grad):"]
+    if op.saves:
+        src.append(f"    {''.join(n + ', ' for n in op.saves)}= saved")
+    if op.kwargs:
+        src.append(f"    {''.join(n + ', ' for n in op.kwargs)}= self.attrs")
+    if len(op.grads) == 1:  # a node exists only when its one input needs a gradient
+        src.append(f"    return ({op.grads[0]},)")
+        return src
+    src.append("    nf_ = self.next_functions")
+    src.append("    return (" + "".join(
+        "None, " if f is None else f"({f}) if nf_[{i}][0] is not None else None, "
+        for i, f in enumerate(op.grads)) + ")")
+    return src
+
+
 def _compile_backward(cls, run=False):
     """Compile ``cls.backward`` (``run``: ``cls._run``) from its row, on its first call (when
     every op a formula names is defined), in the namespace of the module that defined the
@@ -294,9 +318,11 @@ def _make_node(op, cls_name):
     def _run(self, grad):
         return _compile_backward(type(self), True)(self, grad)
 
-    return type(cls_name, (Node,), {"__slots__": (), "backward": backward, "_run": _run,
-                                    "_grad_once": op.grad_once, "op": op,
-                                    "__module__": op.module_globals.get("__name__")})
+    ns = {"__slots__": (), "backward": backward, "_grad_once": op.grad_once, "op": op,
+          "__module__": op.module_globals.get("__name__")}
+    if op.arity is not None:  # an elementwise row: the engine's inline call (``_run``)
+        ns["_run"] = _run
+    return type(cls_name, (Node,), ns)
 
 
 def _sum_to(g, shape):

@@ -1,6 +1,10 @@
 """Reductions: sum, mean, amax/amin, max/min (with indices), argmax/argmin, prod and
-logsumexp. Each runs one kernel over the ``(A, R, B)`` layout of ``_arb`` (reduced dims in
-the middle); variance and norms (ops/stats.py, ops/linalg.py) use that layout too."""
+logsumexp, one ``defreduce`` row per PyTorch overload (``ops/reducedef.py``): its forward,
+dtype and shape rules and derivative formula. Each forward runs one kernel over the
+``(A, R, B)`` layout of ``_arb`` (reduced dims in the middle); variance and norms
+(ops/stats.py, ops/linalg.py) use that layout too. The formulas call the helpers below,
+PyTorch's FunctionsManual names (``sum_backward``, ``restore_reduced_dims``, ...), written
+in nbgrad ops so that double backward needs nothing more."""
 
 from collections import namedtuple
 
@@ -10,9 +14,10 @@ from .. import dtypes as _dt
 from ..autograd.grad_mode import STATE as _STATE
 from ..autograd.grad_mode import no_grad
 from ..storage.layout import copy_data
-from ..tensor import _fresh, _wrap
+from ..tensor import _wrap
 from ._core import (
     SCALAR_TYPE,
+    SMALL_N,
     Node,
     Tensor,
     backend,
@@ -22,10 +27,9 @@ from ._core import (
     needs_grad,
     record,
     save,
-    save_output,
-    small_key,
 )
 from .elementwise import div, eq, exp, logical_and, mul, sub, where
+from .reducedef import defreduce, surface
 from .shape import ExpandBackward0, _view, expand, permute, reshape, unsqueeze
 
 _FROM_NP = _dt._FROM_NP
@@ -117,18 +121,23 @@ def reduce_data(kname, x, dims, keepdim, out_dt, device):
     return out.reshape(_out_shape(x.shape, dims, keepdim))
 
 
-# ----- sum and mean ------------------------------------------------------------------
-def _restore(g, shape, dims, keepdim):
-    """Gradient of a reduction brought back to the input's rank (keepdim form)."""
-    if not keepdim and dims:
-        for d in dims:
+# ----- derivative helpers: PyTorch's FunctionsManual, in nbgrad ops (differentiable) ---------
+def restore_reduced_dims(g, dim, keepdim):
+    """Gradient (or output) of a reduction over sorted dims ``dim`` brought back to the
+    input's rank (the keepdim form)."""
+    if not keepdim and dim:
+        for d in dim:
             g = unsqueeze(g, d)
     return g
 
 
-def _expand_scalar(g, shape):
-    """``expand(g, shape)`` for the 0-d gradient of a whole-tensor reduction (``shape`` a
-    tuple of ints, as the node recorded it): the usual scalar loss, without parsing sizes."""
+def _restore(g, shape, dims, keepdim):  # (ops/linalg.py's name)
+    return restore_reduced_dims(g, dims, keepdim)
+
+
+def expand_to(g, shape):
+    """``expand(g, shape)``; for the 0-d gradient of a whole-tensor reduction (the usual
+    scalar loss) a strided view without parsing sizes."""
     d = g._data
     if d.__class__ is not np.ndarray or d.ndim or not shape:
         return expand(g, shape)
@@ -138,27 +147,112 @@ def _expand_scalar(g, shape):
     return out
 
 
-class SumBackward0(Node):
-    __slots__ = ()
-
-    def backward(self, saved, g):
-        return (_expand_scalar(g, self.attrs),)
+def sum_backward(grad, sizes, dim, keepdim):
+    return expand(restore_reduced_dims(grad, dim, keepdim), sizes)
 
 
-class SumBackward1(Node):
-    __slots__ = ()
-
-    def backward(self, saved, g):
-        shape, dims, keepdim = self.attrs
-        return (expand(_restore(g, shape, dims, keepdim), shape),)
+def mean_backward(grad, sizes, dim, numel, keepdim):
+    # the count of each output's slice: numel for a whole-tensor mean
+    return div(sum_backward(grad, sizes, dim, keepdim), _numel(sizes, dim))
 
 
-def _sum_dtype(x, dtype):
-    if dtype is not None:
-        return _dt.as_dtype(dtype)
-    return x._dtype if x._dtype.is_floating_point else _dt.int64
+def scale_grad_by_count(grad, mask, dim):
+    """``grad`` shared evenly among the ``mask`` positions of each reduced slice (ties of
+    amax / amin)."""
+    return div(where(mask, grad, 0.0), sum(mask, dim, keepdim=True))  # not g * (1 / count)
 
 
+def evenly_distribute_backward(grad, input, result):
+    """``max()`` / ``min()`` of a whole tensor: ties share the gradient; a NaN result
+    shares it among the NaNs (amax gives NaN everywhere instead)."""
+    from .elementwise import ne
+
+    mask = eq(input, result)
+    if bool(ne(result, result).item()):
+        mask = ne(input, input)
+    return div(where(mask, grad, 0.0), sum(mask))
+
+
+def value_selecting_reduction_backward(grad, dim, indices, sizes, keepdim):
+    """``max(dim)`` / ``min(dim)``: the gradient goes to the selected index."""
+    if not sizes:
+        return grad
+    if not keepdim:
+        grad = unsqueeze(grad, dim)
+        indices = unsqueeze(indices, dim)
+    rng = [1] * len(sizes)
+    rng[dim] = sizes[dim]
+    from ..creation import arange
+
+    pos = reshape(arange(sizes[dim], device=grad.device), tuple(rng))
+    return where(eq(pos, indices), grad, 0.0)
+
+
+_EXACT_LIMIT = 1 << 24  # elements of the (K, R, R) tensor the exact zero rule may build
+_PRODUCT_LIMIT = 1 << 18  # the same, when no graph is built (a cheaper rule exists)
+
+
+def prod_backward(grad, input, result, dim=None, keepdim=False):
+    """``g * prod / x`` without zeros; with one zero in a slice only that position gets
+    the product of the others; with two or more, the gradient is 0 (as PyTorch)."""
+    dims = tuple(range(input.ndim)) if dim is None else dim
+    shape = tuple(input.shape)
+    g = restore_reduced_dims(grad, dims, keepdim)
+    y = restore_reduced_dims(result, dims, keepdim)
+    zero = eq(input, 0)
+    with no_grad():
+        any_zero = bool(sum(zero).item()) if input.numel() else False
+    if not any_zero:
+        return mul(g, div(y, input))
+    R = _numel(shape, dims)
+    K = input.numel() // (R or 1)
+    if K * R * R <= (_EXACT_LIMIT if needs_grad(input, g) else _PRODUCT_LIMIT):
+        # building a graph (create_graph): a rule whose own derivative is right at zeros;
+        # otherwise, as PyTorch once any element is 0, products of the others with no
+        # division, so a slice holding infinities keeps finite gradients
+        return mul(g, _others_product(input, dims))
+    count = sum(zero, dims, keepdim=True)
+    safe = where(zero, 1.0, input)
+    rest = prod(safe, dims, keepdim=True)  # product of the non-zero elements
+    one_zero = where(logical_and(zero, eq(count, 1)), rest, 0.0)
+    return mul(g, where(eq(count, 0), div(y, safe), one_zero))
+
+
+def logsumexp_backward(grad, input, result, dim, keepdim):
+    g = restore_reduced_dims(grad, dim, keepdim)
+    return mul(g, exp(sub(input, restore_reduced_dims(result, dim, keepdim))))
+
+
+def _numel(shape, dims):
+    n = 1
+    for d in dims:
+        n *= shape[d]
+    return n
+
+
+def _others_product(x, dims):
+    """For each element, the product of the other elements of its reduced slice, built
+    from ``(K, R, R)`` copies with ones on the diagonal: differentiable at zeros."""
+    n = x.ndim
+    kept = [i for i in range(n) if i not in dims]
+    perm = kept + list(dims)
+    shp = tuple(x.shape)
+    kshape = tuple(shp[i] for i in kept)
+    rshape = tuple(shp[i] for i in dims)
+    K, R = _numel(shp, kept), _numel(shp, dims)
+    xp = reshape(permute(x, perm), (K, 1, R))
+    from ..creation import eye
+
+    diag = eye(R, dtype=_dt.bool_, device=x.device)
+    m = where(diag, 1.0, expand(xp, (K, R, R)))
+    others = prod(m, 2)  # (K, R): row r is the product over j != r
+    inv = [0] * n
+    for i, p in enumerate(perm):
+        inv[p] = i
+    return permute(reshape(others, kshape + rshape), inv)
+
+
+# ----- forwards: arrays in, arrays out ----------------------------------------------------------
 class _SumFlat(dict):
     """dtype -> (entry point, float64 zero, zero of the dtype) of the small whole-tensor sum."""
 
@@ -170,130 +264,193 @@ class _SumFlat(dict):
 
 
 _SUM_FLAT = _SumFlat()
+_ALL = None  # the dims of a whole-tensor overload: every dim
 
 
-def sum(input, dim=None, keepdim=False, *, dtype=None):
-    """Sum over ``dim`` (int or tuple; all dims when None)."""
-    if dim is None and dtype is None and not keepdim and input.__class__ is Tensor:
-        sk = input._sk
-        if sk is None:
-            sk = small_key(input)
-        if sk and sk.float:  # a small float tensor: one compiled call, no views
-            f, zero, bz = _SUM_FLAT[sk.dt]
-            o = _np_empty((), sk.np)
-            f(input._data if sk.flat else input._data.reshape(-1), o, zero, bz)
-            out = _fresh(o, sk.dt, input._device)
-            if input._rg and _STATE.enabled:
-                record(SumBackward0, out, (input,), (), sk.shape)
-            return out
-    odt = _sum_dtype(input, dtype)
-    dims = _dims(dim, input.ndim)
-    x = input._data if input._dtype is odt else copy_data(input._data, odt, input._device)
-    if x.dtype.kind == "b":
-        x = copy_data(x, _dt.int64, input._device)
-    out = _fresh(reduce_data("sum", x, dims, keepdim, odt, input._device), odt, input._device)
-    if needs_grad(input):
-        shape = tuple(input.shape)
-        if dim is None:
-            record(SumBackward0, out, (input,), (), shape)
-        else:
-            record(SumBackward1, out, (input,), (), (shape, dims, keepdim))
-    return out
+def _cast(x, odt, dev):
+    """Storage ``x`` in dtype ``odt`` (bool sums count in int64)."""
+    if x.dtype is not odt.np and x.dtype != odt.np:
+        x = copy_data(x, odt, dev)
+    return x
 
 
-class MeanBackward0(Node):
-    __slots__ = ()
-
-    def backward(self, saved, g):
-        shape, n = self.attrs
-        return (div(_expand_scalar(g, shape), n),)
-
-
-class MeanBackward1(Node):
-    __slots__ = ()
-
-    def backward(self, saved, g):
-        shape, dims, keepdim, n = self.attrs
-        return (div(expand(_restore(g, shape, dims, keepdim), shape), n),)
+def _sum_forward(x, odt, dev, dims=_ALL, keepdim=False, dtype=None):
+    if (dims is _ALL and x.__class__ is np.ndarray and x.dtype is odt.np and odt._cat == 2
+            and 0 < x.size < SMALL_N and x.flags.c_contiguous):
+        # a small float tensor: one compiled call, no views
+        f, zero, bz = _SUM_FLAT[odt]
+        o = _np_empty((), odt.np)
+        f(x if x.ndim == 1 else x.reshape(-1), o, zero, bz)
+        return o
+    dims = tuple(range(x.ndim)) if dims is _ALL else dims
+    return reduce_data("sum", _cast(x, odt, dev), dims, keepdim, odt, dev)
 
 
-def mean(input, dim=None, keepdim=False, *, dtype=None):
-    """Mean over ``dim`` (int or tuple; all dims when None)."""
-    odt = _dt.as_dtype(dtype) if dtype is not None else input._dtype
+def _mean_forward(x, odt, dev, dims=_ALL, keepdim=False, dtype=None):
+    from .elementwise import binary_data
+
+    dims = tuple(range(x.ndim)) if dims is _ALL else dims
+    s = reduce_data("sum", _cast(x, odt, dev), dims, keepdim, odt, dev)
+    n = _numel(x.shape, dims)
+    if n != 1:
+        s = binary_data("div", _wrap(s, odt, dev), n, odt, odt, dev)
+    return s
+
+
+def _reducer(kname):
+    """The forward of a reduction by kernel ``kname`` over ``dims`` (every dim for a
+    whole-tensor overload, whose args hold no dims)."""
+    def forward(x, odt, dev, dims=_ALL, keepdim=False):
+        dims = tuple(range(x.ndim)) if dims is _ALL else dims
+        return reduce_data(kname, _cast(x, odt, dev), dims, keepdim, odt, dev)
+
+    forward.__name__ = f"_{kname}_forward"
+    return forward
+
+
+def _with_indices(kname, x, dev, d, keepdim):
+    """Values and int64 indices of reduction ``kname`` ("argmax"/"argmin") along dim ``d``."""
+    be = backend(dev)
+    dims = (d,) if x.ndim else ()
+    x3, A, B = _arb(x, dims, dev)
+    vals = be.empty((A, B), x.dtype)
+    idx = be.empty((A, B), np.int64)
+    kernel(kname, dev)(x3, vals, idx)
+    oshape = _out_shape(x.shape, dims, keepdim)
+    return vals.reshape(oshape), idx.reshape(oshape)
+
+
+def _selecting(kname):
+    def forward(x, odt, dev, d, keepdim):
+        return _with_indices(kname, x, dev, d, keepdim)
+
+    return forward
+
+
+def _indexing(kname):
+    def forward(x, odt, dev, d, keepdim):
+        return _with_indices(kname, x, dev, d, keepdim)[1]
+
+    return forward
+
+
+# ----- dtype and shape rules -------------------------------------------------------------
+def _sum_dtype(idt, *args):
+    dtype = args[-1] if args else None
+    if dtype is not None:
+        return _dt.as_dtype(dtype)
+    return idt if idt.is_floating_point else _dt.int64
+
+
+def _mean_dtype(idt, *args):
+    dtype = args[-1] if args else None
+    odt = _dt.as_dtype(dtype) if dtype is not None else idt
     if not odt.is_floating_point:
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point "
-            f"or complex dtype. Got: {SCALAR_TYPE[input._dtype.name]}"
+            f"or complex dtype. Got: {SCALAR_TYPE[idt.name]}"
         )
-    dims = _dims(dim, input.ndim)
-    n = 1
-    for d in dims:
-        n *= input._data.shape[d]
-    x = input._data if input._dtype is odt else copy_data(input._data, odt, input._device)
-    s = reduce_data("sum", x, dims, keepdim, odt, input._device)
-    if n != 1:
-        s = _scale(s, n, odt, input._device)
-    out = _wrap(s, odt, input._device)
-    if needs_grad(input):
-        shape = tuple(input.shape)
-        if dim is None:
-            record(MeanBackward0, out, (input,), (), (shape, n))
-        else:
-            record(MeanBackward1, out, (input,), (), (shape, dims, keepdim, n))
-    return out
+    return odt
 
 
+def _same_dtype(idt, *args):
+    return idt
 
 
-def _scale(s, n, odt, device):
-    from .elementwise import binary_data
-
-    return binary_data("div", _wrap(s, odt, device), n, odt, odt, device)
+def _prod_dtype(idt, *args):
+    return idt if idt.is_floating_point else _dt.int64
 
 
-# ----- max / min -----------------------------------------------------------------------
-class AmaxBackward0(Node):
-    """Ties share the gradient evenly, as in PyTorch."""
-
-    __slots__ = ()
-
-    def backward(self, saved, g):
-        x, y = saved
-        shape, dims, keepdim = self.attrs
-        y = _restore(y, shape, dims, keepdim)
-        g = _restore(g, shape, dims, keepdim)
-        mask = eq(x, y)
-        count = sum(mask, dims, keepdim=True)
-        return (div(where(mask, g, 0.0), count),)  # not g * (1 / count): that is float32
+def _values_indices_dtype(idt, *args):
+    return idt, _dt.int64
 
 
-class AminBackward0(AmaxBackward0):
-    __slots__ = ()
+def _index_dtype(idt, *args):
+    return _dt.int64
 
 
-class MaxBackward1(Node):
-    """``max()`` of a whole tensor: PyTorch's evenly_distribute_backward. Ties share the
-    gradient; a NaN result shares it among the NaNs (amax gives NaN everywhere instead)."""
-
-    __slots__ = ()
-
-    def backward(self, saved, g):
-        from .elementwise import ne
-
-        x, y = saved
-        mask = eq(x, y)
-        if bool(ne(y, y).item()):
-            mask = ne(x, x)
-        count = sum(mask)
-        return (div(where(mask, g, 0.0), count),)
+def _all_shape(shape, *args):
+    return ()
 
 
-class MinBackward1(MaxBackward1):
-    __slots__ = ()
+def _dims_shape(shape, dims, keepdim, *args):
+    return _out_shape(tuple(shape), dims, keepdim)
 
 
-def _extreme(kname, cls, input, dim, keepdim, opname):
-    dims = _dims(dim, input.ndim)
+def _dim_shape(shape, d, keepdim):
+    return _out_shape(tuple(shape), (d,) if len(shape) else (), keepdim)
+
+
+# ----- the rows ----------------------------------------------------------------------------
+_DIMS = ("dim", "keepdim")
+
+SUM = defreduce("sum", kernels=("sum",), forward=_sum_forward, dtype=_sum_dtype,
+                shape=_all_shape, args=("dtype",), grads=("expand_to(grad, input_shape)",))
+SUM_DIM = defreduce("sum", overload="dim_IntList", kernels=("sum",), forward=_sum_forward,
+                    dtype=_sum_dtype, shape=_dims_shape, args=(*_DIMS, "dtype"),
+                    grads=("sum_backward(grad, input_shape, dim, keepdim)",),
+                    node="SumBackward1")
+MEAN = defreduce("mean", kernels=("sum", "div"), forward=_mean_forward, dtype=_mean_dtype,
+                 shape=_all_shape, args=("dtype",),
+                 grads=("div(expand_to(grad, input_shape), input_numel)",))
+MEAN_DIM = defreduce("mean", overload="dim", kernels=("sum", "div"), forward=_mean_forward,
+                     dtype=_mean_dtype, shape=_dims_shape, args=(*_DIMS, "dtype"),
+                     grads=("mean_backward(grad, input_shape, dim, input_numel, keepdim)",),
+                     node="MeanBackward1")
+_AMAX = ("scale_grad_by_count(restore_reduced_dims(grad, dim, keepdim), "
+         "eq(input, restore_reduced_dims(result, dim, keepdim)), dim)",)
+AMAX = defreduce("amax", kernels=("amax",), forward=_reducer("amax"), dtype=_same_dtype,
+                 shape=_dims_shape, args=_DIMS, grads=_AMAX)
+AMIN = defreduce("amin", kernels=("amin",), forward=_reducer("amin"), dtype=_same_dtype,
+                 shape=_dims_shape, args=_DIMS, grads=_AMAX)
+MAX = defreduce("max", kernels=("amax",), forward=_reducer("amax"), dtype=_same_dtype,
+                shape=_all_shape, grads=("evenly_distribute_backward(grad, input, result)",),
+                node="MaxBackward1")
+MIN = defreduce("min", kernels=("amin",), forward=_reducer("amin"), dtype=_same_dtype,
+                shape=_all_shape, grads=("evenly_distribute_backward(grad, input, result)",),
+                node="MinBackward1")
+_SELECT = ("value_selecting_reduction_backward(grad, dim, indices, input_shape, keepdim)",)
+MAX_DIM = defreduce("max", overload="dim", kernels=("argmax",), forward=_selecting("argmax"),
+                    dtype=_values_indices_dtype, shape=_dim_shape, args=_DIMS,
+                    outputs=("values", "indices"), grads=_SELECT, node="MaxBackward0")
+MIN_DIM = defreduce("min", overload="dim", kernels=("argmin",), forward=_selecting("argmin"),
+                    dtype=_values_indices_dtype, shape=_dim_shape, args=_DIMS,
+                    outputs=("values", "indices"), grads=_SELECT, node="MinBackward0")
+ARGMAX = defreduce("argmax", kernels=("argmax",), forward=_indexing("argmax"),
+                   dtype=_index_dtype, shape=_dim_shape, args=_DIMS)
+ARGMIN = defreduce("argmin", kernels=("argmin",), forward=_indexing("argmin"),
+                   dtype=_index_dtype, shape=_dim_shape, args=_DIMS)
+PROD = defreduce("prod", kernels=("prod",), forward=_reducer("prod"), dtype=_prod_dtype,
+                 shape=_all_shape, grads=("prod_backward(grad, input, result)",))
+PROD_DIM = defreduce("prod", overload="dim_int", kernels=("prod",), forward=_reducer("prod"),
+                     dtype=_prod_dtype, shape=_dims_shape, args=_DIMS,
+                     grads=("prod_backward(grad, input, result, dim, keepdim)",),
+                     node="ProdBackward1")
+LOGSUMEXP = defreduce("logsumexp", kernels=("logsumexp",), forward=_reducer("logsumexp"),
+                      dtype=_same_dtype, shape=_dims_shape, args=_DIMS,
+                      grads=("logsumexp_backward(grad, input, result, dim, keepdim)",))
+
+
+# ----- the public functions: PyTorch's arguments, then one row ------------------------------
+@surface(SUM, SUM_DIM)
+def sum(input, dim=None, keepdim=False, *, dtype=None):
+    """Sum over ``dim`` (int or tuple; all dims when None)."""
+    if dim is None:
+        if not keepdim:
+            return SUM(input, dtype)
+        return SUM_DIM(input, _dims(None, input.ndim), True, dtype)
+    return SUM_DIM(input, _dims(dim, input.ndim), keepdim, dtype)
+
+
+@surface(MEAN, MEAN_DIM)
+def mean(input, dim=None, keepdim=False, *, dtype=None):
+    """Mean over ``dim`` (int or tuple; all dims when None)."""
+    if dim is None and not keepdim:
+        return MEAN(input, dtype)
+    return MEAN_DIM(input, _dims(dim, input.ndim), keepdim, dtype)
+
+
+def _check_nonempty(input, dim, opname):
     if input._data.size == 0:
         if dim is None or dim == () or dim == []:
             raise RuntimeError(
@@ -303,118 +460,106 @@ def _extreme(kname, cls, input, dim, keepdim, opname):
         for d in dim if isinstance(dim, (tuple, list)) else (dim,):
             if input._data.shape[_dims(d, input.ndim)[0]] == 0:  # torch names d as given
                 raise IndexError(f"{opname}(): Expected reduction dim {d} to have non-zero size.")
-    out = _wrap(reduce_data(kname, input._data, dims, keepdim, input._dtype, input._device),
-                input._dtype, input._device)
-    if needs_grad(input):
-        record(cls, out, (input,), (save(input), save_output(out)),
-               (tuple(input.shape), dims, keepdim))
-    return out
 
 
+@surface(AMAX)
 def amax(input, dim=(), keepdim=False):
     """Largest value over ``dim`` (all dims by default); ties share the gradient."""
-    return _extreme("amax", AmaxBackward0, input, dim, keepdim, "amax")
+    dims = _dims(dim, input.ndim)
+    _check_nonempty(input, dim, "amax")
+    return AMAX(input, dims, keepdim)
 
 
+@surface(AMIN)
 def amin(input, dim=(), keepdim=False):
     """Smallest value over ``dim`` (all dims by default); ties share the gradient."""
-    return _extreme("amin", AminBackward0, input, dim, keepdim, "amin")
+    dims = _dims(dim, input.ndim)
+    _check_nonempty(input, dim, "amin")
+    return AMIN(input, dims, keepdim)
 
 
-class MaxBackward0(Node):
-    """``max(dim)``: the gradient goes to the selected index."""
-
-    __slots__ = ()
-
-    def backward(self, saved, g, gi=None):
-        (idx,) = saved
-        shape, dim, keepdim = self.attrs
-        if not shape:
-            return (g,)
-        return (_select_backward(g, idx, shape, dim, keepdim),)
-
-
-class MinBackward0(MaxBackward0):
-    __slots__ = ()
-
-
-def _select_backward(g, idx, shape, dim, keepdim):
-    if not keepdim:
-        g = unsqueeze(g, dim)
-        idx = unsqueeze(idx, dim)
-    n = shape[dim]
-    rng = [1] * len(shape)
-    rng[dim] = n
-    from ..creation import arange
-
-    pos = reshape(arange(n, device=g.device), tuple(rng))
-    return where(eq(pos, idx), g, 0.0)
-
-
-def _with_indices(kname, cls, result_t, input, dim, keepdim, opname):
+def _dim_of(input, dim, opname):
+    """The one reduced dim of ``max(dim)`` and the like, checked non-empty."""
     n = input.ndim
     d = _dims(dim, n)
     d = d[0] if d else 0
     if n and input._data.shape[d] == 0:  # other empty dims give an empty result
-        raise IndexError(
-            f"{opname}(): Expected reduction dim {d} to have non-zero size."
-        )
-    be = backend(input._device)
-    x3, A, B = _arb(input._data, (d,) if n else (), input._device)
-    vals = be.empty((A, B), input._dtype.np)
-    idx = be.empty((A, B), np.int64)
-    kernel(kname, input._device)(x3, vals, idx)
-    oshape = _out_shape(input._data.shape, (d,) if n else (), keepdim)
-    v = _wrap(vals.reshape(oshape), input._dtype, input._device)
-    i = _wrap(idx.reshape(oshape), _dt.int64, input._device)
-    if needs_grad(input):
-        record(cls, v, (input,), (save(i),), (tuple(input.shape), d, keepdim))
-    return result_t(v, i)
+        raise IndexError(f"{opname}(): Expected reduction dim {d} to have non-zero size.")
+    return d
 
 
+@surface(MAX, MAX_DIM)
 def max(input, dim=None, keepdim=False, *, other=None):
     """``max(x)``: the largest value; ``max(x, dim)``: (values, indices); ``max(x, y)``:
     the elementwise maximum."""
     if isinstance(dim, Tensor):
         return maximum(input, dim)
     if dim is None:
-        return _extreme("amax", MaxBackward1, input, None, False, "max")
-    return _with_indices("argmax", MaxBackward0, max_result, input, dim, keepdim, "max")
+        _check_nonempty(input, None, "max")
+        return MAX(input)
+    return max_result(*MAX_DIM(input, _dim_of(input, dim, "max"), keepdim))
 
 
+@surface(MIN, MIN_DIM)
 def min(input, dim=None, keepdim=False):
     """``min(x)``: the smallest value; ``min(x, dim)``: (values, indices)."""
     if isinstance(dim, Tensor):
         return minimum(input, dim)
     if dim is None:
-        return _extreme("amin", MinBackward1, input, None, False, "min")
-    return _with_indices("argmin", MinBackward0, min_result, input, dim, keepdim, "min")
+        _check_nonempty(input, None, "min")
+        return MIN(input)
+    return min_result(*MIN_DIM(input, _dim_of(input, dim, "min"), keepdim))
 
 
+def _arg(op, opname, input, dim, keepdim):
+    if dim is None:
+        if input._data.size == 0:
+            raise IndexError(
+                f"{opname}(): Expected reduction dim to be specified for input.numel() == 0."
+            )
+        with no_grad():
+            input = reshape(input, -1)
+        dim, keepdim = 0, False
+    return op(input, _dim_of(input, dim, opname), keepdim)
+
+
+@surface(ARGMAX)
 def argmax(input, dim=None, keepdim=False):
     """Index of the largest value (of the flattened tensor when ``dim`` is None)."""
-    with no_grad():
-        if dim is None:
-            if input._data.size == 0:
-                raise IndexError(
-                    "argmax(): Expected reduction dim to be specified for input.numel() == 0."
-                )
-            return _with_indices("argmax", MaxBackward0, max_result, reshape(input, -1), 0, False, "argmax").indices
-        return _with_indices("argmax", MaxBackward0, max_result, input, dim, keepdim, "argmax").indices
+    return _arg(ARGMAX, "argmax", input, dim, keepdim)
 
 
+@surface(ARGMIN)
 def argmin(input, dim=None, keepdim=False):
     """Index of the smallest value (of the flattened tensor when ``dim`` is None)."""
-    with no_grad():
-        if dim is None:
-            if input._data.size == 0:
-                raise IndexError(
-                    "argmin(): Expected reduction dim to be specified for input.numel() == 0."
-                )
-            return _with_indices("argmin", MinBackward0, min_result, reshape(input, -1), 0, False, "argmin").indices
-        return _with_indices("argmin", MinBackward0, min_result, input, dim, keepdim, "argmin").indices
+    return _arg(ARGMIN, "argmin", input, dim, keepdim)
 
 
+@surface(PROD, PROD_DIM)
+def prod(input, dim=None, keepdim=False, *, dtype=None):
+    """Product over ``dim`` (all dims when None; nbgrad also takes a tuple). Integer and
+    bool inputs give int64. Floats multiply in float64 inside the kernel."""
+    check_tensor(input, "prod")
+    if dtype is not None:
+        odt = _dt.as_dtype(dtype)
+        if odt is not input._dtype:
+            input = input.to(odt)
+    if dim is None and not keepdim:
+        return PROD(input)
+    return PROD_DIM(input, _dims(dim, input.ndim), keepdim)
+
+
+@surface(LOGSUMEXP)
+def logsumexp(input, dim, keepdim=False):
+    """``log(sum(exp(input), dim))``, computed stably (the max is taken out first), so
+    logits like +-1e4 stay finite. Integer inputs give the default float dtype."""
+    check_tensor(input, "logsumexp")
+    if not input._dtype.is_floating_point:
+        input = input.to(_dt.get_default_dtype())
+    return LOGSUMEXP(input, _dims(dim, input.ndim), keepdim)
+
+
+# ----- maximum / minimum (elementwise, two operands) -----------------------------------------
 class MaximumBackward0(Node):
     """PyTorch's rule: ties split the gradient in half, and where either side is NaN (no
     order) both sides get all of it."""
@@ -457,112 +602,3 @@ def maximum(input, other):
 def minimum(input, other):
     """Elementwise minimum; NaN on either side gives NaN (ties share the gradient)."""
     return _elementwise_extreme("clamp_max", MinimumBackward0, input, other)
-
-
-def _numel(shape, dims):
-    n = 1
-    for d in dims:
-        n *= shape[d]
-    return n
-
-
-# ----- prod --------------------------------------------------------------------------------
-_EXACT_LIMIT = 1 << 24  # elements of the (K, R, R) tensor the exact zero rule may build
-_PRODUCT_LIMIT = 1 << 18  # the same, when no graph is built (a cheaper rule exists)
-
-
-def _others_product(x, dims):
-    """For each element, the product of the other elements of its reduced slice, built
-    from ``(K, R, R)`` copies with ones on the diagonal: differentiable at zeros."""
-    n = x.ndim
-    kept = [i for i in range(n) if i not in dims]
-    perm = kept + list(dims)
-    shp = tuple(x.shape)
-    kshape = tuple(shp[i] for i in kept)
-    rshape = tuple(shp[i] for i in dims)
-    K, R = _numel(shp, kept), _numel(shp, dims)
-    xp = reshape(permute(x, perm), (K, 1, R))
-    from ..creation import eye
-
-    diag = eye(R, dtype=_dt.bool_, device=x.device)
-    m = where(diag, 1.0, expand(xp, (K, R, R)))
-    others = prod(m, 2)  # (K, R): row r is the product over j != r
-    inv = [0] * n
-    for i, p in enumerate(perm):
-        inv[p] = i
-    return permute(reshape(others, kshape + rshape), inv)
-
-
-class ProdBackward0(Node):
-    """``g * prod / x`` without zeros; with one zero in a slice only that position gets
-    the product of the others; with two or more, the gradient is 0 (as PyTorch)."""
-
-    __slots__ = ()
-
-    def backward(self, saved, g):
-        x, y = saved
-        shape, dims, keepdim = self.attrs
-        g = _restore(g, shape, dims, keepdim)
-        y = _restore(y, shape, dims, keepdim)
-        zero = eq(x, 0)
-        with no_grad():
-            any_zero = bool(sum(zero).item()) if x.numel() else False
-        if not any_zero:
-            return (mul(g, div(y, x)),)
-        R = _numel(shape, dims)
-        K = x.numel() // (R or 1)  # (this module's max is the op)
-        if K * R * R <= (_EXACT_LIMIT if needs_grad(x, g) else _PRODUCT_LIMIT):
-            # building a graph (create_graph): a rule whose own derivative is right at zeros;
-            # otherwise, as PyTorch once any element is 0, products of the others with no
-            # division, so a slice holding infinities keeps finite gradients
-            return (mul(g, _others_product(x, dims)),)
-        count = sum(zero, dims, keepdim=True)
-        safe = where(zero, 1.0, x)
-        rest = prod(safe, dims, keepdim=True)  # product of the non-zero elements
-        one_zero = where(logical_and(zero, eq(count, 1)), rest, 0.0)
-        return (mul(g, where(eq(count, 0), div(y, safe), one_zero)),)
-
-
-def prod(input, dim=None, keepdim=False, *, dtype=None):
-    """Product over ``dim`` (all dims when None; nbgrad also takes a tuple). Integer and
-    bool inputs give int64. Floats multiply in float64 inside the kernel."""
-    check_tensor(input, "prod")
-    if dtype is not None:
-        odt = _dt.as_dtype(dtype)
-        if odt is not input._dtype:
-            input = input.to(odt)
-    odt = input._dtype if input._dtype.is_floating_point else _dt.int64
-    dims = _dims(dim, input.ndim)
-    x = input._data if input._dtype is odt else copy_data(input._data, odt, input._device)
-    out = _wrap(reduce_data("prod", x, dims, keepdim, odt, input._device), odt, input._device)
-    if odt.is_floating_point and needs_grad(input):
-        record(ProdBackward0, out, (input,), (save(input), save_output(out)),
-               (tuple(input.shape), dims, keepdim))
-    return out
-
-
-# ----- logsumexp -------------------------------------------------------------------------
-class LogsumexpBackward0(Node):
-    __slots__ = ()
-
-    def backward(self, saved, g):
-        x, y = saved
-        shape, dims, keepdim = self.attrs
-        g = _restore(g, shape, dims, keepdim)
-        y = _restore(y, shape, dims, keepdim)
-        return (mul(g, exp(sub(x, y))),)
-
-
-def logsumexp(input, dim, keepdim=False):
-    """``log(sum(exp(input), dim))``, computed stably (the max is taken out first), so
-    logits like +-1e4 stay finite. Integer inputs give the default float dtype."""
-    check_tensor(input, "logsumexp")
-    if not input._dtype.is_floating_point:
-        input = input.to(_dt.get_default_dtype())
-    dims = _dims(dim, input.ndim)
-    data = reduce_data("logsumexp", input._data, dims, keepdim, input._dtype, input._device)
-    out = _wrap(data, input._dtype, input._device)
-    if needs_grad(input):
-        record(LogsumexpBackward0, out, (input,), (save(input), save_output(out)),
-               (tuple(input.shape), dims, keepdim))
-    return out

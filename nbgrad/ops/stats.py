@@ -1,25 +1,24 @@
 """Statistics over dims: var, std, var_mean, std_mean.
 
-One Numba kernel per op (``var`` in kernels/{cpu,cuda}/reduce.py) over the ``(A, R, B)``
-layout of ops/reduce.py, accumulating in float64 in two passes; the backward rules are
-written with nbgrad ops, so gradients are differentiable again.
+One ``defreduce`` row each (``ops/reducedef.py``): one Numba kernel (``var`` in
+kernels/{cpu,cuda}/reduce.py) over the ``(A, R, B)`` layout of ops/reduce.py, accumulating
+in float64 in two passes; the derivative formulas are PyTorch's (``var_backward``,
+``std_backward``), written with nbgrad ops, so gradients are differentiable again.
 """
 
 import math
 
-from ..tensor import _wrap
-from ._core import (
-    Node,
-    backend,
-    check_tensor,
-    kernel,
-    needs_grad,
-    record,
-    save,
-    save_output,
+from ._core import backend, check_tensor, kernel
+from .elementwise import div, eq, mul, sub, where
+from .reduce import (
+    _arb,
+    _dims,
+    _dims_shape,
+    _out_shape,
+    mean,
+    restore_reduced_dims,
 )
-from .elementwise import _unary, div, eq, mul, sub, where
-from .reduce import _arb, _dims, _numel, _out_shape, _restore, mean
+from .reducedef import defreduce, surface
 
 __all__ = ["var", "std", "var_mean", "std_mean"]
 
@@ -40,76 +39,81 @@ def _correction(op, dim, unbiased, correction):
     return dim, correction
 
 
-def _var_data(input, dims, keepdim, correction):
-    dev = input._device
-    x3, A, B = _arb(input._data, dims, dev)
-    out = backend(dev).empty((A, B), input._dtype.np)
-    kernel("var", dev)(x3, out, correction)
-    return out.reshape(_out_shape(input._data.shape, dims, keepdim))
-
-
-def _var_grad(g, x, dims, n, correction):
-    """``g * 2 (x - mean) / (n - correction)``; ``g`` already has the keepdim shape."""
+# ----- derivative helpers (PyTorch's FunctionsManual), in nbgrad ops ------------------------
+def var_backward(grad, input, dim, correction, keepdim):
+    """``grad * 2 (x - mean) / (n - correction)`` over the reduced ``dim``."""
+    n = 1
+    for d in dim:
+        n *= input.shape[d]
     dof = n - correction
     scale = 2.0 / dof if dof != 0 else math.inf
-    return mul(mul(g, sub(x, mean(x, dims, keepdim=True))), scale)
+    g = restore_reduced_dims(grad, dim, keepdim)
+    return mul(mul(g, sub(input, mean(input, dim, keepdim=True))), scale)
 
 
-class VarBackward0(Node):
-    __slots__ = ()
-
-    def backward(self, saved, g):
-        (x,) = saved
-        shape, dims, keepdim, n, c = self.attrs
-        return (_var_grad(_restore(g, shape, dims, keepdim), x, dims, n, c),)
-
-
-class StdBackward0(Node):
-    """Through ``var``'s rule with ``g / (2 std)``; 0 where std is 0, as PyTorch."""
-
-    __slots__ = ()
-
-    def backward(self, saved, g):
-        x, y = saved
-        shape, dims, keepdim, n, c = self.attrs
-        g = _restore(g, shape, dims, keepdim)
-        y = _restore(y, shape, dims, keepdim)
-        zero = eq(y, 0)
-        gv = where(zero, 0.0, div(g, mul(where(zero, 1.0, y), 2.0)))
-        return (_var_grad(gv, x, dims, n, c),)
+def std_backward(result, grad, input, dim, correction, keepdim):
+    """Through ``var_backward`` with ``grad / (2 std)``; 0 where std is 0, as PyTorch."""
+    g = restore_reduced_dims(grad, dim, keepdim)
+    y = restore_reduced_dims(result, dim, keepdim)
+    zero = eq(y, 0)
+    gv = where(zero, 0.0, div(g, mul(where(zero, 1.0, y), 2.0)))
+    return var_backward(gv, input, dim, correction, True)
 
 
-def _var_std(op, input, dim, unbiased, keepdim, correction):
+# ----- forwards, dtype rule ------------------------------------------------------------
+def _var_forward(x, odt, dev, dims, correction, keepdim):
+    x3, A, B = _arb(x, dims, dev)
+    out = backend(dev).empty((A, B), odt.np)
+    kernel("var", dev)(x3, out, correction)
+    return out.reshape(_out_shape(x.shape, dims, keepdim))
+
+
+def _std_forward(x, odt, dev, dims, correction, keepdim):
+    v = _var_forward(x, odt, dev, dims, correction, keepdim)
+    out = backend(dev).empty(v.shape, odt.np)
+    if v.size:
+        kernel("sqrt", dev)(v.reshape(-1), out.reshape(-1))  # v: fresh and C-contiguous
+    return out
+
+
+def _float_dtype(idt, *args):
+    if not idt.is_floating_point:
+        raise RuntimeError("std and var only support floating point and complex dtypes")
+    return idt
+
+
+def _stat_shape(shape, dims, correction, keepdim):
+    return _dims_shape(shape, dims, keepdim)
+
+
+_ARGS = ("dim", "correction", "keepdim")
+VAR = defreduce("var", overload="correction", kernels=("var",), forward=_var_forward,
+                dtype=_float_dtype, shape=_stat_shape, args=_ARGS,
+                grads=("var_backward(grad, input, dim, correction, keepdim)",))
+STD = defreduce("std", overload="correction", kernels=("var", "sqrt"), forward=_std_forward,
+                dtype=_float_dtype, shape=_stat_shape, args=_ARGS,
+                grads=("std_backward(result, grad, input, dim, correction, keepdim)",))
+
+
+def _stat(row, op, input, dim, unbiased, keepdim, correction):
     check_tensor(input, op)
     dim, c = _correction(op, dim, unbiased, correction)
-    if not input._dtype.is_floating_point:
-        raise RuntimeError("std and var only support floating point and complex dtypes")
-    dims = _dims(dim, input.ndim)
-    n = _numel(input._data.shape, dims)
-    data = _var_data(input, dims, keepdim, c)
-    out = _wrap(data, input._dtype, input._device)
-    return out, dims, n, c
+    return row(input, _dims(dim, input.ndim), c, keepdim)
 
 
+@surface(VAR)
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """Variance over ``dim`` (int or tuple; all dims when None) with ``n - correction``
     degrees of freedom (``correction=1`` by default; ``unbiased=False`` means 0).
     Accumulates in float64 in two passes."""
-    out, dims, n, c = _var_std("var", input, dim, unbiased, keepdim, correction)
-    if needs_grad(input):
-        record(VarBackward0, out, (input,), (save(input),), (tuple(input.shape), dims, keepdim, n, c))
-    return out
+    return _stat(VAR, "var", input, dim, unbiased, keepdim, correction)
 
 
+@surface(STD)
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """Standard deviation: ``sqrt(var(...))`` with the same arguments. Its gradient is 0
     where the result is 0 (PyTorch's choice)."""
-    v, dims, n, c = _var_std("std", input, dim, unbiased, keepdim, correction)
-    out = _unary("sqrt", v, True)
-    if needs_grad(input):
-        record(StdBackward0, out, (input,), (save(input), save_output(out)),
-               (tuple(input.shape), dims, keepdim, n, c))
-    return out
+    return _stat(STD, "std", input, dim, unbiased, keepdim, correction)
 
 
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):

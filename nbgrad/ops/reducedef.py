@@ -1,0 +1,178 @@
+"""Rows for ops that are not elementwise: ``ReduceDef`` and its table.
+
+A ``ReduceDef`` is one overload of an op (PyTorch's ``sum`` and ``sum.dim_IntList`` are two
+rows, with nodes ``SumBackward0`` and ``SumBackward1``), said declaratively: its forward (a
+function from input arrays and the overload's arguments to the output array(s), running
+kernels of the kernel table by name), its dtype and shape rules, its derivative formulas in
+nbgrad ops, and its public surface. The node class, its ``backward`` and what it saves come
+from the formula compiler of ``ops/opdef.py``, the same one that makes the elementwise
+nodes: a row is all a compiler needs to know of the op.
+
+The row's public function (``front``) parses PyTorch's arguments (overloads, ``dim`` as an
+int or a tuple, error messages) and calls the row with the normalized arguments;
+``op(input, *args)`` then runs the forward and records the node.
+"""
+
+import sys
+
+from ..tensor import _fresh
+from ._core import needs_grad, record, save, save_output
+from .opdef import _camel, _make_node, _reads
+
+# a name a formula may read, beyond the row's operands, arguments and outputs: what is saved
+# of operand ``p`` for ``p + suffix``, and PyTorch's name of it (``grad_fn._saved_<name>``)
+_DERIVED = {"_shape": (lambda t: tuple(t.shape), "_sym_sizes"),
+            "_numel": (lambda t: t.numel(), "_sym_numel")}
+_TORCH_PARAM = {"input": "self"}
+
+
+class ReduceDef:
+    """One overload of an op that is not elementwise (a reduction, a statistic).
+
+    Args:
+        name: the public name (``nbgrad.<name>``); several overloads share it.
+        overload: PyTorch's overload name (``"dim_IntList"``), ``""`` for the plain one.
+        kernels: the kernel table names the forward runs (for each device; a compiler's
+            list of what the op launches).
+        forward: ``forward(x, odt, device, *args)``: the output array (or a tuple of them,
+            one per name in ``outputs``) from the input's storage ``x``, the output dtype
+            and the overload's arguments. Arrays in, arrays out: no Tensor, no graph.
+        dtype: ``dtype(input_dtype, *args)``: the output's dtype (a tuple of them for
+            several outputs); raises PyTorch's error for a dtype the op refuses.
+        shape: ``shape(input_shape, *args)``: every output's shape, known without running.
+        args: the names of the overload's arguments, in the order the front passes them
+            normalized (``("dim", "keepdim", "dtype")``); the node records those its
+            formulas read (as attrs), and the formulas read them by these names.
+        outputs: the outputs' names; the first is the differentiable one (``result``),
+            the others (``indices``) may be saved.
+        grads: one derivative formula per input (None: not differentiable), in nbgrad ops
+            of ``grad``, the operand name (``input``), the outputs, the arguments and
+            ``input_shape`` / ``input_numel`` (the input's sizes or element count, saved
+            instead of the input); other names resolve in the module of the row. The node
+            saves what the formula reads, as PyTorch's derivatives.yaml.
+        node: the node class name (PyTorch's: ``SumBackward1``; default
+            ``<Name>Backward0``).
+        fn, method, functional: the public surface (``nbgrad.<name>``, ``Tensor.<name>``,
+            ``nn.functional.<name>``); ``front`` is that function, set by ``surface``.
+    """
+
+    __slots__ = ("name", "overload", "kernels", "forward", "dtype", "shape", "args", "outputs",
+                 "grads", "params", "kwargs", "values", "arity", "saves", "node", "grad_once",
+                 "fn", "method", "functional", "front", "module_globals", "_savers", "_argidx")
+
+    def __init__(self, name, *, overload="", kernels=(), forward, dtype, shape, args=(),
+                 outputs=("result",), grads=None, node=None, fn=True, method=True,
+                 functional=False, module_globals=None):
+        self.name, self.overload, self.kernels = name, overload, tuple(kernels)
+        self.forward, self.dtype, self.shape = forward, dtype, shape
+        self.args, self.outputs = tuple(args), tuple(outputs)
+        self.params = ("input",)
+        self.kwargs = dict.fromkeys(self.args)  # the formula compiler's name for arguments
+        self.values = self.outputs[1:] + tuple(p + d for p in self.params for d in _DERIVED)
+        self.arity = None  # not elementwise: opdef's general backward source
+        self.grads = grads
+        self.grad_once = False
+        self.fn, self.method, self.functional = fn, method, functional
+        self.front = None
+        self.module_globals = module_globals if module_globals is not None else globals()
+        self.node = None
+        self.saves = ()
+        self._argidx = None
+        if grads is not None:
+            # the node records the arguments the formulas read (as PyTorch saves them)
+            read = {n for f in grads if f is not None for n in _reads(f, self)}
+            self.kwargs = dict.fromkeys(a for a in self.args if a in read)
+            idx = tuple(self.args.index(a) for a in self.kwargs)
+            if idx != tuple(range(len(self.args))):
+                self._argidx = idx
+            self.node = _make_node(self, node or _camel(name) + "Backward0")
+            self._savers = tuple(_saver(self, n) for n in self.saves)
+            _expose_saved(self)
+
+    @property
+    def qualname(self):
+        return self.name + ("." + self.overload if self.overload else "")
+
+    def __repr__(self):
+        return f"ReduceDef({self.qualname!r})"
+
+    def __call__(self, input, *args):
+        """Run the overload on Tensor ``input`` with normalized ``args`` and record its node;
+        the output tensor, or a tuple of them for several outputs."""
+        dev = input._device
+        odt = self.dtype(input._dtype, *args)
+        data = self.forward(input._data, odt, dev, *args)
+        if data.__class__ is tuple:
+            outs = tuple(_fresh(d, dt, dev) for d, dt in zip(data, odt))
+            out = outs[0]
+        else:
+            outs = out = _fresh(data, odt, dev)
+        if self.node is not None and out._dtype._cat == 2 and needs_grad(input):
+            ix = self._argidx
+            record(self.node, out, (input,), tuple([s(input, out, outs) for s in self._savers]),
+                   args if ix is None else tuple([args[i] for i in ix]))
+        return outs
+
+
+def _saver(op, name):
+    """``f(input, out, outs)``: what the node saves for formula name ``name``."""
+    if name == "result":
+        return lambda x, out, outs: save_output(out)
+    if name in op.params:
+        return lambda x, out, outs: save(x)
+    if name in op.outputs:  # another output (indices): not differentiable, no cycle
+        i = op.outputs.index(name)
+        return lambda x, out, outs: save(outs[i])
+    for suffix, (f, _) in _DERIVED.items():
+        if name.endswith(suffix):
+            return lambda x, out, outs: f(x)
+    raise AssertionError(name)
+
+
+def _expose_saved(op):
+    """``grad_fn._saved_<name>`` with PyTorch's names (``_saved_self``, ``_saved_dim``,
+    ``_saved_self_sym_sizes``): what the node saved and the arguments it recorded."""
+    cls = op.node
+    for i, n in enumerate(op.saves):
+        torch_name = n
+        for p, tp in _TORCH_PARAM.items():
+            if n == p:
+                torch_name = tp
+            for suffix, (_, tsuffix) in _DERIVED.items():
+                if n == p + suffix:
+                    torch_name = tp + tsuffix
+        setattr(cls, "_saved_" + torch_name,
+                property(lambda self, i=i: self.unpack_saved()[i]))
+    for i, n in enumerate(op.kwargs):
+        setattr(cls, "_saved_" + n, property(lambda self, i=i: self.attrs[i]))
+
+
+# ----- the table and the public surface ------------------------------------------------
+TABLE = {}  # qualname ("sum.dim_IntList") -> ReduceDef, in definition order
+
+
+def defreduce(name, **kw):
+    """Define one overload of op ``name`` (see ``ReduceDef``), add it to the table and
+    return it."""
+    kw.setdefault("module_globals", sys._getframe(1).f_globals)
+    op = ReduceDef(name, **kw)
+    TABLE[op.qualname] = op
+    return op
+
+
+def surface(*ops):
+    """Decorator: the function is the public front of the overloads ``ops`` (it parses
+    PyTorch's arguments and calls one of them)."""
+    def deco(fn):
+        for op in ops:
+            op.front = fn
+        fn.ops = ops
+        return fn
+
+    return deco
+
+
+def public(flag):
+    """``{name: front}`` of the rows with surface flag ``flag`` (``"fn"``, ``"method"``,
+    ``"functional"``)."""
+    return {op.name: op.front for op in TABLE.values() if getattr(op, flag)}
