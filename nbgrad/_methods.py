@@ -18,8 +18,9 @@ from .ops import inplace as I
 from .ops import linalg as L
 from .ops import reduce as R
 from .ops import shape as S
-from .ops import stats as St
+from .ops import stats as St  # noqa: F401  (its rows join the table)
 from .ops.opdef import TABLE
+from .ops.reducedef import public as reduce_rows
 from .tensor import Tensor
 
 
@@ -113,10 +114,9 @@ METHODS = {
     "where": lambda self, condition, other: E.where(condition, self, other),
     "clamp": E.clamp, "clip": E.clamp, "clamp_": _clamp_,
     "zero_": I.zero_, "fill_": I.fill_, "copy_": I.copy_,
-    # reductions
-    **{n: getattr(R, n) for n in (
-        "sum", "mean", "amax", "amin", "max", "min", "argmax", "argmin", "maximum", "minimum")},
-    "var": St.var, "std": St.std, "prod": R.prod, "logsumexp": R.logsumexp,
+    # reductions and statistics: from the flags of their rows (ops/reduce.py, ops/stats.py)
+    **reduce_rows("method"),
+    "maximum": R.maximum, "minimum": R.minimum,
     "norm": L._norm_method,
     # linear algebra
     "matmul": L.matmul, "mm": L.mm, "bmm": L.bmm, "dot": L.dot, "outer": L.outer,

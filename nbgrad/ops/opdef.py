@@ -264,14 +264,15 @@ def _backward_source(op, run=False):
 
 
 def _general_source(op):
-    """``backward`` of a row that is not elementwise (``ops/reducedef.py``): what was saved
-    unpacked by name, the row's arguments from ``self.attrs`` (recorded in ``op.kwargs``
-    order), and each formula run only for an input that needs a gradient."""
+    """``backward`` of a row that is not elementwise (``ops/reducedef.py``): the saved
+    tensors unpacked by name, the row's arguments and the sizes the formulas read from
+    ``self.attrs`` (in ``op.recorded`` order), and each formula run only for an input that
+    needs a gradient."""
     src = ["def backward(self, saved, grad):"]
     if op.saves:
         src.append(f"    {''.join(n + ', ' for n in op.saves)}= saved")
-    if op.kwargs:
-        src.append(f"    {''.join(n + ', ' for n in op.kwargs)}= self.attrs")
+    if op.recorded:
+        src.append(f"    {''.join(n + ', ' for n in op.recorded)}= self.attrs")
     if len(op.grads) == 1:  # a node exists only when its one input needs a gradient
         src.append(f"    return ({op.grads[0]},)")
         return src

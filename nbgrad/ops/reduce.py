@@ -274,22 +274,28 @@ def _cast(x, odt, dev):
     return x
 
 
-def _sum_forward(x, odt, dev, dims=_ALL, keepdim=False, dtype=None):
-    if (dims is _ALL and x.__class__ is np.ndarray and x.dtype is odt.np and odt._cat == 2
+def _sum_all_forward(x, odt, dev, dtype):
+    if (x.__class__ is np.ndarray and x.dtype is odt.np and odt._cat == 2
             and 0 < x.size < SMALL_N and x.flags.c_contiguous):
         # a small float tensor: one compiled call, no views
         f, zero, bz = _SUM_FLAT[odt]
         o = _np_empty((), odt.np)
         f(x if x.ndim == 1 else x.reshape(-1), o, zero, bz)
         return o
-    dims = tuple(range(x.ndim)) if dims is _ALL else dims
+    return reduce_data("sum", _cast(x, odt, dev), tuple(range(x.ndim)), False, odt, dev)
+
+
+def _sum_forward(x, odt, dev, dims, keepdim, dtype):
     return reduce_data("sum", _cast(x, odt, dev), dims, keepdim, odt, dev)
 
 
-def _mean_forward(x, odt, dev, dims=_ALL, keepdim=False, dtype=None):
+def _mean_all_forward(x, odt, dev, dtype):
+    return _mean_forward(x, odt, dev, tuple(range(x.ndim)), False, dtype)
+
+
+def _mean_forward(x, odt, dev, dims, keepdim, dtype):
     from .elementwise import binary_data
 
-    dims = tuple(range(x.ndim)) if dims is _ALL else dims
     s = reduce_data("sum", _cast(x, odt, dev), dims, keepdim, odt, dev)
     n = _numel(x.shape, dims)
     if n != 1:
@@ -384,13 +390,13 @@ def _dim_shape(shape, d, keepdim):
 # ----- the rows ----------------------------------------------------------------------------
 _DIMS = ("dim", "keepdim")
 
-SUM = defreduce("sum", kernels=("sum",), forward=_sum_forward, dtype=_sum_dtype,
+SUM = defreduce("sum", kernels=("sum",), forward=_sum_all_forward, dtype=_sum_dtype,
                 shape=_all_shape, args=("dtype",), grads=("expand_to(grad, input_shape)",))
 SUM_DIM = defreduce("sum", overload="dim_IntList", kernels=("sum",), forward=_sum_forward,
                     dtype=_sum_dtype, shape=_dims_shape, args=(*_DIMS, "dtype"),
                     grads=("sum_backward(grad, input_shape, dim, keepdim)",),
                     node="SumBackward1")
-MEAN = defreduce("mean", kernels=("sum", "div"), forward=_mean_forward, dtype=_mean_dtype,
+MEAN = defreduce("mean", kernels=("sum", "div"), forward=_mean_all_forward, dtype=_mean_dtype,
                  shape=_all_shape, args=("dtype",),
                  grads=("div(expand_to(grad, input_shape), input_numel)",))
 MEAN_DIM = defreduce("mean", overload="dim", kernels=("sum", "div"), forward=_mean_forward,

@@ -58,7 +58,8 @@ class ReduceDef:
 
     __slots__ = ("name", "overload", "kernels", "forward", "dtype", "shape", "args", "outputs",
                  "grads", "params", "kwargs", "values", "arity", "saves", "node", "grad_once",
-                 "fn", "method", "functional", "front", "module_globals", "_savers", "_argidx")
+                 "fn", "method", "functional", "front", "module_globals", "_savers", "_argidx",
+                 "recorded", "_derive")
 
     def __init__(self, name, *, overload="", kernels=(), forward, dtype, shape, args=(),
                  outputs=("result",), grads=None, node=None, fn=True, method=True,
@@ -68,7 +69,8 @@ class ReduceDef:
         self.args, self.outputs = tuple(args), tuple(outputs)
         self.params = ("input",)
         self.kwargs = dict.fromkeys(self.args)  # the formula compiler's name for arguments
-        self.values = self.outputs[1:] + tuple(p + d for p in self.params for d in _DERIVED)
+        derivable = tuple(p + d for p in self.params for d in _DERIVED)
+        self.values = self.outputs[1:] + derivable  # names a formula may read and save
         self.arity = None  # not elementwise: opdef's general backward source
         self.grads = grads
         self.grad_once = False
@@ -86,7 +88,13 @@ class ReduceDef:
             if idx != tuple(range(len(self.args))):
                 self._argidx = idx
             self.node = _make_node(self, node or _camel(name) + "Backward0")
+            # sizes and counts are no tensors: attrs (kept after backward frees the saved
+            # tensors, as PyTorch keeps ``_saved_self_sym_sizes``), after the arguments
+            derived = tuple(n for n in self.saves if n in derivable)
+            self.saves = tuple(n for n in self.saves if n not in derived)
+            self.recorded = tuple(self.kwargs) + derived
             self._savers = tuple(_saver(self, n) for n in self.saves)
+            self._derive = tuple(_saver(self, n) for n in derived)
             _expose_saved(self)
 
     @property
@@ -109,8 +117,11 @@ class ReduceDef:
             outs = out = _fresh(data, odt, dev)
         if self.node is not None and out._dtype._cat == 2 and needs_grad(input):
             ix = self._argidx
+            at = args if ix is None else tuple([args[i] for i in ix])
+            if self._derive:
+                at += tuple([f(input, out, outs) for f in self._derive])
             record(self.node, out, (input,), tuple([s(input, out, outs) for s in self._savers]),
-                   args if ix is None else tuple([args[i] for i in ix]))
+                   at)
         return outs
 
 
@@ -133,18 +144,19 @@ def _expose_saved(op):
     """``grad_fn._saved_<name>`` with PyTorch's names (``_saved_self``, ``_saved_dim``,
     ``_saved_self_sym_sizes``): what the node saved and the arguments it recorded."""
     cls = op.node
-    for i, n in enumerate(op.saves):
-        torch_name = n
+    def torch_name(n):
         for p, tp in _TORCH_PARAM.items():
             if n == p:
-                torch_name = tp
+                return tp
             for suffix, (_, tsuffix) in _DERIVED.items():
                 if n == p + suffix:
-                    torch_name = tp + tsuffix
-        setattr(cls, "_saved_" + torch_name,
-                property(lambda self, i=i: self.unpack_saved()[i]))
-    for i, n in enumerate(op.kwargs):
-        setattr(cls, "_saved_" + n, property(lambda self, i=i: self.attrs[i]))
+                    return tp + tsuffix
+        return n
+
+    for i, n in enumerate(op.saves):
+        setattr(cls, "_saved_" + torch_name(n), property(lambda self, i=i: self.unpack_saved()[i]))
+    for i, n in enumerate(op.recorded):
+        setattr(cls, "_saved_" + torch_name(n), property(lambda self, i=i: self.attrs[i]))
 
 
 # ----- the table and the public surface ------------------------------------------------
