@@ -8,6 +8,10 @@ they read is what the node saves, as in PyTorch's derivatives.yaml), and the pub
 gets. From it come the backward node class (``MulBackward0``, its ``backward`` compiled from
 the formulas), the recording code and the public function. Calls run through
 ``ops/dispatch.py``.
+
+The formula compiler here also makes the nodes of the rows that are not elementwise
+(``ReduceDef`` in ``ops/reducedef.py``: reductions, statistics), which have no ``arity``:
+``_general_source`` writes their ``backward``.
 """
 
 import ast
