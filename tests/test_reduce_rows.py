@@ -141,3 +141,16 @@ def test_saved_sizes_survive_backward():
     y.backward()
     assert y.grad_fn._saved_self_sym_sizes == (2,)
     np.testing.assert_array_equal(x.grad.numpy(), [2.0, 2.0])
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.arange(3).mean(5), lambda m: m.arange(3).var(5), lambda m: m.arange(3).std(5),
+    lambda m: m.arange(3).sum(5), lambda m: m.zeros(0, 2).amax(5), lambda m: m.zeros(2, 0).max(1),
+])
+def test_errors_in_torch_order(call):
+    # the dtype is refused before a dim is parsed, as PyTorch
+    with pytest.raises(Exception) as want:
+        call(torch)
+    with pytest.raises(type(want.value)) as got:
+        call(nbgrad)
+    assert str(got.value)[:40] == str(want.value)[:40]

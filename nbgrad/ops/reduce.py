@@ -451,6 +451,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
 @surface(MEAN, MEAN_DIM)
 def mean(input, dim=None, keepdim=False, *, dtype=None):
     """Mean over ``dim`` (int or tuple; all dims when None)."""
+    _mean_dtype(input._dtype, dtype)  # PyTorch refuses the dtype before it parses dims
     if dim is None and not keepdim:
         return MEAN(input, dtype)
     return MEAN_DIM(input, _dims(dim, input.ndim), keepdim, dtype)

@@ -98,6 +98,7 @@ STD = defreduce("std", overload="correction", kernels=("var", "sqrt"), forward=_
 def _stat(row, op, input, dim, unbiased, keepdim, correction):
     check_tensor(input, op)
     dim, c = _correction(op, dim, unbiased, correction)
+    _float_dtype(input._dtype)  # PyTorch refuses the dtype before it parses dims
     return row(input, _dims(dim, input.ndim), c, keepdim)
 
 
