@@ -19,9 +19,20 @@ NBGRAD_POOL_BYTES     bytes of idle large (>= 1 MiB) CPU buffers kept for reuse,
                       0 turns the pool off; idle ones go back after a second, and
                       ``nbgrad.cpu.empty_cache()`` frees them at once). The older
                       NBGRAD_CPU_POOL_MB (megabytes) is read when this is not set.
+NBGRAD_HEAP_TRIM_BYTES free memory glibc's malloc may keep at the top of its heap instead of
+                      returning it at once (default 32 MiB; 0 leaves malloc's settings alone).
+                      The smaller buffers an eager step frees (gradients, activations under
+                      the pool's 1 MiB) sit at the heap's top: by default glibc gives them back
+                      to the system every step and faults the pages in again the next (a
+                      gradient's ``zero_grad`` cost 0.8 ms a step on gpt_block). With this set,
+                      nbgrad also fixes malloc's mmap threshold at 4 MiB (glibc's own grows up
+                      to 32 MiB). Linux with glibc only; skipped when MALLOC_TRIM_THRESHOLD_,
+                      MALLOC_MMAP_THRESHOLD_, MALLOC_TOP_PAD_ or a GLIBC_TUNABLES malloc
+                      setting is in the environment (the user's choice wins).
 """
 
 import os
+import sys
 
 PARALLEL_MIN = int(os.environ.get("NBGRAD_PARALLEL_MIN", "524288"))
 NUM_THREADS = os.environ.get("NBGRAD_NUM_THREADS")
@@ -33,3 +44,32 @@ POOL_BYTES = int(os.environ.get("NBGRAD_POOL_BYTES")
 CACHE_DIR = os.environ.get(
     "NBGRAD_CACHE_DIR", os.path.join(os.path.expanduser("~"), ".cache", "nbgrad")
 )
+HEAP_TRIM_BYTES = int(os.environ.get("NBGRAD_HEAP_TRIM_BYTES", str(32 << 20)))
+MMAP_THRESHOLD_BYTES = 4 << 20
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3  # glibc's malloc.h
+
+
+def _tune_malloc():
+    """Apply NBGRAD_HEAP_TRIM_BYTES (see above); True when malloc's settings were changed."""
+    env = os.environ
+    if (HEAP_TRIM_BYTES <= 0 or not sys.platform.startswith("linux")
+            or any(k in env for k in ("MALLOC_TRIM_THRESHOLD_", "MALLOC_MMAP_THRESHOLD_",
+                                      "MALLOC_TOP_PAD_"))
+            or "glibc.malloc" in env.get("GLIBC_TUNABLES", "")):
+        return False
+    try:
+        if not os.confstr("CS_GNU_LIBC_VERSION"):  # musl and others: not glibc's knobs
+            return False
+        import ctypes
+
+        mallopt = ctypes.CDLL(None).mallopt
+    except (ValueError, OSError, AttributeError):
+        return False
+    mallopt.argtypes = (ctypes.c_int, ctypes.c_int)
+    mallopt.restype = ctypes.c_int
+    # (setting either turns off glibc's moving thresholds, so both are set)
+    ok = mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES)
+    return bool(mallopt(_M_TRIM_THRESHOLD, min(HEAP_TRIM_BYTES, 2**31 - 1)) and ok)
+
+
+MALLOC_TUNED = _tune_malloc()

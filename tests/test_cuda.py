@@ -244,28 +244,33 @@ def test_every_registered_op_has_a_cuda_kernel():
     lambda ps: nbgrad.optim.Adam(ps, lr=0.05, weight_decay=0.1, amsgrad=True),
     lambda ps: nbgrad.optim.AdamW(ps, lr=0.05, betas=(0.3, 0.9)),
 ], ids=["sgd", "sgd_momentum", "sgd_nesterov", "adam_amsgrad", "adamw"])
-def test_optimizer_steps_match_cpu(make):
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_optimizer_steps_match_cpu(make, dtype):
+    """Both targets run kernels/updates.py's bodies: the same numbers, in the parameter's
+    dtype (float32 hyperparameters for a float32 parameter)."""
     rng = np.random.default_rng(1)
-    p0 = rng.standard_normal((2, 3))
+    p0 = rng.standard_normal((2, 3)).astype(dtype)
     pc = nbgrad.tensor(p0, requires_grad=True)
     pg = nbgrad.tensor(p0, device=DEV, requires_grad=True)
     # a non-contiguous parameter view exercises the copy-back path
     qc = nbgrad.tensor(p0.T.copy(), requires_grad=True)
     qg = nbgrad.tensor(p0.T.copy(), device=DEV, requires_grad=True)
     oc, og = make([pc, qc]), make([pg, qg])
+    tol = dict(rtol=1e-12, atol=1e-14) if dtype == np.float64 else dict(rtol=1e-6, atol=1e-7)
     for _ in range(3):
-        g = rng.standard_normal((2, 3))
+        g = rng.standard_normal((2, 3)).astype(dtype)
         pc.grad, pg.grad = nbgrad.tensor(g), nbgrad.tensor(g, device=DEV)
         qc.grad, qg.grad = nbgrad.tensor(g.T), nbgrad.tensor(g.T, device=DEV)
         oc.step()
         og.step()
     for c, g in ((pc, pg), (qc, qg)):
         assert g.device.type == "cuda"
-        np.testing.assert_allclose(host(g), host(c), rtol=1e-12, atol=1e-14)
+        assert host(g).dtype == host(c).dtype == dtype
+        np.testing.assert_allclose(host(g), host(c), **tol)
     for sc, sg in zip(oc.state.values(), og.state.values()):
         for k, v in sc.items():
             if k != "step":
-                np.testing.assert_allclose(host(sg[k]), host(v), rtol=1e-12, atol=1e-14)
+                np.testing.assert_allclose(host(sg[k]), host(v), **tol)
 
 
 @pytest.mark.parametrize("spread", [False, True])

@@ -1,4 +1,5 @@
-"""Each per-row kernel body is written once (kernels/rows.py) and both targets' loops
+"""Each per-row kernel body is written once (kernels/rows.py; the optimizer updates in
+kernels/updates.py) and both targets' loops
 call it: the CPU kernels through the shared
 module, the CUDA kernels through ``device_fn`` of the same function. Read from the sources
 (no numba.cuda import here), so a body copied back into a target's loop fails this test.
@@ -19,6 +20,9 @@ BODIES = [
     ("rows", "max_pool_window", "conv", ["max_pool"], "conv", ["_max_pool"]),
     ("rows", "max_pool_bwd_plane", "conv", ["max_pool_bwd"], "conv", ["_pool_bwd_lanes"]),
     ("rows", "max_pool_gather_elem", "conv", ["max_pool_gather"], "conv", ["_pool_gather"]),
+    ("updates", "sgd", "optim", ["_sgd"], "optim", ["_sgd"]),
+    ("updates", "sgd_momentum", "optim", ["_sgd_momentum"], "optim", ["_sgd_momentum"]),
+    ("updates", "adam", "optim", ["_adam", "_adam_amsgrad"], "optim", ["_adam"]),
 ]
 
 

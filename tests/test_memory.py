@@ -70,3 +70,43 @@ def test_the_idle_limit_comes_from_nbgrad_pool_bytes():
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                          check=True).stdout.split()
     assert out == [str(3 << 20), str(2 << 20)]  # the freed 2 MiB product waits for reuse
+
+
+_HEAP_CODE = """
+import os
+import numpy as np
+import nbgrad
+from nbgrad import _config
+def rss():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+a = [np.ones(1 << 16) for _ in range(48)]  # 24 MiB in 512 KiB buffers
+r = rss()
+del a
+print(_config.MALLOC_TUNED, (r - rss()) >> 20)
+"""
+
+
+@pytest.mark.parametrize("trim,tuned", [(None, True), ("0", False)])
+def test_freed_small_buffers_stay_in_the_heap_up_to_nbgrad_heap_trim_bytes(trim, tuned):
+    """Buffers under the pool's size that a step frees stay in malloc's heap for the next
+    step (up to NBGRAD_HEAP_TRIM_BYTES, default 32 MiB) instead of being unmapped and
+    faulted in again; NBGRAD_HEAP_TRIM_BYTES=0 leaves glibc's own behaviour."""
+    import subprocess
+
+    if not os.confstr("CS_GNU_LIBC_VERSION"):
+        pytest.skip("glibc's malloc only")
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("MALLOC_") and k != "GLIBC_TUNABLES"}
+    if trim is not None:
+        env["NBGRAD_HEAP_TRIM_BYTES"] = trim
+    else:
+        env.pop("NBGRAD_HEAP_TRIM_BYTES", None)
+    out = subprocess.run([sys.executable, "-c", _HEAP_CODE], env=env, capture_output=True,
+                         text=True, check=True).stdout.split()
+    assert out[0] == str(tuned)
+    returned_mib = int(out[1])
+    if tuned:
+        assert returned_mib < 4  # kept for reuse
+    else:
+        assert returned_mib > 16  # glibc unmaps each buffer as it is freed

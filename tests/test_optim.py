@@ -117,29 +117,50 @@ def test_adamw_matches_torch(kwargs, dtype):
 
 
 def test_parallel_kernel_variants_match_serial():
-    """The parallel=True variants (used from _par.PARALLEL_MIN elements) compute the same."""
+    """The parallel=True variants (used from _par.PARALLEL_MIN elements) compute the same,
+    in float64 and float32 (hyperparameters cast to the parameter's dtype)."""
+    from nbgrad.kernels import updates
+
     rng = np.random.default_rng(0)
     n = 1000
+    for dt in (np.float64, np.float32):
+        p, g, m, v, vm = (rng.standard_normal(n).astype(dt) for _ in range(5))
+        v, vm = np.abs(v), np.abs(vm)
+        cases = [
+            ("adam_amsgrad", (p, g, m, v, vm),
+             updates.adam_scalars(dt, 0.1, 0.9, 0.99, 1e-8, 0.1, 0.2, 0.3, False, True)),
+            ("adam", (p, g, m, v),
+             updates.adam_scalars(dt, 0.1, 0.3, 0.99, 1e-8, 0.1, 0.2, 0.3, True, False)),
+            ("sgd_momentum", (p, g, m),
+             updates.sgd_momentum_scalars(dt, 0.1, 0.01, 0.9, 0.0, True, False, False)),
+            ("sgd", (p, g), updates.sgd_scalars(dt, 0.1, 0.01, True)),
+        ]
+        for name, arrays, scalars in cases:
+            outs = []
+            for variant in (OPT._S, OPT._P):
+                a = [x.copy() for x in arrays]
+                getattr(variant, name)(*a, *scalars)
+                outs.append(a)
+            for x, y, x0 in zip(*outs, arrays):
+                assert x.dtype == dt
+                assert not np.array_equal(x, x0) or x0 is g
+                np.testing.assert_array_equal(x, y)
 
-    def arrays(k):
-        return [rng.standard_normal(n) for _ in range(k)]
 
-    p, g, m, v, vm = arrays(5)
-    v, vm = np.abs(v), np.abs(vm)
-    outs = []
-    for variant in (OPT._S, OPT._P):
-        a = [x.copy() for x in (p, g, m, v, vm)]
-        variant[2](*a, 0.1, 0.9, 0.99, 1e-8, 0.1, 0.2, 0.3, False, True, True)
-        outs.append(a)
-    for x, y in zip(*outs):
-        np.testing.assert_allclose(x, y, rtol=1e-14, atol=0)
-    outs = []
-    for variant in (OPT._S, OPT._P):
-        a = [x.copy() for x in (p, g, m)]
-        variant[1](*a, 0.1, 0.01, 0.9, 0.0, True, False, False)
-        outs.append(a)
-    for x, y in zip(*outs):
-        np.testing.assert_allclose(x, y, rtol=1e-14, atol=0)
+def test_float32_update_is_float32_arithmetic():
+    """A float32 parameter is updated in float32, as torch does: the hyperparameters are
+    cast to the parameter's dtype, not kept in float64."""
+    from nbgrad.kernels import updates
+
+    assert all(type(x) is np.float32 for x in updates.adam_scalars(
+        np.float32, 0.1, 0.9, 0.99, 1e-8, 0.1, 0.2, 0.3, True, False)[:3])
+    rng = np.random.default_rng(3)
+    p = rng.standard_normal(64).astype(np.float32)
+    g = rng.standard_normal(64).astype(np.float32)
+    q = p.copy()
+    OPT.sgd(q, g, 0.1, 0.0, False)
+    want = p - np.float32(0.1) * g  # float32 throughout
+    np.testing.assert_array_equal(q, want)
 
 
 def test_params_without_grad_are_skipped_and_versions_bump():
