@@ -340,6 +340,19 @@ def test_parallel_kernels_match_serial():
     for a, b in [(cols[0], cols[1]), (imgs[0], imgs[1]), (vals[0], vals[1]), (idx[0], idx[1]),
                  (mm[0], mm[1])]:
         np.testing.assert_array_equal(a, b)
+    # the float GEMM: register tiles with partial ones in rows and positions, products in
+    # two passes (K over the pass length), a transposed (strided) weight; the same sums as
+    # the plain loop, bit for bit, serial and parallel alike
+    for dt, K_ in ((np.float64, 39), (np.float32, K._KC + 7)):
+        a = rng.standard_normal((2, 7, K_)).astype(dt)
+        at = np.ascontiguousarray(a.transpose(0, 2, 1)).transpose(0, 2, 1)
+        bm = rng.standard_normal((3, 2, K_, 150)).astype(dt)
+        mm = [np.full((3, 2, 7, 150), np.nan, dt) for _ in range(3)]
+        K._S[6](a, bm, mm[0])
+        K._GEMM[0](at, bm, mm[1])
+        K._GEMM[1](a, bm, mm[2])
+        np.testing.assert_array_equal(mm[0], mm[1])
+        np.testing.assert_array_equal(mm[0], mm[2])
     # col2im is im2col's adjoint: <im2col(x), c> == <x, col2im(c)>
     c = rng.standard_normal(cols[0].shape)
     img = np.empty_like(x)
