@@ -4,8 +4,9 @@ conv_mm is the matrix product of the weights and the columns that sums every out
 position's products in the same order (BLAS does not, so a constant image would give
 several values and break max-pool ties that PyTorch keeps exact). conv2d's backward is
 written in differentiable ops, so it supports double backward: grad_input =
-col2im(conv_mm(W^T, grad)), grad_weight = sum_n grad @ im2col(input)^T (BLAS),
-grad_bias = grad summed over (N, H, W). ``im2col`` and ``col2im`` are ops whose backward
+col2im(conv_mm(W^T, grad)), grad_weight = sum_n grad @ im2col(input)^T (BLAS; the columns
+forward built are kept for it, and im2col is recorded again only for a double backward that
+must reach the input), grad_bias = grad summed over (N, H, W). ``im2col`` and ``col2im`` are ops whose backward
 is each other (they are adjoint linear maps). max_pool2d's backward is the op
 ``max_pool2d_backward`` (scatter to the argmax positions), whose backward is
 ``max_pool2d_gather`` (read at the same positions), whose backward is the scatter again.

@@ -5,7 +5,10 @@ im2col, and conv_mm again for the input's gradient. conv_mm is a matrix product 
 each output position's products in one fixed order (k = 0, 1, ..., K-1, fused
 multiply-adds where the CPU has them) whatever the position: BLAS does not (its register
 blocks and edge kernels round positions differently), which breaks exact ties that
-max-pooling over a constant background sees in PyTorch. max_pool2d computes values and argmax indices in one
+max-pooling over a constant background sees in PyTorch. For float32/float64 it runs as
+register tiles (``_gemm_tile``, an LLVM intrinsic: Numba's loops keep partial sums in
+memory), every tile, partial ones included, summing the same way; integers take the plain
+loop. max_pool2d computes values and argmax indices in one
 pass; its backward scatters the gradient to the argmax positions, and that scatter's own
 backward gathers from them.
 
