@@ -148,6 +148,43 @@ def test_conv2d_double_backward_vs_torch():
     _close(outs[0], outs[1], TOL["float64"])
 
 
+def test_conv2d_backward_reuses_forward_columns(monkeypatch):
+    # the weight gradient reads the columns forward built (no second im2col); with
+    # create_graph and an input that needs a gradient it records im2col again, so the
+    # double backward reaches the input; an in-place change of the input still raises
+    from nbgrad.kernels import table
+
+    calls = []
+    im2col = table.kernel("im2col", nbgrad.device("cpu"))
+    monkeypatch.setitem(table._KERNELS["im2col"], "cpu",
+                        lambda *a: (calls.append(1), im2col(*a))[1])
+    rng = np.random.default_rng(7)
+    x, tx = _pair(rng, (2, 3, 6, 5), "float64")
+    w, tw = _pair(rng, (4, 3, 3, 2), "float64")
+    y = F.conv2d(x, w, padding=1, stride=(1, 2))
+    ty = TF.conv2d(tx, tw, padding=1, stride=(1, 2))
+    assert len(calls) == 1
+    (y * y).sum().backward()
+    (ty * ty).sum().backward()
+    assert len(calls) == 1
+    _close(w.grad, tw.grad, TOL["float64"])
+    _close(x.grad, tx.grad, TOL["float64"])
+    y = F.conv2d(x, w, padding=1, stride=(1, 2))
+    (gw,) = nbgrad.autograd.grad((y * y).sum(), w, create_graph=True)
+    assert len(calls) == 3 and gw.grad_fn is not None
+    ty = TF.conv2d(tx, tw, padding=1, stride=(1, 2))
+    (tgw,) = torch.autograd.grad((ty * ty).sum(), tw, create_graph=True)
+    v = rng.standard_normal(tuple(w.shape))
+    (gx,) = nbgrad.autograd.grad((gw * nbgrad.tensor(v)).sum(), x)
+    (tgx,) = torch.autograd.grad((tgw * torch.tensor(v)).sum(), tx)
+    _close(gx, tgx, TOL["float64"])
+    h = x * 1.0
+    y = F.conv2d(h, w)
+    h.add_(1.0)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.sum().backward()
+
+
 # ----- max_pool2d ----------------------------------------------------------------------------
 POOL_CASES = [
     ((2, 3, 6, 6), dict(kernel_size=2)),
@@ -340,6 +377,19 @@ def test_parallel_kernels_match_serial():
     for a, b in [(cols[0], cols[1]), (imgs[0], imgs[1]), (vals[0], vals[1]), (idx[0], idx[1]),
                  (mm[0], mm[1])]:
         np.testing.assert_array_equal(a, b)
+    # the float GEMM: register tiles with partial ones in rows and positions, products in
+    # two passes (K over the pass length), a transposed (strided) weight; the same sums as
+    # the plain loop, bit for bit, serial and parallel alike
+    for dt, K_ in ((np.float64, 39), (np.float32, K._KC + 7)):
+        a = rng.standard_normal((2, 7, K_)).astype(dt)
+        at = np.ascontiguousarray(a.transpose(0, 2, 1)).transpose(0, 2, 1)
+        bm = rng.standard_normal((3, 2, K_, 150)).astype(dt)
+        mm = [np.full((3, 2, 7, 150), np.nan, dt) for _ in range(3)]
+        K._S[6](a, bm, mm[0])
+        K._GEMM[0](at, bm, mm[1])
+        K._GEMM[1](a, bm, mm[2])
+        np.testing.assert_array_equal(mm[0], mm[1])
+        np.testing.assert_array_equal(mm[0], mm[2])
     # col2im is im2col's adjoint: <im2col(x), c> == <x, col2im(c)>
     c = rng.standard_normal(cols[0].shape)
     img = np.empty_like(x)

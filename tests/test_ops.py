@@ -240,6 +240,7 @@ OPS = [
         ((3,), (3, 2)),  # vector @ matrix
         ((2, 3), (3, 4)),
         ((2, 2, 3), (3, 4)),  # batched @ matrix
+        ((2, 3, 2, 3), (3, 2)),  # batch of batches @ matrix (one flattened product)
         ((3,), (2, 3, 2)),  # vector @ batched
         ((2, 2, 3), (3,)),  # batched @ vector
         ((2, 2, 3), (2, 3, 2)),

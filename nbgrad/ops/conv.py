@@ -4,8 +4,9 @@ conv_mm is the matrix product of the weights and the columns that sums every out
 position's products in the same order (BLAS does not, so a constant image would give
 several values and break max-pool ties that PyTorch keeps exact). conv2d's backward is
 written in differentiable ops, so it supports double backward: grad_input =
-col2im(conv_mm(W^T, grad)), grad_weight = sum_n grad @ im2col(input)^T (BLAS),
-grad_bias = grad summed over (N, H, W). ``im2col`` and ``col2im`` are ops whose backward
+col2im(conv_mm(W^T, grad)), grad_weight = sum_n grad @ im2col(input)^T (BLAS; the columns
+forward built are kept for it, and im2col is recorded again only for a double backward that
+must reach the input), grad_bias = grad summed over (N, H, W). ``im2col`` and ``col2im`` are ops whose backward
 is each other (they are adjoint linear maps). max_pool2d's backward is the op
 ``max_pool2d_backward`` (scatter to the argmax positions), whose backward is
 ``max_pool2d_gather`` (read at the same positions), whose backward is the scatter again.
@@ -16,6 +17,7 @@ import operator
 import numpy as np
 
 from .. import dtypes as _dt
+from ..autograd.grad_mode import STATE as _STATE
 from ..tensor import _wrap
 from ._core import (
     SCALAR_TYPE,
@@ -172,7 +174,9 @@ class ConvolutionBackward0(Node):
     __slots__ = ()
 
     def backward(self, saved, g):
-        x, w = saved  # x only when the weight needs a gradient, w only when the input does
+        # x and forward's columns only when the weight needs a gradient, w only when the
+        # input does
+        x, w, cols_data = saved
         xs, ws, stride, pad, dil, groups, ohw = self.attrs
         fx, fw, fb = self.next_functions
         N, C, H, W = xs
@@ -186,15 +190,21 @@ class ConvolutionBackward0(Node):
             wt = transpose(reshape(w, (G, Og, Kg)), 1, 2)  # (G, Kg, Og)
             gcols = reshape(conv_mm(wt, reshape(g, (N, G, Og, L))), (N, C * kh * kw, L))
             gx = col2im(gcols, (H, W), ks, stride, pad, dil, ohw)
+        if fw[0] is not None:
+            if cols_data is not None and not (_STATE.enabled and x._rg):
+                # forward's columns: no second im2col (a double backward through x needs
+                # the recorded op instead)
+                cols = _wrap(cols_data, g._dtype, g._device)
+            else:
+                cols = im2col(x, ks, stride, pad, dil, ohw)  # (N, K, L)
         if G == 1:
             g3 = reshape(g, (N, O, L))
             if fw[0] is not None:
-                cols = im2col(x, ks, stride, pad, dil, ohw)  # (N, K, L)
                 gw = reshape(_sum(matmul(g3, transpose(cols, 1, 2)), 0), ws)
         else:
             g4 = reshape(g, (N, G, Og, L))
             if fw[0] is not None:
-                cols = reshape(im2col(x, ks, stride, pad, dil, ohw), (N, G, Kg, L))
+                cols = reshape(cols, (N, G, Kg, L))
                 gw = reshape(_sum(matmul(g4, transpose(cols, 2, 3)), 0), ws)
         if fb[0] is not None:
             # a GEMV with ones runs ~10x faster here than the (0, 2, 3) reduction
@@ -310,6 +320,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     G, Og, Kg, L = groups, O // groups, Cg * kh * kw, Ho * Wo
     be = backend(dev)
     out = (be.zeros if Kg == 0 else be.empty)((N, O, Ho, Wo), dt.np)
+    cols = None
     if out.size:
         if Kg:
             if _trivial(ks, stride, pad, dilation) and ohw == (H, W):
@@ -327,7 +338,8 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     if needs_grad(x, weight, bias):
         record(
             ConvolutionBackward0, res, (x, weight, bias),
-            (save(x) if weight._rg else None, save(weight) if x._rg else None),
+            (save(x) if weight._rg else None, save(weight) if x._rg else None,
+             cols if weight._rg else None),
             ((N, C, H, W), ws, stride, pad, dilation, groups, ohw),
         )
     return res if input.ndim == 4 else squeeze(res, 0)

@@ -63,7 +63,14 @@ def matmul_data(a, b, dt, dev):
     else:
         out = be.empty(shape, dt.np)
         if out.size:
-            kernel("matmul", dev)(a2, b2, out)
+            if b2.ndim == 2 and a2.ndim > 2 and a2.__class__ is _ndarray and a2.flags.c_contiguous:
+                # (..., m, k) @ (k, n) is one (batch*m, k) @ (k, n) product: NumPy would
+                # call BLAS once per matrix of the batch (twice the time for linear's
+                # (8, 64, 128) inputs)
+                kernel("matmul", dev)(a2.reshape(-1, a2.shape[-1]), b2,
+                                      out.reshape(-1, shape[-1]))
+            else:
+                kernel("matmul", dev)(a2, b2, out)
     if a1 and b1:
         return out.reshape(())
     if a1:
@@ -139,9 +146,15 @@ class MmBackward0(Node):
             ga = sum_to(matmul(g2, bt), (1,) + sa if a1 else sa)
             ga = reshape(ga, sa) if a1 else ga
         if fb[0] is not None:
-            at = reshape(a, (-1, 1)) if a1 else transpose(a, -1, -2)
-            gb = sum_to(matmul(at, g2), sb + (1,) if b1 else sb)
-            gb = reshape(gb, sb) if b1 else gb
+            if len(sb) == 2 and len(sa) > 2:
+                # a matrix times a batch: its gradient sums over the batch, which one
+                # (k, batch*m) @ (batch*m, n) product does without a batch of products
+                a2 = reshape(a, (-1, sa[-1]))
+                gb = matmul(transpose(a2, 0, 1), reshape(g2, (a2.shape[0], sb[-1])))
+            else:
+                at = reshape(a, (-1, 1)) if a1 else transpose(a, -1, -2)
+                gb = sum_to(matmul(at, g2), sb + (1,) if b1 else sb)
+                gb = reshape(gb, sb) if b1 else gb
         return ga, gb
 
 
