@@ -6,6 +6,7 @@ storage back.
 
 import numpy as np
 
+from .._config import PARALLEL_MIN as _PAR_MIN
 from ..kernels.table import kernel
 from . import for_device
 
@@ -131,6 +132,11 @@ def copy_data(src, dt, device, out=None):
         return out
     if is_c(src) and is_c(out):
         k(src.reshape(-1), out.reshape(-1))
+        return out
+    if src.__class__ is np.ndarray and src.dtype == out.dtype and src.size < _PAR_MIN:
+        # a strided CPU copy without a cast: NumPy's moves each contiguous inner run whole
+        # (~2x faster than the loop on a transpose's copy); the parallel loop for large ones
+        np.copyto(out, src)
         return out
     if src.__class__ is np.ndarray and out.flags.c_contiguous:
         u = unexpand(src)  # an expanded source: read each element once
