@@ -83,13 +83,25 @@ def _int_index(index, op, msg=None):
         raise RuntimeError(msg or f"{op}(): Expected dtype int32/int64 for index")
 
 
+_GRIDS = {}  # (shape, d, ishape) -> _grid's arrays (read-only: kernels only read them)
+
+
 def _grid(shape, d, ishape):
     """Offsets for the ``(A, K, B)`` form: dims before/after ``d`` over ``ishape``, in an
-    input of ``shape``; and the element stride of dim ``d``."""
-    cst = _cstrides(shape)
-    offa = _offsets(ishape[:d], cst[:d])
-    offb = _offsets(ishape[d + 1:], cst[d + 1:])
-    return offa, offb, np.int64(cst[d])
+    input of ``shape``; and the element stride of dim ``d``. Cached: a training loop
+    indexes the same shapes every step."""
+    key = (shape, d, tuple(ishape))
+    r = _GRIDS.get(key)
+    if r is None:
+        cst = _cstrides(shape)
+        offa = _offsets(ishape[:d], cst[:d])
+        offb = _offsets(ishape[d + 1:], cst[d + 1:])
+        offa.flags.writeable = offb.flags.writeable = False
+        r = (offa, offb, np.int64(cst[d]))
+        if len(_GRIDS) >= 1024:
+            _GRIDS.clear()
+        _GRIDS[key] = r
+    return r
 
 
 def _gather_data(x, d, idx, ishape, vector):

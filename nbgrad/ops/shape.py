@@ -38,8 +38,8 @@ def _view(x, arr):
 def _shape_arg(shape, fname=None, arg="size"):
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = shape[0]
-    out = tuple(int(s) for s in shape)
-    if fname is not None:
+    out = tuple(map(int, shape))
+    if fname is not None and out and (max(out) >= 2**63 or min(out) < -(2**63)):
         for i, s in enumerate(out):
             if not -(2**63) <= s < 2**63:  # PyTorch's argument parser, before any shape logic
                 raise TypeError(
