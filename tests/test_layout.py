@@ -64,6 +64,8 @@ def _plan_kind(name, *args):
     (lambda t: (t((40, 60, 70)), t((60, 70))), "BCAST"),
     (lambda t: (t((8, 4, 64, 64)), t((1, 1, 64, 64))), "BCAST"),
     (lambda t: (t((300, 500)), t((1, 1))), "BCAST"),
+    # an outer product: the (pooled) output is larger than both operands
+    (lambda t: (t((10, 1)), t((1, 40000))), "BCAST"),
 ])
 def test_large_contiguous_operands_get_their_own_plan_and_match_numpy(args, kind):
     rng = np.random.default_rng(2)

@@ -73,7 +73,7 @@ class Plan:
     must be raveled), whether the node must undo broadcasting (``bcast``), the output's
     ``shape``, the number operand's NumPy scalar type (``stype``) and, for ``BCAST``,
     ``views``: the shapes the two operands and the output are read as (the output's None
-    when one operand is read as one value)."""
+    when one operand is read as one value) and the output's element count."""
 
     __slots__ = ("kind", "f", "np", "dt", "out_key", "into", "reshape", "bcast", "shape",
                  "stype", "views")
@@ -200,14 +200,14 @@ def _bcast_plan(odt, a, b):
     if n == 0 or (ad.size == 1 and bd.size == 1):
         return None
     if bd.size == 1 and ad.shape == shape:
-        views = (-1, (), None)
+        views = (-1, (), None, n)
     elif ad.size == 1 and bd.shape == shape:
-        views = ((), -1, None)
+        views = ((), -1, None, n)
     else:
         b3 = bcast3(shape, (ad, bd))
         if b3 is None:
             return None
-        views = (b3[1][0].shape, b3[1][1].shape, b3[0])
+        views = (b3[1][0].shape, b3[1][1].shape, b3[0], n)
     p = _plan(BCAST, dt=odt, bcast=True, shape=shape)
     p.views = views
     return p
@@ -336,9 +336,8 @@ def _run2(op, plan, a, b):
         k = op.kernel
         if kind == BCAST:
             ad, bd = a._data, b._data
-            n = ad.size if ad.size > bd.size else bd.size
+            va, vb, vo, n = plan.views
             out = _pool_empty(shape, dt.np, n * dt.itemsize)
-            va, vb, vo = plan.views
             if vo is not None:
                 k.broadcast(ad.reshape(va), bd.reshape(vb), out.reshape(vo))
             else:
