@@ -14,7 +14,7 @@ NBGRAD_THREADING_LAYER Numba threading layer (default ``workqueue``; ``omp`` or 
 NBGRAD_WIDE_VECTORS   ``1`` (default) lets LLVM use 512-bit vectors on AVX-512 CPUs (Numba's
                       default tuning prefers 256 bits); process-wide for Numba, and skipped
                       when NUMBA_CPU_NAME or NUMBA_CPU_FEATURES is set. ``0`` keeps Numba's.
-NBGRAD_POOL_BYTES     bytes of idle large (>= 1 MiB) CPU buffers kept for reuse, so big
+NBGRAD_POOL_BYTES     bytes of idle large (>= 128 KiB) CPU buffers kept for reuse, so big
                       temporaries do not fault in fresh pages every step (default 256 MiB;
                       0 turns the pool off; idle ones go back after a second, and
                       ``nbgrad.cpu.empty_cache()`` frees them at once). The older

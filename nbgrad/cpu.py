@@ -1,6 +1,6 @@
 """``nbgrad.cpu``: the CPU device's buffer pool.
 
-Large temporaries (1 MiB and up) reuse pooled buffers instead of fresh memory; see
+Large temporaries (128 KiB and up) reuse pooled buffers instead of fresh memory; see
 ``nbgrad.storage._cpupool`` and ``NBGRAD_POOL_BYTES``.
 """
 

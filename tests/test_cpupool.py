@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 
 import nbgrad
+from nbgrad.storage._cpupool import MIN_BYTES
 
-N = 1 << 18  # float32: exactly the pool's 1 MiB minimum
+N = MIN_BYTES // 4  # float32: exactly the pool's minimum
 
 
 @pytest.fixture(autouse=True)
@@ -91,3 +92,12 @@ def test_training_results_do_not_depend_on_the_pool():
     assert nbgrad.cpu.pooled_bytes() > 0  # (the first run did go through the pool)
     nbgrad.cpu.set_pool_limit(0)
     np.testing.assert_array_equal(pooled, run())
+
+
+def test_mid_size_results_are_pooled():
+    # arrays from glibc's mmap threshold (128 KiB) up: each fresh one would fault its pages in
+    before = nbgrad.cpu.pooled_bytes()
+    x = nbgrad.ones(1 << 16)  # 256 KiB of float32
+    y = x * 2.0
+    assert nbgrad.cpu.pooled_bytes() - before >= 4 << 16
+    assert np.all(y.numpy() == 2.0)

@@ -592,3 +592,30 @@ def test_random_keys_match_torch():
         z[key(nbgrad)] = _nb(v)
         tz[key(torch)] = _th(v)
         np.testing.assert_array_equal(z.numpy(), tz.numpy())
+
+
+# ----- backward of a read of whole rows: straight into fresh zeros ------------------------------
+@pytest.mark.parametrize("dim", [0, 1])
+def test_row_read_backward_adds_duplicates_into_zeros_as_torch(dim):
+    torch = pytest.importorskip("torch")
+    a = np.random.default_rng(7).standard_normal((6, 5)).astype(np.float32)
+    idx = np.array([4, 1, 4, 4, 0])
+    g = np.random.default_rng(8).standard_normal((5, 5) if dim == 0 else (6, 5)).astype(
+        np.float32)
+    grads = []
+    for lib in (nbgrad, torch):
+        w = lib.tensor(a, requires_grad=True)
+        i = lib.tensor(idx)
+        out = F.embedding(i, w) if dim == 0 and lib is nbgrad else (
+            torch.nn.functional.embedding(i, w) if dim == 0 else w.index_select(1, i))
+        out.backward(lib.tensor(g))
+        grads.append(w.grad.numpy())
+        assert w.grad.grad_fn is None
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-6, atol=1e-6)
+
+
+def test_embedding_gradgradcheck():
+    w = nbgrad.tensor(np.random.default_rng(9).standard_normal((5, 3)), requires_grad=True)
+    i = nbgrad.tensor([[1, 4, 1], [0, 1, 3]])
+    assert gradcheck(lambda t: F.embedding(i, t), (w,))
+    assert gradgradcheck(lambda t: F.embedding(i, t) ** 2, (w,))

@@ -1064,12 +1064,18 @@ def _layouts(rng, dt, arity):
 
     big = 140_000  # past the small-op plans (SMALL_N), below the parallel loops' threshold
     one = [(arr(16),), (arr(3, 5),), (arr(big),), (arr(4, 6).t(),), (arr(8)[::2],),
-           (arr(1).expand(6),), (arr(0, 3),)]
+           (arr(1).expand(6),), (arr(0, 3),),
+           (arr(2, 3, 4, 5).permute(0, 2, 1, 3),)]
     if arity == 1:
         return one
     return [(arr(16), arr(16)), (arr(3, 5), arr(3, 5)), (arr(16), 1.5), (2.5, arr(3, 5)),
             (arr(16), 3), (arr(big), arr(big)), (arr(3, 1), arr(4)), (arr(4, 6).t(), arr(6, 4)),
-            (arr(1).expand(7), arr(7)), (arr(5), arr(5, dtype=np.float64)), (arr(0, 2), arr(2))]
+            (arr(1).expand(7), arr(7)), (arr(5), arr(5, dtype=np.float64)), (arr(0, 2), arr(2)),
+            # large contiguous with a number, large broadcasting, one value against many,
+            # 4-d strided operands that no merging brings to 3 dims
+            (arr(big), 1.5), (0.5, arr(big)), (arr(70, 2000), arr(2000)),
+            (arr(2, 1, 3, 4), arr(5, 1, 1)), (arr(1), arr(3, 4)), (arr(3, 4), arr(1, 1)),
+            (arr(2, 3, 4, 5).permute(0, 2, 1, 3), arr(2, 4, 3, 5))]
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

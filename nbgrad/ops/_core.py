@@ -22,7 +22,7 @@ _FROM_NP = _dt._FROM_NP
 
 
 # Below this many elements a CPU op runs its serial loop and gets a plain np.empty output
-# (no buffer pool: its threshold is 1 MiB, and float64 is 8 bytes)
+# (no buffer pool: its threshold is MIN_BYTES, and float64 is 8 bytes)
 SMALL_N = min(_config.PARALLEL_MIN, MIN_BYTES // 8)
 
 

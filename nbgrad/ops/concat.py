@@ -3,7 +3,7 @@
 from ..storage.layout import copy_data
 from ..tensor import _wrap
 from ._core import Node, Tensor, backend, needs_grad, record, same_device
-from .shape import _wrap_dim, getitem, unsqueeze
+from .shape import _wrap_dim, getitem, split_views, unsqueeze
 
 
 class CatBackward0(Node):
@@ -102,16 +102,7 @@ def split(tensor, split_size_or_sections, dim=0):
                 f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's "
                 f"size at dimension {d}), but got split_sizes={sizes}"
             )
-    out = []
-    start = 0
-    for k in sizes:
-        out.append(getitem(tensor, (slice(None),) * d + (slice(start, start + k),)))
-        start += k
-    if needs_grad(tensor):  # PyTorch forbids in-place changes through these views
-        from .view_inplace import mark_multi
-
-        mark_multi(out, "Split" if isinstance(split_size_or_sections, int) else "SplitWithSizes")
-    return tuple(out)
+    return split_views(tensor, d, sizes, not isinstance(split_size_or_sections, int))
 
 
 def chunk(input, chunks, dim=0):

@@ -57,21 +57,29 @@ def _entry(op, slot, *types):
 # ----- launch plans ---------------------------------------------------------------------
 # plan kinds: small contiguous operands of one layout (``SMALL``: the loop's entry point,
 # ``SMALL_S`` / ``S_SMALL``: with a number operand), same-layout contiguous CPU arrays of
-# any size (``CONTIG``: serial or parallel loop, pooled output), anything else (``GENERAL``)
-SMALL, SMALL_S, S_SMALL, CONTIG, GENERAL = range(5)
+# any size (``CONTIG``: serial or parallel loop, pooled output; ``CONTIG_S`` / ``S_CONTIG``:
+# with a number operand), contiguous CPU arrays that broadcast (``BCAST``: the broadcasting
+# loop, the operands' 3-d views worked out once), anything else (``GENERAL``). Each runs
+# the loop the general path would pick for that layout, so results agree to the bit.
+SMALL, SMALL_S, S_SMALL, CONTIG, GENERAL, CONTIG_S, S_CONTIG, BCAST = range(8)
+_KIND_NAMES = ("SMALL", "SMALL_S", "S_SMALL", "CONTIG", "GENERAL", "CONTIG_S", "S_CONTIG",
+               "BCAST")
 
 
 class Plan:
     """How one op runs for one operand layout: ``kind``, the loop ``f`` (an entry point for
     the small kinds), the output's NumPy dtype, nbgrad dtype and ``SmallKey`` (``out_key``),
     ``into`` (the in-place loop, for a lent gradient), ``reshape`` (operands are n-d and
-    must be raveled), and whether the node must undo broadcasting (``bcast``)."""
+    must be raveled), whether the node must undo broadcasting (``bcast``), the output's
+    ``shape``, the number operand's NumPy scalar type (``stype``) and, for ``BCAST``,
+    ``views``: the shapes the two operands and the output are read as (the output's None
+    when one operand is read as one value) and the output's element count."""
 
     __slots__ = ("kind", "f", "np", "dt", "out_key", "into", "reshape", "bcast", "shape",
-                 "stype")
+                 "stype", "views")
 
     def __repr__(self):
-        return f"Plan({('SMALL', 'SMALL_S', 'S_SMALL', 'CONTIG', 'GENERAL')[self.kind]})"
+        return f"Plan({_KIND_NAMES[self.kind]})"
 
 
 def _plan(kind, f=None, out_key=None, dt=None, into=None, reshape=False, bcast=False,
@@ -82,6 +90,7 @@ def _plan(kind, f=None, out_key=None, dt=None, into=None, reshape=False, bcast=F
     p.np = np.dtype(dt.np) if dt is not None else None
     p.shape = shape
     p.stype = None
+    p.views = None
     return p
 
 
@@ -144,9 +153,19 @@ def _plan2(op, a, b):
         if (ka.__class__ is tuple and ka == kb and ka[3] and a._dtype is cdt
                 and cpu_same and a._data.size):
             return _plan(CONTIG, dt=odt, bcast=False, shape=ka[2])
+        if bcast and a._dtype is cdt and b._dtype is cdt and cpu_same:
+            p = _bcast_plan(odt, a, b)
+            if p is not None:
+                return p
         return _plan(GENERAL, dt=None, bcast=bcast)
     t, first = (a, False) if ta else (b, True)
     kt = ka if ta else kb
+    if (kt.__class__ is tuple and kt[3] and kt[1].type == "cpu" and t._dtype is cdt
+            and cpu_same and t._data.size
+            and (b.__class__ if ta else a.__class__) in (int, float)):
+        p = _plan(S_CONTIG if first else CONTIG_S, dt=odt, shape=kt[2])
+        p.stype = np.dtype(cdt.np).type
+        return p
     if (kt and kt.__class__ is not tuple and t._dtype is cdt and cpu_same
             and (b.__class__ if ta else a.__class__) in (int, float)):
         npd = kt.np.str
@@ -161,6 +180,37 @@ def _plan2(op, a, b):
         p.stype = kt.np.type
         return p
     return _plan(GENERAL, bcast=False)
+
+
+def _bcast_plan(odt, a, b):
+    """The ``BCAST`` plan of C-contiguous CPU arrays ``a`` and ``b`` of the compute dtype
+    whose shapes differ, or None where the general path would not use a broadcasting loop
+    on them (mirrors ``elementwise.binary_data``)."""
+    from ..storage.layout import bcast3
+    from .elementwise import broadcast_shapes
+
+    ad, bd = a._data, b._data
+    if (ad.__class__ is not np.ndarray or bd.__class__ is not np.ndarray
+            or not (ad.flags.c_contiguous and bd.flags.c_contiguous)):
+        return None
+    shape = broadcast_shapes(ad.shape, bd.shape)
+    n = 1
+    for d in shape:
+        n *= d
+    if n == 0 or (ad.size == 1 and bd.size == 1):
+        return None
+    if bd.size == 1 and ad.shape == shape:
+        views = (-1, (), None, n)
+    elif ad.size == 1 and bd.shape == shape:
+        views = ((), -1, None, n)
+    else:
+        b3 = bcast3(shape, (ad, bd))
+        if b3 is None:
+            return None
+        views = (b3[1][0].shape, b3[1][1].shape, b3[0], n)
+    p = _plan(BCAST, dt=odt, bcast=True, shape=shape)
+    p.views = views
+    return p
 
 
 def _plan1(op, x):
@@ -275,8 +325,34 @@ def _miss2(op, a, b, key):
 
 
 def _run2(op, plan, a, b):
-    """The non-small plans: contiguous same-layout arrays, then the general path."""
-    if plan.kind == CONTIG:
+    """The non-small plans: contiguous arrays (same layout, with a number, broadcasting),
+    then the general path."""
+    kind = plan.kind
+    if kind >= CONTIG_S:
+        if a is _STATE.owned:
+            _STATE.owned = None
+        dt = plan.dt
+        shape = plan.shape
+        k = op.kernel
+        if kind == BCAST:
+            ad, bd = a._data, b._data
+            va, vb, vo, n = plan.views
+            out = _pool_empty(shape, dt.np, n * dt.itemsize)
+            if vo is not None:
+                k.broadcast(ad.reshape(va), bd.reshape(vb), out.reshape(vo))
+            else:
+                k(ad.reshape(va), bd.reshape(vb), out.reshape(-1))
+            return _fresh(out, dt, a._device)
+        if kind == CONTIG_S:
+            ad = a._data
+            out = _pool_empty(shape, dt.np, ad.size * dt.itemsize)
+            k.flat_s(ad.reshape(-1), plan.stype(b), out.reshape(-1))
+            return _fresh(out, dt, a._device)
+        bd = b._data
+        out = _pool_empty(shape, dt.np, bd.size * dt.itemsize)
+        k.s_flat(plan.stype(a), bd.reshape(-1), out.reshape(-1))
+        return _fresh(out, dt, b._device)
+    if kind == CONTIG:
         ad, bd = a._data, b._data
         k = op.kernel
         if a is _STATE.owned:

@@ -97,6 +97,8 @@ def binary_data(kname, a, b, cdt, odt, dev):
                 return out
     arrs = [x if x.__class__ is not cdt.np.type else be.full((), x, cdt.np) for x in (ad, bd)]
     views = layout3(be, shape, arrs + [out])
+    if views is None and cpu:  # the CPU loops also take 4-d views
+        views = layout3(be, shape, arrs + [out], 4)
     if views is None:
         arrs = [copy_data(be.as_strided(x, shape, _bst(x, shape)), cdt, dev) for x in arrs]
         k(arrs[0].reshape(-1), arrs[1].reshape(-1), out.reshape(-1))
@@ -123,6 +125,8 @@ def unary_data(kname, x, odt, dev):
         k(xd.reshape(-1), out.reshape(-1))
         return out
     views = layout3(be, xd.shape, [xd, out])
+    if views is None and out.__class__ is np.ndarray:  # the CPU loops also take 4-d views
+        views = layout3(be, xd.shape, [xd, out], 4)
     if views is None:
         xd = copy_data(xd, odt, dev)
         k(xd.reshape(-1), out.reshape(-1))

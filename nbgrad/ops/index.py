@@ -83,13 +83,25 @@ def _int_index(index, op, msg=None):
         raise RuntimeError(msg or f"{op}(): Expected dtype int32/int64 for index")
 
 
+_GRIDS = {}  # (shape, d, ishape) -> _grid's arrays (read-only: kernels only read them)
+
+
 def _grid(shape, d, ishape):
     """Offsets for the ``(A, K, B)`` form: dims before/after ``d`` over ``ishape``, in an
-    input of ``shape``; and the element stride of dim ``d``."""
-    cst = _cstrides(shape)
-    offa = _offsets(ishape[:d], cst[:d])
-    offb = _offsets(ishape[d + 1:], cst[d + 1:])
-    return offa, offb, np.int64(cst[d])
+    input of ``shape``; and the element stride of dim ``d``. Cached: a training loop
+    indexes the same shapes every step."""
+    key = (shape, d, tuple(ishape))
+    r = _GRIDS.get(key)
+    if r is None:
+        cst = _cstrides(shape)
+        offa = _offsets(ishape[:d], cst[:d])
+        offb = _offsets(ishape[d + 1:], cst[d + 1:])
+        offa.flags.writeable = offb.flags.writeable = False
+        r = (offa, offb, np.int64(cst[d]))
+        if len(_GRIDS) >= 1024:
+            _GRIDS.clear()
+        _GRIDS[key] = r
+    return r
 
 
 def _gather_data(x, d, idx, ishape, vector):
@@ -119,13 +131,17 @@ def _gather_data(x, d, idx, ishape, vector):
 
 def _scatter_data(x, d, idx, src, vector):
     """A contiguous copy of ``x`` with ``src`` added at ``idx`` along ``d`` (see above)."""
-    dev = x._device
+    return _scatter_into(copy_data(x._data, x._dtype, x._device), x._device, d, idx, src,
+                         vector)
+
+
+def _scatter_into(out, dev, d, idx, src, vector):
+    """Add ``src`` at ``idx`` along ``d`` into C-contiguous array ``out``; returns it."""
     be = backend(dev)
-    out = copy_data(x._data, x._dtype, dev)
     ishape = tuple(src.shape)
     if src._data.size == 0:
         return out
-    offa, offb, sdim = _grid(tuple(x.shape), d, ishape)
+    offa, offb, sdim = _grid(tuple(out.shape), d, ishape)
     A, K, B = offa.size, ishape[d], offb.size
     ix = contiguous_data(idx)
     if vector:
@@ -150,13 +166,25 @@ def _as_1d(x):
 
 
 # ----- index_select / index_add ---------------------------------------------------------------
+def _added_to_zeros(shape, d, index, g):
+    """``index_add(zeros(shape), d, index, g)``, the backward of a read of rows ``index``
+    (index_select, embedding): a fresh zero buffer takes ``g`` directly (no copy of the
+    zeros, and ``index`` was checked when the rows were read) unless the result must be
+    differentiable itself."""
+    if needs_grad(g):
+        return index_add(_zeros(shape, g), d, index, g)
+    dt, dev = g._dtype, g._device
+    out = backend(dev).zeros(tuple(shape), dt.np)
+    return _wrap(_scatter_into(out, dev, d, index, g, True), dt, dev)
+
+
 class IndexSelectBackward0(Node):
     __slots__ = ()
 
     def backward(self, saved, g):
         (index,) = saved
         d, shape = self.attrs
-        return (index_add(_zeros(shape, g), d, index, g),)
+        return (_added_to_zeros(shape, d, index, g),)
 
 
 def _check_select(input, dim, index, op):
@@ -392,7 +420,7 @@ class EmbeddingBackward0(Node):
 
             g2 = mul(g2, _wrap(backend(g._device).from_host(scale.astype(g._dtype.np)),
                                g._dtype, g._device))
-        return (index_add(_zeros((n, g.shape[-1]), g), 0, idx, g2),)
+        return (_added_to_zeros((n, g.shape[-1]), 0, idx, g2),)
 
 
 def _renorm_(weight, h, max_norm, norm_type):

@@ -38,8 +38,8 @@ def _view(x, arr):
 def _shape_arg(shape, fname=None, arg="size"):
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = shape[0]
-    out = tuple(int(s) for s in shape)
-    if fname is not None:
+    out = tuple(map(int, shape))
+    if fname is not None and out and (max(out) >= 2**63 or min(out) < -(2**63)):
         for i, s in enumerate(out):
             if not -(2**63) <= s < 2**63:  # PyTorch's argument parser, before any shape logic
                 raise TypeError(
@@ -407,6 +407,68 @@ def getitem(input, key):
         cls = SelectBackward0 if any(isinstance(k, int) for k in key) else SliceBackward0
         record(cls, out, (input,), (), (tuple(input.shape), key))
     return out
+
+
+class SplitBackward0(Node):
+    """``split``'s one node for all its outputs: the input's gradient is one buffer with each
+    output's gradient copied into its region (zeros where an output got none)."""
+
+    __slots__ = ()
+    materialize_grads = False  # a missing output gradient is a zero region, not a tensor
+
+    def backward(self, saved, *grads):
+        d, sizes, shape, dt, dev = self.attrs
+        if any(g is not None and needs_grad(g) for g in grads):  # create_graph: differentiable
+            from .concat import cat
+
+            parts = [g if g is not None else _zeros_of(shape, d, n, dt, dev)
+                     for g, n in zip(grads, sizes)]
+            return (cat(parts, d),)
+        be = backend(dev)
+        data = be.empty(shape, dt.np) if all(g is not None for g in grads) \
+            else be.zeros(shape, dt.np)
+        lead = (slice(None),) * d
+        start = 0
+        for g, n in zip(grads, sizes):
+            if g is not None and n:
+                copy_data(g._data, dt, dev, out=be.getitem(data, lead + (slice(start, start + n),)))
+            start += n
+        return (_wrap(data, dt, dev),)
+
+
+class SplitWithSizesBackward0(SplitBackward0):
+    __slots__ = ()
+
+
+def _zeros_of(shape, d, n, dt, dev):
+    from ..creation import zeros
+
+    s = list(shape)
+    s[d] = n
+    return zeros(tuple(s), dtype=dt, device=dev)
+
+
+def split_views(input, d, sizes, with_sizes):
+    """The views of ``input`` split along dim ``d`` into ``sizes``, recorded as PyTorch does:
+    one ``SplitBackward0`` (``SplitWithSizesBackward0`` for explicit sizes) for all of them,
+    outputs that may not be modified in place."""
+    be = backend(input._device)
+    arr = input._data
+    lead = (slice(None),) * d
+    out = []
+    start = 0
+    for n in sizes:
+        out.append(_view(input, be.getitem(arr, lead + (slice(start, start + n),))))
+        start += n
+    if needs_grad(input):
+        from ._core import record_multi
+        from .view_inplace import mark_multi
+
+        cls = SplitWithSizesBackward0 if with_sizes else SplitBackward0
+        record_multi(cls, out, (input,), (),
+                     (d, tuple(sizes), tuple(arr.shape), input._dtype, input._device))
+        mark_multi(out, "SplitWithSizes" if with_sizes else "Split")
+    return tuple(out)
 
 
 class IndexBackwardBackward0(Node):

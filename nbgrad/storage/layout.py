@@ -6,6 +6,7 @@ storage back.
 
 import numpy as np
 
+from .._config import PARALLEL_MIN as _PAR_MIN
 from ..kernels.table import kernel
 from . import for_device
 
@@ -20,21 +21,25 @@ def _bstrides(arr, shape):
     return st
 
 
-def layout3(be, shape, arrays):
-    """Views of ``arrays`` broadcast to ``shape`` and collapsed to 3 dims.
+_LAYOUTS = {}  # (shape, (array shape, strides)...) -> the merged dims (see _collapse)
 
-    Adjacent dims merge where every array steps through them as one; the result is
-    padded with leading ones. Returns None when more than 3 dims remain.
-    """
+
+def _collapse(shape, arrays):
+    """``shape`` with its size-1 dims dropped and adjacent dims merged where every array
+    (broadcast to ``shape``) steps through them as one: ``(dims, strides per array)``.
+    Cached by layout: ``contiguous()``, the strided elementwise ops and gradients' copies
+    meet the same few layouts on every step."""
+    key = (shape,) + tuple((a.shape, a.strides) for a in arrays)
+    r = _LAYOUTS.get(key)
+    if r is not None:
+        return r
     strides = [_bstrides(a, shape) for a in arrays]
-    dims = [i for i, d in enumerate(shape) if d != 1]
     cshape = []
     cstr = [[] for _ in arrays]
-    for i in dims:
-        d = shape[i]
-        if cshape and all(
-            cs[-1] == st[i] * d for cs, st in zip(cstr, strides)
-        ):
+    for i, d in enumerate(shape):
+        if d == 1:
+            continue
+        if cshape and all(cs[-1] == st[i] * d for cs, st in zip(cstr, strides)):
             cshape[-1] *= d
             for cs, st in zip(cstr, strides):
                 cs[-1] = st[i]
@@ -42,11 +47,36 @@ def layout3(be, shape, arrays):
             cshape.append(d)
             for cs, st in zip(cstr, strides):
                 cs.append(st[i])
-    if len(cshape) > 3:
+    r = (tuple(cshape), tuple(tuple(cs) for cs in cstr))
+    if len(_LAYOUTS) >= 4096:  # many layouts (e.g. varying lengths): start over
+        _LAYOUTS.clear()
+    _LAYOUTS[key] = r
+    return r
+
+
+def layout3(be, shape, arrays, ndim=3):
+    """Views of ``arrays`` broadcast to ``shape`` and collapsed to ``ndim`` (3 or 4) dims.
+
+    Adjacent dims merge where every array steps through them as one; the result is
+    padded with leading ones. Returns None when more than ``ndim`` dims remain.
+    """
+    shape = tuple(shape)
+    cshape, cstr = _collapse(shape, arrays)
+    pad = ndim - len(cshape)
+    if pad < 0:
         return None
-    pad = 3 - len(cshape)
-    cshape = (1,) * pad + tuple(cshape)
-    return [be.as_strided(a, cshape, (0,) * pad + tuple(cs)) for a, cs in zip(arrays, cstr)]
+    cshape = (1,) * pad + cshape
+    views = []
+    for a, cs in zip(arrays, cstr):
+        if a.__class__ is np.ndarray and a.shape == shape:
+            # the merged dims are a reshape of ``a`` without a copy: ~1 µs where
+            # as_strided takes ~10 (setting .shape raises rather than copy)
+            v = a.view()
+            v.shape = cshape
+        else:
+            v = be.as_strided(a, cshape, (0,) * pad + cs)
+        views.append(v)
+    return views
 
 
 def unexpand(x):
@@ -103,6 +133,11 @@ def copy_data(src, dt, device, out=None):
     if is_c(src) and is_c(out):
         k(src.reshape(-1), out.reshape(-1))
         return out
+    if src.__class__ is np.ndarray and src.dtype == out.dtype and src.size < _PAR_MIN:
+        # a strided CPU copy without a cast: NumPy's moves each contiguous inner run whole
+        # (~2x faster than the loop on a transpose's copy); the parallel loop for large ones
+        np.copyto(out, src)
+        return out
     if src.__class__ is np.ndarray and out.flags.c_contiguous:
         u = unexpand(src)  # an expanded source: read each element once
         if u.flags.c_contiguous:
@@ -111,6 +146,8 @@ def copy_data(src, dt, device, out=None):
                 k.broadcast(b3[1][0], out.reshape(b3[0]))
                 return out
     views = layout3(be, src.shape, [src, out])
+    if views is None and src.__class__ is np.ndarray:  # the CPU loops also take 4-d views
+        views = layout3(be, src.shape, [src, out], 4)
     if views is None:
         for i in range(src.shape[0]):
             copy_data(src[i], dt, device, out[i])

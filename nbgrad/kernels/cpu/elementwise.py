@@ -64,7 +64,19 @@ def _unary(f):
             for k in range(n2):
                 out[i, j, k] = v
 
-    return flat, flat_p, nd, nd_p, bc, bc_p
+    # 4-d views (strided layouts that no merging of dims brings down to 3): the 3-d loop
+    # per leading index
+    @njit(**_opts)
+    def nd4(x, out):
+        for i in range(out.shape[0]):
+            nd(x[i], out[i])
+
+    @njit(parallel=True, **_opts)
+    def nd4_p(x, out):
+        for i in prange(out.shape[0]):
+            nd(x[i], out[i])
+
+    return flat, flat_p, nd, nd_p, bc, bc_p, nd4, nd4_p
 
 
 def _binary(f):
@@ -186,8 +198,18 @@ def _binary(f):
             for k in range(n2):
                 out[i, j, k] = f(out[i, j, k], s)
 
+    @njit(**_opts)
+    def nd4(a, b, out):  # (as the unary nd4)
+        for i in range(out.shape[0]):
+            nd(a[i], b[i], out[i])
+
+    @njit(parallel=True, **_opts)
+    def nd4_p(a, b, out):
+        for i in prange(out.shape[0]):
+            nd(a[i], b[i], out[i])
+
     return (flat, flat_p, flat_s, flat_s_p, s_flat, s_flat_p, nd, nd_p, bc, bc_p, into, into_p,
-            bc_into, bc_into_p)
+            bc_into, bc_into_p, nd4, nd4_p)
 
 
 def _ternary(f):
@@ -261,7 +283,7 @@ class _Kernel:
 
 
 class UnaryKernel(_Kernel):
-    """``out = f(x)``; ``x`` is a flat contiguous array or a 3-d view."""
+    """``out = f(x)``; ``x`` is a flat contiguous array or a 3-d or 4-d view."""
 
     __slots__ = ()
     _factory = staticmethod(_unary)
@@ -275,11 +297,13 @@ class UnaryKernel(_Kernel):
         self._run(4, out.size, x, out)
 
     def __call__(self, x, out):
-        self._run(0 if x.ndim == 1 else 2, out.size, x, out)
+        """1-d contiguous arrays, or 3-d or 4-d views of one shape."""
+        n = x.ndim
+        self._run(0 if n == 1 else 2 if n == 3 else 6, out.size, x, out)
 
 
 class BinaryKernel(_Kernel):
-    """``out = f(a, b)``; operands flat, 3-d views, or 0-d (one value)."""
+    """``out = f(a, b)``; operands flat, 3-d or 4-d views, or 0-d (one value)."""
 
     __slots__ = ()
     _factory = staticmethod(_binary)
@@ -314,8 +338,10 @@ class BinaryKernel(_Kernel):
                 self._run(2, n, a, b[()], out)
         elif a.ndim == 0:
             self._run(4, n, a[()], b, out)
-        else:
+        elif a.ndim == 3:
             self._run(6, n, a, b, out)
+        else:  # 4-d views
+            self._run(14, n, a, b, out)
 
 
 class TernaryKernel(_Kernel):
