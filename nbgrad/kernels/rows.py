@@ -57,9 +57,9 @@ def logsumexp_row(x, a, b, R):
 # ``z`` is a zero of the row's dtype: a literal 0.0 would turn a float32 row's math to
 # float64 (which vmath leaves to libm, unvectorized); the sums start from it too.
 _SHORT = 16  # rows this short take a plain max loop (the lanes cost more than they save)
-# Sums run in the row's dtype (as PyTorch's): a float64 sum of float32 values does not
-# vectorize, nor (fast) a sum in blocks from a runtime start; the scalar math after, in
-# float64.
+# Sums and the math after them run in the row's dtype (as PyTorch's): a float64 sum of
+# float32 values does not vectorize, nor (fast) a sum in blocks from a runtime start, and
+# float64 lanes are half as many.
 
 
 def softmax_bodies(exp, log, jit):
@@ -109,9 +109,8 @@ def softmax_bodies(exp, log, jit):
             e = exp(x[r, i] - m)
             out[r, i] = e
             t += e
-        inv = 1.0 / (t * 1.0)
         for r in range(R):
-            out[r, i] = out[r, i] * inv
+            out[r, i] = out[r, i] / t
 
     @jit
     def log_softmax_row(x, out, i, z):
@@ -121,9 +120,8 @@ def softmax_bodies(exp, log, jit):
         t = z
         for r in range(R):
             t += exp(x[r, i] - m)
-        s = t * 1.0
         # (spelled out: the CUDA simulator runs log(0) as Python, which raises)
-        ls = log(s) + m if s != 0.0 else -math.inf
+        ls = log(t) + m if t != 0.0 else -math.inf
         for r in range(R):
             out[r, i] = x[r, i] - ls
 
@@ -134,9 +132,8 @@ def softmax_bodies(exp, log, jit):
         t = z
         for r in range(R):
             t += g[r, i] * y[r, i]
-        s = t * 1.0
         for r in range(R):
-            out[r, i] = y[r, i] * (g[r, i] - s)
+            out[r, i] = y[r, i] * (g[r, i] - t)
 
     @jit
     def log_softmax_bwd_row(g, y, out, i, z):
@@ -145,9 +142,8 @@ def softmax_bodies(exp, log, jit):
         t = z
         for r in range(R):
             t += g[r, i]
-        s = t * 1.0
         for r in range(R):
-            out[r, i] = g[r, i] - exp(y[r, i]) * s
+            out[r, i] = g[r, i] - exp(y[r, i]) * t
 
     return row_max, softmax_row, log_softmax_row, softmax_bwd_row, log_softmax_bwd_row
 
