@@ -120,10 +120,14 @@ def softmax_bodies(exp, log, jit):
         t = z
         for r in range(R):
             t += exp(x[r, i] - m)
-        # (spelled out: the CUDA simulator runs log(0) as Python, which raises)
-        ls = log(t) + m if t != 0.0 else -math.inf
+        if t == 0.0:  # all -inf: nan (spelled out: the CUDA simulator's log(0) raises)
+            for r in range(R):
+                out[r, i] = x[r, i] - x[r, i]
+            return
+        # PyTorch's order: x - max is exact, log(sum) is small beside large logits
+        lt = log(t)
         for r in range(R):
-            out[r, i] = x[r, i] - ls
+            out[r, i] = (x[r, i] - m) - lt
 
     @jit
     def softmax_bwd_row(g, y, out, i, z):
