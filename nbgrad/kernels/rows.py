@@ -1,9 +1,12 @@
-"""Per-row and per-window bodies (softmax family, logsumexp, norms, max-pool) shared by
-the CPU loops and the CUDA kernels (compiled for each target:
-``@njit`` here, ``kernels.cuda._launch.device_fn`` on the device), so both targets compute
-a row the same way; and the weighted one-hot class mask, built on the host for both (targets
-are small). Like ``kernels/scalar.py``, this module imports no target, and each target
-imports it, never the other target.
+"""Per-row and per-window bodies (softmax family, layer norm and cross-entropy rows,
+logsumexp, norms, max-pool) shared by the CPU loops and the CUDA kernels, so both targets
+compute a row the same way; and the weighted one-hot class mask, built on the host for both
+(targets are small). Bodies that need exp / log are factories (``softmax_bodies``,
+``norm_loss_bodies``) that each target calls once with its own exp / log and decorator:
+vmath's vectorizable math and ``@njit`` on the CPU, ``math`` and a device-function decorator
+on CUDA; the others are ``@njit`` here and ``kernels.cuda._launch.device_fn`` on the device.
+Like ``kernels/scalar.py``, this module imports no target, and each target imports it,
+never the other target.
 """
 
 import math
