@@ -1,8 +1,10 @@
 """Each per-row kernel body is written once (kernels/rows.py; the optimizer updates in
 kernels/updates.py) and both targets' loops
 call it: the CPU kernels through the shared
-module, the CUDA kernels through ``device_fn`` of the same function. Read from the sources
-(no numba.cuda import here), so a body copied back into a target's loop fails this test.
+module, the CUDA kernels through ``device_fn`` of the same function; or, for bodies made by a
+factory (compiled per target around that target's exp / log), both targets build them
+with the same factory call. Read from the sources (no numba.cuda import here), so a body
+copied back into a target's loop fails this test.
 """
 
 import ast
@@ -13,10 +15,6 @@ import pytest
 
 # (shared module, body, CPU module, CPU kernels calling it, CUDA module, CUDA kernels)
 BODIES = [
-    ("rows", "log_softmax_row", "nn", ["log_softmax"], "nn", ["_log_softmax"]),
-    ("rows", "softmax_row", "nn", ["softmax"], "nn", ["_softmax"]),
-    ("rows", "log_softmax_bwd_row", "nn", ["log_softmax_bwd"], "nn", ["_log_softmax_bwd"]),
-    ("rows", "softmax_bwd_row", "nn", ["softmax_bwd"], "nn", ["_softmax_bwd"]),
     ("rows", "max_pool_window", "conv", ["max_pool"], "conv", ["_max_pool"]),
     ("rows", "max_pool_bwd_plane", "conv", ["max_pool_bwd"], "conv", ["_pool_bwd_lanes"]),
     ("rows", "max_pool_gather_elem", "conv", ["max_pool_gather"], "conv", ["_pool_gather"]),
@@ -94,3 +92,156 @@ def test_both_targets_call_the_shared_body(shared, body, cpu_mod, cpu_k, cuda_mo
     fns = _functions(cuda)
     for k in cuda_k:
         assert _calls(fns[k]) & dev, f"CUDA kernel {k} does not call {shared}.{body}"
+
+
+# (shared module, factory, CPU module, {body index: CPU functions calling it},
+#  CUDA module, {body index: CUDA kernels calling it})
+FACTORIES = [
+    ("rows", "softmax_bodies", "nn", {1: ["softmax"], 2: ["log_softmax"], 3: ["softmax_backward"],
+                                      4: ["log_softmax_backward"]},
+     "nn", {1: ["_softmax"], 2: ["_log_softmax"], 3: ["_softmax_bwd"],
+            4: ["_log_softmax_bwd"]}),
+    # layer norm and cross-entropy: the CPU runs whole-row bodies, a CUDA block per row the
+    # element functions they are built from
+    ("rows", "norm_loss_bodies", "nn", {7: ["ln_fwd"], 8: ["ln_bwd"], 9: ["ce_fwd"],
+                                        10: ["ce_bwd"]},
+     "nn", {0: ["_ln_fwd"], 2: ["_ln_fwd"], 1: ["_ln_bwd", "_ln_affine_part"], 3: ["_ln_bwd"],
+            4: ["_ce_fwd"], 5: ["_ce_fwd"], 6: ["_ce_bwd"]}),
+]
+
+
+def _factory_names(tree, aliases, factory):
+    """The names, by position, bound at module level to ``<alias>.<factory>(...)``."""
+    for n in tree.body:
+        if (isinstance(n, ast.Assign) and isinstance(n.value, ast.Call)
+                and isinstance(n.value.func, ast.Attribute)
+                and isinstance(n.value.func.value, ast.Name)
+                and n.value.func.value.id in aliases and n.value.func.attr == factory):
+            (target,) = n.targets
+            if isinstance(target, ast.Tuple):
+                return [t.id if isinstance(t, ast.Name) else None for t in target.elts]
+    return []
+
+
+def _reaches(fns, start, names, module_globals):
+    """Whether ``start`` calls one of ``names``, directly or through module-level names
+    (functions or objects built around a body) it calls."""
+    seen, todo = set(), [start]
+    while todo:
+        f = todo.pop()
+        if f in seen:
+            continue
+        seen.add(f)
+        calls = _calls(fns[f]) if f in fns else set()
+        if calls & names:
+            return True
+        todo += [c for c in calls if c in fns]
+        # a module-level object built around a body: ``_X = _RowKernel(body, ...)``
+        for c in calls:
+            if c in module_globals and module_globals[c] & names:
+                return True
+    return False
+
+
+def _module_bindings(tree):
+    """Module-level ``name = Call(..., args)``: name -> the names among its arguments."""
+    out = {}
+    for n in tree.body:
+        if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call):
+            args = {a.id for a in n.value.args if isinstance(a, ast.Name)}
+            for t in n.targets:
+                if isinstance(t, ast.Name):
+                    out[t.id] = args
+    return out
+
+
+@pytest.mark.parametrize("shared,factory,cpu_mod,cpu_use,cuda_mod,cuda_use", FACTORIES,
+                         ids=[f[1] for f in FACTORIES])
+def test_both_targets_build_bodies_from_one_factory(shared, factory, cpu_mod, cpu_use, cuda_mod,
+                                                    cuda_use):
+    mod = importlib.import_module(f"nbgrad.kernels.{shared}")
+    assert callable(getattr(mod, factory))
+    root = inspect.getfile(mod).rsplit("/", 1)[0]
+    for target, name, use in (("cpu", cpu_mod, cpu_use), ("cuda", cuda_mod, cuda_use)):
+        tree = _tree(f"{root}/{target}/{name}.py")
+        bound = _factory_names(tree, _aliases(tree, shared) | {shared}, factory)
+        assert bound, f"kernels/{target}/{name}.py does not build its bodies by {shared}.{factory}"
+        fns = _functions(tree)
+        glob = _module_bindings(tree)
+        for i, users in use.items():
+            for u in users:
+                assert _reaches(fns, u, {bound[i]}, glob), (
+                    f"kernels/{target}/{name}.py: {u} does not run {bound[i]} "
+                    f"(body {i} of {shared}.{factory})")
+
+
+def test_factory_bodies_agree_across_exp_implementations():
+    # the CPU build (vmath, vectorized) and a build around math.exp / math.log, as the
+    # device's, give the same rows to float rounding
+    import math
+
+    import numpy as np
+    from numba import njit
+
+    from nbgrad.kernels import rows, vmath
+
+    cpu = rows.softmax_bodies(vmath.exp, vmath.log, njit(fastmath={"reassoc"}))
+    ref = rows.softmax_bodies(math.exp, math.log, njit)
+    rng = np.random.default_rng(0)
+    for R in (1, 5, 37):
+        x = (rng.standard_normal((R, 1)) * 4).astype(np.float32)
+        g = rng.standard_normal((R, 1)).astype(np.float32)
+        z = np.float32(0)
+        for i in (1, 2):
+            a, b = np.empty_like(x), np.empty_like(x)
+            cpu[i](x, a, 0, z)
+            ref[i](x, b, 0, z)
+            np.testing.assert_allclose(a, b, rtol=2e-6, atol=1e-6)
+        y = np.empty_like(x)
+        ref[1](x, y, 0, z)
+        for i in (3, 4):
+            a, b = np.empty_like(x), np.empty_like(x)
+            cpu[i](g, y, a, 0, z)
+            ref[i](g, y, b, 0, z)
+            np.testing.assert_allclose(a, b, rtol=2e-6, atol=1e-6)
+    # the max skips nothing that matters: a nan anywhere makes the softmax row nan
+    x = np.array([[1.0]] * 20 + [[np.nan]], np.float32)
+    out = np.empty_like(x)
+    cpu[1](x, out, 0, np.float32(0))
+    assert np.isnan(out).all()
+
+
+def test_norm_loss_rows_agree_across_exp_implementations():
+    import math
+
+    import numpy as np
+    from numba import njit
+
+    from nbgrad.kernels import rows, vmath
+
+    cpu = rows.norm_loss_bodies(vmath.exp, vmath.log, njit, njit(fastmath={"reassoc"}))
+    ref = rows.norm_loss_bodies(math.exp, math.log, njit, njit)
+    rng = np.random.default_rng(1)
+    x = (rng.standard_normal((3, 37)) * 3).astype(np.float32)
+    w, b = rng.standard_normal(37).astype(np.float32), rng.standard_normal(37).astype(np.float32)
+    z = np.float32(0)
+    for i in range(3):
+        outs = []
+        for bodies in (cpu, ref):
+            out = np.empty_like(x)
+            m, s = bodies[7](x, i, w, b, True, True, 1e-5, out, z)
+            loss, cm, ls = bodies[9](x, i, 5, w[5], True, z)
+            gx = np.empty_like(x)
+            bodies[10](np.float32(0.5), x, i, 5, cm, ls, gx)
+            outs.append((m, s, out[i], loss, cm, ls, gx[i]))
+        for a, r in zip(*outs):
+            np.testing.assert_allclose(a, r, rtol=2e-6, atol=1e-6)
+        # against the definitions
+        v = x[i].astype(np.float64)
+        np.testing.assert_allclose(outs[0][2], (v - v.mean()) / np.sqrt(v.var() + 1e-5) * w + b,
+                                   rtol=1e-5, atol=1e-5)
+        lse = np.log(np.exp(v - v.max()).sum()) + v.max()
+        np.testing.assert_allclose(outs[0][3], w[5] * (lse - v[5]), rtol=1e-5)
+        p = np.exp(v - lse)
+        p[5] -= 1
+        np.testing.assert_allclose(outs[0][6], 0.5 * p, rtol=1e-5, atol=1e-6)

@@ -24,7 +24,7 @@ from hypothesis.extra import numpy as hnp
 
 import nbgrad
 from nbgrad.autograd import gradcheck, gradgradcheck
-from nbgrad.ops import elementwise
+from nbgrad.ops import activation, elementwise
 from nbgrad.ops.dispatch import general
 from nbgrad.ops.opdef import TABLE, clear_plans
 
@@ -70,7 +70,9 @@ def _np_min(a, axis=None, keepdims=False):
 def _fused(m, name):
     """Fused backward op ``name`` of nbgrad, or its equivalent in PyTorch (``torch.ops.aten``)."""
     if m is nbgrad:
-        return getattr(elementwise, name)
+        return getattr(elementwise, name, None) or getattr(activation, name)
+    if name == "gelu_tanh_backward":
+        return lambda g, x: m.ops.aten.gelu_backward(g, x, approximate="tanh")
     if name == "threshold_backward":
         return lambda g, x: m.ops.aten.threshold_backward(g, x, 0)
     # no aten op: the same product, saving what nbgrad's saves (g and x)
@@ -79,6 +81,22 @@ def _fused(m, name):
     if name == "neg_twice_mul":
         return lambda g, x: (g * x) * -2
     return getattr(m.ops.aten, name)
+
+
+def _np_gelu(x):
+    """gelu and its derivative in float64, cast back to x's dtype."""
+    v = np.asarray(x, np.float64)
+    cdf = 0.5 * (1 + np.vectorize(math.erf, otypes=[float])(v / math.sqrt(2)))
+    pdf = np.exp(-0.5 * v * v) / math.sqrt(2 * math.pi)
+    return (v * cdf).astype(x.dtype), (cdf + v * pdf).astype(x.dtype)
+
+
+def _np_gelu_tanh(x):
+    v = np.asarray(x, np.float64)
+    b, k = math.sqrt(2 / math.pi), 0.044715
+    t = np.tanh(b * (v + k * v**3))
+    d = 0.5 * (1 + t) + 0.5 * v * (1 - t * t) * b * (1 + 3 * k * v * v)
+    return (0.5 * v * (1 + t)).astype(x.dtype), d.astype(x.dtype)
 
 
 OPS = [
@@ -159,7 +177,14 @@ OPS = [
        lambda a: np.where(a > 20, a, np.log1p(np.exp(np.minimum(a, 20)))), UNARY),
     Op("softplus_beta", lambda m, a: m.nn.functional.softplus(a * 4, beta=2.0, threshold=3.0),
        lambda a: np.where(8 * a > 3, 4 * a, np.log1p(np.exp(np.minimum(8 * a, 3))) / 2), S),
+    Op("gelu", lambda m, a: m.nn.functional.gelu(a), lambda a: _np_gelu(a)[0], UNARY),
+    Op("gelu_tanh", lambda m, a: m.nn.functional.gelu(a, approximate="tanh"),
+       lambda a: _np_gelu_tanh(a)[0], UNARY),
     # fused backward steps, against PyTorch's aten ops of the same name
+    Op("gelu_backward", lambda m, g, x: _fused(m, "gelu_backward")(g, x),
+       lambda g, x: g * _np_gelu(x)[1], BINARY[:1]),  # (aten's: no broadcasting)
+    Op("gelu_tanh_backward", lambda m, g, x: _fused(m, "gelu_tanh_backward")(g, x),
+       lambda g, x: g * _np_gelu_tanh(x)[1], BINARY[:1]),
     Op("tanh_backward", lambda m, g, y: _fused(m, "tanh_backward")(g, y),
        lambda g, y: g * (1 - y * y), BINARY[:3]),
     Op("sigmoid_backward", lambda m, g, y: _fused(m, "sigmoid_backward")(g, y),

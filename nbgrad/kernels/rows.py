@@ -1,9 +1,12 @@
-"""Per-row and per-window bodies (softmax family, logsumexp, norms, max-pool) shared by
-the CPU loops and the CUDA kernels (compiled for each target:
-``@njit`` here, ``kernels.cuda._launch.device_fn`` on the device), so both targets compute
-a row the same way; and the weighted one-hot class mask, built on the host for both (targets
-are small). Like ``kernels/scalar.py``, this module imports no target, and each target
-imports it, never the other target.
+"""Per-row and per-window bodies (softmax family, layer norm and cross-entropy rows,
+logsumexp, norms, max-pool) shared by the CPU loops and the CUDA kernels, so both targets
+compute a row the same way; and the weighted one-hot class mask, built on the host for both
+(targets are small). Bodies that need exp / log are factories (``softmax_bodies``,
+``norm_loss_bodies``) that each target calls once with its own exp / log and decorator:
+vmath's vectorizable math and ``@njit`` on the CPU, ``math`` and a device-function decorator
+on CUDA; the others are ``@njit`` here and ``kernels.cuda._launch.device_fn`` on the device.
+Like ``kernels/scalar.py``, this module imports no target, and each target imports it,
+never the other target.
 """
 
 import math
@@ -44,74 +47,280 @@ def logsumexp_row(x, a, b, R):
     return math.log(s) + m
 
 
-# ----- softmax family over the middle axis of (A, R, B): row (a, b) -----------------------
-# exp is math.exp on both targets (a device function cannot call vmath's LLVM intrinsics;
-# the CPU loops keep math.exp too, whose rows vectorize no worse here). The bodies call no
-# other @njit function: the CUDA simulator would run that one as CPU code on device arrays.
+# ----- softmax family: row ``i`` is the column ``x[:, i]`` of a 2-d array ------------------
+# Written once, compiled per target by ``softmax_bodies(exp, log, jit)``: the CPU passes
+# vmath's exp / log (vectorizable float32 math) and an ``@njit`` with ``reassoc`` (so the
+# sums vectorize too), the device ``math.exp`` / ``math.log`` (libdevice) and its
+# device-function decorator. A body calls only what the same call of the factory built: the
+# CUDA simulator would run a plain ``@njit`` function as CPU code on device arrays.
+# Rows are columns so that one convention serves every layout without a copy: of the
+# ``(A, R, B)`` view (dim in the middle) ``x[a]`` is ``(R, B)`` with row ``b`` a column;
+# dim last, the CPU passes ``(A, R).T``, whose F layout tells LLVM the row is contiguous
+# (a sliced 1-d row per call costs more than a short row's work: reference counts).
+# ``z`` is a zero of the row's dtype: a literal 0.0 would turn a float32 row's math to
+# float64 (which vmath leaves to libm, unvectorized); the sums start from it too.
+_SHORT = 16  # rows this short take a plain max loop (the lanes cost more than they save)
+# Sums and the math after them run in the row's dtype (as PyTorch's): a float64 sum of
+# float32 values does not vectorize, nor (fast) a sum in blocks from a runtime start, and
+# float64 lanes are half as many.
 
 
-@njit(**_inline)
-def log_softmax_row(x, out, a, b):
-    """``out[a, :, b] = x[a, :, b] - logsumexp(x[a, :, b])``."""
-    R = x.shape[1]
-    # the max, for a stable exp: nan if any is nan, 0 if all are -inf
-    m = -math.inf
-    for r in range(R):
-        v = x[a, r, b]
-        if v > m or v != v:
-            m = v
-    if m == -math.inf:
-        m = 0.0
-    s = 0.0
-    for r in range(R):
-        s += math.exp(x[a, r, b] - m)
-    ls = math.log(s) + m
-    for r in range(R):
-        out[a, r, b] = x[a, r, b] - ls
+def softmax_bodies(exp, log, jit):
+    """``(row_max, softmax_row, log_softmax_row, softmax_bwd_row, log_softmax_bwd_row)``
+    compiled by ``jit`` around the given ``exp`` and ``log``; each works on row ``x[:, i]``."""
+
+    @jit
+    def row_max(x, i, z):
+        """Max of a row for a stable exp, in 8 independent lanes (a chain of compares does
+        not vectorize); nans are skipped here and reach the result through the exp sum.
+        ``z`` for an empty or all ``-inf`` row."""
+        R = x.shape[0]
+        if R == 0:
+            return z
+        m0 = x[0, i]
+        if R <= _SHORT:
+            for r in range(1, R):
+                m0 = max(m0, x[r, i])
+        else:
+            m1 = m2 = m3 = m4 = m5 = m6 = m7 = m0
+            r = 0
+            while r + 8 <= R:
+                m0 = max(m0, x[r, i])
+                m1 = max(m1, x[r + 1, i])
+                m2 = max(m2, x[r + 2, i])
+                m3 = max(m3, x[r + 3, i])
+                m4 = max(m4, x[r + 4, i])
+                m5 = max(m5, x[r + 5, i])
+                m6 = max(m6, x[r + 6, i])
+                m7 = max(m7, x[r + 7, i])
+                r += 8
+            while r < R:
+                m0 = max(m0, x[r, i])
+                r += 1
+            m0 = max(max(max(m0, m1), max(m2, m3)), max(max(m4, m5), max(m6, m7)))
+        if m0 == -math.inf:
+            return z
+        return m0
+
+    @jit
+    def softmax_row(x, out, i, z):
+        """``out = exp(x - max) / sum(exp(x - max))``; a nan anywhere makes the row nan."""
+        R = x.shape[0]
+        m = row_max(x, i, z)
+        t = z
+        for r in range(R):
+            e = exp(x[r, i] - m)
+            out[r, i] = e
+            t += e
+        for r in range(R):
+            out[r, i] = out[r, i] / t
+
+    @jit
+    def log_softmax_row(x, out, i, z):
+        """``out = x - logsumexp(x)``."""
+        R = x.shape[0]
+        m = row_max(x, i, z)
+        t = z
+        for r in range(R):
+            t += exp(x[r, i] - m)
+        if t == 0.0:  # all -inf: nan (spelled out: the CUDA simulator's log(0) raises)
+            for r in range(R):
+                out[r, i] = x[r, i] - x[r, i]
+            return
+        # PyTorch's order: x - max is exact, log(sum) is small beside large logits
+        lt = log(t)
+        for r in range(R):
+            out[r, i] = (x[r, i] - m) - lt
+
+    @jit
+    def softmax_bwd_row(g, y, out, i, z):
+        """``out = y * (g - sum(g * y))`` (``y`` the softmax output)."""
+        R = g.shape[0]
+        t = z
+        for r in range(R):
+            t += g[r, i] * y[r, i]
+        for r in range(R):
+            out[r, i] = y[r, i] * (g[r, i] - t)
+
+    @jit
+    def log_softmax_bwd_row(g, y, out, i, z):
+        """``out = g - exp(y) * sum(g)`` (``y`` the log-softmax output)."""
+        R = g.shape[0]
+        t = z
+        for r in range(R):
+            t += g[r, i]
+        for r in range(R):
+            out[r, i] = g[r, i] - exp(y[r, i]) * t
+
+    return row_max, softmax_row, log_softmax_row, softmax_bwd_row, log_softmax_bwd_row
 
 
-@njit(**_inline)
-def softmax_row(x, out, a, b):
-    """``out[a, :, b] = softmax(x[a, :, b])``."""
-    R = x.shape[1]
-    # the max, for a stable exp: nan if any is nan, 0 if all are -inf
-    m = -math.inf
-    for r in range(R):
-        v = x[a, r, b]
-        if v > m or v != v:
-            m = v
-    if m == -math.inf:
-        m = 0.0
-    s = 0.0
-    for r in range(R):
-        e = math.exp(x[a, r, b] - m)
-        out[a, r, b] = e
-        s += e
-    inv = 1.0 / s
-    for r in range(R):
-        out[a, r, b] = out[a, r, b] * inv
+# ----- layer norm and cross-entropy (class indices) rows ---------------------------------
+# Written once, compiled per target by ``norm_loss_bodies(exp, log, jit, jit_sum)``: the
+# per-element math (normalize and affine, the backward formula, a row's loss and its
+# gradient) for both targets, and the CPU's whole-row bodies built from it (a CUDA block
+# per row sums with its threads instead, then calls the same element functions). Both
+# compute the statistics the same way: float64 mean, then the float64 sum of squared
+# deviations (two passes), ``rstd = 1/sqrt(var + eps)``. ``jit_sum`` compiles the row
+# bodies (the CPU's adds ``reassoc``, so the sums vectorize); ``jit`` the element functions.
 
 
-@njit(**_inline)
-def log_softmax_bwd_row(g, y, out, a, b):
-    """``out = g - exp(y) * sum(g)`` along row (a, b) (``y`` the log-softmax output)."""
-    R = g.shape[1]
-    s = 0.0
-    for r in range(R):
-        s += g[a, r, b]
-    for r in range(R):
-        out[a, r, b] = g[a, r, b] - math.exp(y[a, r, b]) * s
+def norm_loss_bodies(exp, log, jit, jit_sum):
+    """``(ln_rstd, ln_xhat, ln_out, ln_gx, ce_lse, ce_loss, ce_grad, ln_fwd_row,
+    ln_bwd_row, ce_fwd_row, ce_bwd_row)`` compiled around ``exp`` and ``log``."""
 
+    @jit
+    def ln_rstd(q, R, eps):
+        """``1/sqrt(var + eps)`` from a row's sum of squared deviations ``q``."""
+        return 1.0 / math.sqrt(q / R + eps)
 
-@njit(**_inline)
-def softmax_bwd_row(g, y, out, a, b):
-    """``out = y * (g - sum(g * y))`` along row (a, b) (``y`` the softmax output)."""
-    R = g.shape[1]
-    s = 0.0
-    for r in range(R):
-        s += g[a, r, b] * y[a, r, b]
-    for r in range(R):
-        out[a, r, b] = y[a, r, b] * (g[a, r, b] - s)
+    @jit
+    def ln_xhat(v, m, s):
+        return (v - m) * s
+
+    @jit
+    def ln_out(v, m, s, wj, bj, has_w, has_b):
+        """One output of layer norm: ``xhat * w + b``."""
+        y = (v - m) * s
+        if has_w:
+            y = y * wj
+        if has_b:
+            y = y + bj
+        return y
+
+    @jit
+    def ln_gx(h, v, m, s, sa, sb):
+        """One input gradient: ``h = g * w``; ``sa``, ``sb`` the row means of ``h`` and
+        ``h * xhat``."""
+        return s * (h - sa - (v - m) * s * sb)
+
+    @jit
+    def ce_lse(s):
+        """``log`` of a row's exp sum (spelled out: the CUDA simulator runs log(0) as
+        Python, which raises)."""
+        if s > 0.0:
+            return log(s)
+        if s == 0.0:
+            return -math.inf
+        return s  # nan
+
+    @jit
+    def ce_loss(m, ls, xk, wk, has_w):
+        """A row's loss ``w[k] * (logsumexp - x[k])`` from its max and log-exp-sum."""
+        d = (m - xk) + ls
+        if has_w:
+            d = wk * d
+        return d
+
+    @jit
+    def ce_grad(c, v, m, ls):
+        """``c * softmax(x)[r]`` (``c = g[t] * w[k]``; the target class subtracts ``c``)."""
+        return c * exp((v - m) - ls)
+
+    # ----- the CPU's rows: row i of a C-contiguous (M, R) array (indexed, not sliced: a
+    # slice per row costs more than a short row's work)
+    @jit_sum
+    def ln_fwd_row(x, i, w, b, has_w, has_b, eps, out, z):
+        """Layer norm of row ``x[i]`` into ``out[i]``; returns the row's mean and rstd."""
+        R = x.shape[1]
+        s = 0.0
+        for j in range(R):
+            s += x[i, j]
+        m = s / R
+        q = 0.0
+        for j in range(R):
+            d = x[i, j] - m
+            q += d * d
+        s = ln_rstd(q, R, eps)
+        if has_w and has_b:
+            for j in range(R):
+                out[i, j] = ln_out(x[i, j], m, s, w[j], b[j], True, True)
+        elif has_w:
+            for j in range(R):
+                out[i, j] = ln_out(x[i, j], m, s, w[j], z, True, False)
+        elif has_b:
+            for j in range(R):
+                out[i, j] = ln_out(x[i, j], m, s, z, b[j], False, True)
+        else:
+            for j in range(R):
+                out[i, j] = ln_out(x[i, j], m, s, z, z, False, False)
+        return m, s
+
+    @jit_sum
+    def ln_bwd_row(g, x, i, m, s, w, has_w, need_gx, gx, need_aff, gw_part, gb_part, c):
+        """Row ``i``'s input gradient into ``gx[i]`` (``need_gx``), and ``g * xhat`` / ``g``
+        added to the float64 column sums ``gw_part[c]`` / ``gb_part[c]`` (``need_aff``)."""
+        R = x.shape[1]
+        if need_gx:
+            sa = 0.0
+            sb = 0.0
+            if has_w:
+                for j in range(R):
+                    h = g[i, j] * w[j]
+                    sa += h
+                    sb += h * ln_xhat(x[i, j], m, s)
+            else:
+                for j in range(R):
+                    h = g[i, j] * 1.0
+                    sa += h
+                    sb += h * ln_xhat(x[i, j], m, s)
+            sa /= R
+            sb /= R
+            if has_w:
+                for j in range(R):
+                    gx[i, j] = ln_gx(g[i, j] * w[j], x[i, j], m, s, sa, sb)
+            else:
+                for j in range(R):
+                    gx[i, j] = ln_gx(g[i, j], x[i, j], m, s, sa, sb)
+        if need_aff:
+            for j in range(R):
+                gv = g[i, j]
+                gw_part[c, j] += gv * ln_xhat(x[i, j], m, s)
+                gb_part[c, j] += gv
+
+    @jit_sum
+    def ce_fwd_row(x, i, k, wk, has_w, z):
+        """Row ``x[i]``'s loss for class ``k`` (valid), its max and log-exp-sum."""
+        R = x.shape[1]
+        # the max in 8 independent lanes, so it vectorizes; nans are skipped here and
+        # propagate through the exp sum instead
+        m0 = x[i, 0]
+        if R <= _SHORT:
+            for r in range(1, R):
+                m0 = max(m0, x[i, r])
+        else:
+            m1 = m2 = m3 = m4 = m5 = m6 = m7 = m0
+            r = 0
+            while r + 8 <= R:
+                m0 = max(m0, x[i, r])
+                m1 = max(m1, x[i, r + 1])
+                m2 = max(m2, x[i, r + 2])
+                m3 = max(m3, x[i, r + 3])
+                m4 = max(m4, x[i, r + 4])
+                m5 = max(m5, x[i, r + 5])
+                m6 = max(m6, x[i, r + 6])
+                m7 = max(m7, x[i, r + 7])
+                r += 8
+            while r < R:
+                m0 = max(m0, x[i, r])
+                r += 1
+            m0 = max(max(max(m0, m1), max(m2, m3)), max(max(m4, m5), max(m6, m7)))
+        m = z if m0 == -math.inf else m0
+        t = z
+        for r in range(R):
+            t += exp(x[i, r] - m)
+        ls = ce_lse(t * 1.0)
+        return ce_loss(m, ls, x[i, k], wk, has_w), m, ls
+
+    @jit_sum
+    def ce_bwd_row(c, x, i, k, m, ls, out):
+        """Row ``i``'s gradient for class ``k``: ``c * (softmax(x[i]) - onehot(k))``."""
+        for r in range(x.shape[1]):
+            out[i, r] = ce_grad(c, x[i, r], m, ls)
+        out[i, k] -= c
+
+    return (ln_rstd, ln_xhat, ln_out, ln_gx, ce_lse, ce_loss, ce_grad, ln_fwd_row,
+            ln_bwd_row, ce_fwd_row, ce_bwd_row)
 
 
 # ----- max-pool windows over (P, H, W) planes, flat per-plane argmax indices ---------------

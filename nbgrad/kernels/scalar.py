@@ -7,6 +7,9 @@ too, so one kernel computes a whole backward step.
 import math
 
 from numba import njit
+from numpy import float32 as _np_f32
+from numpy import float64 as _np_f64
+from numpy import nextafter as _np_nextafter
 
 _jit = njit(inline="always", nogil=True)
 
@@ -278,6 +281,82 @@ def sigmoid_v(a):
 @_jit
 def erf_v(a):
     return _vm.erf(a)
+
+
+# ----- GELU: each body written once, compiled around math.* (both targets: libm on the
+# CPU's float64 path and in CUDA, libdevice) and around vmath (the CPU's loops). Constants
+# are float32 sums ``hi + mid + lo`` (``_c3``) applied as ``x*hi + x*mid + x*lo``: a float
+# literal would turn float32 math into float64 (which vmath leaves to libm, unvectorized),
+# and the three parts carry a float64 constant to its last bit.
+def _c3(c):
+    # hi and mid rounded toward zero: all three parts nonzero and of c's sign, so that an
+    # infinite x gives x*hi + x*mid + x*lo = x*c, not inf - inf
+    def trunc(v):
+        f = _np_f32(v)
+        return f if abs(float(f)) <= abs(v) else _np_nextafter(f, _np_f32(0))
+
+    hi = trunc(c)
+    mid = trunc(c - float(hi))
+    lo = _np_f32(c - float(hi) - float(mid))
+    assert hi * c > 0 and mid * c > 0 and lo * c > 0, c
+    return hi, mid, lo
+
+
+_SQ1_2 = _c3(0.7071067811865476)  # M_SQRT1_2
+_INV_SQ2PI = _c3(0.3989422804014327)  # M_2_SQRTPI * M_SQRT1_2 * 0.5 = 1/sqrt(2 pi)
+_BETA = _c3(0.7978845608028654)  # M_SQRT2 * M_2_SQRTPI * 0.5 = sqrt(2/pi)
+_KAPPA = _c3(0.044715)
+_KAPPA3 = _c3(3 * 0.044715)
+
+
+def _gelu_bodies(erf, tanh, exp, ftype):
+    # PyTorch's formulas (aten/src/ATen/native/cpu/Activation.cpp), as it writes them.
+    # ``ftype``: the constants' type, float32 for vmath's build; float64 for the math.*
+    # build (the device's: the CUDA simulator runs it as Python, where a float32 constant
+    # would round math.erf's Python float to float32)
+    s1, s2, s3 = map(ftype, _SQ1_2)
+    p1, p2, p3 = map(ftype, _INV_SQ2PI)
+    b1, b2, b3 = map(ftype, _BETA)
+    k1, k2, k3 = map(ftype, _KAPPA)
+    q1, q2, q3 = map(ftype, _KAPPA3)
+    one, half = ftype(1.0), ftype(0.5)
+
+    @_jit
+    def gelu(a):
+        return a * half * (one + erf(a * s1 + a * s2 + a * s3))
+
+    @_jit
+    def gelu_tanh(a):
+        c = a * a * a
+        u = a + (c * k1 + c * k2 + c * k3)
+        return half * a * (one + tanh(u * b1 + u * b2 + u * b3))
+
+    @_jit
+    def gelu_bwd(g, x):
+        cdf = half * (one + erf(x * s1 + x * s2 + x * s3))
+        e = exp(x * x * -half)
+        pdf = e * p1 + e * p2 + e * p3
+        return g * (cdf + x * pdf)
+
+    @_jit
+    def gelu_tanh_bwd(g, x):
+        x2 = x * x
+        c = x2 * x
+        u = x + (c * k1 + c * k2 + c * k3)
+        t = tanh(u * b1 + u * b2 + u * b3)
+        left = half * x
+        right = one + t
+        d = one + (x2 * q1 + x2 * q2 + x2 * q3)
+        d = d * b1 + d * b2 + d * b3
+        return g * (half * right + left * (one - t * t) * d)
+
+    return gelu, gelu_tanh, gelu_bwd, gelu_tanh_bwd
+
+
+gelu, gelu_tanh, gelu_bwd, gelu_tanh_bwd = _gelu_bodies(math.erf, math.tanh, math.exp,
+                                                        _np_f64)
+gelu_v, gelu_tanh_v, gelu_bwd_v, gelu_tanh_bwd_v = _gelu_bodies(_vm.erf, _vm.tanh, _vm.exp,
+                                                                _np_f32)
 
 
 @_jit

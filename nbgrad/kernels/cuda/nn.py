@@ -7,47 +7,50 @@ import numpy as np
 from numba import cuda, float64
 
 from .. import rows as _shared
-from ._launch import device_fn, grid
+from ._launch import grid
 
-_log_softmax_row = device_fn(_shared.log_softmax_row)
-_softmax_row = device_fn(_shared.softmax_row)
-_log_softmax_bwd_row = device_fn(_shared.log_softmax_bwd_row)
-_softmax_bwd_row = device_fn(_shared.softmax_bwd_row)
+# the softmax family's row bodies (rows.py, shared with the CPU) with libdevice's exp / log
+(_row_max, _softmax_row, _log_softmax_row, _softmax_bwd_row,
+ _log_softmax_bwd_row) = _shared.softmax_bodies(math.exp, math.log, cuda.jit(device=True))
 
 
 @cuda.jit
-def _log_softmax(x, out):
+def _log_softmax(x, out, z):
     A, R, B = x.shape
     t = cuda.grid(1)
     while t < A * B:
-        _log_softmax_row(x, out, t // B, t % B)
+        a, b = t // B, t % B
+        _log_softmax_row(x[a], out[a], b, z)
         t += cuda.gridsize(1)
 
 
 @cuda.jit
-def _softmax(x, out):
+def _softmax(x, out, z):
     A, R, B = x.shape
     t = cuda.grid(1)
     while t < A * B:
-        _softmax_row(x, out, t // B, t % B)
+        a, b = t // B, t % B
+        _softmax_row(x[a], out[a], b, z)
         t += cuda.gridsize(1)
 
 
 @cuda.jit
-def _log_softmax_bwd(g, y, out):
+def _log_softmax_bwd(g, y, out, z):
     A, R, B = g.shape
     t = cuda.grid(1)
     while t < A * B:
-        _log_softmax_bwd_row(g, y, out, t // B, t % B)
+        a, b = t // B, t % B
+        _log_softmax_bwd_row(g[a], y[a], out[a], b, z)
         t += cuda.gridsize(1)
 
 
 @cuda.jit
-def _softmax_bwd(g, y, out):
+def _softmax_bwd(g, y, out, z):
     A, R, B = g.shape
     t = cuda.grid(1)
     while t < A * B:
-        _softmax_bwd_row(g, y, out, t // B, t % B)
+        a, b = t // B, t % B
+        _softmax_bwd_row(g[a], y[a], out[a], b, z)
         t += cuda.gridsize(1)
 
 
@@ -55,24 +58,28 @@ def _rows(x):
     return x.shape[0] * x.shape[2]
 
 
+def _zero(x):
+    return np.dtype(x.dtype).type(0)
+
+
 def log_softmax(x, out):
     """Log-softmax over the middle axis."""
-    _log_softmax[grid(_rows(x))](x, out)
+    _log_softmax[grid(_rows(x))](x, out, _zero(out))
 
 
 def softmax(x, out):
     """Softmax over the middle axis."""
-    _softmax[grid(_rows(x))](x, out)
+    _softmax[grid(_rows(x))](x, out, _zero(out))
 
 
 def log_softmax_backward(g, y, out):
     """``g - exp(y) * sum(g)`` over the middle axis."""
-    _log_softmax_bwd[grid(_rows(g))](g, y, out)
+    _log_softmax_bwd[grid(_rows(g))](g, y, out, _zero(out))
 
 
 def softmax_backward(g, y, out):
     """``y * (g - sum(g * y))`` over the middle axis."""
-    _softmax_bwd[grid(_rows(g))](g, y, out)
+    _softmax_bwd[grid(_rows(g))](g, y, out, _zero(out))
 
 
 def class_mask(target, weight, ignore_index, n_classes, out, wsum):
@@ -91,6 +98,9 @@ def class_mask(target, weight, ignore_index, n_classes, out, wsum):
 # grid strides over rows. Same contracts as kernels/cpu/nn.py. Logs and divisions that could
 # hit a zero are spelled out (the simulator runs them as Python, which raises there).
 TPB = 128
+# the per-element math of both (rows.py, shared with the CPU's rows)
+(_ln_rstd, _ln_xhat, _ln_out, _ln_gx, _ce_lse, _ce_loss, _ce_grad, *_cpu_rows) = \
+    _shared.norm_loss_bodies(math.exp, math.log, cuda.jit(device=True), cuda.jit(device=True))
 
 
 @cuda.jit(device=True)
@@ -162,14 +172,9 @@ def _ce_fwd(x, target, w, has_w, ignore_index, loss, stats, aux):
                 r += TPB
             s = _block_sum(sh, tid, s)
             if tid == 0:
-                if s > 0.0:
-                    ls = math.log(s)
-                elif s == 0.0:
-                    ls = -math.inf
-                else:
-                    ls = s
+                ls = _ce_lse(s)
                 ww = w[k] if has_w else 1.0
-                loss[t] = ww * ((m - x[t, k]) + ls)
+                loss[t] = _ce_loss(m, ls, x[t, k], ww, has_w)
                 stats[t, 0] = m
                 stats[t, 1] = ls
                 cuda.atomic.add(aux, 0, float64(ww))
@@ -195,11 +200,11 @@ def _ce_bwd(g, x, target, w, has_w, ignore_index, stats, out):
             m = stats[t, 0]
             ls = stats[t, 1]
             while r < C:
-                p = math.exp((x[t, r] - m) - ls)
+                v = _ce_grad(c, x[t, r], m, ls)
                 if r == k:
-                    out[t, r] = c * p - c
+                    out[t, r] = v - c
                 else:
-                    out[t, r] = c * p
+                    out[t, r] = v
                 r += TPB
         t += cuda.gridDim.x
 
@@ -223,19 +228,14 @@ def _ln_fwd(x, w, b, has_w, has_b, eps, out, mean, rstd):
             d = x[i, j] - m
             q += d * d
             j += TPB
-        var = _block_sum(sh, tid, q) / R
-        rs = 1.0 / math.sqrt(var + eps)
+        rs = _ln_rstd(_block_sum(sh, tid, q), R, eps)
         if tid == 0:
             mean[i] = m
             rstd[i] = rs
         j = tid
         while j < R:
-            v = (x[i, j] - m) * rs
-            if has_w:
-                v = v * w[j]
-            if has_b:
-                v = v + b[j]
-            out[i, j] = v
+            out[i, j] = _ln_out(x[i, j], m, rs, w[j] if has_w else 1.0, b[j] if has_b else 0.0,
+                                has_w, has_b)
             j += TPB
         i += cuda.gridDim.x
 
@@ -257,7 +257,7 @@ def _ln_bwd(g, x, mean, rstd, w, has_w, gx):
             if has_w:
                 h = h * w[j]
             sa += h
-            sb += h * ((x[i, j] - m) * s)
+            sb += h * _ln_xhat(x[i, j], m, s)
             j += TPB
         sa = _block_sum(sh, tid, sa) / R
         sb = _block_sum(sh, tid, sb) / R
@@ -266,7 +266,7 @@ def _ln_bwd(g, x, mean, rstd, w, has_w, gx):
             h = g[i, j] * 1.0
             if has_w:
                 h = h * w[j]
-            gx[i, j] = s * (h - sa - (x[i, j] - m) * s * sb)
+            gx[i, j] = _ln_gx(h, x[i, j], m, s, sa, sb)
             j += TPB
         i += cuda.gridDim.x
 
@@ -282,7 +282,7 @@ def _ln_affine_part(g, x, mean, rstd, chunk, gw_part, gb_part):
         sb = 0.0
         for i in range(c * chunk, min(M, (c + 1) * chunk)):
             gv = g[i, j] * 1.0
-            sw += gv * ((x[i, j] - mean[i]) * rstd[i])
+            sw += gv * _ln_xhat(x[i, j], mean[i], rstd[i])
             sb += gv
         gw_part[c, j] = sw
         gb_part[c, j] = sb
