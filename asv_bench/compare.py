@@ -124,6 +124,15 @@ def serve(lib_name):
 
 
 # ----- parent -----------------------------------------------------------------------------
+def child_env(lib, env=None):
+    """The environment of ``lib``'s child: nbgrad's gets the OpenBLAS setting that
+    ``import nbgrad`` makes when it comes before NumPy (the child imports NumPy first)."""
+    env = dict(os.environ if env is None else env)
+    if lib == "nbgrad":
+        env.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
+    return env
+
+
 class Child:
     """A ``serve`` subprocess for one library; ``ask`` sends a request, waits for the reply."""
 
@@ -133,7 +142,7 @@ class Child:
         self.err = open(self.err_path, "w")
         self.p = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--serve", lib],
                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=self.err, text=True, bufsize=1)
+                                  stderr=self.err, text=True, bufsize=1, env=child_env(lib))
 
     def ask(self, **msg):
         watchdog = threading.Timer(CHILD_TIMEOUT, self.p.kill)

@@ -37,6 +37,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 from benchmarks import workloads as W  # noqa: E402
+from compare import child_env  # noqa: E402
 
 TORCH_THREADS = 2
 CLOCK = [time.perf_counter]  # time.thread_time with --clock cpu
@@ -127,7 +128,8 @@ def _wrap_forward(lib, timer):
 
 
 def _wrap_nbgrad_nodes(timer):
-    """Time every nbgrad backward node's ``backward`` (and ``_fast``) by node class."""
+    """Time every nbgrad backward node's ``backward`` (and ``_run``, which the engine calls
+    for nodes generated from an op table row) by node class."""
     from nbgrad.autograd.graph import Node
 
     def subclasses(c):
@@ -135,8 +137,14 @@ def _wrap_nbgrad_nodes(timer):
             yield s
             yield from subclasses(s)
 
+    from nbgrad.ops.opdef import _compile_backward
+
     def wrap(cls, attr):
         fn = cls.__dict__[attr]
+        if getattr(cls, "op", None) is not None:
+            # a generated node compiles its method on first call and puts it on the class,
+            # which would replace the timer: compile it now and time that
+            fn = _compile_backward(cls, attr == "_run")
 
         def timed(self, *args):
             if not timer.on or timer.depth:
@@ -151,7 +159,7 @@ def _wrap_nbgrad_nodes(timer):
         setattr(cls, attr, timed)
 
     for cls in set(subclasses(Node)):
-        for attr in ("backward", "_fast"):
+        for attr in ("backward", "_run"):
             if cls.__dict__.get(attr) is not None and callable(cls.__dict__[attr]):
                 wrap(cls, attr)
 
@@ -302,6 +310,11 @@ def main(argv=None):
                    "off). Default: cpu with --threads 1, else wall")
     args = p.parse_args(argv)
     env = dict(os.environ)
+    # the children import the nbgrad of this checkout, not an editable install of another
+    # (a worktree's profile would otherwise time the installed tree's code)
+    root = os.path.dirname(HERE)
+    env["PYTHONPATH"] = os.pathsep.join(
+        [root] + [q for q in env.get("PYTHONPATH", "").split(os.pathsep) if q])
     if args.threads:
         n = str(args.threads)
         env.update(OMP_NUM_THREADS=n, OPENBLAS_NUM_THREADS=n, MKL_NUM_THREADS=n,
@@ -321,7 +334,8 @@ def main(argv=None):
                 spec = [lib, name, args.steps, args.ops and last,
                         args.cprofile if last and lib == "nbgrad" else 0, args.threads, clock]
                 r = subprocess.run([sys.executable, os.path.abspath(__file__), "--child",
-                                    json.dumps(spec)], capture_output=True, text=True, env=env)
+                                    json.dumps(spec)], capture_output=True, text=True,
+                                   env=child_env(lib, env))
                 if r.returncode:
                     sys.exit(f"{lib} {name} failed:\n{r.stderr}")
                 res[lib].append(json.loads(r.stdout.strip().splitlines()[-1]))
