@@ -49,6 +49,8 @@ KERNELS = (
     ("cross_entropy_backward", "nn", "cross_entropy_backward"),
     ("layer_norm", "nn", "layer_norm"),
     ("layer_norm_backward", "nn", "layer_norm_backward"),
+    ("nll_loss", "nn", "nll_loss"),
+    ("nll_loss_backward", "nn", "nll_loss_backward"),
 )
 
 
