@@ -113,7 +113,8 @@ def _elementwise(device_type):
     register theirs from their rows (ops/elementwise.py), with one body for every target."""
     from . import scalar as S  # (numba: imported with the first kernel, not with nbgrad)
 
-    return {"copy": S.ident}, {}, {"where": S.where}
+    return {"copy": S.ident}, {}, {"where": S.where, "clamp_min_backward": S.clamp_min_bwd,
+                                   "clamp_max_backward": S.clamp_max_bwd}
 
 
 def loops(device_type):
