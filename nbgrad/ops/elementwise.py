@@ -450,12 +450,18 @@ _POW, _MUL = TABLE["pow"], TABLE["mul"]
 
 
 # ----- selection -----------------------------------------------------------------------------
-def _ternary(name, arrs, shape, dt, be, dev):
+def _ternary(name, arrs, shape, dt, be, dev, last=None):
     """Run ternary elementwise kernel ``name`` on arrays ``arrs`` (broadcast to ``shape``)
-    into a new ``dt`` array."""
+    into a new ``dt`` array; ``last``, when not None, is the third operand as a number (a
+    flat pass takes it as a value, without a broadcast view)."""
     out = be.empty(shape, dt.np)
     if out.size:
         k = kernel(name, dev)
+        if (last is not None and arrs[0].shape == shape and arrs[1].shape == shape
+                and is_c(arrs[0]) and is_c(arrs[1])):
+            k.flat_s(arrs[0].reshape(-1), arrs[1].reshape(-1), arrs[2].dtype.type(last),
+                     out.reshape(-1))
+            return out
         if all(a.shape == shape and is_c(a) for a in arrs):
             k(*[a.reshape(-1) for a in arrs], out.reshape(-1))
         else:
@@ -497,7 +503,8 @@ def where(condition, input, other):
         to_dtype_data(t, dt, dev) if t.__class__ is Tensor else be.full((), t, dt.np)
         for t in (input, other)
     ]
-    res = wrap(_ternary("where", arrs, shape, dt, be, dev), dev)
+    res = wrap(_ternary("where", arrs, shape, dt, be, dev,
+                        None if other.__class__ is Tensor else other), dev)
     if needs_grad(input, other):
         record(WhereBackward0, res, ts, (save(condition),), (_shape(input), _shape(other)))
     return res
@@ -564,7 +571,8 @@ def clamp_grad(grad, input, bound, side):
     if xdt is not dt:  # (the body compares x with the bound, then passes g through)
         arrs[0] = to_dtype_data(grad, xdt, dev)
     res = wrap(_ternary("clamp_min_backward" if side == "min" else "clamp_max_backward",
-                        arrs, shape, xdt, be, dev), dev)
+                        arrs, shape, xdt, be, dev,
+                        None if bound.__class__ is Tensor else bound), dev)
     if res._dtype is not dt:
         res = res.to(dt)
     if needs_grad(grad):
