@@ -96,3 +96,20 @@ def test_nll_loss_errors_match_torch(shape, tshape, tval):
     with pytest.raises(type(ea.value)) as eb:
         G.nll_loss(nbgrad.tensor(x), nbgrad.tensor(t))
     assert str(eb.value) == str(ea.value)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_nll_loss_saved_attributes_match_torch(reduction):
+    x, t, w = _case((4, 3), (4,))
+    nodes = []
+    for m in (torch, nbgrad):
+        a = m.tensor(x, requires_grad=True)
+        nodes.append(m.nn.functional.nll_loss(a * 1, m.tensor(t), weight=m.tensor(w),
+                                              reduction=reduction).grad_fn)
+    nt, nb = nodes
+    for name in ("self", "target", "weight", "total_weight"):
+        np.testing.assert_allclose(getattr(nb, "_saved_" + name).detach().numpy(),
+                                   getattr(nt, "_saved_" + name).detach().numpy(), rtol=1e-12)
+    assert nb._saved_reduction == nt._saved_reduction
+    # (PyTorch 2.13 shows its int64 ignore_index as unsigned: 2**64 - 100)
+    assert nb._saved_ignore_index == -100 and nt._saved_ignore_index % 2**64 == 2**64 - 100

@@ -308,6 +308,20 @@ class NllLossBackward0(Node):
         return (cross_entropy_backward(g, lp, target, weight, ignore_index, stats,
                                        _edge=self.next_functions[0]),)
 
+    # PyTorch's saved attributes (grad_fn._saved_<name>): the log-probabilities, target,
+    # weight, total weight (a 0-d tensor), ignore_index and reduction (0 none, 1 mean, 2 sum)
+    _saved_self = property(lambda self: self.unpack_saved()[0])
+    _saved_target = property(lambda self: self.unpack_saved()[1])
+    _saved_weight = property(lambda self: self.unpack_saved()[2])
+    _saved_ignore_index = property(lambda self: self.attrs[0])
+    _saved_reduction = property(lambda self: {"none": 0, "mean": 1, "sum": 2}[self.attrs[1]])
+
+    @property
+    def _saved_total_weight(self):
+        x = self.unpack_saved()[0]
+        v = self.attrs[2] if self.attrs[1] != "none" else 0.0  # (PyTorch's: not summed)
+        return _wrap(backend(x._device).full((), v, x._dtype.np), x._dtype, x._device)
+
 
 def _log_probs(x, xv, stats):
     """``log_softmax(x)`` in ``x``'s layout from the fused forward's rows ``xv`` and their
