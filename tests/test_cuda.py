@@ -72,6 +72,13 @@ OPS = {
     "cross_entropy_kdim_none": (lambda a: F.cross_entropy(
         a, _ix([[2, 0], [1, 1]], a), weight=_w([0.5, 2.0, 1.5], a), reduction="none"),
         [(2, 3, 2)]),
+    "nll_loss": (lambda a: F.nll_loss(a, _ix([0, 3, 1], a)), [(3, 4)]),
+    "nll_loss_weight_ignore_sum": (lambda a: F.nll_loss(
+        a, _ix([0, 3, 1, 3, 2], a), weight=_w([0.5, 2.0, 1.5, 0.7], a), ignore_index=3,
+        reduction="sum"), [(5, 4)]),
+    "nll_loss_kdim_none": (lambda a: F.nll_loss(
+        a, _ix([[2, 0], [1, 1]], a), weight=_w([0.5, 2.0, 1.5], a), reduction="none"),
+        [(2, 3, 2)]),
     "setitem": (lambda a: _setitem(a), [(3, 4)]),
     # indexing (duplicate indices: their gradients accumulate)
     "index_select": (lambda a: a.index_select(1, _ix([2, 0, 2], a)), [(3, 4)]),
@@ -177,6 +184,18 @@ def test_fused_nn_double_backward_and_bad_target_on_device():
         F.cross_entropy(g, _ix([0, 7, 9], g))
     with pytest.raises(IndexError, match=r"^Target -2 is out of bounds\.$"):
         F.cross_entropy(g, _ix([1, 1, -2], g), ignore_index=1)
+    with pytest.raises(IndexError, match=r"^Target 7 is out of bounds\.$"):
+        F.nll_loss(g, _ix([0, 7, 9], g))
+    # nll_loss's double backward on the device: the gradient's derivative in grad_output
+    c, g = pair(3, 4)
+    outs = []
+    for x in (c, g):
+        t = _ix([2, 0, 1], x)
+        loss = F.nll_loss(x, t, weight=_w([0.5, 2.0, 1.5, 1.0], x))
+        go = (loss * 0 + 2.0).detach().requires_grad_()
+        (gx,) = nbgrad.autograd.grad(loss, x, go, create_graph=True)
+        outs.append(nbgrad.autograd.grad((gx * x.detach()).sum(), go)[0])
+    np.testing.assert_allclose(host(outs[1]), host(outs[0]), rtol=1e-6)
 
 
 def test_backward_accumulates_on_device_and_second_backward_errors():

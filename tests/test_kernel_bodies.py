@@ -18,6 +18,8 @@ BODIES = [
     ("rows", "max_pool_window", "conv", ["max_pool"], "conv", ["_max_pool"]),
     ("rows", "max_pool_bwd_plane", "conv", ["max_pool_bwd"], "conv", ["_pool_bwd_lanes"]),
     ("rows", "max_pool_gather_elem", "conv", ["max_pool_gather"], "conv", ["_pool_gather"]),
+    ("rows", "nll_elem", "nn", ["_nll_fwd"], "nn", ["_nll_fwd"]),
+    ("rows", "nll_grad_elem", "nn", ["nll_bwd"], "nn", ["_nll_bwd"]),
     ("updates", "sgd", "optim", ["_sgd"], "optim", ["_sgd"]),
     ("updates", "sgd_momentum", "optim", ["_sgd_momentum"], "optim", ["_sgd_momentum"]),
     ("updates", "adam", "optim", ["_adam", "_adam_amsgrad"], "optim", ["_adam"]),

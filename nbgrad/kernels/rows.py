@@ -323,6 +323,24 @@ def norm_loss_bodies(exp, log, jit, jit_sum):
             ln_bwd_row, ce_fwd_row, ce_bwd_row)
 
 
+# ----- nll_loss rows: row ``t`` of logits viewed as ``(A, C, B)`` is ``x[t // B, :, t % B]``
+# (2-d input is ``(N, C, 1)``, k-d ``(N, C, d1*...)``: no permute copy either way)
+
+
+@njit(**_inline)
+def nll_elem(x, a, k, b, wk):
+    """A row's loss for its class ``k``: ``-w[k] * x[a, k, b]`` (``wk`` 1 without weights,
+    so that the value is ``-x`` exactly)."""
+    return -(wk * x[a, k, b])
+
+
+@njit(**_inline)
+def nll_grad_elem(c, r, k, z):
+    """Entry ``r`` of a row's gradient: ``-c`` at its class ``k``, else ``z`` (0); ``c`` is
+    ``w[k] * g`` and ``k`` is -1 for an ignored row."""
+    return -c if r == k else z
+
+
 # ----- max-pool windows over (P, H, W) planes, flat per-plane argmax indices ---------------
 
 

@@ -185,6 +185,22 @@ def where(c, a, b):
     return a if c else b
 
 
+# clamp's backward in one pass (PyTorch's clamp_backward: the gradient passes where
+# ``x >= min`` / ``x <= max``, so a NaN in ``x`` or in the bound stops it)
+@_jit
+def clamp_min_bwd(g, x, lo):
+    if x >= lo:
+        return g
+    return 0
+
+
+@_jit
+def clamp_max_bwd(g, x, hi):
+    if x <= hi:
+        return g
+    return 0
+
+
 @_jit
 def log1p(a):
     if a > -1:

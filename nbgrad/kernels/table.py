@@ -49,6 +49,8 @@ KERNELS = (
     ("cross_entropy_backward", "nn", "cross_entropy_backward"),
     ("layer_norm", "nn", "layer_norm"),
     ("layer_norm_backward", "nn", "layer_norm_backward"),
+    ("nll_loss", "nn", "nll_loss"),
+    ("nll_loss_backward", "nn", "nll_loss_backward"),
 )
 
 
@@ -111,7 +113,8 @@ def _elementwise(device_type):
     register theirs from their rows (ops/elementwise.py), with one body for every target."""
     from . import scalar as S  # (numba: imported with the first kernel, not with nbgrad)
 
-    return {"copy": S.ident}, {}, {"where": S.where}
+    return {"copy": S.ident}, {}, {"where": S.where, "clamp_min_backward": S.clamp_min_bwd,
+                                   "clamp_max_backward": S.clamp_max_bwd}
 
 
 def loops(device_type):

@@ -450,6 +450,30 @@ _POW, _MUL = TABLE["pow"], TABLE["mul"]
 
 
 # ----- selection -----------------------------------------------------------------------------
+def _ternary(name, arrs, shape, dt, be, dev, last=None):
+    """Run ternary elementwise kernel ``name`` on arrays ``arrs`` (broadcast to ``shape``)
+    into a new ``dt`` array; ``last``, when not None, is the third operand as a number (a
+    flat pass takes it as a value, without a broadcast view)."""
+    out = be.empty(shape, dt.np)
+    if out.size:
+        k = kernel(name, dev)
+        if (last is not None and arrs[0].shape == shape and arrs[1].shape == shape
+                and is_c(arrs[0]) and is_c(arrs[1])):
+            k.flat_s(arrs[0].reshape(-1), arrs[1].reshape(-1), arrs[2].dtype.type(last),
+                     out.reshape(-1))
+            return out
+        if all(a.shape == shape and is_c(a) for a in arrs):
+            k(*[a.reshape(-1) for a in arrs], out.reshape(-1))
+        else:
+            views = layout3(be, shape, arrs + [out])
+            if views is None:
+                arrs = [copy_data(be.as_strided(a, shape, _bst(a, shape)), _dt._FROM_NP[a.dtype], dev) for a in arrs]
+                k(*[a.reshape(-1) for a in arrs], out.reshape(-1))
+            else:
+                k(*views)
+    return out
+
+
 class WhereBackward0(Node):
     __slots__ = ()
 
@@ -479,19 +503,8 @@ def where(condition, input, other):
         to_dtype_data(t, dt, dev) if t.__class__ is Tensor else be.full((), t, dt.np)
         for t in (input, other)
     ]
-    out = be.empty(shape, dt.np)
-    if out.size:
-        k = kernel("where", dev)
-        if all(a.shape == shape and is_c(a) for a in arrs):
-            k(*[a.reshape(-1) for a in arrs], out.reshape(-1))
-        else:
-            views = layout3(be, shape, arrs + [out])
-            if views is None:
-                arrs = [copy_data(be.as_strided(a, shape, _bst(a, shape)), _dt._FROM_NP[a.dtype], dev) for a in arrs]
-                k(*[a.reshape(-1) for a in arrs], out.reshape(-1))
-            else:
-                k(*views)
-    res = wrap(out, dev)
+    res = wrap(_ternary("where", arrs, shape, dt, be, dev,
+                        None if other.__class__ is Tensor else other), dev)
     if needs_grad(input, other):
         record(WhereBackward0, res, ts, (save(condition),), (_shape(input), _shape(other)))
     return res
@@ -507,14 +520,14 @@ class ClampBackward1(Node):
 
     def backward(self, saved, g):
         x, lo, hi = saved
-        if lo is not None and hi is not None:
-            in_x = logical_and(ge(x, lo), le(x, hi))
-        elif lo is not None:
-            in_x = ge(x, lo)
-        else:
-            in_x = le(x, hi)
         f = [e[0] for e in self.next_functions] + [None, None]
-        gx = where(in_x, g, 0.0) if f[0] is not None else None
+        gx = None
+        if f[0] is not None:  # one fused pass per bound, no boolean temporary
+            gx = g
+            if lo is not None:
+                gx = clamp_grad(gx, x, lo, "min")
+            if hi is not None:
+                gx = clamp_grad(gx, x, hi, "max")
         glo = ghi = None
         if f[1] is not None:
             to_lo = lt(x, lo) if hi is None else logical_and(lt(x, lo), lt(lo, hi))
@@ -523,6 +536,48 @@ class ClampBackward1(Node):
             to_hi = gt(x, hi) if lo is None else logical_or(gt(x, hi), lt(hi, lo))
             ghi = sum_to(where(to_hi, g, 0.0), hi.shape)
         return (gx, glo, ghi)[: len(self.next_functions)]
+
+
+class _ClampGradBackward(Node):
+    """The derivative of ``clamp_grad`` (linear in ``grad``): ``clamp_grad`` of ``gg``.
+    Named as PyTorch's node there (its clamp_backward is a ``where``)."""
+
+    __slots__ = ()
+
+    @classmethod
+    def name(cls):
+        return "WhereBackward0"
+
+    def backward(self, saved, gg):
+        x, bound = saved
+        return (clamp_grad(gg, x, bound, self.attrs),)
+
+
+def clamp_grad(grad, input, bound, side):
+    """``grad`` where ``input >= bound`` (``side='min'``) or ``input <= bound`` (``'max'``),
+    else 0, in one pass: clamp's backward step."""
+    dev = same_device("clamp", grad, input, bound)
+    dt = grad._dtype
+    be = backend(dev)
+    shape = tuple(grad.shape)
+    for t in (input, bound):
+        if t.__class__ is Tensor:
+            shape = broadcast_shapes(shape, tuple(t.shape))
+    xdt = promote(input, bound)
+    arrs = [grad._data] + [
+        to_dtype_data(t, xdt, dev) if t.__class__ is Tensor else be.full((), t, xdt.np)
+        for t in (input, bound)
+    ]
+    if xdt is not dt:  # (the body compares x with the bound, then passes g through)
+        arrs[0] = to_dtype_data(grad, xdt, dev)
+    res = wrap(_ternary("clamp_min_backward" if side == "min" else "clamp_max_backward",
+                        arrs, shape, xdt, be, dev,
+                        None if bound.__class__ is Tensor else bound), dev)
+    if res._dtype is not dt:
+        res = res.to(dt)
+    if needs_grad(grad):
+        record(_ClampGradBackward, res, (grad,), (save(input), save(bound)), side)
+    return res
 
 
 def clamp(input, min=None, max=None):

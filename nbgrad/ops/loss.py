@@ -83,7 +83,9 @@ def _class_mask(target, weight, ignore_index, n_classes, dtype, device):
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
              reduction="mean"):
-    """Negative log-likelihood of class indices ``target`` under log-probabilities ``input``."""
+    """Negative log-likelihood of class indices ``target`` under log-probabilities ``input``
+    (N, C, d1, ...) or (C,): ``-weight[t] * input[n, t]`` per element, 0 where
+    ``target == ignore_index``; the mean divides by the sum of the weights taken."""
     reduction = _legacy(size_average, reduce, reduction)
     if not isinstance(target, Tensor) or target._dtype._cat != 1:
         raise RuntimeError(
@@ -98,17 +100,94 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
             f"Expected input batch_size ({n}) to match target batch_size "
             f"({target.shape[0] if target.ndim else 1})."
         )
-    C = input.shape[1] if input.ndim > 1 else input.shape[0]
-    rows = _to_rows(input)
-    mask, wsum = _class_mask(target, weight, ignore_index, C, input._dtype, input._device)
-    per = neg(_sum(mul(rows, mask), 1))
-    if reduction == "none":
-        return reshape(per, tuple(target.shape))
-    if reduction == "sum":
-        return _sum(per)
-    if reduction != "mean":
+    if input.ndim == 2 and target.ndim != 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if input.ndim > 2 and tuple(target.shape) != (n,) + tuple(input.shape[2:]):
+        want = [n] + list(input.shape[2:])
+        raise RuntimeError(f"Expected target size {want}, got {list(target.shape)}")
+    if reduction not in ("none", "sum", "mean"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
-    return div(_sum(per), wsum if wsum != 0 else math.nan)
+    dev, dt = same_device("nll_loss", input, target, weight), input._dtype
+    C = input.shape[1] if input.ndim > 1 else input.shape[0]
+    wv, has_w = _ce_weight(weight, C, dt, dev)
+    xv = _acb(input)
+    tv = _flat_int64(target, dev)
+    be = backend(dev)
+    loss = be.empty(tuple(target.shape), dt.np)
+    sums = np.zeros(2, np.float64)
+    bad = kernel("nll_loss", dev)(xv, tv, wv, has_w, ignore_index, loss.reshape((tv.size,)),
+                                  sums)
+    if bad is not None:
+        raise IndexError(f"Target {bad} is out of bounds.")
+    wsum = float(sums[1])
+    if reduction == "none":
+        out = _wrap(loss, dt, dev)
+    else:
+        # the sum in float64, then one rounding to the dtype (mean: 0/0 is nan, as PyTorch)
+        v = float(sums[0]) if reduction == "sum" else (
+            float(sums[0]) / wsum if wsum != 0 else math.nan)
+        out = _wrap(be.full((), v, dt.np), dt, dev)
+    if needs_grad(input):
+        record(NllLossBackward0, out, (input,), (save(input), save(target), save(weight)),
+               (ignore_index, reduction, wsum))
+    return out
+
+
+def _acb(x):
+    """``x`` (N, C, d1, ...) / (N, C) / (C,) as an ``(A, C, B)`` array, a view when the
+    layout allows."""
+    shp = _acb_shape(x)
+    d = x._data
+    be = backend(x._device)
+    v = be.reshape_view(d, shp)
+    if v is None:
+        v = copy_data(d, x._dtype, x._device).reshape(shp)
+    return v
+
+
+class NllLossBackwardBackward0(Node):
+    """nll_loss's gradient is linear in the output gradient ``g`` and constant in the
+    input, so its derivative with respect to ``g`` is nll_loss itself applied to ``gg``."""
+
+    __slots__ = ()
+
+    def backward(self, saved, gg):
+        target, weight = saved
+        ignore_index, reduction = self.attrs
+        return (nll_loss(gg, target, weight, None, ignore_index, None, reduction),)
+
+
+def nll_loss_backward(grad, input, target, weight, ignore_index, reduction, total_weight):
+    """Gradient of ``nll_loss`` with respect to ``input`` given the output's ``grad``: one
+    pass writing ``-weight[t] * grad / total_weight`` (mean) at each target, 0 elsewhere."""
+    dev, dt = input._device, input._dtype
+    be = backend(dev)
+    C = input.shape[1] if input.ndim > 1 else input.shape[0]
+    wv, has_w = _ce_weight(weight, C, dt, dev)
+    tv = _flat_int64(target, dev)
+    if grad._dtype is not dt:
+        grad = grad.to(dt)
+    gv = grad._data
+    per_row = reduction == "none"
+    gv = be.reshape_view(gv, (gv.size,))
+    if gv is None:
+        gv = copy_data(grad._data, dt, dev).reshape((grad.numel(),))
+    d = (total_weight if reduction == "mean" else 1.0)
+    out = be.empty(tuple(input.shape), dt.np)
+    if out.size:
+        kernel("nll_loss_backward", dev)(gv, per_row, d, tv, wv, has_w, ignore_index,
+                                         out.reshape(_acb_shape(input)))
+    res = _wrap(out, dt, dev)
+    if needs_grad(grad):
+        record(NllLossBackwardBackward0, res, (grad,), (save(target), save(weight)),
+               (ignore_index, reduction))
+    return res
+
+
+def _acb_shape(x):
+    if x.ndim == 1:
+        return (1, x.shape[0], 1)
+    return (x.shape[0], x.shape[1], math.prod(x.shape[2:]))
 
 
 def _legacy(size_average, reduce, reduction):
@@ -207,12 +286,16 @@ def _ce_rows(x, cdim, target, wv, has_w, ignore_index):
 
 
 class NllLossBackward0(Node):
-    """cross_entropy's node (named as PyTorch's): the reduction's gradient, then the fused
-    ``cross_entropy_backward``."""
+    """nll_loss's node, and cross_entropy's (named as PyTorch's): for cross_entropy the
+    reduction's gradient, then the fused ``cross_entropy_backward``."""
 
     __slots__ = ()
 
     def backward(self, saved, g):
+        if len(saved) == 3:  # nll_loss: (input, target, weight)
+            x, target, weight = saved
+            ignore_index, reduction, wsum = self.attrs
+            return (nll_loss_backward(g, x, target, weight, ignore_index, reduction, wsum),)
         lp, target, weight, stats = saved
         ignore_index, reduction, wsum = self.attrs
         tshape = tuple(target.shape)
@@ -224,6 +307,20 @@ class NllLossBackward0(Node):
         # statistics of lp are 0), their gradient going to the logits' edge
         return (cross_entropy_backward(g, lp, target, weight, ignore_index, stats,
                                        _edge=self.next_functions[0]),)
+
+    # PyTorch's saved attributes (grad_fn._saved_<name>): the log-probabilities, target,
+    # weight, total weight (a 0-d tensor), ignore_index and reduction (0 none, 1 mean, 2 sum)
+    _saved_self = property(lambda self: self.unpack_saved()[0])
+    _saved_target = property(lambda self: self.unpack_saved()[1])
+    _saved_weight = property(lambda self: self.unpack_saved()[2])
+    _saved_ignore_index = property(lambda self: self.attrs[0])
+    _saved_reduction = property(lambda self: {"none": 0, "mean": 1, "sum": 2}[self.attrs[1]])
+
+    @property
+    def _saved_total_weight(self):
+        x = self.unpack_saved()[0]
+        v = self.attrs[2] if self.attrs[1] != "none" else 0.0  # (PyTorch's: not summed)
+        return _wrap(backend(x._device).full((), v, x._dtype.np), x._dtype, x._device)
 
 
 def _log_probs(x, xv, stats):

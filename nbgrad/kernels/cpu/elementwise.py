@@ -239,7 +239,17 @@ def _ternary(f):
             for k in range(n2):
                 out[i, j, k] = f(a[i, j, k], b[i, j, k], c[i, j, k])
 
-    return flat, flat_p, nd, nd_p
+    @njit(**_opts)
+    def flat_s(a, b, s, out):  # third operand is one value
+        for i in range(out.size):
+            out[i] = f(a[i], b[i], s)
+
+    @njit(parallel=True, **_opts)
+    def flat_s_p(a, b, s, out):
+        for i in prange(out.size):
+            out[i] = f(a[i], b[i], s)
+
+    return flat, flat_p, nd, nd_p, flat_s, flat_s_p
 
 
 def _build(factory, f):
@@ -352,3 +362,7 @@ class TernaryKernel(_Kernel):
 
     def __call__(self, a, b, c, out):
         self._run(0 if a.ndim == 1 else 2, out.size, a, b, c, out)
+
+    def flat_s(self, a, b, s, out):
+        """``a``, ``b`` 1-d contiguous, ``s`` one value of the output's dtype."""
+        self._run(4, out.size, a, b, s, out)

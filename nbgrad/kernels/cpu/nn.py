@@ -260,3 +260,72 @@ def layer_norm_backward(g, x, mean, rstd, w, has_w, gx, gw, gb):
         _col_sums(gw_part, gw)
     if gb is not None:
         _col_sums(gb_part, gb)
+
+
+# ----- nll_loss over logits viewed as (A, C, B): row t is x[t // B, :, t % B] ---------------
+@njit(**_opts)
+def _nll_fwd(x, target, w, has_w, ignore_index, one, loss, sums):
+    # serial: a row's work is one load (threads would cost more than they save)
+    B = x.shape[2]
+    C = x.shape[1]
+    tot = 0.0
+    ws = 0.0
+    for t in range(target.size):
+        k = target[t]
+        if k == ignore_index:
+            loss[t] = 0
+            continue
+        if k < 0 or k >= C:
+            return t
+        wk = w[k] if has_w else one
+        v = rows.nll_elem(x, t // B, k, t % B, wk)
+        loss[t] = v
+        tot += v
+        ws += wk
+    sums[0] = tot
+    sums[1] = ws
+    return -1
+
+
+def _make_nll_bwd(parallel):
+    rng = prange if parallel else range
+
+    @njit(parallel=parallel, **_opts)
+    def nll_bwd(g, gs, d, target, w, has_w, ignore_index, z, out):
+        B = out.shape[2]
+        C = out.shape[1]
+        for t in rng(target.size):
+            k = target[t]
+            c = z
+            if k == ignore_index:
+                k = -1
+            else:
+                c = g[t * gs] / d
+                if has_w:
+                    c = w[k] * c
+            a = t // B
+            b = t % B
+            for r in range(C):
+                out[a, r, b] = rows.nll_grad_elem(c, r, k, z)
+
+    return nll_bwd
+
+
+_NLL_BWD = (_make_nll_bwd(False), _make_nll_bwd(True))
+
+
+def nll_loss(x, target, w, has_w, ignore_index, loss, sums):
+    """Per-row ``-w[k] * x[a, k, b]`` for logits ``x`` viewed as ``(A, C, B)`` and ``M = A*B``
+    int64 ``target`` classes (row ``t`` is ``(t // B, t % B)``; 0 where ignored) into
+    ``loss`` ``(M,)``; the float64 sums of the losses and of the weights into ``sums``.
+    Returns the first out-of-range target value, or None."""
+    bad = _nll_fwd(x, target, w, has_w, np.int64(ignore_index), x.dtype.type(1), loss, sums)
+    return None if bad == -1 else int(target[bad])
+
+
+def nll_loss_backward(g, per_row, d, target, w, has_w, ignore_index, out):
+    """``out`` ``(A, C, B)`` = ``-w[k] * g / d`` at each row's class ``k``, 0 elsewhere and
+    in ignored rows; ``g[t]`` per row when ``per_row``, else ``g[0]`` for every row."""
+    _par.run(_NLL_BWD[0], _NLL_BWD[1], out.size, g, np.int64(1 if per_row else 0),
+             out.dtype.type(d), target, w, has_w, np.int64(ignore_index), out.dtype.type(0),
+             out)

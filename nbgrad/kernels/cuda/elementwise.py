@@ -117,7 +117,15 @@ def _ternary(f):
             out[p, q, k] = g(a[p, q, k], b[p, q, k], c[p, q, k])
             i += s
 
-    return flat, nd
+    @cuda.jit
+    def flat_s(a, b, v, out):
+        i = cuda.grid(1)
+        s = cuda.gridsize(1)
+        while i < out.size:
+            out[i] = g(a[i], b[i], v)
+            i += s
+
+    return flat, nd, flat_s
 
 
 def _is_number(x):
@@ -177,3 +185,9 @@ class TernaryKernel:
             self._k = _ternary(self.f)
         k = self._k[0] if a.ndim == 1 else self._k[1]
         k[grid(out.size)](a, b, c, out)
+
+    def flat_s(self, a, b, s, out):
+        """``a``, ``b`` 1-d contiguous, ``s`` one host value."""
+        if self._k is None:
+            self._k = _ternary(self.f)
+        self._k[2][grid(out.size)](a, b, s, out)

@@ -7,7 +7,7 @@ import numpy as np
 from numba import cuda, float64
 
 from .. import rows as _shared
-from ._launch import grid
+from ._launch import device_fn, grid
 
 # the softmax family's row bodies (rows.py, shared with the CPU) with libdevice's exp / log
 (_row_max, _softmax_row, _log_softmax_row, _softmax_bwd_row,
@@ -352,3 +352,80 @@ def layer_norm_backward(g, x, mean, rstd, w, has_w, gx, gw, gb):
             _col_sums[grid(R)](gw_part, gw)
         if gb is not None:
             _col_sums[grid(R)](gb_part, gb)
+
+
+# ----- nll_loss over logits viewed as (A, C, B) (contracts as kernels/cpu/nn.py) ------------
+_nll_elem = device_fn(_shared.nll_elem)
+_nll_grad_elem = device_fn(_shared.nll_grad_elem)
+
+
+@cuda.jit
+def _nll_fwd(x, target, w, has_w, ignore_index, one, loss, aux):
+    # one thread per row; aux = (sum of losses, sum of weights, first bad row) in float64
+    B = x.shape[2]
+    C = x.shape[1]
+    t = cuda.grid(1)
+    while t < target.size:
+        k = target[t]
+        if k == ignore_index:
+            loss[t] = 0
+        elif k < 0 or k >= C:
+            loss[t] = 0
+            cuda.atomic.min(aux, 2, float64(t))
+        else:
+            wk = w[k] if has_w else one
+            v = _nll_elem(x, t // B, k, t % B, wk)
+            loss[t] = v
+            cuda.atomic.add(aux, 0, float64(v))
+            cuda.atomic.add(aux, 1, float64(wk))
+        t += cuda.gridsize(1)
+
+
+@cuda.jit
+def _nll_bwd(g, gs, d, target, w, has_w, ignore_index, z, out):
+    # one thread per output element
+    C = out.shape[1]
+    B = out.shape[2]
+    n = target.size * C
+    i = cuda.grid(1)
+    while i < n:
+        t = i // C
+        r = i % C
+        k = target[t]
+        c = z
+        if k == ignore_index:
+            k = -1
+        else:
+            c = g[t * gs] / d
+            if has_w:
+                c = w[k] * c
+        out[t // B, r, t % B] = _nll_grad_elem(c, r, k, z)
+        i += cuda.gridsize(1)
+
+
+def nll_loss(x, target, w, has_w, ignore_index, loss, sums):
+    """Per-row ``-w[k] * x[a, k, b]`` (see kernels/cpu/nn.py); the sums and the first bad
+    row come back in one small copy."""
+    aux = cuda.to_device(np.array([0.0, 0.0, np.inf]))
+    n = target.size
+    if n:
+        _nll_fwd[grid(n)](x, target, w, has_w, np.int64(ignore_index), _one(x), loss, aux)
+    h = aux.copy_to_host()
+    if h[2] != np.inf:
+        row = int(h[2])
+        return int(target[row:row + 1].copy_to_host()[0])
+    sums[0] = h[0]
+    sums[1] = h[1]
+    return None
+
+
+def nll_loss_backward(g, per_row, d, target, w, has_w, ignore_index, out):
+    """``-w[k] * g / d`` at each row's class, 0 elsewhere (see kernels/cpu/nn.py)."""
+    if out.size:
+        dt = np.dtype(out.dtype).type
+        _nll_bwd[grid(out.size)](g, np.int64(1 if per_row else 0), dt(d), target, w, has_w,
+                                 np.int64(ignore_index), dt(0), out)
+
+
+def _one(x):
+    return np.dtype(x.dtype).type(1)
