@@ -22,7 +22,7 @@ NBGRAD_POOL_BYTES     bytes of idle large (>= 128 KiB) CPU buffers kept for reus
 NBGRAD_HEAP_TRIM_BYTES free memory glibc's malloc may keep at the top of its heap instead of
                       returning it at once (default 32 MiB; 0 leaves malloc's settings alone).
                       The smaller buffers an eager step frees (gradients, activations under
-                      the pool's 1 MiB) sit at the heap's top: by default glibc gives them back
+                      the pool's 128 KiB) sit at the heap's top: by default glibc gives them back
                       to the system every step and faults the pages in again the next (a
                       gradient's ``zero_grad`` cost 0.8 ms a step on gpt_block). With this set,
                       nbgrad also fixes malloc's mmap threshold at 4 MiB (glibc's own grows up
