@@ -253,3 +253,53 @@ def test_no_token_is_left_behind_when_runs_in_two_threads_end_out_of_order():
     ta.join(20)
     tb.join(20)
     assert graph.OWNER is None and graph._runs == []
+
+
+def _chain(x, c, d, n=30):
+    y = x
+    for i in range(n):
+        y = (y * d) if i % 3 == 0 else (nbgrad.tanh(y) if i % 3 == 1 else y / c)
+    return y.sum()
+
+
+def test_lent_in_place_rule_matches_the_formulas_bit_for_bit():
+    # a node whose one needed gradient is ``op(grad, saved)`` runs op's in-place plan on the
+    # lent gradient (ops/opdef._lent_source); with create_graph the formulas run instead
+    c = nbgrad.tensor(np.array([1.5, 0.75, 2.0, 1.25], np.float32))
+    d = nbgrad.tensor(np.array([0.9, 1.1, -0.8, 1.05], np.float32))
+    grads = []
+    for create_graph in (False, True, False):
+        x = _x()
+        _chain(x, c, d).backward(create_graph=create_graph)
+        grads.append(x.grad.detach().numpy().copy())
+    np.testing.assert_array_equal(grads[0], grads[1])
+    np.testing.assert_array_equal(grads[2], grads[1])
+
+
+def test_lent_in_place_rule_runs_for_a_saved_output_and_returns_the_lent_buffer():
+    from nbgrad.autograd.grad_mode import STATE
+
+    x = _x()
+    y = x.tanh()
+    y.backward(nbgrad.ones(4), retain_graph=True)  # builds tanh_backward's plan
+    g = nbgrad.tensor(SEED) * 1.0  # a fresh buffer, as the engine's own
+    with nbgrad.no_grad():  # as the engine runs a rule when it builds no graph
+        STATE.owned = g
+        try:
+            out = y.grad_fn._run(g)
+        finally:
+            STATE.owned = None
+    assert out[0] is g
+    np.testing.assert_allclose(g.numpy(), SEED * (1 - np.tanh(A) ** 2), rtol=1e-6)
+
+
+def test_lent_in_place_rule_still_refuses_a_saved_tensor_modified_in_place():
+    x = _x()
+    d = nbgrad.tensor(np.array([0.9, 1.1, -0.8, 1.05], np.float32))
+    y = (x * d).tanh()
+    z = x * 1.0
+    z.exp().sum()  # warm plans
+    out = nbgrad.tanh(x)
+    out.mul_(2.0)  # tanh's saved output changed
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        (out.sum() + y.sum()).backward()

@@ -186,6 +186,79 @@ class _DirectCalls(ast.NodeTransformer):
         return node
 
 
+def _in_place_formula(op, f):
+    """``(op2, name)`` when formula ``f`` is one call of a table op ``op2(grad, name)`` on a
+    saved value ``name`` (``mul(grad, other)``), else None."""
+    node = ast.parse(f, mode="eval").body
+    if node.__class__ is not ast.Call or node.func.__class__ is not ast.Name or node.keywords:
+        return None
+    op2 = TABLE.get(node.func.id)
+    if op2 is None or op2.front is not None or op2.arity != 2 or len(node.args) != 2:
+        return None
+    g, x = node.args
+    if (g.__class__ is not ast.Name or g.id != "grad" or x.__class__ is not ast.Name
+            or x.id not in op.saves):
+        return None
+    return op2, x.id
+
+
+def _lent_source(op):
+    """The first lines of ``_run``: when the engine lent the gradient and the one input that
+    needs a gradient has a formula ``op2(grad, saved)`` whose cached plan writes in place (a
+    small plan with an ``into`` loop, as ``apply2`` would pick), run that loop on the saved
+    storage and return the gradient itself. Any other case (a graph being built, a saved
+    value modified in place, a layout without such a plan, broadcasting) falls through to
+    the formulas."""
+    if not op.grad_once or not op.saves:
+        return []
+    src = ["    if grad is _STATE.owned and not _STATE.enabled:",
+           "        saved_ = self._saved",
+           "        if saved_ is not _FREED:"]
+    cases = []
+    for i, f in enumerate(op.grads):
+        hit = None if f is None else _in_place_formula(op, f)
+        if hit is None:
+            if f is not None:
+                return []  # a gradient this shortcut cannot make: leave it to the formulas
+            continue
+        cases.append((i, hit))
+    if not cases:
+        return []
+    pad = "            "
+    if op.arity == 2:
+        src += [pad + "fa_, fb_ = self.next_functions",
+                pad + "if self.attrs is None:"]
+        pad += "    "
+    for i, (op2, name) in cases:
+        body = []
+        k = op.saves.index(name)
+        body += [f"x_ = saved_[{k}]",
+                 "if x_.__class__ is _ST:"]
+        if name == "result":
+            body += ["    ok_ = x_.vc[0] == x_.version",
+                     "    xk_, xd_ = x_.sk, x_.data"]
+        else:
+            body += ["    t_ = x_.t",
+                     "    ok_ = t_._vc[0] == x_.version",
+                     "    xk_, xd_ = t_._sk, t_._data"]
+        body += [f"    p_ = _OP_{op2.name}.plans.get((grad._sk, xk_)) if ok_ else None",
+                 "    if p_ is not None and p_.into is not None:",
+                 "        _STATE.owned = None",
+                 "        if p_.reshape:",
+                 "            p_.into(grad._data.reshape(-1), xd_.reshape(-1))",
+                 "        else:",
+                 "            p_.into(grad._data, xd_)"]
+        if op.arity == 1:
+            body.append("        return (grad,)")
+            src += [pad + line for line in body]
+        else:
+            mine, other = ("fa_", "fb_") if i == 0 else ("fb_", "fa_")
+            body.append("        return (grad, None)" if i == 0 else "        return (None, grad)")
+            src.append(pad + f"if {mine}[0] is not None and {other}[0] is None:")
+            src += [pad + "    " + line for line in body]
+    return src
+
+
 def _backward_source(op, run=False):
     """The source of ``op``'s node ``backward``: each formula evaluated only for an input
     that needs a gradient, then broadcasting undone once by ``sum_to``.
@@ -244,6 +317,8 @@ def _backward_source(op, run=False):
                         f"            {n} = t_",
                         "        else:",
                         f"            {n} = {n}.unpack(self)"]
+    if run:
+        src[1:1] = _lent_source(op)
     if op.arity == 1:
         src.append(f"    return ({op.grads[0]},)")
         return src
