@@ -20,6 +20,7 @@ BODIES = [
     ("rows", "max_pool_gather_elem", "conv", ["max_pool_gather"], "conv", ["_pool_gather"]),
     ("rows", "nll_elem", "nn", ["_nll_fwd"], "nn", ["_nll_fwd"]),
     ("rows", "nll_grad_elem", "nn", ["nll_bwd"], "nn", ["_nll_bwd"]),
+    ("rows", "nll_grad_row", "nn", ["nll_bwd"], "nn", ["_nll_bwd"]),
     ("updates", "sgd", "optim", ["_sgd"], "optim", ["_sgd"]),
     ("updates", "sgd_momentum", "optim", ["_sgd_momentum"], "optim", ["_sgd_momentum"]),
     ("updates", "adam", "optim", ["_adam", "_adam_amsgrad"], "optim", ["_adam"]),

@@ -335,6 +335,20 @@ def nll_elem(x, a, k, b, wk):
 
 
 @njit(**_inline)
+def nll_grad_row(g, gs, d, t, target, w, has_w, ignore_index, z):
+    """Row ``t``'s gradient coefficient ``c = w[k] * g[t * gs] / d`` (``d``: the total
+    weight for a mean, else 1; ``gs`` 0 for a reduced loss's one gradient) and its class
+    ``k``: ``(z, -1)`` for an ignored row."""
+    k = target[t]
+    if k == ignore_index:
+        return z, -1
+    c = g[t * gs] / d
+    if has_w:
+        c = w[k] * c
+    return c, k
+
+
+@njit(**_inline)
 def nll_grad_elem(c, r, k, z):
     """Entry ``r`` of a row's gradient: ``-c`` at its class ``k``, else ``z`` (0); ``c`` is
     ``w[k] * g`` and ``k`` is -1 for an ignored row."""

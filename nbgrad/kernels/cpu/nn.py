@@ -295,14 +295,7 @@ def _make_nll_bwd(parallel):
         B = out.shape[2]
         C = out.shape[1]
         for t in rng(target.size):
-            k = target[t]
-            c = z
-            if k == ignore_index:
-                k = -1
-            else:
-                c = g[t * gs] / d
-                if has_w:
-                    c = w[k] * c
+            c, k = rows.nll_grad_row(g, gs, d, t, target, w, has_w, ignore_index, z)
             a = t // B
             b = t % B
             for r in range(C):

@@ -356,6 +356,7 @@ def layer_norm_backward(g, x, mean, rstd, w, has_w, gx, gw, gb):
 
 # ----- nll_loss over logits viewed as (A, C, B) (contracts as kernels/cpu/nn.py) ------------
 _nll_elem = device_fn(_shared.nll_elem)
+_nll_grad_row = device_fn(_shared.nll_grad_row)
 _nll_grad_elem = device_fn(_shared.nll_grad_elem)
 
 
@@ -391,14 +392,7 @@ def _nll_bwd(g, gs, d, target, w, has_w, ignore_index, z, out):
     while i < n:
         t = i // C
         r = i % C
-        k = target[t]
-        c = z
-        if k == ignore_index:
-            k = -1
-        else:
-            c = g[t * gs] / d
-            if has_w:
-                c = w[k] * c
+        c, k = _nll_grad_row(g, gs, d, t, target, w, has_w, ignore_index, z)
         out[t // B, r, t % B] = _nll_grad_elem(c, r, k, z)
         i += cuda.gridsize(1)
 
