@@ -598,13 +598,17 @@ def test_generated_run_matches_the_rule_on_unpacked_saved_values():
         prev = STATE.enabled
         STATE.enabled = False
         try:
-            got = node._run(g)
+            got = node._run(g, False)
             want = node.backward(node.unpack_saved(), g)
+            # lent: the rule may write into its own copy of the gradient, same values
+            lent = node._run(g * 1.0, True)
+            assert STATE.owned is None, op.name
         finally:
             STATE.enabled = prev
         assert got.__class__ is tuple and len(got) == len(node.next_functions), op.name
-        for x, y in zip(got, want):
+        for x, y, z in zip(got, want, lent):
             np.testing.assert_array_equal(x.numpy(), y.numpy(), err_msg=op.name)
+            np.testing.assert_array_equal(z.numpy(), y.numpy(), err_msg=op.name)
         checked += 1
     assert checked >= 20
 
@@ -615,7 +619,7 @@ def test_generated_run_checks_the_saved_output_version():
     node = y.grad_fn
     y.mul_(2.0)  # the output the node saved
     with pytest.raises(RuntimeError, match="is at version 1; expected version 0 instead"):
-        node._run(nbgrad.ones(3, dtype=nbgrad.float32))
+        node._run(nbgrad.ones(3, dtype=nbgrad.float32), False)
 
 
 def test_a_subclass_of_a_generated_node_runs_its_own_backward():

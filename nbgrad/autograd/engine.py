@@ -172,12 +172,9 @@ def execute(roots, seeds, keep_graph, create_graph, inputs=None, accumulate=True
                 else:
                     sv = node._saved
                     if node._gen:  # a table row's node (see Node._gen)
-                        if node._grad_once and buf._owner is run:
-                            _STATE.owned = buf  # lent, as below
-                            outs = node._run(buf)
-                            _STATE.owned = None
-                        else:
-                            outs = node._run(buf)
+                        # ``lent``: as below, but the node sets ``_STATE.owned`` itself,
+                        # and only when it runs a formula
+                        outs = node._run(buf, node._grad_once and buf._owner is run)
                         if sv and not keep_graph:
                             node._saved = _FREED
                     elif not node._std_apply:  # a user's rule, which may keep ``buf``

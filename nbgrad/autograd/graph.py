@@ -204,7 +204,7 @@ class Node:
     # (custom Functions, library.defop, Node subclasses outside nbgrad): the engine takes
     # nothing they return as its own.
     _builtin = True
-    # a node generated from an op table row (ops/opdef.py): its ``_run(grad)`` is apply()
+    # a node generated from an op table row (ops/opdef.py): its ``_run(grad, lent)`` is apply()
     # with the saved tensors unpacked inline, and returns a tuple of one gradient per edge,
     # so the engine calls it without the result checks a hand-written rule needs
     _gen = False

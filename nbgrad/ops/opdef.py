@@ -211,7 +211,7 @@ def _lent_source(op):
     the formulas."""
     if not op.grad_once or not op.saves:
         return []
-    src = ["    if grad is _STATE.owned and not _STATE.enabled:",
+    src = ["    if lent:",
            "        saved_ = self._saved",
            "        if saved_ is not _FREED:"]
     cases = []
@@ -243,7 +243,6 @@ def _lent_source(op):
                      "    xk_, xd_ = t_._sk, t_._data"]
         body += [f"    p_ = _OP_{op2.name}.plans.get((grad._sk, xk_)) if ok_ else None",
                  "    if p_ is not None and p_.into is not None:",
-                 "        _STATE.owned = None",
                  "        if p_.reshape:",
                  "            p_.into(grad._data.reshape(-1), xd_.reshape(-1))",
                  "        else:",
@@ -263,7 +262,9 @@ def _backward_source(op, run=False):
     """The source of ``op``'s node ``backward``: each formula evaluated only for an input
     that needs a gradient, then broadcasting undone once by ``sum_to``.
 
-    ``run``: the source of the node's ``_run(self, grad)`` instead, the engine's call: the
+    ``run``: the source of the node's ``_run(self, grad, lent)`` instead, the engine's call
+    (``lent``: the engine lends ``grad``, which the node then offers its formulas through
+    ``_STATE.owned``, only around them: the in-place shortcut needs no thread-local): the
     same formulas, reading what was saved straight from ``self._saved`` (``unpack_saved``'s
     checks and ``SavedTensor.unpack``'s tensor inline, its slow path only for an error or an
     unusual saved tensor), and the result always a tuple of one gradient per edge."""
@@ -275,7 +276,7 @@ def _backward_source(op, run=False):
         if names:
             src.append(f"    {''.join(n + ', ' for n in names)}= saved")
     else:
-        src = ["def _run(self, grad):"]
+        src = ["def _run(self, grad, lent):"]
         if names:
             src += ["    saved = self._saved",
                     "    if saved is _FREED:",
@@ -320,6 +321,12 @@ def _backward_source(op, run=False):
     if run:
         src[1:1] = _lent_source(op)
     if op.arity == 1:
+        if run and op.grad_once:  # lent to the formula (see the module doc of dispatch)
+            src += ["    if lent:",
+                    "        _STATE.owned = grad",
+                    f"        r_ = ({op.grads[0]},)",
+                    "        _STATE.owned = None",
+                    "        return r_"]
         src.append(f"    return ({op.grads[0]},)")
         return src
     src += ["    fa, fb = self.next_functions",
@@ -328,11 +335,19 @@ def _backward_source(op, run=False):
             "    at = self.attrs"]
     for i, n in enumerate(op.kwargs):
         src.append(f"    {n} = {op.kwargs[n]!r} if at is None else at[{2 + i}]")
-    if all(f is not None for f in op.grads):
+    both = all(f is not None for f in op.grads)
+    if run:
+        if op.grad_once:  # lent to the formulas, unless two of them read it
+            src += ["    if lent:",
+                    "        _STATE.owned = None if na and nb else grad" if both else
+                    "        _STATE.owned = grad"]
+    elif both:
         # the gradient goes to two formulas: not to be written into (see module doc)
         src += ["    if na and nb:", "        _STATE.owned = None"]
     for v, f in zip(("ga", "gb"), op.grads):
         src.append(f"    {v} = None" if f is None else f"    {v} = ({f}) if n{v[1]} else None")
+    if run and op.grad_once:
+        src += ["    if lent:", "        _STATE.owned = None"]
     src += ["    if at is not None:",
             "        if ga is not None:",
             "            ga = _sum_to(ga, at[0])",
@@ -395,8 +410,8 @@ def _make_node(op, cls_name):
     def backward(self, saved, grad):
         return _compile_backward(type(self))(self, saved, grad)
 
-    def _run(self, grad):
-        return _compile_backward(type(self), True)(self, grad)
+    def _run(self, grad, lent):
+        return _compile_backward(type(self), True)(self, grad, lent)
 
     ns = {"__slots__": (), "backward": backward, "_grad_once": op.grad_once, "op": op,
           "__module__": op.module_globals.get("__name__")}
