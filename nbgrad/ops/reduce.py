@@ -443,9 +443,9 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
     """Sum over ``dim`` (int or tuple; all dims when None)."""
     if dim is None:
         if not keepdim:
-            return SUM(input, dtype)
-        return SUM_DIM(input, _dims(None, input.ndim), True, dtype)
-    return SUM_DIM(input, _dims(dim, input.ndim), keepdim, dtype)
+            return SUM.call(input, dtype)
+        return SUM_DIM.call(input, _dims(None, input.ndim), True, dtype)
+    return SUM_DIM.call(input, _dims(dim, input.ndim), keepdim, dtype)
 
 
 @surface(MEAN, MEAN_DIM)
@@ -453,8 +453,8 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     """Mean over ``dim`` (int or tuple; all dims when None)."""
     _mean_dtype(input._dtype, dtype)  # PyTorch refuses the dtype before it parses dims
     if dim is None and not keepdim:
-        return MEAN(input, dtype)
-    return MEAN_DIM(input, _dims(dim, input.ndim), keepdim, dtype)
+        return MEAN.call(input, dtype)
+    return MEAN_DIM.call(input, _dims(dim, input.ndim), keepdim, dtype)
 
 
 def _check_nonempty(input, dim, opname):
@@ -474,7 +474,7 @@ def amax(input, dim=(), keepdim=False):
     """Largest value over ``dim`` (all dims by default); ties share the gradient."""
     dims = _dims(dim, input.ndim)
     _check_nonempty(input, dim, "amax")
-    return AMAX(input, dims, keepdim)
+    return AMAX.call(input, dims, keepdim)
 
 
 @surface(AMIN)
@@ -482,7 +482,7 @@ def amin(input, dim=(), keepdim=False):
     """Smallest value over ``dim`` (all dims by default); ties share the gradient."""
     dims = _dims(dim, input.ndim)
     _check_nonempty(input, dim, "amin")
-    return AMIN(input, dims, keepdim)
+    return AMIN.call(input, dims, keepdim)
 
 
 def _dim_of(input, dim, opname):
@@ -503,8 +503,8 @@ def max(input, dim=None, keepdim=False, *, other=None):
         return maximum(input, dim)
     if dim is None:
         _check_nonempty(input, None, "max")
-        return MAX(input)
-    return max_result(*MAX_DIM(input, _dim_of(input, dim, "max"), keepdim))
+        return MAX.call(input)
+    return max_result(*MAX_DIM.call(input, _dim_of(input, dim, "max"), keepdim))
 
 
 @surface(MIN, MIN_DIM)
@@ -514,8 +514,8 @@ def min(input, dim=None, keepdim=False):
         return minimum(input, dim)
     if dim is None:
         _check_nonempty(input, None, "min")
-        return MIN(input)
-    return min_result(*MIN_DIM(input, _dim_of(input, dim, "min"), keepdim))
+        return MIN.call(input)
+    return min_result(*MIN_DIM.call(input, _dim_of(input, dim, "min"), keepdim))
 
 
 def _arg(op, opname, input, dim, keepdim):
@@ -552,8 +552,8 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
         if odt is not input._dtype:
             input = input.to(odt)
     if dim is None and not keepdim:
-        return PROD(input)
-    return PROD_DIM(input, _dims(dim, input.ndim), keepdim)
+        return PROD.call(input)
+    return PROD_DIM.call(input, _dims(dim, input.ndim), keepdim)
 
 
 @surface(LOGSUMEXP)
@@ -563,7 +563,7 @@ def logsumexp(input, dim, keepdim=False):
     check_tensor(input, "logsumexp")
     if not input._dtype.is_floating_point:
         input = input.to(_dt.get_default_dtype())
-    return LOGSUMEXP(input, _dims(dim, input.ndim), keepdim)
+    return LOGSUMEXP.call(input, _dims(dim, input.ndim), keepdim)
 
 
 # ----- maximum / minimum (elementwise, two operands) -----------------------------------------

@@ -15,14 +15,17 @@ int or a tuple, error messages) and calls the row with the normalized arguments;
 
 import sys
 
+from ..autograd.grad_mode import STATE as _STATE
+from ..autograd.graph import grad_accumulator, saved_input, saved_output
 from ..tensor import _fresh
-from ._core import needs_grad, record, save, save_output
+from . import _core
 from .opdef import _camel, _make_node, _reads
 
 # a name a formula may read, beyond the row's operands, arguments and outputs: what is saved
-# of operand ``p`` for ``p + suffix``, and PyTorch's name of it (``grad_fn._saved_<name>``)
-_DERIVED = {"_shape": (lambda t: tuple(t.shape), "_sym_sizes"),
-            "_numel": (lambda t: t.numel(), "_sym_numel")}
+# of operand ``p`` for ``p + suffix``: PyTorch's name of it (``grad_fn._saved_<name>``) and
+# its expression in the generated call
+_DERIVED = {"_shape": ("_sym_sizes", "{}._data.shape"),
+            "_numel": ("_sym_numel", "{}._data.size")}
 _TORCH_PARAM = {"input": "self"}
 
 
@@ -58,8 +61,8 @@ class ReduceDef:
 
     __slots__ = ("name", "overload", "kernels", "forward", "dtype", "shape", "args", "outputs",
                  "grads", "params", "kwargs", "values", "arity", "saves", "node", "grad_once",
-                 "fn", "method", "functional", "front", "module_globals", "_savers", "_argidx",
-                 "recorded", "_derive")
+                 "fn", "method", "functional", "front", "module_globals",
+                 "recorded", "call")
 
     def __init__(self, name, *, overload="", kernels=(), forward, dtype, shape, args=(),
                  outputs=("result",), grads=None, node=None, fn=True, method=True,
@@ -79,23 +82,19 @@ class ReduceDef:
         self.module_globals = module_globals if module_globals is not None else globals()
         self.node = None
         self.saves = ()
-        self._argidx = None
+        self.recorded = ()
         if grads is not None:
             # the node records the arguments the formulas read (as PyTorch saves them)
             read = {n for f in grads if f is not None for n in _reads(f, self)}
             self.kwargs = dict.fromkeys(a for a in self.args if a in read)
-            idx = tuple(self.args.index(a) for a in self.kwargs)
-            if idx != tuple(range(len(self.args))):
-                self._argidx = idx
             self.node = _make_node(self, node or _camel(name) + "Backward0")
             # sizes and counts are no tensors: attrs (kept after backward frees the saved
             # tensors, as PyTorch keeps ``_saved_self_sym_sizes``), after the arguments
             derived = tuple(n for n in self.saves if n in derivable)
             self.saves = tuple(n for n in self.saves if n not in derived)
             self.recorded = tuple(self.kwargs) + derived
-            self._savers = tuple(_saver(self, n) for n in self.saves)
-            self._derive = tuple(_saver(self, n) for n in derived)
             _expose_saved(self)
+        self.call = _make_call(self)
 
     @property
     def qualname(self):
@@ -106,38 +105,64 @@ class ReduceDef:
 
     def __call__(self, input, *args):
         """Run the overload on Tensor ``input`` with normalized ``args`` and record its node;
-        the output tensor, or a tuple of them for several outputs."""
-        dev = input._device
-        odt = self.dtype(input._dtype, *args)
-        data = self.forward(input._data, odt, dev, *args)
-        if data.__class__ is tuple:
-            outs = tuple(_fresh(d, dt, dev) for d, dt in zip(data, odt))
-            out = outs[0]
-        else:
-            outs = out = _fresh(data, odt, dev)
-        if self.node is not None and out._dtype._cat == 2 and needs_grad(input):
-            ix = self._argidx
-            at = args if ix is None else tuple([args[i] for i in ix])
-            if self._derive:
-                at += tuple([f(input, out, outs) for f in self._derive])
-            record(self.node, out, (input,), tuple([s(input, out, outs) for s in self._savers]),
-                   at)
-        return outs
+        the output tensor, or a tuple of them for several outputs (``op.call``, generated
+        from the row, is the same without this frame)."""
+        return self.call(input, *args)
 
 
 def _saver(op, name):
-    """``f(input, out, outs)``: what the node saves for formula name ``name``."""
+    """The expression of what the node saves for formula name ``name`` (the generated
+    call's names: ``input``, ``out``, ``outs``)."""
     if name == "result":
-        return lambda x, out, outs: save_output(out)
+        return "_so(out)"
     if name in op.params:
-        return lambda x, out, outs: save(x)
+        return f"_si({name})"
     if name in op.outputs:  # another output (indices): not differentiable, no cycle
-        i = op.outputs.index(name)
-        return lambda x, out, outs: save(outs[i])
-    for suffix, (f, _) in _DERIVED.items():
+        return f"_si(outs[{op.outputs.index(name)}])"
+    for suffix, (_, expr) in _DERIVED.items():
         if name.endswith(suffix):
-            return lambda x, out, outs: f(x)
+            return expr.format(name[: -len(suffix)])
     raise AssertionError(name)
+
+
+def _make_call(op):
+    """The row's call, generated from it: the dtype rule and the forward on the input's
+    storage, the output tensor(s), and (when grad mode is on and the input requires grad)
+    the node, its edge, what it saves and the arguments it records, all inline: a
+    reduction costs a call of its front and of this, not a frame per step."""
+    args = "".join(", " + a for a in op.args)
+    src = [f"def call(input{args}):",
+           "    dev = input._device",
+           f"    odt = _dtype(input._dtype{args})",
+           f"    data = _forward(input._data, odt, dev{args})"]
+    if len(op.outputs) > 1:
+        src += ["    outs = (" + "".join(f"_fresh(data[{i}], odt[{i}], dev), "
+                                        for i in range(len(op.outputs))) + ")",
+                "    out = outs[0]"]
+    else:
+        src += ["    outs = out = _fresh(data, odt, dev)"]
+    if op.node is not None:
+        at = [a for a in op.kwargs] + [_saver(op, n) for n in op.recorded[len(op.kwargs):]]
+        src += ["    if _STATE.enabled and input._rg and out._dtype._cat == 2:",
+                "        fn = input._grad_fn",
+                "        node_ = _new(_node)",
+                "        node_.next_functions = ((fn, input._output_nr) if fn is not None "
+                "else (_acc(input), 0),)",
+                "        node_._saved = (" + "".join(_saver(op, n) + ", " for n in op.saves) + ")",
+                "        node_._seq = next(_SEQ)",
+                "        node_.attrs = (" + "".join(a + ", " for a in at) + ")",
+                "        if _ANOMALY[0]:",
+                "            _remember(node_)",
+                "        out._grad_fn = node_",
+                "        out._rg = True"]
+    src.append("    return outs")
+    env = {"_dtype": op.dtype, "_forward": op.forward, "_fresh": _fresh, "_STATE": _STATE,
+           "_new": object.__new__, "_node": op.node, "_acc": grad_accumulator,
+           "_SEQ": _core._SEQ, "_ANOMALY": _core._ANOMALY,
+           "_remember": _core._anomaly_mode.remember, "_si": saved_input,
+           "_so": saved_output}
+    exec("\n".join(src), env)  # noqa: S102
+    return env["call"]
 
 
 def _expose_saved(op):
@@ -148,7 +173,7 @@ def _expose_saved(op):
         for p, tp in _TORCH_PARAM.items():
             if n == p:
                 return tp
-            for suffix, (_, tsuffix) in _DERIVED.items():
+            for suffix, (tsuffix, _) in _DERIVED.items():
                 if n == p + suffix:
                     return tp + tsuffix
         return n

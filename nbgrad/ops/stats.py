@@ -99,7 +99,7 @@ def _stat(row, op, input, dim, unbiased, keepdim, correction):
     check_tensor(input, op)
     dim, c = _correction(op, dim, unbiased, correction)
     _float_dtype(input._dtype)  # PyTorch refuses the dtype before it parses dims
-    return row(input, _dims(dim, input.ndim), c, keepdim)
+    return row.call(input, _dims(dim, input.ndim), c, keepdim)
 
 
 @surface(VAR)
