@@ -1100,7 +1100,10 @@ def _layouts(rng, dt, arity):
             # 4-d strided operands that no merging brings to 3 dims
             (arr(big), 1.5), (0.5, arr(big)), (arr(70, 2000), arr(2000)),
             (arr(2, 1, 3, 4), arr(5, 1, 1)), (arr(1), arr(3, 4)), (arr(3, 4), arr(1, 1)),
-            (arr(2, 3, 4, 5).permute(0, 2, 1, 3), arr(2, 4, 3, 5))]
+            (arr(2, 3, 4, 5).permute(0, 2, 1, 3), arr(2, 4, 3, 5)),
+            # one value expanded (a sum's gradient) on either side, small and large
+            (arr(3, 5), arr(1, 1).expand(3, 5)), (arr(1).expand(big), arr(big)),
+            (arr(big), arr().expand(big))]
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

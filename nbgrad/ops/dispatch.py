@@ -59,11 +59,16 @@ def _entry(op, slot, *types):
 # ``SMALL_S`` / ``S_SMALL``: with a number operand), same-layout contiguous CPU arrays of
 # any size (``CONTIG``: serial or parallel loop, pooled output; ``CONTIG_S`` / ``S_CONTIG``:
 # with a number operand), contiguous CPU arrays that broadcast (``BCAST``: the broadcasting
-# loop, the operands' 3-d views worked out once), anything else (``GENERAL``). Each runs
-# the loop the general path would pick for that layout, so results agree to the bit.
-SMALL, SMALL_S, S_SMALL, CONTIG, GENERAL, CONTIG_S, S_CONTIG, BCAST = range(8)
+# loop, the operands' 3-d views worked out once), a float operand that is one value
+# expanded (every stride 0, as a sum's gradient is: ``VALUE``, read as a number and run by
+# the number's plan), anything else (``GENERAL``). Each runs the loop the general path
+# would pick for that layout, so results agree to the bit.
+SMALL, SMALL_S, S_SMALL, CONTIG, GENERAL, CONTIG_S, S_CONTIG, BCAST, VALUE = range(9)
 _KIND_NAMES = ("SMALL", "SMALL_S", "S_SMALL", "CONTIG", "GENERAL", "CONTIG_S", "S_CONTIG",
-               "BCAST")
+               "BCAST", "VALUE")
+# what may stand for a number operand in a number plan: Python's, and NumPy's floats (a
+# VALUE operand's element), which promote as Python's float does
+_NUMBERS = (int, float, np.float32, np.float64)
 
 
 class Plan:
@@ -96,7 +101,7 @@ def _plan(kind, f=None, out_key=None, dt=None, into=None, reshape=False, bcast=F
 
 def _key(x):
     """Operand ``x``'s layout key: its interned ``SmallKey``, a tuple (dtype, device, shape,
-    contiguity) for any other tensor, or a number's type."""
+    contiguity, one value expanded) for any other tensor, or a number's type."""
     if x.__class__ is Tensor:
         k = x._sk
         if k is None:
@@ -104,8 +109,10 @@ def _key(x):
         if k:
             return k
         d = x._data
-        c = d.flags.c_contiguous if d.__class__ is np.ndarray else None
-        return (x._dtype, x._device, d.shape, c)
+        if d.__class__ is np.ndarray:
+            c = d.flags.c_contiguous
+            return (x._dtype, x._device, d.shape, c, not c and d.size > 0 and not any(d.strides))
+        return (x._dtype, x._device, d.shape, None, False)
     return x.__class__
 
 
@@ -157,17 +164,23 @@ def _plan2(op, a, b):
             p = _bcast_plan(odt, a, b)
             if p is not None:
                 return p
+        va = ka.__class__ is tuple and ka[4]
+        vb = kb.__class__ is tuple and kb[4]
+        if va != vb and not bcast and a._dtype is cdt and b._dtype is cdt and cdt._cat == 2:
+            p = _plan(VALUE, dt=odt)
+            p.views = (va, (0,) * a._data.ndim)
+            return p
         return _plan(GENERAL, dt=None, bcast=bcast)
     t, first = (a, False) if ta else (b, True)
     kt = ka if ta else kb
     if (kt.__class__ is tuple and kt[3] and kt[1].type == "cpu" and t._dtype is cdt
             and cpu_same and t._data.size
-            and (b.__class__ if ta else a.__class__) in (int, float)):
+            and (b.__class__ if ta else a.__class__) in _NUMBERS):
         p = _plan(S_CONTIG if first else CONTIG_S, dt=odt, shape=kt[2])
         p.stype = np.dtype(cdt.np).type
         return p
     if (kt and kt.__class__ is not tuple and t._dtype is cdt and cpu_same
-            and (b.__class__ if ta else a.__class__) in (int, float)):
+            and (b.__class__ if ta else a.__class__) in _NUMBERS):
         npd = kt.np.str
         ok = small_key_of(odt, kt.shape)
         out_np = np.dtype(odt.np).str
@@ -301,6 +314,8 @@ def apply2(op, a, b, extra=None, inputs=None, rec=True):
         out._sk = k
         out._owner = _graph.OWNER
     else:
+        if kind == VALUE:
+            return _apply_value(op, plan, a, b, extra, inputs, rec)
         out = _run2(op, plan, a, b)
         if out is a:
             return a
@@ -314,6 +329,19 @@ def apply2(op, a, b, extra=None, inputs=None, rec=True):
                      and a._data.shape != b._data.shape)
         op.record(out, a, b, bcast, extra)
     return out
+
+
+def _apply_value(op, plan, a, b, extra, inputs, rec):
+    """A ``VALUE`` plan: the operand that is one value expanded, read as a number, then the
+    op through the number's plan, its node's edges still pointing at the tensors."""
+    if a is _STATE.owned:
+        _STATE.owned = None
+    first, index = plan.views
+    if inputs is None:
+        inputs = (a, b)
+    if first:
+        return apply2(op, a._data[index], b, extra, inputs, rec)
+    return apply2(op, a, b._data[index], extra, inputs, rec)
 
 
 def _miss2(op, a, b, key):
