@@ -108,6 +108,11 @@ _ANY_ZERO_SIGN = re.compile(r"^(max|min|amax|amin)(?!imum|_binary)|^gelu")
 # mismatches left open: op name -> reason (strict xfail: each must still fail)
 XFAIL = {}
 
+# ops whose float32 reference is torch's float64 result rounded to float32: torch 2.13's
+# AVX-512 float32 gelu returns nan for +inf (its scalar path, its float64 path and the
+# formula give inf), so its float32 answer depends on the CPU the test runs on
+REF_FLOAT64 = {"gelu"}
+
 
 def _case_id(op, shapes):
     def fmt(s):
@@ -169,22 +174,46 @@ def test_special_values_match_torch(op, shapes, dtype):
     for seed in range(3):
         arrs = _special_inputs(shapes, dtype, seed)
         nb = [nbgrad.tensor(a, requires_grad=op.grad) for a in arrs]
-        th = [torch.tensor(a, requires_grad=op.grad) for a in arrs]
+        wide = op.name in REF_FLOAT64 and dtype == "float32"
+        th = [torch.tensor(a.astype(np.float64) if wide else a, requires_grad=op.grad)
+              for a in arrs]
         out_nb, out_th = op.fn(nbgrad, *nb), op.fn(torch, *th)
         what = f"seed {seed}, inputs {[a.tolist() for a in arrs]}"
-        assert out_nb.dtype.name == str(out_th.dtype).removeprefix("torch."), what
+        if wide:
+            th_dtype = torch.float32
+            assert out_th.dtype == torch.float64
+            out_th = _Rounded(out_th)
+        else:
+            th_dtype = out_th.dtype
+        assert out_nb.dtype.name == str(th_dtype).removeprefix("torch."), what
         assert_same(out_nb.detach().numpy(), out_th.detach().numpy(), _tol(dtype),
                     f"values, {what}", signs=not _ANY_ZERO_SIGN.match(op.name))
         if not (op.grad and out_nb.numel()):
             continue
         go = np.random.default_rng(3).uniform(0.5, 1.5, tuple(out_nb.shape)).astype(dtype)
         out_nb.backward(nbgrad.tensor(go))
-        out_th.backward(torch.tensor(go))
+        out_th.backward(torch.tensor(go.astype(np.float64) if wide else go))
         for i, (t_nb, t_th) in enumerate(zip(nb, th)):
             assert (t_nb.grad is None) == (t_th.grad is None), what
             if t_th.grad is not None:
-                assert_same(t_nb.grad.numpy(), t_th.grad.numpy(), _tol(dtype),
+                assert_same(t_nb.grad.numpy(), t_th.grad.numpy().astype(dtype), _tol(dtype),
                             f"grad of input {i}, {what}", signs=False)
+
+
+class _Rounded:
+    """A float64 torch result read as float32 (``REF_FLOAT64``), still differentiable."""
+
+    def __init__(self, t):
+        self.t = t
+
+    def detach(self):
+        return self
+
+    def numpy(self):
+        return self.t.detach().numpy().astype(np.float32)
+
+    def backward(self, g):
+        self.t.backward(g)
 
 
 VECTOR_OPS = ("exp", "log", "log1p", "expm1", "tanh", "sigmoid", "erf", "sqrt", "rsqrt",
