@@ -1,16 +1,17 @@
 """Environment knobs, read once at import.
 
 NBGRAD_PARALLEL_MIN   element count from which CPU kernels use their ``parallel=True``
-                      variant (default 524288). Smaller tensors take the serial kernels,
-                      since entering a thread pool costs microseconds.
+                      variant (default 32768, PyTorch's grain). Smaller tensors take the
+                      serial kernels, since entering a thread pool costs microseconds.
 NBGRAD_NUM_THREADS    threads for Numba's parallel kernels (default: Numba's own choice).
 NBGRAD_CACHE          ``1`` keeps compiled kernels on disk (Numba's cache) so later processes
                       start without compiling; off by default.
 NBGRAD_CACHE_DIR      where generated kernel modules go (default ``~/.cache/nbgrad``);
                       Numba's own ``NUMBA_CACHE_DIR`` still decides where machine code goes.
-NBGRAD_THREADING_LAYER Numba threading layer (default ``workqueue``; ``omp`` or ``tbb``
-                      when installed). ``workqueue`` does not spin, so it leaves BLAS alone;
-                      with ``omp`` nbgrad sets OMP_WAIT_POLICY=PASSIVE unless it is set.
+NBGRAD_THREADING_LAYER Numba threading layer (default: ``omp`` where Numba has it, else
+                      ``tbb``, else ``workqueue``). OpenMP's threads spin briefly after a
+                      loop, so the next starts in microseconds; matrix products run on the
+                      same threads (kernels/cpu/blas.py), so no second pool competes.
 NBGRAD_WIDE_VECTORS   ``1`` (default) lets LLVM use 512-bit vectors on AVX-512 CPUs (Numba's
                       default tuning prefers 256 bits); process-wide for Numba, and skipped
                       when NUMBA_CPU_NAME or NUMBA_CPU_FEATURES is set. ``0`` keeps Numba's.
@@ -34,9 +35,9 @@ NBGRAD_HEAP_TRIM_BYTES free memory glibc's malloc may keep at the top of its hea
 import os
 import sys
 
-PARALLEL_MIN = int(os.environ.get("NBGRAD_PARALLEL_MIN", "524288"))
+PARALLEL_MIN = int(os.environ.get("NBGRAD_PARALLEL_MIN", "32768"))
 NUM_THREADS = os.environ.get("NBGRAD_NUM_THREADS")
-THREADING_LAYER = os.environ.get("NBGRAD_THREADING_LAYER", "workqueue")
+THREADING_LAYER = os.environ.get("NBGRAD_THREADING_LAYER")
 CACHE = os.environ.get("NBGRAD_CACHE", "0") == "1"
 WIDE_VECTORS = os.environ.get("NBGRAD_WIDE_VECTORS", "1") == "1"
 POOL_BYTES = int(os.environ.get("NBGRAD_POOL_BYTES")

@@ -20,15 +20,17 @@ from . import _config
 
 def setup():
     """Apply the threading layer and thread count chosen by environment variables."""
-    if numba.config.THREADING_LAYER == "default" and _config.THREADING_LAYER:
-        # workqueue by default: GNU OpenMP (passive) won back-to-back loops here but lost
-        # on calls after an idle pause, which is how compare.py times them (elementwise
-        # 27-35 ms against 23-25 ms, interleaved runs)
-        numba.config.THREADING_LAYER = _config.THREADING_LAYER
-    if numba.config.THREADING_LAYER == "omp":
-        # spinning OpenMP threads beside OpenBLAS's made an MLP step 18x slower (PERF.md);
-        # read when Numba first loads OpenMP, so setting it here is in time
-        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    if numba.config.THREADING_LAYER == "default":
+        if _config.THREADING_LAYER:
+            numba.config.THREADING_LAYER = _config.THREADING_LAYER
+        else:
+            # OpenMP first: its threads spin a little (GNU's default, about 0.1 ms) before
+            # they sleep, so a parallel loop starts in microseconds; waking sleeping threads
+            # (workqueue, or OpenMP told to be passive) cost 100-300 µs a loop on a virtual
+            # machine, more than a 262,144-element add takes serially. The spinning no
+            # longer fights OpenBLAS's threads: matrix products run on this same pool
+            # (kernels/cpu/blas.py).
+            numba.config.THREADING_LAYER_PRIORITY = ["omp", "tbb", "workqueue"]
     if _config.NUM_THREADS:
         numba.config.NUMBA_NUM_THREADS = int(_config.NUM_THREADS)
     if _config.WIDE_VECTORS:

@@ -3,7 +3,6 @@
 
 import math
 
-from numpy import matmul as _np_matmul
 from numpy import ndarray as _ndarray
 
 from .. import dtypes as _dt
@@ -222,8 +221,8 @@ def matmul(input, other):
 
 def _cpu_matmul(a, b):
     """``a @ b`` for CPU matrix-matrix, matrix-vector and vector-matrix products of one
-    float dtype, straight to NumPy's BLAS (None for anything else: the general path checks
-    and reports)."""
+    float dtype, straight to the BLAS kernel (None for anything else: the general path
+    checks and reports)."""
     ad, bd = a._data, b._data
     dt = a._dtype
     if not (ad.__class__ is _ndarray and bd.__class__ is _ndarray and dt is b._dtype
@@ -236,7 +235,7 @@ def _cpu_matmul(a, b):
     else:
         shape = (ad.shape[0], bd.shape[1]) if bd.ndim == 2 else (ad.shape[0],)
     o = _pool_empty(shape, dt.np, shape[0] * (shape[1] if len(shape) == 2 else 1) * dt.itemsize)
-    _np_matmul(ad, bd, out=o)
+    kernel("matmul", a._device)(ad, bd, o)
     out = _fresh(o, dt, a._device)
     ra, rb = a._rg, b._rg
     if (ra or rb) and _STATE.enabled:

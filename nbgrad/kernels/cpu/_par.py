@@ -40,3 +40,21 @@ def run(serial, parallel, n, *args):
         finally:
             _pool.release()
     return serial(*args)
+
+
+def run_work(serial, parallel, big, *args):
+    """``run`` for a kernel whose caller weighs the work itself (``big``: worth threads)."""
+    if big and not _state["forked"] and _pool.acquire(blocking=False):
+        try:
+            _state["started"] = True
+            return parallel(*args)
+        finally:
+            _pool.release()
+    return serial(*args)
+
+
+def threads():
+    """How many threads a parallel kernel runs on."""
+    import numba
+
+    return numba.get_num_threads()

@@ -1,0 +1,93 @@
+"""Matrix products through kernels/cpu/blas.py: NumPy's OpenBLAS called from compiled code,
+each product cut into single-threaded calls on Numba's threads. Every layout BLAS reads in
+place (transposed, padded rows, batches) must give NumPy's product; the rest is refused
+(and then computed by NumPy); NumPy's own products keep their thread count."""
+
+import numpy as np
+import pytest
+
+import nbgrad
+from nbgrad.kernels.cpu import blas, linalg
+
+pytestmark = pytest.mark.skipif(not blas.AVAILABLE, reason="NumPy's BLAS is not OpenBLAS")
+
+
+def _layouts(rng, m, k, dt):
+    """``(m, k)`` matrices of dtype ``dt``: C, F (a transpose), and views of wider buffers
+    (a leading dimension past the row, for both)."""
+    a = rng.standard_normal((m, k)).astype(dt)
+    rows = np.zeros((m, k + 3), dt)
+    rows[:, :k] = a
+    cols = np.zeros((k + 2, m + 3), dt)
+    cols[:k, :m] = a.T
+    return [a, np.asfortranarray(a), rows[:, :k], cols[:k, :m].T]
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+@pytest.mark.parametrize("mkn", [(5, 3, 7), (1, 4, 6), (6, 4, 1), (64, 32, 48), (3, 1, 2)])
+@pytest.mark.parametrize("threads", [False, True])
+def test_gemm_matches_numpy_in_every_blas_layout(dt, mkn, threads, monkeypatch):
+    if threads:  # every product split over the threads, by rows or by columns
+        monkeypatch.setattr(blas, "PARALLEL_MACS", 1)
+    m, k, n = mkn
+    rng = np.random.default_rng(m * 100 + n)
+    for a in _layouts(rng, m, k, dt):
+        for b in _layouts(rng, k, n, dt):
+            out = np.full((m, n), np.nan, dt)
+            assert blas.gemm(a, b, out)
+            np.testing.assert_allclose(out, a @ b, rtol=1e-5 if dt == np.float32 else 1e-12,
+                                       atol=1e-5 if dt == np.float32 else 1e-12)
+
+
+@pytest.mark.parametrize("threads", [False, True])
+def test_batched_gemm_matches_numpy(threads, monkeypatch):
+    if threads:
+        monkeypatch.setattr(blas, "PARALLEL_MACS", 1)
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((6, 4, 5)).astype(np.float32)
+    b = rng.standard_normal((6, 3, 5)).astype(np.float32).transpose(0, 2, 1)  # batched b.T
+    out = np.empty((6, 4, 3), np.float32)
+    assert blas.gemm(a, b, out)
+    np.testing.assert_allclose(out, a @ b, rtol=1e-5, atol=1e-5)
+
+
+def test_layouts_blas_cannot_read_are_refused_and_computed_by_numpy():
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((4, 10)).astype(np.float32)
+    b = rng.standard_normal((5, 3)).astype(np.float32)
+    out = np.empty((4, 3), np.float32)
+    for x, y in ((a[:, ::2], b),  # every other column: no unit stride
+                 (a[:, :5].astype(np.int64), b.astype(np.int64)),  # integers
+                 (a[:, :5], b.astype(np.float64)),  # mixed dtypes
+                 (np.broadcast_to(a[:1, :5], (4, 5)), b)):  # a row stride of 0
+        assert not blas.gemm(x, y, out if x.dtype == np.float32 else out.astype(x.dtype))
+        o = np.empty((4, 3), np.result_type(x, y))
+        linalg.matmul(x, y, o)
+        np.testing.assert_allclose(o, x @ y, rtol=1e-5)
+
+
+def test_numpy_keeps_its_blas_thread_count():
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+
+    def count():
+        return [i["num_threads"] for i in threadpoolctl.threadpool_info()
+                if i["internal_api"] == "openblas"]
+
+    before = count()
+    x = nbgrad.randn(256, 256)
+    (x @ x).sum()  # split over the threads (the calls there run single-threaded)
+    nbgrad.randn(8, 8) @ nbgrad.randn(8, 8)  # one call on this thread
+    assert count() == before
+
+
+def test_linear_and_matmul_gradients_through_blas_match_torch():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(2)
+    xs = [rng.standard_normal(s).astype(np.float32) for s in ((8, 16, 64), (96, 64), (96,))]
+    nb = [nbgrad.tensor(v, requires_grad=True) for v in xs]
+    th = [torch.tensor(v, requires_grad=True) for v in xs]
+    for m, (x, w, b) in ((nbgrad, nb), (torch, th)):
+        y = m.nn.functional.linear(x, w, b)
+        ((y @ w) ** 2).sum().backward()
+    for a, t in zip(nb, th):
+        np.testing.assert_allclose(a.grad.numpy(), t.grad.numpy(), rtol=1e-4, atol=1e-3)
