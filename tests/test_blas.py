@@ -51,6 +51,26 @@ def test_batched_gemm_matches_numpy(threads, monkeypatch):
     np.testing.assert_allclose(out, a @ b, rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("threads", [False, True])
+def test_attention_shaped_and_broadcast_batches_match_numpy(threads, monkeypatch):
+    if threads:
+        monkeypatch.setattr(blas, "PARALLEL_MACS", 1)
+    rng = np.random.default_rng(3)
+    # q @ k.T of attention: (B, T, 3C) split, viewed as heads and transposed, so neither
+    # batch dim collapses into one stride and each matrix has a row stride of 3C
+    qkv = rng.standard_normal((2, 5, 3 * 12)).astype(np.float32)
+    q = qkv[:, :, :12].reshape(2, 5, 3, 4).transpose(0, 2, 1, 3)
+    k = qkv[:, :, 12:24].reshape(2, 5, 3, 4).transpose(0, 2, 1, 3)
+    for a, b in ((q, k.transpose(0, 1, 3, 2)),
+                 (rng.standard_normal((3, 1, 4, 5)), rng.standard_normal((1, 2, 5, 6))),
+                 (rng.standard_normal((4, 5)), rng.standard_normal((3, 5, 2)))):
+        a, b = a.astype(np.float32), b.astype(np.float32)
+        out = np.empty(np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (a.shape[-2], b.shape[-1]),
+                       np.float32)
+        assert blas.gemm(a, b, out)
+        np.testing.assert_allclose(out, a @ b, rtol=1e-5, atol=1e-5)
+
+
 def test_layouts_blas_cannot_read_are_refused_and_computed_by_numpy():
     rng = np.random.default_rng(1)
     a = rng.standard_normal((4, 10)).astype(np.float32)

@@ -76,48 +76,70 @@ if AVAILABLE:
     _sgemm, _dgemm, _set_local = _BOUND
 
     @njit(inline="always", **_opts)
-    def _block(a, b, out, ta, tb, lda, ldb, t, nb, split_rows):
-        """Block ``t`` of ``nb`` of ``out = op(a) @ op(b)`` (a (M, K), b (K, N) as their
-        strides say): a range of output rows, or of columns, one single-threaded call."""
-        M, N = out.shape
-        K = a.shape[1]
-        ia, ib, io = a.itemsize, b.itemsize, out.itemsize
-        pa, pb, po = a.ctypes.data, b.ctypes.data, out.ctypes.data
+    def _block(pa, pb, po, M, N, K, ta, tb, lda, ldb, single, t, nb, split_rows):
+        """Block ``t`` of ``nb`` of the (M, N) product at address ``po`` (row stride N) of
+        the matrices at ``pa`` and ``pb`` (as ``ta``/``tb`` and their leading dimensions
+        say): a range of output rows, or of columns, in one single-threaded call."""
+        it = 4 if single else 8
         if split_rows:
             r0 = M * t // nb
             r1 = M * (t + 1) // nb
-            pa += r0 * (1 if ta == _TRANS else lda) * ia
-            po += r0 * N * io
+            pa += r0 * (1 if ta == _TRANS else lda) * it
+            po += r0 * N * it
             m, n = r1 - r0, N
         else:
             c0 = N * t // nb
             c1 = N * (t + 1) // nb
-            pb += c0 * (ldb if tb == _TRANS else 1) * ib
-            po += c0 * io
+            pb += c0 * (ldb if tb == _TRANS else 1) * it
+            po += c0 * it
             m, n = M, c1 - c0
         if m == 0 or n == 0:
             return
         prev = _set_local(1)
-        if out.itemsize == 4:
+        if single:
             _sgemm(_ROW, ta, tb, m, n, K, np.float32(1.0), pa, lda, pb, ldb, np.float32(0.0),
                    po, N)
         else:
             _dgemm(_ROW, ta, tb, m, n, K, 1.0, pa, lda, pb, ldb, 0.0, po, N)
         _set_local(prev)
 
+    @njit(**_opts)  # (not inlined: a parallel loop's index may not be written)
+    def _offsets(i, shape, sa, sb, so):
+        """Byte offsets of matrix ``i`` (C order over the batch dims) in a, b and out."""
+        oa = ob = oo = 0
+        for d in range(shape.size - 1, -1, -1):
+            j = i % shape[d]
+            i //= shape[d]
+            oa += j * sa[d]
+            ob += j * sb[d]
+            oo += j * so[d]
+        return oa, ob, oo
+
     def _make(parallel):
         rng = prange if parallel else range
 
         @njit(parallel=parallel, **_opts)
         def gemm(a, b, out, ta, tb, lda, ldb, nb, split_rows):
+            M, N = out.shape
+            single = out.itemsize == 4
             for t in rng(nb):
-                _block(a, b, out, ta, tb, lda, ldb, t, nb, split_rows)
+                _block(a.ctypes.data, b.ctypes.data, out.ctypes.data, M, N, a.shape[1], ta, tb,
+                       lda, ldb, single, t, nb, split_rows)
 
         @njit(parallel=parallel, **_opts)
-        def gemm_batch(a, b, out, ta, tb, lda, ldb):
-            # one call per matrix of the batch: a (B, M, K), b (B, K, N), out (B, M, N)
-            for i in rng(out.shape[0]):
-                _block(a[i], b[i], out[i], ta, tb, lda, ldb, 0, 1, True)
+        def gemm_batch(a, b, out, ta, tb, lda, ldb, shape, sa, sb, so):
+            # one call per matrix of the batch (shape: the batch dims; sa, sb, so: their
+            # strides in bytes, 0 where an operand is broadcast)
+            M, N = out.shape[-2], out.shape[-1]
+            K = a.shape[-1]
+            single = out.itemsize == 4
+            nbat = 1
+            for d in shape:
+                nbat *= d
+            for i in rng(nbat):
+                oa, ob, oo = _offsets(i, shape, sa, sb, so)
+                _block(a.ctypes.data + oa, b.ctypes.data + ob, out.ctypes.data + oo, M, N, K,
+                       ta, tb, lda, ldb, single, 0, 1, True)
 
         return gemm, gemm_batch
 
@@ -137,30 +159,36 @@ def _operand(x):
 
 
 def gemm(a, b, out):
-    """``out = a @ b`` through BLAS for float32/float64 arrays of one dtype, 2-d, or 3-d of
-    one batch size, each read in place when its last two dims are BLAS layouts; True when
-    done, False when the caller must use another way (other dtypes, layouts or shapes)."""
+    """``out = a @ b`` through BLAS for float32/float64 arrays of one dtype: matrices, or
+    batches of them (NumPy's broadcasting of the batch dims), each operand read in place
+    when its last two dims are a BLAS layout. True when done, False when the caller must
+    use another way (other dtypes, layouts, shapes)."""
     dt = out.dtype
     if (not AVAILABLE or dt not in (np.float32, np.float64) or a.dtype != dt or b.dtype != dt
-            or not out.flags.c_contiguous or a.ndim != b.ndim or a.ndim != out.ndim
-            or a.ndim not in (2, 3) or a.shape[-1] == 0 or out.size == 0
-            or (a.ndim == 3 and not (a.shape[0] == b.shape[0] == out.shape[0]))):
+            or not out.flags.c_contiguous or a.ndim < 2 or b.ndim < 2 or out.size == 0
+            or a.shape[-1] == 0):
         return False
     pa, pb = _operand(a), _operand(b)
     if pa is None or pb is None:
         return False
     (ta, lda), (tb, ldb) = pa, pb
     M, N = out.shape[-2], out.shape[-1]
-    macs = out.size * a.shape[-1]
-    if a.ndim == 3:
-        if a.shape[0] > 1 and (a.strides[0] % a.itemsize or b.strides[0] % b.itemsize):
+    big = out.size * a.shape[-1] >= PARALLEL_MACS
+    if out.ndim > 2:
+        batch = out.shape[:-2]
+        a = a if a.shape[:-2] == batch else np.broadcast_to(a, batch + a.shape[-2:])
+        b = b if b.shape[:-2] == batch else np.broadcast_to(b, batch + b.shape[-2:])
+        it = a.itemsize
+        if any(x.strides[i] % it for x in (a, b) for i in range(len(batch))):
             return False
-        _par.run_work(_GEMM[0][1], _GEMM[1][1], macs >= PARALLEL_MACS, a, b, out, ta, tb,
-                      lda, ldb)
+        strides = [np.array(x.strides[:-2], np.int64) for x in (a, b, out)]
+        _par.run_work(_GEMM[0][1], _GEMM[1][1], big, a, b, out, ta, tb, lda, ldb,
+                      np.array(batch, np.int64), *strides)
         return True
-    nb = _par.threads() if macs >= PARALLEL_MACS else 1
+    if a.ndim != 2 or b.ndim != 2:
+        return False
     split_rows = M >= N
-    nb = max(1, min(nb, M if split_rows else N))
+    nb = max(1, min(_par.threads() if big else 1, M if split_rows else N))
     _par.run_work(_GEMM[0][0], _GEMM[1][0], nb > 1, a, b, out, ta, tb, lda, ldb, nb,
                   split_rows)
     return True
