@@ -35,7 +35,7 @@ NBGRAD_HEAP_TRIM_BYTES free memory glibc's malloc may keep at the top of its hea
 import os
 import sys
 
-PARALLEL_MIN = int(os.environ.get("NBGRAD_PARALLEL_MIN", "32768"))
+PARALLEL_MIN = int(os.environ.get("NBGRAD_PARALLEL_MIN", "131072"))
 NUM_THREADS = os.environ.get("NBGRAD_NUM_THREADS")
 THREADING_LAYER = os.environ.get("NBGRAD_THREADING_LAYER")
 CACHE = os.environ.get("NBGRAD_CACHE", "0") == "1"

@@ -1,7 +1,8 @@
 """Matrix products through kernels/cpu/blas.py: NumPy's OpenBLAS called from compiled code,
-each product cut into single-threaded calls on Numba's threads. Every layout BLAS reads in
-place (transposed, padded rows, batches) must give NumPy's product; the rest is refused
-(and then computed by NumPy); NumPy's own products keep their thread count."""
+each big product cut into single-threaded calls on Numba's threads (``_parallel``), smaller
+ones by NumPy on the calling thread. Every layout BLAS reads in place (transposed, padded
+rows, batches) must give NumPy's product; the rest is refused by the pool's path (and then
+computed by NumPy); NumPy's own products keep their thread count."""
 
 import numpy as np
 import pytest
@@ -23,6 +24,14 @@ def _layouts(rng, m, k, dt):
     return [a, np.asfortranarray(a), rows[:, :k], cols[:k, :m].T]
 
 
+def _product(a, b, out, threads):
+    """``out = a @ b`` on the pool (``threads``: every product goes there) or as a small one."""
+    if threads:
+        assert blas._parallel(a, b, out)
+    else:
+        blas.matmul(a, b, out)
+
+
 @pytest.mark.parametrize("dt", [np.float32, np.float64])
 @pytest.mark.parametrize("mkn", [(5, 3, 7), (1, 4, 6), (6, 4, 1), (64, 32, 48), (3, 1, 2)])
 @pytest.mark.parametrize("threads", [False, True])
@@ -34,7 +43,7 @@ def test_gemm_matches_numpy_in_every_blas_layout(dt, mkn, threads, monkeypatch):
     for a in _layouts(rng, m, k, dt):
         for b in _layouts(rng, k, n, dt):
             out = np.full((m, n), np.nan, dt)
-            assert blas.gemm(a, b, out)
+            _product(a, b, out, threads)
             np.testing.assert_allclose(out, a @ b, rtol=1e-5 if dt == np.float32 else 1e-12,
                                        atol=1e-5 if dt == np.float32 else 1e-12)
 
@@ -47,7 +56,7 @@ def test_batched_gemm_matches_numpy(threads, monkeypatch):
     a = rng.standard_normal((6, 4, 5)).astype(np.float32)
     b = rng.standard_normal((6, 3, 5)).astype(np.float32).transpose(0, 2, 1)  # batched b.T
     out = np.empty((6, 4, 3), np.float32)
-    assert blas.gemm(a, b, out)
+    _product(a, b, out, threads)
     np.testing.assert_allclose(out, a @ b, rtol=1e-5, atol=1e-5)
 
 
@@ -67,11 +76,12 @@ def test_attention_shaped_and_broadcast_batches_match_numpy(threads, monkeypatch
         a, b = a.astype(np.float32), b.astype(np.float32)
         out = np.empty(np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (a.shape[-2], b.shape[-1]),
                        np.float32)
-        assert blas.gemm(a, b, out)
+        _product(a, b, out, threads)
         np.testing.assert_allclose(out, a @ b, rtol=1e-5, atol=1e-5)
 
 
-def test_layouts_blas_cannot_read_are_refused_and_computed_by_numpy():
+def test_layouts_blas_cannot_read_are_refused_and_computed_by_numpy(monkeypatch):
+    monkeypatch.setattr(blas, "PARALLEL_MACS", 1)
     rng = np.random.default_rng(1)
     a = rng.standard_normal((4, 10)).astype(np.float32)
     b = rng.standard_normal((5, 3)).astype(np.float32)
@@ -80,7 +90,7 @@ def test_layouts_blas_cannot_read_are_refused_and_computed_by_numpy():
                  (a[:, :5].astype(np.int64), b.astype(np.int64)),  # integers
                  (a[:, :5], b.astype(np.float64)),  # mixed dtypes
                  (np.broadcast_to(a[:1, :5], (4, 5)), b)):  # a row stride of 0
-        assert not blas.gemm(x, y, out if x.dtype == np.float32 else out.astype(x.dtype))
+        assert not blas._parallel(x, y, out if x.dtype == np.float32 else out.astype(x.dtype))
         o = np.empty((4, 3), np.result_type(x, y))
         linalg.matmul(x, y, o)
         np.testing.assert_allclose(o, x @ y, rtol=1e-5)

@@ -42,15 +42,17 @@ def run(serial, parallel, n, *args):
     return serial(*args)
 
 
-def run_work(serial, parallel, big, *args):
-    """``run`` for a kernel whose caller weighs the work itself (``big``: worth threads)."""
-    if big and not _state["forked"] and _pool.acquire(blocking=False):
+def run_parallel(parallel, *args):
+    """Call ``parallel(*args)`` and return True, or False when the pool is busy (another
+    Python thread is in it) or unusable (a forked child): the caller then runs serially."""
+    if not _state["forked"] and _pool.acquire(blocking=False):
         try:
             _state["started"] = True
-            return parallel(*args)
+            parallel(*args)
+            return True
         finally:
             _pool.release()
-    return serial(*args)
+    return False
 
 
 def threads():

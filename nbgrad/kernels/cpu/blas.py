@@ -23,8 +23,8 @@ from . import _par
 
 _opts = dict(nogil=True, error_model="numpy", cache=_config.CACHE)
 _ROW, _NOTRANS, _TRANS = 101, 111, 112
-# from this many multiply-adds a product is split over the threads (below it, one call:
-# a 64x32x64 product took 3 µs whole and 6 µs in two halves)
+# from this many multiply-adds a product is split over the threads (below it, one call on
+# the caller's thread: a 64x32x64 product took 3 µs whole and 6 µs in two halves)
 PARALLEL_MACS = 1 << 20
 
 
@@ -66,14 +66,18 @@ def _bind():
                          ptr, itype)
         fns.append(types.ExternalFunction(f"{prefix}cblas_{ch}gemm{suffix}", sig))
     local = types.ExternalFunction("openblas_set_num_threads_local", types.int32(types.int32))
-    return fns[0], fns[1], local
+    import ctypes
+
+    py_local = ctypes.CDLL(path).openblas_set_num_threads_local
+    py_local.argtypes, py_local.restype = (ctypes.c_int,), ctypes.c_int
+    return fns[0], fns[1], local, py_local
 
 
 _BOUND = _bind()
 AVAILABLE = _BOUND is not None
 
 if AVAILABLE:
-    _sgemm, _dgemm, _set_local = _BOUND
+    _sgemm, _dgemm, _set_local, _py_set_local = _BOUND
 
     @njit(inline="always", **_opts)
     def _block(pa, pb, po, M, N, K, ta, tb, lda, ldb, single, t, nb, split_rows):
@@ -115,35 +119,21 @@ if AVAILABLE:
             oo += j * so[d]
         return oa, ob, oo
 
-    def _make(parallel):
-        rng = prange if parallel else range
-
-        @njit(parallel=parallel, **_opts)
-        def gemm(a, b, out, ta, tb, lda, ldb, nb, split_rows):
-            M, N = out.shape
-            single = out.itemsize == 4
-            for t in rng(nb):
-                _block(a.ctypes.data, b.ctypes.data, out.ctypes.data, M, N, a.shape[1], ta, tb,
-                       lda, ldb, single, t, nb, split_rows)
-
-        @njit(parallel=parallel, **_opts)
-        def gemm_batch(a, b, out, ta, tb, lda, ldb, shape, sa, sb, so):
-            # one call per matrix of the batch (shape: the batch dims; sa, sb, so: their
-            # strides in bytes, 0 where an operand is broadcast)
-            M, N = out.shape[-2], out.shape[-1]
-            K = a.shape[-1]
-            single = out.itemsize == 4
-            nbat = 1
-            for d in shape:
-                nbat *= d
-            for i in rng(nbat):
-                oa, ob, oo = _offsets(i, shape, sa, sb, so)
-                _block(a.ctypes.data + oa, b.ctypes.data + ob, out.ctypes.data + oo, M, N, K,
-                       ta, tb, lda, ldb, single, 0, 1, True)
-
-        return gemm, gemm_batch
-
-    _GEMM = (_make(False), _make(True))
+    # addresses and sizes only (no arrays): one compiled signature serves every dtype,
+    # layout and rank, so a program compiles this once
+    @njit(parallel=True, **_opts)
+    def _gemm_par(pa, pb, po, M, N, K, ta, tb, lda, ldb, single, shape, sa, sb, so, nb,
+                  split_rows):
+        # the matrices of the batch (shape: the batch dims, empty for one product; sa, sb,
+        # so: their strides in bytes, 0 where an operand is broadcast), each cut into nb
+        # blocks
+        nbat = 1
+        for d in shape:
+            nbat *= d
+        for task in prange(nbat * nb):
+            oa, ob, oo = _offsets(task // nb, shape, sa, sb, so)
+            _block(pa + oa, pb + ob, po + oo, M, N, K, ta, tb, lda, ldb, single, task % nb,
+                   nb, split_rows)
 
 
 def _operand(x):
@@ -158,37 +148,49 @@ def _operand(x):
     return None
 
 
-def gemm(a, b, out):
-    """``out = a @ b`` through BLAS for float32/float64 arrays of one dtype: matrices, or
-    batches of them (NumPy's broadcasting of the batch dims), each operand read in place
-    when its last two dims are a BLAS layout. True when done, False when the caller must
-    use another way (other dtypes, layouts, shapes)."""
+_NO_BATCH = np.zeros(0, np.int64)
+
+
+def matmul(a, b, out):
+    """``out = a @ b`` (NumPy's matmul broadcasting). A float product of at least
+    ``PARALLEL_MACS`` multiply-adds whose operands BLAS reads in place runs on the pool
+    (``_gemm_par``); any other runs as ``np.matmul`` kept to this thread (OpenBLAS would
+    start its own threads from 262,144 multiply-adds), which compiles nothing."""
+    if not (AVAILABLE and _parallel(a, b, out)):
+        prev = _py_set_local(1) if AVAILABLE else None
+        try:
+            np.matmul(a, b, out=out)
+        finally:
+            if prev is not None:
+                _py_set_local(prev)
+
+
+def _parallel(a, b, out):
+    """Run ``out = a @ b`` on the pool; False when it is not for the pool (small, not float,
+    a layout BLAS cannot read) or the pool is busy."""
     dt = out.dtype
-    if (not AVAILABLE or dt not in (np.float32, np.float64) or a.dtype != dt or b.dtype != dt
-            or not out.flags.c_contiguous or a.ndim < 2 or b.ndim < 2 or out.size == 0
-            or a.shape[-1] == 0):
+    if (dt not in (np.float32, np.float64) or a.dtype != dt or b.dtype != dt
+            or not out.flags.c_contiguous or a.ndim < 2 or b.ndim < 2
+            or out.size * a.shape[-1] < PARALLEL_MACS):
         return False
     pa, pb = _operand(a), _operand(b)
     if pa is None or pb is None:
         return False
     (ta, lda), (tb, ldb) = pa, pb
     M, N = out.shape[-2], out.shape[-1]
-    big = out.size * a.shape[-1] >= PARALLEL_MACS
     if out.ndim > 2:
         batch = out.shape[:-2]
         a = a if a.shape[:-2] == batch else np.broadcast_to(a, batch + a.shape[-2:])
         b = b if b.shape[:-2] == batch else np.broadcast_to(b, batch + b.shape[-2:])
-        it = a.itemsize
-        if any(x.strides[i] % it for x in (a, b) for i in range(len(batch))):
-            return False
-        strides = [np.array(x.strides[:-2], np.int64) for x in (a, b, out)]
-        _par.run_work(_GEMM[0][1], _GEMM[1][1], big, a, b, out, ta, tb, lda, ldb,
-                      np.array(batch, np.int64), *strides)
-        return True
-    if a.ndim != 2 or b.ndim != 2:
+        shape = np.array(batch, np.int64)
+        sa, sb, so = (np.array(x.strides[:-2], np.int64) for x in (a, b, out))
+        nb, split_rows = 1, True
+    elif a.ndim != 2 or b.ndim != 2:
         return False
-    split_rows = M >= N
-    nb = max(1, min(_par.threads() if big else 1, M if split_rows else N))
-    _par.run_work(_GEMM[0][0], _GEMM[1][0], nb > 1, a, b, out, ta, tb, lda, ldb, nb,
-                  split_rows)
-    return True
+    else:
+        shape = sa = sb = so = _NO_BATCH
+        split_rows = M >= N
+        nb = max(1, min(_par.threads(), M if split_rows else N))
+    return _par.run_parallel(_gemm_par, a.ctypes.data, b.ctypes.data, out.ctypes.data, M, N,
+                             a.shape[-1], ta, tb, lda, ldb, dt == np.float32, shape, sa, sb,
+                             so, nb, split_rows)

@@ -1,13 +1,5 @@
-"""Matrix products: BLAS called from compiled code on nbgrad's own threads (``blas.py``)
-for float matrices BLAS can read in place, transposed operands included (no copy for
-``a.T @ b`` in backward); anything else through NumPy."""
+"""Matrix products: big float ones on nbgrad's own threads, BLAS called from compiled code
+(``blas.py``), operands read in place by their strides (no copy for ``a.T @ b`` in
+backward); the rest through NumPy, kept to the calling thread."""
 
-import numpy as np
-
-from .blas import gemm
-
-
-def matmul(a, b, out):
-    """``out = a @ b`` for 2-d or batched 3-d operands of the same batch size."""
-    if not gemm(a, b, out):
-        np.matmul(a, b, out=out)
+from .blas import matmul  # noqa: F401
