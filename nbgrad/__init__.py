@@ -76,10 +76,8 @@ from .ops.reduce import (  # noqa: E402
     argmin,
     logsumexp,
     max,
-    maximum,
     mean,
     min,
-    minimum,
     prod,
     sum,
 )

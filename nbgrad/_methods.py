@@ -16,7 +16,7 @@ from .ops import elementwise as E
 from .ops import index as Ix
 from .ops import inplace as I
 from .ops import linalg as L
-from .ops import reduce as R
+from .ops import reduce as R  # noqa: F401  (its rows join the table)
 from .ops import shape as S
 from .ops import stats as St  # noqa: F401  (its rows join the table)
 from .ops.opdef import TABLE
@@ -116,7 +116,6 @@ METHODS = {
     "zero_": I.zero_, "fill_": I.fill_, "copy_": I.copy_,
     # reductions and statistics: from the flags of their rows (ops/reduce.py, ops/stats.py)
     **reduce_rows("method"),
-    "maximum": R.maximum, "minimum": R.minimum,
     "norm": L._norm_method,
     # linear algebra
     "matmul": L.matmul, "mm": L.mm, "bmm": L.bmm, "dot": L.dot, "outer": L.outer,

@@ -386,7 +386,7 @@ def test_elementwise_table_row_on_device_matches_cpu(name):
     cpu_in = [p[0] for p in pairs]
     gpu_in = [p[1] for p in pairs]
     calls = [lambda *a: op(*a)]
-    if op.arity == 2:
+    if op.arity == 2 and name not in ("maximum", "minimum"):  # (these take tensors only)
         calls.append(lambda a, b: op(a, 1.5))
     for call in calls:
         yc, yg = call(*cpu_in), call(*gpu_in)

@@ -166,7 +166,8 @@ def _plan2(op, a, b):
                 return p
         va = ka.__class__ is tuple and ka[4]
         vb = kb.__class__ is tuple and kb[4]
-        if va != vb and not bcast and a._dtype is cdt and b._dtype is cdt and cdt._cat == 2:
+        if (va != vb and not bcast and a._dtype is cdt and b._dtype is cdt and cdt._cat == 2
+                and op.check is None):  # (a check may refuse the number it would see)
             p = _plan(VALUE, dt=odt)
             p.views = (va, (0,) * a._data.ndim)
             return p

@@ -612,6 +612,28 @@ clamp_max = defop("clamp_max", S.clamp_max, front=_clamp_max)
 _CLAMP_MIN, _CLAMP_MAX = TABLE["clamp_min"], TABLE["clamp_max"]
 
 
+def _tensor_operands(name):
+    def check(input, other):
+        for i, (arg, x) in enumerate((("input", input), ("other", other))):
+            if x.__class__ is not Tensor:
+                raise TypeError(f"{name}(): argument '{arg}' (position {i + 1}) must be "
+                                f"Tensor, not {type(x).__name__}")
+
+    return check
+
+
+# maximum(a, b) runs clamp_min's body (NaN on either side wins, a tie keeps a); PyTorch's
+# rule: a tie splits the gradient in half, the side that lost gets none
+maximum = defop("maximum", S.clamp_min, check=_tensor_operands("maximum"), grads=(
+    "where(lt(input, other), 0.0, where(eq(input, other), mul(grad, 0.5), grad))",
+    "where(gt(input, other), 0.0, where(eq(input, other), mul(grad, 0.5), grad))"),
+    doc="Elementwise maximum; NaN on either side gives NaN (ties share the gradient).")
+minimum = defop("minimum", S.clamp_max, check=_tensor_operands("minimum"), grads=(
+    "where(gt(input, other), 0.0, where(eq(input, other), mul(grad, 0.5), grad))",
+    "where(lt(input, other), 0.0, where(eq(input, other), mul(grad, 0.5), grad))"),
+    doc="Elementwise minimum; NaN on either side gives NaN (ties share the gradient).")
+
+
 # ----- compute-only entry points for other op modules (no recording) -------------------------
 def _binary(kname, a, b, float_only=False):
     """Table op ``kname`` of ``a`` and ``b`` through the dispatch path, not recorded."""

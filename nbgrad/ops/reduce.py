@@ -18,7 +18,6 @@ from ..tensor import _wrap
 from ._core import (
     SCALAR_TYPE,
     SMALL_N,
-    Node,
     Tensor,
     backend,
     check_tensor,
@@ -26,9 +25,8 @@ from ._core import (
     kernel,
     needs_grad,
     record,
-    save,
 )
-from .elementwise import div, eq, exp, logical_and, mul, sub, where
+from .elementwise import div, eq, exp, logical_and, maximum, minimum, mul, sub, where
 from .reducedef import defreduce, surface
 from .shape import ExpandBackward0, _view, expand, permute, reshape, unsqueeze
 
@@ -564,48 +562,3 @@ def logsumexp(input, dim, keepdim=False):
     if not input._dtype.is_floating_point:
         input = input.to(_dt.get_default_dtype())
     return LOGSUMEXP.call(input, _dims(dim, input.ndim), keepdim)
-
-
-# ----- maximum / minimum (elementwise, two operands) -----------------------------------------
-class MaximumBackward0(Node):
-    """PyTorch's rule: ties split the gradient in half, and where either side is NaN (no
-    order) both sides get all of it."""
-
-    __slots__ = ()
-    _drop = "lt"  # the side that lost gets nothing: a < b drops a's gradient
-
-    def backward(self, saved, g):
-        from .elementwise import _shape, gt, lt, sum_to
-
-        a, b = saved
-        fa, fb = self.next_functions
-        half = where(eq(a, b), mul(g, 0.5), g)
-        lose_a, lose_b = (lt, gt) if self._drop == "lt" else (gt, lt)
-        ga = sum_to(where(lose_a(a, b), 0.0, half), _shape(a)) if fa[0] is not None else None
-        gb = sum_to(where(lose_b(a, b), 0.0, half), _shape(b)) if fb[0] is not None else None
-        return ga, gb
-
-
-class MinimumBackward0(MaximumBackward0):
-    __slots__ = ()
-    _drop = "gt"
-
-
-def _elementwise_extreme(kname, cls, input, other):
-    from .elementwise import _binary
-
-    # clamp_min(a, b) is max(a, b) with NaN on either side propagated (a tie gives a)
-    out = _binary(kname, input, other)
-    if needs_grad(input, other):
-        record(cls, out, (input, other), (save(input), save(other)))
-    return out
-
-
-def maximum(input, other):
-    """Elementwise maximum; NaN on either side gives NaN (ties share the gradient)."""
-    return _elementwise_extreme("clamp_min", MaximumBackward0, input, other)
-
-
-def minimum(input, other):
-    """Elementwise minimum; NaN on either side gives NaN (ties share the gradient)."""
-    return _elementwise_extreme("clamp_max", MinimumBackward0, input, other)
