@@ -121,3 +121,14 @@ def test_linear_and_matmul_gradients_through_blas_match_torch():
         ((y @ w) ** 2).sum().backward()
     for a, t in zip(nb, th):
         np.testing.assert_allclose(a.grad.numpy(), t.grad.numpy(), rtol=1e-4, atol=1e-3)
+
+
+def test_without_openblas_products_go_to_numpy(monkeypatch):
+    # another BLAS (or no /proc): nothing bound, every product through np.matmul
+    monkeypatch.setattr(blas, "AVAILABLE", False)
+    monkeypatch.setattr(blas, "PARALLEL_MACS", 1)
+    rng = np.random.default_rng(4)
+    a, b = rng.standard_normal((40, 30)), rng.standard_normal((30, 20))
+    out = np.empty((40, 20))
+    blas.matmul(a, b, out)
+    np.testing.assert_allclose(out, a @ b)
