@@ -17,6 +17,11 @@ from . import _par
 # compiled code, skip the CPython wrapper too (``_inner``)
 _opts = dict(nogil=True, error_model="numpy", cache=_config.CACHE, no_cfunc_wrapper=True)
 _inner = dict(_opts, no_cpython_wrapper=True)
+# the row kernels here (softmax family, cross-entropy, layer norm) pass over each element
+# three or four times (max or mean, exp or deviations, sums, the write): they weigh as
+# this many elements each against NBGRAD_PARALLEL_MIN (layer norm over 65,536 floats: 62
+# µs serial, 33 on 2 threads)
+ROW_WORK = 4
 
 
 # the softmax family's row bodies (rows.py, shared with CUDA) with vmath's exp / log: their
@@ -80,7 +85,7 @@ class _RowKernel:
         else:
             args, i = arrays, 1
         args += (arrays[-1].dtype.type(0),)
-        _par.run(k[0][i], k[1][i], arrays[0].size, *args)
+        _par.run(k[0][i], k[1][i], arrays[0].size * ROW_WORK, *args)
 
 
 _LOG_SOFTMAX = _RowKernel(_log_softmax_row, 1)
@@ -216,7 +221,7 @@ def cross_entropy(x, target, w, has_w, ignore_index, loss, stats, wsum):
     ``(M, C)`` (0 where ``target == ignore_index``) into ``loss`` ``(M,)``, the row max and
     log-sum-exp into ``stats`` ``(M, 2)``, and the weight sum into ``wsum[0]``. Returns the
     first out-of-range target value (checked before anything is computed), or None."""
-    bad = _par.run(_FS[0], _FP[0], x.size, x, target, w, has_w, np.int64(ignore_index),
+    bad = _par.run(_FS[0], _FP[0], x.size * ROW_WORK, x, target, w, has_w, np.int64(ignore_index),
                    x.dtype.type(0), loss, stats, wsum)
     return None if bad == -1 else int(target[bad])
 
@@ -224,14 +229,14 @@ def cross_entropy(x, target, w, has_w, ignore_index, loss, stats, wsum):
 def cross_entropy_backward(g, x, target, w, has_w, ignore_index, stats, out):
     """``out[t] = w[k] * g[t] * (softmax(x[t]) - onehot(k))``, ``k = target[t]`` (0 for
     ignored rows), from the ``stats`` saved by ``cross_entropy``; targets are valid."""
-    _par.run(_FS[1], _FP[1], x.size, g, x, target, w, has_w, np.int64(ignore_index), stats,
+    _par.run(_FS[1], _FP[1], x.size * ROW_WORK, g, x, target, w, has_w, np.int64(ignore_index), stats,
              x.dtype.type(0), out)
 
 
 def layer_norm(x, w, b, has_w, has_b, eps, out, mean, rstd):
     """Rows of ``x`` ``(M, R)`` normalized (float64 statistics), then ``* w + b``; the row
     means and ``1/sqrt(var + eps)`` into ``mean`` / ``rstd`` ``(M,)``."""
-    _par.run(_FS[2], _FP[2], x.size, x, w, b, has_w, has_b, np.float64(eps), out, mean, rstd,
+    _par.run(_FS[2], _FP[2], x.size * ROW_WORK, x, w, b, has_w, has_b, np.float64(eps), out, mean, rstd,
              x.dtype.type(0))
 
 
@@ -242,7 +247,7 @@ def layer_norm_backward(g, x, mean, rstd, w, has_w, gx, gw, gb):
     M, R = x.shape
     need_aff = gw is not None or gb is not None
     nc = 1
-    if x.size >= _par.PARALLEL_MIN:
+    if x.size * ROW_WORK >= _par.PARALLEL_MIN:
         import numba
 
         nc = max(1, min(M, numba.get_num_threads()))
@@ -254,7 +259,7 @@ def layer_norm_backward(g, x, mean, rstd, w, has_w, gx, gw, gb):
     need_gx = gx is not None
     if gx is None:
         gx = np.empty((0, 0), x.dtype)
-    _par.run(_FS[3], _FP[3], x.size, g, x, mean, rstd, w, has_w, need_gx, need_aff, gx,
+    _par.run(_FS[3], _FP[3], x.size * ROW_WORK, g, x, mean, rstd, w, has_w, need_gx, need_aff, gx,
              gw_part, gb_part)
     if gw is not None:
         _col_sums(gw_part, gw)
