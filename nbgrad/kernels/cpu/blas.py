@@ -3,16 +3,17 @@ Numba's threads.
 
 Why not ``np.matmul``: OpenBLAS runs its own thread pool. Two pools on the same cores
 either spin against each other (a step of an MLP took 18x longer) or sleep and pay a
-wake-up on every call (tens of µs on a virtual machine), so nbgrad's parallel loops and
-NumPy's products could not both be fast. Here each product is cut into blocks of output
-rows (or columns, or batch items) and every block is one single-threaded ``gemm`` call
-made by a thread of Numba's pool, the pool every other nbgrad kernel runs on.
+wake-up on every call (100-300 µs on a virtual machine), so nbgrad's parallel loops and
+NumPy's products could not both be fast. Here each big product is cut into blocks of
+output rows (or columns, or batch items) and every block is one single-threaded ``gemm``
+call made by a thread of Numba's pool, the pool every other nbgrad kernel runs on; a
+small one is ``np.matmul`` kept to the calling thread.
 
 The library is the one NumPy loaded (found in ``/proc/self/maps``); its ``cblas_?gemm``
 is bound by name (``types.ExternalFunction``, so the compiled loops can be cached), and
 ``openblas_set_num_threads_local`` keeps each call to one thread without changing how
 many threads NumPy's own products use. Where any of this is missing (another BLAS, another
-platform), ``AVAILABLE`` is False and products go to ``np.matmul`` as before.
+platform), ``AVAILABLE`` is False and every product goes to ``np.matmul``.
 """
 
 import numpy as np
@@ -29,7 +30,8 @@ PARALLEL_MACS = 1 << 20
 
 
 def _find_openblas():
-    """``(path, suffix, int type)`` of the OpenBLAS NumPy loaded, or None."""
+    """``(path, symbol prefix, symbol suffix, Numba int type of its integers)`` of the
+    OpenBLAS NumPy loaded, or None."""
     try:
         with open("/proc/self/maps") as f:
             paths = {line.split()[-1] for line in f if "openblas" in line.lower()}
