@@ -1,8 +1,9 @@
 """Environment knobs, read once at import.
 
 NBGRAD_PARALLEL_MIN   element count from which CPU kernels use their ``parallel=True``
-                      variant (default 32768, PyTorch's grain). Smaller tensors take the
-                      serial kernels, since entering a thread pool costs microseconds.
+                      variant (default 131072; row kernels count each element 4 times).
+                      Smaller tensors take the serial kernels, since entering a thread pool
+                      costs microseconds.
 NBGRAD_NUM_THREADS    threads for Numba's parallel kernels (default: Numba's own choice).
 NBGRAD_CACHE          ``1`` keeps compiled kernels on disk (Numba's cache) so later processes
                       start without compiling; off by default.

@@ -16,6 +16,8 @@ many threads NumPy's own products use. Where any of this is missing (another BLA
 platform), ``AVAILABLE`` is False and every product goes to ``np.matmul``.
 """
 
+import ctypes
+
 import numpy as np
 from numba import njit, prange, types
 
@@ -30,15 +32,13 @@ PARALLEL_MACS = 1 << 20
 
 
 def _find_openblas():
-    """``(path, symbol prefix, symbol suffix, Numba int type of its integers)`` of the
-    OpenBLAS NumPy loaded, or None."""
+    """``(path, ctypes handle, symbol prefix, symbol suffix, Numba int type of its
+    integers)`` of the OpenBLAS NumPy loaded, or None."""
     try:
         with open("/proc/self/maps") as f:
             paths = {line.split()[-1] for line in f if "openblas" in line.lower()}
     except OSError:
         return None
-    import ctypes
-
     for path in sorted(paths):
         try:
             lib = ctypes.CDLL(path)
@@ -49,7 +49,7 @@ def _find_openblas():
         for prefix, suffix, itype in (("scipy_", "64_", types.int64), ("", "64_", types.int64),
                                       ("", "", types.int32)):
             if hasattr(lib, f"{prefix}cblas_sgemm{suffix}"):
-                return path, prefix, suffix, itype
+                return path, lib, prefix, suffix, itype
     return None
 
 
@@ -57,7 +57,7 @@ def _bind():
     found = _find_openblas()
     if found is None:
         return None
-    path, prefix, suffix, itype = found
+    path, lib, prefix, suffix, itype = found
     from llvmlite import binding
 
     binding.load_library_permanently(path)
@@ -68,9 +68,7 @@ def _bind():
                          ptr, itype)
         fns.append(types.ExternalFunction(f"{prefix}cblas_{ch}gemm{suffix}", sig))
     local = types.ExternalFunction("openblas_set_num_threads_local", types.int32(types.int32))
-    import ctypes
-
-    py_local = ctypes.CDLL(path).openblas_set_num_threads_local
+    py_local = lib.openblas_set_num_threads_local
     py_local.argtypes, py_local.restype = (ctypes.c_int,), ctypes.c_int
     return fns[0], fns[1], local, py_local
 

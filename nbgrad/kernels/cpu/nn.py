@@ -221,23 +221,23 @@ def cross_entropy(x, target, w, has_w, ignore_index, loss, stats, wsum):
     ``(M, C)`` (0 where ``target == ignore_index``) into ``loss`` ``(M,)``, the row max and
     log-sum-exp into ``stats`` ``(M, 2)``, and the weight sum into ``wsum[0]``. Returns the
     first out-of-range target value (checked before anything is computed), or None."""
-    bad = _par.run(_FS[0], _FP[0], x.size * ROW_WORK, x, target, w, has_w, np.int64(ignore_index),
-                   x.dtype.type(0), loss, stats, wsum)
+    bad = _par.run(_FS[0], _FP[0], x.size * ROW_WORK, x, target, w, has_w,
+                   np.int64(ignore_index), x.dtype.type(0), loss, stats, wsum)
     return None if bad == -1 else int(target[bad])
 
 
 def cross_entropy_backward(g, x, target, w, has_w, ignore_index, stats, out):
     """``out[t] = w[k] * g[t] * (softmax(x[t]) - onehot(k))``, ``k = target[t]`` (0 for
     ignored rows), from the ``stats`` saved by ``cross_entropy``; targets are valid."""
-    _par.run(_FS[1], _FP[1], x.size * ROW_WORK, g, x, target, w, has_w, np.int64(ignore_index), stats,
-             x.dtype.type(0), out)
+    _par.run(_FS[1], _FP[1], x.size * ROW_WORK, g, x, target, w, has_w,
+             np.int64(ignore_index), stats, x.dtype.type(0), out)
 
 
 def layer_norm(x, w, b, has_w, has_b, eps, out, mean, rstd):
     """Rows of ``x`` ``(M, R)`` normalized (float64 statistics), then ``* w + b``; the row
     means and ``1/sqrt(var + eps)`` into ``mean`` / ``rstd`` ``(M,)``."""
-    _par.run(_FS[2], _FP[2], x.size * ROW_WORK, x, w, b, has_w, has_b, np.float64(eps), out, mean, rstd,
-             x.dtype.type(0))
+    _par.run(_FS[2], _FP[2], x.size * ROW_WORK, x, w, b, has_w, has_b, np.float64(eps), out,
+             mean, rstd, x.dtype.type(0))
 
 
 def layer_norm_backward(g, x, mean, rstd, w, has_w, gx, gw, gb):
@@ -259,8 +259,8 @@ def layer_norm_backward(g, x, mean, rstd, w, has_w, gx, gw, gb):
     need_gx = gx is not None
     if gx is None:
         gx = np.empty((0, 0), x.dtype)
-    _par.run(_FS[3], _FP[3], x.size * ROW_WORK, g, x, mean, rstd, w, has_w, need_gx, need_aff, gx,
-             gw_part, gb_part)
+    _par.run(_FS[3], _FP[3], x.size * ROW_WORK, g, x, mean, rstd, w, has_w, need_gx, need_aff,
+             gx, gw_part, gb_part)
     if gw is not None:
         _col_sums(gw_part, gw)
     if gb is not None:
