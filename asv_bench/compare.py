@@ -81,6 +81,7 @@ CHILD_TIMEOUT = 600  # seconds for any one request to a child
 BLOCKS = 5  # timed calls are split into this many blocks, alternating between libraries
 PAUSE = 0.2  # seconds of quiet before each block (OpenBLAS/OpenMP threads spin ~0.1 s)
 IMPORTED = {}  # library -> the files the children imported it from
+BLAS = {}  # library -> the BLAS its children's matrix products called
 
 
 # ----- child: one library, serving one workload -------------------------------------------
@@ -106,7 +107,7 @@ def serve(lib_name):
                 first = time.perf_counter() - t0
                 np.savez(msg["out"], **{k: W.to_numpy(v) for k, v in out.items()})
                 del out
-                reply = {"first": first, "file": lib.__file__}
+                reply = {"first": first, "file": lib.__file__, "blas": _blas(lib)}
             elif msg["cmd"] == "run":
                 times = []
                 for _ in range(msg["n"]):
@@ -121,6 +122,19 @@ def serve(lib_name):
         except Exception:
             reply = {"error": traceback.format_exc()}
         print(MARK + json.dumps(reply), flush=True)
+
+
+def _blas(lib):
+    """The BLAS behind ``lib``'s matrix products, as its child sees it."""
+    if lib.__name__ == "torch":
+        cfg = lib.__config__.show()
+        return "MKL" if "USE_MKL=ON" in cfg or "BLAS_INFO=mkl" in cfg else "see torch.__config__"
+    try:
+        from nbgrad.kernels.cpu import blas
+    except ImportError:
+        return "unknown"
+    name = getattr(blas, "NAME", "openblas" if blas.AVAILABLE else None)
+    return name or "np.matmul (NumPy's BLAS)"
 
 
 # ----- parent -----------------------------------------------------------------------------
@@ -196,6 +210,7 @@ def measure(name, tmp):
             reply = kid.ask(cmd="load", name=name, inputs=in_path, out=out)
             first[lib] = reply["first"]
             IMPORTED.setdefault(lib, set()).add(reply["file"])
+            BLAS.setdefault(lib, set()).add(reply["blas"])
             with np.load(out) as f:
                 results[lib] = {k: f[k] for k in f.files}
             kid.ask(cmd="run", n=max(warmup - 1, 0), collect=True)
@@ -447,6 +462,8 @@ def main(argv=None):
     print()
     print("children imported " + "; ".join(f"{lib} from {', '.join(sorted(f))}"
                                             for lib, f in IMPORTED.items()))
+    print("their matrix products called " + "; ".join(
+        f"{lib}: {', '.join(sorted(b))}" for lib, b in BLAS.items()))
     root = _nbgrad_root()
     for f in IMPORTED.get("nbgrad", ()):
         if root is None or not f.startswith(root + os.sep):

@@ -13,6 +13,10 @@ NBGRAD_THREADING_LAYER Numba threading layer (default: ``omp`` where Numba has i
                       ``tbb``, else ``workqueue``). OpenMP's threads spin briefly after a
                       loop, so the next starts in microseconds; matrix products run on the
                       same threads (kernels/cpu/blas.py), so no second pool competes.
+NBGRAD_BLAS           which BLAS the CPU's matrix products call (kernels/cpu/blas.py):
+                      ``auto`` (default: Intel's MKL when the ``mkl`` package is installed,
+                      else the OpenBLAS NumPy loaded), ``mkl``, ``openblas``, or ``numpy``
+                      (every product through ``np.matmul``).
 NBGRAD_WIDE_VECTORS   ``1`` (default) lets LLVM use 512-bit vectors on AVX-512 CPUs (Numba's
                       default tuning prefers 256 bits); process-wide for Numba, and skipped
                       when NUMBA_CPU_NAME or NUMBA_CPU_FEATURES is set. ``0`` keeps Numba's.
@@ -39,6 +43,9 @@ import sys
 PARALLEL_MIN = int(os.environ.get("NBGRAD_PARALLEL_MIN", "131072"))
 NUM_THREADS = os.environ.get("NBGRAD_NUM_THREADS")
 THREADING_LAYER = os.environ.get("NBGRAD_THREADING_LAYER")
+BLAS = os.environ.get("NBGRAD_BLAS", "auto").strip().lower()
+if BLAS not in ("auto", "mkl", "openblas", "numpy"):
+    raise ValueError(f"NBGRAD_BLAS must be auto, mkl, openblas or numpy, not {BLAS!r}")
 CACHE = os.environ.get("NBGRAD_CACHE", "0") == "1"
 WIDE_VECTORS = os.environ.get("NBGRAD_WIDE_VECTORS", "1") == "1"
 POOL_BYTES = int(os.environ.get("NBGRAD_POOL_BYTES")

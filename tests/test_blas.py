@@ -1,8 +1,16 @@
-"""Matrix products through kernels/cpu/blas.py: NumPy's OpenBLAS called from compiled code,
-each big product cut into single-threaded calls on Numba's threads (``_parallel``), smaller
-ones by NumPy on the calling thread. Every layout BLAS reads in place (transposed, padded
+"""Matrix products through kernels/cpu/blas.py: a BLAS (MKL when installed, else NumPy's
+OpenBLAS) called from compiled code, each big product cut into single-threaded calls on
+Numba's threads (``_parallel``), smaller ones by NumPy on the calling thread. This process
+runs the default choice; ``test_every_blas_choice_in_its_own_process`` runs this file again
+under each other ``NBGRAD_BLAS``. Every layout BLAS reads in place (transposed, padded
 rows, batches) must give NumPy's product; the rest is refused by the pool's path (and then
 computed by NumPy); NumPy's own products keep their thread count."""
+
+import importlib.metadata
+import os
+import platform
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -10,7 +18,23 @@ import pytest
 import nbgrad
 from nbgrad.kernels.cpu import blas, linalg
 
-pytestmark = pytest.mark.skipif(not blas.AVAILABLE, reason="NumPy's BLAS is not OpenBLAS")
+CHOICE = os.environ.get("NBGRAD_BLAS", "auto")
+# the test extra installs MKL where its wheels exist
+MKL_PLATFORM = sys.platform == "linux" and platform.machine() == "x86_64"
+
+
+def _mkl_installed():
+    try:
+        importlib.metadata.distribution("mkl")
+        return True
+    except importlib.metadata.PackageNotFoundError:
+        return False
+
+
+def _loaded(fragment):
+    with open("/proc/self/maps") as f:
+        return sorted({line.split()[-1] for line in f if fragment in line})
+
 
 
 def _layouts(rng, m, k, dt):
@@ -26,8 +50,10 @@ def _layouts(rng, m, k, dt):
 
 def _product(a, b, out, threads):
     """``out = a @ b`` on the pool (``threads``: every product goes there) or as a small one."""
-    if threads:
-        assert blas._parallel(a, b, out)
+    if threads:  # (with no BLAS bound, the pool refuses and NumPy computes)
+        assert blas._parallel(a, b, out) == blas.AVAILABLE
+        if not blas.AVAILABLE:
+            blas.matmul(a, b, out)
     else:
         blas.matmul(a, b, out)
 
@@ -132,3 +158,48 @@ def test_without_openblas_products_go_to_numpy(monkeypatch):
     out = np.empty((40, 20))
     blas.matmul(a, b, out)
     np.testing.assert_allclose(out, a @ b)
+
+
+def test_the_blas_follows_nbgrad_blas():
+    if CHOICE == "numpy":
+        assert not blas.AVAILABLE and blas.NAME is None
+    elif CHOICE == "openblas" or (CHOICE == "auto" and not _mkl_installed()):
+        assert blas.NAME == "openblas" and "openblas" in blas.PATH.lower()
+    else:  # mkl, or auto with the mkl package installed
+        assert _mkl_installed() or not MKL_PLATFORM, "the test extra installs mkl here"
+        if not _mkl_installed():
+            pytest.skip("no MKL wheel for this platform")
+        assert blas.NAME == "mkl" and os.path.basename(blas.PATH).startswith("libmkl_rt.so")
+
+
+def test_mkl_runs_sequential_beside_numbas_openmp():
+    # nbgrad loads MKL with its sequential layer: after a pool product, no Intel OpenMP
+    # runtime (a second OpenMP beside Numba's GNU one) and no MKL threads
+    if blas.NAME != "mkl":
+        pytest.skip(f"this process's products call {blas.NAME}")
+    x = nbgrad.randn(256, 256)
+    (x @ x).sum()
+    assert _loaded("libmkl_sequential") and not _loaded("libiomp5")
+    assert not _loaded("libmkl_intel_thread") and not _loaded("libmkl_gnu_thread")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("choice", ["openblas", "numpy"])
+def test_every_blas_choice_in_its_own_process(choice):
+    # (the choice is made once, at import: each other one gets a fresh process)
+    if CHOICE != "auto":
+        pytest.skip("run from the default process only")
+    env = dict(os.environ, NBGRAD_BLAS=choice)
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                        "-k", "not own_process and not sequential", __file__],
+                       env=env, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-2000:]
+    assert " passed" in r.stdout and " failed" not in r.stdout
+
+
+def test_an_unknown_nbgrad_blas_is_refused_at_import():
+    env = dict(os.environ, NBGRAD_BLAS="atlas")
+    r = subprocess.run([sys.executable, "-c", "import nbgrad"], env=env, capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode != 0
+    assert "ValueError: NBGRAD_BLAS must be auto, mkl, openblas or numpy, not 'atlas'" in r.stderr

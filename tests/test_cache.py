@@ -81,3 +81,35 @@ def test_cache_off_by_default_writes_nothing(tmp_path):
     assert out.returncode == 0, out.stderr.decode()
     assert out.stdout.decode().strip() == "[2.0, 2.0, 2.0]"
     assert not (tmp_path / "nbgrad").exists()
+
+
+GEMM_CHILD = r"""
+import json
+import numpy as np
+import nbgrad
+from nbgrad.kernels.cpu import blas
+rng = np.random.default_rng(0)
+a = rng.standard_normal((256, 96)).astype(np.float32)
+b = rng.standard_normal((96, 128)).astype(np.float32)
+out = (nbgrad.tensor(a) @ nbgrad.tensor(b)).numpy()  # 3.1M multiply-adds: the pool's path
+hits = sum(sum(d.stats.cache_hits.values()) for d in (blas._gemm_par,))
+print(json.dumps({"blas": blas.NAME, "err": float(np.abs(out - a @ b).max()), "hits": hits}))
+"""
+
+
+@pytest.mark.slow
+def test_cached_blas_kernel_calls_the_blas_of_the_process_that_loads_it(tmp_path):
+    # the compiled product names nbgrad's symbols, not a library's: machine code cached
+    # under one BLAS must call the other when a later process chooses it
+    env = _env(tmp_path)
+    outs = []
+    for choice in ("openblas", "auto", "openblas"):
+        env["NBGRAD_BLAS"] = choice
+        p = subprocess.Popen([sys.executable, "-c", GEMM_CHILD], env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        outs += _run([p])
+    assert outs[0]["blas"] == outs[2]["blas"] == "openblas"
+    assert outs[1]["blas"] in ("mkl", "openblas")
+    for r in outs:
+        assert r["err"] < 1e-3
+    assert outs[1]["hits"] > 0 and outs[2]["hits"] > 0, "later processes compiled again"
