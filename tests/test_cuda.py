@@ -262,7 +262,8 @@ def test_every_registered_op_has_a_cuda_kernel():
     lambda ps: nbgrad.optim.SGD(ps, lr=0.1, momentum=0.9, nesterov=True, weight_decay=0.1),
     lambda ps: nbgrad.optim.Adam(ps, lr=0.05, weight_decay=0.1, amsgrad=True),
     lambda ps: nbgrad.optim.AdamW(ps, lr=0.05, betas=(0.3, 0.9)),
-], ids=["sgd", "sgd_momentum", "sgd_nesterov", "adam_amsgrad", "adamw"])
+    lambda ps: nbgrad.optim.Adadelta(ps, lr=0.9, rho=0.8, weight_decay=0.1, maximize=True),
+], ids=["sgd", "sgd_momentum", "sgd_nesterov", "adam_amsgrad", "adamw", "adadelta"])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_optimizer_steps_match_cpu(make, dtype):
     """Both targets run kernels/updates.py's bodies: the same numbers, in the parameter's

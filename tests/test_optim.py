@@ -116,6 +116,30 @@ def test_adamw_matches_torch(kwargs, dtype):
     assert o1.defaults["weight_decay"] == 1e-2 or "weight_decay" in kwargs
 
 
+ADADELTA_CASES = [
+    dict(),  # lr=1.0, rho=0.9, eps=1e-6
+    dict(lr=0.5, rho=0.8, eps=1e-4),
+    dict(lr=1.0, weight_decay=0.1),
+    dict(lr=0.7, weight_decay=0.05, maximize=True),
+    dict(lr=1.0, rho=0.0),  # the bounds of rho
+    dict(lr=1.0, rho=1.0),
+]
+
+
+@pytest.mark.parametrize("kwargs", ADADELTA_CASES)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_adadelta_matches_torch(kwargs, dtype):
+    nb, tp, o1, o2 = _run(nbgrad.optim.Adadelta, torch.optim.Adadelta, kwargs, dtype)
+    _check(nb, tp, dtype)
+    for p, q in zip(nb, tp):
+        s1, s2 = o1.state[p], o2.state[q]
+        assert list(s1) == list(s2) == ["step", "square_avg", "acc_delta"]
+        assert s1["step"].item() == s2["step"].item() == 5.0
+        for k in ("square_avg", "acc_delta"):
+            assert s1[k].dtype == p.dtype and s1[k].shape == p.shape
+            np.testing.assert_allclose(s1[k].numpy(), s2[k].numpy(), rtol=1e-5, atol=1e-7)
+
+
 def test_parallel_kernel_variants_match_serial():
     """The parallel=True variants (used from _par.PARALLEL_MIN elements) compute the same,
     in float64 and float32 (hyperparameters cast to the parameter's dtype)."""
@@ -134,6 +158,7 @@ def test_parallel_kernel_variants_match_serial():
             ("sgd_momentum", (p, g, m),
              updates.sgd_momentum_scalars(dt, 0.1, 0.01, 0.9, 0.0, True, False, False)),
             ("sgd", (p, g), updates.sgd_scalars(dt, 0.1, 0.01, True)),
+            ("adadelta", (p, g, v, vm), updates.adadelta_scalars(dt, 0.9, 0.8, 1e-6, 0.1, True)),
         ]
         for name, arrays, scalars in cases:
             outs = []
@@ -239,6 +264,14 @@ def test_errors():
         nbgrad.optim.SGD([{"params": {p}}], lr=0.1)
     with pytest.raises(NotImplementedError):
         nbgrad.optim.Adam([p], differentiable=True)
+    with pytest.raises(ValueError, match=r"Invalid rho value: 1\.5"):
+        nbgrad.optim.Adadelta([p], rho=1.5)
+    with pytest.raises(ValueError, match=r"Invalid epsilon value: -1"):
+        nbgrad.optim.Adadelta([p], eps=-1)
+    with pytest.raises(ValueError, match="Invalid weight_decay value"):
+        nbgrad.optim.Adadelta([p], weight_decay=-0.1)
+    with pytest.raises(ValueError, match="Invalid learning rate"):
+        nbgrad.optim.Adadelta([p], lr=-0.1)
 
 
 def test_zero_grad():
@@ -260,7 +293,8 @@ def test_repr_matches_torch_layout():
 
 @pytest.mark.parametrize("cls,kwargs", [(nbgrad.optim.SGD, dict(lr=0.05, momentum=0.9)),
                                         (nbgrad.optim.Adam, dict(lr=0.05, amsgrad=True)),
-                                        (nbgrad.optim.AdamW, dict(lr=0.05))])
+                                        (nbgrad.optim.AdamW, dict(lr=0.05)),
+                                        (nbgrad.optim.Adadelta, dict(lr=0.5, rho=0.8))])
 def test_state_dict_resume_is_exact(cls, kwargs):
     """Train 3 steps, save the optimizer state, load into a fresh optimizer on copies of the
     parameters, train 2 more: identical to 5 uninterrupted steps."""
@@ -280,7 +314,8 @@ def test_state_dict_resume_is_exact(cls, kwargs):
     o2 = cls(resumed, lr=123.0)  # hyperparameters come from the state dict
     o2.load_state_dict(sd)
     assert o2.param_groups[0]["lr"] == kwargs["lr"] and o2.param_groups[0]["params"] == resumed
-    key = "momentum_buffer" if cls is nbgrad.optim.SGD else "exp_avg"
+    key = {nbgrad.optim.SGD: "momentum_buffer",
+           nbgrad.optim.Adadelta: "square_avg"}.get(cls, "exp_avg")
     assert o2.state[resumed[0]][key]._data is not o.state[nb[0]][key]._data  # copied
     for k in range(3, 5):
         for params, opt in ((resumed, o2), (ref, o_ref)):

@@ -30,6 +30,7 @@ KERNELS = (
     ("sgd_step", "optim", "sgd"),
     ("sgd_momentum_step", "optim", "sgd_momentum"),
     ("adam_step", "optim", "adam"),
+    ("adadelta_step", "optim", "adadelta"),
     ("index_gather", "index", "gather"),
     ("index_scatter_add", "index", "scatter_add"),
     ("index_take", "index", "take"),

@@ -1,11 +1,11 @@
-"""Per-element optimizer updates (SGD, SGD with momentum, Adam/AdamW with AMSGrad), written
-once for the CPU loops (``kernels/cpu/optim.py``) and the CUDA grid-stride kernels
-(``kernels/cuda/optim.py``, through ``device_fn``). Like ``kernels/scalar.py``, this module
-imports no target; each target imports it.
+"""Per-element optimizer updates (SGD, SGD with momentum, Adam/AdamW with AMSGrad,
+Adadelta), written once for the CPU loops (``kernels/cpu/optim.py``) and the CUDA
+grid-stride kernels (``kernels/cuda/optim.py``, through ``device_fn``). Like
+``kernels/scalar.py``, this module imports no target; each target imports it.
 
 A body takes one element of each array and the hyperparameters as scalars and returns the
 new values; the target's loop does the loads and stores. The arithmetic follows PyTorch's
-single-tensor SGD/Adam step by step. The hyperparameters come in already cast to the
+single-tensor SGD/Adam/Adadelta step by step. The hyperparameters come in already cast to the
 parameter's dtype (the ``*_scalars`` helpers below, run on the host), and the bodies hold no
 float literal, so a float32 parameter is updated in float32 arithmetic, as PyTorch does, and
 its CPU loop vectorizes at float32 width.
@@ -78,6 +78,21 @@ def adam(p, g, m, v, vmax, lr_decay, w, w1, lerp_lo, beta2, beta2c, eps, wd, ste
     return p - step_size * (m / denom), m, v, vmax
 
 
+@_jit
+def adadelta(p, g, sq, acc, rho, rho1, eps, wd, neg_lr, maximize):
+    """New ``(p, sq, acc)`` of one Adadelta step: ``sq = rho * sq + (1 - rho) * g * g``,
+    ``delta = sqrt(acc + eps) / sqrt(sq + eps) * g``, ``acc = rho * acc + (1 - rho) *
+    delta * delta``, ``p += -lr * delta``; ``rho1`` is ``1 - rho``, ``neg_lr`` is ``-lr``."""
+    gi = -g if maximize else g
+    if wd != 0:
+        gi = gi + wd * p
+    sq = sq * rho + rho1 * gi * gi  # mul_(rho).addcmul_(g, g, value=1 - rho)
+    std = math.sqrt(sq + eps)
+    delta = math.sqrt(acc + eps) / std * gi
+    acc = acc * rho + rho1 * delta * delta
+    return p + neg_lr * delta, sq, acc
+
+
 # ----- the hyperparameters as the bodies take them (host side, shared by both targets) -----
 # PyTorch casts each Python scalar to the tensor's dtype where an op takes it (``mul_(beta2)``,
 # ``lerp_(g, 1 - beta1)``, ``addcdiv_(m, denom, value=-step_size)``), and computes ``1 - w``
@@ -101,3 +116,9 @@ def adam_scalars(dtype, lr, beta1, beta2, eps, wd, step_size, bc2_sqrt, decouple
     w = t(1.0 - beta1)
     return (t(1.0 - lr * wd), w, t(1) - w, bool(abs(w) < 0.5), t(beta2), t(1.0 - beta2),
             t(eps), t(wd), t(step_size), t(bc2_sqrt), bool(decoupled), bool(maximize))
+
+
+def adadelta_scalars(dtype, lr, rho, eps, wd, maximize):
+    """The scalars after ``(p, g, sq, acc)`` of ``adadelta``."""
+    t = np.dtype(dtype).type
+    return t(rho), t(1.0 - rho), t(eps), t(wd), t(-lr), bool(maximize)

@@ -4,8 +4,9 @@
 >>> opt.zero_grad(); loss.backward(); opt.step()
 """
 
+from .adadelta import Adadelta
 from .adam import Adam, AdamW
 from .optimizer import Optimizer
 from .sgd import SGD
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW"]
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "Adadelta"]

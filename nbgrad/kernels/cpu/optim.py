@@ -52,8 +52,15 @@ class _Loops:
                     p[i], g[i], m[i], v[i], vmax[i], lr_decay, w, w1, lerp_lo, beta2, beta2c,
                     eps, wd, step_size, bc2_sqrt, decoupled, maximize, True)
 
+        @njit(parallel=parallel, **_opts)
+        def _adadelta(p, g, sq, acc, rho, rho1, eps, wd, neg_lr, maximize):
+            for i in rng(p.size):
+                p[i], sq[i], acc[i] = updates.adadelta(p[i], g[i], sq[i], acc[i], rho, rho1,
+                                                       eps, wd, neg_lr, maximize)
+
         self.sgd, self.sgd_momentum = _sgd, _sgd_momentum
         self.adam, self.adam_amsgrad = _adam, _adam_amsgrad
+        self.adadelta = _adadelta
 
 
 _S = _Loops(False)
@@ -81,3 +88,10 @@ def adam(p, g, m, v, vmax, lr, beta1, beta2, eps, wd, step_size, bc2_sqrt, decou
         _par.run(_S.adam_amsgrad, _P.adam_amsgrad, p.size, p, g, m, v, vmax, *s)
     else:
         _par.run(_S.adam, _P.adam, p.size, p, g, m, v, *s)
+
+
+def adadelta(p, g, sq, acc, lr, rho, eps, wd, maximize):
+    """One Adadelta step (``sq``: the running mean of squared gradients, ``acc``: of
+    squared updates)."""
+    s = updates.adadelta_scalars(p.dtype, lr, rho, eps, wd, maximize)
+    _par.run(_S.adadelta, _P.adadelta, p.size, p, g, sq, acc, *s)

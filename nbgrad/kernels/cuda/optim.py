@@ -2,7 +2,7 @@
 
 Same contract as kernels/cpu/optim.py (flat C-contiguous arrays of the parameter's dtype),
 and the same per-element update, ``kernels/updates.py``'s, compiled as device functions, so a
-CUDA step follows PyTorch's single-tensor SGD/Adam the same way the CPU step does.
+CUDA step follows PyTorch's single-tensor SGD/Adam/Adadelta the same way the CPU step does.
 """
 
 from numba import cuda
@@ -13,6 +13,7 @@ from ._launch import device_fn, grid
 _sgd_body = device_fn(updates.sgd)
 _sgd_momentum_body = device_fn(updates.sgd_momentum)
 _adam_body = device_fn(updates.adam)
+_adadelta_body = device_fn(updates.adadelta)
 
 
 @cuda.jit
@@ -49,6 +50,16 @@ def _adam(p, g, m, v, vmax, lr_decay, w, w1, lerp_lo, beta2, beta2c, eps, wd, st
         i += s
 
 
+@cuda.jit
+def _adadelta(p, g, sq, acc, rho, rho1, eps, wd, neg_lr, maximize):
+    i = cuda.grid(1)
+    s = cuda.gridsize(1)
+    while i < p.size:
+        p[i], sq[i], acc[i] = _adadelta_body(p[i], g[i], sq[i], acc[i], rho, rho1, eps, wd,
+                                             neg_lr, maximize)
+        i += s
+
+
 def sgd(p, g, lr, wd, maximize):
     """``p -= lr * (g + wd * p)`` (``g`` negated when maximizing)."""
     if p.size:
@@ -70,3 +81,11 @@ def adam(p, g, m, v, vmax, lr, beta1, beta2, eps, wd, step_size, bc2_sqrt, decou
         s = updates.adam_scalars(p.dtype, lr, beta1, beta2, eps, wd, step_size, bc2_sqrt,
                                  decoupled, maximize)
         _adam[grid(p.size)](p, g, m, v, vmax, *s, bool(amsgrad))
+
+
+def adadelta(p, g, sq, acc, lr, rho, eps, wd, maximize):
+    """One Adadelta step (``sq``: the running mean of squared gradients, ``acc``: of
+    squared updates)."""
+    if p.size:
+        _adadelta[grid(p.size)](p, g, sq, acc,
+                                *updates.adadelta_scalars(p.dtype, lr, rho, eps, wd, maximize))
