@@ -24,6 +24,17 @@ def test_512_bit_vectors_only_where_the_cpu_has_avx512(monkeypatch, clean_config
     assert numba.config.CPU_FEATURES == "+avx2,+avx512f,-prefer-256-bit"
 
 
+def test_vector_bits_follows_the_features_numba_compiles_for(monkeypatch, clean_config):
+    assert _threads.vector_bits() == 256  # Numba's defaults
+    monkeypatch.setattr(codegen, "get_host_cpu_features", lambda: "+avx2,+avx512f")
+    _threads._prefer_512_bit_vectors()
+    assert _threads.vector_bits() == 512
+    monkeypatch.setattr(numba.config, "CPU_FEATURES", "+avx2,+avx512f")  # 256-bit preference
+    assert _threads.vector_bits() == 256
+    monkeypatch.setattr(numba.config, "CPU_FEATURES", "+avx2,-prefer-256-bit")
+    assert _threads.vector_bits() == 256
+
+
 @pytest.mark.parametrize("knob", ["CPU_FEATURES", "CPU_NAME"])
 def test_a_users_numba_cpu_settings_win(monkeypatch, clean_config, knob):
     monkeypatch.setattr(codegen, "get_host_cpu_features", lambda: "+avx2,+avx512f")
