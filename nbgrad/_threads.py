@@ -59,12 +59,4 @@ def _prefer_512_bit_vectors():
         numba.config.CPU_FEATURES = features + ",-prefer-256-bit"
 
 
-def vector_bits():
-    """The widest vectors LLVM may use for nbgrad's kernels here: 512 where the CPU has
-    AVX-512 and its 256-bit preference is off (above, or the user's NUMBA_CPU_FEATURES),
-    else 256 (hand-blocked kernels size their register tiles by it)."""
-    features = numba.config.CPU_FEATURES or ""
-    return 512 if "+avx512f" in features and "-prefer-256-bit" in features else 256
-
-
 setup()

@@ -7,6 +7,7 @@ import pytest
 from numba.core import codegen
 
 from nbgrad import _threads
+from nbgrad.kernels.cpu import _target
 
 
 @pytest.fixture
@@ -25,14 +26,14 @@ def test_512_bit_vectors_only_where_the_cpu_has_avx512(monkeypatch, clean_config
 
 
 def test_vector_bits_follows_the_features_numba_compiles_for(monkeypatch, clean_config):
-    assert _threads.vector_bits() == 256  # Numba's defaults
+    assert _target.vector_bits() == 256  # Numba's defaults
     monkeypatch.setattr(codegen, "get_host_cpu_features", lambda: "+avx2,+avx512f")
     _threads._prefer_512_bit_vectors()
-    assert _threads.vector_bits() == 512
+    assert _target.vector_bits() == 512
     monkeypatch.setattr(numba.config, "CPU_FEATURES", "+avx2,+avx512f")  # 256-bit preference
-    assert _threads.vector_bits() == 256
+    assert _target.vector_bits() == 256
     monkeypatch.setattr(numba.config, "CPU_FEATURES", "+avx2,-prefer-256-bit")
-    assert _threads.vector_bits() == 256
+    assert _target.vector_bits() == 256
 
 
 @pytest.mark.parametrize("knob", ["CPU_FEATURES", "CPU_NAME"])

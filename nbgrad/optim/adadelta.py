@@ -42,22 +42,11 @@ class Adadelta(Optimizer):
         """One update of every parameter that has a ``.grad``; returns ``closure()``'s loss."""
         loss = self._closure(closure)
         for group in self.param_groups:
-            lr = float(group["lr"])
-            rho = float(group["rho"])
-            eps = float(group["eps"])
-            wd = float(group["weight_decay"])
+            lr, rho, eps, wd = (float(group[k]) for k in ("lr", "rho", "eps", "weight_decay"))
             maximize = bool(group["maximize"])
-            for p in group["params"]:
-                if p._grad is None:
-                    continue
-                g = self._flat_grad(p)
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = None
+            for p, g, state in self._params_with_grad(group):
                 _next_step(state)
                 sq = self._state_buffer(state, "square_avg", p)
                 acc = self._state_buffer(state, "acc_delta", p)
-                flat, back = self._flat_param(p)
-                self._kernel("adadelta_step", p)(flat, g, sq, acc, lr, rho, eps, wd, maximize)
-                self._write_back(p, back)
+                self._update("adadelta_step", p, g, sq, acc, lr, rho, eps, wd, maximize)
         return loss

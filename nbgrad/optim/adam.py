@@ -6,8 +6,8 @@ from .optimizer import Optimizer, _check_unsupported
 
 
 def _next_step(state):
-    """Increment ``state["step"]`` (a float32 0-d CPU tensor, as PyTorch keeps it); return it
-    as a Python float."""
+    """Increment ``state["step"]`` (a float32 0-d CPU tensor, as PyTorch keeps it; created
+    first, so it leads the state's keys as in PyTorch); return it as a Python float."""
     from ..creation import tensor
 
     st = state.get("step")
@@ -65,13 +65,7 @@ class Adam(Optimizer):
             amsgrad = bool(group["amsgrad"])
             maximize = bool(group["maximize"])
             decoupled = bool(group.get("decoupled_weight_decay", False))
-            for p in group["params"]:
-                if p._grad is None:
-                    continue
-                g = self._flat_grad(p)
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = None
+            for p, g, state in self._params_with_grad(group):
                 step = _next_step(state)
                 m = self._state_buffer(state, "exp_avg", p)
                 v = self._state_buffer(state, "exp_avg_sq", p)
@@ -80,10 +74,8 @@ class Adam(Optimizer):
                 bias_correction2 = 1 - beta2**step
                 step_size = lr / bias_correction1
                 bc2_sqrt = bias_correction2**0.5
-                flat, back = self._flat_param(p)
-                self._kernel("adam_step", p)(flat, g, m, v, vmax, lr, beta1, beta2, eps, wd,
-                                             step_size, bc2_sqrt, decoupled, amsgrad, maximize)
-                self._write_back(p, back)
+                self._update("adam_step", p, g, m, v, vmax, lr, beta1, beta2, eps, wd,
+                             step_size, bc2_sqrt, decoupled, amsgrad, maximize)
         return loss
 
 

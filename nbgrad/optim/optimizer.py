@@ -211,6 +211,20 @@ class Optimizer:
         return s + ")"
 
     # ----- helpers for subclasses -----------------------------------------------------------
+    def _params_with_grad(self, group):
+        """``(p, its flat gradient, its state)`` for each parameter of ``group`` that has a
+        ``.grad`` (the others are skipped, as PyTorch does)."""
+        for p in group["params"]:
+            if p._grad is not None:
+                yield p, self._flat_grad(p), self.state[p]
+
+    def _update(self, name, p, *args):
+        """Run the fused update kernel ``name`` on ``p`` (its flat data, or a contiguous copy
+        written back) followed by ``args``, and bump ``p``'s version."""
+        flat, back = self._flat_param(p)
+        self._kernel(name, p)(flat, *args)
+        self._write_back(p, back)
+
     @staticmethod
     def _kernel(name, p):
         return kernel(name, p._device)

@@ -38,18 +38,12 @@ class SGD(Optimizer):
             dampening = float(group["dampening"])
             nesterov = bool(group["nesterov"])
             maximize = bool(group["maximize"])
-            for p in group["params"]:
-                if p._grad is None:
-                    continue
-                g = self._flat_grad(p)
-                flat, back = self._flat_param(p)
+            for p, g, state in self._params_with_grad(group):
                 if momentum != 0:
-                    state = self.state[p]
                     first = state.get("momentum_buffer") is None
                     buf = self._state_buffer(state, "momentum_buffer", p)
-                    self._kernel("sgd_momentum_step", p)(
-                        flat, g, buf, lr, wd, momentum, dampening, nesterov, maximize, first)
+                    self._update("sgd_momentum_step", p, g, buf, lr, wd, momentum, dampening,
+                                 nesterov, maximize, first)
                 else:
-                    self._kernel("sgd_step", p)(flat, g, lr, wd, maximize)
-                self._write_back(p, back)
+                    self._update("sgd_step", p, g, lr, wd, maximize)
         return loss

@@ -47,16 +47,22 @@ def _maps():
         return set()
 
 
-def _find_openblas():
-    """``("openblas", path, ctypes handle, sgemm, dgemm, set_local)`` (symbol names) for
-    the 64-bit-integer OpenBLAS NumPy loaded, or None."""
-    for path in sorted(p for p in _maps() if "openblas" in p.lower()):
+def _libraries(paths, symbol):
+    """``(path, ctypes handle)`` for each of ``paths`` that loads and exports ``symbol``."""
+    for path in paths:
         try:
             lib = ctypes.CDLL(path)
         except OSError:
             continue
-        if not hasattr(lib, "openblas_set_num_threads_local"):
-            continue
+        if hasattr(lib, symbol):
+            yield path, lib
+
+
+def _find_openblas():
+    """``("openblas", path, ctypes handle, sgemm, dgemm, set_local)`` (symbol names) for
+    the 64-bit-integer OpenBLAS NumPy loaded, or None."""
+    paths = sorted(p for p in _maps() if "openblas" in p.lower())
+    for path, lib in _libraries(paths, "openblas_set_num_threads_local"):
         for prefix in ("scipy_", ""):
             if hasattr(lib, f"{prefix}cblas_sgemm64_"):
                 return ("openblas", path, lib, f"{prefix}cblas_sgemm64_",
@@ -67,20 +73,13 @@ def _find_openblas():
 def _find_mkl():
     """The same for the ``mkl`` package's runtime library, loaded here, or None."""
     try:
-        files = importlib.metadata.distribution("mkl").files or ()
+        dist = importlib.metadata.distribution("mkl")
     except importlib.metadata.PackageNotFoundError:
         return None
-    dist = importlib.metadata.distribution("mkl")
-    paths = sorted((os.path.normpath(dist.locate_file(f)) for f in files
+    paths = sorted((os.path.normpath(dist.locate_file(f)) for f in dist.files or ()
                     if re.fullmatch(r"libmkl_rt\.so(\.\d+)?", f.name)), reverse=True)
     shared = any("libmkl_rt" in p for p in _maps())
-    for path in paths:
-        try:
-            lib = ctypes.CDLL(path)
-        except OSError:
-            continue
-        if not hasattr(lib, "cblas_sgemm_64"):
-            continue
+    for path, lib in _libraries(paths, "cblas_sgemm_64"):
         if not shared:  # our own copy: no threads (another user's copy keeps its layer)
             lib.MKL_Set_Threading_Layer(_MKL_THREADING_SEQUENTIAL)
         return ("mkl", path, lib, "cblas_sgemm_64", "cblas_dgemm_64",

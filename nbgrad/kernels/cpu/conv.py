@@ -26,9 +26,9 @@ from numba import njit, prange, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from ... import _config, _threads
+from ... import _config
 from .. import rows
-from . import _par
+from . import _par, _target
 
 # (no_cfunc_wrapper: see reduce.py)
 _opts = dict(nogil=True, error_model="numpy", cache=_config.CACHE, no_cfunc_wrapper=True)
@@ -45,7 +45,7 @@ _KB = 32
 # of the columns, _KC x _NR, stays in L1 across the rows), _GLB positions per task.
 # 512-bit vectors where LLVM may use them (AVX-512): the MNIST CNN's second conv, forward,
 # 9.9 -> 5.8-7.7 ms on this project's Xeon (two 512-bit FMA units)
-_VBITS = _threads.vector_bits()
+_VBITS = _target.vector_bits()
 _MR = 4
 _NV = 3
 _KC = 256
