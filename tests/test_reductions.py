@@ -316,6 +316,14 @@ def test_parallel_variants(monkeypatch):
                                    np.prod(a * 0 + 1.0001, axis=ax), rtol=1e-10)
         d = ax if ax is not None else (0, 1, 2)
         np.testing.assert_allclose(nbgrad.logsumexp(x, d).numpy(), _np_lse(a, d), rtol=1e-12)
+        np.testing.assert_allclose(x.sum(ax).numpy(), a.sum(axis=ax), rtol=1e-12)
+    # sums over a middle or leading axis: blocks of columns per thread (tails of 64-column
+    # blocks, few and many outer rows), float32 accumulated in float64
+    for shape, ax in (((517, 389), 0), ((2, 50, 200), 1), ((40, 7, 130), 1), ((3, 9, 1), 1)):
+        b = _rng(15).standard_normal(shape).astype(np.float32)
+        got = _t(b).sum(ax).numpy()
+        assert got.dtype == np.float32
+        np.testing.assert_allclose(got, b.astype(np.float64).sum(axis=ax), rtol=2e-6, atol=1e-5)
 
 
 def test_var_large_float32():

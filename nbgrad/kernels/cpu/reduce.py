@@ -11,7 +11,7 @@ size.
 
 
 import numpy as np
-from numba import njit, prange
+from numba import get_num_threads, njit, prange
 
 from ... import _config
 from ..rows import logsumexp_row, norm_row
@@ -97,6 +97,16 @@ def sum_flat_entry(np_dtype):
     return _sum_flat.compile(sig) if hasattr(_sum_flat, "compile") else _sum_flat
 
 
+@njit(inline="always", **_inner)
+def _add_rows(x, a, lo, hi, acc):
+    # acc[:] += x[a, r, lo:hi] for every r: 1-d slices indexed from 0, so the loop
+    # vectorizes (indexing x[a, r, b] from runtime a and lo kept it scalar)
+    for r in range(x.shape[1]):
+        v = x[a, r, lo:hi]
+        for j in range(v.size):
+            acc[j] += v[j]
+
+
 @njit(**_opts)
 def _sum_arb(x, out, acc):
     # acc: (B,) float64 / int64 scratch from the caller (an allocation here would compile
@@ -105,35 +115,27 @@ def _sum_arb(x, out, acc):
     for a in range(A):
         for b in range(B):
             acc[b] = 0
-        for r in range(R):
-            for b in range(B):
-                acc[b] += x[a, r, b]
+        _add_rows(x, a, 0, B, acc)
+        o = out[a]
         for b in range(B):
-            out[a, b] = acc[b]
+            o[b] = acc[b]
 
 
 @njit(parallel=True, **_opts)
 def _sum_arb_p(x, out, zero):
+    # tasks: (a, a block of columns), at least one block per thread when A is small
     A, R, B = x.shape
-    if A >= B:
-        for a in prange(A):
-            acc = np.full(B, zero)
-            for r in range(R):
-                for b in range(B):
-                    acc[b] += x[a, r, b]
-            for b in range(B):
-                out[a, b] = acc[b]
-    else:
-        nb = (B + 255) // 256
-        for t in prange(A * nb):
-            a, c = t // nb, t % nb
-            lo, hi = c * 256, min(B, (c + 1) * 256)
+    nb = max(1, min((B + 63) // 64, (get_num_threads() + A - 1) // A))
+    w = (B + nb - 1) // nb
+    for t in prange(A * nb):
+        a, c = t // nb, t % nb
+        lo, hi = c * w, min(B, (c + 1) * w)
+        if lo < hi:
             acc = np.full(hi - lo, zero)
-            for r in range(R):
-                for b in range(lo, hi):
-                    acc[b - lo] += x[a, r, b]
-            for b in range(lo, hi):
-                out[a, b] = acc[b - lo]
+            _add_rows(x, a, lo, hi, acc)
+            o = out[a, lo:hi]
+            for j in range(o.size):
+                o[j] = acc[j]
 
 
 @njit(**_opts)
