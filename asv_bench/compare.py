@@ -131,8 +131,8 @@ def _blas(lib):
         return "MKL" if "USE_MKL=ON" in cfg or "BLAS_INFO=mkl" in cfg else "see torch.__config__"
     try:
         from nbgrad.kernels.cpu import blas
-    except ImportError:
-        return "unknown"
+    except ImportError:  # before kernels/cpu/blas.py: np.matmul on NumPy's own threads
+        return "np.matmul (NumPy's BLAS)"
     name = getattr(blas, "NAME", "openblas" if blas.AVAILABLE else None)
     return name or "np.matmul (NumPy's BLAS)"
 
