@@ -111,7 +111,7 @@ def test_layouts_blas_cannot_read_are_refused_and_computed_by_numpy(monkeypatch)
     rng = np.random.default_rng(1)
     a = rng.standard_normal((4, 10)).astype(np.float32)
     b = rng.standard_normal((5, 3)).astype(np.float32)
-    out = np.empty((4, 3), np.float32)
+    out = np.zeros((4, 3), np.float32)
     for x, y in ((a[:, ::2], b),  # every other column: no unit stride
                  (a[:, :5].astype(np.int64), b.astype(np.int64)),  # integers
                  (a[:, :5], b.astype(np.float64)),  # mixed dtypes
@@ -172,15 +172,27 @@ def test_the_blas_follows_nbgrad_blas():
         assert blas.NAME == "mkl" and os.path.basename(blas.PATH).startswith("libmkl_rt.so")
 
 
-def test_mkl_runs_sequential_beside_numbas_openmp():
-    # nbgrad loads MKL with its sequential layer: after a pool product, no Intel OpenMP
-    # runtime (a second OpenMP beside Numba's GNU one) and no MKL threads
+def test_mkl_runs_on_numbas_openmp_threads():
+    # with Numba on GNU OpenMP, nbgrad gives MKL its GNU layer: a 2-d product is one MKL
+    # call on the same threads as Numba's loops (no Intel OpenMP runtime beside GNU's, no
+    # second pool); otherwise MKL is sequential and products are split over the pool
     if blas.NAME != "mkl":
         pytest.skip(f"this process's products call {blas.NAME}")
+    import numba
+
     x = nbgrad.randn(256, 256)
     (x @ x).sum()
-    assert _loaded("libmkl_sequential") and not _loaded("libiomp5")
-    assert not _loaded("libmkl_intel_thread") and not _loaded("libmkl_gnu_thread")
+    (nbgrad.randn(4, 64, 64) @ nbgrad.randn(4, 64, 64)).sum()  # batched: split over the pool
+    tasks = len(os.listdir("/proc/self/task"))
+    assert not _loaded("libiomp5") and not _loaded("libmkl_intel_thread")
+    if numba.threading_layer() == "omp" and _loaded("libgomp"):
+        assert blas._mkl_threads() and _loaded("libmkl_gnu_thread")
+        assert not _loaded("libmkl_sequential")
+    else:
+        assert not blas._mkl_threads() and _loaded("libmkl_sequential")
+    for _ in range(3):
+        (x @ x).sum()
+    assert len(os.listdir("/proc/self/task")) == tasks  # no threads of MKL's own
 
 
 @pytest.mark.slow
@@ -191,7 +203,7 @@ def test_every_blas_choice_in_its_own_process(choice):
         pytest.skip("run from the default process only")
     env = dict(os.environ, NBGRAD_BLAS=choice)
     r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                        "-k", "not own_process and not sequential", __file__],
+                        "-k", "not own_process and not numbas_openmp", __file__],
                        env=env, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-2000:]
     assert " passed" in r.stdout and " failed" not in r.stdout

@@ -89,9 +89,10 @@ import numpy as np
 import nbgrad
 from nbgrad.kernels.cpu import blas
 rng = np.random.default_rng(0)
-a = rng.standard_normal((256, 96)).astype(np.float32)
-b = rng.standard_normal((96, 128)).astype(np.float32)
-out = (nbgrad.tensor(a) @ nbgrad.tensor(b)).numpy()  # 3.1M multiply-adds: the pool's path
+a = rng.standard_normal((4, 128, 96)).astype(np.float32)
+b = rng.standard_normal((4, 96, 128)).astype(np.float32)
+# a batch of 6.3M multiply-adds: split over the pool by _gemm_par with either BLAS
+out = (nbgrad.tensor(a) @ nbgrad.tensor(b)).numpy()
 hits = sum(sum(d.stats.cache_hits.values()) for d in (blas._gemm_par,))
 print(json.dumps({"blas": blas.NAME, "err": float(np.abs(out - a @ b).max()), "hits": hits}))
 """

@@ -125,17 +125,21 @@ def _fork_check(serial):
     x = nbgrad.ones(1 << 20)
     assert (x * 3.0).sum().item() == 3 * (1 << 20)  # the parent's pool is running
     assert _par._state["started"]
+    m = nbgrad.ones(256, 256)
+    assert (m @ m).sum().item() == 256**3  # a product on the pool (MKL's threads or ours)
     ctx = mp.get_context("fork")
     parent, child = ctx.Pipe()
 
     def work(conn):
         y = nbgrad.ones(1 << 20) * 2.0
-        conn.send((float(y.sum().item()), _par._state["forked"], float(np.tanh(y.numpy())[0])))
+        mm = float((m @ m).sum().item())  # no OpenMP threads here: computed serially
+        conn.send((float(y.sum().item()), _par._state["forked"], float(np.tanh(y.numpy())[0]),
+                   mm))
 
     p = ctx.Process(target=work, args=(child,))
     p.start()
     got = parent.recv() if parent.poll(120) else None
     p.join(60)
     assert p.exitcode == 0 and got is not None
-    assert got[0] == 2.0 * (1 << 20) and got[1] is serial
+    assert got[0] == 2.0 * (1 << 20) and got[1] is serial and got[3] == 256**3
     print("fork ok")

@@ -1,22 +1,28 @@
-"""Matrix products on a BLAS called from compiled code and split over Numba's threads.
+"""Matrix products on a BLAS called from compiled code, on Numba's threads.
 
 Why not ``np.matmul``: a BLAS runs its own thread pool. Two pools on the same cores either
 spin against each other (a step of an MLP took 18x longer) or sleep and pay a wake-up on
 every call (100-300 µs on a virtual machine), so nbgrad's parallel loops and NumPy's
-products could not both be fast. Here each big product is cut into blocks of output rows
-(or columns, or batch items) and every block is one single-threaded ``gemm`` call made by a
-thread of Numba's pool, the pool every other nbgrad kernel runs on; a small one is
-``np.matmul`` kept to the calling thread.
+products could not both be fast. So big products run on the threads every other nbgrad
+kernel runs on, and a small one is ``np.matmul`` kept to the calling thread.
 
 Which BLAS (``NBGRAD_BLAS``): Intel's MKL when the ``mkl`` package is installed
 (``pip install nbgrad[mkl]``; on this project's Xeon one MKL core ran float32 products
 15-30% faster than OpenBLAS, and it is PyTorch's CPU BLAS), else the OpenBLAS NumPy loaded
-(found in ``/proc/self/maps``). nbgrad loads MKL itself with its sequential layer, so it
-starts no threads of its own. The chosen library's ``cblas_?gemm`` (64-bit integers) and
-``*_set_num_threads_local`` are registered with LLVM under nbgrad's own names and called as
-``types.ExternalFunction``: cached machine code then links to whichever library this
-process chose. Where none is found (another BLAS, another platform), ``AVAILABLE`` is False
-and every product goes to ``np.matmul``.
+(found in ``/proc/self/maps``).
+
+How a big product runs:
+- MKL, with Numba on GNU OpenMP (the default): MKL gets its GNU threading layer, whose
+  threads are Numba's own OpenMP threads, and a 2-d product is one MKL call
+  (``_mkl_2d``); it compiles nothing.
+- Otherwise (OpenBLAS, a batch of matrices, another threading layer): it is cut into
+  blocks of output rows (or columns, or batch items), each one single-threaded ``gemm``
+  call made by a thread of Numba's pool (``_gemm_par``). The library's ``cblas_?gemm``
+  (64-bit integers) and ``*_set_num_threads_local`` are registered with LLVM under
+  nbgrad's own names and called as ``types.ExternalFunction``: cached machine code then
+  links to whichever library this process chose.
+Where no BLAS is found (another BLAS, another platform), ``AVAILABLE`` is False and every
+product goes to ``np.matmul``.
 """
 
 import ctypes
@@ -35,7 +41,11 @@ _ROW, _NOTRANS, _TRANS = 101, 111, 112
 # from this many multiply-adds a product is split over the threads (below it, one call on
 # the caller's thread: a 64x32x64 product took 3 µs whole and 6 µs in two halves)
 PARALLEL_MACS = 1 << 20
-_MKL_THREADING_SEQUENTIAL = 1  # mkl_service.h
+_MKL_THREADING_SEQUENTIAL, _MKL_THREADING_GNU = 1, 3  # mkl_service.h
+# MKL's state here: "lib" (ctypes handle), "shared" (another library had loaded it first),
+# "threaded" (decided at the first product: MKL runs 2-d products on its own threads, which
+# are Numba's GNU OpenMP threads), "gemm" (its ctypes cblas functions by dtype)
+_MKL = {}
 
 
 def _maps():
@@ -78,10 +88,9 @@ def _find_mkl():
         return None
     paths = sorted((os.path.normpath(dist.locate_file(f)) for f in dist.files or ()
                     if re.fullmatch(r"libmkl_rt\.so(\.\d+)?", f.name)), reverse=True)
-    shared = any("libmkl_rt" in p for p in _maps())
+    _MKL["shared"] = any("libmkl_rt" in p for p in _maps())
     for path, lib in _libraries(paths, "cblas_sgemm_64"):
-        if not shared:  # our own copy: no threads (another user's copy keeps its layer)
-            lib.MKL_Set_Threading_Layer(_MKL_THREADING_SEQUENTIAL)
+        _MKL["lib"] = lib
         return ("mkl", path, lib, "cblas_sgemm_64", "cblas_dgemm_64",
                 "MKL_Set_Num_Threads_Local")
     return None
@@ -125,6 +134,7 @@ _BOUND = _bind()
 AVAILABLE = _BOUND is not None
 # which library the pool's products call ("mkl", "openblas"), and its path; None without
 NAME, PATH = (_BOUND[0], _BOUND[1]) if AVAILABLE else (None, None)
+_py_set_local = _BOUND[2] if AVAILABLE else None
 _numpy_set_local = _numpy_threads_local()
 
 if AVAILABLE:
@@ -221,6 +231,74 @@ def matmul(a, b, out):
                 _numpy_set_local(prev)
 
 
+def _numba_on_gnu_openmp():
+    """True when Numba's parallel loops run on GNU OpenMP (it starts its threads here, as
+    it would for the first parallel loop) and MKL's GNU layer, which uses those same
+    threads, is installed; libgomp's symbols are then made visible to MKL."""
+    import numba
+    from numba.np.ufunc import parallel
+
+    try:
+        parallel._launch_threads()
+        if numba.threading_layer() != "omp":
+            return False
+    except Exception:  # no threading layer at all: stay sequential
+        return False
+    gomp = sorted(p for p in _maps() if os.path.basename(p).startswith("libgomp"))
+    here = os.path.dirname(PATH)
+    if not gomp or not any(f.startswith("libmkl_gnu_thread") for f in os.listdir(here)):
+        return False
+    try:
+        ctypes.CDLL(gomp[0], mode=ctypes.RTLD_GLOBAL)
+    except OSError:
+        return False
+    return True
+
+
+def _mkl_threads():
+    """Whether MKL runs 2-d products on its own threads, decided before its first product
+    (MKL's threading layer cannot change later). Yes when nbgrad loaded MKL and Numba's
+    loops run on GNU OpenMP: MKL's GNU layer then parallelizes on the very same threads, so
+    no second pool spins against Numba's, and MKL splits a product better than blocks of
+    rows do (nothing to compile either). Otherwise MKL is sequential, and big products are
+    single-threaded calls split over the pool (``_gemm_par``), as with OpenBLAS."""
+    threaded = _MKL.get("threaded")
+    if threaded is None:
+        threaded = False
+        if NAME == "mkl" and not _MKL["shared"]:
+            threaded = _numba_on_gnu_openmp()
+            lib = _MKL["lib"]
+            lib.MKL_Set_Threading_Layer(_MKL_THREADING_GNU if threaded
+                                        else _MKL_THREADING_SEQUENTIAL)
+            if threaded:
+                i64, vp = ctypes.c_int64, ctypes.c_void_p
+                for ch, ct in (("f", ctypes.c_float), ("d", ctypes.c_double)):
+                    fn = getattr(lib, "cblas_sgemm_64" if ch == "f" else "cblas_dgemm_64")
+                    fn.argtypes = (ctypes.c_int,) * 3 + (i64,) * 3 + (ct, vp, i64, vp, i64,
+                                                                     ct, vp, i64)
+                    fn.restype = None
+                    _MKL[ch] = fn
+        _MKL["threaded"] = threaded
+    return threaded
+
+
+def _mkl_2d(a, b, out, ta, lda, tb, ldb):
+    """``out = a @ b`` (2-d) as one MKL call on the pool's threads; False when the pool is
+    busy or unusable (a forked child)."""
+    M, N = out.shape
+    gemm = _MKL[out.dtype.char]
+
+    def call():
+        prev = _py_set_local(_par.threads())
+        try:
+            gemm(_ROW, ta, tb, M, N, a.shape[1], 1.0, a.ctypes.data, lda, b.ctypes.data, ldb,
+                 0.0, out.ctypes.data, N)
+        finally:
+            _py_set_local(prev)
+
+    return _par.run_parallel(call)
+
+
 def _parallel(a, b, out):
     """Run ``out = a @ b`` on the pool; False when it is not for the pool (small, not float,
     a layout BLAS cannot read) or the pool is busy."""
@@ -233,6 +311,7 @@ def _parallel(a, b, out):
     if pa is None or pb is None:
         return False
     (ta, lda), (tb, ldb) = pa, pb
+    threaded = _mkl_threads()
     M, N = out.shape[-2], out.shape[-1]
     if out.ndim > 2:
         batch = out.shape[:-2]
@@ -243,6 +322,8 @@ def _parallel(a, b, out):
         nb, split_rows = 1, True
     elif a.ndim != 2 or b.ndim != 2:
         return False
+    elif threaded:
+        return _mkl_2d(a, b, out, ta, lda, tb, ldb)
     else:
         shape = sa = sb = so = _NO_BATCH
         split_rows = M >= N
