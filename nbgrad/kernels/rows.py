@@ -220,8 +220,11 @@ def norm_loss_bodies(exp, log, jit, jit_sum):
     # ----- the CPU's rows: row i of a C-contiguous (M, R) array (indexed, not sliced: a
     # slice per row costs more than a short row's work)
     @jit_sum
-    def ln_fwd_row(x, i, w, b, has_w, has_b, eps, out, z):
-        """Layer norm of row ``x[i]`` into ``out[i]``; returns the row's mean and rstd."""
+    def ln_fwd_row(x, i, w, b, has_w, has_b, eps, out, mean, rstd, z):
+        """Layer norm of row ``x[i]`` into ``out[i]``, its mean and rstd into ``mean[i]`` /
+        ``rstd[i]``. The statistics are float64; each element is centred in float64, then
+        scaled in ``x``'s dtype by the stored rstd, so a float32 row keeps float64's
+        precision far from 0 and runs mostly at float32 vector width."""
         R = x.shape[1]
         s = 0.0
         for j in range(R):
@@ -231,20 +234,24 @@ def norm_loss_bodies(exp, log, jit, jit_sum):
         for j in range(R):
             d = x[i, j] - m
             q += d * d
-        s = ln_rstd(q, R, eps)
+        mean[i] = m
+        rstd[i] = ln_rstd(q, R, eps)
+        sf = rstd[i]
+        xr, orow = x[i], out[i]
+        for j in range(R):  # centred in float64 (exact for rows far from 0), then rounded
+            orow[j] = xr[j] - m
         if has_w and has_b:
             for j in range(R):
-                out[i, j] = ln_out(x[i, j], m, s, w[j], b[j], True, True)
+                orow[j] = ln_out(orow[j], z, sf, w[j], b[j], True, True)
         elif has_w:
             for j in range(R):
-                out[i, j] = ln_out(x[i, j], m, s, w[j], z, True, False)
+                orow[j] = ln_out(orow[j], z, sf, w[j], z, True, False)
         elif has_b:
             for j in range(R):
-                out[i, j] = ln_out(x[i, j], m, s, z, b[j], False, True)
+                orow[j] = ln_out(orow[j], z, sf, z, b[j], False, True)
         else:
             for j in range(R):
-                out[i, j] = ln_out(x[i, j], m, s, z, z, False, False)
-        return m, s
+                orow[j] = ln_out(orow[j], z, sf, z, z, False, False)
 
     @jit_sum
     def ln_bwd_row(g, x, i, m, s, w, has_w, need_gx, gx, need_aff, gw_part, gb_part, c):

@@ -184,9 +184,7 @@ def _make_fused(parallel):
     @njit(parallel=parallel, **_opts)
     def ln_fwd(x, w, b, has_w, has_b, eps, out, mean, rstd, z):
         for i in rng(x.shape[0]):
-            m, s = _ln_fwd_row(x, i, w, b, has_w, has_b, eps, out, z)
-            mean[i] = m
-            rstd[i] = s
+            _ln_fwd_row(x, i, w, b, has_w, has_b, eps, out, mean, rstd, z)
 
     @njit(parallel=parallel, **_opts)
     def ln_bwd(g, x, mean, rstd, w, has_w, need_gx, need_aff, gx, gw_part, gb_part):
