@@ -13,6 +13,7 @@ import math
 
 import numpy as np
 from numba import njit
+from numba.extending import overload
 
 from .. import _config
 
@@ -20,6 +21,18 @@ _opts = dict(nogil=True, error_model="numpy", cache=_config.CACHE, no_cfunc_wrap
 # bodies the CPU loops take into their own IR (as if written in place: a parallel loop
 # stays one parfor); on the device ``inline`` means nothing
 _inline = dict(_opts, inline="always")
+
+def cast_like(z, v):
+    """``v`` converted to the type of ``z`` (in compiled code: a float64 row statistic
+    brought to a float32 row's type, so the row's elementwise math stays float32)."""
+    return type(z)(v)
+
+
+@overload(cast_like)
+def _cast_like(z, v):
+    to = z
+    return lambda z, v: to(v)
+
 
 # vector norm kinds (the op layer maps p to one of these)
 NORM_ZERO, NORM_ONE, NORM_TWO, NORM_INF, NORM_NEGINF, NORM_P = 0, 1, 2, 3, 4, 5
@@ -254,36 +267,47 @@ def norm_loss_bodies(exp, log, jit, jit_sum):
                 orow[j] = ln_out(orow[j], z, sf, z, z, False, False)
 
     @jit_sum
-    def ln_bwd_row(g, x, i, m, s, w, has_w, need_gx, gx, need_aff, gw_part, gb_part, c):
+    def ln_bwd_row(g, x, i, mt, st, w, has_w, need_gx, gx, need_aff, gw_part, gb_part, c):
         """Row ``i``'s input gradient into ``gx[i]`` (``need_gx``), and ``g * xhat`` / ``g``
-        added to the float64 column sums ``gw_part[c]`` / ``gb_part[c]`` (``need_aff``)."""
+        added to the float64 column sums ``gw_part[c]`` / ``gb_part[c]`` (``need_aff``).
+        ``mt``, ``st``: the row's mean and rstd as forward stored them (``x``'s dtype).
+        With ``gx``, ``xhat`` is made once in ``gx[i]`` (centred in float64, then scaled in
+        ``x``'s dtype, as forward does), the row sums are float64 and the gradient is
+        ``ln_gx``'s formula in ``x``'s dtype: a float32 row runs at float32 width."""
         R = x.shape[1]
+        m = mt * 1.0
+        gr, xr = g[i], x[i]
+        pw, pb = gw_part[c], gb_part[c]
         if need_gx:
+            gxr = gx[i]
+            for j in range(R):
+                gxr[j] = xr[j] - m
+            for j in range(R):
+                gxr[j] = gxr[j] * st
             sa = 0.0
             sb = 0.0
-            if has_w:
-                for j in range(R):
-                    h = g[i, j] * w[j]
-                    sa += h
-                    sb += h * ln_xhat(x[i, j], m, s)
-            else:
-                for j in range(R):
-                    h = g[i, j] * 1.0
-                    sa += h
-                    sb += h * ln_xhat(x[i, j], m, s)
-            sa /= R
-            sb /= R
-            if has_w:
-                for j in range(R):
-                    gx[i, j] = ln_gx(g[i, j] * w[j], x[i, j], m, s, sa, sb)
-            else:
-                for j in range(R):
-                    gx[i, j] = ln_gx(g[i, j], x[i, j], m, s, sa, sb)
-        if need_aff:
             for j in range(R):
-                gv = g[i, j]
-                gw_part[c, j] += gv * ln_xhat(x[i, j], m, s)
-                gb_part[c, j] += gv
+                h = gr[j] * w[j] if has_w else gr[j]
+                sa += h
+                sb += h * gxr[j]
+            if need_aff:
+                for j in range(R):
+                    pw[j] += gr[j] * gxr[j]
+                    pb[j] += gr[j]
+            saf = cast_like(st, sa / R)
+            sbf = cast_like(st, sb / R)
+            if has_w:
+                for j in range(R):
+                    gxr[j] = st * (gr[j] * w[j] - saf - gxr[j] * sbf)
+            else:
+                for j in range(R):
+                    gxr[j] = st * (gr[j] - saf - gxr[j] * sbf)
+        elif need_aff:
+            s = st * 1.0
+            for j in range(R):
+                gv = gr[j]
+                pw[j] += gv * ln_xhat(xr[j], m, s)
+                pb[j] += gv
 
     @jit_sum
     def ce_fwd_row(x, i, k, wk, has_w, z):

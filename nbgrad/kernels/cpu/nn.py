@@ -194,7 +194,7 @@ def _make_fused(parallel):
         nc = gw_part.shape[0]
         for c in rng(nc):
             for i in range(c * M // nc, (c + 1) * M // nc):
-                _ln_bwd_row(g, x, i, mean[i] * 1.0, rstd[i] * 1.0, w, has_w, need_gx, gx,
+                _ln_bwd_row(g, x, i, mean[i], rstd[i], w, has_w, need_gx, gx,
                             need_aff, gw_part, gb_part, c)
 
     return ce_fwd, ce_bwd, ln_fwd, ln_bwd
