@@ -44,7 +44,7 @@ PARALLEL_MACS = 1 << 20
 _MKL_THREADING_SEQUENTIAL, _MKL_THREADING_GNU = 1, 3  # mkl_service.h
 # MKL's state here: "lib" (ctypes handle), "shared" (another library had loaded it first),
 # "threaded" (decided at the first product: MKL runs 2-d products on its own threads, which
-# are Numba's GNU OpenMP threads), "gemm" (its ctypes cblas functions by dtype)
+# are Numba's GNU OpenMP threads), "f" / "d" (its ctypes cblas_?gemm_64, by dtype char)
 _MKL = {}
 
 
@@ -259,9 +259,9 @@ def _mkl_threads():
     """Whether MKL runs 2-d products on its own threads, decided before its first product
     (MKL's threading layer cannot change later). Yes when nbgrad loaded MKL and Numba's
     loops run on GNU OpenMP: MKL's GNU layer then parallelizes on the very same threads, so
-    no second pool spins against Numba's, and MKL splits a product better than blocks of
-    rows do (nothing to compile either). Otherwise MKL is sequential, and big products are
-    single-threaded calls split over the pool (``_gemm_par``), as with OpenBLAS."""
+    no second pool spins against Numba's; MKL splits a product itself (as fast as blocks
+    of rows here) and nothing is compiled. Otherwise MKL is sequential, and big products
+    are single-threaded calls split over the pool (``_gemm_par``), as with OpenBLAS."""
     threaded = _MKL.get("threaded")
     if threaded is None:
         threaded = False
