@@ -22,6 +22,7 @@ _opts = dict(nogil=True, error_model="numpy", cache=_config.CACHE, no_cfunc_wrap
 # stays one parfor); on the device ``inline`` means nothing
 _inline = dict(_opts, inline="always")
 
+
 def cast_like(z, v):
     """``v`` converted to the type of ``z`` (in compiled code: a float64 row statistic
     brought to a float32 row's type, so the row's elementwise math stays float32)."""
@@ -230,8 +231,9 @@ def norm_loss_bodies(exp, log, jit, jit_sum):
         """``c * softmax(x)[r]`` (``c = g[t] * w[k]``; the target class subtracts ``c``)."""
         return c * exp((v - m) - ls)
 
-    # ----- the CPU's rows: row i of a C-contiguous (M, R) array (indexed, not sliced: a
-    # slice per row costs more than a short row's work)
+    # ----- the CPU's rows: row i of a C-contiguous (M, R) array. Layer norm's take 1-d
+    # slices of the row once (their loops then vectorize at the row's own width);
+    # cross-entropy's index the array (a slice per row cost more than a short row's work)
     @jit_sum
     def ln_fwd_row(x, i, w, b, has_w, has_b, eps, out, mean, rstd, z):
         """Layer norm of row ``x[i]`` into ``out[i]``, its mean and rstd into ``mean[i]`` /
@@ -272,8 +274,9 @@ def norm_loss_bodies(exp, log, jit, jit_sum):
         added to the float64 column sums ``gw_part[c]`` / ``gb_part[c]`` (``need_aff``).
         ``mt``, ``st``: the row's mean and rstd as forward stored them (``x``'s dtype).
         With ``gx``, ``xhat`` is made once in ``gx[i]`` (centred in float64, then scaled in
-        ``x``'s dtype, as forward does), the row sums are float64 and the gradient is
-        ``ln_gx``'s formula in ``x``'s dtype: a float32 row runs at float32 width."""
+        ``x``'s dtype, as forward does), the row sums are float64, and the gradient is
+        ``ln_gx``'s formula on that ``xhat``, in ``x``'s dtype (CUDA's rows keep float64
+        elements; the two agree to float32 rounding)."""
         R = x.shape[1]
         m = mt * 1.0
         gr, xr = g[i], x[i]
