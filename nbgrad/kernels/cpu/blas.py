@@ -96,16 +96,16 @@ def _find_mkl():
     return None
 
 
-def _bind():
+def _bind(openblas):
     """Register the chosen BLAS's functions with LLVM as ``nbgrad_sgemm``,
     ``nbgrad_dgemm`` and ``nbgrad_blas_threads_local``; ``(name, path, set_local from
-    Python)`` or None."""
+    Python)`` or None. ``openblas``: ``_find_openblas()``'s answer."""
     choice = _config.BLAS
     found = None
     if choice in ("auto", "mkl"):
         found = _find_mkl()
     if found is None and choice in ("auto", "openblas"):
-        found = _find_openblas()
+        found = openblas
     if found is None:
         return None
     name, path, lib, sgemm, dgemm, local = found
@@ -119,23 +119,23 @@ def _bind():
     return name, path, py_local
 
 
-def _numpy_threads_local():
+def _numpy_threads_local(openblas):
     """NumPy's OpenBLAS ``openblas_set_num_threads_local`` (ctypes), or None: small products
     go to ``np.matmul``, and this keeps them to the calling thread."""
-    found = _find_openblas()
-    if found is None:
+    if openblas is None:
         return None
-    fn = found[2].openblas_set_num_threads_local
+    fn = openblas[2].openblas_set_num_threads_local
     fn.argtypes, fn.restype = (ctypes.c_int,), ctypes.c_int
     return fn
 
 
-_BOUND = _bind()
+_OPENBLAS = _find_openblas()
+_BOUND = _bind(_OPENBLAS)
 AVAILABLE = _BOUND is not None
 # which library the pool's products call ("mkl", "openblas"), and its path; None without
 NAME, PATH = (_BOUND[0], _BOUND[1]) if AVAILABLE else (None, None)
 _py_set_local = _BOUND[2] if AVAILABLE else None
-_numpy_set_local = _numpy_threads_local()
+_numpy_set_local = _numpy_threads_local(_OPENBLAS)
 
 if AVAILABLE:
     i32, i64, ptr = types.int32, types.int64, types.intp  # addresses passed as integers
@@ -220,8 +220,9 @@ _NO_BATCH = np.zeros(0, np.int64)
 def matmul(a, b, out):
     """``out = a @ b`` (NumPy's matmul broadcasting). A float product of at least
     ``PARALLEL_MACS`` multiply-adds whose operands BLAS reads in place runs on the pool
-    (``_gemm_par``); any other runs as ``np.matmul`` kept to this thread (OpenBLAS would
-    start its own threads from 262,144 multiply-adds), which compiles nothing."""
+    (``_parallel``: one MKL call on its threads, or ``_gemm_par``'s blocks); any other runs
+    as ``np.matmul`` kept to this thread (OpenBLAS would start its own threads from 262,144
+    multiply-adds)."""
     if not (AVAILABLE and _parallel(a, b, out)):
         prev = _numpy_set_local(1) if _numpy_set_local is not None else None
         try:
@@ -272,8 +273,8 @@ def _mkl_threads():
                                         else _MKL_THREADING_SEQUENTIAL)
             if threaded:
                 i64, vp = ctypes.c_int64, ctypes.c_void_p
-                for ch, ct in (("f", ctypes.c_float), ("d", ctypes.c_double)):
-                    fn = getattr(lib, "cblas_sgemm_64" if ch == "f" else "cblas_dgemm_64")
+                for ch, fn, ct in (("f", lib.cblas_sgemm_64, ctypes.c_float),
+                                   ("d", lib.cblas_dgemm_64, ctypes.c_double)):
                     fn.argtypes = (ctypes.c_int,) * 3 + (i64,) * 3 + (ct, vp, i64, vp, i64,
                                                                      ct, vp, i64)
                     fn.restype = None

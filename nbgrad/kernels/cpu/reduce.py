@@ -115,7 +115,7 @@ def _sum_arb(x, out, acc):
     for a in range(A):
         for b in range(B):
             acc[b] = 0
-        _add_rows(x, a, 0, B, acc)
+        _add_rows(x, a, _I0, B, acc)
         o = out[a]
         for b in range(B):
             o[b] = acc[b]
