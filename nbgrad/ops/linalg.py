@@ -8,7 +8,7 @@ from numpy import ndarray as _ndarray
 from .. import dtypes as _dt
 from ..autograd.grad_mode import STATE as _STATE
 from ..storage._cpupool import empty as _pool_empty
-from ..storage.layout import bcast3, layout3
+from ..storage.layout import layout3
 from ..tensor import _fresh, _wrap
 from ._core import (
     SCALAR_TYPE,
@@ -301,11 +301,10 @@ def linear(input, weight, bias=None):
                 f"{ws[0]} output features"
             )
         bd = bias._data
-        b3 = None
         if data.size and bd.__class__ is _ndarray and bd.flags.c_contiguous:
-            b3 = bcast3(data.shape, (data, bd))  # the rows of a fresh product, in place
-        if b3 is not None:
-            kernel("add", dev).into(b3[1][0], b3[1][1])
+            # the rows of a fresh product, in place (as (1, rows, n) and (1, 1, n))
+            n = ws[0]
+            kernel("add", dev).into(data.reshape(1, -1, n), bd.reshape(1, 1, n))
         elif data.size:
             views = layout3(be, data.shape, [data, bias._data, data])
             if views is None:

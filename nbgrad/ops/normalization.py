@@ -4,7 +4,7 @@ any order are exact."""
 
 import math
 
-from ..tensor import _wrap
+from ..tensor import _fresh, _wrap
 from ._core import (
     Node,
     backend,
@@ -78,7 +78,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     elif M:  # empty rows: statistics of nothing
         mean = be.full(lead + (1,) * k, math.nan, dt.np)
         rstd = be.full(lead + (1,) * k, math.nan, dt.np)
-    res = _wrap(out, dt, dev)
+    res = _fresh(out, dt, dev)
     if needs_grad(input, weight, bias):
         record(NativeLayerNormBackward0, res, (input, weight, bias),
                (save(input), _wrap(mean, dt, dev), _wrap(rstd, dt, dev), save(weight),
@@ -204,7 +204,7 @@ def layer_norm_backward(grad, input, mean, rstd, weight=None, output_mask=(True,
     else:
         gw = be.zeros(nshape, dt.np) if mask[1] else None
         gb = be.zeros(nshape, dt.np) if mask[2] else None
-    outs = tuple(None if a is None else _wrap(a, dt, dev) for a in (gx, gw, gb))
+    outs = tuple(None if a is None else _fresh(a, dt, dev) for a in (gx, gw, gb))
     if needs_grad(grad, input, weight):
         record_multi(NativeLayerNormBackwardBackward0, [o for o in outs if o is not None],
                      (grad, input, weight),

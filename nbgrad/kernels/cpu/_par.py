@@ -55,6 +55,18 @@ def run_parallel(parallel, *args):
     return False
 
 
+def call_parallel(parallel, *args):
+    """``parallel(*args)``'s result, or None when the pool is busy or unusable (the caller
+    then runs serially)."""
+    if not _state["forked"] and _pool.acquire(blocking=False):
+        try:
+            _state["started"] = True
+            return parallel(*args)
+        finally:
+            _pool.release()
+    return None
+
+
 def threads():
     """How many threads a parallel kernel runs on."""
     import numba

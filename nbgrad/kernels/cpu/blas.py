@@ -13,8 +13,8 @@ Which BLAS (``NBGRAD_BLAS``): Intel's MKL when the ``mkl`` package is installed
 
 How a big product runs:
 - MKL, with Numba on GNU OpenMP (the default): MKL gets its GNU threading layer, whose
-  threads are Numba's own OpenMP threads, and a 2-d product is one MKL call
-  (``_mkl_2d``); it compiles nothing.
+  threads are Numba's own OpenMP threads, and a 2-d product is one MKL call made from
+  compiled code (``_gemm_threaded``, compiled once per float dtype).
 - Otherwise (OpenBLAS, a batch of matrices, another threading layer): it is cut into
   blocks of output rows (or columns, or batch items), each one single-threaded ``gemm``
   call made by a thread of Numba's pool (``_gemm_par``). The library's ``cblas_?gemm``
@@ -31,7 +31,7 @@ import os
 import re
 
 import numpy as np
-from numba import njit, prange, types
+from numba import get_num_threads, njit, prange, types
 
 from ... import _config
 from . import _par
@@ -44,7 +44,8 @@ PARALLEL_MACS = 1 << 20
 _MKL_THREADING_SEQUENTIAL, _MKL_THREADING_GNU = 1, 3  # mkl_service.h
 # MKL's state here: "lib" (ctypes handle), "shared" (another library had loaded it first),
 # "threaded" (decided at the first product: MKL runs 2-d products on its own threads, which
-# are Numba's GNU OpenMP threads), "f" / "d" (its ctypes cblas_?gemm_64, by dtype char)
+# are Numba's GNU OpenMP threads), "f" / "d" (``_threaded_call``'s entry points, by dtype
+# char)
 _MKL = {}
 
 
@@ -98,8 +99,7 @@ def _find_mkl():
 
 def _bind(openblas):
     """Register the chosen BLAS's functions with LLVM as ``nbgrad_sgemm``,
-    ``nbgrad_dgemm`` and ``nbgrad_blas_threads_local``; ``(name, path, set_local from
-    Python)`` or None. ``openblas``: ``_find_openblas()``'s answer."""
+    ``nbgrad_dgemm`` and ``nbgrad_blas_threads_local``; ``(name, path)`` or None. ``openblas``: ``_find_openblas()``'s answer."""
     choice = _config.BLAS
     found = None
     if choice in ("auto", "mkl"):
@@ -114,9 +114,7 @@ def _bind(openblas):
     for alias, symbol in (("nbgrad_sgemm", sgemm), ("nbgrad_dgemm", dgemm),
                           ("nbgrad_blas_threads_local", local)):
         binding.add_symbol(alias, ctypes.cast(getattr(lib, symbol), ctypes.c_void_p).value)
-    py_local = getattr(lib, local)
-    py_local.argtypes, py_local.restype = (ctypes.c_int,), ctypes.c_int
-    return name, path, py_local
+    return name, path
 
 
 def _numpy_threads_local(openblas):
@@ -134,7 +132,6 @@ _BOUND = _bind(_OPENBLAS)
 AVAILABLE = _BOUND is not None
 # which library the pool's products call ("mkl", "openblas"), and its path; None without
 NAME, PATH = (_BOUND[0], _BOUND[1]) if AVAILABLE else (None, None)
-_py_set_local = _BOUND[2] if AVAILABLE else None
 _numpy_set_local = _numpy_threads_local(_OPENBLAS)
 
 if AVAILABLE:
@@ -172,6 +169,40 @@ if AVAILABLE:
         else:
             _dgemm(_ROW, ta, tb, m, n, K, 1.0, pa, lda, pb, ldb, 0.0, po, N)
         _set_local(prev)
+
+    @njit(inline="always", **_opts)
+    def _trans(x):
+        """``(trans, ld)`` for BLAS to read 2-d ``x`` in place, or ``(0, 0)``."""
+        it = x.itemsize
+        r, c = x.shape
+        s0, s1 = x.strides
+        if (s1 == it or c == 1) and s0 % it == 0 and s0 >= max(c, 1) * it:
+            return _NOTRANS, s0 // it
+        if (s0 == it or r == 1) and s1 % it == 0 and s1 >= max(r, 1) * it:
+            return _TRANS, s1 // it
+        return 0, 0
+
+    @njit(**_opts)
+    def _gemm_threaded(a, b, out):
+        """``out = a @ b`` (2-d) as one BLAS call on ``get_num_threads()`` threads (MKL's
+        GNU layer: Numba's own OpenMP threads); False, with nothing done, when BLAS cannot
+        read ``a`` or ``b`` in place. Compiled so that a call costs one dispatch: the same
+        call through ctypes cost ~10 µs more (addresses, 14 converted arguments, thread
+        counts), a fifth of a 512x128x128 product."""
+        ta, lda = _trans(a)
+        tb, ldb = _trans(b)
+        if ta == 0 or tb == 0:
+            return False
+        M, N = out.shape
+        prev = _set_local(get_num_threads())
+        if out.itemsize == 4:
+            _sgemm(_ROW, ta, tb, M, N, a.shape[1], np.float32(1.0), a.ctypes.data, lda,
+                   b.ctypes.data, ldb, np.float32(0.0), out.ctypes.data, N)
+        else:
+            _dgemm(_ROW, ta, tb, M, N, a.shape[1], 1.0, a.ctypes.data, lda, b.ctypes.data,
+                   ldb, 0.0, out.ctypes.data, N)
+        _set_local(prev)
+        return True
 
     @njit(**_opts)  # (not inlined: a parallel loop's index may not be written)
     def _offsets(i, shape, sa, sb, so):
@@ -261,43 +292,33 @@ def _mkl_threads():
     (MKL's threading layer cannot change later). Yes when nbgrad loaded MKL and Numba's
     loops run on GNU OpenMP: MKL's GNU layer then parallelizes on the very same threads, so
     no second pool spins against Numba's; MKL splits a product itself (as fast as blocks
-    of rows here) and nothing is compiled. Otherwise MKL is sequential, and big products
-    are single-threaded calls split over the pool (``_gemm_par``), as with OpenBLAS."""
+    of rows here) and nothing is compiled but the call. Otherwise MKL is sequential, and
+    big products are single-threaded calls split over the pool (``_gemm_par``), as with
+    OpenBLAS."""
     threaded = _MKL.get("threaded")
     if threaded is None:
         threaded = False
         if NAME == "mkl" and not _MKL["shared"]:
             threaded = _numba_on_gnu_openmp()
-            lib = _MKL["lib"]
-            lib.MKL_Set_Threading_Layer(_MKL_THREADING_GNU if threaded
-                                        else _MKL_THREADING_SEQUENTIAL)
-            if threaded:
-                i64, vp = ctypes.c_int64, ctypes.c_void_p
-                for ch, fn, ct in (("f", lib.cblas_sgemm_64, ctypes.c_float),
-                                   ("d", lib.cblas_dgemm_64, ctypes.c_double)):
-                    fn.argtypes = (ctypes.c_int,) * 3 + (i64,) * 3 + (ct, vp, i64, vp, i64,
-                                                                     ct, vp, i64)
-                    fn.restype = None
-                    _MKL[ch] = fn
+            _MKL["lib"].MKL_Set_Threading_Layer(_MKL_THREADING_GNU if threaded
+                                                else _MKL_THREADING_SEQUENTIAL)
         _MKL["threaded"] = threaded
     return threaded
 
 
-def _mkl_2d(a, b, out, ta, lda, tb, ldb):
-    """``out = a @ b`` (2-d) as one MKL call on the pool's threads; False when the pool is
-    busy or unusable (a forked child)."""
-    M, N = out.shape
-    gemm = _MKL[out.dtype.char]
+def _threaded_call(dt):
+    """``_gemm_threaded``'s entry point for float dtype ``dt``, compiled on first use
+    (for 'A'-layout operands: one machine code for every layout; its bare entry point
+    takes arrays without Numba's typing, so callers pass exactly this dtype)."""
+    f = _MKL.get(dt.char)
+    if f is None:
+        from numba import from_dtype
 
-    def call():
-        prev = _py_set_local(_par.threads())
-        try:
-            gemm(_ROW, ta, tb, M, N, a.shape[1], 1.0, a.ctypes.data, lda, b.ctypes.data, ldb,
-                 0.0, out.ctypes.data, N)
-        finally:
-            _py_set_local(prev)
-
-    return _par.run_parallel(call)
+        arr = types.Array(from_dtype(dt), 2, "A")
+        sig = types.boolean(arr, arr, types.Array(from_dtype(dt), 2, "C"))
+        f = _MKL[dt.char] = (_gemm_threaded.compile(sig) if hasattr(_gemm_threaded, "compile")
+                             else _gemm_threaded)
+    return f
 
 
 def _parallel(a, b, out):
@@ -308,11 +329,12 @@ def _parallel(a, b, out):
             or not out.flags.c_contiguous or a.ndim < 2 or b.ndim < 2
             or out.size * a.shape[-1] < PARALLEL_MACS):
         return False
+    if a.ndim == b.ndim == out.ndim == 2 and _mkl_threads():
+        return bool(_par.call_parallel(_threaded_call(dt), a, b, out))
     pa, pb = _operand(a), _operand(b)
     if pa is None or pb is None:
         return False
     (ta, lda), (tb, ldb) = pa, pb
-    threaded = _mkl_threads()
     M, N = out.shape[-2], out.shape[-1]
     if out.ndim > 2:
         batch = out.shape[:-2]
@@ -323,8 +345,6 @@ def _parallel(a, b, out):
         nb, split_rows = 1, True
     elif a.ndim != 2 or b.ndim != 2:
         return False
-    elif threaded:
-        return _mkl_2d(a, b, out, ta, lda, tb, ldb)
     else:
         shape = sa = sb = so = _NO_BATCH
         split_rows = M >= N
