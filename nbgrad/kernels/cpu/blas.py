@@ -99,7 +99,8 @@ def _find_mkl():
 
 def _bind(openblas):
     """Register the chosen BLAS's functions with LLVM as ``nbgrad_sgemm``,
-    ``nbgrad_dgemm`` and ``nbgrad_blas_threads_local``; ``(name, path)`` or None. ``openblas``: ``_find_openblas()``'s answer."""
+    ``nbgrad_dgemm`` and ``nbgrad_blas_threads_local``; ``(name, path)`` or None.
+    ``openblas``: ``_find_openblas()``'s answer."""
     choice = _config.BLAS
     found = None
     if choice in ("auto", "mkl"):
@@ -172,7 +173,8 @@ if AVAILABLE:
 
     @njit(inline="always", **_opts)
     def _trans(x):
-        """``(trans, ld)`` for BLAS to read 2-d ``x`` in place, or ``(0, 0)``."""
+        """``(trans, ld)`` for BLAS to read 2-d ``x`` in place, or ``(0, 0)``: ``_operand``'s
+        rule, in the compiled call."""
         it = x.itemsize
         r, c = x.shape
         s0, s1 = x.strides
@@ -331,9 +333,31 @@ def _parallel(a, b, out):
         return False
     if a.ndim == b.ndim == out.ndim == 2 and _mkl_threads():
         return bool(_par.call_parallel(_threaded_call(dt), a, b, out))
+    key = (a.shape, a.strides, b.shape, b.strides, out.shape, out.itemsize)
+    plan = _PLANS.get(key, False)
+    if plan is False:
+        if len(_PLANS) >= 1024:  # many layouts (e.g. varying lengths): start over
+            _PLANS.clear()
+        plan = _PLANS[key] = _plan(a, b, out)
+    if plan is None:
+        return False
+    M, N, K, ta, tb, lda, ldb, single, shape, sa, sb, so, split_rows = plan
+    nb = 1 if shape.size else max(1, min(_par.threads(), M if split_rows else N))
+    return _par.run_parallel(_gemm_par, a.ctypes.data, b.ctypes.data, out.ctypes.data, M, N,
+                             K, ta, tb, lda, ldb, single, shape, sa, sb, so, nb, split_rows)
+
+
+# _gemm_par's arguments but the addresses and block count, by the operands' layout (the
+# arrays of batch strides alone took ~4 µs to build, a tenth of an attention product)
+_PLANS = {}
+
+
+def _plan(a, b, out):
+    """``_gemm_par``'s layout arguments for ``out = a @ b``, or None when BLAS cannot read
+    an operand in place."""
     pa, pb = _operand(a), _operand(b)
     if pa is None or pb is None:
-        return False
+        return None
     (ta, lda), (tb, ldb) = pa, pb
     M, N = out.shape[-2], out.shape[-1]
     if out.ndim > 2:
@@ -342,13 +366,11 @@ def _parallel(a, b, out):
         b = b if b.shape[:-2] == batch else np.broadcast_to(b, batch + b.shape[-2:])
         shape = np.array(batch, np.int64)
         sa, sb, so = (np.array(x.strides[:-2], np.int64) for x in (a, b, out))
-        nb, split_rows = 1, True
+        split_rows = True
     elif a.ndim != 2 or b.ndim != 2:
-        return False
+        return None
     else:
         shape = sa = sb = so = _NO_BATCH
         split_rows = M >= N
-        nb = max(1, min(_par.threads(), M if split_rows else N))
-    return _par.run_parallel(_gemm_par, a.ctypes.data, b.ctypes.data, out.ctypes.data, M, N,
-                             a.shape[-1], ta, tb, lda, ldb, dt == np.float32, shape, sa, sb,
-                             so, nb, split_rows)
+    return (M, N, a.shape[-1], ta, tb, lda, ldb, out.itemsize == 4, shape, sa, sb, so,
+            split_rows)
