@@ -31,7 +31,7 @@ import os
 import re
 
 import numpy as np
-from numba import get_num_threads, njit, prange, types
+from numba import njit, prange, types
 
 from ... import _config
 from . import _par
@@ -178,25 +178,26 @@ if AVAILABLE:
         it = x.itemsize
         r, c = x.shape
         s0, s1 = x.strides
-        if (s1 == it or c == 1) and s0 % it == 0 and s0 >= max(c, 1) * it:
+        if (s1 == it or c == 1) and s0 % it == 0 and s0 >= c * it and s0 >= it:
             return _NOTRANS, s0 // it
-        if (s0 == it or r == 1) and s1 % it == 0 and s1 >= max(r, 1) * it:
+        if (s0 == it or r == 1) and s1 % it == 0 and s1 >= r * it and s1 >= it:
             return _TRANS, s1 // it
         return 0, 0
 
     @njit(**_opts)
-    def _gemm_threaded(a, b, out):
-        """``out = a @ b`` (2-d) as one BLAS call on ``get_num_threads()`` threads (MKL's
-        GNU layer: Numba's own OpenMP threads); False, with nothing done, when BLAS cannot
-        read ``a`` or ``b`` in place. Compiled so that a call costs one dispatch: the same
-        call through ctypes cost ~10 µs more (addresses, 14 converted arguments, thread
-        counts), a fifth of a 512x128x128 product."""
+    def _gemm_threaded(a, b, out, threads):
+        """``out = a @ b`` (2-d) as one BLAS call on ``threads`` threads (MKL's GNU layer:
+        Numba's own OpenMP threads); False, with nothing done, when BLAS cannot read ``a``
+        or ``b`` in place. Compiled so that a call costs one dispatch: the same call
+        through ctypes cost ~10 µs more (addresses, 14 converted arguments), a fifth of a
+        512x128x128 product. (Numba's ``get_num_threads`` in here would keep it out of
+        the on-disk cache: it reads a ctypes pointer.)"""
         ta, lda = _trans(a)
         tb, ldb = _trans(b)
         if ta == 0 or tb == 0:
             return False
         M, N = out.shape
-        prev = _set_local(get_num_threads())
+        prev = _set_local(threads)
         if out.itemsize == 4:
             _sgemm(_ROW, ta, tb, M, N, a.shape[1], np.float32(1.0), a.ctypes.data, lda,
                    b.ctypes.data, ldb, np.float32(0.0), out.ctypes.data, N)
@@ -317,7 +318,7 @@ def _threaded_call(dt):
         from numba import from_dtype
 
         arr = types.Array(from_dtype(dt), 2, "A")
-        sig = types.boolean(arr, arr, types.Array(from_dtype(dt), 2, "C"))
+        sig = types.boolean(arr, arr, types.Array(from_dtype(dt), 2, "C"), types.int32)
         f = _MKL[dt.char] = (_gemm_threaded.compile(sig) if hasattr(_gemm_threaded, "compile")
                              else _gemm_threaded)
     return f
@@ -332,7 +333,7 @@ def _parallel(a, b, out):
             or out.size * a.shape[-1] < PARALLEL_MACS):
         return False
     if a.ndim == b.ndim == out.ndim == 2 and _mkl_threads():
-        return bool(_par.call_parallel(_threaded_call(dt), a, b, out))
+        return bool(_par.call_parallel(_threaded_call(dt), a, b, out, _par.threads()))
     key = (a.shape, a.strides, b.shape, b.strides, out.shape, out.itemsize)
     plan = _PLANS.get(key, False)
     if plan is False:
