@@ -122,6 +122,19 @@ def test_layouts_blas_cannot_read_are_refused_and_computed_by_numpy(monkeypatch)
         np.testing.assert_allclose(o, x @ y, rtol=1e-5)
 
 
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+def test_small_products_with_vectors_match_numpy(dt):
+    # below PARALLEL_MACS: np.matmul kept to this thread; strided vectors and transposes
+    rng = np.random.default_rng(5)
+    m = rng.standard_normal((7, 5)).astype(dt)
+    v5 = rng.standard_normal(10).astype(dt)[::2]  # stride 2
+    v7 = rng.standard_normal(7).astype(dt)
+    for a, b in ((m, v5), (m.T, v7), (v7, m), (v5, m.T), (v5, v5.copy()), (m, m.T)):
+        out = np.full(np.matmul(a, b).shape, np.nan, dt)
+        blas.matmul(a, b, out)
+        np.testing.assert_allclose(out, a @ b, rtol=1e-5 if dt == np.float32 else 1e-12)
+
+
 def test_numpy_keeps_its_blas_thread_count():
     threadpoolctl = pytest.importorskip("threadpoolctl")
 

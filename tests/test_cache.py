@@ -94,11 +94,11 @@ b = rng.standard_normal((4, 96, 128)).astype(np.float32)
 # a batch of 6.3M multiply-adds: split over the pool by _gemm_par with either BLAS
 out = (nbgrad.tensor(a) @ nbgrad.tensor(b)).numpy()
 hits = sum(sum(d.stats.cache_hits.values()) for d in (blas._gemm_par,))
-# one 1.6M multiply-add matrix product: one call from _gemm_threaded where MKL runs on the
+# one 1.6M multiply-add matrix product: one call from _gemm_one where MKL runs on the
 # pool's threads (the first process compiles it, later ones load it), else split too
 out2 = (nbgrad.tensor(a[0]) @ nbgrad.tensor(b[0])).numpy()
 threaded = bool(blas._MKL.get("threaded"))
-hits2 = sum(blas._gemm_threaded.stats.cache_hits.values()) if threaded else -1
+hits2 = sum(blas._gemm_one.stats.cache_hits.values()) if threaded else -1
 print(json.dumps({"blas": blas.NAME, "err": float(np.abs(out - a @ b).max()), "hits": hits,
                   "err2": float(np.abs(out2 - a[0] @ b[0]).max()), "hits2": hits2}))
 """

@@ -14,7 +14,7 @@ Which BLAS (``NBGRAD_BLAS``): Intel's MKL when the ``mkl`` package is installed
 How a big product runs:
 - MKL, with Numba on GNU OpenMP (the default): MKL gets its GNU threading layer, whose
   threads are Numba's own OpenMP threads, and a 2-d product is one MKL call made from
-  compiled code (``_gemm_threaded``, compiled once per float dtype).
+  compiled code (``_gemm_one``).
 - Otherwise (OpenBLAS, a batch of matrices, another threading layer): it is cut into
   blocks of output rows (or columns, or batch items), each one single-threaded ``gemm``
   call made by a thread of Numba's pool (``_gemm_par``). The library's ``cblas_?gemm``
@@ -44,8 +44,7 @@ PARALLEL_MACS = 1 << 20
 _MKL_THREADING_SEQUENTIAL, _MKL_THREADING_GNU = 1, 3  # mkl_service.h
 # MKL's state here: "lib" (ctypes handle), "shared" (another library had loaded it first),
 # "threaded" (decided at the first product: MKL runs 2-d products on its own threads, which
-# are Numba's GNU OpenMP threads), "f" / "d" (``_threaded_call``'s entry points, by dtype
-# char)
+# are Numba's GNU OpenMP threads), "one" (``_gemm_one``'s entry point)
 _MKL = {}
 
 
@@ -171,39 +170,21 @@ if AVAILABLE:
             _dgemm(_ROW, ta, tb, m, n, K, 1.0, pa, lda, pb, ldb, 0.0, po, N)
         _set_local(prev)
 
-    @njit(inline="always", **_opts)
-    def _trans(x):
-        """``(trans, ld)`` for BLAS to read 2-d ``x`` in place, or ``(0, 0)``: ``_operand``'s
-        rule, in the compiled call."""
-        it = x.itemsize
-        r, c = x.shape
-        s0, s1 = x.strides
-        if (s1 == it or c == 1) and s0 % it == 0 and s0 >= c * it and s0 >= it:
-            return _NOTRANS, s0 // it
-        if (s0 == it or r == 1) and s1 % it == 0 and s1 >= r * it and s1 >= it:
-            return _TRANS, s1 // it
-        return 0, 0
-
     @njit(**_opts)
-    def _gemm_threaded(a, b, out, threads):
-        """``out = a @ b`` (2-d) as one BLAS call on ``threads`` threads (MKL's GNU layer:
-        Numba's own OpenMP threads); False, with nothing done, when BLAS cannot read ``a``
-        or ``b`` in place. Compiled so that a call costs one dispatch: the same call
-        through ctypes cost ~10 µs more (addresses, 14 converted arguments), a fifth of a
-        512x128x128 product. (Numba's ``get_num_threads`` in here would keep it out of
+    def _gemm_one(pa, pb, po, M, N, K, ta, tb, lda, ldb, single, threads):
+        """The product at ``po`` (M x N, row stride N) of the matrices at ``pa`` and ``pb``
+        (as ``ta``/``tb`` and their leading dimensions say) as one BLAS call on
+        ``threads`` threads (MKL's GNU layer: Numba's own OpenMP threads); returns True.
+        Compiled, with integers only (cheap to compile, ~0.04 s): a call costs ~4 µs with
+        the addresses, where the same call through ctypes cost ~10 (its 14 arguments
+        converted one by one). (Numba's ``get_num_threads`` in here would keep it out of
         the on-disk cache: it reads a ctypes pointer.)"""
-        ta, lda = _trans(a)
-        tb, ldb = _trans(b)
-        if ta == 0 or tb == 0:
-            return False
-        M, N = out.shape
         prev = _set_local(threads)
-        if out.itemsize == 4:
-            _sgemm(_ROW, ta, tb, M, N, a.shape[1], np.float32(1.0), a.ctypes.data, lda,
-                   b.ctypes.data, ldb, np.float32(0.0), out.ctypes.data, N)
+        if single:
+            _sgemm(_ROW, ta, tb, M, N, K, np.float32(1.0), pa, lda, pb, ldb, np.float32(0.0),
+                   po, N)
         else:
-            _dgemm(_ROW, ta, tb, M, N, a.shape[1], 1.0, a.ctypes.data, lda, b.ctypes.data,
-                   ldb, 0.0, out.ctypes.data, N)
+            _dgemm(_ROW, ta, tb, M, N, K, 1.0, pa, lda, pb, ldb, 0.0, po, N)
         _set_local(prev)
         return True
 
@@ -309,18 +290,16 @@ def _mkl_threads():
     return threaded
 
 
-def _threaded_call(dt):
-    """``_gemm_threaded``'s entry point for float dtype ``dt``, compiled on first use
-    (for 'A'-layout operands: one machine code for every layout; its bare entry point
-    takes arrays without Numba's typing, so callers pass exactly this dtype)."""
-    f = _MKL.get(dt.char)
+def _gemm_one_entry():
+    """``_gemm_one``'s bare entry point (compiled on first use, for its one signature: a
+    call skips Numba's argument typing)."""
+    f = _MKL.get("one")
     if f is None:
-        from numba import from_dtype
-
-        arr = types.Array(from_dtype(dt), 2, "A")
-        sig = types.boolean(arr, arr, types.Array(from_dtype(dt), 2, "C"), types.int32)
-        f = _MKL[dt.char] = (_gemm_threaded.compile(sig) if hasattr(_gemm_threaded, "compile")
-                             else _gemm_threaded)
+        i32, i64, ptr = types.int32, types.int64, types.intp
+        sig = types.boolean(ptr, ptr, ptr, i64, i64, i64, i32, i32, i64, i64, types.boolean,
+                            i32)
+        f = _MKL["one"] = (_gemm_one.compile(sig) if hasattr(_gemm_one, "compile")
+                           else _gemm_one)
     return f
 
 
@@ -332,8 +311,6 @@ def _parallel(a, b, out):
             or not out.flags.c_contiguous or a.ndim < 2 or b.ndim < 2
             or out.size * a.shape[-1] < PARALLEL_MACS):
         return False
-    if a.ndim == b.ndim == out.ndim == 2 and _mkl_threads():
-        return bool(_par.call_parallel(_threaded_call(dt), a, b, out, _par.threads()))
     key = (a.shape, a.strides, b.shape, b.strides, out.shape, out.itemsize)
     plan = _PLANS.get(key, False)
     if plan is False:
@@ -343,6 +320,10 @@ def _parallel(a, b, out):
     if plan is None:
         return False
     M, N, K, ta, tb, lda, ldb, single, shape, sa, sb, so, split_rows = plan
+    if not shape.size and _mkl_threads():  # one 2-d product: one MKL call on the pool
+        return bool(_par.call_parallel(_gemm_one_entry(), a.ctypes.data, b.ctypes.data,
+                                       out.ctypes.data, M, N, K, ta, tb, lda, ldb, single,
+                                       _par.threads()))
     nb = 1 if shape.size else max(1, min(_par.threads(), M if split_rows else N))
     return _par.run_parallel(_gemm_par, a.ctypes.data, b.ctypes.data, out.ctypes.data, M, N,
                              K, ta, tb, lda, ldb, single, shape, sa, sb, so, nb, split_rows)
