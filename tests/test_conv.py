@@ -397,6 +397,48 @@ def test_parallel_kernels_match_serial():
     np.testing.assert_allclose((cols[0] * c).sum(), (x * img).sum(), rtol=1e-12)
 
 
+@pytest.mark.slow  # compiles the image-by-image kernel twice (~5 s)
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+def test_input_gradient_image_by_image_matches_the_columns_path(dt):
+    # conv2d_input_grad makes each image's columns in a buffer of its own thread: bit for
+    # bit the values of conv_mm into one columns array and col2im (serial and parallel,
+    # groups, stride, dilation, padding, a weight read through strides)
+    from nbgrad.kernels.cpu import conv as K
+
+    rng = np.random.default_rng(7)
+    N, G, Og, Cg, kh, kw, H, W = 3, 2, 5, 3, 3, 2, 9, 8
+    args = (kh, kw, 2, 1, 1, 0, 1, 2)  # kh kw sh sw ph pw dh dw
+    Ho, Wo = (H + 2 - 3) // 2 + 1, (W - 3) // 1 + 1
+    w = rng.standard_normal((G * Og, Cg, kh, kw)).astype(dt)
+    a = w.reshape(G, Og, Cg * kh * kw).transpose(0, 2, 1)  # (G, Kg, Og), strided
+    g = rng.standard_normal((N, G, Og, Ho * Wo)).astype(dt)
+    cols = np.empty((N, G, Cg * kh * kw, Ho * Wo), dt)
+    K.conv_mm(a, g, cols)
+    ref = np.full((N, G * Cg, H, W), np.nan, dt)
+    K.col2im(cols.reshape(N, -1, Ho * Wo), ref, *args, Ho, Wo)
+    for impl in K._INPUT_GRAD:
+        x = np.full_like(ref, np.nan)
+        impl(a, g, x, *args, Ho, Wo)
+        np.testing.assert_array_equal(x, ref)
+    x = np.full_like(ref, np.nan)
+    K.conv2d_input_grad(a, g[:1], x[:1], *args, Ho, Wo)  # fewer images than threads
+    np.testing.assert_array_equal(x[:1], ref[:1])
+
+
+def test_conv2d_input_gradient_same_with_and_without_a_graph():
+    # backward without a graph takes the one-kernel input gradient, with create_graph the
+    # recorded conv_mm and col2im: the same numbers
+    rng = np.random.default_rng(8)
+    x = nbgrad.tensor(rng.standard_normal((4, 6, 10, 9)).astype(np.float32), requires_grad=True)
+    w = nbgrad.tensor(rng.standard_normal((8, 3, 3, 3)).astype(np.float32), requires_grad=True)
+    gy = nbgrad.tensor(rng.standard_normal((4, 8, 5, 5)).astype(np.float32))
+    y = F.conv2d(x, w, stride=2, padding=1, groups=2)
+    (plain,) = nbgrad.autograd.grad(y, x, gy, retain_graph=True)
+    (graph,) = nbgrad.autograd.grad(y, x, gy, create_graph=True)
+    assert graph.requires_grad and not plain.requires_grad
+    np.testing.assert_array_equal(plain.numpy(), graph.detach().numpy())
+
+
 # ----- every output position sums its products in the same order ------------------------
 def _interior(n_out, k, s, p, n_in):
     """The output positions whose window lies inside the (unpadded) input."""

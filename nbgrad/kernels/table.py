@@ -39,6 +39,7 @@ KERNELS = (
     ("col2im", "conv", "col2im"),
     ("conv2d_bias_add", "conv", "bias_add"),
     ("conv_mm", "conv", "conv_mm"),
+    ("conv2d_input_grad", "conv", "conv2d_input_grad"),
     ("max_pool2d", "conv", "max_pool2d"),
     ("max_pool2d_backward", "conv", "max_pool2d_backward"),
     ("max_pool2d_gather", "conv", "max_pool2d_gather"),

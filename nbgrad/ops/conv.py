@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..autograd.grad_mode import STATE as _STATE
-from ..tensor import _wrap
+from ..tensor import _fresh, _wrap
 from ._core import (
     SCALAR_TYPE,
     Node,
@@ -188,8 +188,16 @@ class ConvolutionBackward0(Node):
         g = g.contiguous()
         if fx[0] is not None:
             wt = transpose(reshape(w, (G, Og, Kg)), 1, 2)  # (G, Kg, Og)
-            gcols = reshape(conv_mm(wt, reshape(g, (N, G, Og, L))), (N, C * kh * kw, L))
-            gx = col2im(gcols, (H, W), ks, stride, pad, dil, ohw)
+            g4 = reshape(g, (N, G, Og, L))
+            if needs_grad(g, w):  # a double backward: the ops, recorded
+                gcols = reshape(conv_mm(wt, g4), (N, C * kh * kw, L))
+                gx = col2im(gcols, (H, W), ks, stride, pad, dil, ohw)
+            else:  # the same values from one kernel (image by image where it can)
+                gxd = backend(g._device).empty(xs, g._dtype.np)
+                if gxd.size:
+                    kernel("conv2d_input_grad", g._device)(wt._data, g4._data, gxd, kh, kw,
+                                                           *stride, *pad, *dil, *ohw)
+                gx = _fresh(gxd, g._dtype, g._device)
         if fw[0] is not None:
             if cols_data is not None and not (_STATE.enabled and x._rg):
                 # forward's columns: no second im2col (a double backward through x needs

@@ -245,6 +245,82 @@ def _make_gemm(parallel):
 _GEMM = (_make_gemm(False), _make_gemm(True))
 
 
+def _make_input_grad(parallel):
+    rng = prange if parallel else range
+
+    @njit(parallel=parallel, **_opts)
+    def input_grad(a, g, x, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo):
+        # x[n] = col2im(a[gr] @ g[n, gr] over the groups gr) image by image: a (G, Kg, Og)
+        # any strides, g (N, G, Og, L), x (N, C, H, W) C-contiguous, floats. Image n's
+        # columns go to a buffer of the thread's own, still in cache when col2im reads
+        # them, not to one (N, C*kh*kw, L) array in memory; each tile is _GEMM's
+        N, G, Og, L = g.shape
+        Kg = a.shape[1]
+        C, H, W = x.shape[1], x.shape[2], x.shape[3]
+        NR = _NV * (_VBITS // (8 * a.itemsize))
+        ap = _pack_weights(a, _MR)
+        nkb = (Og + _KC - 1) // _KC
+        KC = (Og + nkb - 1) // nkb
+        nch = (L + _GLB - 1) // _GLB
+        gf = g.reshape(-1)
+        xf = x.reshape(-1)
+        gsz = G * Og * L
+        xsz = C * H * W
+        for n in rng(N):
+            cols = np.empty(G * Kg * L, a.dtype)
+            bpad = np.empty(KC * NR, a.dtype)
+            ctmp = np.empty(_MR * NR, a.dtype)
+            gn = gf[n * gsz:(n + 1) * gsz]
+            for t in range(G * nch):
+                _gemm_chunk(ap, gn, cols, t, Og, L, Kg, G, nch, KC, NR, bpad, ctmp)
+            xn = xf[n * xsz:(n + 1) * xsz]
+            for c in range(C):
+                _col2im_plane(cols, xn, c, H, W, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo)
+
+    return input_grad
+
+
+_INPUT_GRAD = (_make_input_grad(False), _make_input_grad(True))
+
+
+@njit(inline="always", **_opts)
+def _col2im_plane(cf, xf, t, H, W, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo):
+    # plane t of the flat image xf (t*H*W on) = the sum of its kh*kw rows of the flat
+    # columns cf (from ((t*kh + i)*kw + j)*Ho*Wo on) put back on the pixels they were read from
+    L = Ho * Wo
+    HW = H * W
+    xp = t * HW
+    plane = xf[xp:xp + HW]
+    for k in range(HW):
+        plane[k] = 0
+    for i in range(kh):
+        off_h = i * dh - ph
+        hlo, hhi = _valid_range(off_h, sh, H, Ho)
+        for j in range(kw):
+            rb = ((t * kh + i) * kw + j) * L
+            off_w = j * dw - pw
+            lo, hi = _valid_range(off_w, sw, W, Wo)
+            n = hi - lo
+            if n <= 0:
+                continue
+            if sw == 1:
+                for oh in range(hlo, hhi):
+                    cb = rb + oh * Wo + lo
+                    xb = xp + (oh * sh + off_h) * W + off_w + lo
+                    src = cf[cb:cb + n]
+                    dst = xf[xb:xb + n]
+                    for k in range(n):
+                        dst[k] += src[k]
+            else:
+                for oh in range(hlo, hhi):
+                    cb = rb + oh * Wo + lo
+                    xb = xp + (oh * sh + off_h) * W + off_w + lo * sw
+                    src = cf[cb:cb + n]
+                    dst = xf[xb:xb + (n - 1) * sw + 1]
+                    for k in range(n):
+                        dst[k * sw] += src[k]
+
+
 def _make(parallel):
     rng = prange if parallel else range
 
@@ -298,41 +374,10 @@ def _make(parallel):
         # x = sum of the column entries that im2col read from each pixel (x is overwritten);
         # each plane t is written only from its own rows, so planes run in parallel
         N, C, H, W = x.shape
-        L = Ho * Wo
-        HW = H * W
         xf = x.reshape(-1)
         cf = cols.reshape(-1)
         for t in rng(N * C):
-            xp = t * HW
-            plane = xf[xp:xp + HW]
-            for k in range(HW):
-                plane[k] = 0
-            for i in range(kh):
-                off_h = i * dh - ph
-                hlo, hhi = _valid_range(off_h, sh, H, Ho)
-                for j in range(kw):
-                    rb = ((t * kh + i) * kw + j) * L
-                    off_w = j * dw - pw
-                    lo, hi = _valid_range(off_w, sw, W, Wo)
-                    n = hi - lo
-                    if n <= 0:
-                        continue
-                    if sw == 1:
-                        for oh in range(hlo, hhi):
-                            cb = rb + oh * Wo + lo
-                            xb = xp + (oh * sh + off_h) * W + off_w + lo
-                            src = cf[cb:cb + n]
-                            dst = xf[xb:xb + n]
-                            for k in range(n):
-                                dst[k] += src[k]
-                    else:
-                        for oh in range(hlo, hhi):
-                            cb = rb + oh * Wo + lo
-                            xb = xp + (oh * sh + off_h) * W + off_w + lo * sw
-                            src = cf[cb:cb + n]
-                            dst = xf[xb:xb + (n - 1) * sw + 1]
-                            for k in range(n):
-                                dst[k * sw] += src[k]
+            _col2im_plane(cf, xf, t, H, W, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo)
 
     @njit(parallel=parallel, **_opts)
     def bias_add(out, b):
@@ -495,6 +540,23 @@ def conv_mm(a, b, out):
         _par.run(_GEMM[0], _GEMM[1], out.size * a.shape[2], a, b, out)
     else:  # integers: the plain loop
         _par.run(_S[6], _P[6], out.size * a.shape[2], a, b, out)
+
+
+def conv2d_input_grad(a, g, x, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo):
+    """conv2d's input gradient ``x`` (N, C, H, W) = ``col2im(conv_mm(a, g))`` for the
+    transposed weights ``a`` (G, C/G*kh*kw, O/G) and the output gradient ``g`` (N, G, O/G,
+    Ho*Wo): the same values, made image by image when there are images for every thread
+    (each image's columns stay in cache), else through a whole columns array."""
+    N, G, Og, L = g.shape
+    dt = x.dtype
+    if ((dt == np.float32 or dt == np.float64) and Og and a.dtype == dt == g.dtype
+            and N >= _par.threads()):
+        _par.run(_INPUT_GRAD[0], _INPUT_GRAD[1], x.size * Og, a, g, x, kh, kw, sh, sw, ph, pw,
+                 dh, dw, Ho, Wo)
+        return
+    cols = np.empty((N, G, a.shape[1], L), dt)
+    conv_mm(a, g, cols)
+    col2im(cols.reshape(N, -1, L), x, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo)
 
 
 def max_pool2d_gather(x, idx, out):

@@ -197,6 +197,16 @@ def conv_mm(a, b, out):
         matmul(a, b, out)
 
 
+def conv2d_input_grad(a, g, x, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo):
+    """conv2d's input gradient ``x`` (N, C, H, W) = ``col2im(conv_mm(a, g))`` for the
+    transposed weights ``a`` (G, C/G*kh*kw, O/G) and the output gradient ``g`` (N, G, O/G,
+    Ho*Wo), through a whole columns array."""
+    N, G, _, L = g.shape
+    cols = cuda.device_array((N, G, a.shape[1], L), x.dtype)
+    conv_mm(a, g, cols)
+    col2im(cols.reshape(N, G * a.shape[1], L), x, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo)
+
+
 def max_pool2d(x, out, idx, kh, kw, sh, sw, ph, pw, dh, dw, lowest):
     """Max over each window of planes ``x`` (P, H, W) into ``out`` and flat argmax ``idx``."""
     if out.size:
