@@ -1,13 +1,15 @@
-"""Convolution and pooling: ``conv2d`` (im2col + conv_mm) and ``max_pool2d`` (fused kernel).
+"""Convolution and pooling: ``conv2d`` (columns + conv_mm) and ``max_pool2d`` (fused kernel).
 
 conv_mm is the matrix product of the weights and the columns that sums every output
 position's products in the same order (BLAS does not, so a constant image would give
-several values and break max-pool ties that PyTorch keeps exact). conv2d's backward is
-written in differentiable ops, so it supports double backward: grad_input =
-col2im(conv_mm(W^T, grad)), grad_weight = sum_n grad @ im2col(input)^T (BLAS; the columns
-forward built are kept for it, and im2col is recorded again only for a double backward that
-must reach the input), grad_bias = grad summed over (N, H, W). ``im2col`` and ``col2im`` are ops whose backward
-is each other (they are adjoint linear maps). max_pool2d's backward is the op
+several values and break max-pool ties that PyTorch keeps exact). conv2d runs as one kernel
+(``conv2d_forward``: each image's columns made and multiplied while in cache; no columns
+array is kept). Its backward: grad_input = col2im(conv_mm(W^T, grad)) (``conv2d_input_grad``,
+image by image too), grad_weight = sum_n grad[n] @ im2col(input)[n]^T (``conv2d_weight_grad``
+per image on BLAS, then the sum), grad_bias = grad summed over (N, H, W). Under create_graph
+the same formulas are recorded as differentiable ops (``conv_mm``, ``im2col``, ``col2im``,
+matmul), so double backward works; ``im2col`` and ``col2im`` are ops whose backward is each
+other (they are adjoint linear maps). max_pool2d's backward is the op
 ``max_pool2d_backward`` (scatter to the argmax positions), whose backward is
 ``max_pool2d_gather`` (read at the same positions), whose backward is the scatter again.
 """
@@ -174,8 +176,8 @@ class ConvolutionBackward0(Node):
     __slots__ = ()
 
     def backward(self, saved, g):
-        # x and forward's columns only when the weight needs a gradient, w only when the
-        # input does
+        # x (and, for a 1x1 convolution, the image as its own columns) only when the weight
+        # needs a gradient, w only when the input does
         x, w, cols_data = saved
         xs, ws, stride, pad, dil, groups, ohw = self.attrs
         fx, fw, fb = self.next_functions
@@ -199,21 +201,25 @@ class ConvolutionBackward0(Node):
                                                            *stride, *pad, *dil, *ohw)
                 gx = _fresh(gxd, g._dtype, g._device)
         if fw[0] is not None:
-            if cols_data is not None and not (_STATE.enabled and x._rg):
-                # forward's columns: no second im2col (a double backward through x needs
-                # the recorded op instead)
-                cols = _wrap(cols_data, g._dtype, g._device)
+            if cols_data is None and not needs_grad(x, g):
+                # one kernel (each image's columns made and used in cache), then the sum
+                # over the images: the values of the ops below
+                gwd = backend(g._device).empty((N, G, Og, Kg), g._dtype.np)
+                if gwd.size:
+                    kernel("conv2d_weight_grad", g._device)(
+                        contiguous_data(x), reshape(g, (N, G, Og, L))._data, gwd, kh, kw,
+                        *stride, *pad, *dil, *ohw)
+                gw = reshape(_sum(_fresh(gwd, g._dtype, g._device), 0), ws)
             else:
-                cols = im2col(x, ks, stride, pad, dil, ohw)  # (N, K, L)
-        if G == 1:
-            g3 = reshape(g, (N, O, L))
-            if fw[0] is not None:
-                gw = reshape(_sum(matmul(g3, transpose(cols, 1, 2)), 0), ws)
-        else:
-            g4 = reshape(g, (N, G, Og, L))
-            if fw[0] is not None:
+                if cols_data is not None and not (_STATE.enabled and x._rg):
+                    # the image itself (a 1x1 convolution) (a double backward through x
+                    # needs the recorded op instead)
+                    cols = _wrap(cols_data, g._dtype, g._device)
+                else:
+                    cols = im2col(x, ks, stride, pad, dil, ohw)  # (N, K, L)
                 cols = reshape(cols, (N, G, Kg, L))
-                gw = reshape(_sum(matmul(g4, transpose(cols, 2, 3)), 0), ws)
+                gw = reshape(_sum(matmul(reshape(g, (N, G, Og, L)), transpose(cols, 2, 3)), 0),
+                             ws)
         if fb[0] is not None:
             # a GEMV with ones runs ~10x faster here than the (0, 2, 3) reduction
             ones = _wrap(backend(g._device).full((L,), 1, g._dtype.np), g._dtype, g._device)
@@ -328,18 +334,16 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     G, Og, Kg, L = groups, O // groups, Cg * kh * kw, Ho * Wo
     be = backend(dev)
     out = (be.zeros if Kg == 0 else be.empty)((N, O, Ho, Wo), dt.np)
-    cols = None
+    cols = None  # the columns, kept for the weight's gradient only where they are the image
     if out.size:
         if Kg:
+            w3 = contiguous_data(weight).reshape(G, Og, Kg)
             if _trivial(ks, stride, pad, dilation) and ohw == (H, W):
                 cols = contiguous_data(x).reshape(N, C, L)
+                kernel("conv_mm", dev)(w3, cols.reshape(N, G, Kg, L), out.reshape(N, G, Og, L))
             else:
-                cols = be.empty((N, C * kh * kw, L), dt.np)
-                kernel("im2col", dev)(contiguous_data(x), cols, kh, kw, *stride, *pad, *dilation, Ho, Wo)
-            kernel("conv_mm", dev)(
-                contiguous_data(weight).reshape(G, Og, Kg), cols.reshape(N, G, Kg, L),
-                out.reshape(N, G, Og, L),
-            )
+                kernel("conv2d_forward", dev)(contiguous_data(x), w3, out.reshape(N, O, L), kh,
+                                              kw, *stride, *pad, *dilation, Ho, Wo)
         if bias is not None:
             kernel("conv2d_bias_add", dev)(out.reshape(N, O, L), contiguous_data(bias))
     res = _wrap(out, dt, dev)

@@ -197,6 +197,47 @@ def conv_mm(a, b, out):
         matmul(a, b, out)
 
 
+def conv2d_forward(x, a, out, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo):
+    """conv2d without its bias: ``out`` (N, G*Og, Ho*Wo) = ``conv_mm(a, im2col(x))`` for
+    the image ``x`` (N, C, H, W) and the weights ``a`` (G, Og, C/G*kh*kw)."""
+    N, C = x.shape[0], x.shape[1]
+    G, Og, Kg = a.shape
+    L = Ho * Wo
+    cols = cuda.device_array((N, C * kh * kw, L), out.dtype)
+    im2col(x, cols, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo)
+    conv_mm(a, cols.reshape(N, G, Kg, L), out.reshape(N, G, Og, L))
+
+
+def conv2d_weight_grad(x, g, gw, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo):
+    """conv2d's weight gradient per image: ``gw[n, gr]`` (N, G, Og, Kg) = ``g[n, gr] @
+    im2col(x[n])[gr].T`` for the image ``x`` (N, C, H, W) and the output gradient ``g`` (N,
+    G, Og, Ho*Wo); the caller sums over n."""
+    N, C = x.shape[0], x.shape[1]
+    cols = cuda.device_array((N, C * kh * kw, g.shape[3]), gw.dtype)
+    im2col(x, cols, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo)
+    if gw.size:
+        _weight_grad[grid(gw.size)](g, cols, gw)
+
+
+@cuda.jit
+def _weight_grad(g, cols, gw):
+    # gw[n, gr, o, k] = sum over l of g[n, gr, o, l] * cols[n, gr*Kg + k, l], in l order
+    N, G, Og, Kg = gw.shape
+    L = g.shape[3]
+    t = cuda.grid(1)
+    s = cuda.gridsize(1)
+    while t < gw.size:
+        k = t % Kg
+        o = (t // Kg) % Og
+        gr = (t // (Kg * Og)) % G
+        n = t // (Kg * Og * G)
+        acc = g[n, gr, o, 0] * cols[n, gr * Kg + k, 0]
+        for li in range(1, L):
+            acc += g[n, gr, o, li] * cols[n, gr * Kg + k, li]
+        gw[n, gr, o, k] = acc
+        t += s
+
+
 def conv2d_input_grad(a, g, x, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo):
     """conv2d's input gradient ``x`` (N, C, H, W) = ``col2im(conv_mm(a, g))`` for the
     transposed weights ``a`` (G, C/G*kh*kw, O/G) and the output gradient ``g`` (N, G, O/G,
