@@ -143,6 +143,17 @@ if AVAILABLE:
     _set_local = types.ExternalFunction("nbgrad_blas_threads_local", i32(i32))
 
     @njit(inline="always", **_opts)
+    def gemm_call(single, ta, tb, m, n, K, pa, lda, pb, ldb, po, ldc):
+        """One row-major ``gemm`` (alpha 1, beta 0) of the library this process bound, on
+        addresses: float32 when ``single``, else float64. For compiled callers (here, and
+        conv2d's weight gradient), on the thread count they set."""
+        if single:
+            _sgemm(_ROW, ta, tb, m, n, K, np.float32(1.0), pa, lda, pb, ldb, np.float32(0.0),
+                   po, ldc)
+        else:
+            _dgemm(_ROW, ta, tb, m, n, K, 1.0, pa, lda, pb, ldb, 0.0, po, ldc)
+
+    @njit(inline="always", **_opts)
     def _block(pa, pb, po, M, N, K, ta, tb, lda, ldb, single, t, nb, split_rows):
         """Block ``t`` of ``nb`` of the (M, N) product at address ``po`` (row stride N) of
         the matrices at ``pa`` and ``pb`` (as ``ta``/``tb`` and their leading dimensions
@@ -163,11 +174,7 @@ if AVAILABLE:
         if m == 0 or n == 0:
             return
         prev = _set_local(1)
-        if single:
-            _sgemm(_ROW, ta, tb, m, n, K, np.float32(1.0), pa, lda, pb, ldb, np.float32(0.0),
-                   po, N)
-        else:
-            _dgemm(_ROW, ta, tb, m, n, K, 1.0, pa, lda, pb, ldb, 0.0, po, N)
+        gemm_call(single, ta, tb, m, n, K, pa, lda, pb, ldb, po, N)
         _set_local(prev)
 
     @njit(**_opts)
@@ -180,11 +187,7 @@ if AVAILABLE:
         converted one by one). (Numba's ``get_num_threads`` in here would keep it out of
         the on-disk cache: it reads a ctypes pointer.)"""
         prev = _set_local(threads)
-        if single:
-            _sgemm(_ROW, ta, tb, M, N, K, np.float32(1.0), pa, lda, pb, ldb, np.float32(0.0),
-                   po, N)
-        else:
-            _dgemm(_ROW, ta, tb, M, N, K, 1.0, pa, lda, pb, ldb, 0.0, po, N)
+        gemm_call(single, ta, tb, M, N, K, pa, lda, pb, ldb, po, N)
         _set_local(prev)
         return True
 

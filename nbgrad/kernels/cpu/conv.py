@@ -224,6 +224,26 @@ def _gemm_chunk(ap, bf, of, t, K, L, O, G, nch, KC, NR, bpad, ctmp):
                             of[op + (o + r) * L + l + j] = ctmp[r * NR + j]
 
 
+@njit(inline="always", **_opts)
+def _gemm_setup(a, L):
+    # for a (G, O, K) times columns (K, L): the packed weights, _gemm_tile's positions, the
+    # products per pass and the position chunks
+    K = a.shape[2]
+    NR = _NV * (_VBITS // (8 * a.itemsize))
+    nkb = (K + _KC - 1) // _KC
+    KC = (K + nkb - 1) // nkb  # even passes: no short last one
+    return _pack_weights(a, _MR), NR, KC, (L + _GLB - 1) // _GLB
+
+
+@njit(inline="always", **_opts)
+def _gemm_image(ap, bf, of, K, L, O, G, nch, KC, NR):
+    # every tile of one image: of (G, O, L) = a @ bf (G, K, L), both flat
+    bpad = np.empty(KC * NR, ap.dtype)
+    ctmp = np.empty(_MR * NR, ap.dtype)
+    for t in range(G * nch):
+        _gemm_chunk(ap, bf, of, t, K, L, O, G, nch, KC, NR, bpad, ctmp)
+
+
 def _make_gemm(parallel):
     rng = prange if parallel else range
 
@@ -233,13 +253,9 @@ def _make_gemm(parallel):
         # (N, G, O, L) C-contiguous, float32 or float64, K >= 1
         N, G, K, L = b.shape
         O = a.shape[1]
-        NR = _NV * (_VBITS // (8 * a.itemsize))  # _gemm_tile's positions
-        ap = _pack_weights(a, _MR)
+        ap, NR, KC, nch = _gemm_setup(a, L)
         bf = b.reshape(-1)
         of = out.reshape(-1)
-        nkb = (K + _KC - 1) // _KC
-        KC = (K + nkb - 1) // nkb  # even passes: no short last one
-        nch = (L + _GLB - 1) // _GLB
         for t in rng(N * G * nch):
             bpad = np.empty(KC * NR, a.dtype)
             ctmp = np.empty(_MR * NR, a.dtype)
@@ -263,22 +279,14 @@ def _make_input_grad(parallel):
         N, G, Og, L = g.shape
         Kg = a.shape[1]
         C, H, W = x.shape[1], x.shape[2], x.shape[3]
-        NR = _NV * (_VBITS // (8 * a.itemsize))
-        ap = _pack_weights(a, _MR)
-        nkb = (Og + _KC - 1) // _KC
-        KC = (Og + nkb - 1) // nkb
-        nch = (L + _GLB - 1) // _GLB
+        ap, NR, KC, nch = _gemm_setup(a, L)
         gf = g.reshape(-1)
         xf = x.reshape(-1)
         gsz = G * Og * L
         xsz = C * H * W
         for n in rng(N):
             cols = np.empty(G * Kg * L, a.dtype)
-            bpad = np.empty(KC * NR, a.dtype)
-            ctmp = np.empty(_MR * NR, a.dtype)
-            gn = gf[n * gsz:(n + 1) * gsz]
-            for t in range(G * nch):
-                _gemm_chunk(ap, gn, cols, t, Og, L, Kg, G, nch, KC, NR, bpad, ctmp)
+            _gemm_image(ap, gf[n * gsz:(n + 1) * gsz], cols, Og, L, Kg, G, nch, KC, NR)
             xn = xf[n * xsz:(n + 1) * xsz]
             for c in range(C):
                 _col2im_plane(cols, xn, c, H, W, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo)
@@ -301,25 +309,17 @@ def _make_forward(parallel):
         N, C, H, W = x.shape
         G, Og, Kg = a.shape
         L = Ho * Wo
-        NR = _NV * (_VBITS // (8 * a.itemsize))
-        ap = _pack_weights(a, _MR)
-        nkb = (Kg + _KC - 1) // _KC
-        KC = (Kg + nkb - 1) // nkb
-        nch = (L + _GLB - 1) // _GLB
+        ap, NR, KC, nch = _gemm_setup(a, L)
         xf = x.reshape(-1)
         of = out.reshape(-1)
         xsz = C * H * W
         osz = G * Og * L
         for n in rng(N):
             cols = np.empty(G * Kg * L, a.dtype)
-            bpad = np.empty(KC * NR, a.dtype)
-            ctmp = np.empty(_MR * NR, a.dtype)
             xn = xf[n * xsz:(n + 1) * xsz]
             for c in range(C):
                 _im2col_plane(xn, cols, c, H, W, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo)
-            on = of[n * osz:(n + 1) * osz]
-            for t in range(G * nch):
-                _gemm_chunk(ap, cols, on, t, Kg, L, Og, G, nch, KC, NR, bpad, ctmp)
+            _gemm_image(ap, cols, of[n * osz:(n + 1) * osz], Kg, L, Og, G, nch, KC, NR)
 
     return forward
 
@@ -329,7 +329,6 @@ _FORWARD = (_make_forward(False), _make_forward(True))
 
 def _make_weight_grad(parallel):
     rng = prange if parallel else range
-    i32 = np.int32
 
     @njit(parallel=parallel, **_opts)
     def weight_grad(x, g, gw, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo):
@@ -347,17 +346,13 @@ def _make_weight_grad(parallel):
             xn = xf[n * xsz:(n + 1) * xsz]
             for c in range(C):
                 _im2col_plane(xn, cols, c, H, W, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo)
-            prev = _blas._set_local(i32(1))
+            prev = _blas._set_local(1)
             for gr in range(G):
                 pa = g.ctypes.data + ((n * G + gr) * Og * L) * it
                 pb = cols.ctypes.data + gr * Kg * L * it
                 po = gw.ctypes.data + ((n * G + gr) * Og * Kg) * it
-                if it == 4:
-                    _blas._sgemm(i32(_blas._ROW), i32(_blas._NOTRANS), i32(_blas._TRANS), Og,
-                                 Kg, L, np.float32(1.0), pa, L, pb, L, np.float32(0.0), po, Kg)
-                else:
-                    _blas._dgemm(i32(_blas._ROW), i32(_blas._NOTRANS), i32(_blas._TRANS), Og,
-                                 Kg, L, 1.0, pa, L, pb, L, 0.0, po, Kg)
+                _blas.gemm_call(it == 4, _blas._NOTRANS, _blas._TRANS, Og, Kg, L, pa, L, pb, L,
+                                po, Kg)
             _blas._set_local(prev)
 
     return weight_grad
