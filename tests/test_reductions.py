@@ -106,6 +106,27 @@ def test_var_spellings():
     np.testing.assert_allclose(m.numpy(), a.mean(keepdims=True))
 
 
+@pytest.mark.parametrize("name", ["var_mean", "std_mean"])
+@pytest.mark.parametrize("kw", [dict(dim=1), dict(dim=(0, 1), keepdim=True),
+                                dict(dim=1, correction=0), dict()])
+def test_var_mean_is_one_node_like_torch(name, kw):
+    torch = pytest.importorskip("torch")
+    a = np.random.default_rng(3).standard_normal((3, 4))
+    for which in range(3):  # both outputs' gradients, the statistic's alone, the mean's alone
+        x = nbgrad.tensor(a, requires_grad=True)
+        tx = torch.tensor(a, requires_grad=True)
+        s, m = getattr(nbgrad, name)(x, **kw)
+        ts, tm = getattr(torch, name)(tx, **kw)
+        assert s.grad_fn is m.grad_fn
+        assert type(s.grad_fn).__name__ == type(ts.grad_fn).__name__
+        assert (s._output_nr, m._output_nr) == (0, 1)
+        [(s * 2 + m * 3).sum(), s.sum(), m.sum()][which].backward()
+        [(ts * 2 + tm * 3).sum(), ts.sum(), tm.sum()][which].backward()
+        np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(s.detach().numpy(), ts.detach().numpy(), rtol=1e-12)
+        np.testing.assert_allclose(m.detach().numpy(), tm.detach().numpy(), rtol=1e-12)
+
+
 def test_prod_dtypes_and_empty():
     assert nbgrad.prod(nbgrad.tensor([2, 3, 4])).item() == 24
     assert nbgrad.prod(nbgrad.tensor([2, 3, 4])).dtype == nbgrad.int64

@@ -4,12 +4,24 @@ One ``defreduce`` row each (``ops/reducedef.py``): one Numba kernel (``var`` in
 kernels/{cpu,cuda}/reduce.py) over the ``(A, R, B)`` layout of ops/reduce.py, accumulating
 in float64 in two passes; the derivative formulas are PyTorch's (``var_backward``,
 ``std_backward``), written with nbgrad ops, so gradients are differentiable again.
+``var_mean`` / ``std_mean`` record one node for both results (``VarMeanBackward0`` /
+``StdMeanBackward0``, as PyTorch).
 """
 
 import math
 
-from ._core import backend, check_tensor, kernel
-from .elementwise import div, eq, mul, sub, where
+from ..autograd.grad_mode import no_grad
+from ._core import (
+    Node,
+    backend,
+    check_tensor,
+    kernel,
+    needs_grad,
+    record_multi,
+    save,
+    save_output,
+)
+from .elementwise import add, div, eq, mul, sub, where
 from .reduce import (
     _arb,
     _dims,
@@ -19,6 +31,7 @@ from .reduce import (
     restore_reduced_dims,
 )
 from .reducedef import defreduce, surface
+from .shape import expand
 
 __all__ = ["var", "std", "var_mean", "std_mean"]
 
@@ -117,15 +130,64 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return _stat(STD, "std", input, dim, unbiased, keepdim, correction)
 
 
+class VarMeanBackward0(Node):
+    """Backward of ``var_mean`` / ``std_mean``: one node for both outputs (as PyTorch's),
+    each output's gradient by its own formula, summed."""
+
+    __slots__ = ()
+    materialize_grads = False
+
+    def backward(self, saved, g_stat, g_mean):
+        x, result = saved
+        dims, correction, keepdim, is_std = self.attrs
+        gx = None
+        if g_stat is not None:
+            gx = (std_backward(result, g_stat, x, dims, correction, keepdim) if is_std
+                  else var_backward(g_stat, x, dims, correction, keepdim))
+        if g_mean is not None:
+            n = 1
+            for d in dims:
+                n *= x.shape[d]
+            gm = expand(div(restore_reduced_dims(g_mean, dims, keepdim), n), tuple(x.shape))
+            gx = gm if gx is None else add(gx, gm)
+        return (gx,)
+
+
+class StdMeanBackward0(VarMeanBackward0):
+    __slots__ = ()
+
+
+def _stat_mean(row, op, input, dim, unbiased, keepdim, correction):
+    """``(row's statistic, mean)`` over the same dims, recorded as one node."""
+    check_tensor(input, op)
+    dim, c = _correction(op, dim, unbiased, correction)
+    _float_dtype(input._dtype)
+    dims = _dims(dim, input.ndim)
+    with no_grad():
+        stat = row.call(input, dims, c, keepdim)
+        m = mean(input, dims, keepdim)
+    if needs_grad(input):
+        is_std = row is STD
+        record_multi(StdMeanBackward0 if is_std else VarMeanBackward0, [stat, m], (input,),
+                     (save(input), save_output(stat) if is_std else None),
+                     (dims, c, keepdim, is_std))
+    return stat, m
+
+
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    """``(var(input, ...), mean(input, ...))`` over the same dims."""
-    d = None if isinstance(dim, bool) else dim
-    return (var(input, dim, unbiased, keepdim, correction=correction),
-            mean(input, d, keepdim))
+    """``(var(input, ...), mean(input, ...))`` over the same dims, one graph node for both
+    (``VarMeanBackward0``).
+
+    Example::
+
+        >>> v, m = nbgrad.var_mean(nbgrad.tensor([[1.0, 2.0], [3.0, 5.0]]), 1)
+        >>> v.tolist(), m.tolist()
+        ([0.5, 2.0], [1.5, 4.0])
+    """
+    return _stat_mean(VAR, "var_mean", input, dim, unbiased, keepdim, correction)
 
 
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    """``(std(input, ...), mean(input, ...))`` over the same dims."""
-    d = None if isinstance(dim, bool) else dim
-    return (std(input, dim, unbiased, keepdim, correction=correction),
-            mean(input, d, keepdim))
+    """``(std(input, ...), mean(input, ...))`` over the same dims, one graph node for both
+    (``StdMeanBackward0``)."""
+    return _stat_mean(STD, "std_mean", input, dim, unbiased, keepdim, correction)
