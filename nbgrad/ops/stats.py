@@ -28,10 +28,10 @@ from .reduce import (
     _dims_shape,
     _out_shape,
     mean,
+    mean_backward,
     restore_reduced_dims,
 )
 from .reducedef import defreduce, surface
-from .shape import expand
 
 __all__ = ["var", "std", "var_mean", "std_mean"]
 
@@ -108,11 +108,17 @@ STD = defreduce("std", overload="correction", kernels=("var", "sqrt"), forward=_
                 grads=("std_backward(result, grad, input, dim, correction, keepdim)",))
 
 
-def _stat(row, op, input, dim, unbiased, keepdim, correction):
+def _stat_args(op, input, dim, unbiased, correction):
+    """``(dims, correction)`` of a var/std call, after PyTorch's checks in its order."""
     check_tensor(input, op)
     dim, c = _correction(op, dim, unbiased, correction)
     _float_dtype(input._dtype)  # PyTorch refuses the dtype before it parses dims
-    return row.call(input, _dims(dim, input.ndim), c, keepdim)
+    return _dims(dim, input.ndim), c
+
+
+def _stat(row, op, input, dim, unbiased, keepdim, correction):
+    dims, c = _stat_args(op, input, dim, unbiased, correction)
+    return row.call(input, dims, c, keepdim)
 
 
 @surface(VAR)
@@ -145,10 +151,7 @@ class VarMeanBackward0(Node):
             gx = (std_backward(result, g_stat, x, dims, correction, keepdim) if is_std
                   else var_backward(g_stat, x, dims, correction, keepdim))
         if g_mean is not None:
-            n = 1
-            for d in dims:
-                n *= x.shape[d]
-            gm = expand(div(restore_reduced_dims(g_mean, dims, keepdim), n), tuple(x.shape))
+            gm = mean_backward(g_mean, tuple(x.shape), dims, x.numel(), keepdim)
             gx = gm if gx is None else add(gx, gm)
         return (gx,)
 
@@ -159,10 +162,7 @@ class StdMeanBackward0(VarMeanBackward0):
 
 def _stat_mean(row, op, input, dim, unbiased, keepdim, correction):
     """``(row's statistic, mean)`` over the same dims, recorded as one node."""
-    check_tensor(input, op)
-    dim, c = _correction(op, dim, unbiased, correction)
-    _float_dtype(input._dtype)
-    dims = _dims(dim, input.ndim)
+    dims, c = _stat_args(op, input, dim, unbiased, correction)
     with no_grad():
         stat = row.call(input, dims, c, keepdim)
         m = mean(input, dims, keepdim)

@@ -42,19 +42,6 @@ def run(serial, parallel, n, *args):
     return serial(*args)
 
 
-def run_parallel(parallel, *args):
-    """Call ``parallel(*args)`` and return True, or False when the pool is busy (another
-    Python thread is in it) or unusable (a forked child): the caller then runs serially."""
-    if not _state["forked"] and _pool.acquire(blocking=False):
-        try:
-            _state["started"] = True
-            parallel(*args)
-            return True
-        finally:
-            _pool.release()
-    return False
-
-
 def call_parallel(parallel, *args):
     """``parallel(*args)``'s result, or None when the pool is busy or unusable (the caller
     then runs serially)."""

@@ -218,6 +218,7 @@ if AVAILABLE:
             oa, ob, oo = _offsets(task // nb, shape, sa, sb, so)
             _block(pa + oa, pb + ob, po + oo, M, N, K, ta, tb, lda, ldb, single, task % nb,
                    nb, split_rows)
+        return True  # (_par.call_parallel's None means the pool was busy)
 
 
 def _operand(x):
@@ -328,8 +329,9 @@ def _parallel(a, b, out):
                                        out.ctypes.data, M, N, K, ta, tb, lda, ldb, single,
                                        _par.threads()))
     nb = 1 if shape.size else max(1, min(_par.threads(), M if split_rows else N))
-    return _par.run_parallel(_gemm_par, a.ctypes.data, b.ctypes.data, out.ctypes.data, M, N,
-                             K, ta, tb, lda, ldb, single, shape, sa, sb, so, nb, split_rows)
+    return bool(_par.call_parallel(_gemm_par, a.ctypes.data, b.ctypes.data, out.ctypes.data,
+                                   M, N, K, ta, tb, lda, ldb, single, shape, sa, sb, so, nb,
+                                   split_rows))
 
 
 # _gemm_par's arguments but the addresses and block count, by the operands' layout (the

@@ -627,19 +627,25 @@ def conv_mm(a, b, out):
         _par.run(_S[6], _P[6], out.size * a.shape[2], a, b, out)
 
 
+def _by_image(n, k, out, *arrays):
+    """Whether a conv2d kernel runs image by image: float arrays of one dtype, products
+    to sum (``k``), and at least an image for every thread (``n``)."""
+    dt = out.dtype
+    return ((dt == np.float32 or dt == np.float64) and k > 0
+            and all(a.dtype == dt for a in arrays) and n >= _par.threads())
+
+
 def conv2d_input_grad(a, g, x, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo):
     """conv2d's input gradient ``x`` (N, C, H, W) = ``col2im(conv_mm(a, g))`` for the
     transposed weights ``a`` (G, C/G*kh*kw, O/G) and the output gradient ``g`` (N, G, O/G,
     Ho*Wo): the same values, made image by image when there are images for every thread
     (each image's columns stay in cache), else through a whole columns array."""
     N, G, Og, L = g.shape
-    dt = x.dtype
-    if ((dt == np.float32 or dt == np.float64) and Og and a.dtype == dt == g.dtype
-            and N >= _par.threads()):
+    if _by_image(N, Og, x, a, g):
         _par.run(_INPUT_GRAD[0], _INPUT_GRAD[1], x.size * Og, a, g, x, kh, kw, sh, sw, ph, pw,
                  dh, dw, Ho, Wo)
         return
-    cols = np.empty((N, G, a.shape[1], L), dt)
+    cols = np.empty((N, G, a.shape[1], L), x.dtype)
     conv_mm(a, g, cols)
     col2im(cols.reshape(N, -1, L), x, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo)
 
@@ -652,13 +658,11 @@ def conv2d_forward(x, a, out, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo):
     N, C = x.shape[0], x.shape[1]
     G, Og, Kg = a.shape
     L = Ho * Wo
-    dt = out.dtype
-    if (dt == np.float32 or dt == np.float64) and Kg and a.dtype == dt == x.dtype and (
-            N >= _par.threads()):
+    if _by_image(N, Kg, out, a, x):
         _par.run(_FORWARD[0], _FORWARD[1], out.size * Kg, x, a, out, kh, kw, sh, sw, ph, pw,
                  dh, dw, Ho, Wo)
         return
-    cols = np.empty((N, C * kh * kw, L), dt)
+    cols = np.empty((N, C * kh * kw, L), out.dtype)
     im2col(x, cols, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo)
     conv_mm(a, cols.reshape(N, G, Kg, L), out.reshape(N, G, Og, L))
 
@@ -670,13 +674,11 @@ def conv2d_weight_grad(x, g, gw, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo):
     images for every thread, else through a whole columns array."""
     N, C = x.shape[0], x.shape[1]
     G, L = g.shape[1], g.shape[3]
-    dt = gw.dtype
-    if (_WEIGHT_GRAD is not None and (dt == np.float32 or dt == np.float64)
-            and x.dtype == dt == g.dtype and N >= _par.threads()):
+    if _WEIGHT_GRAD is not None and _by_image(N, L, gw, x, g):
         _par.run(_WEIGHT_GRAD[0], _WEIGHT_GRAD[1], gw.size * L, x, g, gw, kh, kw, sh, sw, ph,
                  pw, dh, dw, Ho, Wo)
         return
-    cols = np.empty((N, C * kh * kw, L), dt)
+    cols = np.empty((N, C * kh * kw, L), gw.dtype)
     im2col(x, cols, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo)
     _blas.matmul(g, cols.reshape(N, G, -1, L).transpose(0, 1, 3, 2), gw)
 
