@@ -32,8 +32,15 @@ for name in ("mul", "add", "tanh", "sigmoid", "relu", "exp", "div"):
     k = _KERNELS[name]["cpu"]._k
     for d in k:
         hits += sum(d.stats.cache_hits.values())
+opt = nbgrad.optim.Adam([x, small], lr=0.1)  # the update loops, serial and parallel
+opt.step()
+from nbgrad.kernels import updates
+from nbgrad.kernels.cpu import optim as O
+upd = sum(sum(d.stats.cache_hits.values()) for d in O._LOOPS[updates.adam])
 print(json.dumps({"loss": float(loss.item()), "gx": float(x.grad.sum().item()),
-                  "gs": small.grad.tolist(), "hits": hits, "t": time.perf_counter() - t0}))
+                  "gs": small.grad.tolist(), "hits": hits, "upd": upd,
+                  "xs": float(x.sum().item()), "ss": small.tolist(),
+                  "t": time.perf_counter() - t0}))
 """
 
 
@@ -67,7 +74,10 @@ def test_two_processes_compile_then_a_third_reads(tmp_path):
         assert r["loss"] == pytest.approx(third["loss"], rel=1e-6)
         assert r["gx"] == pytest.approx(third["gx"], rel=1e-5)
         assert r["gs"] == pytest.approx(third["gs"])
+        assert r["xs"] == pytest.approx(third["xs"], rel=1e-5)
+        assert r["ss"] == pytest.approx(third["ss"])
     assert third["hits"] > 0, "the third process compiled instead of loading the cache"
+    assert third["upd"] == 2, "the optimizer's loops were compiled instead of loaded"
     generated = list((tmp_path / "nbgrad").glob("nbgrad_*.py"))
     assert generated, "no generated kernel modules in NBGRAD_CACHE_DIR"
 

@@ -1,14 +1,19 @@
-"""Per-element optimizer updates (SGD, SGD with momentum, Adam/AdamW with AMSGrad,
-Adadelta), written once for the CPU loops (``kernels/cpu/optim.py``) and the CUDA
-grid-stride kernels (``kernels/cuda/optim.py``, through ``device_fn``). Like
-``kernels/scalar.py``, this module imports no target; each target imports it.
+"""Optimizer updates (SGD, SGD with momentum, Adam/AdamW with AMSGrad, Adadelta), each
+written once as a per-element step body for both targets' loops.
 
-A body takes one element of each array and the hyperparameters as scalars and returns the
-new values; the target's loop does the loads and stores. The arithmetic follows PyTorch's
-single-tensor SGD/Adam/Adadelta step by step. The hyperparameters come in already cast to the
-parameter's dtype (the ``*_scalars`` helpers below, run on the host), and the bodies hold no
-float literal, so a float32 parameter is updated in float32 arithmetic, as PyTorch does, and
-its CPU loop vectorizes at float32 width.
+A step body ``f(i, p, g, s, hp)`` updates element ``i`` of the flat parameter ``p`` from its
+gradient ``g``, reading and writing the state arrays of the tuple ``s`` (``()`` for plain
+SGD); ``hp`` is the tuple of hyperparameters its ``*_scalars`` helper made. Each target makes
+its loops from any such body with one loop factory (``update_loops`` in
+``kernels/cpu/optim.py``: a serial and a parallel loop; ``update_kernel`` in
+``kernels/cuda/optim.py``: a grid-stride kernel), so a new update is a body and a
+scalars helper here, and nothing in a target.
+
+The arithmetic follows PyTorch's single-tensor SGD/Adam/Adadelta step by step. The
+hyperparameters come in already cast to the parameter's dtype (the helpers run on the host),
+and the bodies hold no float literal, so a float32 parameter is updated in float32
+arithmetic, as PyTorch does, and its CPU loop vectorizes at float32 width. Like
+``kernels/scalar.py``, this module imports no target; each target imports it.
 """
 
 import math
@@ -22,47 +27,51 @@ _jit = njit(inline="always", nogil=True)
 
 
 @_jit
-def sgd(p, g, lr, wd, maximize):
-    """New ``p``: ``p - lr * (g + wd * p)`` (``g`` negated when maximizing)."""
+def _signed(g, p, wd, maximize):
+    """The gradient the update follows: negated when maximizing, plus ``wd * p`` (L2)."""
     gi = -g if maximize else g
     if wd != 0:
         gi = gi + wd * p
-    return p - lr * gi
+    return gi
 
 
 @_jit
-def sgd_momentum(p, g, buf, lr, wd, momentum, damp1, nesterov, maximize, first):
-    """New ``(p, buf)`` of SGD with momentum: ``buf = momentum * buf + damp1 * g`` (``g`` on
-    the ``first`` step); ``damp1`` is ``1 - dampening``."""
-    gi = -g if maximize else g
-    if wd != 0:
-        gi = gi + wd * p
-    if first:
-        buf = gi
-    else:
-        buf = buf * momentum + damp1 * gi
-    if nesterov:
-        gi = gi + momentum * buf
-    else:
-        gi = buf
-    return p - lr * gi, buf
+def sgd(i, p, g, s, hp):
+    """``p -= lr * (g + wd * p)``; ``hp``: ``sgd_scalars``, ``s``: ``()``."""
+    lr, wd, maximize = hp
+    pi = p[i]
+    p[i] = pi - lr * _signed(g[i], pi, wd, maximize)
 
 
 @_jit
-def adam(p, g, m, v, vmax, lr_decay, w, w1, lerp_lo, beta2, beta2c, eps, wd, step_size,
-         bc2_sqrt, decoupled, maximize, amsgrad):
+def sgd_momentum(i, p, g, s, hp):
+    """SGD with a momentum buffer ``s[0]``: ``buf = momentum * buf + (1 - dampening) * g``
+    (``g`` itself on the ``first`` step); ``hp``: ``sgd_momentum_scalars``."""
+    lr, wd, momentum, damp1, nesterov, maximize, first = hp
+    buf = s[0]
+    pi = p[i]
+    gi = _signed(g[i], pi, wd, maximize)
+    b = gi if first else buf[i] * momentum + damp1 * gi
+    buf[i] = b
+    p[i] = pi - lr * (gi + momentum * b if nesterov else b)
+
+
+@_jit
+def _adam(p, g, m, v, vmax, hp, amsgrad):
     """New ``(p, m, v, vmax)`` of one Adam/AdamW step (``vmax`` passes through unless
     ``amsgrad``).
 
     ``m`` follows ``torch.lerp(m, g, w)`` (``w = 1 - beta1``, ``w1 = 1 - w``, ``lerp_lo``:
     ``|w| < 0.5``); ``beta2c`` is ``1 - beta2``; ``lr_decay`` is AdamW's ``1 - lr * wd``.
     """
-    gi = -g if maximize else g
-    if wd != 0:
-        if decoupled:
+    (lr_decay, w, w1, lerp_lo, beta2, beta2c, eps, wd, step_size, bc2_sqrt, decoupled,
+     maximize) = hp
+    if decoupled:
+        gi = -g if maximize else g
+        if wd != 0:
             p = p * lr_decay
-        else:
-            gi = gi + wd * p
+    else:
+        gi = _signed(g, p, wd, maximize)
     if lerp_lo:
         m = m + w * (gi - m)
     else:
@@ -79,18 +88,36 @@ def adam(p, g, m, v, vmax, lr_decay, w, w1, lerp_lo, beta2, beta2c, eps, wd, ste
 
 
 @_jit
-def adadelta(p, g, sq, acc, rho, rho1, eps, wd, neg_lr, maximize):
-    """New ``(p, sq, acc)`` of one Adadelta step: ``sq = rho * sq + (1 - rho) * g * g``,
-    ``delta = sqrt(acc + eps) / sqrt(sq + eps) * g``, ``acc = rho * acc + (1 - rho) *
-    delta * delta``, ``p += -lr * delta``; ``rho1`` is ``1 - rho``, ``neg_lr`` is ``-lr``."""
-    gi = -g if maximize else g
-    if wd != 0:
-        gi = gi + wd * p
-    sq = sq * rho + rho1 * gi * gi  # mul_(rho).addcmul_(g, g, value=1 - rho)
-    std = math.sqrt(sq + eps)
-    delta = math.sqrt(acc + eps) / std * gi
-    acc = acc * rho + rho1 * delta * delta
-    return p + neg_lr * delta, sq, acc
+def adam(i, p, g, s, hp):
+    """One Adam/AdamW step; ``s``: ``(exp_avg, exp_avg_sq)``, ``hp``: ``adam_scalars``."""
+    m, v = s[0], s[1]
+    vi = v[i]
+    p[i], m[i], v[i], _ = _adam(p[i], g[i], m[i], vi, vi, hp, False)
+
+
+@_jit
+def adam_amsgrad(i, p, g, s, hp):
+    """``adam`` with AMSGrad; ``s``: ``(exp_avg, exp_avg_sq, max_exp_avg_sq)``. (Its own
+    body: without AMSGrad there is no ``vmax`` to store, and a store that may alias ``v``
+    would keep LLVM from vectorizing the loop.)"""
+    m, v, vmax = s[0], s[1], s[2]
+    p[i], m[i], v[i], vmax[i] = _adam(p[i], g[i], m[i], v[i], vmax[i], hp, True)
+
+
+@_jit
+def adadelta(i, p, g, s, hp):
+    """One Adadelta step; ``s``: ``(square_avg, acc_delta)``: ``sq = rho * sq + (1 - rho) *
+    g * g``, ``delta = sqrt(acc + eps) / sqrt(sq + eps) * g``, ``acc = rho * acc + (1 -
+    rho) * delta * delta``, ``p += -lr * delta``; ``hp``: ``adadelta_scalars``."""
+    rho, rho1, eps, wd, neg_lr, maximize = hp
+    sq, acc = s[0], s[1]
+    pi = p[i]
+    gi = _signed(g[i], pi, wd, maximize)
+    q = sq[i] * rho + rho1 * gi * gi  # mul_(rho).addcmul_(g, g, value=1 - rho)
+    delta = math.sqrt(acc[i] + eps) / math.sqrt(q + eps) * gi
+    sq[i] = q
+    acc[i] = acc[i] * rho + rho1 * delta * delta
+    p[i] = pi + neg_lr * delta
 
 
 # ----- the hyperparameters as the bodies take them (host side, shared by both targets) -----
@@ -111,7 +138,6 @@ def sgd_momentum_scalars(dtype, lr, wd, momentum, dampening, nesterov, maximize,
 
 
 def adam_scalars(dtype, lr, beta1, beta2, eps, wd, step_size, bc2_sqrt, decoupled, maximize):
-    """The scalars after ``(p, g, m, v, vmax)`` of ``adam``, less ``amsgrad``."""
     t = np.dtype(dtype).type
     w = t(1.0 - beta1)
     return (t(1.0 - lr * wd), w, t(1) - w, bool(abs(w) < 0.5), t(beta2), t(1.0 - beta2),
@@ -119,6 +145,5 @@ def adam_scalars(dtype, lr, beta1, beta2, eps, wd, step_size, bc2_sqrt, decouple
 
 
 def adadelta_scalars(dtype, lr, rho, eps, wd, maximize):
-    """The scalars after ``(p, g, sq, acc)`` of ``adadelta``."""
     t = np.dtype(dtype).type
     return t(rho), t(1.0 - rho), t(eps), t(wd), t(-lr), bool(maximize)

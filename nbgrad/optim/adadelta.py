@@ -1,6 +1,7 @@
 """Adadelta (Zeiler, 2012): per-element step sizes from running means of squared gradients
 and squared updates."""
 
+from ..kernels import updates
 from .adam import _next_step
 from .optimizer import Optimizer, _check_unsupported
 
@@ -48,5 +49,6 @@ class Adadelta(Optimizer):
                 _next_step(state)
                 sq = self._state_buffer(state, "square_avg", p)
                 acc = self._state_buffer(state, "acc_delta", p)
-                self._update("adadelta_step", p, g, sq, acc, lr, rho, eps, wd, maximize)
+                hp = updates.adadelta_scalars(g.dtype, lr, rho, eps, wd, maximize)
+                self._update(updates.adadelta, p, g, (sq, acc), hp)
         return loss

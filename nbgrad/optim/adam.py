@@ -1,6 +1,7 @@
 """Adam and AdamW (decoupled weight decay), with AMSGrad."""
 
 from .. import dtypes as _dt
+from ..kernels import updates
 from ..tensor import Tensor
 from .optimizer import Optimizer, _check_unsupported
 
@@ -69,13 +70,17 @@ class Adam(Optimizer):
                 step = _next_step(state)
                 m = self._state_buffer(state, "exp_avg", p)
                 v = self._state_buffer(state, "exp_avg_sq", p)
-                vmax = self._state_buffer(state, "max_exp_avg_sq", p) if amsgrad else v
                 bias_correction1 = 1 - beta1**step
                 bias_correction2 = 1 - beta2**step
                 step_size = lr / bias_correction1
                 bc2_sqrt = bias_correction2**0.5
-                self._update("adam_step", p, g, m, v, vmax, lr, beta1, beta2, eps, wd,
-                             step_size, bc2_sqrt, decoupled, amsgrad, maximize)
+                hp = updates.adam_scalars(g.dtype, lr, beta1, beta2, eps, wd, step_size,
+                                          bc2_sqrt, decoupled, maximize)
+                if amsgrad:
+                    vmax = self._state_buffer(state, "max_exp_avg_sq", p)
+                    self._update(updates.adam_amsgrad, p, g, (m, v, vmax), hp)
+                else:
+                    self._update(updates.adam, p, g, (m, v), hp)
         return loss
 
 

@@ -1,8 +1,9 @@
 """The ``Optimizer`` base: parameter groups, per-parameter state, state dicts.
 
 Subclasses implement ``step``. Their updates write parameters and state buffers in place
-through fused kernels from the kernel table (``kernel("adam_step", device)`` and friends),
-one pass over each parameter, and bump each parameter's version counter.
+through one fused kernel each (the kernel table's ``optim_update`` running a step body of
+``kernels/updates.py``), one pass over each parameter, and bump each parameter's version
+counter.
 """
 
 import warnings
@@ -218,16 +219,14 @@ class Optimizer:
             if p._grad is not None:
                 yield p, self._flat_grad(p), self.state[p]
 
-    def _update(self, name, p, *args):
-        """Run the fused update kernel ``name`` on ``p`` (its flat data, or a contiguous copy
-        written back) followed by ``args``, and bump ``p``'s version."""
-        flat, back = self._flat_param(p)
-        self._kernel(name, p)(flat, *args)
-        self._write_back(p, back)
-
     @staticmethod
-    def _kernel(name, p):
-        return kernel(name, p._device)
+    def _update(body, p, g, state, hp):
+        """Run step body ``body`` (``kernels/updates.py``) over ``p`` (its flat data, or a
+        contiguous copy written back) with flat gradient ``g``, the tuple of flat state
+        arrays ``state`` and hyperparameters ``hp``, and bump ``p``'s version."""
+        flat, back = Optimizer._flat_param(p)
+        kernel("optim_update", p._device)(body, flat, g, state, hp)
+        Optimizer._write_back(p, back)
 
     @staticmethod
     def _flat_param(p):

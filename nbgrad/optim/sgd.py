@@ -1,5 +1,6 @@
 """Stochastic gradient descent, with momentum, dampening, Nesterov and weight decay."""
 
+from ..kernels import updates
 from .optimizer import Optimizer, _check_unsupported
 
 
@@ -42,8 +43,10 @@ class SGD(Optimizer):
                 if momentum != 0:
                     first = state.get("momentum_buffer") is None
                     buf = self._state_buffer(state, "momentum_buffer", p)
-                    self._update("sgd_momentum_step", p, g, buf, lr, wd, momentum, dampening,
-                                 nesterov, maximize, first)
+                    hp = updates.sgd_momentum_scalars(g.dtype, lr, wd, momentum, dampening,
+                                                      nesterov, maximize, first)
+                    self._update(updates.sgd_momentum, p, g, (buf,), hp)
                 else:
-                    self._update("sgd_step", p, g, lr, wd, maximize)
+                    hp = updates.sgd_scalars(g.dtype, lr, wd, maximize)
+                    self._update(updates.sgd, p, g, (), hp)
         return loss

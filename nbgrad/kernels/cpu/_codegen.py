@@ -1,4 +1,5 @@
-"""On-disk caching for the elementwise kernel factories (``NBGRAD_CACHE=1``).
+"""On-disk caching for the loop factories (elementwise loops, optimizer updates;
+``NBGRAD_CACHE=1``).
 
 Numba caches a compiled function by its source file, and cannot cache a closure over
 another compiled function (the scalar math each elementwise loop inlines). So when caching
@@ -76,3 +77,13 @@ def load(factory, f):
         sys.modules[mod_name] = mod
         spec.loader.exec_module(mod)
     return mod.KERNELS
+
+
+def build(factory, f):
+    """``factory(f)``'s kernels: from the generated module when caching is on and ``f`` can
+    be imported by name, else built as closures."""
+    if _config.CACHE:
+        k = load(factory, f)
+        if k is not None:
+            return k
+    return factory(f)

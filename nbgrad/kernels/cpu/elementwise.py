@@ -9,6 +9,7 @@ from numba import njit, prange
 
 from ... import _config
 from . import _par
+from ._codegen import build
 
 _opts = dict(nogil=True, error_model="numpy", cache=_config.CACHE, no_cfunc_wrapper=True)
 
@@ -252,16 +253,6 @@ def _ternary(f):
     return flat, flat_p, nd, nd_p, flat_s, flat_s_p
 
 
-def _build(factory, f):
-    if _config.CACHE:
-        from . import _codegen
-
-        k = _codegen.load(factory, f)
-        if k is not None:
-            return k
-    return factory(f)
-
-
 class _Kernel:
     """The loops of one scalar function, compiled on first use; ``_run(i, n, *args)`` calls
     loop ``i`` serially, or its parallel twin ``i + 1`` from PARALLEL_MIN elements."""
@@ -279,14 +270,14 @@ class _Kernel:
         exactly those types."""
         k = self._k
         if k is None:
-            k = self._k = _build(self._factory, self.f)
+            k = self._k = build(self._factory, self.f)
         d = k[i]
         return d.compile(argtypes) if hasattr(d, "compile") else d  # (NUMBA_DISABLE_JIT)
 
     def _run(self, i, n, *args):
         k = self._k
         if k is None:
-            k = self._k = _build(self._factory, self.f)
+            k = self._k = build(self._factory, self.f)
         if n < _par.PARALLEL_MIN:  # (checked here first: the hot path of small ops)
             return k[i](*args)
         return _par.run(k[i], k[i + 1], n, *args)
