@@ -441,6 +441,41 @@ def test_linear(shape, bias):
     ggcheck(lambda x, w, *b: F.linear(x, w, *b), [arrays[0], w[:2]] + ([b[:2]] if bias else []))
 
 
+@pytest.mark.parametrize("rg", [(True, True, True), (True, False, False), (False, True, True),
+                                (False, False, True), (True, True, False)],
+                         ids=["all", "input", "weight_bias", "bias", "no_bias"])
+@pytest.mark.parametrize("shape", [(5,), (3, 5), (2, 3, 5)])
+def test_linear_derivatives_up_to_third_order_match_torch(shape, rg):
+    """linear's backward is one op (two products and a column sum over the flattened rows)
+    whose own node is differentiable: first, second and third derivatives of a loss through
+    ``tanh(linear(...))`` against torch, for every subset of inputs needing gradients."""
+    arrays = [rnd(*shape, seed=31), rnd(4, 5, seed=32), rnd(4, seed=33)]
+    if rg == (True, True, False):  # no bias at all
+        arrays, rg = arrays[:2], rg[:2]
+    res = []
+    for lib, mk, fn in ((nbgrad, N, F.linear), (torch, T, TF.linear)):
+        xs = [mk(a, r) for a, r in zip(arrays, rg)]
+        want = [x for x, r in zip(xs, rg) if r]
+        loss = (lib.tanh(fn(*xs)) ** 2).sum()
+        g1 = lib.autograd.grad(loss, want, create_graph=True)
+        s2 = sum((g * g * g).sum() for g in g1)
+        g2 = lib.autograd.grad(s2, want, create_graph=True)
+        s3 = sum((g * g).sum() for g in g2)
+        g3 = lib.autograd.grad(s3, want)
+        res.append([val(g) for g in (*g1, *g2, *g3)])
+    for a, b in zip(*res):
+        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-11)
+
+
+@pytest.mark.parametrize("reduce", ["sum", "mean"])
+def test_linear_backward_of_an_expanded_gradient(reduce):
+    """A loss's sum or mean gives linear an expanded (zero-stride) gradient: made whole once
+    for its products and column sum; values as torch."""
+    arrays = [rnd(2, 3, 5, seed=34), rnd(4, 5, seed=35), rnd(4, seed=36)]
+    both(lambda *a: getattr(F.linear(*a), reduce)(), lambda *a: getattr(TF.linear(*a), reduce)(),
+         arrays)
+
+
 def test_linear_float32_and_errors():
     x = nbgrad.randn(2, 5)
     w = nbgrad.randn(3, 5, requires_grad=True)

@@ -235,6 +235,13 @@ add = defop("add", S.add, front=_add, kwargs={"alpha": 1},
             grads=("grad", "grad if alpha == 1 else mul(grad, alpha)"),
             inplace="operator", dunders=("__add__", "__radd__"))
 _ADD = TABLE["add"]
+
+
+def add_grads(a, b):
+    """``a + b`` where either may be None (a gradient with no contribution yet)."""
+    return b if a is None else (a if b is None else add(a, b))
+
+
 sub = defop("sub", S.sub, front=_sub, kwargs={"alpha": 1}, check=_no_bool_sub,
             grads=("grad", "neg(grad) if alpha == 1 else mul(grad, -alpha)"),
             inplace="operator", dunders=("__sub__",), aliases=("subtract",))

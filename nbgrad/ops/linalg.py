@@ -8,7 +8,7 @@ from numpy import ndarray as _ndarray
 from .. import dtypes as _dt
 from ..autograd.grad_mode import STATE as _STATE
 from ..storage._cpupool import empty as _pool_empty
-from ..storage.layout import layout3
+from ..storage.layout import copy_data, layout3
 from ..tensor import _fresh, _wrap
 from ._core import (
     SCALAR_TYPE,
@@ -20,16 +20,17 @@ from ._core import (
     kernel,
     needs_grad,
     record,
+    record_multi,
     same_device,
     save,
     save_output,
     to_dtype_data,
     wrap,
 )
-from .elementwise import abs, div, eq, mul, pow, sign, sum_to, where
-from .reduce import _arb, _dims, _out_shape, _restore
+from .elementwise import abs, add_grads, div, eq, mul, pow, sign, sum_to, where
+from .reduce import _arb, _dims, _out_shape, _restore, reduce_data
 from .reduce import sum as _sum
-from .shape import reshape, transpose, unsqueeze
+from .shape import expand, reshape, transpose, unsqueeze
 
 
 def _mm_shapes_error(a, b):
@@ -83,23 +84,85 @@ _LINEAR = object()  # first attr of linear's nodes (its operands are input and w
 
 
 def _linear_grads(node, saved, g):
-    """``linear``'s gradients: the weight's comes out as one contiguous GEMM over the
-    flattened leading dims of ``input``."""
     x, w = saved  # each saved only when the other side needs its gradient
-    _, xshape, n_out = node.attrs
+    _, xshape, _ = node.attrs
     fx, fw, *fb = node.next_functions
-    g2 = reshape(g, (-1, n_out)) if g.ndim != 2 else g
-    gx = gw = gb = None
-    if fx[0] is not None:
-        gx = matmul(g2, w)
-        if len(xshape) != 2:
-            gx = reshape(gx, xshape)
-    if fw[0] is not None:
-        x2 = reshape(x, (-1, xshape[-1])) if len(xshape) != 2 else x
-        gw = matmul(transpose(g2, 0, 1), x2)
-    if fb and fb[0][0] is not None:
-        gb = _sum(g2, 0)
+    mask = (fx[0] is not None, fw[0] is not None, bool(fb) and fb[0][0] is not None)
+    gx, gw, gb = linear_backward(g, x, w, mask, xshape)
     return (gx, gw, gb) if fb else (gx, gw)
+
+
+def _rows_data(d, n, dt, dev):
+    """Storage ``d`` as ``(-1, n)`` rows: a view when the layout allows, else a copy."""
+    if d.ndim == 2:
+        return d
+    v = backend(dev).reshape_view(d, (-1, n)) if d.size else None
+    return v if v is not None else copy_data(d, dt, dev).reshape(-1, n)
+
+
+def linear_backward(grad, input, weight, mask, xshape):
+    """``linear``'s gradients ``(grad_input, grad_weight, grad_bias)``, None where ``mask``
+    is False, for ``input`` of shape ``xshape``: over the rows of ``grad`` flattened to
+    ``(-1, out)``, ``grad @ weight``, ``grad.T @ input`` (one product over all the leading
+    dims) and ``grad``'s column sums. One op: recorded as one node, whose backward is in
+    nbgrad ops, so derivatives of any order stay exact. ``input`` is needed only for the
+    weight's gradient, ``weight`` only for the input's."""
+    dt, dev = grad._dtype, grad._device  # linear's operands all have the output's dtype
+    n_out = grad._data.shape[-1]
+    g2 = _rows_data(grad._data, n_out, dt, dev)
+    if 0 in g2.strides and g2.size and sum(mask) > 1:
+        # an expanded gradient (a loss's sum or mean): BLAS cannot read zero strides, and
+        # each use would copy it; make it whole once
+        g2 = copy_data(g2, dt, dev)
+    gx = gw = gb = None
+    if mask[0]:
+        gx = _fresh(matmul_data(g2, to_dtype_data(weight, dt, dev), dt, dev).reshape(xshape),
+                    dt, dev)
+    if mask[1]:
+        x2 = _rows_data(to_dtype_data(input, dt, dev), xshape[-1], dt, dev)
+        gw = _fresh(matmul_data(backend(dev).permute(g2, (1, 0)), x2, dt, dev), dt, dev)
+    if mask[2]:
+        gb = _fresh(reduce_data("sum", g2, (0,), False, dt, dev), dt, dev)
+    if needs_grad(grad, input, weight):
+        record_multi(LinearBackwardBackward0, [o for o in (gx, gw, gb) if o is not None],
+                     (grad, input, weight), (save(grad), save(input), save(weight)),
+                     (mask, tuple(xshape)))
+    return gx, gw, gb
+
+
+class LinearBackwardBackward0(Node):
+    """Derivatives of ``linear_backward``'s ``(grad_input, grad_weight, grad_bias)`` with
+    respect to ``(grad, input, weight)``: each output is linear in ``grad`` and in one of
+    ``input`` / ``weight``, so every term is a product (or a broadcast) of the incoming
+    gradients with the saved tensors."""
+
+    __slots__ = ()
+    materialize_grads = False
+
+    def backward(self, saved, *ggs):
+        g, x, w = saved
+        mask, xshape = self.attrs
+        it = iter(ggs)
+        ggx, ggw, ggb = (next(it) if m else None for m in mask)
+        fg, fx, fw = (f[0] is not None for f in self.next_functions)
+        g2 = reshape(g, (-1, g.shape[-1]))
+        dg = dx = dw = None
+        if ggx is not None:  # grad_input = g2 @ w
+            ggx2 = reshape(ggx, (-1, xshape[-1]))
+            if fg:
+                dg = matmul(ggx2, transpose(w, 0, 1))
+            if fw:
+                dw = matmul(transpose(g2, 0, 1), ggx2)
+        if ggw is not None:  # grad_weight = g2.T @ x2
+            if fg:
+                dg = add_grads(dg, matmul(reshape(x, (-1, xshape[-1])), transpose(ggw, 0, 1)))
+            if fx:
+                dx = reshape(matmul(g2, ggw), xshape)
+        if ggb is not None and fg:  # grad_bias = g2's column sums
+            dg = add_grads(dg, expand(ggb, tuple(g2.shape)))
+        if dg is not None:
+            dg = reshape(dg, tuple(g.shape))
+        return dg, dx, dw
 
 
 class AddmmBackward0(Node):

@@ -16,7 +16,7 @@ from ._core import (
     same_device,
     save,
 )
-from .elementwise import add, div, mul, rsqrt, sub
+from .elementwise import add, add_grads, div, mul, rsqrt, sub
 from .reduce import mean as _mean
 from .reduce import sum as _sum
 from .shape import expand
@@ -101,10 +101,6 @@ def _layer_norm_composed(input, normalized_shape, weight, bias, eps):
     return out
 
 
-def _acc(a, b):
-    return b if a is None else (a if b is None else add(a, b))
-
-
 class NativeLayerNormBackwardBackward0(Node):
     """Derivatives of ``(grad_input, grad_weight, grad_bias)`` with respect to ``(grad,
     input, weight)``; the row mean and rstd depend on the input, which the formulas for
@@ -154,13 +150,13 @@ class NativeLayerNormBackwardBackward0(Node):
                 extra = mul(mul(big_l, c), xh)
         if ggw is not None:
             if fg:
-                dg = _acc(dg, mul(ggw, xh))
+                dg = add_grads(dg, mul(ggw, xh))
             if fx:
-                pvec = _acc(pvec, mul(ggw, g))
+                pvec = add_grads(pvec, mul(ggw, g))
         if ggb is not None and fg:
-            dg = _acc(dg, expand(ggb, tuple(x.shape)))
+            dg = add_grads(dg, expand(ggb, tuple(x.shape)))
         if fx and pvec is not None:
-            dx = _acc(layer_norm_backward(pvec, x, mean, rstd, None, only_gx, nshape)[0], extra)
+            dx = add_grads(layer_norm_backward(pvec, x, mean, rstd, None, only_gx, nshape)[0], extra)
         elif fx:
             dx = extra
         return dg, dx, dw
