@@ -267,9 +267,10 @@ def _ce_weight(weight, C, dt, dev):
     return flat_param(weight, C, dt, dev)
 
 
-def _ce_rows(x, cdim, target, wv, has_w, ignore_index):
+def _ce_rows(x, cdim, target, wv, has_w, ignore_index, want_lp=False):
     """Run the fused forward kernel: per-row losses (target's shape), the per-row
-    (max, log-sum-exp) statistics and the weight sum; IndexError for a bad target."""
+    (max, log-sum-exp) statistics, the weight sum and, with ``want_lp``, the rows of
+    log-probabilities (else None); IndexError for a bad target."""
     dev, dt = x._device, x._dtype
     be = backend(dev)
     xv = _class_rows(x, cdim)
@@ -277,12 +278,13 @@ def _ce_rows(x, cdim, target, wv, has_w, ignore_index):
     M = tv.size
     loss = be.empty(tuple(target.shape), dt.np)
     stats = be.empty((M, 2), dt.np)
+    lp = be.empty(tuple(xv.shape), dt.np) if want_lp else None
     wsum = np.zeros(1, np.float64)
     bad = kernel("cross_entropy", dev)(xv, tv, wv, has_w, ignore_index, loss.reshape((M,)),
-                                       stats, wsum)
+                                       stats, wsum, lp)
     if bad is not None:
         raise IndexError(f"Target {bad} is out of bounds.")
-    return loss, stats, float(wsum[0]), xv, tv
+    return loss, stats, float(wsum[0]), xv, tv, lp
 
 
 class NllLossBackward0(Node):
@@ -323,23 +325,13 @@ class NllLossBackward0(Node):
         return _wrap(backend(x._device).full((), v, x._dtype.np), x._dtype, x._device)
 
 
-def _log_probs(x, xv, stats):
-    """``log_softmax(x)`` in ``x``'s layout from the fused forward's rows ``xv`` and their
-    (max, log-sum-exp) ``stats``, as ``(x - max) - lse``: what PyTorch's cross-entropy saves
-    (its log_softmax's output) instead of the logits, so that the logits may change in place
+def _log_probs(x, rows, stats):
+    """``log_softmax(x)`` in ``x``'s layout from the fused forward's rows of
+    log-probabilities (``(x - max) - lse``): what PyTorch's cross-entropy saves (its
+    log_softmax's output) instead of the logits, so that the logits may change in place
     before backward. Also zero statistics for the backward kernel to read them with."""
     dev, dt = x._device, x._dtype
     be = backend(dev)
-    if xv.__class__ is np.ndarray:
-        # two NumPy passes, the same roundings as the ops below: on a batch's logits the op
-        # layer's broadcasting setup cost more than the work (mlp_step lost ~0.5 ms)
-        with np.errstate(invalid="ignore"):  # (inf - inf is NaN, without NumPy's warning)
-            rows = np.subtract(xv, stats[:, :1])
-            np.subtract(rows, stats[:, 1:], out=rows)
-    else:
-        with no_grad():
-            rows = sub(sub(_wrap(xv, dt, dev), _wrap(stats[:, :1], dt, dev)),
-                       _wrap(stats[:, 1:], dt, dev))._data
     if x.ndim <= 2:
         lp = rows.reshape(tuple(x.shape))
     else:  # rows in (N, d1, ..., C) order: a view in (N, C, d1, ...) order
@@ -367,7 +359,8 @@ def _cross_entropy_fused(input, target, weight, ignore_index, reduction):
         raise RuntimeError(f"Expected target size {list(want)}, got {list(target.shape)}")
     dev, dt = same_device("cross_entropy", x, target, weight), x._dtype
     wv, has_w = _ce_weight(weight, x.shape[cdim], dt, dev)
-    loss, stats, wsum, xv, _ = _ce_rows(x, cdim, target, wv, has_w, ignore_index)
+    loss, stats, wsum, _, _, rows = _ce_rows(x, cdim, target, wv, has_w, ignore_index,
+                                             needs_grad(x))
     per = _wrap(loss, dt, dev)
     if reduction == "none":
         out = per
@@ -376,7 +369,7 @@ def _cross_entropy_fused(input, target, weight, ignore_index, reduction):
     else:
         out = div(_sum(per), wsum if wsum != 0 else math.nan)
     if needs_grad(x):
-        lp, zstats = _log_probs(x, xv, stats)
+        lp, zstats = _log_probs(x, rows, stats)
         record(NllLossBackward0, out, (x,), (lp, save(target), save(weight), zstats),
                (ignore_index, reduction, wsum))
     return out
@@ -421,7 +414,7 @@ def cross_entropy_backward(grad, input, target, weight=None, ignore_index=-100, 
     cdim = 1 if x.ndim > 1 else 0
     wv, has_w = _ce_weight(weight, x.shape[cdim], dt, dev)
     if stats is None:
-        _, stats, _, xv, tv = _ce_rows(x, cdim, target, wv, has_w, ignore_index)
+        _, stats, _, xv, tv, _ = _ce_rows(x, cdim, target, wv, has_w, ignore_index)
     else:
         xv, tv = _class_rows(x, cdim), _flat_int64(target, dev)
     M = tv.size

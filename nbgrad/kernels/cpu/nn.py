@@ -133,7 +133,7 @@ def _make_fused(parallel):
     rng = prange if parallel else range
 
     @njit(parallel=parallel, **_opts)
-    def ce_fwd(x, target, w, has_w, ignore_index, z, loss, stats, wsum):
+    def ce_fwd(x, target, w, has_w, ignore_index, z, loss, stats, wsum, lp, want_lp):
         # first, validation and the weight sum in one cheap serial pass over the targets
         # (here rather than in a kernel of its own: one compile less on a cold start):
         # the first bad row, and then nothing is computed, or -1; wsum[0] = sum of w[t]
@@ -166,6 +166,10 @@ def _make_fused(parallel):
                 loss[t] = d
                 stats[t, 0] = m
                 stats[t, 1] = ls
+            if want_lp:  # the log-probabilities, from the statistics as stored
+                m, ls = stats[t, 0], stats[t, 1]
+                for r in range(n_classes):
+                    lp[t, r] = (x[t, r] - m) - ls
         return -1
 
     @njit(parallel=parallel, **_opts)
@@ -214,13 +218,18 @@ def _col_sums(part, out):
         out[j] = s
 
 
-def cross_entropy(x, target, w, has_w, ignore_index, loss, stats, wsum):
+def cross_entropy(x, target, w, has_w, ignore_index, loss, stats, wsum, lp=None):
     """Per-row ``w[t] * (logsumexp(x[t]) - x[t, target[t]])`` for logits rows ``x``
     ``(M, C)`` (0 where ``target == ignore_index``) into ``loss`` ``(M,)``, the row max and
-    log-sum-exp into ``stats`` ``(M, 2)``, and the weight sum into ``wsum[0]``. Returns the
-    first out-of-range target value (checked before anything is computed), or None."""
+    log-sum-exp into ``stats`` ``(M, 2)``, the weight sum into ``wsum[0]``, and (when
+    ``lp`` is given) the log-probabilities ``(x - max) - lse`` into ``lp`` ``(M, C)``, in
+    ``x``'s dtype (``x`` itself on ignored rows). Returns the first out-of-range target
+    value (checked before anything is computed), or None."""
+    want_lp = lp is not None
+    if not want_lp:
+        lp = np.empty((0, 0), x.dtype)
     bad = _par.run(_FS[0], _FP[0], x.size * ROW_WORK, x, target, w, has_w,
-                   np.int64(ignore_index), x.dtype.type(0), loss, stats, wsum)
+                   np.int64(ignore_index), x.dtype.type(0), loss, stats, wsum, lp, want_lp)
     return None if bad == -1 else int(target[bad])
 
 

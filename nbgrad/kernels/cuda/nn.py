@@ -138,7 +138,7 @@ def _block_max(sh, tid, v):
 
 
 @cuda.jit
-def _ce_fwd(x, target, w, has_w, ignore_index, loss, stats, aux):
+def _ce_fwd(x, target, w, has_w, ignore_index, loss, stats, aux, lp, want_lp):
     # aux[0] += w[t] over valid rows; aux[1] = min(aux[1], first row with a bad target)
     M, C = x.shape
     sh = cuda.shared.array(TPB, float64)
@@ -178,6 +178,13 @@ def _ce_fwd(x, target, w, has_w, ignore_index, loss, stats, aux):
                 stats[t, 0] = m
                 stats[t, 1] = ls
                 cuda.atomic.add(aux, 0, float64(ww))
+        if want_lp:  # the log-probabilities, from the statistics as stored (x's dtype)
+            cuda.syncthreads()  # (block-uniform: the branch above depends on t only)
+            ms, ls2 = stats[t, 0], stats[t, 1]
+            r = tid
+            while r < C:
+                lp[t, r] = (x[t, r] - ms) - ls2
+                r += TPB
         t += cuda.gridDim.x
 
 
@@ -304,14 +311,19 @@ def _row_blocks(n):
     return max(1, min(n, 65535)), TPB
 
 
-def cross_entropy(x, target, w, has_w, ignore_index, loss, stats, wsum):
-    """Per-row weighted cross-entropy of logits rows ``(M, C)`` (see kernels/cpu/nn.py).
+def cross_entropy(x, target, w, has_w, ignore_index, loss, stats, wsum, lp=None):
+    """Per-row weighted cross-entropy of logits rows ``(M, C)``, and the log-probabilities
+    into ``lp`` when given (see kernels/cpu/nn.py).
     Bad targets are found by the same kernel and reported through a 2-element device
     array, read back once with the weight sum; targets never leave the device."""
     n = x.shape[0]
     aux = cuda.to_device(np.array([0.0, np.inf]))
     if n:
-        _ce_fwd[_row_blocks(n)](x, target, w, has_w, np.int64(ignore_index), loss, stats, aux)
+        want_lp = lp is not None
+        if not want_lp:
+            lp = cuda.device_array((0, 0), x.dtype)
+        _ce_fwd[_row_blocks(n)](x, target, w, has_w, np.int64(ignore_index), loss, stats, aux,
+                                lp, want_lp)
     h = aux.copy_to_host()
     if h[1] != np.inf:
         row = int(h[1])
