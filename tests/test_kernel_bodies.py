@@ -230,12 +230,15 @@ def test_norm_loss_rows_agree_across_exp_implementations():
         for bodies in (cpu, ref):
             out = np.empty_like(x)
             mean, rstd = np.empty(3, np.float32), np.empty(3, np.float32)
-            bodies[7](x, i, w, b, True, True, 1e-5, out, mean, rstd, z)
+            bodies[7](x, i, i + 1, w, b, True, True, 1e-5, out, mean, rstd, z)
             m, s = mean[i], rstd[i]
-            loss, cm, ls = bodies[9](x, i, 5, w[5], True, z)
+            target = np.full(3, 5, np.int64)
+            loss, stats = np.empty(3, np.float32), np.empty((3, 2), np.float32)
+            bodies[9](x, i, i + 1, target, w, True, np.int64(-100), z, loss, stats)
             gx = np.empty_like(x)
-            bodies[10](np.float32(0.5), x, i, 5, cm, ls, gx)
-            outs.append((m, s, out[i], loss, cm, ls, gx[i]))
+            bodies[10](np.full(3, 0.5, np.float32), x, i, i + 1, target, w, False,
+                       np.int64(-100), stats, z, gx)
+            outs.append((m, s, out[i], loss[i], stats[i, 0], stats[i, 1], gx[i]))
         for a, r in zip(*outs):
             np.testing.assert_allclose(a, r, rtol=2e-6, atol=1e-6)
         # against the definitions

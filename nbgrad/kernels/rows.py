@@ -180,8 +180,8 @@ def softmax_bodies(exp, log, jit):
 
 
 def norm_loss_bodies(exp, log, jit, jit_sum):
-    """``(ln_rstd, ln_xhat, ln_out, ln_gx, ce_lse, ce_loss, ce_grad, ln_fwd_row,
-    ln_bwd_row, ce_fwd_row, ce_bwd_row)`` compiled around ``exp`` and ``log``."""
+    """``(ln_rstd, ln_xhat, ln_out, ln_gx, ce_lse, ce_loss, ce_grad, ln_fwd_rows,
+    ln_bwd_rows, ce_fwd_rows, ce_bwd_rows)`` compiled around ``exp`` and ``log``."""
 
     @jit
     def ln_rstd(q, R, eps):
@@ -231,135 +231,164 @@ def norm_loss_bodies(exp, log, jit, jit_sum):
         """``c * softmax(x)[r]`` (``c = g[t] * w[k]``; the target class subtracts ``c``)."""
         return c * exp((v - m) - ls)
 
-    # ----- the CPU's rows: row i of a C-contiguous (M, R) array. Layer norm's take 1-d
-    # slices of the row once (their loops then vectorize at the row's own width);
-    # cross-entropy's index the array (a slice per row cost more than a short row's work)
+    # ----- the CPU's rows: rows i0 <= i < i1 of a C-contiguous (M, R) array, one call per
+    # chunk of rows (a call per row, with a dozen array arguments, cost as much as a short
+    # row's work; Numba's IR inlining of a per-row body gave slower loops than these).
+    # Layer norm's take 1-d slices of each row (their loops then vectorize at the row's own
+    # width); cross-entropy's index the array (a slice per row cost more than a short row's
+    # work)
     @jit_sum
-    def ln_fwd_row(x, i, w, b, has_w, has_b, eps, out, mean, rstd, z):
-        """Layer norm of row ``x[i]`` into ``out[i]``, its mean and rstd into ``mean[i]`` /
-        ``rstd[i]``. The statistics are float64; each element is centred in float64, then
-        scaled in ``x``'s dtype by the stored rstd, so a float32 row keeps float64's
-        precision far from 0 and runs mostly at float32 vector width."""
+    def ln_fwd_rows(x, i0, i1, w, b, has_w, has_b, eps, out, mean, rstd, z):
+        """Layer norm of rows ``i0 <= i < i1`` of ``x`` into ``out[i]``, their means and
+        rstds into ``mean[i]`` / ``rstd[i]``. The statistics are float64; each element is
+        centred in float64, then scaled in ``x``'s dtype by the stored rstd, so a float32
+        row keeps float64's precision far from 0 and runs mostly at float32 vector
+        width."""
         R = x.shape[1]
-        s = 0.0
-        for j in range(R):
-            s += x[i, j]
-        m = s / R
-        q = 0.0
-        for j in range(R):
-            d = x[i, j] - m
-            q += d * d
-        mean[i] = m
-        rstd[i] = ln_rstd(q, R, eps)
-        sf = rstd[i]
-        xr, orow = x[i], out[i]
-        for j in range(R):  # centred in float64 (exact for rows far from 0), then rounded
-            orow[j] = xr[j] - m
-        if has_w and has_b:
+        for i in range(i0, i1):
+            s = 0.0
             for j in range(R):
-                orow[j] = ln_out(orow[j], z, sf, w[j], b[j], True, True)
-        elif has_w:
+                s += x[i, j]
+            m = s / R
+            q = 0.0
             for j in range(R):
-                orow[j] = ln_out(orow[j], z, sf, w[j], z, True, False)
-        elif has_b:
-            for j in range(R):
-                orow[j] = ln_out(orow[j], z, sf, z, b[j], False, True)
-        else:
-            for j in range(R):
-                orow[j] = ln_out(orow[j], z, sf, z, z, False, False)
+                d = x[i, j] - m
+                q += d * d
+            mean[i] = m
+            rstd[i] = ln_rstd(q, R, eps)
+            sf = rstd[i]
+            xr, orow = x[i], out[i]
+            for j in range(R):  # centred in float64 (exact for rows far from 0), then rounded
+                orow[j] = xr[j] - m
+            if has_w and has_b:
+                for j in range(R):
+                    orow[j] = ln_out(orow[j], z, sf, w[j], b[j], True, True)
+            elif has_w:
+                for j in range(R):
+                    orow[j] = ln_out(orow[j], z, sf, w[j], z, True, False)
+            elif has_b:
+                for j in range(R):
+                    orow[j] = ln_out(orow[j], z, sf, z, b[j], False, True)
+            else:
+                for j in range(R):
+                    orow[j] = ln_out(orow[j], z, sf, z, z, False, False)
 
     @jit_sum
-    def ln_bwd_row(g, x, i, mt, st, w, has_w, need_gx, gx, need_aff, gw_part, gb_part, c):
-        """Row ``i``'s input gradient into ``gx[i]`` (``need_gx``), and ``g * xhat`` / ``g``
-        added to the float64 column sums ``gw_part[c]`` / ``gb_part[c]`` (``need_aff``).
-        ``mt``, ``st``: the row's mean and rstd as forward stored them (``x``'s dtype).
+    def ln_bwd_rows(g, x, i0, i1, mean, rstd, w, has_w, need_gx, gx, need_aff, pw, pb):
+        """Rows ``i0 <= i < i1``: the input gradient into ``gx[i]`` (``need_gx``), and
+        ``g * xhat`` / ``g`` added to the float64 column sums ``pw`` / ``pb``
+        (``need_aff``); ``mean``, ``rstd``: the rows' statistics as forward stored them
+        (``x``'s dtype).
         With ``gx``, ``xhat`` is made once in ``gx[i]`` (centred in float64, then scaled in
         ``x``'s dtype, as forward does), the row sums are float64, and the gradient is
         ``ln_gx``'s formula on that ``xhat``, in ``x``'s dtype (CUDA's rows keep float64
         elements; the two agree to float32 rounding)."""
         R = x.shape[1]
-        m = mt * 1.0
-        gr, xr = g[i], x[i]
-        pw, pb = gw_part[c], gb_part[c]
-        if need_gx:
-            gxr = gx[i]
-            for j in range(R):
-                gxr[j] = cast_like(st, xr[j] - m) * st
-            sa = 0.0
-            sb = 0.0
-            # one loop per case, no choice inside (a 4096x128 float32 backward on two
-            # threads 464 -> 408 µs)
-            if has_w:
+        for i in range(i0, i1):
+            st = rstd[i]
+            m = mean[i] * 1.0
+            gr, xr = g[i], x[i]
+            if need_gx:
+                gxr = gx[i]
                 for j in range(R):
-                    h = gr[j] * w[j]
-                    sa += h
-                    sb += h * gxr[j]
-            else:
+                    gxr[j] = cast_like(st, xr[j] - m) * st
+                sa = 0.0
+                sb = 0.0
+                # one loop per case, no choice inside (a 4096x128 float32 backward on two
+                # threads 464 -> 408 µs)
+                if has_w:
+                    for j in range(R):
+                        h = gr[j] * w[j]
+                        sa += h
+                        sb += h * gxr[j]
+                else:
+                    for j in range(R):
+                        sa += gr[j]
+                        sb += gr[j] * gxr[j]
+                if need_aff:
+                    for j in range(R):
+                        pw[j] += gr[j] * gxr[j]
+                        pb[j] += gr[j]
+                saf = cast_like(st, sa / R)
+                sbf = cast_like(st, sb / R)
+                if has_w:
+                    for j in range(R):
+                        gxr[j] = st * (gr[j] * w[j] - saf - gxr[j] * sbf)
+                else:
+                    for j in range(R):
+                        gxr[j] = st * (gr[j] - saf - gxr[j] * sbf)
+            elif need_aff:
+                s = st * 1.0
                 for j in range(R):
-                    sa += gr[j]
-                    sb += gr[j] * gxr[j]
-            if need_aff:
-                for j in range(R):
-                    pw[j] += gr[j] * gxr[j]
-                    pb[j] += gr[j]
-            saf = cast_like(st, sa / R)
-            sbf = cast_like(st, sb / R)
-            if has_w:
-                for j in range(R):
-                    gxr[j] = st * (gr[j] * w[j] - saf - gxr[j] * sbf)
-            else:
-                for j in range(R):
-                    gxr[j] = st * (gr[j] - saf - gxr[j] * sbf)
-        elif need_aff:
-            s = st * 1.0
-            for j in range(R):
-                gv = gr[j]
-                pw[j] += gv * ln_xhat(xr[j], m, s)
-                pb[j] += gv
+                    gv = gr[j]
+                    pw[j] += gv * ln_xhat(xr[j], m, s)
+                    pb[j] += gv
 
     @jit_sum
-    def ce_fwd_row(x, i, k, wk, has_w, z):
-        """Row ``x[i]``'s loss for class ``k`` (valid), its max and log-exp-sum."""
+    def ce_fwd_rows(x, i0, i1, target, w, has_w, ignore_index, z, loss, stats):
+        """Rows ``i0 <= i < i1``: the loss for class ``k = target[i]`` (valid), the row's
+        max and log-exp-sum into ``stats[i]``; 0s for ignored rows."""
         R = x.shape[1]
-        # the max in 8 independent lanes, so it vectorizes; nans are skipped here and
-        # propagate through the exp sum instead
-        m0 = x[i, 0]
-        if R <= _SHORT:
-            for r in range(1, R):
-                m0 = max(m0, x[i, r])
-        else:
-            m1 = m2 = m3 = m4 = m5 = m6 = m7 = m0
-            r = 0
-            while r + 8 <= R:
-                m0 = max(m0, x[i, r])
-                m1 = max(m1, x[i, r + 1])
-                m2 = max(m2, x[i, r + 2])
-                m3 = max(m3, x[i, r + 3])
-                m4 = max(m4, x[i, r + 4])
-                m5 = max(m5, x[i, r + 5])
-                m6 = max(m6, x[i, r + 6])
-                m7 = max(m7, x[i, r + 7])
-                r += 8
-            while r < R:
-                m0 = max(m0, x[i, r])
-                r += 1
-            m0 = max(max(max(m0, m1), max(m2, m3)), max(max(m4, m5), max(m6, m7)))
-        m = z if m0 == -math.inf else m0
-        t = z
-        for r in range(R):
-            t += exp(x[i, r] - m)
-        ls = ce_lse(t * 1.0)
-        return ce_loss(m, ls, x[i, k], wk, has_w), m, ls
+        for i in range(i0, i1):
+            k = target[i]
+            if k == ignore_index:
+                loss[i] = z
+                stats[i, 0] = z
+                stats[i, 1] = z
+                continue
+            # the max in 8 independent lanes, so it vectorizes; nans are skipped here and
+            # propagate through the exp sum instead
+            m0 = x[i, 0]
+            if R <= _SHORT:
+                for r in range(1, R):
+                    m0 = max(m0, x[i, r])
+            else:
+                m1 = m2 = m3 = m4 = m5 = m6 = m7 = m0
+                r = 0
+                while r + 8 <= R:
+                    m0 = max(m0, x[i, r])
+                    m1 = max(m1, x[i, r + 1])
+                    m2 = max(m2, x[i, r + 2])
+                    m3 = max(m3, x[i, r + 3])
+                    m4 = max(m4, x[i, r + 4])
+                    m5 = max(m5, x[i, r + 5])
+                    m6 = max(m6, x[i, r + 6])
+                    m7 = max(m7, x[i, r + 7])
+                    r += 8
+                while r < R:
+                    m0 = max(m0, x[i, r])
+                    r += 1
+                m0 = max(max(max(m0, m1), max(m2, m3)), max(max(m4, m5), max(m6, m7)))
+            m = z if m0 == -math.inf else m0
+            t = z
+            for r in range(R):
+                t += exp(x[i, r] - m)
+            ls = ce_lse(t * 1.0)
+            loss[i] = ce_loss(m, ls, x[i, k], w[k] if has_w else z, has_w)
+            stats[i, 0] = m
+            stats[i, 1] = ls
 
     @jit_sum
-    def ce_bwd_row(c, x, i, k, m, ls, out):
-        """Row ``i``'s gradient for class ``k``: ``c * (softmax(x[i]) - onehot(k))``."""
-        for r in range(x.shape[1]):
-            out[i, r] = ce_grad(c, x[i, r], m, ls)
-        out[i, k] -= c
+    def ce_bwd_rows(g, x, i0, i1, target, w, has_w, ignore_index, stats, z, out):
+        """Rows ``i0 <= i < i1``: ``c * (softmax(x[i]) - onehot(k))``, ``k = target[i]``,
+        ``c = g[i] * w[k]``; 0s for ignored rows."""
+        R = x.shape[1]
+        for i in range(i0, i1):
+            k = target[i]
+            if k == ignore_index:
+                for r in range(R):
+                    out[i, r] = z
+                continue
+            c = g[i]
+            if has_w:
+                c = c * w[k]
+            m, ls = stats[i, 0], stats[i, 1]
+            for r in range(R):
+                out[i, r] = ce_grad(c, x[i, r], m, ls)
+            out[i, k] -= c
 
-    return (ln_rstd, ln_xhat, ln_out, ln_gx, ce_lse, ce_loss, ce_grad, ln_fwd_row,
-            ln_bwd_row, ce_fwd_row, ce_bwd_row)
+    return (ln_rstd, ln_xhat, ln_out, ln_gx, ce_lse, ce_loss, ce_grad, ln_fwd_rows,
+            ln_bwd_rows, ce_fwd_rows, ce_bwd_rows)
 
 
 # ----- nll_loss rows: row ``t`` of logits viewed as ``(A, C, B)`` is ``x[t // B, :, t % B]``

@@ -122,18 +122,18 @@ class_mask = rows.class_mask  # (built on the host; the CUDA target uses it too)
 # last. Cross-entropy: ``target`` holds M int64 class indices, and ``stats[t] = (max,
 # log(sum(exp(x - max))))`` per row in the logits' dtype (``x - max`` stays exact for large
 # logits, and the backward's ``exp((x - max) - lse)`` matches log_softmax's precision).
-(_ln_rstd, _ln_xhat, _ln_out, _ln_gx, _ce_lse, _ce_loss, _ce_grad, _ln_fwd_row, _ln_bwd_row,
- _ce_fwd_row, _ce_bwd_row) = rows.norm_loss_bodies(vmath.exp, vmath.log, njit(**_inner),
-                                                   njit(fastmath={"reassoc"}, **_inner))
+(_ln_rstd, _ln_xhat, _ln_out, _ln_gx, _ce_lse, _ce_loss, _ce_grad, _ln_fwd_rows,
+ _ln_bwd_rows, _ce_fwd_rows, _ce_bwd_rows) = rows.norm_loss_bodies(
+    vmath.exp, vmath.log, njit(**_inner), njit(fastmath={"reassoc"}, **_inner))
 
 
 def _make_fused(parallel):
-    # the per-row work is rows.py's (shared with CUDA); the loops here only spread rows
-    # over threads
+    # the work on rows is rows.py's range bodies (the per-element math shared with CUDA);
+    # the loops here only spread ``nc`` chunks of rows (one a thread) over threads
     rng = prange if parallel else range
 
     @njit(parallel=parallel, **_opts)
-    def ce_fwd(x, target, w, has_w, ignore_index, z, loss, stats, wsum, lp, want_lp):
+    def ce_fwd(x, target, w, has_w, ignore_index, z, loss, stats, wsum, lp, want_lp, nc):
         # first, validation and the weight sum in one cheap serial pass over the targets
         # (here rather than in a kernel of its own: one compile less on a cold start):
         # the first bad row, and then nothing is computed, or -1; wsum[0] = sum of w[t]
@@ -155,57 +155,56 @@ def _make_fused(parallel):
         if bad != -1:
             return bad
         wsum[0] = total
-        for t in rng(x.shape[0]):
-            k = target[t]
-            if k == ignore_index:
-                loss[t] = z
-                stats[t, 0] = z
-                stats[t, 1] = z
-            else:
-                d, m, ls = _ce_fwd_row(x, t, k, w[k] if has_w else z, has_w, z)
-                loss[t] = d
-                stats[t, 0] = m
-                stats[t, 1] = ls
-            if want_lp:  # the log-probabilities, from the statistics as stored
-                m, ls = stats[t, 0], stats[t, 1]
-                for r in range(n_classes):
-                    lp[t, r] = (x[t, r] - m) - ls
+        M = x.shape[0]
+        for c in rng(nc):
+            t0, t1 = c * M // nc, (c + 1) * M // nc
+            _ce_fwd_rows(x, t0, t1, target, w, has_w, ignore_index, z, loss, stats)
+            if want_lp:  # the log-probabilities from the statistics as stored (in this
+                # loop's strict float order, not the row bodies' reassociating one)
+                for t in range(t0, t1):
+                    m, ls = stats[t, 0], stats[t, 1]
+                    for r in range(n_classes):
+                        lp[t, r] = (x[t, r] - m) - ls
         return -1
 
     @njit(parallel=parallel, **_opts)
-    def ce_bwd(g, x, target, w, has_w, ignore_index, stats, z, out):
-        for t in rng(x.shape[0]):
-            k = target[t]
-            if k == ignore_index:
-                for r in range(x.shape[1]):
-                    out[t, r] = z
-            else:
-                c = g[t]
-                if has_w:
-                    c = c * w[k]
-                _ce_bwd_row(c, x, t, k, stats[t, 0], stats[t, 1], out)
+    def ce_bwd(g, x, target, w, has_w, ignore_index, stats, z, out, nc):
+        M = x.shape[0]
+        for c in rng(nc):
+            _ce_bwd_rows(g, x, c * M // nc, (c + 1) * M // nc, target, w, has_w,
+                         ignore_index, stats, z, out)
 
     @njit(parallel=parallel, **_opts)
-    def ln_fwd(x, w, b, has_w, has_b, eps, out, mean, rstd, z):
-        for i in rng(x.shape[0]):
-            _ln_fwd_row(x, i, w, b, has_w, has_b, eps, out, mean, rstd, z)
+    def ln_fwd(x, w, b, has_w, has_b, eps, out, mean, rstd, z, nc):
+        M = x.shape[0]
+        for c in rng(nc):
+            _ln_fwd_rows(x, c * M // nc, (c + 1) * M // nc, w, b, has_w, has_b, eps, out,
+                         mean, rstd, z)
 
     @njit(parallel=parallel, **_opts)
     def ln_bwd(g, x, mean, rstd, w, has_w, need_gx, need_aff, gx, gw_part, gb_part):
-        # rows split into gw_part.shape[0] chunks; chunk c adds its column sums of g * xhat
-        # and g into gw_part[c] / gb_part[c] (float64)
+        # chunk c adds its column sums of g * xhat and g into gw_part[c] / gb_part[c]
+        # (float64; each chunk's row sliced once: a slice per row kept LLVM from
+        # vectorizing the sums)
         M = x.shape[0]
         nc = gw_part.shape[0]
         for c in rng(nc):
-            for i in range(c * M // nc, (c + 1) * M // nc):
-                _ln_bwd_row(g, x, i, mean[i], rstd[i], w, has_w, need_gx, gx,
-                            need_aff, gw_part, gb_part, c)
+            _ln_bwd_rows(g, x, c * M // nc, (c + 1) * M // nc, mean, rstd, w, has_w,
+                         need_gx, gx, need_aff, gw_part[c], gb_part[c])
 
     return ce_fwd, ce_bwd, ln_fwd, ln_bwd
 
 
 _FS = _make_fused(False)
 _FP = _make_fused(True)
+
+
+def _chunks(x):
+    """How many chunks of rows a fused kernel over ``x`` ``(M, R)`` splits its rows into:
+    one a thread when it may run in parallel, else one."""
+    if x.size * ROW_WORK >= _par.PARALLEL_MIN:
+        return max(1, min(x.shape[0], _par.threads()))
+    return 1
 
 
 @njit(**_opts)
@@ -229,7 +228,8 @@ def cross_entropy(x, target, w, has_w, ignore_index, loss, stats, wsum, lp=None)
     if not want_lp:
         lp = np.empty((0, 0), x.dtype)
     bad = _par.run(_FS[0], _FP[0], x.size * ROW_WORK, x, target, w, has_w,
-                   np.int64(ignore_index), x.dtype.type(0), loss, stats, wsum, lp, want_lp)
+                   np.int64(ignore_index), x.dtype.type(0), loss, stats, wsum, lp, want_lp,
+                   _chunks(x))
     return None if bad == -1 else int(target[bad])
 
 
@@ -237,27 +237,23 @@ def cross_entropy_backward(g, x, target, w, has_w, ignore_index, stats, out):
     """``out[t] = w[k] * g[t] * (softmax(x[t]) - onehot(k))``, ``k = target[t]`` (0 for
     ignored rows), from the ``stats`` saved by ``cross_entropy``; targets are valid."""
     _par.run(_FS[1], _FP[1], x.size * ROW_WORK, g, x, target, w, has_w,
-             np.int64(ignore_index), stats, x.dtype.type(0), out)
+             np.int64(ignore_index), stats, x.dtype.type(0), out, _chunks(x))
 
 
 def layer_norm(x, w, b, has_w, has_b, eps, out, mean, rstd):
     """Rows of ``x`` ``(M, R)`` normalized (float64 statistics), then ``* w + b``; the row
     means and ``1/sqrt(var + eps)`` into ``mean`` / ``rstd`` ``(M,)``."""
     _par.run(_FS[2], _FP[2], x.size * ROW_WORK, x, w, b, has_w, has_b, np.float64(eps), out,
-             mean, rstd, x.dtype.type(0))
+             mean, rstd, x.dtype.type(0), _chunks(x))
 
 
 def layer_norm_backward(g, x, mean, rstd, w, has_w, gx, gw, gb):
     """Layer norm's backward over rows of ``(M, R)``: ``gx`` (when not None) from one fused
     pass per row, and the column sums ``gw = sum(g * xhat)``, ``gb = sum(g)`` (when not None)
     accumulated in float64 in the same pass."""
-    M, R = x.shape
+    R = x.shape[1]
     need_aff = gw is not None or gb is not None
-    nc = 1
-    if x.size * ROW_WORK >= _par.PARALLEL_MIN:
-        import numba
-
-        nc = max(1, min(M, numba.get_num_threads()))
+    nc = _chunks(x)
     if need_aff:
         gw_part = np.zeros((nc, R), np.float64)
         gb_part = np.zeros((nc, R), np.float64)
