@@ -251,15 +251,14 @@ def norm_loss_bodies(exp, log, jit, jit_sum):
                 s += x[i, j]
             m = s / R
             q = 0.0
-            for j in range(R):
-                d = x[i, j] - m
+            xr, orow = x[i], out[i]
+            for j in range(R):  # centred in float64 (exact for rows far from 0), then rounded
+                d = xr[j] - m
                 q += d * d
+                orow[j] = d
             mean[i] = m
             rstd[i] = ln_rstd(q, R, eps)
             sf = rstd[i]
-            xr, orow = x[i], out[i]
-            for j in range(R):  # centred in float64 (exact for rows far from 0), then rounded
-                orow[j] = xr[j] - m
             if has_w and has_b:
                 for j in range(R):
                     orow[j] = ln_out(orow[j], z, sf, w[j], b[j], True, True)
