@@ -476,6 +476,39 @@ def test_linear_backward_of_an_expanded_gradient(reduce):
          arrays)
 
 
+@pytest.mark.parametrize("rg", [(True, True), (True, False), (False, True)],
+                         ids=["both", "a", "b"])
+@pytest.mark.parametrize("sa,sb", [((3, 4), (4, 5)), ((2, 3, 4), (4, 5)), ((2, 3, 4), (2, 4, 5)),
+                                   ((1, 3, 4), (2, 4, 5)), ((2, 1, 3, 4), (3, 4, 2)),
+                                   ((4,), (2, 4, 3)), ((2, 3, 4), (4,))])
+def test_matmul_derivatives_up_to_third_order_match_torch(sa, sb, rg):
+    """matmul's backward is one op (two products on storage, each summed over the batch
+    dims broadcasting added, 1-d operands promoted) whose own node is differentiable: first,
+    second and third derivatives of a loss through ``tanh(a @ b)`` against torch."""
+    arrays = [rnd(*sa, seed=41), rnd(*sb, seed=42)]
+    res = []
+    for lib, mk in ((nbgrad, N), (torch, T)):
+        xs = [mk(a, r) for a, r in zip(arrays, rg)]
+        want = [x for x, r in zip(xs, rg) if r]
+        loss = (lib.tanh(lib.matmul(*xs)) ** 2).sum()
+        g1 = lib.autograd.grad(loss, want, create_graph=True)
+        s2 = sum((g * g * g).sum() for g in g1)
+        g2 = lib.autograd.grad(s2, want, create_graph=True)
+        s3 = sum((g * g).sum() for g in g2)
+        g3 = lib.autograd.grad(s3, want)
+        res.append([val(g) for g in (*g1, *g2, *g3)])
+    for a, b in zip(*res):
+        assert a.shape == b.shape
+        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-11)
+
+
+def test_matmul_backward_of_an_expanded_gradient():
+    """A batched product under a sum: its gradient is expanded (zero strides), made whole
+    once for both products; values as torch."""
+    both(lambda a, b: (a @ b).sum(), lambda a, b: (a @ b).sum(),
+         [rnd(2, 3, 4, seed=43), rnd(2, 4, 5, seed=44)])
+
+
 def test_linear_float32_and_errors():
     x = nbgrad.randn(2, 5)
     w = nbgrad.randn(3, 5, requires_grad=True)

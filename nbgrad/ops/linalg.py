@@ -92,12 +92,17 @@ def _linear_grads(node, saved, g):
     return (gx, gw, gb) if fb else (gx, gw)
 
 
-def _rows_data(d, n, dt, dev):
-    """Storage ``d`` as ``(-1, n)`` rows: a view when the layout allows, else a copy."""
-    if d.ndim == 2:
+def _reshape_data(d, shape, dt, dev):
+    """Storage ``d`` with ``shape``: a view when the layout allows, else a copy."""
+    if tuple(d.shape) == tuple(shape):
         return d
-    v = backend(dev).reshape_view(d, (-1, n)) if d.size else None
-    return v if v is not None else copy_data(d, dt, dev).reshape(-1, n)
+    v = backend(dev).reshape_view(d, shape) if d.size else None
+    return v if v is not None else copy_data(d, dt, dev).reshape(shape)
+
+
+def _rows_data(d, n, dt, dev):
+    """Storage ``d`` as ``(-1, n)`` rows (a view when the layout allows)."""
+    return d if d.ndim == 2 else _reshape_data(d, (d.size // n if n else 0, n), dt, dev)
 
 
 def linear_backward(grad, input, weight, mask, xshape):
@@ -189,35 +194,97 @@ class MmBackward0(Node):
         a1, b1 = len(sa) == 1, len(sb) == 1
         if (a1 or b1) and len(sa) <= 2 and len(sb) <= 2:
             return _vector_grads(a, b, g, fa[0] is not None, fb[0] is not None, a1, b1)
-        # redo forward's promotion of 1-d operands to matrices
-        if a1 and b1:
-            g2 = reshape(g, (1, 1))
-        elif a1:
-            g2 = unsqueeze(g, -2)
-        elif b1:
-            g2 = unsqueeze(g, -1)
+        return matmul_backward(g, a, b, (fa[0] is not None, fb[0] is not None), sa, sb)
+
+
+def _sum_to_data(r, shape, dt, dev):
+    """Storage ``r`` summed over the dims that broadcasting added to ``shape``."""
+    if tuple(r.shape) == tuple(shape):
+        return r
+    lead = r.ndim - len(shape)
+    dims = list(range(lead)) + [i + lead for i, n in enumerate(shape)
+                                if n == 1 and r.shape[i + lead] != 1]
+    return reduce_data("sum", r, tuple(dims), True, dt, dev).reshape(shape)
+
+
+def _promoted(sa, sb):
+    """Forward's matrix shapes for operands of shapes ``sa``, ``sb`` (a 1-d ``a`` is a row,
+    a 1-d ``b`` a column) and its product's shape, before squeezing."""
+    pa = (1,) + tuple(sa) if len(sa) == 1 else tuple(sa)
+    pb = tuple(sb) + (1,) if len(sb) == 1 else tuple(sb)
+    pg = broadcast_shapes(pa[:-2], pb[:-2]) + (pa[-2], pb[-1])
+    return pa, pb, pg
+
+
+def matmul_backward(grad, a, b, mask, sa, sb):
+    """``(grad_a, grad_b)`` of ``a @ b`` (operands of shapes ``sa``, ``sb``; None where
+    ``mask`` is False): ``grad @ b.T`` and ``a.T @ grad`` on storage, each summed over the
+    batch dims broadcasting added, 1-d operands promoted as forward did. One op: recorded
+    as one node (``MmBackwardBackward0``), whose backward is in nbgrad ops. ``b`` is needed
+    only for ``a``'s gradient, ``a`` only for ``b``'s."""
+    dt, dev = grad._dtype, grad._device
+    be = backend(dev)
+    pa, pb, pg = _promoted(sa, sb)
+    g2 = _reshape_data(grad._data, pg, dt, dev)
+    if mask[0] and mask[1] and 0 in g2.strides and g2.size:
+        # an expanded gradient (from sum or mean): BLAS cannot read zero strides, so each
+        # product would copy it; make it whole once
+        g2 = copy_data(g2, dt, dev)
+    last2 = lambda d: be.permute(d, tuple(range(d.ndim - 2)) + (d.ndim - 1, d.ndim - 2))  # noqa: E731
+    ga = gb = None
+    if mask[0]:
+        bd = _reshape_data(to_dtype_data(b, dt, dev), pb, dt, dev)
+        r = _sum_to_data(matmul_data(g2, last2(bd), dt, dev), pa, dt, dev)
+        ga = _fresh(r.reshape(sa), dt, dev)
+    if mask[1]:
+        ad = _reshape_data(to_dtype_data(a, dt, dev), pa, dt, dev)
+        if len(pb) == 2 and len(pa) > 2:
+            # a matrix times a batch: its gradient sums over the batch, which one
+            # (k, batch*m) @ (batch*m, n) product does without a batch of products
+            a2 = _rows_data(ad, pa[-1], dt, dev)
+            r = matmul_data(be.permute(a2, (1, 0)), _rows_data(g2, pb[-1], dt, dev), dt, dev)
         else:
-            g2 = g
-        if fa[0] is not None and fb[0] is not None and 0 in g2._data.strides:
-            # an expanded gradient (from sum or mean): BLAS cannot read zero strides, so
-            # NumPy would copy it for each product; make it whole once
-            g2 = g2.contiguous()
-        ga = gb = None
-        if fa[0] is not None:
-            bt = reshape(b, (1, -1)) if b1 else transpose(b, -1, -2)
-            ga = sum_to(matmul(g2, bt), (1,) + sa if a1 else sa)
-            ga = reshape(ga, sa) if a1 else ga
-        if fb[0] is not None:
-            if len(sb) == 2 and len(sa) > 2:
-                # a matrix times a batch: its gradient sums over the batch, which one
-                # (k, batch*m) @ (batch*m, n) product does without a batch of products
-                a2 = reshape(a, (-1, sa[-1]))
-                gb = matmul(transpose(a2, 0, 1), reshape(g2, (a2.shape[0], sb[-1])))
-            else:
-                at = reshape(a, (-1, 1)) if a1 else transpose(a, -1, -2)
-                gb = sum_to(matmul(at, g2), sb + (1,) if b1 else sb)
-                gb = reshape(gb, sb) if b1 else gb
-        return ga, gb
+            r = _sum_to_data(matmul_data(last2(ad), g2, dt, dev), pb, dt, dev)
+        gb = _fresh(r.reshape(sb), dt, dev)
+    if needs_grad(grad, a, b):
+        record_multi(MmBackwardBackward0, [o for o in (ga, gb) if o is not None],
+                     (grad, a, b), (save(grad), save(a), save(b)), (mask, sa, sb))
+    return ga, gb
+
+
+class MmBackwardBackward0(Node):
+    """Derivatives of ``matmul_backward``'s ``(grad_a, grad_b)`` with respect to ``(grad,
+    a, b)``: both are bilinear, so every term is a product of an incoming gradient with a
+    saved tensor (``grad_a = grad @ b.T`` gives ``gga @ b`` to ``grad`` and ``gga.T @
+    grad`` to ``b``; ``grad_b = a.T @ grad`` gives ``a @ ggb`` and ``grad @ ggb.T``)."""
+
+    __slots__ = ()
+    materialize_grads = False
+
+    def backward(self, saved, *ggs):
+        g, a, b = saved
+        mask, sa, sb = self.attrs
+        it = iter(ggs)
+        gga, ggb = (next(it) if m else None for m in mask)
+        fg, fa, fb = (f[0] is not None for f in self.next_functions)
+        pa, pb, pg = _promoted(sa, sb)
+        G = reshape(g, pg)
+        dg = da = db = None
+        if gga is not None:
+            GGA = reshape(gga, pa)
+            if fg:
+                dg = matmul(GGA, reshape(b, pb))
+            if fb:
+                db = reshape(sum_to(matmul(transpose(GGA, -1, -2), G), pb), sb)
+        if ggb is not None:
+            GGB = reshape(ggb, pb)
+            if fg:
+                dg = add_grads(dg, matmul(reshape(a, pa), GGB))
+            if fa:
+                da = reshape(sum_to(matmul(G, transpose(GGB, -1, -2)), pa), sa)
+        if dg is not None:
+            dg = reshape(dg, tuple(g.shape))
+        return dg, da, db
 
 
 def _vector_grads(a, b, g, want_a, want_b, a1, b1):
