@@ -441,6 +441,25 @@ def test_linear(shape, bias):
     ggcheck(lambda x, w, *b: F.linear(x, w, *b), [arrays[0], w[:2]] + ([b[:2]] if bias else []))
 
 
+def _third_order_vs_torch(fn, tfn, arrays, rg):
+    """First, second and third derivatives of a loss through ``tanh(fn(*arrays))`` with
+    respect to the arrays marked in ``rg``, against torch."""
+    res = []
+    for lib, mk, f in ((nbgrad, N, fn), (torch, T, tfn)):
+        xs = [mk(a, r) for a, r in zip(arrays, rg)]
+        want = [x for x, r in zip(xs, rg) if r]
+        loss = (lib.tanh(f(*xs)) ** 2).sum()
+        g1 = lib.autograd.grad(loss, want, create_graph=True)
+        s2 = sum((g * g * g).sum() for g in g1)
+        g2 = lib.autograd.grad(s2, want, create_graph=True)
+        s3 = sum((g * g).sum() for g in g2)
+        g3 = lib.autograd.grad(s3, want)
+        res.append([val(g) for g in (*g1, *g2, *g3)])
+    for a, b in zip(*res):
+        assert a.shape == b.shape
+        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-11)
+
+
 @pytest.mark.parametrize("rg", [(True, True, True), (True, False, False), (False, True, True),
                                 (False, False, True), (True, True, False)],
                          ids=["all", "input", "weight_bias", "bias", "no_bias"])
@@ -452,19 +471,7 @@ def test_linear_derivatives_up_to_third_order_match_torch(shape, rg):
     arrays = [rnd(*shape, seed=31), rnd(4, 5, seed=32), rnd(4, seed=33)]
     if rg == (True, True, False):  # no bias at all
         arrays, rg = arrays[:2], rg[:2]
-    res = []
-    for lib, mk, fn in ((nbgrad, N, F.linear), (torch, T, TF.linear)):
-        xs = [mk(a, r) for a, r in zip(arrays, rg)]
-        want = [x for x, r in zip(xs, rg) if r]
-        loss = (lib.tanh(fn(*xs)) ** 2).sum()
-        g1 = lib.autograd.grad(loss, want, create_graph=True)
-        s2 = sum((g * g * g).sum() for g in g1)
-        g2 = lib.autograd.grad(s2, want, create_graph=True)
-        s3 = sum((g * g).sum() for g in g2)
-        g3 = lib.autograd.grad(s3, want)
-        res.append([val(g) for g in (*g1, *g2, *g3)])
-    for a, b in zip(*res):
-        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-11)
+    _third_order_vs_torch(F.linear, TF.linear, arrays, rg)
 
 
 @pytest.mark.parametrize("reduce", ["sum", "mean"])
@@ -486,20 +493,7 @@ def test_matmul_derivatives_up_to_third_order_match_torch(sa, sb, rg):
     dims broadcasting added, 1-d operands promoted) whose own node is differentiable: first,
     second and third derivatives of a loss through ``tanh(a @ b)`` against torch."""
     arrays = [rnd(*sa, seed=41), rnd(*sb, seed=42)]
-    res = []
-    for lib, mk in ((nbgrad, N), (torch, T)):
-        xs = [mk(a, r) for a, r in zip(arrays, rg)]
-        want = [x for x, r in zip(xs, rg) if r]
-        loss = (lib.tanh(lib.matmul(*xs)) ** 2).sum()
-        g1 = lib.autograd.grad(loss, want, create_graph=True)
-        s2 = sum((g * g * g).sum() for g in g1)
-        g2 = lib.autograd.grad(s2, want, create_graph=True)
-        s3 = sum((g * g).sum() for g in g2)
-        g3 = lib.autograd.grad(s3, want)
-        res.append([val(g) for g in (*g1, *g2, *g3)])
-    for a, b in zip(*res):
-        assert a.shape == b.shape
-        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-11)
+    _third_order_vs_torch(nbgrad.matmul, torch.matmul, arrays, rg)
 
 
 def test_matmul_backward_of_an_expanded_gradient():
