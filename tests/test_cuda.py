@@ -403,3 +403,21 @@ def test_elementwise_table_row_on_device_matches_cpu(name):
             assert (a is None) == (b is None)
             if a is not None:
                 np.testing.assert_allclose(host(b), host(a), rtol=1e-12, atol=1e-14)
+
+
+def test_linear_and_matmul_backward_ops_and_their_double_backward_match_cpu():
+    """linear's and matmul's backward run as one op on the device's storage (reshapes,
+    permutes, products, column sums), and their double-backward nodes too: the same
+    numbers as the CPU's."""
+    rng = np.random.default_rng(5)
+    arrays = [rng.standard_normal(s) for s in ((2, 3, 5), (4, 5), (4,), (2, 3, 4))]
+
+    def run(dev):
+        x, w, b, a = (nbgrad.tensor(v, device=dev, requires_grad=True) for v in arrays)
+        y = (nbgrad.tanh(F.linear(x, w, b)) ** 2).sum() + (nbgrad.tanh(a @ a.transpose(1, 2))).sum()
+        g = nbgrad.autograd.grad(y, (x, w, b, a), create_graph=True)
+        g2 = nbgrad.autograd.grad(sum((t * t).sum() for t in g), (x, w, b, a))
+        return [host(t) for t in (*g, *g2)]
+
+    for c, d in zip(run("cpu"), run(DEV)):
+        np.testing.assert_allclose(d, c, rtol=1e-10, atol=1e-12)
