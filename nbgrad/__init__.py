@@ -93,6 +93,12 @@ from .ops.shape import (  # noqa: E402
     transpose,
     unsqueeze,
 )
+from .ops.softmax import (  # noqa: E402
+    _log_softmax_backward_data,
+    _softmax_backward_data,
+    log_softmax,
+    softmax,
+)
 from .ops.stats import std, std_mean, var, var_mean  # noqa: E402
 from .tensor import Size, Tensor  # noqa: E402
 

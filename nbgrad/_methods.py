@@ -18,9 +18,10 @@ from .ops import inplace as I
 from .ops import linalg as L
 from .ops import reduce as R  # noqa: F401  (its rows join the table)
 from .ops import shape as S
+from .ops import softmax as Sm  # noqa: F401  (its rows join the table)
 from .ops import stats as St  # noqa: F401  (its rows join the table)
+from .ops.funcdef import public as func_rows
 from .ops.opdef import TABLE
-from .ops.reducedef import public as reduce_rows
 from .tensor import Tensor
 
 
@@ -114,8 +115,9 @@ METHODS = {
     "where": lambda self, condition, other: E.where(condition, self, other),
     "clamp": E.clamp, "clip": E.clamp, "clamp_": _clamp_,
     "zero_": I.zero_, "fill_": I.fill_, "copy_": I.copy_,
-    # reductions and statistics: from the flags of their rows (ops/reduce.py, ops/stats.py)
-    **reduce_rows("method"),
+    # reductions, statistics, softmax: from the flags of their rows (ops/reduce.py,
+    # ops/stats.py, ops/softmax.py)
+    **func_rows("method"),
     "norm": L._norm_method,
     # linear algebra
     "matmul": L.matmul, "mm": L.mm, "bmm": L.bmm, "dot": L.dot, "outer": L.outer,

@@ -33,7 +33,31 @@ plans (see ``nbgrad.ops.opdef.OpDef`` for every field)::
     softsign = defop("mylib::softsign", body=softsign, dtype="float",
                      grads=("div(grad, mul(add(abs(input), 1), add(abs(input), 1)))",))
 
-Kernel calling convention: every Tensor input is converted to the output dtype (unless
+Any other op can be a row as nbgrad's reductions, softmax and layer norm are
+(``nbgrad.ops.funcdef.FuncDef`` for every field): a ``forward`` on the operands' arrays
+that runs the kernels registered under its names, the dtype and shape rules, and
+derivative formulas as nbgrad expressions of ``grad``, the operands, ``result`` and the
+arguments. Calling it runs the forward and records the generated node::
+
+    @numba.njit
+    def row_scale_cpu(x, s, out):          # out[i, j] = x[i, j] * s[i]
+        for i in range(x.shape[0]):
+            for j in range(x.shape[1]):
+                out[i, j] = x[i, j] * s[i]
+
+    def row_scale_forward(x, s, odt, device, _):
+        out = numpy.empty(x.shape, odt.np)
+        row_scale_cpu(numpy.ascontiguousarray(x), numpy.ascontiguousarray(s), out)
+        return out
+
+    row_scale = defop("mylib::row_scale", params=("input", "scale"),
+                      forward=row_scale_forward, dtype=lambda a, b, _: a,
+                      shape=lambda a, b, _: tuple(a), args=("unused",),
+                      grads=("mul(grad, unsqueeze(scale, 1))",
+                             "sum(mul(grad, input), 1)"))
+    y = row_scale(x, s, None)
+
+Kernel calling convention (the ``cpu=`` form): every Tensor input is converted to the output dtype (unless
 ``cast_inputs=False``) and made C-contiguous; the kernel receives the arrays in their own
 shapes (``flat=False``, the default) or raveled to 1-d (``flat=True``) followed by the
 output array, and returns nothing. Non-tensor arguments are passed to ``shape`` and
@@ -138,13 +162,20 @@ def _cuda_launcher(k, flat):
 
 
 def defop(name, *, shape=None, cpu=None, backward=None, cuda=None, flat=False,
-          cast_inputs=True, kernel_args=False, body=None, **elementwise):
+          cast_inputs=True, kernel_args=False, body=None, forward=None, **fields):
     """Register op ``name`` and return the callable that runs it.
 
     With ``body`` (a scalar ``@njit`` function of one or two arguments) the op is elementwise:
     an ``OpDef`` row as nbgrad's built-in elementwise ops are (``grads``, ``dtype``,
     ``params``, ... are ``OpDef``'s; formulas resolve names in the caller's module, and in
-    ``nbgrad.ops.elementwise``), run by the same dispatch path. Otherwise:
+    ``nbgrad.ops.elementwise``), run by the same dispatch path.
+
+    With ``forward`` the op is a ``FuncDef`` row as nbgrad's reductions, softmax and layer
+    norm are (``params``, ``optional``, ``dtype``, ``shape``, ``args``, ``outputs``,
+    ``grads``, ... are ``FuncDef``'s; formulas resolve names in the caller's module, then
+    in ``nbgrad.ops.elementwise``, ``nbgrad.ops.reduce`` and ``nbgrad.ops.shape``). The
+    callable takes the operands (Tensors, None for an absent optional one) and then the
+    arguments, positionally. Otherwise:
 
     ``shape(*args, **kwargs)`` returns ``(output_shape, output_dtype)``. ``cpu`` is an
     ``@njit`` function ``(*input_arrays, out)``. ``cuda``, when given, is a ``@cuda.jit``
@@ -153,7 +184,9 @@ def defop(name, *, shape=None, cpu=None, backward=None, cuda=None, flat=False,
     argument, computed with nbgrad ops so that it is itself differentiable.
     """
     if body is not None:
-        return _elementwise(name, body, sys._getframe(1).f_globals, elementwise)
+        return _elementwise(name, body, sys._getframe(1).f_globals, fields)
+    if forward is not None:
+        return _function(name, forward, shape, sys._getframe(1).f_globals, fields)
     if not callable(cpu):
         raise TypeError(f"defop('{name}'): cpu must be an @njit function, got {type(cpu).__name__}")
     register_kernel(name, "cpu", cpu)
@@ -174,4 +207,35 @@ def _elementwise(name, body, caller_globals, fields):
     op = OpDef(name, body, fn=False, method=False, module_globals=names, **fields)
     fn = public_function(op)
     fn.__name__ = fn.__qualname__ = name.split("::")[-1]
+    return fn
+
+
+def _function(name, forward, shape, caller_globals, fields):
+    from .ops import elementwise, reduce
+    from .ops import shape as shape_ops
+    from .ops.funcdef import FuncDef
+
+    names = {**vars(elementwise), **vars(reduce), **vars(shape_ops), **caller_globals}
+    fields.setdefault("node", _node_name(name))
+    short = name.split("::")[-1]
+    op = FuncDef(short, forward=forward, shape=shape, fn=False, method=False,
+                 module_globals=names, **fields)
+    n = len(op.params)
+    call = op.call
+
+    def fn(*operands_and_args):
+        if len(operands_and_args) != n + len(op.args):
+            raise TypeError(f"{short}() takes {n} operands ({', '.join(op.params)}) and "
+                            f"{len(op.args)} arguments ({', '.join(op.args)}), got "
+                            f"{len(operands_and_args)}")
+        operands = operands_and_args[:n]
+        for p, t in zip(op.params, operands):
+            if not isinstance(t, Tensor) and not (t is None and p in op.optional):
+                raise TypeError(f"{short}(): argument '{p}' must be Tensor, not "
+                                f"{type(t).__name__}")
+        same_device(short, *operands)
+        return call(*operands_and_args)
+
+    fn.__name__ = fn.__qualname__ = short
+    fn.op = op
     return fn

@@ -646,7 +646,7 @@ def test_embedding():
 
 # ----- fused layer_norm / cross_entropy kernels ------------------------------------------------
 from nbgrad.ops.loss import cross_entropy_backward  # noqa: E402
-from nbgrad.ops.normalization import layer_norm_backward  # noqa: E402
+from nbgrad.ops.normalization import native_layer_norm, native_layer_norm_backward  # noqa: E402
 
 PAR_N = 131072  # NBGRAD_PARALLEL_MIN's default: inputs this big take the parallel kernels
 
@@ -742,18 +742,24 @@ def test_layer_norm_backward_op_matches_torch():
     want = torch.ops.aten.native_layer_norm_backward(T(go), ta, [2, 5], tm, tr, tw, tb,
                                                      [True, True, True])
     m, r = N(tm.numpy()), N(tr.numpy())
-    got = layer_norm_backward(N(go), N(a), m, r, N(w))
+    got = native_layer_norm_backward(N(go), N(a), (2, 5), m, r, N(w), N(b), (True, True, True))
     for g, t in zip(got, want):
         close(g, t, rtol=1e-10, atol=1e-12)
-    gx, gw, gb = layer_norm_backward(N(go), N(a), m, r, N(w), (False, True, False))
+    gx, gw, gb = native_layer_norm_backward(N(go), N(a), [2, 5], m, r, N(w), None,
+                                            (False, True, False))
     assert gx is None and gb is None
     close(gw, want[1], rtol=1e-10, atol=1e-12)
-    # no weight: normalized_shape inferred from the statistics' trailing ones -> (2, 5)
     want = torch.ops.aten.native_layer_norm_backward(T(go), ta, [2, 5], tm, tr, None, None,
                                                      [True, False, False])
-    got = layer_norm_backward(N(go), N(a), m, r)
-    assert got[1].shape == (2, 5)
+    got = native_layer_norm_backward(N(go), N(a), (2, 5), m, r, None, None, (True, False, False))
+    assert got[1] is None and got[2] is None
     close(got[0], want[0], rtol=1e-10, atol=1e-12)
+    # the forward's three outputs, as aten's: only the first has a node
+    outs = native_layer_norm(N(a, True), (2, 5), N(w), N(b), 1e-5)
+    touts = torch.ops.aten.native_layer_norm(T(a, True), [2, 5], tw, tb, 1e-5)
+    for o, t in zip(outs, touts):
+        close(o, t, rtol=1e-10, atol=1e-12)
+        assert (o.grad_fn is None) == (t.grad_fn is None)
 
 
 def _ln_stats(x, eps=1e-5):
@@ -765,7 +771,7 @@ def test_layer_norm_backward_op_grads_third_order():
     # layer_norm_backward's own derivatives (second order of layer_norm), and theirs (third)
     def f(g, x, w):
         m, r = _ln_stats(x)
-        return layer_norm_backward(g, x, m, r, w)
+        return native_layer_norm_backward(g, x, x.shape[-1:], m, r, w, None, (True, True, True))
 
     ggcheck(f, [rnd(2, 4, seed=55), rnd(2, 4, seed=56), rnd(4, seed=57)])
     ggcheck(lambda g, x: f(g, x, None)[0], [rnd(3, 3, seed=58), rnd(3, 3, seed=59)])

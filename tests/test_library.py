@@ -311,3 +311,61 @@ def test_elementwise_user_ops_values_grads_and_names():
     from nbgrad.ops.opdef import TABLE
 
     assert "testlib::softsign" not in TABLE  # not part of nbgrad's own surface
+
+
+# ----- a row op (``forward=``): the FuncDef mechanism of nbgrad's reductions and softmax -----
+@numba.njit
+def _row_scale_cpu(x, s, out):
+    for i in range(x.shape[0]):
+        for j in range(x.shape[1]):
+            out[i, j] = x[i, j] * s[i]
+
+
+def _row_scale_forward(x, s, odt, device, offset):
+    out = np.empty(x.shape, odt.np)
+    _row_scale_cpu(np.ascontiguousarray(x, odt.np), np.ascontiguousarray(s, odt.np), out)
+    return out + offset
+
+
+def _row_scale_dtype(a, b, offset):
+    if not a.is_floating_point:
+        raise RuntimeError(f"row_scale: expected a floating-point input, got {a}")
+    return nbgrad.promote_types(a, b)
+
+
+row_scale = defop("testlib::row_scale", params=("input", "scale"),
+                  forward=_row_scale_forward, dtype=_row_scale_dtype,
+                  shape=lambda a, b, offset: tuple(a), args=("offset",),
+                  grads=("mul(grad, unsqueeze(scale, 1))", "sum(mul(grad, input), 1)"))
+
+
+def test_row_op_values_node_and_derivatives():
+    rng = np.random.default_rng(3)
+    a, s = rng.standard_normal((3, 4)), rng.standard_normal(3)
+    x = nbgrad.tensor(a, requires_grad=True)
+    sc = nbgrad.tensor(s, requires_grad=True)
+    y = row_scale(x, sc, 0.5)
+    np.testing.assert_allclose(y.detach().numpy(), a * s[:, None] + 0.5, rtol=1e-15)
+    assert y.grad_fn.name() == "RowScaleBackward0"
+    assert len(y.grad_fn.next_functions) == 2
+    np.testing.assert_array_equal(y.grad_fn._saved_scale.detach().numpy(), s)
+    np.testing.assert_array_equal(y.grad_fn._saved_self.detach().numpy(), a)
+    assert row_scale.op.shape((3, 4), (3,), 0.5) == (3, 4)
+    # a strided input, the scale without grad: one edge needs a gradient
+    xt = nbgrad.tensor(np.ascontiguousarray(a.T), requires_grad=True).t()
+    (gx,) = nbgrad.autograd.grad(row_scale(xt, nbgrad.tensor(s), 0.0).sum(), [xt])
+    np.testing.assert_allclose(gx.numpy(), np.broadcast_to(s[:, None], (3, 4)), rtol=1e-15)
+    assert gradcheck(lambda x, s: row_scale(x, s, 1.0), (x, sc))
+    assert gradgradcheck(lambda x, s: row_scale(x, s, 1.0), (x, sc))
+    with nbgrad.no_grad():
+        assert row_scale(x, sc, 0.0).grad_fn is None
+
+
+def test_row_op_refuses_bad_calls():
+    x = nbgrad.ones(2, 2)
+    with pytest.raises(TypeError, match="argument 'scale' must be Tensor, not ndarray"):
+        row_scale(x, np.ones(2), 0.0)
+    with pytest.raises(TypeError, match=r"takes 2 operands \(input, scale\) and 1 arguments"):
+        row_scale(x, nbgrad.ones(2))
+    with pytest.raises(RuntimeError, match="expected a floating-point input"):
+        row_scale(nbgrad.ones(2, 2, dtype=nbgrad.int64), nbgrad.ones(2), 0.0)

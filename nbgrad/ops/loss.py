@@ -45,7 +45,7 @@ from .normalization import flat_param
 from .reduce import mean as _mean
 from .reduce import sum as _sum
 from .shape import expand, permute, reshape, squeeze, unsqueeze
-from .softmax import _float_input, log_softmax, softmax, softmax_backward
+from .softmax import _float_input, _softmax_backward_data, log_softmax, softmax
 
 
 def _reduce(loss, reduction):
@@ -264,7 +264,7 @@ def _ce_weight(weight, C, dt, dev):
             f"weight tensor should be defined either for all {C} classes or no classes but got "
             f"weight tensor of shape: {list(weight.shape)}"
         )
-    return flat_param(weight, C, dt, dev)
+    return flat_param(None if weight is None else weight._data, C, dt, dev)
 
 
 def _ce_rows(x, cdim, target, wv, has_w, ignore_index, want_lp=False):
@@ -377,7 +377,7 @@ def _cross_entropy_fused(input, target, weight, ignore_index, reduction):
 
 class CrossEntropyBackwardBackward0(Node):
     """Derivatives of ``w[t] * g * (softmax(x) - onehot(t))`` with respect to ``g`` and
-    ``x``, written with softmax / softmax_backward so they are differentiable again."""
+    ``x``, written with softmax / _softmax_backward_data so they are differentiable again."""
 
     __slots__ = ()
 
@@ -397,7 +397,7 @@ class CrossEntropyBackwardBackward0(Node):
             picked = squeeze(gather(gg, cdim, unsqueeze(ts, cdim)), cdim)
             dg = mul(wr, sub(_sum(mul(gg, p), cdim), picked))
         if fx:
-            dx = softmax_backward(mul(gg, unsqueeze(mul(wr, g), cdim)), p, cdim)
+            dx = _softmax_backward_data(mul(gg, unsqueeze(mul(wr, g), cdim)), p, cdim)
         return dg, dx
 
 

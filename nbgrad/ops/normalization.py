@@ -1,48 +1,141 @@
-"""Layer norm: one fused kernel per row forward (float64 statistics, saving the row mean
-and ``1/sqrt(var + eps)``) and one backward, itself an op with a node, so derivatives of
+"""Layer norm: two ``deffunc`` rows (``ops/funcdef.py``), PyTorch's ``native_layer_norm``
+(one fused kernel per row, float64 statistics, saving the row mean and
+``1/sqrt(var + eps)``) and ``native_layer_norm_backward`` (one fused pass per row), whose
+own derivative (``layer_norm_double_backward``) is written in nbgrad ops, so derivatives of
 any order are exact."""
 
 import math
 
-from ..tensor import _fresh, _wrap
-from ._core import (
-    Node,
-    backend,
-    contiguous_data,
-    kernel,
-    needs_grad,
-    record,
-    record_multi,
-    same_device,
-    save,
-)
+from ..storage import for_device as backend
+from ..storage.layout import copy_data, is_c
+from ._core import kernel, same_device
 from .elementwise import add, add_grads, div, mul, rsqrt, sub
+from .funcdef import deffunc, surface
 from .reduce import mean as _mean
 from .reduce import sum as _sum
 from .shape import expand
 
 
-def flat_param(p, n, dt, dev):
-    """A weight/bias as a 1-D array of dtype ``dt``, or a 1-element dummy when absent."""
-    be = backend(dev)
+def _c(a, odt, dev):
+    """Array ``a`` C-contiguous and of dtype ``odt`` (a copy only when it is not)."""
+    return a if is_c(a) and a.dtype == odt.np else copy_data(a, odt, dev)
+
+
+def flat_param(p, n, odt, dev):
+    """A weight/bias array as 1-D of dtype ``odt``, or a 1-element dummy when absent."""
     if p is None:
-        return be.empty((1,), dt.np), False
-    return contiguous_data(p if p._dtype is dt else p.to(dt)).reshape(n), True
+        return backend(dev).empty((1,), odt.np), False
+    return _c(p, odt, dev).reshape(n), True
 
 
-class NativeLayerNormBackward0(Node):
-    __slots__ = ()
+def _sizes(shape, nshape):
+    k = len(nshape)
+    lead = tuple(shape[:len(shape) - k])
+    return lead, math.prod(lead), math.prod(nshape)
 
-    def backward(self, saved, g):
-        x, mean, rstd, w, _ = saved  # bias saved only as PyTorch saves it (in-place checks)
-        fx, fw, fb = self.next_functions
-        mask = (fx[0] is not None, fw[0] is not None, fb[0] is not None)
-        return layer_norm_backward(g, x, mean, rstd, w, mask, self.attrs)
+
+def _forward(x, w, b, odts, dev, normalized_shape, eps):
+    odt, be = odts[0], backend(dev)
+    lead, M, R = _sizes(x.shape, normalized_shape)
+    stat = lead + (1,) * len(normalized_shape)
+    out = be.empty(x.shape, odt.np)
+    if M and R:
+        mean, rstd = be.empty(stat, odt.np), be.empty(stat, odt.np)
+        wf, has_w = flat_param(w, R, odt, dev)
+        bf, has_b = flat_param(b, R, odt, dev)
+        kernel("layer_norm", dev)(_c(x, odt, dev).reshape(M, R), wf, bf, has_w, has_b, eps,
+                                  out.reshape(M, R), mean.reshape(M), rstd.reshape(M))
+    else:  # empty rows: statistics of nothing
+        mean, rstd = be.full(stat, math.nan, odt.np), be.full(stat, math.nan, odt.np)
+    return out, mean, rstd
+
+
+def _backward_forward(g, x, mean, rstd, w, b, odts, dev, normalized_shape, output_mask):
+    odt, be = odts[0], backend(dev)
+    nshape = tuple(normalized_shape)
+    _, M, R = _sizes(x.shape, nshape)
+    gx = be.empty(x.shape, odt.np) if output_mask[0] else None
+    if M and R:
+        gw = be.empty(nshape, odt.np) if output_mask[1] else None
+        gb = be.empty(nshape, odt.np) if output_mask[2] else None
+        wf, has_w = flat_param(w, R, odt, dev)
+        kernel("layer_norm_backward", dev)(
+            _c(g, odt, dev).reshape(M, R), _c(x, odt, dev).reshape(M, R),
+            _c(mean, odt, dev).reshape(M), _c(rstd, odt, dev).reshape(M), wf, has_w,
+            None if gx is None else gx.reshape(M, R),
+            None if gw is None else gw.reshape(R), None if gb is None else gb.reshape(R))
+    else:
+        gw = be.zeros(nshape, odt.np) if output_mask[1] else None
+        gb = be.zeros(nshape, odt.np) if output_mask[2] else None
+    return gx, gw, gb
+
+
+def _ln_shapes(xs, ws, bs, normalized_shape, eps):
+    lead, _, _ = _sizes(xs, normalized_shape)
+    stat = lead + (1,) * len(normalized_shape)
+    return tuple(xs), stat, stat
+
+
+def _ln_backward_shapes(gs, xs, ms, rs, ws, bs, normalized_shape, output_mask):
+    return tuple(tuple(s) if m else None
+                 for s, m in zip((xs, normalized_shape, normalized_shape), output_mask))
+
+
+def _input_dtype3(*dtypes_args):
+    dt = dtypes_args[0] if len(dtypes_args) == 5 else dtypes_args[1]  # input's
+    return dt, dt, dt
+
+
+NATIVE_LAYER_NORM = deffunc(
+    "native_layer_norm", params=("input", "weight", "bias"), optional=("weight", "bias"),
+    kernels=("layer_norm",), forward=_forward, dtype=_input_dtype3, shape=_ln_shapes,
+    args=("normalized_shape", "eps"), outputs=("result", "result1", "result2"),
+    grads={"input, weight, bias": "native_layer_norm_backward(grad, input, normalized_shape, "
+           "result1, result2, weight, bias, grad_input_mask)"},
+    torch_names={}, fn=False, method=False)
+# its derivative in (grad_out, input, weight) is one formula; the statistics' dependence on
+# the input is accounted for inside it, so mean and rstd get none of their own
+NATIVE_LAYER_NORM_BACKWARD = deffunc(
+    "native_layer_norm_backward", params=("grad_out", "input", "mean", "rstd", "weight", "bias"),
+    optional=("weight", "bias"), kernels=("layer_norm_backward",), forward=_backward_forward,
+    dtype=_input_dtype3, shape=_ln_backward_shapes, args=("normalized_shape", "output_mask"),
+    outputs=("result0", "result1", "result2"), differentiable=3,
+    grads={"grad_out, input, weight": "layer_norm_double_backward(input, weight, grads[0], "
+           "grads[1], grads[2], grad_out, mean, rstd, normalized_shape, grad_input_mask)",
+           "mean": "None", "rstd": "None", "bias": "None"},
+    torch_names={}, fn=False, method=False)
+
+
+@surface(NATIVE_LAYER_NORM)
+def native_layer_norm(input, normalized_shape, weight, bias, eps):
+    """``(output, mean, rstd)`` of layer norm over the trailing ``normalized_shape`` dims
+    (PyTorch's ``aten.native_layer_norm``): one fused kernel per row."""
+    return NATIVE_LAYER_NORM.call(input, weight, bias, tuple(normalized_shape), float(eps))
+
+
+@surface(NATIVE_LAYER_NORM_BACKWARD)
+def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias,
+                               output_mask):
+    """Layer norm's backward in one fused pass per row (PyTorch's
+    ``aten.native_layer_norm_backward``): ``(grad_input, grad_weight, grad_bias)``, None
+    where ``output_mask`` is False. ``mean`` and ``rstd`` are the saved row statistics;
+    ``grad_weight`` is ``sum(grad_out * xhat)`` and ``grad_bias`` ``sum(grad_out)`` over the
+    leading dims."""
+    return NATIVE_LAYER_NORM_BACKWARD.call(grad_out, input, mean, rstd, weight, bias,
+                                           tuple(normalized_shape),
+                                           tuple(bool(m) for m in output_mask))
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
-    """Normalize over the trailing ``normalized_shape`` dims, then scale and shift: one fused
-    kernel per row (float64 statistics), saving the row mean and ``1/sqrt(var + eps)``."""
+    """Normalize over the trailing ``normalized_shape`` dims, then scale by ``weight`` and
+    shift by ``bias``: one fused kernel per row (float64 statistics).
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.nn.functional.layer_norm(nbgrad.tensor([[1.0, 3.0]]), (2,))
+        tensor([[-1.0000,  1.0000]])
+    """
     if isinstance(normalized_shape, int):
         normalized_shape = (normalized_shape,)
     normalized_shape = tuple(normalized_shape)
@@ -62,29 +155,8 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     if not dt.is_floating_point or any(p is not None and p._dtype is not dt for p in (weight, bias)):
         # integer input or mixed dtypes: the composed form (promotes like the ops it uses)
         return _layer_norm_composed(input, normalized_shape, weight, bias, eps)
-    dev = same_device("layer_norm", input, weight, bias)
-    be = backend(dev)
-    shape = tuple(input.shape)
-    lead = shape[:len(shape) - k]
-    M, R = math.prod(lead), math.prod(normalized_shape)
-    out = be.empty(shape, dt.np)
-    mean = be.empty(lead + (1,) * k, dt.np)
-    rstd = be.empty(lead + (1,) * k, dt.np)
-    if M and R:
-        w, has_w = flat_param(weight, R, dt, dev)
-        b, has_b = flat_param(bias, R, dt, dev)
-        kernel("layer_norm", dev)(contiguous_data(input).reshape(M, R), w, b, has_w, has_b, float(eps),
-                                  out.reshape(M, R), mean.reshape(M), rstd.reshape(M))
-    elif M:  # empty rows: statistics of nothing
-        mean = be.full(lead + (1,) * k, math.nan, dt.np)
-        rstd = be.full(lead + (1,) * k, math.nan, dt.np)
-    res = _fresh(out, dt, dev)
-    if needs_grad(input, weight, bias):
-        record(NativeLayerNormBackward0, res, (input, weight, bias),
-               (save(input), _wrap(mean, dt, dev), _wrap(rstd, dt, dev), save(weight),
-                save(bias)),
-               normalized_shape)
-    return res
+    same_device("layer_norm", input, weight, bias)
+    return NATIVE_LAYER_NORM.call(input, weight, bias, normalized_shape, float(eps))[0]
 
 
 def _layer_norm_composed(input, normalized_shape, weight, bias, eps):
@@ -101,108 +173,55 @@ def _layer_norm_composed(input, normalized_shape, weight, bias, eps):
     return out
 
 
-class NativeLayerNormBackwardBackward0(Node):
-    """Derivatives of ``(grad_input, grad_weight, grad_bias)`` with respect to ``(grad,
-    input, weight)``; the row mean and rstd depend on the input, which the formulas for
-    ``d/d input`` account for. When these derivatives are differentiated again, the saved
-    mean and rstd get their first derivatives attached (same values), so third derivatives
-    are exact too."""
-
-    __slots__ = ()
-    materialize_grads = False
-
-    def backward(self, saved, *ggs):
-        g, x, mean, rstd, w = saved
-        nshape, mask = self.attrs
-        it = iter(ggs)
-        ggx, ggw, ggb = (next(it) if m else None for m in mask)
-        fg, fx, fw = (f[0] is not None for f in self.next_functions)
-        k = len(nshape)
-        nd = x.ndim
-        dn = tuple(range(nd - k, nd))  # normalized dims
-        dl = tuple(range(nd - k))  # leading dims
-        n = math.prod(nshape)
-        only_gx = (True, False, False)
-        mean, rstd = mean.detach(), rstd.detach()
-        if needs_grad(x):
-            # mean + mean(dx) and rstd - rstd^2 * mean(xhat * dx), dx = x - x.detach() = 0
-            dx0 = sub(x, x.detach())
-            xh0 = mul(sub(x.detach(), mean), rstd)
-            mean = add(mean, _mean(dx0, dn, keepdim=True))
-            rstd = sub(rstd, mul(mul(rstd, rstd), _mean(mul(xh0, dx0), dn, keepdim=True)))
-        xh = mul(sub(x, mean), rstd)
-        h = mul(g, w) if w is not None else g
-        dg = dx = dw = pvec = extra = None
-        if ggx is not None:
-            # q = rstd * P(ggx), P(v) = v - mean(v) - xhat * mean(xhat * v): symmetric, so
-            # it is also d<ggx, gx>/dh
-            q = layer_norm_backward(ggx, x, mean, rstd, None, only_gx, nshape)[0]
-            if fg:
-                dg = mul(q, w) if w is not None else q
-            if fw and w is not None:
-                dw = _sum(mul(g, q), dl) if dl else mul(g, q)
-            if fx:
-                c = div(rstd, -n)
-                big_l = _sum(mul(h, q), dn, keepdim=True)  # <ggx, gx> per row
-                v = add(mul(_sum(mul(ggx, xh), dn, keepdim=True), h),
-                        mul(_sum(mul(h, xh), dn, keepdim=True), ggx))
-                pvec = mul(v, c)
-                extra = mul(mul(big_l, c), xh)
-        if ggw is not None:
-            if fg:
-                dg = add_grads(dg, mul(ggw, xh))
-            if fx:
-                pvec = add_grads(pvec, mul(ggw, g))
-        if ggb is not None and fg:
-            dg = add_grads(dg, expand(ggb, tuple(x.shape)))
-        if fx and pvec is not None:
-            dx = add_grads(layer_norm_backward(pvec, x, mean, rstd, None, only_gx, nshape)[0], extra)
-        elif fx:
-            dx = extra
-        return dg, dx, dw
-
-
-def layer_norm_backward(grad, input, mean, rstd, weight=None, output_mask=(True, True, True),
-                        normalized_shape=None):
-    """Layer norm's backward in one fused pass per row: ``(grad_input, grad_weight,
-    grad_bias)`` with None where ``output_mask`` is False. ``mean`` and ``rstd`` are the
-    saved row statistics (shape ``input.shape[:-k] + (1,) * k``); ``grad_weight`` is
-    ``sum(grad * xhat)`` and ``grad_bias`` ``sum(grad)`` over the leading dims.
-    ``normalized_shape`` defaults to the weight's shape, else to the fewest trailing dims
-    of ``input`` that hold a row."""
-    dev, dt = input._device, input._dtype
-    shape = tuple(input.shape)
-    M = mean.numel()
-    if normalized_shape is None:
-        if weight is not None:
-            normalized_shape = tuple(weight.shape)
-        else:
-            R = input.numel() // M if M else 0
-            k = next((i for i in range(len(shape) + 1) if math.prod(shape[len(shape) - i:]) == R), 0)
-            normalized_shape = shape[len(shape) - k:]
-    nshape = tuple(normalized_shape)
-    R = math.prod(nshape)
-    M = math.prod(shape[:len(shape) - len(nshape)])
-    if grad._dtype is not dt:
-        grad = grad.to(dt)
-    be = backend(dev)
-    mask = tuple(bool(m) for m in output_mask)
-    gx = be.empty(shape, dt.np) if mask[0] else None
-    gw = be.empty(nshape, dt.np) if mask[1] else None
-    gb = be.empty(nshape, dt.np) if mask[2] else None
-    if M and R:
-        w, has_w = flat_param(weight, R, dt, dev)
-        kernel("layer_norm_backward", dev)(
-            contiguous_data(grad).reshape(M, R), contiguous_data(input).reshape(M, R),
-            contiguous_data(mean).reshape(M), contiguous_data(rstd).reshape(M), w, has_w,
-            None if gx is None else gx.reshape(M, R),
-            None if gw is None else gw.reshape(R), None if gb is None else gb.reshape(R))
-    else:
-        gw = be.zeros(nshape, dt.np) if mask[1] else None
-        gb = be.zeros(nshape, dt.np) if mask[2] else None
-    outs = tuple(None if a is None else _fresh(a, dt, dev) for a in (gx, gw, gb))
-    if needs_grad(grad, input, weight):
-        record_multi(NativeLayerNormBackwardBackward0, [o for o in outs if o is not None],
-                     (grad, input, weight),
-                     (save(grad), save(input), mean, rstd, save(weight)), (nshape, mask))
-    return outs
+def layer_norm_double_backward(x, w, ggx, ggw, ggb, g, mean, rstd, nshape, mask):
+    """Derivatives of ``(grad_input, grad_weight, grad_bias)`` with respect to ``(grad_out,
+    input, weight)`` (those of them ``mask`` asks for), given the incoming ``ggx, ggw, ggb``
+    (None where none came). The row mean and rstd depend on the input, which the formulas
+    for ``d/d input`` account for; when these derivatives are differentiated again, the
+    saved mean and rstd get their first derivatives attached (same values), so third
+    derivatives are exact too."""
+    fg, fx, fw = mask
+    k = len(nshape)
+    nd = x.ndim
+    dn = tuple(range(nd - k, nd))  # normalized dims
+    dl = tuple(range(nd - k))  # leading dims
+    n = math.prod(nshape)
+    only_gx = (True, False, False)
+    mean, rstd = mean.detach(), rstd.detach()
+    if x.requires_grad:
+        # mean + mean(dx) and rstd - rstd^2 * mean(xhat * dx), dx = x - x.detach() = 0
+        dx0 = sub(x, x.detach())
+        xh0 = mul(sub(x.detach(), mean), rstd)
+        mean = add(mean, _mean(dx0, dn, keepdim=True))
+        rstd = sub(rstd, mul(mul(rstd, rstd), _mean(mul(xh0, dx0), dn, keepdim=True)))
+    xh = mul(sub(x, mean), rstd)
+    h = mul(g, w) if w is not None else g
+    dg = dx = dw = pvec = extra = None
+    if ggx is not None:
+        # q = rstd * P(ggx), P(v) = v - mean(v) - xhat * mean(xhat * v): symmetric, so it is
+        # also d<ggx, gx>/dh
+        q = native_layer_norm_backward(ggx, x, nshape, mean, rstd, None, None, only_gx)[0]
+        if fg:
+            dg = mul(q, w) if w is not None else q
+        if fw and w is not None:
+            dw = _sum(mul(g, q), dl) if dl else mul(g, q)
+        if fx:
+            c = div(rstd, -n)
+            big_l = _sum(mul(h, q), dn, keepdim=True)  # <ggx, gx> per row
+            v = add(mul(_sum(mul(ggx, xh), dn, keepdim=True), h),
+                    mul(_sum(mul(h, xh), dn, keepdim=True), ggx))
+            pvec = mul(v, c)
+            extra = mul(mul(big_l, c), xh)
+    if ggw is not None:
+        if fg:
+            dg = add_grads(dg, mul(ggw, xh))
+        if fx:
+            pvec = add_grads(pvec, mul(ggw, g))
+    if ggb is not None and fg:
+        dg = add_grads(dg, expand(ggb, tuple(x.shape)))
+    if fx and pvec is not None:
+        dx = add_grads(native_layer_norm_backward(pvec, x, nshape, mean, rstd, None, None,
+                                                  only_gx)[0], extra)
+    elif fx:
+        dx = extra
+    return dg, dx, dw

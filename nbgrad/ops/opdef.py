@@ -10,7 +10,7 @@ the formulas), the recording code and the public function. Calls run through
 ``ops/dispatch.py``.
 
 The formula compiler here also makes the nodes of the rows that are not elementwise
-(``ReduceDef`` in ``ops/reducedef.py``: reductions, statistics), which have no ``arity``:
+(``FuncDef`` in ``ops/funcdef.py``: reductions, statistics, row ops), which have no ``arity``:
 ``_general_source`` writes their ``backward``.
 """
 
@@ -358,22 +358,43 @@ def _backward_source(op, run=False):
 
 
 def _general_source(op):
-    """``backward`` of a row that is not elementwise (``ops/reducedef.py``): the saved
+    """``backward`` of a row that is not elementwise (``ops/funcdef.py``): the saved
     tensors unpacked by name, the row's arguments and the sizes the formulas read from
     ``self.attrs`` (in ``op.recorded`` order), and each formula run only for an input that
     needs a gradient."""
-    src = ["def backward(self, saved, grad):"]
+    if op.differentiable > 1:
+        src = ["def backward(self, saved, *grads):", "    grad = grads[0]"]
+    else:
+        src = ["def backward(self, saved, grad):"]
     if op.saves:
         src.append(f"    {''.join(n + ', ' for n in op.saves)}= saved")
     if op.recorded:
         src.append(f"    {''.join(n + ', ' for n in op.recorded)}= self.attrs")
-    if len(op.grads) == 1:  # a node exists only when its one input needs a gradient
-        src.append(f"    return ({op.grads[0]},)")
+    grads = [f for f in op.grads if f is not None]  # one per edge
+    if len(grads) == 1:  # a node exists only when its one edge needs a gradient
+        src.append(f"    return ({grads[0]},)")
         return src
     src.append("    nf_ = self.next_functions")
-    src.append("    return (" + "".join(
-        "None, " if f is None else f"({f}) if nf_[{i}][0] is not None else None, "
-        for i, f in enumerate(op.grads)) + ")")
+    done = set()
+    joint = getattr(op, "joint", {})
+    for i, f in enumerate(grads):
+        if f in done:
+            continue
+        if f not in joint:
+            src.append(f"    g{i}_ = ({f}) if nf_[{i}][0] is not None else None")
+            continue
+        # one formula for several edges: run once, for those of them that are needed
+        done.add(f)
+        edged = [p for p, g in zip(op.params, op.grads) if g is not None]
+        edges = [edged.index(n) for n in joint[f]]  # in the formula's order
+        outs = "".join(f"g{k}_, " for k in edges)
+        src += ["    grad_input_mask = (" + "".join(f"nf_[{k}][0] is not None, " for k in edges)
+                + ")",
+                "    if True in grad_input_mask:",
+                f"        {outs}= {f}",
+                "    else:",
+                f"        {outs}= {'None, ' * len(edges)}"]
+    src.append("    return (" + "".join(f"g{i}_, " for i in range(len(grads))) + ")")
     return src
 
 
@@ -407,14 +428,16 @@ def _make_node(op, cls_name):
     from the derivative formulas (``_backward_source``)."""
     op.saves = _saved_names(op)
 
-    def backward(self, saved, grad):
-        return _compile_backward(type(self))(self, saved, grad)
+    def backward(self, saved, *grads):
+        return _compile_backward(type(self))(self, saved, *grads)
 
     def _run(self, grad, lent):
         return _compile_backward(type(self), True)(self, grad, lent)
 
     ns = {"__slots__": (), "backward": backward, "_grad_once": op.grad_once, "op": op,
           "__module__": op.module_globals.get("__name__")}
+    if getattr(op, "differentiable", 1) > 1:  # outputs without a gradient get None
+        ns["materialize_grads"] = False
     if op.arity is not None:  # an elementwise row: the engine's inline call (``_run``)
         ns["_run"] = _run
     return type(cls_name, (Node,), ns)

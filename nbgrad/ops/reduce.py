@@ -1,5 +1,5 @@
 """Reductions: sum, mean, amax/amin, max/min (with indices), argmax/argmin, prod and
-logsumexp, one ``defreduce`` row per PyTorch overload (``ops/reducedef.py``): its forward,
+logsumexp, one ``deffunc`` row per PyTorch overload (``ops/funcdef.py``): its forward,
 dtype and shape rules and derivative formula. Each forward runs one kernel over the
 ``(A, R, B)`` layout of ``_arb`` (reduced dims in the middle); variance and norms
 (ops/stats.py, ops/linalg.py) use that layout too. The formulas call the helpers below,
@@ -27,7 +27,7 @@ from ._core import (
     record,
 )
 from .elementwise import div, eq, exp, logical_and, maximum, minimum, mul, sub, where
-from .reducedef import defreduce, surface
+from .funcdef import deffunc, surface
 from .shape import ExpandBackward0, _view, expand, permute, reshape, unsqueeze
 
 _FROM_NP = _dt._FROM_NP
@@ -388,51 +388,51 @@ def _dim_shape(shape, d, keepdim):
 # ----- the rows ----------------------------------------------------------------------------
 _DIMS = ("dim", "keepdim")
 
-SUM = defreduce("sum", kernels=("sum",), forward=_sum_all_forward, dtype=_sum_dtype,
-                shape=_all_shape, args=("dtype",), grads=("expand_to(grad, input_shape)",))
-SUM_DIM = defreduce("sum", overload="dim_IntList", kernels=("sum",), forward=_sum_forward,
-                    dtype=_sum_dtype, shape=_dims_shape, args=(*_DIMS, "dtype"),
-                    grads=("sum_backward(grad, input_shape, dim, keepdim)",),
-                    node="SumBackward1")
-MEAN = defreduce("mean", kernels=("sum", "div"), forward=_mean_all_forward, dtype=_mean_dtype,
-                 shape=_all_shape, args=("dtype",),
-                 grads=("div(expand_to(grad, input_shape), input_numel)",))
-MEAN_DIM = defreduce("mean", overload="dim", kernels=("sum", "div"), forward=_mean_forward,
-                     dtype=_mean_dtype, shape=_dims_shape, args=(*_DIMS, "dtype"),
-                     grads=("mean_backward(grad, input_shape, dim, input_numel, keepdim)",),
-                     node="MeanBackward1")
+SUM = deffunc("sum", kernels=("sum",), forward=_sum_all_forward, dtype=_sum_dtype,
+              shape=_all_shape, args=("dtype",), grads=("expand_to(grad, input_shape)",))
+SUM_DIM = deffunc("sum", overload="dim_IntList", kernels=("sum",), forward=_sum_forward,
+                  dtype=_sum_dtype, shape=_dims_shape, args=(*_DIMS, "dtype"),
+                  grads=("sum_backward(grad, input_shape, dim, keepdim)",),
+                  node="SumBackward1")
+MEAN = deffunc("mean", kernels=("sum", "div"), forward=_mean_all_forward, dtype=_mean_dtype,
+               shape=_all_shape, args=("dtype",),
+               grads=("div(expand_to(grad, input_shape), input_numel)",))
+MEAN_DIM = deffunc("mean", overload="dim", kernels=("sum", "div"), forward=_mean_forward,
+                   dtype=_mean_dtype, shape=_dims_shape, args=(*_DIMS, "dtype"),
+                   grads=("mean_backward(grad, input_shape, dim, input_numel, keepdim)",),
+                   node="MeanBackward1")
 _AMAX = ("scale_grad_by_count(restore_reduced_dims(grad, dim, keepdim), "
          "eq(input, restore_reduced_dims(result, dim, keepdim)), dim)",)
-AMAX = defreduce("amax", kernels=("amax",), forward=_reducer("amax"), dtype=_same_dtype,
-                 shape=_dims_shape, args=_DIMS, grads=_AMAX)
-AMIN = defreduce("amin", kernels=("amin",), forward=_reducer("amin"), dtype=_same_dtype,
-                 shape=_dims_shape, args=_DIMS, grads=_AMAX)
-MAX = defreduce("max", kernels=("amax",), forward=_reducer("amax"), dtype=_same_dtype,
-                shape=_all_shape, grads=("evenly_distribute_backward(grad, input, result)",),
-                node="MaxBackward1")
-MIN = defreduce("min", kernels=("amin",), forward=_reducer("amin"), dtype=_same_dtype,
-                shape=_all_shape, grads=("evenly_distribute_backward(grad, input, result)",),
-                node="MinBackward1")
+AMAX = deffunc("amax", kernels=("amax",), forward=_reducer("amax"), dtype=_same_dtype,
+               shape=_dims_shape, args=_DIMS, grads=_AMAX)
+AMIN = deffunc("amin", kernels=("amin",), forward=_reducer("amin"), dtype=_same_dtype,
+               shape=_dims_shape, args=_DIMS, grads=_AMAX)
+MAX = deffunc("max", kernels=("amax",), forward=_reducer("amax"), dtype=_same_dtype,
+              shape=_all_shape, grads=("evenly_distribute_backward(grad, input, result)",),
+              node="MaxBackward1")
+MIN = deffunc("min", kernels=("amin",), forward=_reducer("amin"), dtype=_same_dtype,
+              shape=_all_shape, grads=("evenly_distribute_backward(grad, input, result)",),
+              node="MinBackward1")
 _SELECT = ("value_selecting_reduction_backward(grad, dim, indices, input_shape, keepdim)",)
-MAX_DIM = defreduce("max", overload="dim", kernels=("argmax",), forward=_selecting("argmax"),
-                    dtype=_values_indices_dtype, shape=_dim_shape, args=_DIMS,
-                    outputs=("values", "indices"), grads=_SELECT, node="MaxBackward0")
-MIN_DIM = defreduce("min", overload="dim", kernels=("argmin",), forward=_selecting("argmin"),
-                    dtype=_values_indices_dtype, shape=_dim_shape, args=_DIMS,
-                    outputs=("values", "indices"), grads=_SELECT, node="MinBackward0")
-ARGMAX = defreduce("argmax", kernels=("argmax",), forward=_indexing("argmax"),
-                   dtype=_index_dtype, shape=_dim_shape, args=_DIMS)
-ARGMIN = defreduce("argmin", kernels=("argmin",), forward=_indexing("argmin"),
-                   dtype=_index_dtype, shape=_dim_shape, args=_DIMS)
-PROD = defreduce("prod", kernels=("prod",), forward=_reducer("prod"), dtype=_prod_dtype,
-                 shape=_all_shape, grads=("prod_backward(grad, input, result)",))
-PROD_DIM = defreduce("prod", overload="dim_int", kernels=("prod",), forward=_reducer("prod"),
-                     dtype=_prod_dtype, shape=_dims_shape, args=_DIMS,
-                     grads=("prod_backward(grad, input, result, dim, keepdim)",),
-                     node="ProdBackward1")
-LOGSUMEXP = defreduce("logsumexp", kernels=("logsumexp",), forward=_reducer("logsumexp"),
-                      dtype=_same_dtype, shape=_dims_shape, args=_DIMS,
-                      grads=("logsumexp_backward(grad, input, result, dim, keepdim)",))
+MAX_DIM = deffunc("max", overload="dim", kernels=("argmax",), forward=_selecting("argmax"),
+                  dtype=_values_indices_dtype, shape=_dim_shape, args=_DIMS,
+                  outputs=("values", "indices"), grads=_SELECT, node="MaxBackward0")
+MIN_DIM = deffunc("min", overload="dim", kernels=("argmin",), forward=_selecting("argmin"),
+                  dtype=_values_indices_dtype, shape=_dim_shape, args=_DIMS,
+                  outputs=("values", "indices"), grads=_SELECT, node="MinBackward0")
+ARGMAX = deffunc("argmax", kernels=("argmax",), forward=_indexing("argmax"),
+                 dtype=_index_dtype, shape=_dim_shape, args=_DIMS)
+ARGMIN = deffunc("argmin", kernels=("argmin",), forward=_indexing("argmin"),
+                 dtype=_index_dtype, shape=_dim_shape, args=_DIMS)
+PROD = deffunc("prod", kernels=("prod",), forward=_reducer("prod"), dtype=_prod_dtype,
+               shape=_all_shape, grads=("prod_backward(grad, input, result)",))
+PROD_DIM = deffunc("prod", overload="dim_int", kernels=("prod",), forward=_reducer("prod"),
+                   dtype=_prod_dtype, shape=_dims_shape, args=_DIMS,
+                   grads=("prod_backward(grad, input, result, dim, keepdim)",),
+                   node="ProdBackward1")
+LOGSUMEXP = deffunc("logsumexp", kernels=("logsumexp",), forward=_reducer("logsumexp"),
+                    dtype=_same_dtype, shape=_dims_shape, args=_DIMS,
+                    grads=("logsumexp_backward(grad, input, result, dim, keepdim)",))
 
 
 # ----- the public functions: PyTorch's arguments, then one row ------------------------------

@@ -1,61 +1,87 @@
-"""softmax and log_softmax along a dim, and their backward steps, each one fused kernel
-over the ``(A, R, B)`` layout (``dim`` in the middle); the backward steps are ops with
-their own nodes, so double backward works."""
+"""softmax and log_softmax along a dim, and their backward steps: four ``deffunc`` rows
+(``ops/funcdef.py``), each one fused kernel of the kernel table over the ``(A, R, B)``
+layout (``dim`` in the middle). The backward steps are rows with nodes of their own
+(PyTorch's ``_softmax_backward_data`` and ``_log_softmax_backward_data``), so derivatives
+of any order come from the formulas."""
 
 import math
 
-from ..tensor import _wrap
-from ._core import (
-    Node,
-    Tensor,
-    backend,
-    contiguous_data,
-    kernel,
-    needs_grad,
-    record,
-    save,
-    save_output,
-)
-from .elementwise import exp, mul, neg, sub
-from .reduce import sum as _sum
+from ..storage import for_device as backend
+from ..storage.layout import copy_data, is_c
+from ._core import Tensor, kernel
+from .elementwise import exp, mul, neg, sub  # noqa: F401  (the formulas name them)
+from .funcdef import deffunc, surface
+from .reduce import sum as _sum  # noqa: F401  (the formulas name it)
 from .shape import _wrap_dim
 
 
-def _arb_view(x, dim):
-    """Storage of ``x`` as a C-contiguous ``(A, R, B)`` array with ``dim`` in the middle."""
-    d = contiguous_data(x)
-    shape = d.shape
-    return d.reshape(math.prod(shape[:dim]), shape[dim] if shape else 1, math.prod(shape[dim + 1:]))
+def _rows(a, odt, dev, dim):
+    """Array ``a`` as a C-contiguous ``(A, R, B)`` array of dtype ``odt`` with ``dim`` in the
+    middle (a copy only when it is not one already)."""
+    if not is_c(a) or a.dtype != odt.np:
+        a = copy_data(a, odt, dev)
+    shape = a.shape
+    return a.reshape(math.prod(shape[:dim]), shape[dim] if shape else 1,
+                     math.prod(shape[dim + 1:]))
 
 
-def _float_input(x, op):
+def _forward(kname):
+    def forward(*arrays_odt_dev_dim):
+        *arrays, odt, dev, dim = arrays_odt_dev_dim
+        out = backend(dev).empty(arrays[-1].shape, odt.np)
+        if out.size:
+            views = [_rows(a, odt, dev, dim) for a in arrays]
+            kernel(kname, dev)(*views, out.reshape(views[-1].shape))
+        return out
+
+    forward.__name__ = "_" + kname + "_forward"
+    return forward
+
+
+def _float_dtype(op):
+    def dtype(*dtypes_dim):
+        dt = dtypes_dim[-2]  # the input's (the output's, for a backward step)
+        if not dt.is_floating_point:
+            raise RuntimeError(f'"{op}_lastdim_kernel_impl" not implemented for '
+                               f"'{dt.name}'; use a floating-point tensor")
+        return dt
+
+    return dtype
+
+
+def _same_shape(*shapes_dim):
+    return tuple(shapes_dim[-2])
+
+
+SOFTMAX = deffunc("softmax", kernels=("softmax",), forward=_forward("softmax"),
+                  dtype=_float_dtype("softmax"), shape=_same_shape, args=("dim",),
+                  grads=("_softmax_backward_data(grad, result, dim)",), functional=True)
+LOG_SOFTMAX = deffunc("log_softmax", kernels=("log_softmax",), forward=_forward("log_softmax"),
+                      dtype=_float_dtype("log_softmax"), shape=_same_shape, args=("dim",),
+                      grads=("_log_softmax_backward_data(grad, result, dim)",), functional=True)
+# the backward steps: d/d grad_output is the step itself on ``grad``; d/d output is the
+# derivative of ``output * (grad_output - sum(grad_output * output))`` (softmax) or of
+# ``grad_output - exp(output) * sum(grad_output)`` (log_softmax) in ``output``
+SOFTMAX_BACKWARD = deffunc(
+    "_softmax_backward_data", params=("grad_output", "output"),
+    kernels=("softmax_backward",), forward=_forward("softmax_backward"),
+    dtype=_float_dtype("softmax_backward"), shape=_same_shape, args=("dim",),
+    grads=("_softmax_backward_data(grad, output, dim)",
+           "sub(mul(grad, sub(grad_output, _sum(mul(grad_output, output), dim, keepdim=True))),"
+           " mul(grad_output, _sum(mul(grad, output), dim, keepdim=True)))"),
+    node="SoftmaxBackwardDataBackward0", method=False)
+LOG_SOFTMAX_BACKWARD = deffunc(
+    "_log_softmax_backward_data", params=("grad_output", "output"),
+    kernels=("log_softmax_backward",), forward=_forward("log_softmax_backward"),
+    dtype=_float_dtype("log_softmax_backward"), shape=_same_shape, args=("dim",),
+    grads=("sub(grad, _sum(mul(grad, exp(output)), dim, keepdim=True))",
+           "neg(mul(mul(grad, exp(output)), _sum(grad_output, dim, keepdim=True)))"),
+    node="LogSoftmaxBackwardDataBackward0", method=False)
+
+
+def _dim(x, dim, op):
     if not isinstance(x, Tensor):
         raise TypeError(f"{op}(): argument 'input' must be Tensor, not {type(x).__name__}")
-    if not x._dtype.is_floating_point:
-        raise RuntimeError(f'"{op}_lastdim_kernel_impl" not implemented for \'{x._dtype.name}\'; use a floating-point tensor')
-    return x
-
-
-def _fused(kname, x, dim):
-    dev = x._device
-    out = backend(dev).empty(tuple(x.shape), x._dtype.np)
-    if out.size:
-        kernel(kname, dev)(_arb_view(x, dim), out.reshape(_arb_view(x, dim).shape))
-    return _wrap(out, x._dtype, dev)
-
-
-def _fused2(kname, g, y, dim):
-    dev = g._device
-    if g._dtype is not y._dtype:
-        g = g.to(y._dtype)
-    out = backend(dev).empty(tuple(y.shape), y._dtype.np)
-    if out.size:
-        yv = _arb_view(y, dim)
-        kernel(kname, dev)(_arb_view(g, dim), yv, out.reshape(yv.shape))
-    return _wrap(out, y._dtype, dev)
-
-
-def _dim(x, dim, op="softmax"):
     if dim is None:
         # PyTorch's legacy implicit dim (deprecated there, with this warning)
         import warnings
@@ -66,82 +92,64 @@ def _dim(x, dim, op="softmax"):
     return _wrap_dim(dim, x.ndim) if x.ndim else 0
 
 
-class LogSoftmaxBackward0(Node):
-    __slots__ = ()
-
-    def backward(self, saved, g):
-        (y,) = saved
-        return (log_softmax_backward(g, y, self.attrs),)
-
-
-def log_softmax(input, dim=None, dtype=None):
-    """``log(softmax(input))`` along ``dim``, computed stably in one pass."""
-    x = _float_input(input if dtype is None else input.to(dtype), "log_softmax")
-    d = _dim(x, dim, "log_softmax")
-    out = _fused("log_softmax", x, d)
-    if needs_grad(x):
-        record(LogSoftmaxBackward0, out, (x,), (save_output(out),), d)
-    return out
-
-
-class LogSoftmaxBackwardBackward0(Node):
-    __slots__ = ()
-
-    def backward(self, saved, gg):
-        g, y = saved
-        d = self.attrs
-        fg, fy = self.next_functions
-        e = exp(y)
-        dg = sub(gg, _sum(mul(gg, e), d, keepdim=True)) if fg[0] is not None else None
-        dy = neg(mul(mul(gg, e), _sum(g, d, keepdim=True))) if fy[0] is not None else None
-        return dg, dy
-
-
-def log_softmax_backward(grad, output, dim):
-    """``grad - exp(output) * grad.sum(dim)``: log_softmax's backward as one kernel."""
-    out = _fused2("log_softmax_backward", grad, output, dim)
-    if needs_grad(grad, output):
-        record(LogSoftmaxBackwardBackward0, out, (grad, output), (save(grad), save(output)), dim)
-    return out
-
-
-class SoftmaxBackward0(Node):
-    __slots__ = ()
-
-    def backward(self, saved, g):
-        (y,) = saved
-        return (softmax_backward(g, y, self.attrs),)
-
-
+@surface(SOFTMAX)
 def softmax(input, dim=None, dtype=None):
-    """Softmax along ``dim``, stable for any logits."""
-    x = _float_input(input if dtype is None else input.to(dtype), "softmax")
-    d = _dim(x, dim)
-    out = _fused("softmax", x, d)
-    if needs_grad(x):
-        record(SoftmaxBackward0, out, (x,), (save_output(out),), d)
-    return out
+    """Softmax along ``dim``: ``exp(x - max) / sum(exp(x - max))``, stable for any logits,
+    in one fused kernel. ``dtype`` converts the input first.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.softmax(nbgrad.tensor([[1.0, 2.0, 3.0]]), dim=1)
+        tensor([[0.0900, 0.2447, 0.6652]])
+    """
+    d = _dim(input, dim, "softmax")
+    return SOFTMAX.call(input if dtype is None else input.to(dtype), d)
 
 
-class SoftmaxBackwardBackward0(Node):
-    __slots__ = ()
+@surface(LOG_SOFTMAX)
+def log_softmax(input, dim=None, dtype=None):
+    """``log(softmax(input))`` along ``dim``, computed stably in one fused kernel.
 
-    def backward(self, saved, gg):
-        g, y = saved
-        d = self.attrs
-        fg, fy = self.next_functions
-        dg = softmax_backward(gg, y, d) if fg[0] is not None else None
-        dy = None
-        if fy[0] is not None:
-            s = _sum(mul(g, y), d, keepdim=True)
-            dy = sub(mul(gg, sub(g, s)), mul(g, _sum(mul(gg, y), d, keepdim=True)))
-        return dg, dy
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.log_softmax(nbgrad.tensor([0.0, 0.0]), dim=0)
+        tensor([-0.6931, -0.6931])
+    """
+    d = _dim(input, dim, "log_softmax")
+    return LOG_SOFTMAX.call(input if dtype is None else input.to(dtype), d)
 
 
-def softmax_backward(grad, output, dim):
-    """``output * (grad - (grad * output).sum(dim))``: softmax's backward as one kernel."""
-    out = _fused2("softmax_backward", grad, output, dim)
-    if needs_grad(grad, output):
-        record(SoftmaxBackwardBackward0, out, (grad, output), (save(grad), save(output)), dim)
-    return out
+def _backward_step(row, grad, output, dim, input_dtype):
+    if grad._device != output._device:
+        raise RuntimeError("Expected all tensors to be on the same device, but found at least "
+                           f"two devices, {output._device} and {grad._device}!")
+    if tuple(grad.shape) != tuple(output.shape):
+        raise RuntimeError(f"{row.name}: grad_output of shape {list(grad.shape)} does not match "
+                           f"output of shape {list(output.shape)}")
+    out = row.call(grad, output, _wrap_dim(dim, output.ndim) if output.ndim else 0)
+    return out if input_dtype is None or input_dtype is out._dtype else out.to(input_dtype)
 
+
+@surface(SOFTMAX_BACKWARD)
+def _softmax_backward_data(grad_output, output, dim, input_dtype=None):
+    """``output * (grad_output - (grad_output * output).sum(dim))``: softmax's backward as
+    one kernel, differentiable again; ``input_dtype`` (the forward input's, when softmax
+    ran with ``dtype=``) converts the result."""
+    return _backward_step(SOFTMAX_BACKWARD, grad_output, output, dim, input_dtype)
+
+
+@surface(LOG_SOFTMAX_BACKWARD)
+def _log_softmax_backward_data(grad_output, output, dim, input_dtype=None):
+    """``grad_output - exp(output) * grad_output.sum(dim)``: log_softmax's backward as one
+    kernel, differentiable again; ``input_dtype`` as ``_softmax_backward_data``'s."""
+    return _backward_step(LOG_SOFTMAX_BACKWARD, grad_output, output, dim, input_dtype)
+
+
+def _float_input(x, op):
+    """``x``, a floating-point Tensor (PyTorch's errors otherwise)."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{op}(): argument 'input' must be Tensor, not {type(x).__name__}")
+    _float_dtype(op)(x._dtype, None)
+    return x

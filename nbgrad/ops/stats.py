@@ -1,37 +1,28 @@
 """Statistics over dims: var, std, var_mean, std_mean.
 
-One ``defreduce`` row each (``ops/reducedef.py``): one Numba kernel (``var`` in
+One ``deffunc`` row each (``ops/funcdef.py``): one Numba kernel (``var`` in
 kernels/{cpu,cuda}/reduce.py) over the ``(A, R, B)`` layout of ops/reduce.py, accumulating
 in float64 in two passes; the derivative formulas are PyTorch's (``var_backward``,
 ``std_backward``), written with nbgrad ops, so gradients are differentiable again.
-``var_mean`` / ``std_mean`` record one node for both results (``VarMeanBackward0`` /
-``StdMeanBackward0``, as PyTorch).
+``var_mean`` / ``std_mean`` are rows with two differentiable outputs and one node for
+both (``VarMeanBackward0`` / ``StdMeanBackward0``, as PyTorch).
 """
 
 import math
 
-from ..autograd.grad_mode import no_grad
-from ._core import (
-    Node,
-    backend,
-    check_tensor,
-    kernel,
-    needs_grad,
-    record_multi,
-    save,
-    save_output,
-)
-from .elementwise import add, div, eq, mul, sub, where
+from ._core import backend, check_tensor, kernel
+from .elementwise import add_grads, div, eq, mul, sub, where
+from .funcdef import deffunc, surface
 from .reduce import (
     _arb,
     _dims,
     _dims_shape,
+    _mean_forward,
     _out_shape,
     mean,
     mean_backward,
     restore_reduced_dims,
 )
-from .reducedef import defreduce, surface
 
 __all__ = ["var", "std", "var_mean", "std_mean"]
 
@@ -100,12 +91,12 @@ def _stat_shape(shape, dims, correction, keepdim):
 
 
 _ARGS = ("dim", "correction", "keepdim")
-VAR = defreduce("var", overload="correction", kernels=("var",), forward=_var_forward,
-                dtype=_float_dtype, shape=_stat_shape, args=_ARGS,
-                grads=("var_backward(grad, input, dim, correction, keepdim)",))
-STD = defreduce("std", overload="correction", kernels=("var", "sqrt"), forward=_std_forward,
-                dtype=_float_dtype, shape=_stat_shape, args=_ARGS,
-                grads=("std_backward(result, grad, input, dim, correction, keepdim)",))
+VAR = deffunc("var", overload="correction", kernels=("var",), forward=_var_forward,
+              dtype=_float_dtype, shape=_stat_shape, args=_ARGS,
+              grads=("var_backward(grad, input, dim, correction, keepdim)",))
+STD = deffunc("std", overload="correction", kernels=("var", "sqrt"), forward=_std_forward,
+              dtype=_float_dtype, shape=_stat_shape, args=_ARGS,
+              grads=("std_backward(result, grad, input, dim, correction, keepdim)",))
 
 
 def _stat_args(op, input, dim, unbiased, correction):
@@ -136,44 +127,63 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return _stat(STD, "std", input, dim, unbiased, keepdim, correction)
 
 
-class VarMeanBackward0(Node):
-    """Backward of ``var_mean`` / ``std_mean``: one node for both outputs (as PyTorch's),
-    each output's gradient by its own formula, summed."""
-
-    __slots__ = ()
-    materialize_grads = False
-
-    def backward(self, saved, g_stat, g_mean):
-        x, result = saved
-        dims, correction, keepdim, is_std = self.attrs
-        gx = None
-        if g_stat is not None:
-            gx = (std_backward(result, g_stat, x, dims, correction, keepdim) if is_std
-                  else var_backward(g_stat, x, dims, correction, keepdim))
-        if g_mean is not None:
-            gm = mean_backward(g_mean, tuple(x.shape), dims, x.numel(), keepdim)
-            gx = gm if gx is None else add(gx, gm)
-        return (gx,)
+def var_mean_backward(grad_var, grad_mean, input, dim, correction, keepdim):
+    """``var_mean``'s input gradient: each output's by its own formula, summed (either
+    gradient may be None)."""
+    gx = None
+    if grad_var is not None:
+        gx = var_backward(grad_var, input, dim, correction, keepdim)
+    if grad_mean is not None:
+        gx = add_grads(gx, mean_backward(grad_mean, tuple(input.shape), dim, input.numel(),
+                                         keepdim))
+    return gx
 
 
-class StdMeanBackward0(VarMeanBackward0):
-    __slots__ = ()
+def std_mean_backward(grad_std, grad_mean, input, result, dim, correction, keepdim):
+    """``std_mean``'s input gradient, as ``var_mean_backward``'s with std's formula."""
+    gx = None
+    if grad_std is not None:
+        gx = std_backward(result, grad_std, input, dim, correction, keepdim)
+    if grad_mean is not None:
+        gx = add_grads(gx, mean_backward(grad_mean, tuple(input.shape), dim, input.numel(),
+                                         keepdim))
+    return gx
 
 
-def _stat_mean(row, op, input, dim, unbiased, keepdim, correction):
-    """``(row's statistic, mean)`` over the same dims, recorded as one node."""
-    dims, c = _stat_args(op, input, dim, unbiased, correction)
-    with no_grad():
-        stat = row.call(input, dims, c, keepdim)
-        m = mean(input, dims, keepdim)
-    if needs_grad(input):
-        is_std = row is STD
-        record_multi(StdMeanBackward0 if is_std else VarMeanBackward0, [stat, m], (input,),
-                     (save(input), save_output(stat) if is_std else None),
-                     (dims, c, keepdim, is_std))
-    return stat, m
+def _stat_mean_forward(stat):
+    def forward(x, odts, dev, dims, correction, keepdim):
+        return (stat(x, odts[0], dev, dims, correction, keepdim),
+                _mean_forward(x, odts[0], dev, dims, keepdim, None))
+
+    return forward
 
 
+def _float_dtype2(idt, *args):
+    dt = _float_dtype(idt)
+    return dt, dt
+
+
+def _stat_shape2(shape, dims, correction, keepdim):
+    s = _stat_shape(shape, dims, correction, keepdim)
+    return s, s
+
+
+# one node for both outputs, as PyTorch's
+VAR_MEAN = deffunc("var_mean", overload="correction", kernels=("var", "sum", "div"),
+                   forward=_stat_mean_forward(_var_forward), dtype=_float_dtype2,
+                   shape=_stat_shape2, args=_ARGS, outputs=("result0", "result1"),
+                   differentiable=2, method=False,
+                   grads=("var_mean_backward(grads[0], grads[1], input, dim, correction, "
+                          "keepdim)",))
+STD_MEAN = deffunc("std_mean", overload="correction", kernels=("var", "sqrt", "sum", "div"),
+                   forward=_stat_mean_forward(_std_forward), dtype=_float_dtype2,
+                   shape=_stat_shape2, args=_ARGS, outputs=("result0", "result1"),
+                   differentiable=2, method=False,
+                   grads=("std_mean_backward(grads[0], grads[1], input, result0, dim, "
+                          "correction, keepdim)",))
+
+
+@surface(VAR_MEAN)
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """``(var(input, ...), mean(input, ...))`` over the same dims, one graph node for both
     (``VarMeanBackward0``).
@@ -184,10 +194,11 @@ def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
         >>> v.tolist(), m.tolist()
         ([0.5, 2.0], [1.5, 4.0])
     """
-    return _stat_mean(VAR, "var_mean", input, dim, unbiased, keepdim, correction)
+    return _stat(VAR_MEAN, "var_mean", input, dim, unbiased, keepdim, correction)
 
 
+@surface(STD_MEAN)
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """``(std(input, ...), mean(input, ...))`` over the same dims, one graph node for both
     (``StdMeanBackward0``)."""
-    return _stat_mean(STD, "std_mean", input, dim, unbiased, keepdim, correction)
+    return _stat(STD_MEAN, "std_mean", input, dim, unbiased, keepdim, correction)

@@ -1,0 +1,297 @@
+"""Rows for ops that are not elementwise: ``FuncDef`` and its table.
+
+A ``FuncDef`` is one overload of an op whose forward is a function on whole arrays rather
+than one per-element body: a reduction, a statistic, softmax along a dim, a backward step
+(PyTorch's ``sum`` and ``sum.dim_IntList`` are two rows, with nodes ``SumBackward0`` and
+``SumBackward1``). It is said declaratively: its tensor operands, its forward (a function
+from the operands' arrays and the overload's arguments to the output array(s), running
+kernels of the kernel table by name), its dtype and shape rules, its derivative formulas in
+nbgrad ops, and its public surface. The node class, its ``backward`` and what it saves come
+from the formula compiler of ``ops/opdef.py``, the same one that makes the elementwise
+nodes: a row is all a compiler needs to know of the op.
+
+The row's public function (``front``) parses PyTorch's arguments (overloads, ``dim`` as an
+int or a tuple, error messages) and calls the row with the normalized arguments;
+``op(input, *args)`` then runs the forward and records the node.
+"""
+
+import sys
+
+from ..autograd.grad_mode import STATE as _STATE
+from ..autograd.graph import grad_accumulator, saved_input, saved_output
+from ..tensor import _fresh
+from . import _core
+from .opdef import _camel, _make_node, _reads
+
+# a name a formula may read, beyond the row's operands, arguments and outputs: what is saved
+# of operand ``p`` for ``p + suffix``: PyTorch's name of it (``grad_fn._saved_<name>``) and
+# its expression in the generated call
+_DERIVED = {"_shape": ("_sym_sizes", "{}._data.shape"),
+            "_numel": ("_sym_numel", "{}._data.size")}
+_TORCH_PARAM = {"input": "self"}
+_NO_EDGE = (None, 0)
+
+
+class FuncDef:
+    """One overload of an op that is not elementwise (a reduction, a statistic, a row op).
+
+    Args:
+        name: the public name (``nbgrad.<name>``); several overloads share it.
+        overload: PyTorch's overload name (``"dim_IntList"``), ``""`` for the plain one.
+        params: the tensor operands' names, PyTorch's (``("input",)``, the default, or
+            ``("grad_output", "output")``); the first one's device is the op's.
+        optional: those of ``params`` that may be None (an absent weight): the forward and
+            the rules get None for them, and they get no edge.
+        kernels: the kernel table names the forward runs (for each device; a compiler's
+            list of what the op launches).
+        forward: ``forward(*arrays, odt, device, *args)``: the output array (or a tuple of
+            them, one per name in ``outputs``) from the operands' storage arrays (one per
+            name in ``params``, any layout), the output dtype and the overload's arguments.
+            Arrays in, arrays out: no Tensor, no graph.
+        dtype: ``dtype(*dtypes, *args)``: the output's dtype (a tuple of them for several
+            outputs) from the operands' dtypes; raises PyTorch's error for a dtype the op
+            refuses.
+        shape: ``shape(*shapes, *args)``: every output's shape from the operands' shapes,
+            known without running.
+        args: the names of the overload's arguments, in the order the front passes them
+            normalized (``("dim", "keepdim", "dtype")``); the node records those its
+            formulas read (as attrs), and the formulas read them by these names.
+        outputs: the outputs' names; the first ``differentiable`` of them get the node
+            (the first is ``result``; PyTorch's ``result1``, ``indices`` name others), and
+            any may be saved. A forward may return None for an output it was told to skip.
+        differentiable: how many leading outputs are differentiable (default 1); with
+            more than one, the formulas read ``grads`` (one incoming gradient per output,
+            None where none came) rather than ``grad``.
+        grads: one derivative formula per operand (None: not differentiable, no edge;
+            the formula ``"None"``: an edge that gets no gradient), in nbgrad ops of
+            ``grad``, the operands' names, the outputs, the arguments and
+            ``<operand>_shape`` / ``<operand>_numel`` (sizes or an element count, saved
+            instead of the operand); other names resolve in the module of the row. Or, as
+            PyTorch's derivatives.yaml, a dict from operand names to formulas, where one
+            formula may give several operands' gradients as a tuple (key ``"input, weight,
+            bias"``) and reads ``grad_input_mask``, which of them are needed. The node saves
+            what the formulas read and has one edge per operand with a formula.
+        torch_names: PyTorch's names of operands whose name differs (``{"input": "self"}``,
+            the default), for ``grad_fn._saved_<name>``.
+        node: the node class name (PyTorch's: ``SumBackward1``; default
+            ``<Name>Backward0``).
+        fn, method, functional: the public surface (``nbgrad.<name>``, ``Tensor.<name>``,
+            ``nn.functional.<name>``); ``front`` is that function, set by ``surface``.
+    """
+
+    __slots__ = ("name", "overload", "kernels", "forward", "dtype", "shape", "args", "outputs",
+                 "grads", "params", "optional", "kwargs", "values", "arity", "saves", "node",
+                 "grad_once", "fn", "method", "functional", "front", "module_globals",
+                 "recorded", "call", "joint", "differentiable", "torch_names")
+
+    def __init__(self, name, *, overload="", params=("input",), optional=(), kernels=(),
+                 forward, dtype, shape, args=(), outputs=("result",), differentiable=1,
+                 grads=None, node=None, torch_names=None, fn=True, method=True,
+                 functional=False, module_globals=None):
+        self.name, self.overload, self.kernels = name, overload, tuple(kernels)
+        self.forward, self.dtype, self.shape = forward, dtype, shape
+        self.args, self.outputs = tuple(args), tuple(outputs)
+        self.differentiable = differentiable
+        self.params, self.optional = tuple(params), tuple(optional)
+        self.torch_names = _TORCH_PARAM if torch_names is None else torch_names
+        self.joint = {}  # formula -> the operands it gives gradients of, for a shared one
+        if isinstance(grads, dict):
+            per = dict.fromkeys(self.params)
+            for key, f in grads.items():
+                names = tuple(n.strip() for n in key.split(","))
+                for n in names:
+                    per[n] = f
+                if len(names) > 1:
+                    self.joint[f] = names
+            grads = tuple(per.values())
+        self.kwargs = dict.fromkeys(self.args)  # the formula compiler's name for arguments
+        derivable = tuple(p + d for p in self.params for d in _DERIVED)
+        # names a formula may read and save, beyond ``result`` and the operands
+        self.values = tuple(n for n in self.outputs if n != "result") + derivable
+        self.arity = None  # not elementwise: opdef's general backward source
+        self.grads = grads
+        self.grad_once = False
+        self.fn, self.method, self.functional = fn, method, functional
+        self.front = None
+        self.module_globals = module_globals if module_globals is not None else globals()
+        self.node = None
+        self.saves = ()
+        self.recorded = ()
+        if grads is not None:
+            # the node records the arguments the formulas read (as PyTorch saves them)
+            read = {n for f in grads if f is not None for n in _reads(f, self)}
+            self.kwargs = dict.fromkeys(a for a in self.args if a in read)
+            self.node = _make_node(self, node or _camel(name) + "Backward0")
+            # sizes and counts are no tensors: attrs (kept after backward frees the saved
+            # tensors, as PyTorch keeps ``_saved_self_sym_sizes``), after the arguments
+            derived = tuple(n for n in self.saves if n in derivable)
+            self.saves = tuple(n for n in self.saves if n not in derived)
+            self.recorded = tuple(self.kwargs) + derived
+            _expose_saved(self)
+        self.call = _make_call(self)
+
+    @property
+    def qualname(self):
+        return self.name + ("." + self.overload if self.overload else "")
+
+    def __repr__(self):
+        return f"FuncDef({self.qualname!r})"
+
+    @property
+    def edges(self):
+        """The operands that get an edge (those with a formula), in order."""
+        return tuple(p for p, f in zip(self.params, self.grads or ()) if f is not None)
+
+    def __call__(self, *operands_and_args):
+        """Run the overload on its Tensor operands (None for an absent optional one) and
+        normalized arguments and record its node; the output tensor, or a tuple of them for
+        several outputs (``op.call``, generated from the row, is the same without this
+        frame)."""
+        return self.call(*operands_and_args)
+
+
+def _saver(op, name):
+    """The expression of what the node saves for formula name ``name`` (the generated
+    call's names: the operands', ``out``, ``outs``)."""
+    if name == "result":
+        return "_so(out)"
+    if name in op.outputs[:op.differentiable]:  # an output with the node: no cycle
+        return f"_so(outs[{op.outputs.index(name)}])"
+    if name in op.optional:
+        return f"(None if {name} is None else _si({name}))"
+    if name in op.params:
+        return f"_si({name})"
+    if name in op.outputs:  # another output (indices): not differentiable, no cycle
+        return f"_si(outs[{op.outputs.index(name)}])"
+    for suffix, (_, expr) in _DERIVED.items():
+        if name.endswith(suffix):
+            p = name[: -len(suffix)]
+            return f"(None if {p} is None else {expr.format(p)})" if p in op.optional \
+                else expr.format(p)
+    raise AssertionError(name)
+
+
+def _make_call(op):
+    """The row's call, generated from it: the dtype rule and the forward on the operands'
+    storage, the output tensor(s), and (when grad mode is on and an operand with a formula
+    requires grad) the node, its edges, what it saves and the arguments it records, all
+    inline: a reduction costs a call of its front and of this, not a frame per step."""
+    ps = op.params
+    opt = set(op.optional)
+
+    def attr(p, a):
+        return f"(None if {p} is None else {p}.{a})" if p in opt else f"{p}.{a}"
+
+    args = "".join(", " + a for a in op.args)
+    first = ps[0]
+    src = [f"def call({', '.join(ps)}{args}):",
+           f"    dev = {first}._device",
+           f"    odt = _dtype({''.join(attr(p, '_dtype') + ', ' for p in ps)}{args[2:]})",
+           f"    data = _forward({''.join(attr(p, '_data') + ', ' for p in ps)}odt, dev{args})"]
+    if len(op.outputs) > 1:
+        src += ["    outs = (" + "".join(
+                    f"None if data[{i}] is None else _fresh(data[{i}], odt[{i}], dev), "
+                    for i in range(len(op.outputs))) + ")",
+                "    out = outs[0]",
+                "    cat = odt[0]._cat"]
+    else:
+        src += ["    outs = out = _fresh(data, odt, dev)",
+                "    cat = odt._cat"]
+    if op.node is not None:
+        edged = op.edges
+        rg = [f"({p} is not None and {p}._rg)" if p in opt else f"{p}._rg" for p in edged]
+        at = [a for a in op.kwargs] + [_saver(op, n) for n in op.recorded[len(op.kwargs):]]
+        src += [f"    if _STATE.enabled and ({' or '.join(rg)}) and cat == 2:"]
+        if len(edged) == 1 and not opt:  # the one edge's operand requires grad
+            p = edged[0]
+            src += [f"        fn = {p}._grad_fn",
+                    f"        e0 = (fn, {p}._output_nr) if fn is not None else (_acc({p}), 0)"]
+            edged_ifs = ()
+        else:
+            edged_ifs = edged
+        for i, p in enumerate(edged_ifs):
+            src += [f"        if {'' if p not in opt else p + ' is not None and '}{p}._rg:",
+                    f"            fn = {p}._grad_fn",
+                    f"            e{i} = (fn, {p}._output_nr) if fn is not None else (_acc({p}), 0)",
+                    "        else:",
+                    f"            e{i} = _NO_EDGE"]
+        src += ["        node_ = _new(_node)",
+                "        node_.next_functions = (" + "".join(f"e{i}, " for i in range(len(edged)))
+                + ")",
+                "        node_._seq = next(_SEQ)",
+                "        node_.attrs = (" + "".join(a + ", " for a in at) + ")",
+                "        if _ANOMALY[0]:",
+                "            _remember(node_)"]
+        if op.differentiable == 1:
+            src += ["        out._grad_fn = node_",
+                    "        out._rg = True"]
+        else:  # each output its own output_nr (an absent one never gets a gradient)
+            src += [f"        node_._n_out = {op.differentiable}",
+                    "        node_._hooked = True"]  # (the engine's path for several outputs)
+            for i in range(op.differentiable):
+                src += [f"        o_ = outs[{i}]",
+                        "        if o_ is not None:",
+                        "            o_._grad_fn = node_",
+                        f"            o_._output_nr = {i}",
+                        "            o_._rg = True"]
+        # saved last: a saved output keeps its output_nr
+        src.append("        node_._saved = (" + "".join(_saver(op, n) + ", " for n in op.saves)
+                   + ")")
+    src.append("    return outs")
+    env = {"_dtype": op.dtype, "_forward": op.forward, "_fresh": _fresh, "_STATE": _STATE,
+           "_new": object.__new__, "_node": op.node, "_acc": grad_accumulator,
+           "_SEQ": _core._SEQ, "_ANOMALY": _core._ANOMALY,
+           "_remember": _core._anomaly_mode.remember, "_si": saved_input,
+           "_so": saved_output, "_NO_EDGE": _NO_EDGE}
+    exec("\n".join(src), env)  # noqa: S102
+    return env["call"]
+
+
+def _expose_saved(op):
+    """``grad_fn._saved_<name>`` with PyTorch's names (``_saved_self``, ``_saved_dim``,
+    ``_saved_self_sym_sizes``): what the node saved and the arguments it recorded."""
+    cls = op.node
+    def torch_name(n):
+        for p, tp in op.torch_names.items():
+            if n == p:
+                return tp
+            for suffix, (tsuffix, _) in _DERIVED.items():
+                if n == p + suffix:
+                    return tp + tsuffix
+        return n
+
+    for i, n in enumerate(op.saves):
+        setattr(cls, "_saved_" + torch_name(n), property(lambda self, i=i: self.unpack_saved()[i]))
+    for i, n in enumerate(op.recorded):
+        setattr(cls, "_saved_" + torch_name(n), property(lambda self, i=i: self.attrs[i]))
+
+
+# ----- the table and the public surface ------------------------------------------------
+TABLE = {}  # qualname ("sum.dim_IntList") -> FuncDef, in definition order
+
+
+def deffunc(name, **kw):
+    """Define one overload of op ``name`` (see ``FuncDef``), add it to the table and
+    return it."""
+    kw.setdefault("module_globals", sys._getframe(1).f_globals)
+    op = FuncDef(name, **kw)
+    TABLE[op.qualname] = op
+    return op
+
+
+def surface(*ops):
+    """Decorator: the function is the public front of the overloads ``ops`` (it parses
+    PyTorch's arguments and calls one of them)."""
+    def deco(fn):
+        for op in ops:
+            op.front = fn
+        fn.ops = ops
+        return fn
+
+    return deco
+
+
+def public(flag):
+    """``{name: front}`` of the rows with surface flag ``flag`` (``"fn"``, ``"method"``,
+    ``"functional"``)."""
+    return {op.name: op.front for op in TABLE.values() if getattr(op, flag)}
