@@ -120,7 +120,7 @@ METHODS = {
     **func_rows("method"),
     "norm": L._norm_method,
     # linear algebra
-    "matmul": L.matmul, "mm": L.mm, "bmm": L.bmm, "dot": L.dot, "outer": L.outer,
+    "matmul": L.matmul, "mm": L.mm, "bmm": L.bmm, "dot": L.dot, "mv": L.mv, "outer": L.outer,
     "ger": L.outer,
     # shape and views
     **{n: getattr(S, n) for n in (

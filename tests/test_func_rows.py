@@ -13,6 +13,7 @@ from nbgrad.ops import reduce as R  # noqa: F401  (the rows join the table on im
 from nbgrad.ops import softmax as Sm  # noqa: F401
 from nbgrad.ops import stats as St  # noqa: F401
 from nbgrad.ops.funcdef import TABLE
+from nbgrad.ops.linalg import linear_backward, matmul_backward
 from nbgrad.ops.normalization import native_layer_norm, native_layer_norm_backward
 
 torch = pytest.importorskip("torch")
@@ -40,15 +41,31 @@ def _ln_backward(m, g, x, mean, rstd, w, b):
     return native_layer_norm_backward(g, x, (5,), mean, rstd, w, b, (True,) * 3)
 
 
+def _linear_backward(m, g, x, w):
+    if m is torch:
+        return g @ w, g.reshape(-1, 5).T @ x.reshape(-1, 4), g.reshape(-1, 5).sum(0)
+    return linear_backward(g, x, w, (True, True, True), (2, 3, 4))
+
+
+def _matmul_backward(m, g, a, b):
+    if m is torch:
+        return g @ b.T, (a.transpose(-1, -2) @ g).sum(0)
+    return matmul_backward(g, a, b, (True, True), (2, 3, 4), (4, 5))
+
+
 # (row, input: shape or array, or a list of them for several operands, public call
-# fn(m, *operands), the row's normalized args[, gradcheck[, which operands require grad]])
+# fn(m, *operands), the row's normalized args[, options]); options: "gradcheck" (default
+# True), "requires" (which operands require grad), "torch_node" (whether torch's output
+# has the same node; default True), "saved" (whether it saves what torch's does), "rtol"
+# for the gradients
 CASES = [
     ("sum", (3, 4), lambda m, x: x.sum(), (None,)),
     ("sum.dim_IntList", (3, 4, 2), lambda m, x: m.sum(x, (0, 2)), ((0, 2), False, None)),
     ("sum.dim_IntList", (3, 4), lambda m, x: x.sum(dim=None, keepdim=True),
      ((0, 1), True, None)),
     # (through float32: values and gradients to float32 precision, no gradcheck)
-    ("sum", (3, 4), lambda m, x: m.sum(x.float(), dtype=m.float64), (nbgrad.float64,), False),
+    ("sum", (3, 4), lambda m, x: m.sum(x.float(), dtype=m.float64), (nbgrad.float64,),
+     {"gradcheck": False, "rtol": 1e-6}),
     ("mean", (3, 4), lambda m, x: x.mean(), (None,)),
     ("mean", (3, 4), lambda m, x: x.mean(dtype=m.float64), (nbgrad.float64,)),
     ("mean.dim", (3, 4), lambda m, x: m.mean(x, 1, keepdim=True), ((1,), True, None)),
@@ -92,7 +109,33 @@ CASES = [
     # (its statistics are the input's, and its derivative in the input assumes so: no
     # gradcheck with them as separate operands; test_functional checks it on the input's)
     ("native_layer_norm_backward", [(3, 5), _LN_X, *_ln_stats(_LN_X), (5,), (5,)],
-     _ln_backward, ((5,), (True,) * 3), False, (True, True, False, False, True, True)),
+     _ln_backward, ((5,), (True,) * 3),
+     {"gradcheck": False, "requires": (True, True, False, False, True, True)}),
+    ("linalg_vector_norm", (3, 4), lambda m, x: m.linalg.vector_norm(x) if m is torch
+     else x.norm(), (2.0, (0, 1), False)),
+    ("linalg_vector_norm", (3, 4), lambda m, x: m.linalg.vector_norm(x, 1, 1, True)
+     if m is torch else m.norm(x, 1, 1, True), (1.0, (1,), True)),
+    ("linalg_vector_norm", (2, 3, 4), lambda m, x: m.linalg.vector_norm(x, 3.5, (0, 2))
+     if m is torch else m.norm(x, 3.5, (0, 2)), (3.5, (0, 2), False)),
+    ("linalg_vector_norm", (3, 4), lambda m, x: m.linalg.vector_norm(x, float("inf"), 1)
+     if m is torch else m.norm(x, float("inf"), 1), (float("inf"), (1,), False)),
+    # products: the node and its edges as PyTorch's mm / mv / dot / bmm (mm's saved
+    # strides and layout are not kept: no formula reads them)
+    ("mm", [(3, 4), (4, 2)], lambda m, a, b: m.mm(a, b), (), {"saved": False}),
+    ("mm", [(4,), (4, 2)], lambda m, a, b: a @ b, (), {"torch_node": False}),  # (k,) @ (k, n)
+    ("mv", [(3, 4), (4,)], lambda m, a, b: m.mv(a, b), ()),
+    ("dot", [(4,), (4,)], lambda m, a, b: m.dot(a, b), ()),
+    ("bmm", [(2, 3, 4), (2, 4, 2)], lambda m, a, b: m.bmm(a, b), ()),
+    # linear: one node (torch's composes addmm / mm with views and a transpose)
+    ("linear", [(3, 4), (5, 4), (5,)], lambda m, x, w, b: m.nn.functional.linear(x, w, b), (),
+     {"torch_node": False}),
+    ("linear.no_bias", [(2, 3, 4), (5, 4)], lambda m, x, w: m.nn.functional.linear(x, w), (),
+     {"torch_node": False}),
+    # the backward steps, against torch's products
+    ("linear_backward", [(2, 3, 5), (2, 3, 4), (5, 4)], _linear_backward,
+     ((True, True, True), (2, 3, 4)), {"torch_node": False}),
+    ("matmul_backward", [(2, 3, 5), (2, 3, 4), (4, 5)], _matmul_backward,
+     ((True, True), (2, 3, 4), (4, 5)), {"torch_node": False}),
 ]
 
 
@@ -125,7 +168,8 @@ def test_row_matches_torch(case):
     qualname, data, call, args = case[:4]
     row = TABLE[qualname]
     arrays = _inputs(data)
-    rg = case[5] if len(case) > 5 else (True,) * len(arrays)
+    opts = case[4] if len(case) > 4 else {}
+    rg = opts.get("requires", (True,) * len(arrays))
     xs = [nbgrad.tensor(a, requires_grad=r) for a, r in zip(arrays, rg)]
     txs = [torch.tensor(a, requires_grad=r) for a, r in zip(arrays, rg)]
     y, ty = call(nbgrad, *xs), call(torch, *txs)
@@ -149,13 +193,17 @@ def test_row_matches_torch(case):
         assert y.grad_fn is None and ty.grad_fn is None
         return
     assert type(y.grad_fn) is row.node
-    assert y.grad_fn.name() == ty.grad_fn.name()
-    assert len(got) == len(ty.grad_fn.next_functions) == len(row.edges)
-    for (f, _), (tf, _) in zip(got, ty.grad_fn.next_functions):
-        assert (f is None) == (tf is None)
+    assert len(got) == len(row.edges)
+    if opts.get("torch_node", True):
+        assert y.grad_fn.name() == ty.grad_fn.name()
+        assert len(got) == len(ty.grad_fn.next_functions)
+        for (f, _), (tf, _) in zip(got, ty.grad_fn.next_functions):
+            assert (f is None) == (tf is None)
     names = {n for n in dir(ty.grad_fn) if n.startswith("_saved_")}
-    assert names == {n for n in dir(y.grad_fn) if n.startswith("_saved_")}
-    for n in names:
+    ours = {n for n in dir(y.grad_fn) if n.startswith("_saved_")}
+    if opts.get("torch_node", True) and opts.get("saved", True):
+        assert names == ours
+    for n in names & ours:
         v, tv = getattr(y.grad_fn, n), getattr(ty.grad_fn, n)
         if isinstance(tv, torch.Tensor):
             np.testing.assert_allclose(v.detach().numpy(), tv.detach().numpy(), rtol=1e-12)
@@ -178,7 +226,7 @@ def test_row_matches_torch(case):
                               [x for x, r in zip(txs, rg) if r], allow_unused=True)
     # (through a float32 input torch rounds the float64 gradient to float32 on its way;
     # nbgrad, before and after the rows, hands it on unrounded)
-    rtol = 1e-6 if case[4:5] == (False,) and "layer_norm" not in qualname else 1e-10
+    rtol = opts.get("rtol", 1e-10)
     for g, tg in zip(gs, tgs):
         assert (g is None) == (tg is None)
         if g is not None:
@@ -187,7 +235,7 @@ def test_row_matches_torch(case):
 
 @pytest.mark.parametrize(
     "case", [c for c in CASES if isinstance(c[1], (tuple, list)) and TABLE[c[0]].node is not None
-             and c[4:5] != (False,)], ids=lambda c: c[0])
+             and (c[4:] or [{}])[0].get("gradcheck", True)], ids=lambda c: c[0])
 def test_row_gradcheck_and_gradgradcheck(case):
     qualname, data, call, _args = case[:4]
     xs = tuple(nbgrad.tensor(a, requires_grad=True) for a in _inputs(data))

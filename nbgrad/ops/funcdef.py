@@ -252,7 +252,8 @@ def _expose_saved(op):
     ``_saved_self_sym_sizes``): what the node saved and the arguments it recorded."""
     cls = op.node
     def torch_name(n):
-        for p, tp in op.torch_names.items():
+        for p in op.params:
+            tp = op.torch_names.get(p, p)
             if n == p:
                 return tp
             for suffix, (tsuffix, _) in _DERIVED.items():

@@ -6,28 +6,19 @@ import math
 from numpy import ndarray as _ndarray
 
 from .. import dtypes as _dt
-from ..autograd.grad_mode import STATE as _STATE
 from ..storage._cpupool import empty as _pool_empty
 from ..storage.layout import copy_data, layout3
-from ..tensor import _fresh, _wrap
 from ._core import (
     SCALAR_TYPE,
-    Node,
     Tensor,
     backend,
     broadcast_shapes,
     check_tensor,
     kernel,
-    needs_grad,
-    record,
-    record_multi,
     same_device,
-    save,
-    save_output,
-    to_dtype_data,
-    wrap,
 )
-from .elementwise import abs, add_grads, div, eq, mul, pow, sign, sum_to, where
+from .elementwise import abs, add_grads, div, eq, mul, pow, sign, sum_to, where, zeros_like
+from .funcdef import deffunc, surface
 from .reduce import _arb, _dims, _out_shape, _restore, reduce_data
 from .reduce import sum as _sum
 from .shape import expand, reshape, transpose, unsqueeze
@@ -80,16 +71,99 @@ def matmul_data(a, b, dt, dev):
     return out
 
 
-_LINEAR = object()  # first attr of linear's nodes (its operands are input and weight)
+# ----- matrix products: rows --------------------------------------------------------------
+def _matmul_forward(a, b, odt, dev):
+    """``a @ b`` on storage: CPU matrix-matrix, matrix-vector and vector-matrix products of
+    one float dtype straight to the BLAS kernel, into the buffer pool; anything else
+    through ``matmul_data``."""
+    if (a.__class__ is _ndarray and b.__class__ is _ndarray and 1 <= a.ndim <= 2
+            and 1 <= b.ndim <= 2 and a.ndim + b.ndim > 2 and a.size and b.size
+            and odt._cat == 2 and a.dtype == b.dtype):
+        if a.ndim == 1:  # (k,) @ (k, n): what a matrix-vector product's backward asks
+            shape = (b.shape[1],)
+        else:
+            shape = (a.shape[0], b.shape[1]) if b.ndim == 2 else (a.shape[0],)
+        o = _pool_empty(shape, odt.np, math.prod(shape) * odt.itemsize)
+        kernel("matmul", dev)(a, b, o)
+        return o
+    return matmul_data(a, b, odt, dev)
 
 
-def _linear_grads(node, saved, g):
-    x, w = saved  # each saved only when the other side needs its gradient
-    _, xshape, _ = node.attrs
-    fx, fw, *fb = node.next_functions
-    mask = (fx[0] is not None, fw[0] is not None, bool(fb) and fb[0][0] is not None)
-    gx, gw, gb = linear_backward(g, x, w, mask, xshape)
-    return (gx, gw, gb) if fb else (gx, gw)
+def _same_dtype(a, b):
+    return a
+
+
+def _matmul_shape(sa, sb):
+    _, _, pg = _promoted(sa, sb)
+    if len(sa) == 1:
+        pg = pg[:-2] + pg[-1:]
+    if len(sb) == 1:
+        pg = pg[:-1]
+    return tuple(pg)
+
+
+def matmul_grads(grad, a, b, mask):
+    """``(grad_a, grad_b)`` of ``a @ b`` for the operands ``mask`` asks for: straight
+    products for a vector operand, else ``matmul_backward`` (one op on storage)."""
+    sa, sb = tuple(a.shape), tuple(b.shape)
+    a1, b1 = len(sa) == 1, len(sb) == 1
+    if (a1 or b1) and len(sa) <= 2 and len(sb) <= 2:
+        return _vector_grads(a, b, grad, mask[0], mask[1], a1, b1)
+    return matmul_backward(grad, a, b, mask, sa, sb)
+
+
+def _product_row(name, node, params):
+    # one row per PyTorch op that a product becomes (mm, mv, dot, bmm), named and saved as
+    # there; the matmul front picks one by the operands' dims
+    return deffunc(name, params=params, kernels=("matmul",), forward=_matmul_forward,
+                   dtype=_same_dtype, shape=_matmul_shape, node=node, fn=False, method=False,
+                   grads={", ".join(params): f"matmul_grads(grad, {params[0]}, {params[1]}, "
+                          "grad_input_mask)"})
+
+
+MM = _product_row("mm", "MmBackward0", ("input", "mat2"))
+MV = _product_row("mv", "MvBackward0", ("input", "vec"))
+DOT = _product_row("dot", "DotBackward0", ("input", "tensor"))
+BMM = _product_row("bmm", "BmmBackward0", ("input", "mat2"))
+
+
+def _linear_forward(x, w, b, odt, dev):
+    data = matmul_data(x, backend(dev).permute(w, (1, 0)), odt, dev)
+    if b is not None and data.size:
+        n = w.shape[0]
+        if b.__class__ is _ndarray and b.flags.c_contiguous:
+            # the rows of a fresh product, in place (as (1, rows, n) and (1, 1, n))
+            kernel("add", dev).into(data.reshape(1, -1, n), b.reshape(1, 1, n))
+        else:
+            be = backend(dev)
+            views = layout3(be, data.shape, [data, b, data])
+            if views is None:
+                d2 = data.reshape(-1, n)
+                views = layout3(be, d2.shape, [d2, b, d2])
+            kernel("add", dev)(*views)
+    return data
+
+
+def _linear_shape(sx, sw, sb):
+    return tuple(sx[:-1]) + (sw[0],)
+
+
+_LINEAR_GRADS = ("linear_backward(grad, input, weight, grad_input_mask + (False,), "
+                 "input_shape)[:2]")
+# linear(input, weight, bias): one node for the product and the bias (PyTorch's addmm's,
+# for any number of leading dims), or the product's alone without a bias
+LINEAR = deffunc("linear", params=("input", "weight", "bias"), optional=("bias",),
+                 kernels=("matmul", "add"), forward=_linear_forward,
+                 dtype=lambda x, w, b: x, shape=_linear_shape, node="AddmmBackward0",
+                 grads={"input, weight, bias": "linear_backward(grad, input, weight, "
+                        "grad_input_mask, input_shape)"},
+                 torch_names={}, fn=False, method=False)
+LINEAR_NO_BIAS = deffunc("linear", overload="no_bias", params=("input", "weight"),
+                         kernels=("matmul",), forward=lambda x, w, odt, dev:
+                         _linear_forward(x, w, None, odt, dev),
+                         dtype=lambda x, w: x, shape=lambda sx, sw: _linear_shape(sx, sw, None),
+                         node="MmBackward0", grads={"input, weight": _LINEAR_GRADS},
+                         torch_names={}, fn=False, method=False)
 
 
 def _reshape_data(d, shape, dt, dev):
@@ -105,96 +179,81 @@ def _rows_data(d, n, dt, dev):
     return d if d.ndim == 2 else _reshape_data(d, (d.size // n if n else 0, n), dt, dev)
 
 
-def linear_backward(grad, input, weight, mask, xshape):
-    """``linear``'s gradients ``(grad_input, grad_weight, grad_bias)``, None where ``mask``
-    is False, for ``input`` of shape ``xshape``: over the rows of ``grad`` flattened to
-    ``(-1, out)``, ``grad @ weight``, ``grad.T @ input`` (one product over all the leading
-    dims) and ``grad``'s column sums. One op: recorded as one node, whose backward is in
-    nbgrad ops, so derivatives of any order stay exact. ``input`` is needed only for the
-    weight's gradient, ``weight`` only for the input's."""
-    dt, dev = grad._dtype, grad._device  # linear's operands all have the output's dtype
-    n_out = grad._data.shape[-1]
-    g2 = _rows_data(grad._data, n_out, dt, dev)
+# ----- the backward steps: rows whose own derivatives are products again -------------------
+def _linear_backward_forward(g, x, w, odts, dev, mask, xshape):
+    dt = odts[0]  # linear's operands all have the output's dtype
+    n_out = g.shape[-1]
+    if g.dtype != dt.np:
+        g = copy_data(g, dt, dev)
+    g2 = _rows_data(g, n_out, dt, dev)
     if 0 in g2.strides and g2.size and sum(mask) > 1:
         # an expanded gradient (a loss's sum or mean): BLAS cannot read zero strides, and
         # each use would copy it; make it whole once
         g2 = copy_data(g2, dt, dev)
     gx = gw = gb = None
     if mask[0]:
-        gx = _fresh(matmul_data(g2, to_dtype_data(weight, dt, dev), dt, dev).reshape(xshape),
-                    dt, dev)
+        wd = w if w.dtype == dt.np else copy_data(w, dt, dev)
+        gx = matmul_data(g2, wd, dt, dev).reshape(xshape)
     if mask[1]:
-        x2 = _rows_data(to_dtype_data(input, dt, dev), xshape[-1], dt, dev)
-        gw = _fresh(matmul_data(backend(dev).permute(g2, (1, 0)), x2, dt, dev), dt, dev)
+        xd = x if x.dtype == dt.np else copy_data(x, dt, dev)
+        gw = matmul_data(backend(dev).permute(g2, (1, 0)), _rows_data(xd, xshape[-1], dt, dev),
+                         dt, dev)
     if mask[2]:
-        gb = _fresh(reduce_data("sum", g2, (0,), False, dt, dev), dt, dev)
-    if needs_grad(grad, input, weight):
-        record_multi(LinearBackwardBackward0, [o for o in (gx, gw, gb) if o is not None],
-                     (grad, input, weight), (save(grad), save(input), save(weight)),
-                     (mask, tuple(xshape)))
+        gb = reduce_data("sum", g2, (0,), False, dt, dev)
     return gx, gw, gb
 
 
-class LinearBackwardBackward0(Node):
+def _linear_backward_shape(sg, sx, sw, mask, xshape):
+    return tuple(s if m else None for s, m in zip((tuple(xshape), tuple(sw), tuple(sw[:1])), mask))
+
+
+def _dtype3(g, x, w, *args):
+    return g, g, g
+
+
+LINEAR_BACKWARD = deffunc(
+    "linear_backward", params=("grad", "input", "weight"), kernels=("matmul", "sum"),
+    forward=_linear_backward_forward, dtype=_dtype3, shape=_linear_backward_shape,
+    args=("mask", "xshape"), outputs=("result0", "result1", "result2"), differentiable=3,
+    grads={"grad, input, weight": "linear_double_backward(grads[0], grads[1], grads[2], grad, "
+           "input, weight, xshape, grad_input_mask)"},
+    node="LinearBackwardBackward0", torch_names={}, fn=False, method=False)
+
+
+@surface(LINEAR_BACKWARD)
+def linear_backward(grad, input, weight, mask, xshape):
+    """``linear``'s gradients ``(grad_input, grad_weight, grad_bias)``, None where ``mask``
+    is False, for ``input`` of shape ``xshape``: over the rows of ``grad`` flattened to
+    ``(-1, out)``, ``grad @ weight``, ``grad.T @ input`` (one product over all the leading
+    dims) and ``grad``'s column sums. One op (a row with three outputs), whose derivatives
+    are products again (``linear_double_backward``), so any order stays exact."""
+    return LINEAR_BACKWARD.call(grad, input, weight, tuple(mask), tuple(xshape))
+
+
+def linear_double_backward(ggx, ggw, ggb, g, x, w, xshape, mask):
     """Derivatives of ``linear_backward``'s ``(grad_input, grad_weight, grad_bias)`` with
-    respect to ``(grad, input, weight)``: each output is linear in ``grad`` and in one of
-    ``input`` / ``weight``, so every term is a product (or a broadcast) of the incoming
-    gradients with the saved tensors."""
-
-    __slots__ = ()
-    materialize_grads = False
-
-    def backward(self, saved, *ggs):
-        g, x, w = saved
-        mask, xshape = self.attrs
-        it = iter(ggs)
-        ggx, ggw, ggb = (next(it) if m else None for m in mask)
-        fg, fx, fw = (f[0] is not None for f in self.next_functions)
-        g2 = reshape(g, (-1, g.shape[-1]))
-        dg = dx = dw = None
-        if ggx is not None:  # grad_input = g2 @ w
-            ggx2 = reshape(ggx, (-1, xshape[-1]))
-            if fg:
-                dg = matmul(ggx2, transpose(w, 0, 1))
-            if fw:
-                dw = matmul(transpose(g2, 0, 1), ggx2)
-        if ggw is not None:  # grad_weight = g2.T @ x2
-            if fg:
-                dg = add_grads(dg, matmul(reshape(x, (-1, xshape[-1])), transpose(ggw, 0, 1)))
-            if fx:
-                dx = reshape(matmul(g2, ggw), xshape)
-        if ggb is not None and fg:  # grad_bias = g2's column sums
-            dg = add_grads(dg, expand(ggb, tuple(g2.shape)))
-        if dg is not None:
-            dg = reshape(dg, tuple(g.shape))
-        return dg, dx, dw
-
-
-class AddmmBackward0(Node):
-    """Backward of ``linear`` with a bias."""
-
-    __slots__ = ()
-
-    def backward(self, saved, g):
-        return _linear_grads(self, saved, g)
-
-
-class MmBackward0(Node):
-    """Backward of a matrix product ``a @ b``; also ``linear``'s without a bias (PyTorch's
-    name there too), whose attrs start with ``_LINEAR``."""
-
-    __slots__ = ()
-
-    def backward(self, saved, g):
-        if self.attrs[0] is _LINEAR:
-            return _linear_grads(self, saved, g)
-        b, a = saved  # each saved only when the other side needs its gradient
-        fa, fb = self.next_functions
-        sa, sb = self.attrs
-        a1, b1 = len(sa) == 1, len(sb) == 1
-        if (a1 or b1) and len(sa) <= 2 and len(sb) <= 2:
-            return _vector_grads(a, b, g, fa[0] is not None, fb[0] is not None, a1, b1)
-        return matmul_backward(g, a, b, (fa[0] is not None, fb[0] is not None), sa, sb)
+    respect to ``(grad, input, weight)`` (those ``mask`` asks for): each output is linear
+    in ``grad`` and in one of ``input`` / ``weight``, so every term is a product (or a
+    broadcast) of the incoming gradients with the saved tensors."""
+    fg, fx, fw = mask
+    g2 = reshape(g, (-1, g.shape[-1]))
+    dg = dx = dw = None
+    if ggx is not None:  # grad_input = g2 @ w
+        ggx2 = reshape(ggx, (-1, xshape[-1]))
+        if fg:
+            dg = matmul(ggx2, transpose(w, 0, 1))
+        if fw:
+            dw = matmul(transpose(g2, 0, 1), ggx2)
+    if ggw is not None:  # grad_weight = g2.T @ x2
+        if fg:
+            dg = add_grads(dg, matmul(reshape(x, (-1, xshape[-1])), transpose(ggw, 0, 1)))
+        if fx:
+            dx = reshape(matmul(g2, ggw), xshape)
+    if ggb is not None and fg:  # grad_bias = g2's column sums
+        dg = add_grads(dg, expand(ggb, tuple(g2.shape)))
+    if dg is not None:
+        dg = reshape(dg, tuple(g.shape))
+    return dg, dx, dw
 
 
 def _sum_to_data(r, shape, dt, dev):
@@ -216,16 +275,13 @@ def _promoted(sa, sb):
     return pa, pb, pg
 
 
-def matmul_backward(grad, a, b, mask, sa, sb):
-    """``(grad_a, grad_b)`` of ``a @ b`` (operands of shapes ``sa``, ``sb``; None where
-    ``mask`` is False): ``grad @ b.T`` and ``a.T @ grad`` on storage, each summed over the
-    batch dims broadcasting added, 1-d operands promoted as forward did. One op: recorded
-    as one node (``MmBackwardBackward0``), whose backward is in nbgrad ops. ``b`` is needed
-    only for ``a``'s gradient, ``a`` only for ``b``'s."""
-    dt, dev = grad._dtype, grad._device
+def _matmul_backward_forward(g, a, b, odts, dev, mask, sa, sb):
+    dt = odts[0]
     be = backend(dev)
     pa, pb, pg = _promoted(sa, sb)
-    g2 = _reshape_data(grad._data, pg, dt, dev)
+    if g.dtype != dt.np:
+        g = copy_data(g, dt, dev)
+    g2 = _reshape_data(g, pg, dt, dev)
     if mask[0] and mask[1] and 0 in g2.strides and g2.size:
         # an expanded gradient (from sum or mean): BLAS cannot read zero strides, so each
         # product would copy it; make it whole once
@@ -233,11 +289,10 @@ def matmul_backward(grad, a, b, mask, sa, sb):
     last2 = lambda d: be.permute(d, tuple(range(d.ndim - 2)) + (d.ndim - 1, d.ndim - 2))  # noqa: E731
     ga = gb = None
     if mask[0]:
-        bd = _reshape_data(to_dtype_data(b, dt, dev), pb, dt, dev)
-        r = _sum_to_data(matmul_data(g2, last2(bd), dt, dev), pa, dt, dev)
-        ga = _fresh(r.reshape(sa), dt, dev)
+        bd = _reshape_data(b if b.dtype == dt.np else copy_data(b, dt, dev), pb, dt, dev)
+        ga = _sum_to_data(matmul_data(g2, last2(bd), dt, dev), pa, dt, dev).reshape(sa)
     if mask[1]:
-        ad = _reshape_data(to_dtype_data(a, dt, dev), pa, dt, dev)
+        ad = _reshape_data(a if a.dtype == dt.np else copy_data(a, dt, dev), pa, dt, dev)
         if len(pb) == 2 and len(pa) > 2:
             # a matrix times a batch: its gradient sums over the batch, which one
             # (k, batch*m) @ (batch*m, n) product does without a batch of products
@@ -245,46 +300,57 @@ def matmul_backward(grad, a, b, mask, sa, sb):
             r = matmul_data(be.permute(a2, (1, 0)), _rows_data(g2, pb[-1], dt, dev), dt, dev)
         else:
             r = _sum_to_data(matmul_data(last2(ad), g2, dt, dev), pb, dt, dev)
-        gb = _fresh(r.reshape(sb), dt, dev)
-    if needs_grad(grad, a, b):
-        record_multi(MmBackwardBackward0, [o for o in (ga, gb) if o is not None],
-                     (grad, a, b), (save(grad), save(a), save(b)), (mask, sa, sb))
+        gb = r.reshape(sb)
     return ga, gb
 
 
-class MmBackwardBackward0(Node):
+def _matmul_backward_shape(sg, sa_, sb_, mask, sa, sb):
+    return tuple(tuple(s) if m else None for s, m in zip((sa, sb), mask))
+
+
+MATMUL_BACKWARD = deffunc(
+    "matmul_backward", params=("grad", "a", "b"), kernels=("matmul", "sum"),
+    forward=_matmul_backward_forward, dtype=_dtype3, shape=_matmul_backward_shape,
+    args=("mask", "sa", "sb"), outputs=("result0", "result1"), differentiable=2,
+    grads={"grad, a, b": "mm_double_backward(grads[0], grads[1], grad, a, b, sa, sb, "
+           "grad_input_mask)"},
+    node="MmBackwardBackward0", torch_names={}, fn=False, method=False)
+
+
+@surface(MATMUL_BACKWARD)
+def matmul_backward(grad, a, b, mask, sa, sb):
+    """``(grad_a, grad_b)`` of ``a @ b`` (operands of shapes ``sa``, ``sb``; None where
+    ``mask`` is False): ``grad @ b.T`` and ``a.T @ grad`` on storage, each summed over the
+    batch dims broadcasting added, 1-d operands promoted as forward did. One op (a row
+    with two outputs), whose derivatives are products again (``mm_double_backward``)."""
+    return MATMUL_BACKWARD.call(grad, a, b, tuple(mask), tuple(sa), tuple(sb))
+
+
+def mm_double_backward(gga, ggb, g, a, b, sa, sb, mask):
     """Derivatives of ``matmul_backward``'s ``(grad_a, grad_b)`` with respect to ``(grad,
-    a, b)``: both are bilinear, so every term is a product of an incoming gradient with a
-    saved tensor (``grad_a = grad @ b.T`` gives ``gga @ b`` to ``grad`` and ``gga.T @
-    grad`` to ``b``; ``grad_b = a.T @ grad`` gives ``a @ ggb`` and ``grad @ ggb.T``)."""
-
-    __slots__ = ()
-    materialize_grads = False
-
-    def backward(self, saved, *ggs):
-        g, a, b = saved
-        mask, sa, sb = self.attrs
-        it = iter(ggs)
-        gga, ggb = (next(it) if m else None for m in mask)
-        fg, fa, fb = (f[0] is not None for f in self.next_functions)
-        pa, pb, pg = _promoted(sa, sb)
-        G = reshape(g, pg)
-        dg = da = db = None
-        if gga is not None:
-            GGA = reshape(gga, pa)
-            if fg:
-                dg = matmul(GGA, reshape(b, pb))
-            if fb:
-                db = reshape(sum_to(matmul(transpose(GGA, -1, -2), G), pb), sb)
-        if ggb is not None:
-            GGB = reshape(ggb, pb)
-            if fg:
-                dg = add_grads(dg, matmul(reshape(a, pa), GGB))
-            if fa:
-                da = reshape(sum_to(matmul(G, transpose(GGB, -1, -2)), pa), sa)
-        if dg is not None:
-            dg = reshape(dg, tuple(g.shape))
-        return dg, da, db
+    a, b)`` (those ``mask`` asks for): both are bilinear, so every term is a product of an
+    incoming gradient with a saved tensor (``grad_a = grad @ b.T`` gives ``gga @ b`` to
+    ``grad`` and ``gga.T @ grad`` to ``b``; ``grad_b = a.T @ grad`` gives ``a @ ggb`` and
+    ``grad @ ggb.T``)."""
+    fg, fa, fb = mask
+    pa, pb, pg = _promoted(sa, sb)
+    G = reshape(g, pg)
+    dg = da = db = None
+    if gga is not None:
+        GGA = reshape(gga, pa)
+        if fg:
+            dg = matmul(GGA, reshape(b, pb))
+        if fb:
+            db = reshape(sum_to(matmul(transpose(GGA, -1, -2), G), pb), sb)
+    if ggb is not None:
+        GGB = reshape(ggb, pb)
+        if fg:
+            dg = add_grads(dg, matmul(reshape(a, pa), GGB))
+        if fa:
+            da = reshape(sum_to(matmul(G, transpose(GGB, -1, -2)), pa), sa)
+    if dg is not None:
+        dg = reshape(dg, tuple(g.shape))
+    return dg, da, db
 
 
 def _vector_grads(a, b, g, want_a, want_b, a1, b1):
@@ -303,33 +369,26 @@ def _vector_grads(a, b, g, want_a, want_b, a1, b1):
     return ga, gb
 
 
-class DotBackward0(MmBackward0):
-    __slots__ = ()
-
-
-class MvBackward0(MmBackward0):
-    __slots__ = ()
-
-
-class BmmBackward0(MmBackward0):
-    __slots__ = ()
-
-
+# ----- the public functions -----------------------------------------------------------------
 def matmul(input, other):
-    """Matrix product with NumPy's rules for 1-d operands and batch broadcasting."""
+    """Matrix product with NumPy's rules for 1-d operands and batch broadcasting.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.matmul(nbgrad.tensor([[1.0, 2.0]]), nbgrad.tensor([[3.0], [4.0]]))
+        tensor([[11.]])
+    """
     if input.__class__ is not Tensor or other.__class__ is not Tensor:
         raise TypeError("matmul(): both arguments must be Tensors")
-    out = _cpu_matmul(input, other)
-    if out is not None:
-        return out
-    dev = same_device("matmul", input, other)
-    if input.ndim == 0 or other.ndim == 0:
+    na, nb = input._data.ndim, other._data.ndim
+    if na == 0 or nb == 0:
         raise RuntimeError(
             "both arguments to matmul need to be at least 1D, but they are "
             f"{input.ndim}D and {other.ndim}D"
         )
     ka = input._data.shape[-1]
-    kb = other._data.shape[-2] if other.ndim > 1 else other._data.shape[0]
+    kb = other._data.shape[-2] if nb > 1 else other._data.shape[0]
     if ka != kb:
         raise _mm_shapes_error(input, other)
     if input._dtype is not other._dtype:
@@ -337,43 +396,14 @@ def matmul(input, other):
             f"expected m1 and m2 to have the same dtype, but got: {input._dtype.name} != "
             f"{other._dtype.name}"
         )
-    dt = input._dtype
-    out = wrap(matmul_data(to_dtype_data(input, dt, dev), to_dtype_data(other, dt, dev), dt, dev), dev)
-    if needs_grad(input, other):
-        na, nb = input.ndim, other.ndim
-        cls = (DotBackward0 if na == nb == 1 else MvBackward0 if nb == 1 and na == 2
-               else MmBackward0 if na <= 2 and nb <= 2 else BmmBackward0)
-        record(cls, out, (input, other),
-               (save(other) if input._rg else None, save(input) if other._rg else None),
-               (tuple(input.shape), tuple(other.shape)))
-    return out
+    if input._device != other._device:
+        same_device("matmul", input, other)
+    row = (DOT if na == nb == 1 else MV if nb == 1 and na == 2
+           else MM if na <= 2 and nb <= 2 else BMM)
+    return row.call(input, other)
 
 
-def _cpu_matmul(a, b):
-    """``a @ b`` for CPU matrix-matrix, matrix-vector and vector-matrix products of one
-    float dtype, straight to the BLAS kernel (None for anything else: the general path
-    checks and reports)."""
-    ad, bd = a._data, b._data
-    dt = a._dtype
-    if not (ad.__class__ is _ndarray and bd.__class__ is _ndarray and dt is b._dtype
-            and dt._cat == 2 and 1 <= ad.ndim <= 2 and 1 <= bd.ndim <= 2
-            and ad.ndim + bd.ndim > 2 and ad.shape[-1] == bd.shape[0] and ad.size
-            and bd.size):
-        return None
-    if ad.ndim == 1:  # (k,) @ (k, n): what a matrix-vector product's backward asks
-        shape = (bd.shape[1],)
-    else:
-        shape = (ad.shape[0], bd.shape[1]) if bd.ndim == 2 else (ad.shape[0],)
-    o = _pool_empty(shape, dt.np, shape[0] * (shape[1] if len(shape) == 2 else 1) * dt.itemsize)
-    kernel("matmul", a._device)(ad, bd, o)
-    out = _fresh(o, dt, a._device)
-    ra, rb = a._rg, b._rg
-    if (ra or rb) and _STATE.enabled:
-        record(MvBackward0 if bd.ndim == 1 else MmBackward0, out, (a, b),
-               (save(b) if ra else None, save(a) if rb else None), (ad.shape, bd.shape))
-    return out
-
-
+@surface(MM)
 def mm(input, mat2):
     """Product of two 2-d matrices."""
     if input.ndim != 2 or mat2.ndim != 2:
@@ -381,6 +411,7 @@ def mm(input, mat2):
     return matmul(input, mat2)
 
 
+@surface(BMM)
 def bmm(input, mat2):
     """Batched product of two 3-d tensors with equal batch sizes."""
     if input.ndim != 3 or mat2.ndim != 3:
@@ -393,6 +424,7 @@ def bmm(input, mat2):
     return matmul(input, mat2)
 
 
+@surface(DOT)
 def dot(input, other):
     """Inner product of two 1-d tensors."""
     if input.ndim != 1 or other.ndim != 1:
@@ -402,8 +434,25 @@ def dot(input, other):
     return matmul(input, other)
 
 
+@surface(MV)
+def mv(input, vec):
+    """Product of a 2-d matrix and a 1-d vector."""
+    if input.ndim != 2 or vec.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got {vec.ndim}, {input.ndim}, "
+                           f"{vec.ndim}")
+    return matmul(input, vec)
+
+
+@surface(LINEAR, LINEAR_NO_BIAS)
 def linear(input, weight, bias=None):
-    """``input @ weight.T + bias`` for input (..., in), weight (out, in), bias (out,)."""
+    """``input @ weight.T + bias`` for input (..., in), weight (out, in), bias (out,).
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.nn.functional.linear(nbgrad.ones(1, 2), nbgrad.ones(3, 2), nbgrad.zeros(3))
+        tensor([[2., 2., 2.]])
+    """
     if not isinstance(input, Tensor) or not isinstance(weight, Tensor):
         raise TypeError("linear(): input and weight must be Tensors")
     xs, ws = input._data.shape, weight._data.shape
@@ -421,34 +470,16 @@ def linear(input, weight, bias=None):
             "mat1 and mat2 must have the same dtype, but got "
             f"{input._dtype.name} and {weight._dtype.name}"
         )
-    dev = same_device("linear", input, weight, bias)
-    be = backend(dev)
-    data = matmul_data(input._data, be.permute(weight._data, (1, 0)), input._dtype, dev)
-    if bias is not None:
-        if bias._data.shape != (ws[0],):
-            raise RuntimeError(
-                f"linear(): bias of shape {list(bias.shape)} does not match "
-                f"{ws[0]} output features"
-            )
-        bd = bias._data
-        if data.size and bd.__class__ is _ndarray and bd.flags.c_contiguous:
-            # the rows of a fresh product, in place (as (1, rows, n) and (1, 1, n))
-            n = ws[0]
-            kernel("add", dev).into(data.reshape(1, -1, n), bd.reshape(1, 1, n))
-        elif data.size:
-            views = layout3(be, data.shape, [data, bias._data, data])
-            if views is None:
-                d2 = data.reshape(-1, data.shape[-1])
-                views = layout3(be, d2.shape, [d2, bias._data, d2])
-            kernel("add", dev)(*views)
-    out = _wrap(data, input._dtype, dev)
-    if needs_grad(input, weight, bias):
-        cls = AddmmBackward0 if bias is not None else MmBackward0
-        ins = (input, weight, bias) if bias is not None else (input, weight)
-        record(cls, out, ins,
-               (save(input) if weight._rg else None, save(weight) if input._rg else None),
-               (_LINEAR, xs, ws[0]))
-    return out
+    if bias is None:
+        if input._device != weight._device:
+            same_device("linear", input, weight)
+        return LINEAR_NO_BIAS.call(input, weight)
+    same_device("linear", input, weight, bias)
+    if bias._data.shape != (ws[0],):
+        raise RuntimeError(
+            f"linear(): bias of shape {list(bias.shape)} does not match {ws[0]} output features"
+        )
+    return LINEAR.call(input, weight, bias)
 
 
 # ----- outer ----------------------------------------------------------------------------
@@ -482,76 +513,99 @@ def _norm_kind(p):
     return K.NORM_P
 
 
-class NormBackward1(Node):
-    """PyTorch's subgradients: 0 where the norm is 0; inf-norms share the gradient among
-    the elements of largest (smallest) magnitude."""
+def linalg_vector_norm_backward(grad, input, result, ord, dim, keepdim):
+    """PyTorch's subgradients of the vector norm: 0 where the norm is 0; inf-norms share
+    the gradient among the elements of largest (smallest) magnitude."""
+    x, y, p = input, result, ord
+    shape = tuple(x.shape)
+    if p == 0:
+        return zeros_like(x)  # (a count: zero gradient everywhere, as PyTorch's)
+    g = _restore(grad, shape, dim, keepdim)
+    if p == 1:
+        return mul(g, sign(x))
+    y = _restore(y, shape, dim, keepdim)
+    if p in (math.inf, -math.inf):
+        mask = eq(abs(x), y)
+        count = _sum(mask, dim, keepdim=True)
+        # where after the division: a NaN slice has no match (count 0), gradient 0
+        return mul(sign(x), where(mask, div(g, count), 0.0))
+    zero = eq(y, 0)
+    ysafe = where(zero, 1.0, y)
+    if p == 2:
+        return mul(x, where(zero, 0.0, div(g, ysafe)))
+    if p < 1:
+        xz = eq(x, 0)
+        a = where(xz, 1.0, abs(x))
+        scaled = mul(sign(x), where(xz, 0.0, pow(a, p - 1)))
+    elif p < 2:
+        scaled = mul(sign(x), pow(abs(x), p - 1))
+    else:
+        scaled = mul(x, pow(abs(x), p - 2))
+    return mul(scaled, where(zero, 0.0, div(g, pow(ysafe, p - 1))))
 
-    __slots__ = ()
 
-    def backward(self, saved, g):
-        x, y = saved
-        shape, dims, keepdim, p = self.attrs
-        if p == 0:
-            return (None,)
-        g = _restore(g, shape, dims, keepdim)
-        if p == 1:
-            return (mul(g, sign(x)),)
-        y = _restore(y, shape, dims, keepdim)
-        if p in (math.inf, -math.inf):
-            mask = eq(abs(x), y)
-            count = _sum(mask, dims, keepdim=True)
-            # where after the division: a NaN slice has no match (count 0), gradient 0
-            return (mul(sign(x), where(mask, div(g, count), 0.0)),)
-        zero = eq(y, 0)
-        ysafe = where(zero, 1.0, y)
-        if p == 2:
-            return (mul(x, where(zero, 0.0, div(g, ysafe))),)
-        if p < 1:
-            xz = eq(x, 0)
-            a = where(xz, 1.0, abs(x))
-            scaled = mul(sign(x), where(xz, 0.0, pow(a, p - 1)))
-        elif p < 2:
-            scaled = mul(sign(x), pow(abs(x), p - 1))
-        else:
-            scaled = mul(x, pow(abs(x), p - 2))
-        return (mul(scaled, where(zero, 0.0, div(g, pow(ysafe, p - 1)))),)
+def _norm_forward(x, odt, dev, ord, dim, keepdim):
+    x3, A, B = _arb(x, dim, dev)
+    data = backend(dev).empty((A, B), odt.np)
+    kernel("norm", dev)(x3, data, _norm_kind(ord), ord)
+    return data.reshape(_out_shape(x.shape, dim, keepdim))
+
+
+def _norm_dtype(dt, *args):
+    if not dt.is_floating_point:
+        raise RuntimeError(
+            "linalg.vector_norm: Expected a floating point or complex tensor as input. "
+            f"Got {SCALAR_TYPE[dt.name]}"
+        )
+    return dt
+
+
+LINALG_VECTOR_NORM = deffunc(
+    "linalg_vector_norm", kernels=("norm",), forward=_norm_forward, dtype=_norm_dtype,
+    shape=lambda s, ord, dim, keepdim: _out_shape(tuple(s), dim, keepdim),
+    args=("ord", "dim", "keepdim"),
+    grads=("linalg_vector_norm_backward(grad, input, result, ord, dim, keepdim)",),
+    fn=False, method=False)
+
+
+@surface(LINALG_VECTOR_NORM)
+def linalg_vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None):
+    """The vector norm of order ``ord`` over ``dim`` (all dims when None): PyTorch's
+    ``torch.linalg.vector_norm``. ``ord`` is any float: 2, 1, ``inf``, ``-inf``, 0 (the
+    count of non-zeros) or another. Accumulates in float64."""
+    check_tensor(input, "linalg.vector_norm")
+    if dtype is not None:
+        input = input.to(_dt.as_dtype(dtype))
+    ord = float(ord)
+    _norm_dtype(input._dtype)
+    dims = _dims(dim, input.ndim)
+    if math.isinf(ord) and input.numel() == 0:
+        raise RuntimeError(
+            "linalg.vector_norm cannot compute the inf norm on an empty tensor because the "
+            "operation does not have an identity"
+        )
+    return LINALG_VECTOR_NORM.call(input, ord, dims, keepdim)
 
 
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     """Vector norm over ``dim`` (all dims when None): ``p`` = 2 or ``'fro'``, 1, ``inf``,
-    ``-inf``, 0 (count of non-zeros) or any other float. Accumulates in float64.
-    nbgrad differs: ``p='nuc'`` (a matrix norm) is not supported."""
+    ``-inf``, 0 (count of non-zeros) or any other float; ``linalg_vector_norm``'s.
+    nbgrad differs: ``p='nuc'`` (a matrix norm) is not supported.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.norm(nbgrad.tensor([3.0, 4.0]))
+        tensor(5.)
+    """
     check_tensor(input, "norm")
-    if dtype is not None:
-        input = input.to(_dt.as_dtype(dtype))
     if p is None or p == "fro":
         p = 2.0
     elif isinstance(p, str):
         if p == "nuc":
             raise NotImplementedError("norm(): p='nuc' is not supported by nbgrad")
         raise RuntimeError(f"norm(): unsupported norm type {p!r}")
-    p = float(p)
-    if not input._dtype.is_floating_point:
-        raise RuntimeError(
-            "linalg.vector_norm: Expected a floating point or complex tensor as input. "
-            f"Got {SCALAR_TYPE[input._dtype.name]}"
-        )
-    dims = _dims(dim, input.ndim)
-    if math.isinf(p) and input.numel() == 0:
-        raise RuntimeError(
-            "linalg.vector_norm cannot compute the inf norm on an empty tensor because the "
-            "operation does not have an identity"
-        )
-    dev = input._device
-    x3, A, B = _arb(input._data, dims, dev)
-    data = backend(dev).empty((A, B), input._dtype.np)
-    kernel("norm", dev)(x3, data, _norm_kind(p), p)
-    out = _wrap(data.reshape(_out_shape(input._data.shape, dims, keepdim)), input._dtype, dev)
-    if needs_grad(input):
-        record(NormBackward1, out, (input,), (save(input), save_output(out)),
-               (tuple(input.shape), dims, keepdim, p))
-    return out
-
+    return linalg_vector_norm(input, p, dim, keepdim, dtype=dtype)
 
 
 def _norm_method(self, p="fro", dim=None, keepdim=False, dtype=None):
