@@ -1,8 +1,10 @@
 """The rows of the ops that are not elementwise (ops/funcdef.py's table: reductions,
-statistics, softmax and its backward steps), checked row by row: every row has a case here; each case's value, gradient, node name and saved values
-(``grad_fn._saved_*``) match PyTorch's; the row's shape and dtype rules give what the op
-returns; gradcheck and gradgradcheck pass in float64; the public surface comes from the
-rows' flags."""
+statistics, softmax, layer norm, products, convolution, pooling and their backward steps),
+checked row by row: every row has a case here; each case's values, gradients, node name,
+edges and saved values (``grad_fn._saved_*``) match PyTorch's (or, where nbgrad's node
+is its own, PyTorch's composed ops' values and gradients); the row's shape and dtype rules
+give what the op returns; gradcheck and gradgradcheck pass in float64; the public surface
+comes from the rows' flags."""
 
 import numpy as np
 import pytest
@@ -12,6 +14,7 @@ from nbgrad.autograd import gradcheck, gradgradcheck
 from nbgrad.ops import reduce as R  # noqa: F401  (the rows join the table on import)
 from nbgrad.ops import softmax as Sm  # noqa: F401
 from nbgrad.ops import stats as St  # noqa: F401
+from nbgrad.ops.conv import col2im, conv_mm, im2col, max_pool2d_backward, max_pool2d_gather
 from nbgrad.ops.funcdef import TABLE
 from nbgrad.ops.linalg import linear_backward, matmul_backward
 from nbgrad.ops.normalization import native_layer_norm, native_layer_norm_backward
@@ -39,6 +42,23 @@ def _ln_backward(m, g, x, mean, rstd, w, b):
     if m is torch:
         return torch.ops.aten.native_layer_norm_backward(g, x, [5], mean, rstd, w, b, [True] * 3)
     return native_layer_norm_backward(g, x, (5,), mean, rstd, w, b, (True,) * 3)
+
+
+_POOL_X = np.random.default_rng(9).standard_normal((2, 3, 6, 6))
+_POOL_IDX = torch.nn.functional.max_pool2d(torch.tensor(_POOL_X), 2, return_indices=True)[1]
+
+
+def _pool_backward(m, g, idx):
+    if m is torch:
+        return torch.ops.aten.max_pool2d_with_indices_backward(
+            g, torch.tensor(_POOL_X), [2, 2], [2, 2], [0, 0], [1, 1], False, idx)
+    return max_pool2d_backward(g, idx, _POOL_X.shape)
+
+
+def _pool_gather(m, x, idx):
+    if m is torch:
+        return x.flatten(-2).gather(-1, idx.flatten(-2)).view_as(idx)
+    return max_pool2d_gather(x, idx)
 
 
 def _linear_backward(m, g, x, w):
@@ -131,6 +151,29 @@ CASES = [
      {"torch_node": False}),
     ("linear.no_bias", [(2, 3, 4), (5, 4)], lambda m, x, w: m.nn.functional.linear(x, w), (),
      {"torch_node": False}),
+    # convolution and pooling (the columns ops as torch's unfold / fold)
+    ("conv2d", [(2, 3, 6, 5), (4, 3, 3, 2), (4,)],
+     lambda m, x, w, b: m.nn.functional.conv2d(x, w, b, padding=1, stride=(1, 2)),
+     ((1, 2), (1, 1), (1, 1), 1, (6, 3)), {"saved": False}),
+    ("conv2d", [(1, 4, 5, 5), (2, 2, 1, 1)],  # 1x1, grouped, no bias
+     lambda m, x, w: m.nn.functional.conv2d(x, w, groups=2),
+     ((1, 1), (0, 0), (1, 1), 2, (5, 5)), {"saved": False}),
+    ("conv_mm", [(2, 3, 4), (2, 2, 4, 5)],
+     lambda m, a, b: a[None] @ b if m is torch else conv_mm(a, b), (), {"torch_node": False}),
+    ("im2col", (2, 3, 6, 5),
+     lambda m, x: m.nn.functional.unfold(x, (3, 2), padding=1, stride=(1, 2)) if m is torch
+     else im2col(x, (3, 2), (1, 2), (1, 1), (1, 1), (6, 3)),
+     ((3, 2), (1, 2), (1, 1), (1, 1), (6, 3)), {"saved": False}),
+    ("col2im", (2, 18, 18),
+     lambda m, c: m.nn.functional.fold(c, (6, 5), (3, 2), padding=1, stride=(1, 2))
+     if m is torch else col2im(c, (6, 5), (3, 2), (1, 2), (1, 1), (1, 1), (6, 3)),
+     ((6, 5), (3, 2), (1, 2), (1, 1), (1, 1), (6, 3)), {"saved": False}),
+    ("max_pool2d", _POOL_X, lambda m, x: m.nn.functional.max_pool2d(x, 2, return_indices=True),
+     ((2, 2), (2, 2), (0, 0), (1, 1), (3, 3)), {"saved": False}),
+    ("max_pool2d_backward", [(2, 3, 3, 3), _POOL_IDX.numpy()], _pool_backward,
+     (_POOL_X.shape,), {"torch_node": False, "requires": (True, False)}),
+    ("max_pool2d_gather", [(2, 3, 6, 6), _POOL_IDX.numpy()], _pool_gather, (),
+     {"torch_node": False, "requires": (True, False)}),
     # the backward steps, against torch's products
     ("linear_backward", [(2, 3, 5), (2, 3, 4), (5, 4)], _linear_backward,
      ((True, True, True), (2, 3, 4)), {"torch_node": False}),
@@ -180,14 +223,15 @@ def test_row_matches_torch(case):
         assert str(o.dtype).split(".")[-1] == str(t.dtype).split(".")[-1]
     y, ty = ys[0], tys[0]
     # the rules a compiler reads, without running the op
-    assert len(row.params) == len(xs)
+    absent = row.params[len(xs):]  # (trailing optional operands the case leaves out)
+    assert set(absent) <= set(row.optional)
     got = y.grad_fn.next_functions if row.node is not None else ()
-    shapes = row.shape(*[a.shape for a in arrays], *args)
+    shapes = row.shape(*[a.shape for a in arrays], *[None] * len(absent), *args)
     if shapes and isinstance(shapes[0], tuple):  # one per output
         assert shapes[:len(ys)] == tuple(tuple(o.shape) for o in ys)
     else:
         assert shapes == tuple(y.shape)
-    odt = row.dtype(*[x.dtype for x in xs], *args)
+    odt = row.dtype(*[x.dtype for x in xs], *[None] * len(absent), *args)
     assert (odt[0] if isinstance(odt, tuple) else odt) is y.dtype
     if row.node is None:
         assert y.grad_fn is None and ty.grad_fn is None
@@ -203,7 +247,7 @@ def test_row_matches_torch(case):
     ours = {n for n in dir(y.grad_fn) if n.startswith("_saved_")}
     if opts.get("torch_node", True) and opts.get("saved", True):
         assert names == ours
-    for n in names & ours:
+    for n in (names & ours) if opts.get("torch_node", True) else ():
         v, tv = getattr(y.grad_fn, n), getattr(ty.grad_fn, n)
         if isinstance(tv, torch.Tensor):
             np.testing.assert_allclose(v.detach().numpy(), tv.detach().numpy(), rtol=1e-12)
@@ -238,7 +282,10 @@ def test_row_matches_torch(case):
              and (c[4:] or [{}])[0].get("gradcheck", True)], ids=lambda c: c[0])
 def test_row_gradcheck_and_gradgradcheck(case):
     qualname, data, call, _args = case[:4]
-    xs = tuple(nbgrad.tensor(a, requires_grad=True) for a in _inputs(data))
+    arrays = _inputs(data)
+    rg = (case[4:] or [{}])[0].get("requires", (True,) * len(arrays))
+    xs = tuple(nbgrad.tensor(a, requires_grad=r) for a, r in zip(arrays, rg))
+
     def f(*t):  # the differentiable output(s)
         y = call(nbgrad, *t)
         return tuple(o for o in y if o.grad_fn is not None) if isinstance(y, tuple) else y

@@ -19,20 +19,18 @@ import operator
 import numpy as np
 
 from .. import dtypes as _dt
-from ..autograd.grad_mode import STATE as _STATE
+from ..storage.layout import copy_data, is_c
 from ..tensor import _fresh, _wrap
 from ._core import (
     SCALAR_TYPE,
-    Node,
     Tensor,
     backend,
     contiguous_data,
     kernel,
     needs_grad,
-    record,
     same_device,
-    save,
 )
+from .funcdef import deffunc, surface
 from .linalg import matmul
 from .reduce import sum as _sum
 from .shape import reshape, squeeze, transpose, unsqueeze
@@ -48,93 +46,98 @@ def _trivial(ks, stride, pad, dil):
     return ks == (1, 1) and stride == (1, 1) and pad == (0, 0)
 
 
+def _c(a, odt, dev):
+    """Array ``a`` C-contiguous and of dtype ``odt`` (a copy only when it is not)."""
+    return a if is_c(a) and a.dtype == odt.np else copy_data(a, odt, dev)
+
+
+def _same(dt, *args):
+    return dt
+
+
 # ----- im2col / col2im: adjoint ops ----------------------------------------------------------
-class Im2ColBackward0(Node):
-    __slots__ = ()
+def _im2col_forward(x, odt, dev, kernel_size, stride, padding, dilation, out_hw):
+    N, C = x.shape[:2]
+    (kh, kw), (Ho, Wo) = kernel_size, out_hw
+    cols = backend(dev).empty((N, C * kh * kw, Ho * Wo), odt.np)
+    if cols.size:
+        kernel("im2col", dev)(_c(x, odt, dev), cols, kh, kw, *stride, *padding, *dilation,
+                              Ho, Wo)
+    return cols
 
-    def backward(self, saved, g):
-        hw, ks, st, pad, dil, ohw = self.attrs
-        return (col2im(g, hw, ks, st, pad, dil, ohw),)
+
+def _col2im_forward(c, odt, dev, hw, kernel_size, stride, padding, dilation, out_hw):
+    N, CK, _ = c.shape
+    kh, kw = kernel_size
+    img = backend(dev).empty((N, CK // (kh * kw), *hw), odt.np)
+    if img.size:
+        kernel("col2im", dev)(_c(c, odt, dev), img, kh, kw, *stride, *padding, *dilation,
+                              *out_hw)
+    return img
 
 
+_ARGS = ("kernel_size", "stride", "padding", "dilation", "out_hw")
+IM2COL = deffunc("im2col", kernels=("im2col",), forward=_im2col_forward, dtype=_same,
+                 shape=lambda s, ks, st, pad, dil, ohw: (s[0], s[1] * ks[0] * ks[1],
+                                                        ohw[0] * ohw[1]),
+                 args=_ARGS, fn=False, method=False, node="Im2ColBackward0",
+                 grads=("col2im(grad, input_shape[2:], kernel_size, stride, padding, dilation, "
+                        "out_hw)",))
+COL2IM = deffunc("col2im", kernels=("col2im",), forward=_col2im_forward, dtype=_same,
+                 shape=lambda s, hw, ks, *a: (s[0], s[1] // (ks[0] * ks[1])) + tuple(hw),
+                 args=("hw",) + _ARGS, fn=False, method=False, node="Col2ImBackward0",
+                 grads=("im2col(grad, kernel_size, stride, padding, dilation, out_hw)",))
+
+
+@surface(IM2COL)
 def im2col(input, kernel_size, stride, padding, dilation, out_hw):
     """Columns ``(N, C*kh*kw, Ho*Wo)`` of ``input`` ``(N, C, H, W)`` (PyTorch's ``unfold``).
 
     ``padding`` is (top, left); ``out_hw`` = (Ho, Wo) fixes the bottom/right padding.
     """
     N, C, H, W = input.shape
-    kh, kw = kernel_size
-    Ho, Wo = out_hw
-    if _trivial(kernel_size, stride, padding, dilation) and out_hw == (H, W):
+    if _trivial(kernel_size, stride, padding, dilation) and tuple(out_hw) == (H, W):
         return reshape(input, (N, C, H * W))
-    dev = input._device
-    cols = backend(dev).empty((N, C * kh * kw, Ho * Wo), input._dtype.np)
-    if cols.size:
-        kernel("im2col", dev)(contiguous_data(input), cols, kh, kw, *stride, *padding, *dilation, Ho, Wo)
-    out = _wrap(cols, input._dtype, dev)
-    if needs_grad(input):
-        record(Im2ColBackward0, out, (input,), (),
-               ((H, W), kernel_size, stride, padding, dilation, out_hw))
-    return out
+    return IM2COL.call(input, tuple(kernel_size), tuple(stride), tuple(padding),
+                       tuple(dilation), tuple(out_hw))
 
 
-class Col2ImBackward0(Node):
-    __slots__ = ()
-
-    def backward(self, saved, g):
-        ks, st, pad, dil, ohw = self.attrs
-        return (im2col(g, ks, st, pad, dil, ohw),)
-
-
+@surface(COL2IM)
 def col2im(input, hw, kernel_size, stride, padding, dilation, out_hw):
     """The adjoint of ``im2col``: columns ``(N, C*kh*kw, Ho*Wo)`` summed back onto an
     ``(N, C, H, W)`` image (PyTorch's ``fold``)."""
     N, CK, L = input.shape
-    kh, kw = kernel_size
     H, W = hw
-    C = CK // (kh * kw)
+    C = CK // (kernel_size[0] * kernel_size[1])
     if _trivial(kernel_size, stride, padding, dilation) and tuple(out_hw) == (H, W):
         return reshape(input, (N, C, H, W))
-    dev = input._device
-    img = backend(dev).empty((N, C, H, W), input._dtype.np)
-    if img.size:
-        kernel("col2im", dev)(contiguous_data(input), img, kh, kw, *stride, *padding, *dilation, *out_hw)
-    out = _wrap(img, input._dtype, dev)
-    if needs_grad(input):
-        record(Col2ImBackward0, out, (input,), (), (kernel_size, stride, padding, dilation, out_hw))
-    return out
+    return COL2IM.call(input, tuple(hw), tuple(kernel_size), tuple(stride), tuple(padding),
+                       tuple(dilation), tuple(out_hw))
 
 
 # ----- conv_mm: the weights times the columns, the same summation order at every position ----
-class ConvMmBackward0(Node):
-    __slots__ = ()
-
-    def backward(self, saved, g):
-        a, b = saved  # b only when a needs a gradient, a only when b does
-        fa, fb = self.next_functions
-        ga = gb = None
-        if fa[0] is not None:  # a reduction over positions: no order to keep
-            ga = _sum(matmul(g, transpose(b, 2, 3)), 0)
-        if fb[0] is not None:
-            gb = conv_mm(transpose(a, 1, 2), g)
-        return ga, gb
+def _conv_mm_forward(a, b, odt, dev):
+    G, O, K = a.shape
+    N, _, _, L = b.shape
+    out = backend(dev).empty((N, G, O, L), odt.np)
+    if out.size:
+        kernel("conv_mm", dev)(_c(a, odt, dev), _c(b, odt, dev), out)
+    return out
 
 
+CONV_MM = deffunc("conv_mm", params=("a", "b"), kernels=("conv_mm",), forward=_conv_mm_forward,
+                  dtype=lambda a, b: a, shape=lambda sa, sb: (sb[0], sa[0], sa[1], sb[3]),
+                  fn=False, method=False, torch_names={},
+                  # a reduction over positions (no order to keep), and conv_mm again
+                  grads=("_sum(matmul(grad, transpose(b, 2, 3)), 0)",
+                         "conv_mm(transpose(a, 1, 2), grad)"))
+
+
+@surface(CONV_MM)
 def conv_mm(a, b):
     """``a[g] @ b[n, g]`` for ``a`` (G, O, K) and ``b`` (N, G, K, L): (N, G, O, L), each
     output summing its K products in k order, the same at every position."""
-    G, O, K = a.shape
-    N, _, _, L = b.shape
-    dev = a._device
-    dt = a._dtype
-    out = backend(dev).empty((N, G, O, L), dt.np)
-    if out.size:
-        kernel("conv_mm", dev)(contiguous_data(a), contiguous_data(b), out)
-    res = _wrap(out, dt, dev)
-    if needs_grad(a, b):
-        record(ConvMmBackward0, res, (a, b), (save(a) if b._rg else None,
-                                              save(b) if a._rg else None))
-    return res
+    return CONV_MM.call(a, b)
 
 
 # ----- conv2d ----------------------------------------------------------------------------------
@@ -172,61 +175,84 @@ def _tensor_arg(x, name, op, pos):
         )
 
 
-class ConvolutionBackward0(Node):
-    __slots__ = ()
+def convolution_backward(g, x, w, stride, pad, dil, groups, ohw, mask):
+    """conv2d's gradients ``(grad_input, grad_weight, grad_bias)`` (None where ``mask`` is
+    False). Without a graph to record, each from one kernel (image by image where it
+    can); under create_graph from the differentiable ops (``conv_mm``, ``col2im``,
+    ``im2col``, matmul) with the same values, so derivatives of any order work."""
+    xs, ws = tuple(x.shape), tuple(w.shape)
+    N, C, H, W = xs
+    O, Cg, kh, kw = ws
+    G, Og, Kg, L = groups, O // groups, Cg * kh * kw, ohw[0] * ohw[1]
+    ks = (kh, kw)
+    gx = gw = gb = None
+    # one copy of an expanded grad (from .sum()) keeps the GEMMs below on BLAS
+    g = g.contiguous()
+    if mask[0]:
+        wt = transpose(reshape(w, (G, Og, Kg)), 1, 2)  # (G, Kg, Og)
+        g4 = reshape(g, (N, G, Og, L))
+        if needs_grad(g, w):  # a double backward: the ops, recorded
+            gcols = reshape(conv_mm(wt, g4), (N, C * kh * kw, L))
+            gx = col2im(gcols, (H, W), ks, stride, pad, dil, ohw)
+        else:  # the same values from one kernel (image by image where it can)
+            gxd = backend(g._device).empty(xs, g._dtype.np)
+            if gxd.size:
+                kernel("conv2d_input_grad", g._device)(wt._data, g4._data, gxd, kh, kw,
+                                                       *stride, *pad, *dil, *ohw)
+            gx = _fresh(gxd, g._dtype, g._device)
+    if mask[1]:
+        image = _trivial(ks, stride, pad, dil) and tuple(ohw) == (H, W)  # its own columns
+        if not image and not needs_grad(x, g):
+            # one kernel (each image's columns made and used in cache), then the sum over
+            # the images: the values of the ops below
+            gwd = backend(g._device).empty((N, G, Og, Kg), g._dtype.np)
+            if gwd.size:
+                kernel("conv2d_weight_grad", g._device)(
+                    contiguous_data(x), reshape(g, (N, G, Og, L))._data, gwd, kh, kw,
+                    *stride, *pad, *dil, *ohw)
+            gw = reshape(_sum(_fresh(gwd, g._dtype, g._device), 0), ws)
+        else:
+            cols = reshape(im2col(x, ks, stride, pad, dil, ohw), (N, G, Kg, L))
+            gw = reshape(_sum(matmul(reshape(g, (N, G, Og, L)), transpose(cols, 2, 3)), 0), ws)
+    if mask[2]:
+        # a GEMV with ones runs ~10x faster here than the (0, 2, 3) reduction
+        ones = _wrap(backend(g._device).full((L,), 1, g._dtype.np), g._dtype, g._device)
+        gb = _sum(matmul(reshape(g, (N, O, L)), ones), 0)
+    return gx, gw, gb
 
-    def backward(self, saved, g):
-        # x (and, for a 1x1 convolution, the image as its own columns) only when the weight
-        # needs a gradient, w only when the input does
-        x, w, cols_data = saved
-        xs, ws, stride, pad, dil, groups, ohw = self.attrs
-        fx, fw, fb = self.next_functions
-        N, C, H, W = xs
-        O, Cg, kh, kw = ws
-        G, Og, Kg, L = groups, O // groups, Cg * kh * kw, ohw[0] * ohw[1]
-        ks = (kh, kw)
-        gx = gw = gb = None
-        # one copy of an expanded grad (from .sum()) keeps the GEMMs below on BLAS
-        g = g.contiguous()
-        if fx[0] is not None:
-            wt = transpose(reshape(w, (G, Og, Kg)), 1, 2)  # (G, Kg, Og)
-            g4 = reshape(g, (N, G, Og, L))
-            if needs_grad(g, w):  # a double backward: the ops, recorded
-                gcols = reshape(conv_mm(wt, g4), (N, C * kh * kw, L))
-                gx = col2im(gcols, (H, W), ks, stride, pad, dil, ohw)
-            else:  # the same values from one kernel (image by image where it can)
-                gxd = backend(g._device).empty(xs, g._dtype.np)
-                if gxd.size:
-                    kernel("conv2d_input_grad", g._device)(wt._data, g4._data, gxd, kh, kw,
-                                                           *stride, *pad, *dil, *ohw)
-                gx = _fresh(gxd, g._dtype, g._device)
-        if fw[0] is not None:
-            if cols_data is None and not needs_grad(x, g):
-                # one kernel (each image's columns made and used in cache), then the sum
-                # over the images: the values of the ops below
-                gwd = backend(g._device).empty((N, G, Og, Kg), g._dtype.np)
-                if gwd.size:
-                    kernel("conv2d_weight_grad", g._device)(
-                        contiguous_data(x), reshape(g, (N, G, Og, L))._data, gwd, kh, kw,
-                        *stride, *pad, *dil, *ohw)
-                gw = reshape(_sum(_fresh(gwd, g._dtype, g._device), 0), ws)
+
+def _conv2d_forward(x, w, b, odt, dev, stride, padding, dilation, groups, out_hw):
+    N, C, H, W = x.shape
+    O, Cg, kh, kw = w.shape
+    G, Og, Kg, L = groups, O // groups, Cg * kh * kw, out_hw[0] * out_hw[1]
+    be = backend(dev)
+    out = (be.zeros if Kg == 0 else be.empty)((N, O) + tuple(out_hw), odt.np)
+    if out.size:
+        if Kg:
+            w3 = _c(w, odt, dev).reshape(G, Og, Kg)
+            if _trivial((kh, kw), stride, padding, dilation) and tuple(out_hw) == (H, W):
+                cols = _c(x, odt, dev).reshape(N, G, Kg, L)  # the image is its own columns
+                kernel("conv_mm", dev)(w3, cols, out.reshape(N, G, Og, L))
             else:
-                if cols_data is not None and not (_STATE.enabled and x._rg):
-                    # the image itself (a 1x1 convolution) (a double backward through x
-                    # needs the recorded op instead)
-                    cols = _wrap(cols_data, g._dtype, g._device)
-                else:
-                    cols = im2col(x, ks, stride, pad, dil, ohw)  # (N, K, L)
-                cols = reshape(cols, (N, G, Kg, L))
-                gw = reshape(_sum(matmul(reshape(g, (N, G, Og, L)), transpose(cols, 2, 3)), 0),
-                             ws)
-        if fb[0] is not None:
-            # a GEMV with ones runs ~10x faster here than the (0, 2, 3) reduction
-            ones = _wrap(backend(g._device).full((L,), 1, g._dtype.np), g._dtype, g._device)
-            gb = _sum(matmul(reshape(g, (N, O, L)), ones), 0)
-        return gx, gw, gb
+                kernel("conv2d_forward", dev)(_c(x, odt, dev), w3, out.reshape(N, O, L), kh,
+                                              kw, *stride, *padding, *dilation, *out_hw)
+        if b is not None:
+            kernel("conv2d_bias_add", dev)(out.reshape(N, O, L), _c(b, odt, dev))
+    return out
 
 
+CONV2D = deffunc(
+    "conv2d", params=("input", "weight", "bias"), optional=("bias",),
+    kernels=("conv2d_forward", "conv_mm", "conv2d_bias_add"), forward=_conv2d_forward,
+    dtype=lambda x, w, b, *args: x,
+    shape=lambda sx, sw, sb, st, pad, dil, groups, ohw: (sx[0], sw[0]) + tuple(ohw),
+    args=("stride", "padding", "dilation", "groups", "out_hw"), node="ConvolutionBackward0",
+    grads={"input, weight, bias": "convolution_backward(grad, input, weight, stride, "
+           "padding, dilation, groups, out_hw, grad_input_mask)"},
+    torch_names={}, method=False)
+
+
+@surface(CONV2D)
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """2-D convolution (cross-correlation) of ``input`` (N, C, H, W) or (C, H, W) with
     ``weight`` (O, C/groups, kh, kw); ``padding`` is an int, a pair, 'valid' or 'same'."""
@@ -256,7 +282,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
             f"expected stride to be a single integer value or a list of {weight.ndim - 2} "
             f"values to match the convolution dimensions, but got stride={list(stride)}"
         )
-    dev = same_device("conv2d", input, weight, bias)
+    same_device("conv2d", input, weight, bias)
     dt = input._dtype
     if bias is not None and bias._dtype is not dt:
         raise RuntimeError(
@@ -329,31 +355,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 
     Ho = (H + pad_hw[0] - eff[0]) // stride[0] + 1
     Wo = (W + pad_hw[1] - eff[1]) // stride[1] + 1
-    ohw = (Ho, Wo)
-    ks = (kh, kw)
-    G, Og, Kg, L = groups, O // groups, Cg * kh * kw, Ho * Wo
-    be = backend(dev)
-    out = (be.zeros if Kg == 0 else be.empty)((N, O, Ho, Wo), dt.np)
-    cols = None  # the columns, kept for the weight's gradient only where they are the image
-    if out.size:
-        if Kg:
-            w3 = contiguous_data(weight).reshape(G, Og, Kg)
-            if _trivial(ks, stride, pad, dilation) and ohw == (H, W):
-                cols = contiguous_data(x).reshape(N, C, L)
-                kernel("conv_mm", dev)(w3, cols.reshape(N, G, Kg, L), out.reshape(N, G, Og, L))
-            else:
-                kernel("conv2d_forward", dev)(contiguous_data(x), w3, out.reshape(N, O, L), kh,
-                                              kw, *stride, *pad, *dilation, Ho, Wo)
-        if bias is not None:
-            kernel("conv2d_bias_add", dev)(out.reshape(N, O, L), contiguous_data(bias))
-    res = _wrap(out, dt, dev)
-    if needs_grad(x, weight, bias):
-        record(
-            ConvolutionBackward0, res, (x, weight, bias),
-            (save(x) if weight._rg else None, save(weight) if x._rg else None,
-             cols if weight._rg else None),
-            ((N, C, H, W), ws, stride, pad, dilation, groups, ohw),
-        )
+    res = CONV2D.call(x, weight, bias, stride, pad, dilation, groups, (Ho, Wo))
     return res if input.ndim == 4 else squeeze(res, 0)
 
 
@@ -400,14 +402,85 @@ def _pool_out(size, k, pad, stride, dil, ceil_mode):
     return out
 
 
-class MaxPool2DWithIndicesBackward0(Node):
-    __slots__ = ()
+def _pool_forward(x, odts, dev, kernel_size, stride, padding, dilation, out_hw):
+    dt = odts[0]
+    lead = x.shape[:-2]
+    P = int(np.prod(lead, dtype=np.int64))
+    be = backend(dev)
+    vals = be.empty((P,) + tuple(out_hw), dt.np)
+    idx = be.empty((P,) + tuple(out_hw), np.int64)
+    if vals.size:
+        lowest = dt.np.type(-np.inf if dt.is_floating_point else np.iinfo(dt.np).min)
+        kernel("max_pool2d", dev)(_c(x, dt, dev).reshape((P,) + x.shape[-2:]), vals, idx,
+                                  *kernel_size, *stride, *padding, *dilation, lowest)
+    oshape = tuple(lead) + tuple(out_hw)
+    return vals.reshape(oshape), idx.reshape(oshape)
 
-    def backward(self, saved, g):
-        (idx,) = saved
-        return (max_pool2d_backward(g, idx, self.attrs),)
+
+_POOL = ("kernel_size", "stride", "padding", "dilation", "out_hw")
+# the values and the flat ``h*W + w`` positions of the maxima in each input plane; the
+# gradient is scattered to those positions, and that scatter's derivative reads them
+MAX_POOL2D = deffunc(
+    "max_pool2d", kernels=("max_pool2d",), forward=_pool_forward,
+    dtype=lambda dt, *args: (dt, _dt.int64),
+    shape=lambda s, ks, st, pad, dil, ohw: (tuple(s[:-2]) + tuple(ohw),) * 2,
+    args=_POOL, outputs=("result", "result1"), node="MaxPool2DWithIndicesBackward0",
+    grads=("max_pool2d_backward(grad, result1, input_shape)",), method=False)
 
 
+def _planes(a, lead, dev):
+    """Array ``a`` as C-contiguous (P, rest) with P the product of its ``lead`` dims."""
+    a = a if is_c(a) else copy_data(a, _dt._FROM_NP[a.dtype], dev)
+    return a.reshape(int(np.prod(a.shape[:lead], dtype=np.int64)), -1)
+
+
+def _scatter_forward(g, idx, odt, dev, input_shape):
+    lead = len(input_shape) - 2
+    out = backend(dev).empty(tuple(input_shape), odt.np)
+    if out.size:
+        kernel("max_pool2d_backward", dev)(_planes(_c(g, odt, dev), lead, dev),
+                                           _planes(idx, lead, dev), out.reshape(
+                                               int(np.prod(input_shape[:lead], dtype=np.int64)),
+                                               -1))
+    return out
+
+
+def _gather_forward(x, idx, odt, dev):
+    lead = x.ndim - 2
+    out = backend(dev).empty(tuple(idx.shape), odt.np)
+    if out.size:
+        kernel("max_pool2d_gather", dev)(_planes(_c(x, odt, dev), lead, dev),
+                                         _planes(idx, lead, dev),
+                                         out.reshape(int(np.prod(idx.shape[:lead],
+                                                                 dtype=np.int64)), -1))
+    return out
+
+
+MAX_POOL2D_BACKWARD = deffunc(
+    "max_pool2d_backward", params=("grad_output", "indices"), kernels=("max_pool2d_backward",),
+    forward=_scatter_forward, dtype=lambda g, i, s: g, shape=lambda sg, si, s: tuple(s),
+    args=("input_shape",), node="MaxPool2DWithIndicesBackwardBackward0", torch_names={},
+    fn=False, method=False, grads=("max_pool2d_gather(grad, indices)", None))
+MAX_POOL2D_GATHER = deffunc(
+    "max_pool2d_gather", params=("input", "indices"), kernels=("max_pool2d_gather",),
+    forward=_gather_forward, dtype=lambda x, i: x, shape=lambda sx, si: tuple(si),
+    node="MaxPool2DGatherBackward0", fn=False, method=False,
+    grads=("max_pool2d_backward(grad, indices, input_shape)", None))
+
+
+@surface(MAX_POOL2D_BACKWARD)
+def max_pool2d_backward(grad, indices, input_shape):
+    """max_pool2d's backward: zeros of ``input_shape`` with ``grad`` added at ``indices``."""
+    return MAX_POOL2D_BACKWARD.call(grad, indices, tuple(input_shape))
+
+
+@surface(MAX_POOL2D_GATHER)
+def max_pool2d_gather(input, indices):
+    """``input`` (..., H, W) read at max_pool2d's flat ``indices`` (..., Ho, Wo)."""
+    return MAX_POOL2D_GATHER.call(input, indices)
+
+
+@surface(MAX_POOL2D)
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
     """2-D max pooling over (N, C, H, W) or (C, H, W) input; with ``return_indices`` also
@@ -453,76 +526,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
             f"Given input size: ({C}x{H}x{W}). Calculated output size: ({C}x{Ho}x{Wo}). "
             "Output size is too small"
         )
-    dt = input._dtype
-    if dt is _dt.bool_:
+    if input._dtype is _dt.bool_:
         raise NotImplementedError("\"max_pool2d\" not implemented for 'Bool'")
-    dev = input._device
-    be = backend(dev)
-    P = int(np.prod(shape[:-2], dtype=np.int64))
-    vals = be.empty((P, Ho, Wo), dt.np)
-    idx = be.empty((P, Ho, Wo), np.int64)
-    if vals.size:
-        lowest = dt.np.type(-np.inf if dt.is_floating_point else np.iinfo(dt.np).min)
-        kernel("max_pool2d", dev)(
-            contiguous_data(input).reshape(P, H, W), vals, idx, kh, kw, *st, *pad, *dil, lowest
-        )
-    oshape = shape[:-2] + (Ho, Wo)
-    out = _wrap(vals.reshape(oshape), dt, dev)
-    ind = _wrap(idx.reshape(oshape), _dt.int64, dev)
-    if needs_grad(input):
-        record(MaxPool2DWithIndicesBackward0, out, (input,), (save(ind),), shape)
+    out, ind = MAX_POOL2D.call(input, ks, st, pad, dil, (Ho, Wo))
     return (out, ind) if return_indices else out
-
-
-class MaxPool2DWithIndicesBackwardBackward0(Node):
-    __slots__ = ()
-
-    def backward(self, saved, gg):
-        (idx,) = saved
-        return (max_pool2d_gather(gg, idx),)
-
-
-def _planes(t, lead):
-    """``t``'s storage as C-contiguous (P, rest) with P the product of ``lead`` dims."""
-    d = contiguous_data(t)
-    return d.reshape(int(np.prod(t.shape[:lead], dtype=np.int64)), -1)
-
-
-def max_pool2d_backward(grad, indices, input_shape):
-    """max_pool2d's backward: zeros of ``input_shape`` with ``grad`` added at ``indices``."""
-    dev = grad._device
-    lead = len(input_shape) - 2
-    out = backend(dev).empty(tuple(input_shape), grad._dtype.np)
-    if out.size:
-        P = int(np.prod(input_shape[:lead], dtype=np.int64))
-        kernel("max_pool2d_backward", dev)(
-            _planes(grad, lead), _planes(indices, lead), out.reshape(P, -1)
-        )
-    res = _wrap(out, grad._dtype, dev)
-    if needs_grad(grad):
-        record(MaxPool2DWithIndicesBackwardBackward0, res, (grad,), (save(indices),))
-    return res
-
-
-class MaxPool2DGatherBackward0(Node):
-    __slots__ = ()
-
-    def backward(self, saved, g):
-        (idx,) = saved
-        return (max_pool2d_backward(g, idx, self.attrs),)
-
-
-def max_pool2d_gather(input, indices):
-    """``input`` (..., H, W) read at max_pool2d's flat ``indices`` (..., Ho, Wo)."""
-    dev = input._device
-    lead = input.ndim - 2
-    out = backend(dev).empty(tuple(indices.shape), input._dtype.np)
-    if out.size:
-        P = int(np.prod(indices.shape[:lead], dtype=np.int64))
-        kernel("max_pool2d_gather", dev)(
-            _planes(input, lead), _planes(indices, lead), out.reshape(P, -1)
-        )
-    res = _wrap(out, input._dtype, dev)
-    if needs_grad(input):
-        record(MaxPool2DGatherBackward0, res, (input,), (save(indices),), tuple(input.shape))
-    return res
