@@ -10,21 +10,18 @@ accumulate their gradients.
 import numpy as np
 
 from .. import dtypes as _dt
-from ..storage.layout import copy_data
+from ..storage.layout import copy_data, is_c
 from ..tensor import _wrap
 from ._core import (
     SCALAR_TYPE,
-    Node,
     Tensor,
     backend,
     broadcast_shapes,
-    contiguous_data,
     kernel,
     needs_grad,
-    record,
     same_device,
-    save,
 )
+from .funcdef import deffunc, surface
 from .shape import _wrap_dim, expand, getitem, reshape
 
 _ERR_DTYPE = "tensors used as indices must be long, int, byte or bool tensors"
@@ -104,53 +101,50 @@ def _grid(shape, d, ishape):
     return r
 
 
-def _gather_data(x, d, idx, ishape, vector):
-    """``out[..., k, ...] = x[..., idx[...k...], ...]`` over the grid ``ishape``.
+def _abk(be, ix, A, K, B, vector):
+    """Index array ``ix`` (C-contiguous) over the ``(A, K, B)`` grid: as it is, or, when
+    ``vector``, its 1-d values applied along the middle at every position."""
+    if vector:
+        return be.as_strided(ix.reshape(-1), (A, K, B), (0, ix.dtype.itemsize, 0))
+    return ix.reshape(A, K, B)
 
-    ``idx`` is the index tensor: of shape ``ishape`` (gather) or, when ``vector``, 1-d
+
+def _c(a, dev):
+    return a if is_c(a) else copy_data(a, _dt._FROM_NP[a.dtype], dev)
+
+
+def _gather_data(x, d, idx, ishape, vector, dev):
+    """``out[..., k, ...] = x[..., idx[...k...], ...]`` over the grid ``ishape``, on
+    storage arrays.
+
+    ``idx`` is the index array: of shape ``ishape`` (gather) or, when ``vector``, 1-d
     and applied along dim ``d`` at every position (index_select).
     """
-    dev = x._device
     be = backend(dev)
-    out = be.empty(tuple(ishape), x._dtype.np)
+    out = be.empty(tuple(ishape), x.dtype)
     if out.size == 0:
         return out
     offa, offb, sdim = _grid(tuple(x.shape), d, ishape)
     A, K, B = offa.size, ishape[d], offb.size
-    ix = contiguous_data(idx)
-    if vector:
-        ix = be.as_strided(ix.reshape(-1), (A, K, B), (0, ix.dtype.itemsize, 0))
-    else:
-        ix = ix.reshape(A, K, B)
     kernel("index_gather", dev)(
-        contiguous_data(x).reshape(-1), ix, be.from_host(offa), be.from_host(offb), sdim,
-        out.reshape(A, K, B),
+        _c(x, dev).reshape(-1), _abk(be, _c(idx, dev), A, K, B, vector), be.from_host(offa),
+        be.from_host(offb), sdim, out.reshape(A, K, B),
     )
     return out
 
 
-def _scatter_data(x, d, idx, src, vector):
-    """A contiguous copy of ``x`` with ``src`` added at ``idx`` along ``d`` (see above)."""
-    return _scatter_into(copy_data(x._data, x._dtype, x._device), x._device, d, idx, src,
-                         vector)
-
-
 def _scatter_into(out, dev, d, idx, src, vector):
-    """Add ``src`` at ``idx`` along ``d`` into C-contiguous array ``out``; returns it."""
+    """Add array ``src`` at ``idx`` along ``d`` into C-contiguous array ``out``; returns
+    it."""
     be = backend(dev)
     ishape = tuple(src.shape)
-    if src._data.size == 0:
+    if src.size == 0:
         return out
     offa, offb, sdim = _grid(tuple(out.shape), d, ishape)
     A, K, B = offa.size, ishape[d], offb.size
-    ix = contiguous_data(idx)
-    if vector:
-        ix = be.as_strided(ix.reshape(-1), (A, K, B), (0, ix.dtype.itemsize, 0))
-    else:
-        ix = ix.reshape(A, K, B)
-    sd = contiguous_data(src).reshape(A, K, B)
     kernel("index_scatter_add", dev)(
-        out.reshape(-1), ix, be.from_host(offa), be.from_host(offb), sdim, sd
+        out.reshape(-1), _abk(be, _c(idx, dev), A, K, B, vector), be.from_host(offa),
+        be.from_host(offb), sdim, _c(src, dev).reshape(A, K, B)
     )
     return out
 
@@ -166,25 +160,66 @@ def _as_1d(x):
 
 
 # ----- index_select / index_add ---------------------------------------------------------------
-def _added_to_zeros(shape, d, index, g):
-    """``index_add(zeros(shape), d, index, g)``, the backward of a read of rows ``index``
-    (index_select, embedding): a fresh zero buffer takes ``g`` directly (no copy of the
-    zeros, and ``index`` was checked when the rows were read) unless the result must be
-    differentiable itself."""
-    if needs_grad(g):
-        return index_add(_zeros(shape, g), d, index, g)
-    dt, dev = g._dtype, g._device
-    out = backend(dev).zeros(tuple(shape), dt.np)
-    return _wrap(_scatter_into(out, dev, d, index, g, True), dt, dev)
+def index_select_backward(grad, sizes, dim, index):
+    """``index_add(zeros(sizes), dim, index, grad)``, the backward of a read of rows
+    ``index`` (index_select, embedding): a fresh zero buffer takes ``grad`` directly (no
+    copy of the zeros, and ``index`` was checked when the rows were read) unless the
+    result must be differentiable itself."""
+    if needs_grad(grad):
+        return index_add(_zeros(sizes, grad), dim, index, grad)
+    dt, dev = grad._dtype, grad._device
+    out = backend(dev).zeros(tuple(sizes), dt.np)
+    return _wrap(_scatter_into(out, dev, dim, index._data, grad._data, True), dt, dev)
 
 
-class IndexSelectBackward0(Node):
-    __slots__ = ()
+def gather_backward(grad, sizes, dim, index):
+    """``scatter_add(zeros(sizes), dim, index, grad)``: gather's backward."""
+    return scatter_add(_zeros(sizes, grad), dim, index, grad)
 
-    def backward(self, saved, g):
-        (index,) = saved
-        d, shape = self.attrs
-        return (_added_to_zeros(shape, d, index, g),)
+
+def _select_forward(x, idx, odt, dev, dim):
+    ishape = list(x.shape)
+    ishape[dim] = idx.size
+    return _gather_data(x, dim, idx, tuple(ishape), True, dev)
+
+
+def _gather_forward(x, idx, odt, dev, dim):
+    return _gather_data(x, dim, idx, tuple(idx.shape), False, dev)
+
+
+def _scatter_forward(vector):
+    def forward(x, idx, src, odt, dev, dim):
+        return _scatter_into(copy_data(x, odt, dev), dev, dim, idx, src, vector)
+
+    return forward
+
+
+def _first(dt, *rest):
+    return dt
+
+
+def _select_shape(sx, si, dim):
+    s = list(sx)
+    s[dim] = si[0] if si else 1  # (a 0-d index picks one)
+    return tuple(s)
+
+
+# the index is an operand without a derivative (no edge), read by the formulas
+INDEX_SELECT = deffunc("index_select", params=("input", "index"), kernels=("index_gather",),
+                       forward=_select_forward, dtype=_first, shape=_select_shape,
+                       args=("dim",), grads=("index_select_backward(grad, input_shape, dim, "
+                                            "index)", None))
+INDEX_ADD = deffunc("index_add", params=("input", "index", "source"),
+                    kernels=("copy", "index_scatter_add"), forward=_scatter_forward(True),
+                    dtype=_first, shape=lambda sx, si, ss, dim: tuple(sx), args=("dim",),
+                    grads=("grad", None, "index_select(grad, dim, index)"))
+GATHER = deffunc("gather", params=("input", "index"), kernels=("index_gather",),
+                 forward=_gather_forward, dtype=_first, shape=lambda sx, si, dim: tuple(si),
+                 args=("dim",), grads=("gather_backward(grad, input_shape, dim, index)", None))
+SCATTER_ADD = deffunc("scatter_add", params=("input", "index", "src"),
+                      kernels=("copy", "index_scatter_add"), forward=_scatter_forward(False),
+                      dtype=_first, shape=lambda sx, si, ss, dim: tuple(sx), args=("dim",),
+                      grads=("grad", None, "gather(grad, dim, index)"))
 
 
 def _check_select(input, dim, index, op):
@@ -196,6 +231,7 @@ def _check_select(input, dim, index, op):
     return _wrap_dim(int(dim), input.ndim)
 
 
+@surface(INDEX_SELECT)
 def index_select(input, dim, index):
     """The entries of ``input`` along ``dim`` at the positions in the 1-d ``index``."""
     d = _check_select(input, dim, index, "index_select")
@@ -204,26 +240,10 @@ def index_select(input, dim, index):
     n = input.shape[d]
     if _first_bad(_host(index), n) is not None:
         raise IndexError("index out of range in self")
-    ishape = list(input.shape)
-    ishape[d] = index.numel()
-    out = _wrap(_gather_data(input, d, index, tuple(ishape), True), input._dtype, input._device)
-    if needs_grad(input):
-        record(IndexSelectBackward0, out, (input,), (save(index),), (d, tuple(input.shape)))
-    return out
+    return INDEX_SELECT.call(input, index, d)
 
 
-class IndexAddBackward0(Node):
-    __slots__ = ()
-
-    def backward(self, saved, g):
-        (index,) = saved
-        d = self.attrs
-        fi, fs = self.next_functions
-        gi = g if fi[0] is not None else None
-        gs = index_select(g, d, index) if fs[0] is not None else None
-        return gi, gs
-
-
+@surface(INDEX_ADD)
 def index_add(input, dim, index, source, *, alpha=1):
     """``input`` with ``alpha * source`` added along ``dim`` at rows ``index`` (out of
     place; duplicate indices add up)."""
@@ -269,22 +289,11 @@ def index_add(input, dim, index, source, *, alpha=1):
         from .elementwise import mul
 
         src = mul(src, alpha)
-    out = _wrap(_scatter_data(input, d, index, src, True), input._dtype, input._device)
-    if needs_grad(input, src):
-        record(IndexAddBackward0, out, (input, src), (save(index),), d)
-    return out
+    return INDEX_ADD.call(input, index, src, d)
 
 
 # ----- gather / scatter_add / take_along_dim --------------------------------------------------
-class GatherBackward0(Node):
-    __slots__ = ()
-
-    def backward(self, saved, g):
-        (index,) = saved
-        d, shape = self.attrs
-        return (scatter_add(_zeros(shape, g), d, index, g),)
-
-
+@surface(GATHER)
 def gather(input, dim, index, *, sparse_grad=False):
     """``out[i][j] = input[index[i][j]][j]`` (for ``dim=0``; likewise for any dim)."""
     _need_tensor(input, "gather", "input", 1)
@@ -310,24 +319,10 @@ def gather(input, dim, index, *, sparse_grad=False):
                 f"larger than self {list(xs)} apart from dimension {d}"
             )
     _check_bounds_rt(index, d, xs[d])
-    out = _wrap(_gather_data(input, d, index, ishape, False), input._dtype, input._device)
-    if needs_grad(input):
-        record(GatherBackward0, out, (input,), (save(index),), (d, xs))
-    return out
+    return GATHER.call(input, index, d)
 
 
-class ScatterAddBackward0(Node):
-    __slots__ = ()
-
-    def backward(self, saved, g):
-        (index,) = saved
-        d = self.attrs
-        fi, fs = self.next_functions
-        gi = g if fi[0] is not None else None
-        gs = gather(g, d, index) if fs[0] is not None else None
-        return gi, gs
-
-
+@surface(SCATTER_ADD)
 def scatter_add(input, dim, index, src):
     """``input`` with ``src[i][j]`` added at ``[index[i][j]][j]`` (for ``dim=0``), out of
     place; duplicate indices add up."""
@@ -357,10 +352,7 @@ def scatter_add(input, dim, index, src):
     _check_bounds_rt(index, d, xs[d])
     if ss != ishape:  # only the index-shaped corner of src is used (a view: grads flow)
         src = getitem(src, tuple(slice(0, n) for n in ishape))
-    out = _wrap(_scatter_data(input, d, index, src, False), input._dtype, input._device)
-    if needs_grad(input, src):
-        record(ScatterAddBackward0, out, (input, src), (save(index),), d)
-    return out
+    return SCATTER_ADD.call(input, index, src, d)
 
 
 def take_along_dim(input, indices, dim=None):
@@ -408,19 +400,37 @@ def index_add_(input, dim, index, source, *, alpha=1):
 
 
 # ----- embedding ------------------------------------------------------------------------------
-class EmbeddingBackward0(Node):
-    __slots__ = ()
+def embedding_backward(grad, indices, num_weights, padding_idx, scale_grad_by_freq):
+    """The weight's gradient of ``embedding``: ``grad``'s rows added at ``indices`` into
+    zeros, none for ``padding_idx`` (-1: none), each divided by its index's count with
+    ``scale_grad_by_freq``."""
+    g2 = reshape(grad, (-1, grad.shape[-1]))
+    if padding_idx >= 0 or scale_grad_by_freq:
+        from .elementwise import mul
 
-    def backward(self, saved, g):
-        (idx,) = saved
-        n, scale = self.attrs
-        g2 = reshape(g, (-1, g.shape[-1]))
-        if scale is not None:
-            from .elementwise import mul
+        h = _host(indices).reshape(-1)
+        scale = np.ones(h.size)
+        if scale_grad_by_freq:
+            scale /= np.bincount(h, minlength=num_weights)[h]
+        if padding_idx >= 0:
+            scale[h == padding_idx] = 0.0
+        g2 = mul(g2, _wrap(backend(grad._device).from_host(scale[:, None].astype(grad._dtype.np)),
+                           grad._dtype, grad._device))
+    return index_select_backward(g2, (num_weights, grad.shape[-1]), 0, reshape(indices, (-1,)))
 
-            g2 = mul(g2, _wrap(backend(g._device).from_host(scale.astype(g._dtype.np)),
-                               g._dtype, g._device))
-        return (_added_to_zeros((n, g.shape[-1]), 0, idx, g2),)
+
+def _embedding_forward(w, idx, odt, dev, padding_idx, scale_grad_by_freq):
+    flat = _c(idx, dev).reshape(-1)
+    return _gather_data(w, 0, flat, (flat.size, w.shape[1]), True, dev).reshape(
+        tuple(idx.shape) + (w.shape[1],))
+
+
+EMBEDDING = deffunc("embedding", params=("weight", "indices"), kernels=("index_gather",),
+                    forward=_embedding_forward, dtype=_first,
+                    shape=lambda sw, si, *args: tuple(si) + (sw[1],),
+                    args=("padding_idx", "scale_grad_by_freq"), torch_names={},
+                    grads=("embedding_backward(grad, indices, weight_shape[0], padding_idx, "
+                           "scale_grad_by_freq)", None), fn=False, method=False)
 
 
 def _renorm_(weight, h, max_norm, norm_type):
@@ -440,6 +450,7 @@ def _renorm_(weight, h, max_norm, norm_type):
         weight[rows_at] = rows * scale
 
 
+@surface(EMBEDDING)
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
               scale_grad_by_freq=False, sparse=False):
     """Rows of ``weight`` at the integer ``input``; ``padding_idx``'s row gets no gradient,
@@ -465,26 +476,13 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
             raise AssertionError("Padding_idx must be within num_embeddings")
         if padding_idx < 0:
             padding_idx += n
-    flat = input if input.ndim == 1 else _wrap(contiguous_data(input).reshape(-1), input._dtype,
-                                                input._device)
-    h = _host(flat)
+    h = _host(input).reshape(-1)
     if _first_bad(h, n) is not None:
         raise IndexError("index out of range in self")
     if max_norm is not None:
         _renorm_(weight, h, float(max_norm), float(norm_type))
-    data = _gather_data(weight, 0, flat, (h.size, dd), True)
-    out = _wrap(data.reshape(tuple(input.shape) + (dd,)), weight._dtype, weight._device)
-    if needs_grad(weight):
-        scale = None
-        if padding_idx is not None or scale_grad_by_freq:
-            scale = np.ones(h.size)
-            if scale_grad_by_freq:
-                scale /= np.bincount(h, minlength=n)[h]
-            if padding_idx is not None:
-                scale[h == padding_idx] = 0.0
-            scale = scale[:, None]
-        record(EmbeddingBackward0, out, (weight,), (save(flat),), (n, scale))
-    return out
+    return EMBEDDING.call(weight, input, -1 if padding_idx is None else padding_idx,
+                          bool(scale_grad_by_freq))
 
 
 __all__ = ["index_select", "index_add", "gather", "scatter_add", "take_along_dim"]
