@@ -17,6 +17,7 @@ from nbgrad.ops import stats as St  # noqa: F401
 from nbgrad.ops.conv import col2im, conv_mm, im2col, max_pool2d_backward, max_pool2d_gather
 from nbgrad.ops.funcdef import TABLE
 from nbgrad.ops.linalg import linear_backward, matmul_backward
+from nbgrad.ops.loss import nll_loss_backward
 from nbgrad.ops.normalization import native_layer_norm, native_layer_norm_backward
 
 torch = pytest.importorskip("torch")
@@ -191,6 +192,19 @@ CASES = [
     ("embedding", [(5, 3), np.array([[0, 2], [2, 4]])],
      lambda m, w, i: m.nn.functional.embedding(i, w, padding_idx=2, scale_grad_by_freq=True),
      (2, True), {"requires": (True, False), "saved": False, "gradcheck": False}),
+    # losses
+    ("nll_loss", [(3, 4), np.array([0, 3, 1]), np.array([0.5, 1.0, 2.0, 1.5])],
+     lambda m, x, t, w: m.nn.functional.nll_loss(x, t, w), (1, -100),
+     {"requires": (True, False, False)}),
+    ("nll_loss", [(2, 4, 3), np.array([[0, 3, 1], [2, 2, -100]])],
+     lambda m, x, t: m.nn.functional.nll_loss(x, t, reduction="none"), (0, -100),
+     {"requires": (True, False), "torch_node": False}),  # (torch's: nll_loss2d and views)
+    # (total_weight: the weights the targets take, 0.5 + 1.5 + 1.0)
+    ("nll_loss_backward", [np.array(1.3), (3, 4), np.array([0, 3, 1]),
+                           np.array([0.5, 1.0, 2.0, 1.5]), np.array(3.0)],
+     lambda m, g, x, t, w, tw: (torch.ops.aten.nll_loss_backward(g, x, t, w, 1, -100, tw)
+                                if m is torch else nll_loss_backward(g, x, t, w, 1, -100, tw)),
+     (1, -100), {"requires": (True, True, False, False, False)}),
     # the backward steps, against torch's products
     ("linear_backward", [(2, 3, 5), (2, 3, 4), (5, 4)], _linear_backward,
      ((True, True, True), (2, 3, 4)), {"torch_node": False}),

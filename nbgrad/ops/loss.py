@@ -39,7 +39,9 @@ from .elementwise import (
     sub,
     sum_to,
     where,
+    zeros_like,  # noqa: F401  (a formula names it)
 )
+from .funcdef import deffunc, surface
 from .index import gather
 from .normalization import flat_param
 from .reduce import mean as _mean
@@ -81,6 +83,80 @@ def _class_mask(target, weight, ignore_index, n_classes, dtype, device):
     return _wrap(out, dtype, device), float(wsum[0])
 
 
+_REDUCTION = {"none": 0, "mean": 1, "sum": 2}  # PyTorch's enum, as its nodes save it
+
+
+def _acb_data(x, dt, dev):
+    """Array ``x`` (N, C, d1, ...) / (N, C) / (C,) as an ``(A, C, B)`` array of dtype
+    ``dt``, a view when the layout allows."""
+    shp = (1, x.shape[0], 1) if x.ndim == 1 else (x.shape[0], x.shape[1],
+                                                   math.prod(x.shape[2:]))
+    v = backend(dev).reshape_view(x, shp) if x.dtype == dt.np else None
+    return v if v is not None else copy_data(x, dt, dev).reshape(shp)
+
+
+def _int64_data(t, dev):
+    """Contiguous 1-D int64 storage of index array ``t``."""
+    if t.dtype != np.int64 or not is_c(t):
+        t = copy_data(t, _dt.int64, dev)
+    return t.reshape((t.size,))
+
+
+def _nll_forward(x, t, w, odts, dev, reduction, ignore_index):
+    dt, be = odts[0], backend(dev)
+    wv, has_w = flat_param(w, x.shape[1] if x.ndim > 1 else x.shape[0], dt, dev)
+    tv = _int64_data(t, dev)
+    loss = be.empty(tuple(t.shape), dt.np)
+    sums = np.zeros(2, np.float64)
+    bad = kernel("nll_loss", dev)(_acb_data(x, dt, dev), tv, wv, has_w, ignore_index,
+                                  loss.reshape((tv.size,)), sums)
+    if bad is not None:
+        raise IndexError(f"Target {bad} is out of bounds.")
+    if reduction == 0:
+        return loss, be.full((), 0.0, dt.np)  # (PyTorch's total weight there: not summed)
+    # the sum in float64, then one rounding to the dtype (mean: 0/0 is nan, as PyTorch)
+    wsum = float(sums[1])
+    v = float(sums[0]) if reduction == 2 else (float(sums[0]) / wsum if wsum else math.nan)
+    return be.full((), v, dt.np), be.full((), wsum, dt.np)
+
+
+def _nll_backward_forward(g, x, t, w, tw, odt, dev, reduction, ignore_index):
+    be = backend(dev)
+    wv, has_w = flat_param(w, x.shape[1] if x.ndim > 1 else x.shape[0], odt, dev)
+    gv = g if g.dtype == odt.np else copy_data(g, odt, dev)
+    gv = be.reshape_view(gv, (gv.size,)) if gv.size else gv.reshape((0,))
+    if gv is None:
+        gv = copy_data(g, odt, dev).reshape((g.size,))
+    d = float(np.asarray(be.to_host(tw))) if reduction == 1 else 1.0
+    out = be.empty(tuple(x.shape), odt.np)
+    if out.size:
+        kernel("nll_loss_backward", dev)(gv, reduction == 0, d, _int64_data(t, dev), wv, has_w,
+                                         ignore_index, _acb_data(out, odt, dev))
+    return out
+
+
+def _nll_shapes(sx, st, sw, reduction, ignore_index):
+    return (tuple(st) if reduction == 0 else (), ())
+
+
+NLL_LOSS = deffunc(
+    "nll_loss", params=("input", "target", "weight"), optional=("weight",),
+    kernels=("nll_loss",), forward=_nll_forward, dtype=lambda x, t, w, *args: (x, x),
+    shape=_nll_shapes, args=("reduction", "ignore_index"),
+    outputs=("result", "total_weight"), node="NllLossBackward0",
+    grads=("nll_loss_backward(grad, input, target, weight, reduction, ignore_index, "
+           "total_weight)", None, None), fn=False, method=False, functional=True)
+# linear in grad_output (nll_loss itself of the incoming gradient), constant in the input
+NLL_LOSS_BACKWARD = deffunc(
+    "nll_loss_backward", params=("grad_output", "input", "target", "weight", "total_weight"),
+    optional=("weight",), kernels=("nll_loss_backward",), forward=_nll_backward_forward,
+    dtype=lambda g, x, *rest: x, shape=lambda sg, sx, *rest: tuple(sx),
+    args=("reduction", "ignore_index"), node="NllLossBackwardBackward0",
+    grads=("NLL_LOSS.call(grad, target, weight, reduction, ignore_index)[0]",
+           "zeros_like(grad)", None, None, None), fn=False, method=False)
+
+
+@surface(NLL_LOSS)
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
              reduction="mean"):
     """Negative log-likelihood of class indices ``target`` under log-probabilities ``input``
@@ -105,89 +181,26 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     if input.ndim > 2 and tuple(target.shape) != (n,) + tuple(input.shape[2:]):
         want = [n] + list(input.shape[2:])
         raise RuntimeError(f"Expected target size {want}, got {list(target.shape)}")
-    if reduction not in ("none", "sum", "mean"):
+    if reduction not in _REDUCTION:
         raise ValueError(f"{reduction} is not a valid value for reduction")
-    dev, dt = same_device("nll_loss", input, target, weight), input._dtype
-    C = input.shape[1] if input.ndim > 1 else input.shape[0]
-    wv, has_w = _ce_weight(weight, C, dt, dev)
-    xv = _acb(input)
-    tv = _flat_int64(target, dev)
-    be = backend(dev)
-    loss = be.empty(tuple(target.shape), dt.np)
-    sums = np.zeros(2, np.float64)
-    bad = kernel("nll_loss", dev)(xv, tv, wv, has_w, ignore_index, loss.reshape((tv.size,)),
-                                  sums)
-    if bad is not None:
-        raise IndexError(f"Target {bad} is out of bounds.")
-    wsum = float(sums[1])
-    if reduction == "none":
-        out = _wrap(loss, dt, dev)
-    else:
-        # the sum in float64, then one rounding to the dtype (mean: 0/0 is nan, as PyTorch)
-        v = float(sums[0]) if reduction == "sum" else (
-            float(sums[0]) / wsum if wsum != 0 else math.nan)
-        out = _wrap(be.full((), v, dt.np), dt, dev)
-    if needs_grad(input):
-        record(NllLossBackward0, out, (input,), (save(input), save(target), save(weight)),
-               (ignore_index, reduction, wsum))
-    return out
+    same_device("nll_loss", input, target, weight)
+    _ce_weight(weight, input.shape[1] if input.ndim > 1 else input.shape[0], input._dtype,
+               input._device)  # (its shape check)
+    return NLL_LOSS.call(input, target, weight, _REDUCTION[reduction], int(ignore_index))[0]
 
 
-def _acb(x):
-    """``x`` (N, C, d1, ...) / (N, C) / (C,) as an ``(A, C, B)`` array, a view when the
-    layout allows."""
-    shp = _acb_shape(x)
-    d = x._data
-    be = backend(x._device)
-    v = be.reshape_view(d, shp)
-    if v is None:
-        v = copy_data(d, x._dtype, x._device).reshape(shp)
-    return v
-
-
-class NllLossBackwardBackward0(Node):
-    """nll_loss's gradient is linear in the output gradient ``g`` and constant in the
-    input, so its derivative with respect to ``g`` is nll_loss itself applied to ``gg``."""
-
-    __slots__ = ()
-
-    def backward(self, saved, gg):
-        target, weight = saved
-        ignore_index, reduction = self.attrs
-        return (nll_loss(gg, target, weight, None, ignore_index, None, reduction),)
-
-
-def nll_loss_backward(grad, input, target, weight, ignore_index, reduction, total_weight):
+@surface(NLL_LOSS_BACKWARD)
+def nll_loss_backward(grad, input, target, weight, reduction, ignore_index, total_weight):
     """Gradient of ``nll_loss`` with respect to ``input`` given the output's ``grad``: one
-    pass writing ``-weight[t] * grad / total_weight`` (mean) at each target, 0 elsewhere."""
-    dev, dt = input._device, input._dtype
-    be = backend(dev)
-    C = input.shape[1] if input.ndim > 1 else input.shape[0]
-    wv, has_w = _ce_weight(weight, C, dt, dev)
-    tv = _flat_int64(target, dev)
-    if grad._dtype is not dt:
-        grad = grad.to(dt)
-    gv = grad._data
-    per_row = reduction == "none"
-    gv = be.reshape_view(gv, (gv.size,))
-    if gv is None:
-        gv = copy_data(grad._data, dt, dev).reshape((grad.numel(),))
-    d = (total_weight if reduction == "mean" else 1.0)
-    out = be.empty(tuple(input.shape), dt.np)
-    if out.size:
-        kernel("nll_loss_backward", dev)(gv, per_row, d, tv, wv, has_w, ignore_index,
-                                         out.reshape(_acb_shape(input)))
-    res = _wrap(out, dt, dev)
-    if needs_grad(grad):
-        record(NllLossBackwardBackward0, res, (grad,), (save(target), save(weight)),
-               (ignore_index, reduction))
-    return res
-
-
-def _acb_shape(x):
-    if x.ndim == 1:
-        return (1, x.shape[0], 1)
-    return (x.shape[0], x.shape[1], math.prod(x.shape[2:]))
+    pass writing ``-weight[t] * grad / total_weight`` (mean) at each target, 0 elsewhere.
+    ``reduction`` is PyTorch's enum (0 none, 1 mean, 2 sum) or its name; ``total_weight``
+    a 0-d tensor or a number."""
+    reduction = _REDUCTION.get(reduction, reduction)
+    if not isinstance(total_weight, Tensor):
+        total_weight = _wrap(backend(input._device).full((), total_weight, input._dtype.np),
+                             input._dtype, input._device)
+    return NLL_LOSS_BACKWARD.call(grad, input, target, weight, total_weight, reduction,
+                                  ignore_index)
 
 
 def _legacy(size_average, reduce, reduction):
@@ -252,10 +265,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 
 def _flat_int64(t, dev):
     """Contiguous 1-D int64 storage of index tensor ``t``."""
-    d = t._data
-    if t._dtype is not _dt.int64 or not is_c(d):
-        d = copy_data(d, _dt.int64, dev)
-    return d.reshape((d.size,))
+    return _int64_data(t._data, dev)
 
 
 def _ce_weight(weight, C, dt, dev):
@@ -287,17 +297,18 @@ def _ce_rows(x, cdim, target, wv, has_w, ignore_index, want_lp=False):
     return loss, stats, float(wsum[0]), xv, tv, lp
 
 
-class NllLossBackward0(Node):
-    """nll_loss's node, and cross_entropy's (named as PyTorch's): for cross_entropy the
-    reduction's gradient, then the fused ``cross_entropy_backward``."""
+class _CrossEntropyBackward(Node):
+    """The fused cross_entropy's node (named as PyTorch's there, whose last op is
+    nll_loss): the reduction's gradient, then the fused ``cross_entropy_backward``. Not a
+    row yet: it saves the log-probabilities in place of the logits, whose edge it keeps."""
 
     __slots__ = ()
 
+    @classmethod
+    def name(cls):
+        return "NllLossBackward0"
+
     def backward(self, saved, g):
-        if len(saved) == 3:  # nll_loss: (input, target, weight)
-            x, target, weight = saved
-            ignore_index, reduction, wsum = self.attrs
-            return (nll_loss_backward(g, x, target, weight, ignore_index, reduction, wsum),)
         lp, target, weight, stats = saved
         ignore_index, reduction, wsum = self.attrs
         tshape = tuple(target.shape)
@@ -370,7 +381,7 @@ def _cross_entropy_fused(input, target, weight, ignore_index, reduction):
         out = div(_sum(per), wsum if wsum != 0 else math.nan)
     if needs_grad(x):
         lp, zstats = _log_probs(x, rows, stats)
-        record(NllLossBackward0, out, (x,), (lp, save(target), save(weight), zstats),
+        record(_CrossEntropyBackward, out, (x,), (lp, save(target), save(weight), zstats),
                (ignore_index, reduction, wsum))
     return out
 
@@ -408,7 +419,7 @@ def cross_entropy_backward(grad, input, target, weight=None, ignore_index=-100, 
     ``w[t] * grad * (softmax(x_row) - onehot(t))``, 0 for ignored rows, in one fused pass.
     ``stats`` are the forward's per-row (max, log-sum-exp) (recomputed when None). With
     ``_edge``, ``input`` holds log-probabilities standing in for logits whose autograd edge
-    ``_edge`` is (see ``NllLossBackward0``)."""
+    ``_edge`` is (see ``_CrossEntropyBackward``)."""
     x = input
     dev, dt = x._device, x._dtype
     cdim = 1 if x.ndim > 1 else 0
