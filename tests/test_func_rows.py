@@ -205,6 +205,17 @@ CASES = [
      lambda m, g, x, t, w, tw: (torch.ops.aten.nll_loss_backward(g, x, t, w, 1, -100, tw)
                                 if m is torch else nll_loss_backward(g, x, t, w, 1, -100, tw)),
      (1, -100), {"requires": (True, True, False, False, False)}),
+    ("mse_loss", [(3, 4), (3, 4)], lambda m, x, t: m.nn.functional.mse_loss(x, t), (1,)),
+    ("mse_loss", [(3, 4), (4,)],
+     lambda m, x, t: m.nn.functional.mse_loss(x, t.expand(3, 4), reduction="sum"), (2,)),
+    ("mse_loss", [(2, 3), (2, 3)],
+     lambda m, x, t: m.nn.functional.mse_loss(x, t, reduction="none"), (0,)),
+    ("binary_cross_entropy_with_logits", [(3, 4), np.full((3, 4), 0.3)],
+     lambda m, x, t: m.nn.functional.binary_cross_entropy_with_logits(x, t), (1,)),
+    ("binary_cross_entropy_with_logits", [(3, 4), (3, 4), (4,), (4,)],
+     lambda m, x, t, w, pw: m.nn.functional.binary_cross_entropy_with_logits(
+         x, t, w, reduction="sum", pos_weight=pw), (2,),
+     {"requires": (True, True, False, False)}),
     # the backward steps, against torch's products
     ("linear_backward", [(2, 3, 5), (2, 3, 4), (5, 4)], _linear_backward,
      ((True, True, True), (2, 3, 4)), {"torch_node": False}),
