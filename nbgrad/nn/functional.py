@@ -4,9 +4,10 @@ from ..ops import elementwise as _elementwise
 from ..ops.activation import gelu, silu
 from ..ops.conv import conv2d, max_pool2d
 from ..ops.dropout import dropout
+from ..ops.elementwise_loss import binary_cross_entropy_with_logits, mse_loss
 from ..ops.index import embedding
 from ..ops.linalg import linear
-from ..ops.loss import binary_cross_entropy_with_logits, cross_entropy, mse_loss, nll_loss
+from ..ops.loss import cross_entropy, nll_loss
 from ..ops.normalization import layer_norm
 from ..ops.softmax import log_softmax, softmax
 
