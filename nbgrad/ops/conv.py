@@ -19,7 +19,7 @@ import operator
 import numpy as np
 
 from .. import dtypes as _dt
-from ..storage.layout import copy_data, is_c
+from ..storage.layout import c_data
 from ..tensor import _fresh, _wrap
 from ._core import (
     SCALAR_TYPE,
@@ -46,11 +46,6 @@ def _trivial(ks, stride, pad, dil):
     return ks == (1, 1) and stride == (1, 1) and pad == (0, 0)
 
 
-def _c(a, odt, dev):
-    """Array ``a`` C-contiguous and of dtype ``odt`` (a copy only when it is not)."""
-    return a if is_c(a) and a.dtype == odt.np else copy_data(a, odt, dev)
-
-
 def _same(dt, *args):
     return dt
 
@@ -61,7 +56,7 @@ def _im2col_forward(x, odt, dev, kernel_size, stride, padding, dilation, out_hw)
     (kh, kw), (Ho, Wo) = kernel_size, out_hw
     cols = backend(dev).empty((N, C * kh * kw, Ho * Wo), odt.np)
     if cols.size:
-        kernel("im2col", dev)(_c(x, odt, dev), cols, kh, kw, *stride, *padding, *dilation,
+        kernel("im2col", dev)(c_data(x, dev, odt), cols, kh, kw, *stride, *padding, *dilation,
                               Ho, Wo)
     return cols
 
@@ -71,7 +66,7 @@ def _col2im_forward(c, odt, dev, hw, kernel_size, stride, padding, dilation, out
     kh, kw = kernel_size
     img = backend(dev).empty((N, CK // (kh * kw), *hw), odt.np)
     if img.size:
-        kernel("col2im", dev)(_c(c, odt, dev), img, kh, kw, *stride, *padding, *dilation,
+        kernel("col2im", dev)(c_data(c, dev, odt), img, kh, kw, *stride, *padding, *dilation,
                               *out_hw)
     return img
 
@@ -121,7 +116,7 @@ def _conv_mm_forward(a, b, odt, dev):
     N, _, _, L = b.shape
     out = backend(dev).empty((N, G, O, L), odt.np)
     if out.size:
-        kernel("conv_mm", dev)(_c(a, odt, dev), _c(b, odt, dev), out)
+        kernel("conv_mm", dev)(c_data(a, dev, odt), c_data(b, dev, odt), out)
     return out
 
 
@@ -229,15 +224,15 @@ def _conv2d_forward(x, w, b, odt, dev, stride, padding, dilation, groups, out_hw
     out = (be.zeros if Kg == 0 else be.empty)((N, O) + tuple(out_hw), odt.np)
     if out.size:
         if Kg:
-            w3 = _c(w, odt, dev).reshape(G, Og, Kg)
+            w3 = c_data(w, dev, odt).reshape(G, Og, Kg)
             if _trivial((kh, kw), stride, padding, dilation) and tuple(out_hw) == (H, W):
-                cols = _c(x, odt, dev).reshape(N, G, Kg, L)  # the image is its own columns
+                cols = c_data(x, dev, odt).reshape(N, G, Kg, L)  # the image is its own columns
                 kernel("conv_mm", dev)(w3, cols, out.reshape(N, G, Og, L))
             else:
-                kernel("conv2d_forward", dev)(_c(x, odt, dev), w3, out.reshape(N, O, L), kh,
+                kernel("conv2d_forward", dev)(c_data(x, dev, odt), w3, out.reshape(N, O, L), kh,
                                               kw, *stride, *padding, *dilation, *out_hw)
         if b is not None:
-            kernel("conv2d_bias_add", dev)(out.reshape(N, O, L), _c(b, odt, dev))
+            kernel("conv2d_bias_add", dev)(out.reshape(N, O, L), c_data(b, dev, odt))
     return out
 
 
@@ -411,7 +406,7 @@ def _pool_forward(x, odts, dev, kernel_size, stride, padding, dilation, out_hw):
     idx = be.empty((P,) + tuple(out_hw), np.int64)
     if vals.size:
         lowest = dt.np.type(-np.inf if dt.is_floating_point else np.iinfo(dt.np).min)
-        kernel("max_pool2d", dev)(_c(x, dt, dev).reshape((P,) + x.shape[-2:]), vals, idx,
+        kernel("max_pool2d", dev)(c_data(x, dev, dt).reshape((P,) + x.shape[-2:]), vals, idx,
                                   *kernel_size, *stride, *padding, *dilation, lowest)
     oshape = tuple(lead) + tuple(out_hw)
     return vals.reshape(oshape), idx.reshape(oshape)
@@ -428,9 +423,10 @@ MAX_POOL2D = deffunc(
     grads=("max_pool2d_backward(grad, result1, input_shape)",), method=False)
 
 
-def _planes(a, lead, dev):
-    """Array ``a`` as C-contiguous (P, rest) with P the product of its ``lead`` dims."""
-    a = a if is_c(a) else copy_data(a, _dt._FROM_NP[a.dtype], dev)
+def _planes(a, lead, dev, dt=None):
+    """Array ``a`` as C-contiguous (P, rest) of dtype ``dt`` (its own when None), with P the
+    product of its ``lead`` dims."""
+    a = c_data(a, dev, dt)
     return a.reshape(int(np.prod(a.shape[:lead], dtype=np.int64)), -1)
 
 
@@ -438,10 +434,8 @@ def _scatter_forward(g, idx, odt, dev, input_shape):
     lead = len(input_shape) - 2
     out = backend(dev).empty(tuple(input_shape), odt.np)
     if out.size:
-        kernel("max_pool2d_backward", dev)(_planes(_c(g, odt, dev), lead, dev),
-                                           _planes(idx, lead, dev), out.reshape(
-                                               int(np.prod(input_shape[:lead], dtype=np.int64)),
-                                               -1))
+        kernel("max_pool2d_backward", dev)(_planes(g, lead, dev, odt), _planes(idx, lead, dev),
+                                           _planes(out, lead, dev))
     return out
 
 
@@ -449,10 +443,8 @@ def _gather_forward(x, idx, odt, dev):
     lead = x.ndim - 2
     out = backend(dev).empty(tuple(idx.shape), odt.np)
     if out.size:
-        kernel("max_pool2d_gather", dev)(_planes(_c(x, odt, dev), lead, dev),
-                                         _planes(idx, lead, dev),
-                                         out.reshape(int(np.prod(idx.shape[:lead],
-                                                                 dtype=np.int64)), -1))
+        kernel("max_pool2d_gather", dev)(_planes(x, lead, dev, odt), _planes(idx, lead, dev),
+                                         _planes(out, lead, dev))
     return out
 
 

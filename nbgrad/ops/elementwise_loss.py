@@ -5,7 +5,7 @@ import math
 
 from .. import dtypes as _dt
 from ..autograd.grad_mode import no_grad
-from ..storage.layout import copy_data
+from ..storage.layout import cast_data
 from ..tensor import _wrap
 from ._core import Tensor, broadcast_shapes, needs_grad, same_device
 from .elementwise import (
@@ -149,7 +149,7 @@ def _bce_forward(x, t, w, pw, odt, dev, reduction):
 
     with no_grad():  # the composed expression's values, no graph
         out = _bce_logits(tensor(x), tensor(t), tensor(w), tensor(pw), _NAMES[reduction])
-    return out._data if out._dtype is odt else copy_data(out._data, odt, dev)
+    return cast_data(out._data, odt, dev)
 
 
 def _promoted(*dtypes_reduction):

@@ -202,7 +202,7 @@ def _make_call(op):
         rg = [f"({p} is not None and {p}._rg)" if p in opt else f"{p}._rg" for p in edged]
         at = [a for a in op.kwargs] + [_saver(op, n) for n in op.recorded[len(op.kwargs):]]
         src += [f"    if _STATE.enabled and ({' or '.join(rg)}) and cat == 2:"]
-        if len(edged) == 1 and not opt:  # the one edge's operand requires grad
+        if len(edged) == 1 and edged[0] not in opt:  # the one edge's operand requires grad
             p = edged[0]
             src += [f"        fn = {p}._grad_fn",
                     f"        e0 = (fn, {p}._output_nr) if fn is not None else (_acc({p}), 0)"]

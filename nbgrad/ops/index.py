@@ -10,7 +10,7 @@ accumulate their gradients.
 import numpy as np
 
 from .. import dtypes as _dt
-from ..storage.layout import copy_data, is_c
+from ..storage.layout import c_data, copy_data
 from ..tensor import _wrap
 from ._core import (
     SCALAR_TYPE,
@@ -109,10 +109,6 @@ def _abk(be, ix, A, K, B, vector):
     return ix.reshape(A, K, B)
 
 
-def _c(a, dev):
-    return a if is_c(a) else copy_data(a, _dt._FROM_NP[a.dtype], dev)
-
-
 def _gather_data(x, d, idx, ishape, vector, dev):
     """``out[..., k, ...] = x[..., idx[...k...], ...]`` over the grid ``ishape``, on
     storage arrays.
@@ -127,7 +123,7 @@ def _gather_data(x, d, idx, ishape, vector, dev):
     offa, offb, sdim = _grid(tuple(x.shape), d, ishape)
     A, K, B = offa.size, ishape[d], offb.size
     kernel("index_gather", dev)(
-        _c(x, dev).reshape(-1), _abk(be, _c(idx, dev), A, K, B, vector), be.from_host(offa),
+        c_data(x, dev).reshape(-1), _abk(be, c_data(idx, dev), A, K, B, vector), be.from_host(offa),
         be.from_host(offb), sdim, out.reshape(A, K, B),
     )
     return out
@@ -143,8 +139,8 @@ def _scatter_into(out, dev, d, idx, src, vector):
     offa, offb, sdim = _grid(tuple(out.shape), d, ishape)
     A, K, B = offa.size, ishape[d], offb.size
     kernel("index_scatter_add", dev)(
-        out.reshape(-1), _abk(be, _c(idx, dev), A, K, B, vector), be.from_host(offa),
-        be.from_host(offb), sdim, _c(src, dev).reshape(A, K, B)
+        out.reshape(-1), _abk(be, c_data(idx, dev), A, K, B, vector), be.from_host(offa),
+        be.from_host(offb), sdim, c_data(src, dev).reshape(A, K, B)
     )
     return out
 
@@ -420,7 +416,7 @@ def embedding_backward(grad, indices, num_weights, padding_idx, scale_grad_by_fr
 
 
 def _embedding_forward(w, idx, odt, dev, padding_idx, scale_grad_by_freq):
-    flat = _c(idx, dev).reshape(-1)
+    flat = c_data(idx, dev).reshape(-1)
     return _gather_data(w, 0, flat, (flat.size, w.shape[1]), True, dev).reshape(
         tuple(idx.shape) + (w.shape[1],))
 

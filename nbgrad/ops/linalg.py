@@ -7,7 +7,7 @@ from numpy import ndarray as _ndarray
 
 from .. import dtypes as _dt
 from ..storage._cpupool import empty as _pool_empty
-from ..storage.layout import copy_data, layout3
+from ..storage.layout import cast_data, copy_data, layout3
 from ._core import (
     SCALAR_TYPE,
     Tensor,
@@ -183,21 +183,17 @@ def _rows_data(d, n, dt, dev):
 def _linear_backward_forward(g, x, w, odts, dev, mask, xshape):
     dt = odts[0]  # linear's operands all have the output's dtype
     n_out = g.shape[-1]
-    if g.dtype != dt.np:
-        g = copy_data(g, dt, dev)
-    g2 = _rows_data(g, n_out, dt, dev)
+    g2 = _rows_data(cast_data(g, dt, dev), n_out, dt, dev)
     if 0 in g2.strides and g2.size and sum(mask) > 1:
         # an expanded gradient (a loss's sum or mean): BLAS cannot read zero strides, and
         # each use would copy it; make it whole once
         g2 = copy_data(g2, dt, dev)
     gx = gw = gb = None
     if mask[0]:
-        wd = w if w.dtype == dt.np else copy_data(w, dt, dev)
-        gx = matmul_data(g2, wd, dt, dev).reshape(xshape)
+        gx = matmul_data(g2, cast_data(w, dt, dev), dt, dev).reshape(xshape)
     if mask[1]:
-        xd = x if x.dtype == dt.np else copy_data(x, dt, dev)
-        gw = matmul_data(backend(dev).permute(g2, (1, 0)), _rows_data(xd, xshape[-1], dt, dev),
-                         dt, dev)
+        x2 = _rows_data(cast_data(x, dt, dev), xshape[-1], dt, dev)
+        gw = matmul_data(backend(dev).permute(g2, (1, 0)), x2, dt, dev)
     if mask[2]:
         gb = reduce_data("sum", g2, (0,), False, dt, dev)
     return gx, gw, gb
@@ -279,9 +275,7 @@ def _matmul_backward_forward(g, a, b, odts, dev, mask, sa, sb):
     dt = odts[0]
     be = backend(dev)
     pa, pb, pg = _promoted(sa, sb)
-    if g.dtype != dt.np:
-        g = copy_data(g, dt, dev)
-    g2 = _reshape_data(g, pg, dt, dev)
+    g2 = _reshape_data(cast_data(g, dt, dev), pg, dt, dev)
     if mask[0] and mask[1] and 0 in g2.strides and g2.size:
         # an expanded gradient (from sum or mean): BLAS cannot read zero strides, so each
         # product would copy it; make it whole once
@@ -289,10 +283,10 @@ def _matmul_backward_forward(g, a, b, odts, dev, mask, sa, sb):
     last2 = lambda d: be.permute(d, tuple(range(d.ndim - 2)) + (d.ndim - 1, d.ndim - 2))  # noqa: E731
     ga = gb = None
     if mask[0]:
-        bd = _reshape_data(b if b.dtype == dt.np else copy_data(b, dt, dev), pb, dt, dev)
+        bd = _reshape_data(cast_data(b, dt, dev), pb, dt, dev)
         ga = _sum_to_data(matmul_data(g2, last2(bd), dt, dev), pa, dt, dev).reshape(sa)
     if mask[1]:
-        ad = _reshape_data(a if a.dtype == dt.np else copy_data(a, dt, dev), pa, dt, dev)
+        ad = _reshape_data(cast_data(a, dt, dev), pa, dt, dev)
         if len(pb) == 2 and len(pa) > 2:
             # a matrix times a batch: its gradient sums over the batch, which one
             # (k, batch*m) @ (batch*m, n) product does without a batch of products

@@ -8,7 +8,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..autograd.grad_mode import STATE as _STATE
 from ..autograd.graph import edge_of
-from ..storage.layout import copy_data
+from ..storage.layout import c_data, cast_data, copy_data
 from ..tensor import _wrap
 from ._core import (
     Node,
@@ -16,7 +16,6 @@ from ._core import (
     attach,
     backend,
     contiguous_data,
-    is_c,
     kernel,
     needs_grad,
     record,
@@ -91,8 +90,7 @@ def _acb_data(x, dt, dev):
 
 def _int64_data(t, dev):
     """Contiguous 1-D int64 storage of index array ``t``."""
-    if t.dtype != np.int64 or not is_c(t):
-        t = copy_data(t, _dt.int64, dev)
+    t = c_data(t, dev, _dt.int64)
     return t.reshape((t.size,))
 
 
@@ -117,7 +115,7 @@ def _nll_forward(x, t, w, odts, dev, reduction, ignore_index):
 def _nll_backward_forward(g, x, t, w, tw, odt, dev, reduction, ignore_index):
     be = backend(dev)
     wv, has_w = flat_param(w, x.shape[1] if x.ndim > 1 else x.shape[0], odt, dev)
-    gv = g if g.dtype == odt.np else copy_data(g, odt, dev)
+    gv = cast_data(g, odt, dev)
     gv = be.reshape_view(gv, (gv.size,)) if gv.size else gv.reshape((0,))
     if gv is None:
         gv = copy_data(g, odt, dev).reshape((g.size,))

@@ -7,8 +7,8 @@ any order are exact."""
 import math
 
 from ..storage import for_device as backend
-from ..storage.layout import copy_data, is_c
-from ._core import kernel, same_device
+from ..storage.layout import c_data
+from ._core import kernel, needs_grad, same_device
 from .elementwise import add, add_grads, div, mul, rsqrt, sub
 from .funcdef import deffunc, surface
 from .reduce import mean as _mean
@@ -16,16 +16,11 @@ from .reduce import sum as _sum
 from .shape import expand
 
 
-def _c(a, odt, dev):
-    """Array ``a`` C-contiguous and of dtype ``odt`` (a copy only when it is not)."""
-    return a if is_c(a) and a.dtype == odt.np else copy_data(a, odt, dev)
-
-
 def flat_param(p, n, odt, dev):
     """A weight/bias array as 1-D of dtype ``odt``, or a 1-element dummy when absent."""
     if p is None:
         return backend(dev).empty((1,), odt.np), False
-    return _c(p, odt, dev).reshape(n), True
+    return c_data(p, dev, odt).reshape(n), True
 
 
 def _sizes(shape, nshape):
@@ -43,7 +38,7 @@ def _forward(x, w, b, odts, dev, normalized_shape, eps):
         mean, rstd = be.empty(stat, odt.np), be.empty(stat, odt.np)
         wf, has_w = flat_param(w, R, odt, dev)
         bf, has_b = flat_param(b, R, odt, dev)
-        kernel("layer_norm", dev)(_c(x, odt, dev).reshape(M, R), wf, bf, has_w, has_b, eps,
+        kernel("layer_norm", dev)(c_data(x, dev, odt).reshape(M, R), wf, bf, has_w, has_b, eps,
                                   out.reshape(M, R), mean.reshape(M), rstd.reshape(M))
     else:  # empty rows: statistics of nothing
         mean, rstd = be.full(stat, math.nan, odt.np), be.full(stat, math.nan, odt.np)
@@ -60,8 +55,8 @@ def _backward_forward(g, x, mean, rstd, w, b, odts, dev, normalized_shape, outpu
         gb = be.empty(nshape, odt.np) if output_mask[2] else None
         wf, has_w = flat_param(w, R, odt, dev)
         kernel("layer_norm_backward", dev)(
-            _c(g, odt, dev).reshape(M, R), _c(x, odt, dev).reshape(M, R),
-            _c(mean, odt, dev).reshape(M), _c(rstd, odt, dev).reshape(M), wf, has_w,
+            c_data(g, dev, odt).reshape(M, R), c_data(x, dev, odt).reshape(M, R),
+            c_data(mean, dev, odt).reshape(M), c_data(rstd, dev, odt).reshape(M), wf, has_w,
             None if gx is None else gx.reshape(M, R),
             None if gw is None else gw.reshape(R), None if gb is None else gb.reshape(R))
     else:
@@ -81,14 +76,17 @@ def _ln_backward_shapes(gs, xs, ms, rs, ws, bs, normalized_shape, output_mask):
                  for s, m in zip((xs, normalized_shape, normalized_shape), output_mask))
 
 
-def _input_dtype3(*dtypes_args):
-    dt = dtypes_args[0] if len(dtypes_args) == 5 else dtypes_args[1]  # input's
-    return dt, dt, dt
+def _ln_dtypes(x, w, b, normalized_shape, eps):
+    return x, x, x
+
+
+def _ln_backward_dtypes(g, x, mean, rstd, w, b, normalized_shape, output_mask):
+    return x, x, x  # (the input's: grad_out is converted to it)
 
 
 NATIVE_LAYER_NORM = deffunc(
     "native_layer_norm", params=("input", "weight", "bias"), optional=("weight", "bias"),
-    kernels=("layer_norm",), forward=_forward, dtype=_input_dtype3, shape=_ln_shapes,
+    kernels=("layer_norm",), forward=_forward, dtype=_ln_dtypes, shape=_ln_shapes,
     args=("normalized_shape", "eps"), outputs=("result", "result1", "result2"),
     grads={"input, weight, bias": "native_layer_norm_backward(grad, input, normalized_shape, "
            "result1, result2, weight, bias, grad_input_mask)"},
@@ -98,7 +96,7 @@ NATIVE_LAYER_NORM = deffunc(
 NATIVE_LAYER_NORM_BACKWARD = deffunc(
     "native_layer_norm_backward", params=("grad_out", "input", "mean", "rstd", "weight", "bias"),
     optional=("weight", "bias"), kernels=("layer_norm_backward",), forward=_backward_forward,
-    dtype=_input_dtype3, shape=_ln_backward_shapes, args=("normalized_shape", "output_mask"),
+    dtype=_ln_backward_dtypes, shape=_ln_backward_shapes, args=("normalized_shape", "output_mask"),
     outputs=("result0", "result1", "result2"), differentiable=3,
     grads={"grad_out, input, weight": "layer_norm_double_backward(input, weight, grads[0], "
            "grads[1], grads[2], grad_out, mean, rstd, normalized_shape, grad_input_mask)",
@@ -188,7 +186,7 @@ def layer_norm_double_backward(x, w, ggx, ggw, ggb, g, mean, rstd, nshape, mask)
     n = math.prod(nshape)
     only_gx = (True, False, False)
     mean, rstd = mean.detach(), rstd.detach()
-    if x.requires_grad:
+    if needs_grad(x):  # (a graph is being recorded through x)
         # mean + mean(dx) and rstd - rstd^2 * mean(xhat * dx), dx = x - x.detach() = 0
         dx0 = sub(x, x.detach())
         xh0 = mul(sub(x.detach(), mean), rstd)

@@ -385,8 +385,7 @@ def _general_source(op):
             continue
         # one formula for several edges: run once, for those of them that are needed
         done.add(f)
-        edged = [p for p, g in zip(op.params, op.grads) if g is not None]
-        edges = [edged.index(n) for n in joint[f]]  # in the formula's order
+        edges = [op.edges.index(n) for n in joint[f]]  # in the formula's order
         outs = "".join(f"g{k}_, " for k in edges)
         src += ["    grad_input_mask = (" + "".join(f"nf_[{k}][0] is not None, " for k in edges)
                 + ")",

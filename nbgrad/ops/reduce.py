@@ -13,7 +13,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..autograd.grad_mode import STATE as _STATE
 from ..autograd.grad_mode import no_grad
-from ..storage.layout import copy_data
+from ..storage.layout import cast_data, copy_data
 from ..tensor import _wrap
 from ._core import (
     SCALAR_TYPE,
@@ -265,13 +265,6 @@ _SUM_FLAT = _SumFlat()
 _ALL = None  # the dims of a whole-tensor overload: every dim
 
 
-def _cast(x, odt, dev):
-    """Storage ``x`` in dtype ``odt`` (bool sums count in int64)."""
-    if x.dtype is not odt.np and x.dtype != odt.np:
-        x = copy_data(x, odt, dev)
-    return x
-
-
 def _sum_all_forward(x, odt, dev, dtype):
     if (x.__class__ is np.ndarray and x.dtype is odt.np and odt._cat == 2
             and 0 < x.size < SMALL_N and x.flags.c_contiguous):
@@ -280,11 +273,11 @@ def _sum_all_forward(x, odt, dev, dtype):
         o = _np_empty((), odt.np)
         f(x if x.ndim == 1 else x.reshape(-1), o, zero, bz)
         return o
-    return reduce_data("sum", _cast(x, odt, dev), tuple(range(x.ndim)), False, odt, dev)
+    return reduce_data("sum", cast_data(x, odt, dev), tuple(range(x.ndim)), False, odt, dev)
 
 
 def _sum_forward(x, odt, dev, dims, keepdim, dtype):
-    return reduce_data("sum", _cast(x, odt, dev), dims, keepdim, odt, dev)
+    return reduce_data("sum", cast_data(x, odt, dev), dims, keepdim, odt, dev)
 
 
 def _mean_all_forward(x, odt, dev, dtype):
@@ -294,7 +287,7 @@ def _mean_all_forward(x, odt, dev, dtype):
 def _mean_forward(x, odt, dev, dims, keepdim, dtype):
     from .elementwise import binary_data
 
-    s = reduce_data("sum", _cast(x, odt, dev), dims, keepdim, odt, dev)
+    s = reduce_data("sum", cast_data(x, odt, dev), dims, keepdim, odt, dev)
     n = _numel(x.shape, dims)
     if n != 1:
         s = binary_data("div", _wrap(s, odt, dev), n, odt, odt, dev)
@@ -306,7 +299,7 @@ def _reducer(kname):
     whole-tensor overload, whose args hold no dims)."""
     def forward(x, odt, dev, dims=_ALL, keepdim=False):
         dims = tuple(range(x.ndim)) if dims is _ALL else dims
-        return reduce_data(kname, _cast(x, odt, dev), dims, keepdim, odt, dev)
+        return reduce_data(kname, cast_data(x, odt, dev), dims, keepdim, odt, dev)
 
     forward.__name__ = f"_{kname}_forward"
     return forward

@@ -7,8 +7,8 @@ of any order come from the formulas."""
 import math
 
 from ..storage import for_device as backend
-from ..storage.layout import copy_data, is_c
-from ._core import Tensor, kernel
+from ..storage.layout import c_data
+from ._core import Tensor, kernel, same_device
 from .elementwise import exp, mul, neg, sub  # noqa: F401  (the formulas name them)
 from .funcdef import deffunc, surface
 from .reduce import sum as _sum  # noqa: F401  (the formulas name it)
@@ -18,8 +18,7 @@ from .shape import _wrap_dim
 def _rows(a, odt, dev, dim):
     """Array ``a`` as a C-contiguous ``(A, R, B)`` array of dtype ``odt`` with ``dim`` in the
     middle (a copy only when it is not one already)."""
-    if not is_c(a) or a.dtype != odt.np:
-        a = copy_data(a, odt, dev)
+    a = c_data(a, dev, odt)
     shape = a.shape
     return a.reshape(math.prod(shape[:dim]), shape[dim] if shape else 1,
                      math.prod(shape[dim + 1:]))
@@ -122,9 +121,7 @@ def log_softmax(input, dim=None, dtype=None):
 
 
 def _backward_step(row, grad, output, dim, input_dtype):
-    if grad._device != output._device:
-        raise RuntimeError("Expected all tensors to be on the same device, but found at least "
-                           f"two devices, {output._device} and {grad._device}!")
+    same_device(row.name, output, grad)
     if tuple(grad.shape) != tuple(output.shape):
         raise RuntimeError(f"{row.name}: grad_output of shape {list(grad.shape)} does not match "
                            f"output of shape {list(output.shape)}")

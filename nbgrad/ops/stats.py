@@ -127,27 +127,26 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return _stat(STD, "std", input, dim, unbiased, keepdim, correction)
 
 
+def _plus_mean_grad(gx, grad_mean, input, dim, keepdim):
+    """``gx`` (None: none yet) plus the mean's gradient, when one came."""
+    if grad_mean is None:
+        return gx
+    return add_grads(gx, mean_backward(grad_mean, tuple(input.shape), dim, input.numel(),
+                                       keepdim))
+
+
 def var_mean_backward(grad_var, grad_mean, input, dim, correction, keepdim):
     """``var_mean``'s input gradient: each output's by its own formula, summed (either
     gradient may be None)."""
-    gx = None
-    if grad_var is not None:
-        gx = var_backward(grad_var, input, dim, correction, keepdim)
-    if grad_mean is not None:
-        gx = add_grads(gx, mean_backward(grad_mean, tuple(input.shape), dim, input.numel(),
-                                         keepdim))
-    return gx
+    gx = None if grad_var is None else var_backward(grad_var, input, dim, correction, keepdim)
+    return _plus_mean_grad(gx, grad_mean, input, dim, keepdim)
 
 
 def std_mean_backward(grad_std, grad_mean, input, result, dim, correction, keepdim):
     """``std_mean``'s input gradient, as ``var_mean_backward``'s with std's formula."""
-    gx = None
-    if grad_std is not None:
-        gx = std_backward(result, grad_std, input, dim, correction, keepdim)
-    if grad_mean is not None:
-        gx = add_grads(gx, mean_backward(grad_mean, tuple(input.shape), dim, input.numel(),
-                                         keepdim))
-    return gx
+    gx = None if grad_std is None else std_backward(result, grad_std, input, dim, correction,
+                                                    keepdim)
+    return _plus_mean_grad(gx, grad_mean, input, dim, keepdim)
 
 
 def _stat_mean_forward(stat):

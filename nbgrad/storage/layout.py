@@ -7,6 +7,7 @@ storage back.
 import numpy as np
 
 from .._config import PARALLEL_MIN as _PAR_MIN
+from ..dtypes import _FROM_NP
 from ..kernels.table import kernel
 from . import for_device
 
@@ -154,6 +155,21 @@ def copy_data(src, dt, device, out=None):
         return out
     k(views[0], views[1])
     return out
+
+
+def cast_data(a, dt, device):
+    """Array ``a`` as dtype ``dt`` (a copy only when it is another dtype)."""
+    if a.dtype is not dt.np and a.dtype != dt.np:
+        a = copy_data(a, dt, device)
+    return a
+
+
+def c_data(a, device, dt=None):
+    """Array ``a`` C-contiguous and of dtype ``dt`` (its own when None): a copy only when
+    it is not already."""
+    if dt is None:
+        return a if is_c(a) else copy_data(a, _FROM_NP[a.dtype], device)
+    return a if is_c(a) and a.dtype == dt.np else copy_data(a, dt, device)
 
 
 def is_c(a):
