@@ -68,7 +68,8 @@ from .ops.elementwise import *  # noqa: E402,F403  (the op table's public names)
 from .ops.elementwise import clamp as clip  # noqa: E402
 from .ops.concat import cat, chunk, split, stack  # noqa: E402
 from .ops.einsum import einsum  # noqa: E402
-from .ops.linalg import bmm, dot, ger, matmul, mm, mv, norm, outer  # noqa: E402
+from .ops.linalg import bmm, dot, ger, matmul, mm, mv, outer  # noqa: E402
+from .ops.norm import norm  # noqa: E402
 from .ops.reduce import (  # noqa: E402
     amax,
     amin,

@@ -16,6 +16,7 @@ from .ops import elementwise as E
 from .ops import index as Ix
 from .ops import inplace as I
 from .ops import linalg as L
+from .ops import norm as Nm
 from .ops import reduce as R  # noqa: F401  (its rows join the table)
 from .ops import shape as S
 from .ops import softmax as Sm  # noqa: F401  (its rows join the table)
@@ -118,7 +119,7 @@ METHODS = {
     # reductions, statistics, softmax: from the flags of their rows (ops/reduce.py,
     # ops/stats.py, ops/softmax.py)
     **func_rows("method"),
-    "norm": L._norm_method,
+    "norm": Nm._norm_method,
     # linear algebra
     "matmul": L.matmul, "mm": L.mm, "bmm": L.bmm, "dot": L.dot, "mv": L.mv, "outer": L.outer,
     "ger": L.outer,

@@ -356,6 +356,7 @@ def test_parallel_kernels_match_serial():
     # the prange variants run only on large tensors; check them directly on small ones (the
     # other three kernels write plane p from plane p only, with no cross-plane hazards)
     from nbgrad.kernels.cpu import conv as K
+    from nbgrad.kernels.cpu import conv_gemm as KG
 
     rng = np.random.default_rng(6)
     x = rng.standard_normal((2, 3, 7, 6))
@@ -382,7 +383,7 @@ def test_parallel_kernels_match_serial():
     # the float GEMM: register tiles with partial ones in rows and positions, products in
     # two passes (K over the pass length), a transposed (strided) weight; the same sums as
     # the plain loop, bit for bit, serial and parallel alike
-    for dt, K_ in ((np.float64, 39), (np.float32, K._KC + 7)):
+    for dt, K_ in ((np.float64, 39), (np.float32, KG._KC + 7)):
         a = rng.standard_normal((2, 7, K_)).astype(dt)
         at = np.ascontiguousarray(a.transpose(0, 2, 1)).transpose(0, 2, 1)
         bm = rng.standard_normal((3, 2, K_, 150)).astype(dt)

@@ -405,7 +405,7 @@ def general2(op, a, b):
     """Binary ``op`` through the general path (promotion, broadcasting, strides, devices),
     not recorded: what every plan must agree with bit for bit."""
     from ._core import same_device
-    from .elementwise import binary_data
+    from .elementwise_data import binary_data
 
     if op.check is not None:
         op.check(a, b)
@@ -471,7 +471,7 @@ def apply1(op, x, rec=True):
 
 def general1(op, x):
     """Unary ``op`` of ``x`` through the general path, not recorded."""
-    from .elementwise import unary_data
+    from .elementwise_data import unary_data
 
     if op.check is not None:
         op.check(x)

@@ -11,7 +11,6 @@ from ._core import Tensor, broadcast_shapes, needs_grad, same_device
 from .elementwise import (
     _shape,
     add,
-    binary_data,
     div,
     exp,
     log1p,
@@ -23,6 +22,7 @@ from .elementwise import (
     sum_to,
     where,
 )
+from .elementwise_data import binary_data
 from .funcdef import deffunc, surface
 from .loss import _REDUCTION, _legacy, _reduce
 from .reduce import reduce_data

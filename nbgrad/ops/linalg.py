@@ -1,15 +1,13 @@
 """Matrix products: matmul (1-d, 2-d, batched with broadcasting), mm, bmm, dot, linear
-(``input @ weight.T + bias``); outer products; vector norms."""
+(``input @ weight.T + bias``) and outer products (vector norms: ``ops/norm.py``)."""
 
 import math
 
 from numpy import ndarray as _ndarray
 
-from .. import dtypes as _dt
 from ..storage._cpupool import empty as _pool_empty
 from ..storage.layout import cast_data, copy_data, layout3
 from ._core import (
-    SCALAR_TYPE,
     Tensor,
     backend,
     broadcast_shapes,
@@ -17,10 +15,9 @@ from ._core import (
     kernel,
     same_device,
 )
-from .elementwise import abs, add_grads, div, eq, mul, pow, sign, sum_to, where, zeros_like
+from .elementwise import add_grads, mul, sum_to
 from .funcdef import deffunc, surface
-from .reduce import _arb, _dims, _out_shape, _restore, reduce_data
-from .reduce import sum as _sum
+from .reduce import reduce_data
 from .shape import expand, reshape, transpose, unsqueeze
 
 
@@ -488,119 +485,3 @@ def outer(input, vec2):
 
 
 ger = outer
-
-
-# ----- norm ---------------------------------------------------------------------------------
-def _norm_kind(p):
-    from ..kernels import rows as K
-
-    if p == 0:
-        return K.NORM_ZERO
-    if p == 1:
-        return K.NORM_ONE
-    if p == 2:
-        return K.NORM_TWO
-    if p == math.inf:
-        return K.NORM_INF
-    if p == -math.inf:
-        return K.NORM_NEGINF
-    return K.NORM_P
-
-
-def linalg_vector_norm_backward(grad, input, result, ord, dim, keepdim):
-    """PyTorch's subgradients of the vector norm: 0 where the norm is 0; inf-norms share
-    the gradient among the elements of largest (smallest) magnitude."""
-    x, y, p = input, result, ord
-    shape = tuple(x.shape)
-    if p == 0:
-        return zeros_like(x)  # (a count: zero gradient everywhere, as PyTorch's)
-    g = _restore(grad, shape, dim, keepdim)
-    if p == 1:
-        return mul(g, sign(x))
-    y = _restore(y, shape, dim, keepdim)
-    if p in (math.inf, -math.inf):
-        mask = eq(abs(x), y)
-        count = _sum(mask, dim, keepdim=True)
-        # where after the division: a NaN slice has no match (count 0), gradient 0
-        return mul(sign(x), where(mask, div(g, count), 0.0))
-    zero = eq(y, 0)
-    ysafe = where(zero, 1.0, y)
-    if p == 2:
-        return mul(x, where(zero, 0.0, div(g, ysafe)))
-    if p < 1:
-        xz = eq(x, 0)
-        a = where(xz, 1.0, abs(x))
-        scaled = mul(sign(x), where(xz, 0.0, pow(a, p - 1)))
-    elif p < 2:
-        scaled = mul(sign(x), pow(abs(x), p - 1))
-    else:
-        scaled = mul(x, pow(abs(x), p - 2))
-    return mul(scaled, where(zero, 0.0, div(g, pow(ysafe, p - 1))))
-
-
-def _norm_forward(x, odt, dev, ord, dim, keepdim):
-    x3, A, B = _arb(x, dim, dev)
-    data = backend(dev).empty((A, B), odt.np)
-    kernel("norm", dev)(x3, data, _norm_kind(ord), ord)
-    return data.reshape(_out_shape(x.shape, dim, keepdim))
-
-
-def _norm_dtype(dt, *args):
-    if not dt.is_floating_point:
-        raise RuntimeError(
-            "linalg.vector_norm: Expected a floating point or complex tensor as input. "
-            f"Got {SCALAR_TYPE[dt.name]}"
-        )
-    return dt
-
-
-LINALG_VECTOR_NORM = deffunc(
-    "linalg_vector_norm", kernels=("norm",), forward=_norm_forward, dtype=_norm_dtype,
-    shape=lambda s, ord, dim, keepdim: _out_shape(tuple(s), dim, keepdim),
-    args=("ord", "dim", "keepdim"),
-    grads=("linalg_vector_norm_backward(grad, input, result, ord, dim, keepdim)",),
-    fn=False, method=False)
-
-
-@surface(LINALG_VECTOR_NORM)
-def linalg_vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None):
-    """The vector norm of order ``ord`` over ``dim`` (all dims when None): PyTorch's
-    ``torch.linalg.vector_norm``. ``ord`` is any float: 2, 1, ``inf``, ``-inf``, 0 (the
-    count of non-zeros) or another. Accumulates in float64."""
-    check_tensor(input, "linalg.vector_norm")
-    if dtype is not None:
-        input = input.to(_dt.as_dtype(dtype))
-    ord = float(ord)
-    _norm_dtype(input._dtype)
-    dims = _dims(dim, input.ndim)
-    if math.isinf(ord) and input.numel() == 0:
-        raise RuntimeError(
-            "linalg.vector_norm cannot compute the inf norm on an empty tensor because the "
-            "operation does not have an identity"
-        )
-    return LINALG_VECTOR_NORM.call(input, ord, dims, keepdim)
-
-
-def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
-    """Vector norm over ``dim`` (all dims when None): ``p`` = 2 or ``'fro'``, 1, ``inf``,
-    ``-inf``, 0 (count of non-zeros) or any other float; ``linalg_vector_norm``'s.
-    nbgrad differs: ``p='nuc'`` (a matrix norm) is not supported.
-
-    Example::
-
-        >>> import nbgrad
-        >>> nbgrad.norm(nbgrad.tensor([3.0, 4.0]))
-        tensor(5.)
-    """
-    check_tensor(input, "norm")
-    if p is None or p == "fro":
-        p = 2.0
-    elif isinstance(p, str):
-        if p == "nuc":
-            raise NotImplementedError("norm(): p='nuc' is not supported by nbgrad")
-        raise RuntimeError(f"norm(): unsupported norm type {p!r}")
-    return linalg_vector_norm(input, p, dim, keepdim, dtype=dtype)
-
-
-def _norm_method(self, p="fro", dim=None, keepdim=False, dtype=None):
-    return norm(self, p, dim, keepdim, dtype=dtype)

@@ -285,7 +285,7 @@ def _mean_all_forward(x, odt, dev, dtype):
 
 
 def _mean_forward(x, odt, dev, dims, keepdim, dtype):
-    from .elementwise import binary_data
+    from .elementwise_data import binary_data
 
     s = reduce_data("sum", cast_data(x, odt, dev), dims, keepdim, odt, dev)
     n = _numel(x.shape, dims)
