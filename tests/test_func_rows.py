@@ -19,6 +19,7 @@ from nbgrad.ops.funcdef import TABLE
 from nbgrad.ops.linalg import linear_backward, matmul_backward
 from nbgrad.ops.loss import nll_loss_backward
 from nbgrad.ops.normalization import native_layer_norm, native_layer_norm_backward
+from nbgrad.ops.shape import index_backward
 
 torch = pytest.importorskip("torch")
 
@@ -140,6 +141,26 @@ CASES = [
      if m is torch else m.norm(x, 3.5, (0, 2)), (3.5, (0, 2), False)),
     ("linalg_vector_norm", (3, 4), lambda m, x: m.linalg.vector_norm(x, float("inf"), 1)
      if m is torch else m.norm(x, float("inf"), 1), (float("inf"), (1,), False)),
+    # views (their outputs share the input's storage) and the shape ops that copy
+    ("view", (3, 4), lambda m, x: x.view(2, 6), ((2, 6),)),
+    ("view", (3, 4), lambda m, x: x.reshape(-1), ((12,),)),
+    ("reshape.copy", (3, 4), lambda m, x: x.t().reshape(12), ((12,),), {"torch_node": False}),
+    ("permute", (2, 3, 4), lambda m, x: x.permute(2, 0, 1), ((2, 0, 1),)),
+    ("transpose.int", (2, 3, 4), lambda m, x: x.transpose(0, -1), (0, 2)),
+    ("expand", (3, 1), lambda m, x: x.expand(2, 3, 4), ((2, 3, 4),)),
+    ("squeeze", (3, 1, 4, 1), lambda m, x: x.squeeze(), ()),
+    ("squeeze.dim", (3, 1, 4), lambda m, x: m.squeeze(x, 1), ((1,),), {"saved": False}),
+    ("squeeze.dims", (3, 1, 4, 1), lambda m, x: m.squeeze(x, (1, -1)), ((1, 3),),
+     {"saved": False}),
+    ("unsqueeze", (3, 4), lambda m, x: x.unsqueeze(1), (1,)),
+    ("getitem.select", (3, 4), lambda m, x: x[1], ((1,),), {"saved": False}),
+    ("getitem.slice", (3, 4), lambda m, x: x[:, 1:3], ((slice(None), slice(1, 3)),),
+     {"saved": False}),
+    ("index_backward", (4,), lambda m, g: torch.ops.aten.select_backward(g, (3, 4), 0, 1)
+     if m is torch else index_backward(g, (3, 4), (1,)), ((3, 4), (1,)),
+     {"torch_node": False}),
+    ("repeat", (2, 3), lambda m, x: x.repeat(2, 1, 2), ((2, 1, 2),)),
+    ("flip", (2, 3, 4), lambda m, x: x.flip(0, 2), ((0, 2),)),
     # products: the node and its edges as PyTorch's mm / mv / dot / bmm (mm's saved
     # strides and layout are not kept: no formula reads them)
     ("mm", [(3, 4), (4, 2)], lambda m, a, b: m.mm(a, b), (), {"saved": False}),

@@ -75,6 +75,11 @@ class FuncDef:
             the default), for ``grad_fn._saved_<name>``.
         node: the node class name (PyTorch's: ``SumBackward1``; default
             ``<Name>Backward0``).
+        view: for a row whose output is a view of its first operand's storage (PyTorch's
+            view ops: ``view``, ``permute``, ``expand``, basic indexing), the function that
+            makes the output tensor from that operand and the forward's array, sharing its
+            version counter and base (``ops/shape._view``); None (the default): the output
+            is a new tensor on the forward's fresh array.
         fn, method, functional: the public surface (``nbgrad.<name>``, ``Tensor.<name>``,
             ``nn.functional.<name>``); ``front`` is that function, set by ``surface``.
     """
@@ -82,13 +87,14 @@ class FuncDef:
     __slots__ = ("name", "overload", "kernels", "forward", "dtype", "shape", "args", "outputs",
                  "grads", "params", "optional", "kwargs", "values", "arity", "saves", "node",
                  "grad_once", "fn", "method", "functional", "front", "module_globals",
-                 "recorded", "call", "joint", "differentiable", "torch_names")
+                 "recorded", "call", "joint", "differentiable", "torch_names", "view")
 
     def __init__(self, name, *, overload="", params=("input",), optional=(), kernels=(),
                  forward, dtype, shape, args=(), outputs=("result",), differentiable=1,
-                 grads=None, node=None, torch_names=None, fn=True, method=True,
+                 grads=None, node=None, torch_names=None, view=None, fn=True, method=True,
                  functional=False, module_globals=None):
         self.name, self.overload, self.kernels = name, overload, tuple(kernels)
+        self.view = view
         self.forward, self.dtype, self.shape = forward, dtype, shape
         self.args, self.outputs = tuple(args), tuple(outputs)
         self.differentiable = differentiable
@@ -104,6 +110,9 @@ class FuncDef:
                 if len(names) > 1:
                     self.joint[f] = names
             grads = tuple(per.values())
+        if grads is not None and differentiable == 1 and "grad" in self.params:
+            raise ValueError(f"{name}: an operand named 'grad' would hide the incoming "
+                             "gradient from the formulas (name it grad_output)")
         self.kwargs = dict.fromkeys(self.args)  # the formula compiler's name for arguments
         derivable = tuple(p + d for p in self.params for d in _DERIVED)
         # names a formula may read and save, beyond ``result`` and the operands
@@ -194,6 +203,9 @@ def _make_call(op):
                     for i in range(len(op.outputs))) + ")",
                 "    out = outs[0]",
                 "    cat = odt[0]._cat"]
+    elif op.view is not None:
+        src += [f"    outs = out = _view({first}, data)",
+                "    cat = odt._cat"]
     else:
         src += ["    outs = out = _fresh(data, odt, dev)",
                 "    cat = odt._cat"]
@@ -242,7 +254,7 @@ def _make_call(op):
            "_new": object.__new__, "_node": op.node, "_acc": grad_accumulator,
            "_SEQ": _core._SEQ, "_ANOMALY": _core._ANOMALY,
            "_remember": _core._anomaly_mode.remember, "_si": saved_input,
-           "_so": saved_output, "_NO_EDGE": _NO_EDGE}
+           "_so": saved_output, "_NO_EDGE": _NO_EDGE, "_view": op.view}
     exec("\n".join(src), env)  # noqa: S102
     return env["call"]
 

@@ -11,7 +11,6 @@ from collections import namedtuple
 import numpy as np
 
 from .. import dtypes as _dt
-from ..autograd.grad_mode import STATE as _STATE
 from ..autograd.grad_mode import no_grad
 from ..storage.layout import cast_data, copy_data
 from ..tensor import _wrap
@@ -24,11 +23,10 @@ from ._core import (
     is_c,
     kernel,
     needs_grad,
-    record,
 )
 from .elementwise import div, eq, exp, logical_and, maximum, minimum, mul, sub, where
 from .funcdef import deffunc, surface
-from .shape import ExpandBackward0, _view, expand, permute, reshape, unsqueeze
+from .shape import EXPAND, expand, permute, reshape, unsqueeze
 
 _FROM_NP = _dt._FROM_NP
 _np_empty = np.empty
@@ -136,13 +134,9 @@ def _restore(g, shape, dims, keepdim):  # (ops/linalg.py's name)
 def expand_to(g, shape):
     """``expand(g, shape)``; for the 0-d gradient of a whole-tensor reduction (the usual
     scalar loss) a strided view without parsing sizes."""
-    d = g._data
-    if d.__class__ is not np.ndarray or d.ndim or not shape:
+    if g._data.ndim or not shape:
         return expand(g, shape)
-    out = _view(g, np.ndarray(shape, d.dtype, d, 0, (0,) * len(shape)))
-    if g._rg and _STATE.enabled:
-        record(ExpandBackward0, out, (g,), (), ())
-    return out
+    return EXPAND.call(g, tuple(shape))
 
 
 def sum_backward(grad, sizes, dim, keepdim):

@@ -6,11 +6,11 @@ from weakref import ref as _wr
 import numpy as np
 
 from ..autograd.grad_mode import STATE as _STATE
-from ..autograd.grad_mode import no_grad
 from ..storage.layout import copy_data
 from ..tensor import _wrap, _wrap_dim
-from ._core import Node, Tensor, backend, check_tensor, needs_grad, record
-from .elementwise import sum_to
+from ._core import Node, Tensor, backend, check_tensor, needs_grad
+from .elementwise import sum_to  # noqa: F401  (formulas name it)
+from .funcdef import deffunc, surface
 from .view_inplace import _MULTI
 from .view_inplace import Views as _Views
 from .view_inplace import register as _register_view
@@ -80,43 +80,51 @@ def _infer(shape, numel):
     return shape
 
 
-class ViewBackward0(Node):
-    __slots__ = ()
-
-    def backward(self, saved, g):
-        return (reshape(g, self.attrs),)
+# ----- the rows: forwards on storage arrays, derivative formulas in nbgrad ops -------------
+def _same(dt, *args):
+    return dt
 
 
-def view(input, *shape):
-    """A view with a new shape (no copy; errors when the strides do not allow it)."""
-    shape = _infer(_shape_arg(shape, "view"), input._data.size)
-    arr = backend(input._device).reshape_view(input._data, shape)
-    if arr is None:
+def _view_forward(x, odt, dev, size):
+    v = backend(dev).reshape_view(x, size)
+    if v is None:
         raise RuntimeError(
             "view size is not compatible with input tensor's size and stride (at least one "
             "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
         )
-    out = _view(input, arr)
-    if needs_grad(input):
-        record(ViewBackward0, out, (input,), (), tuple(input.shape))
-    return out
+    return v
 
 
+def _sized(s, size):
+    return tuple(size)
+
+
+VIEW = deffunc("view", kernels=(), forward=_view_forward, dtype=_same, shape=_sized,
+               args=("size",), grads=("reshape(grad, input_shape)",), view=_view, fn=False,
+               method=False)
+# reshape of a layout no view can express: a copy, recorded as one ViewBackward0 (PyTorch
+# records a clone and an _unsafe_view)
+RESHAPE_COPY = deffunc("reshape", overload="copy", kernels=("copy",),
+                       forward=lambda x, odt, dev, size: copy_data(x, odt, dev).reshape(size),
+                       dtype=_same, shape=_sized, args=("size",),
+                       grads=("reshape(grad, input_shape)",), node="ViewBackward0", fn=False,
+                       method=False)
+
+
+@surface(VIEW)
+def view(input, *shape):
+    """A view with a new shape (no copy; errors when the strides do not allow it)."""
+    return VIEW.call(input, _infer(_shape_arg(shape, "view"), input._data.size))
+
+
+@surface(RESHAPE_COPY)
 def reshape(input, *shape):
     """A tensor with a new shape: a view when possible, else a copy."""
     shape = _infer(_shape_arg(shape, "reshape", "shape"), input._data.size)
-    if tuple(input._data.shape) == shape:
-        arr = input._data
-    else:
-        arr = backend(input._device).reshape_view(input._data, shape)
-    if arr is not None:
-        out = _view(input, arr)
-    else:
-        data = copy_data(input._data, input._dtype, input._device).reshape(shape)
-        out = _wrap(data, input._dtype, input._device)
-    if needs_grad(input):
-        record(ViewBackward0, out, (input,), (), tuple(input.shape))
-    return out
+    d = input._data
+    if tuple(d.shape) == shape or backend(input._device).reshape_view(d, shape) is not None:
+        return VIEW.call(input, shape)
+    return RESHAPE_COPY.call(input, shape)
 
 
 def flatten(input, start_dim=0, end_dim=-1):
@@ -134,13 +142,34 @@ def flatten(input, start_dim=0, end_dim=-1):
     return reshape(input, shp[:s] + (m,) + shp[e + 1 :])
 
 
-class PermuteBackward0(Node):
-    __slots__ = ()
+def inverse_permutation(dims):
+    """The permutation that undoes ``dims``."""
+    inv = [0] * len(dims)
+    for i, d in enumerate(dims):
+        inv[d] = i
+    return tuple(inv)
 
-    def backward(self, saved, g):
-        return (permute(g, tuple(np.argsort(self.attrs).tolist())),)
+
+def _transposed(n, d0, d1):
+    d0, d1 = _wrap_dim(d0, n), _wrap_dim(d1, n)
+    perm = list(range(n))
+    perm[d0], perm[d1] = perm[d1], perm[d0]
+    return tuple(perm)
 
 
+PERMUTE = deffunc("permute", forward=lambda x, odt, dev, dims: backend(dev).permute(x, dims),
+                  dtype=_same, shape=lambda s, dims: tuple(s[d] for d in dims), args=("dims",),
+                  grads=("permute(grad, inverse_permutation(dims))",), view=_view, fn=False,
+                  method=False)
+TRANSPOSE = deffunc(
+    "transpose", overload="int",
+    forward=lambda x, odt, dev, d0, d1: backend(dev).permute(x, _transposed(x.ndim, d0, d1)),
+    dtype=_same, shape=lambda s, d0, d1: tuple(s[d] for d in _transposed(len(s), d0, d1)),
+    args=("dim0", "dim1"), grads=("transpose(grad, dim0, dim1)",), view=_view, fn=False,
+    method=False)
+
+
+@surface(PERMUTE)
 def permute(input, *dims):
     """A view with dims reordered."""
     dims = _shape_arg(dims)
@@ -154,29 +183,15 @@ def permute(input, *dims):
     dims = tuple(_wrap_dim(d, n) for d in dims)
     if len(set(dims)) != n:
         raise RuntimeError("permute(): duplicate dims are not allowed.")
-    out = _view(input, backend(input._device).permute(input._data, dims))
-    if needs_grad(input):
-        record(PermuteBackward0, out, (input,), (), dims)
-    return out
+    return PERMUTE.call(input, dims)
 
 
-class TransposeBackward0(Node):
-    __slots__ = ()
-
-    def backward(self, saved, g):
-        return (transpose(g, *self.attrs),)
-
-
+@surface(TRANSPOSE)
 def transpose(input, dim0, dim1):
     """A view with ``dim0`` and ``dim1`` swapped."""
-    n = input.ndim
-    d0, d1 = _wrap_dim(dim0, n), _wrap_dim(dim1, n)
-    perm = list(range(n))
-    perm[d0], perm[d1] = perm[d1], perm[d0]
-    out = _view(input, backend(input._device).permute(input._data, tuple(perm)))
-    if needs_grad(input):
-        record(TransposeBackward0, out, (input,), (), (d0, d1))
-    return out
+    n = input._data.ndim
+    _wrap_dim(dim0, n), _wrap_dim(dim1, n)  # (PyTorch's error for a dim out of range)
+    return TRANSPOSE.call(input, dim0, dim1)
 
 
 def t(input):
@@ -188,13 +203,29 @@ def t(input):
     return transpose(input, 0, 1)
 
 
-class ExpandBackward0(Node):
-    __slots__ = ()
+def _expand_forward(x, odt, dev, size):
+    """``x`` broadcast to ``size`` (checked by the front): a view, stride 0 in new and
+    broadcast dims."""
+    if tuple(x.shape) == size:
+        return x
+    lead = len(size) - x.ndim
+    st = tuple(0 if i < lead or x.shape[i - lead] != s else x.strides[i - lead]
+               for i, s in enumerate(size))
+    try:
+        return backend(dev).expand(x, size, st)
+    except ValueError:
+        # NumPy caps even a stride-0 view at int64 bytes; PyTorch does not
+        raise RuntimeError(
+            f"expand: nbgrad cannot represent a view of shape {list(size)}: its size in "
+            "bytes exceeds the int64 range (a limit of its NumPy storage)"
+        ) from None
 
-    def backward(self, saved, g):
-        return (sum_to(g, self.attrs),)
+
+EXPAND = deffunc("expand", forward=_expand_forward, dtype=_same, shape=_sized, args=("size",),
+                 grads=("sum_to(grad, input_shape)",), view=_view, fn=False, method=False)
 
 
+@surface(EXPAND)
 def expand(input, *sizes):
     """A view broadcast to ``sizes`` (``-1`` keeps a dim); no memory is copied."""
     sizes = _shape_arg(sizes, "expand")
@@ -207,8 +238,7 @@ def expand(input, *sizes):
         )
     lead = len(sizes) - n
     shp = input._data.shape
-    st = input._data.strides
-    new_shape, new_st = [], []
+    new_shape = []
     for i, s in enumerate(sizes):
         if i < lead:
             if s == -1:
@@ -217,17 +247,12 @@ def expand(input, *sizes):
                     f"non-existing dimension {i}"
                 )
             new_shape.append(s)
-            new_st.append(0)
             continue
         d = shp[i - lead]
         if s == -1:
             s = d
-        if d == s:
-            new_shape.append(d)
-            new_st.append(st[i - lead])
-        elif d == 1:
+        if d == s or d == 1:
             new_shape.append(s)
-            new_st.append(0)
         else:
             raise RuntimeError(
                 f"The expanded size of the tensor ({s}) must match the existing size ({d}) at "
@@ -246,21 +271,7 @@ def expand(input, *sizes):
         numel *= s if s >= 0 else 2**64 + s
     if numel >= 2**63:
         raise RuntimeError("numel: integer multiplication overflow")
-    if new_shape == tuple(shp):
-        arr = input._data
-    else:
-        try:
-            arr = backend(input._device).expand(input._data, new_shape, tuple(new_st))
-        except ValueError:
-            # NumPy caps even a stride-0 view at int64 bytes; PyTorch does not
-            raise RuntimeError(
-                f"expand: nbgrad cannot represent a view of shape {list(new_shape)}: its size in "
-                "bytes exceeds the int64 range (a limit of its NumPy storage)"
-            ) from None
-    out = _view(input, arr)
-    if needs_grad(input):
-        record(ExpandBackward0, out, (input,), (), tuple(shp))
-    return out
+    return EXPAND.call(input, new_shape)
 
 
 def expand_as(input, other):
@@ -268,51 +279,48 @@ def expand_as(input, other):
     return expand(input, tuple(other.shape))
 
 
-class SqueezeBackward0(Node):
-    __slots__ = ()
-
-    def backward(self, saved, g):
-        return (reshape(g, self.attrs),)
+def _squeezed(s, dims=None):
+    """Shape ``s`` without its size-1 dims (those among ``dims`` when given)."""
+    return tuple(n for i, n in enumerate(s) if n != 1 or (dims is not None and i not in dims))
 
 
-class SqueezeBackward1(SqueezeBackward0):
-    __slots__ = ()
+def _unsqueezed(s, dim):
+    return tuple(s[:dim]) + (1,) + tuple(s[dim:])
 
 
+_SQUEEZE_GRAD = ("reshape(grad, input_shape)",)
+SQUEEZE = deffunc("squeeze", forward=lambda x, odt, dev: backend(dev).reshape_view(
+                      x, _squeezed(x.shape)),
+                  dtype=_same, shape=_squeezed, grads=_SQUEEZE_GRAD, view=_view, fn=False,
+                  method=False)
+# squeeze(x, d) and squeeze(x, (d0, d1)): PyTorch's squeeze.dim and squeeze.dims
+SQUEEZE_DIM, SQUEEZE_DIMS = (
+    deffunc("squeeze", overload=o, forward=lambda x, odt, dev, dim: backend(dev).reshape_view(
+                x, _squeezed(x.shape, dim)),
+            dtype=_same, shape=_squeezed, args=("dim",), grads=_SQUEEZE_GRAD, view=_view,
+            node=node, fn=False, method=False)
+    for o, node in (("dim", "SqueezeBackward1"), ("dims", "SqueezeBackward2")))
+UNSQUEEZE = deffunc("unsqueeze", forward=lambda x, odt, dev, dim: backend(dev).reshape_view(
+                        x, _unsqueezed(x.shape, dim)),
+                    dtype=_same, shape=_unsqueezed, args=("dim",),
+                    grads=("squeeze(grad, dim)",), view=_view, fn=False, method=False)
+
+
+@surface(SQUEEZE, SQUEEZE_DIM, SQUEEZE_DIMS)
 def squeeze(input, dim=None):
     """Drop dims of size 1 (all of them, or those in ``dim``)."""
-    shp = tuple(input.shape)
-    n = len(shp)
     if dim is None:
-        new = tuple(s for s in shp if s != 1)
-        cls = SqueezeBackward0
-    else:
-        ds = dim if isinstance(dim, (tuple, list)) else (dim,)
-        ds = {_wrap_dim(d, n) for d in ds}
-        new = tuple(s for i, s in enumerate(shp) if not (i in ds and s == 1))
-        cls = SqueezeBackward1
-    out = _view(input, backend(input._device).reshape_view(input._data, new))
-    if needs_grad(input):
-        record(cls, out, (input,), (), shp)
-    return out
+        return SQUEEZE.call(input)
+    n = input._data.ndim
+    if isinstance(dim, (tuple, list)):
+        return SQUEEZE_DIMS.call(input, tuple(sorted({_wrap_dim(d, n) for d in dim})))
+    return SQUEEZE_DIM.call(input, (_wrap_dim(dim, n),))
 
 
-class UnsqueezeBackward0(Node):
-    __slots__ = ()
-
-    def backward(self, saved, g):
-        return (reshape(g, self.attrs),)
-
-
+@surface(UNSQUEEZE)
 def unsqueeze(input, dim):
     """Insert a dim of size 1 at ``dim``."""
-    shp = tuple(input.shape)
-    d = _wrap_dim(dim, len(shp) + 1)
-    new = shp[:d] + (1,) + shp[d:]
-    out = _view(input, backend(input._device).reshape_view(input._data, new))
-    if needs_grad(input):
-        record(UnsqueezeBackward0, out, (input,), (), shp)
-    return out
+    return UNSQUEEZE.call(input, _wrap_dim(dim, input._data.ndim + 1))
 
 
 # ----- basic indexing ----------------------------------------------------------------
@@ -381,18 +389,23 @@ def _check_key(x, key):
     return tuple(out)
 
 
-class SelectBackward0(Node):
-    __slots__ = ()
-
-    def backward(self, saved, g):
-        shape, key = self.attrs
-        return (index_backward(g, shape, key),)
+def _broadcast_view(shape):
+    # an array of ``shape`` without its memory: what a key makes of it, for the shape rule
+    return np.lib.stride_tricks.as_strided(np.empty(1, np.bool_), tuple(shape),
+                                           (0,) * len(shape))
 
 
-class SliceBackward0(SelectBackward0):
-    __slots__ = ()
+# basic indexing: one row by whether the key selects (drops a dim) or only slices, as
+# PyTorch's select and slice (which record a node per indexed dim; here one per key)
+SELECT, SLICE = (
+    deffunc("getitem", overload=name.lower(), node=name + "Backward0", forward=lambda x, odt, dev, key: backend(dev).getitem(x, key), dtype=_same,
+            shape=lambda s, key: _broadcast_view(s)[key].shape, args=("key",),
+            grads=("index_backward(grad, input_shape, key)",), view=_view, fn=False,
+            method=False)
+    for name in ("Select", "Slice"))
 
 
+@surface(SELECT, SLICE)
 def getitem(input, key):
     """Basic indexing (ints, slices, None, ...) as a view; advanced keys (index tensors,
     lists, bool masks) go to ``ops/advanced_index.py`` and give a copy."""
@@ -401,12 +414,10 @@ def getitem(input, key):
 
         return advanced_getitem(input, key)
     key = _check_key(input, key)
-    arr = backend(input._device).getitem(input._data, key)
-    out = _view(input, arr)
-    if needs_grad(input):
-        cls = SelectBackward0 if any(isinstance(k, int) for k in key) else SliceBackward0
-        record(cls, out, (input,), (), (tuple(input.shape), key))
-    return out
+    for k in key:
+        if k.__class__ is int:
+            return SELECT.call(input, key)
+    return SLICE.call(input, key)
 
 
 class SplitBackward0(Node):
@@ -471,36 +482,66 @@ def split_views(input, d, sizes, with_sizes):
     return tuple(out)
 
 
-class IndexBackwardBackward0(Node):
-    __slots__ = ()
+def _index_backward_forward(g, odt, dev, shape, key):
+    be = backend(dev)
+    data = be.zeros(shape, odt.np)
+    copy_data(g, odt, dev, out=be.getitem(data, key))
+    return data
 
-    def backward(self, saved, gg):
-        return (getitem(gg, self.attrs),)
+
+INDEX_BACKWARD = deffunc("index_backward", params=("grad_output",), kernels=("copy",),
+                         forward=_index_backward_forward, dtype=_same,
+                         shape=lambda s, shape, key: tuple(shape), args=("shape", "key"),
+                         grads=("getitem(grad, key)",), node="IndexBackwardBackward0",
+                         torch_names={}, fn=False, method=False)
 
 
+@surface(INDEX_BACKWARD)
 def index_backward(grad, shape, key):
     """A zero tensor of ``shape`` with ``grad`` written at ``key`` (getitem's backward)."""
-    be = backend(grad._device)
-    data = be.zeros(shape, grad._dtype.np)
-    dst = be.getitem(data, key)
-    copy_data(grad._data, grad._dtype, grad._device, out=dst)
-    out = _wrap(data, grad._dtype, grad._device)
-    if needs_grad(grad):
-        record(IndexBackwardBackward0, out, (grad,), (), key)
-    return out
+    return INDEX_BACKWARD.call(grad, tuple(shape), key)
 
 
 # ----- repeat / tile / flip ---------------------------------------------------------------
-class RepeatBackward0(Node):
-    __slots__ = ()
+def _repeat_layout(shape, repeats):
+    """``(tiles, tiled)``: ``shape`` padded to ``repeats``' length with a size-1 dim before
+    each dim, and the same with each such dim ``repeats`` long (repeat's result, before
+    merging each pair)."""
+    xs = (1,) * (len(repeats) - len(shape)) + tuple(shape)
+    ones, tiled = [], []
+    for r, s in zip(repeats, xs):
+        ones += [1, s]
+        tiled += [r, s]
+    return tuple(ones), tuple(tiled)
 
-    def backward(self, saved, g):
-        from .reduce import sum as _sum  # (reduce imports this module)
 
-        inter, rdims, shape = self.attrs
-        return (reshape(_sum(reshape(g, inter), rdims), shape),)
+def _repeat_shape(s, repeats):
+    xs = (1,) * (len(repeats) - len(s)) + tuple(s)
+    return tuple(r * n for r, n in zip(repeats, xs))
 
 
+def _repeat_forward(x, odt, dev, repeats):
+    ones, tiled = _repeat_layout(x.shape, repeats)
+    src = _expand_forward(x.reshape(ones), odt, dev, tiled)
+    return copy_data(src, odt, dev).reshape(_repeat_shape(x.shape, repeats))
+
+
+def repeat_backward(grad, repeats, input_shape):
+    """The sum over the tiles of ``grad``: repeat's gradient."""
+    from .reduce import sum as _sum  # (reduce imports this module)
+
+    _, tiled = _repeat_layout(input_shape, repeats)
+    return reshape(_sum(reshape(grad, tiled), tuple(range(0, 2 * len(repeats), 2))),
+                   tuple(input_shape))
+
+
+REPEAT = deffunc("repeat", kernels=("copy",), forward=_repeat_forward, dtype=_same,
+                 shape=_repeat_shape, args=("repeats",),
+                 grads=("repeat_backward(grad, repeats, input_shape)",), fn=False,
+                 method=False)
+
+
+@surface(REPEAT)
 def repeat(input, *sizes):
     """``Tensor.repeat``: tile ``input`` ``sizes[i]`` times along dim ``i`` (leading new
     dims when ``sizes`` is longer than ``input.ndim``). Always a new tensor."""
@@ -510,26 +551,11 @@ def repeat(input, *sizes):
         raise RuntimeError(
             "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor"
         )
-    pad = len(sizes) - n
-    xs = (1,) * pad + tuple(input.shape)
-    out_shape = tuple(r * s for r, s in zip(sizes, xs))
     for s in sizes:
         if s < 0:
-            raise RuntimeError(
-                f"Trying to create tensor with negative dimension {s}: {list(out_shape)}"
-            )
-    inter1, inter2 = [], []
-    for r, s in zip(sizes, xs):
-        inter1 += [1, s]
-        inter2 += [r, s]
-    with no_grad():
-        e = expand(reshape(input, tuple(inter1)), tuple(inter2))
-    data = copy_data(e._data, input._dtype, input._device).reshape(out_shape)
-    out = _wrap(data, input._dtype, input._device)
-    if needs_grad(input):
-        record(RepeatBackward0, out, (input,), (),
-               (tuple(inter2), tuple(range(0, 2 * len(sizes), 2)), tuple(input.shape)))
-    return out
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: "
+                               f"{list(_repeat_shape(input.shape, sizes))}")
+    return REPEAT.call(input, sizes)
 
 
 def tile(input, dims):
@@ -544,13 +570,17 @@ def _tile_method(self, *dims):
     return tile(self, _shape_arg(dims))
 
 
-class FlipBackward0(Node):
-    __slots__ = ()
-
-    def backward(self, saved, g):
-        return (flip(g, self.attrs),)
+def _flip_forward(x, odt, dev, dims):
+    key = tuple(slice(None, None, -1) if i in dims else slice(None) for i in range(x.ndim))
+    return copy_data(backend(dev).getitem(x, key) if dims else x, odt, dev)
 
 
+FLIP = deffunc("flip", kernels=("copy",), forward=_flip_forward, dtype=_same,
+               shape=lambda s, dims: tuple(s), args=("dims",), grads=("flip(grad, dims)",),
+               fn=False, method=False)
+
+
+@surface(FLIP)
 def flip(input, dims):
     """A copy of ``input`` with the order of elements reversed along ``dims``."""
     check_tensor(input, "flip")
@@ -562,13 +592,7 @@ def flip(input, dims):
         if d in seen:
             raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
         seen.append(d)
-    key = tuple(slice(None, None, -1) if i in seen else slice(None) for i in range(n))
-    be = backend(input._device)
-    src = be.getitem(input._data, key) if seen else input._data
-    out = _wrap(copy_data(src, input._dtype, input._device), input._dtype, input._device)
-    if needs_grad(input):
-        record(FlipBackward0, out, (input,), (), tuple(seen))
-    return out
+    return FLIP.call(input, tuple(seen))
 
 
 def _flip_method(self, *dims):
