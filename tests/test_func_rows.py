@@ -161,6 +161,10 @@ CASES = [
      {"torch_node": False}),
     ("repeat", (2, 3), lambda m, x: x.repeat(2, 1, 2), ((2, 1, 2),)),
     ("flip", (2, 3, 4), lambda m, x: x.flip(0, 2), ((0, 2),)),
+    ("clone", (3, 4), lambda m, x: x.clone(), ()),
+    # (torch keeps the input's dtype and device unnamed: no _saved_ attributes)
+    ("to", (3, 4), lambda m, x: x.to(m.float32), (nbgrad.float32, nbgrad.device("cpu")),
+     {"gradcheck": False, "rtol": 1e-6, "saved": False}),
     # products: the node and its edges as PyTorch's mm / mv / dot / bmm (mm's saved
     # strides and layout are not kept: no formula reads them)
     ("mm", [(3, 4), (4, 2)], lambda m, a, b: m.mm(a, b), (), {"saved": False}),

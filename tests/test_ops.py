@@ -126,10 +126,10 @@ OPS = [
     Op("pow_0", lambda m, a: a**0, lambda a: a**0, S),
     Op("pow_half", lambda m, a: a**0.5, np.sqrt, UNARY, domain="pos"),
     Op("pow_neg", lambda m, a: a**-1.5, lambda a: a**-1.5, S, domain="pos"),
-    Op("pow_fn", lambda m, a: m.pow(a, 2.5), lambda a: a**2.5, S, domain="pos"),
+    Op("pow_tensor_scalar_fn", lambda m, a: m.pow(a, 2.5), lambda a: a**2.5, S, domain="pos"),
     Op("pow_tt", lambda m, a, b: a**b, np.power, BINARY, domain=("pos", "any")),
     Op("rpow", lambda m, a: 2.0**a, lambda a: 2.0**a, UNARY),
-    Op("rpow_fn", lambda m, a: m.pow(3.0, a), lambda a: 3.0**a, S),
+    Op("pow_scalar_fn", lambda m, a: m.pow(3.0, a), lambda a: 3.0**a, S),
     # ----- elementwise math ------------------------------------------------------------
     Op("exp", lambda m, a: m.exp(a), np.exp, UNARY),
     Op("exp_method", lambda m, a: a.exp(), np.exp, S),

@@ -4,39 +4,40 @@ from .. import dtypes as _dt
 from ..device import as_device
 from ..device import device as _device_cls
 from ..storage.layout import copy_data
-from ..tensor import _wrap
-from ._core import Node, Tensor, backend, needs_grad, record, small_key
+from ._core import Tensor, backend
+from .funcdef import deffunc, surface
 
 
-class ToCopyBackward0(Node):
-    __slots__ = ()
-
-    def backward(self, saved, g):
-        dt, dev = self.attrs
-        return (to(g, device=dev, dtype=dt),)
+def _same(dt, *args):
+    return dt
 
 
-class CloneBackward0(Node):
-    __slots__ = ()
-
-    def backward(self, saved, g):
-        return (g,)
+CLONE = deffunc("clone", kernels=("copy",), forward=lambda x, odt, dev: copy_data(x, odt, dev),
+                dtype=_same, shape=lambda s: tuple(s), grads=("grad",), fn=False,
+                method=False)
 
 
+@surface(CLONE)
 def clone(input):
     """A copy with its own storage; gradients flow back to ``input``."""
-    sk = input._sk
-    if sk is None:
-        sk = small_key(input)
-    if sk:  # small and contiguous: NumPy's copy, without a kernel dispatch
-        out = _wrap(input._data.copy(), sk.dt, input._device)
-        out._sk = sk
-    else:
-        out = _wrap(copy_data(input._data, input._dtype, input._device), input._dtype,
-                    input._device)
-    if needs_grad(input):
-        record(CloneBackward0, out, (input,))
-    return out
+    return CLONE.call(input)
+
+
+def _to_copy_forward(x, odt, dev, dtype, device):
+    if device == dev:
+        return copy_data(x, odt, dev)
+    host = backend(dev).to_host(x)
+    if host.dtype != odt.np:
+        host = host.astype(odt.np)
+    return backend(device).from_host(host.copy() if host is x else host)
+
+
+# (a copy to another dtype or device: its output's device is the argument ``device``)
+TO_COPY = deffunc("to", kernels=("copy",), forward=_to_copy_forward, node="ToCopyBackward0",
+                  dtype=lambda dt, dtype, device: dtype, shape=lambda s, dtype, device: tuple(s),
+                  args=("dtype", "device"), device="device",
+                  grads=("to(grad, device=input_device, dtype=input_dtype)",), fn=False,
+                  method=False)
 
 
 def _parse(args, kwargs):
@@ -61,6 +62,7 @@ def _parse(args, kwargs):
     return (None if dev is None else as_device(dev)), (None if dt is None else _dt.as_dtype(dt)), copy
 
 
+@surface(TO_COPY)
 def to(input, *args, **kwargs):
     """``input`` on another device and/or dtype; returns ``input`` when nothing changes."""
     dev, dt, copy = _parse(args, dict(kwargs))
@@ -68,14 +70,4 @@ def to(input, *args, **kwargs):
     dt = dt or input._dtype
     if dev == input._device and dt is input._dtype and not copy:
         return input
-    if dev == input._device:
-        data = copy_data(input._data, dt, dev)
-    else:
-        host = backend(input._device).to_host(input._data)
-        if host.dtype != dt.np:
-            host = host.astype(dt.np)
-        data = backend(dev).from_host(host.copy() if host is input._data else host)
-    out = _wrap(data, dt, dev)
-    if needs_grad(input) and dt.is_floating_point:
-        record(ToCopyBackward0, out, (input,), (), (input._dtype, input._device))
-    return out
+    return TO_COPY.call(input, dt, dev)

@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from .. import dtypes as _dt
+from ..autograd.grad_mode import STATE as _STATE
 from ..autograd.grad_mode import no_grad
 from ..kernels import scalar as S
 from ..tensor import Tensor
@@ -24,7 +25,6 @@ from ._core import (
     record,
     same_device,
     save,
-    save_output,
     to_dtype_data,
     wrap,
 )
@@ -277,62 +277,42 @@ def logical_not(input):
     return eq(input, 0) if input._dtype is not _dt.bool_ else eq(input, False)
 
 
-# ----- pow: three nodes by which side is a number (PyTorch's PowBackward0/1/2) -----------
-class PowBackward0(Node):
-    """Tensor base, number exponent."""
-
-    __slots__ = ()
-
-    def backward(self, saved, g):
-        (a,) = saved
-        p = self.attrs
-        if p == 0:
-            return mul(g, 0.0), None
-        if p == 2:  # the common square: one kernel, no a ** 1
-            return twice_mul(g, a), None
-        return mul(g, mul(pow(a, p - 1), p)), None
+# ----- pow: three rows (PyTorch's overloads and nodes) by which side is a number ---------
+def pow_backward(grad, input, exponent):
+    """``grad * exponent * input ** (exponent - 1)`` for a number exponent (pow.Tensor_Scalar's
+    derivative; ``input ** 2``'s is one kernel)."""
+    if exponent.__class__ is Tensor:
+        return pow_backward_self(grad, input, exponent)
+    if exponent == 0:
+        return mul(grad, 0.0)
+    if exponent == 2:
+        return twice_mul(grad, input)
+    return mul(grad, mul(pow(input, exponent - 1), exponent))
 
 
-class PowBackward1(Node):
-    """Tensor base, tensor exponent."""
-
-    __slots__ = ()
-
-    def backward(self, saved, g):
-        a, b, r = saved
-        fa, fb = self.next_functions
-        ga = gb = None
-        if fa[0] is not None:
-            # PyTorch's convention: no gradient where the exponent is 0 (nan ** 0 is 1)
-            ga = mul(g, mul(b, pow(a, sub(b, 1))))
-            ga = sum_to(where(eq(b, 0), 0.0, ga), _shape(a))
-        if fb[0] is not None:
-            # 0 ** b with b >= 0 has no log term (PyTorch's convention avoids nan there)
-            safe = where(logical_and(eq(a, 0), ge(b, 0)), 0.0, mul(r, log(a)))
-            gb = sum_to(mul(g, safe), _shape(b))
-        return ga, gb
+def pow_backward_self(grad, input, exponent):
+    """d/d input of ``input ** exponent`` for a tensor exponent; as PyTorch, none where the
+    exponent is 0 (``nan ** 0`` is 1)."""
+    if exponent.__class__ is not Tensor:
+        return pow_backward(grad, input, exponent)
+    return where(eq(exponent, 0), 0.0, mul(grad, mul(exponent, pow(input, sub(exponent, 1)))))
 
 
-class PowBackward2(Node):
-    """Number base, tensor exponent."""
-
-    __slots__ = ()
-
-    def backward(self, saved, g):
-        r = saved[0]  # (the exponent, saved as PyTorch saves it, is not needed)
-        base = self.attrs
-        if base == 0:
-            return (None, mul(g, where(ge(r, 0), 0.0, mul(r, math.log(base) if base > 0 else math.nan))))
-        return (None, mul(g, mul(r, math.log(base) if base > 0 else math.nan)))
+def pow_backward_exponent(grad, input, exponent, result):
+    """d/d exponent of ``input ** exponent``: ``grad * result * log(input)``, 0 where
+    ``input`` is 0 and the exponent is not negative (PyTorch's convention, no nan)."""
+    if input.__class__ is not Tensor:  # a number base (pow.Scalar)
+        if input == 0:
+            return mul(grad, where(ge(exponent, 0), 0.0, mul(result, -math.inf)))
+        return mul(grad, mul(result, math.log(input) if input > 0 else math.nan))
+    safe = where(logical_and(eq(input, 0), ge(exponent, 0)), 0.0, mul(result, log(input)))
+    return mul(grad, safe)
 
 
 def _pow(input, exponent):
     """``input ** exponent``; either may be a number."""
     if input.__class__ is not Tensor:
-        out = apply2(_POW, input, exponent, rec=False)
-        if needs_grad(exponent):
-            record(PowBackward2, out, (input, exponent), (save_output(out), save(exponent)), input)
-        return out
+        return apply2(_POW_SCALAR, input, exponent)
     if exponent.__class__ is not Tensor:
         floating = input._dtype._cat == 2
         if not floating and isinstance(exponent, (int, np.integer)) and exponent < 0:
@@ -343,18 +323,27 @@ def _pow(input, exponent):
             # as PyTorch: sqrt / rsqrt, so (-inf) ** 0.5 is nan and (-0.0) ** -0.5 is -inf
             out = apply1(TABLE["sqrt" if exponent > 0 else "rsqrt"], input, rec=False)
         else:
-            out = apply2(_POW, input, exponent, rec=False)
-        if needs_grad(input):
-            record(PowBackward0, out, (input, exponent), (save(input),), exponent)
+            return apply2(_POW_TENSOR_SCALAR, input, exponent)
+        if input._rg and _STATE.enabled:  # the same node as the row's own call records
+            _POW_TENSOR_SCALAR.record(out, input, exponent)
         return out
-    out = apply2(_POW, input, exponent, rec=False)
-    if needs_grad(input, exponent):
-        record(PowBackward1, out, (input, exponent), (save(input), save(exponent), save_output(out)))
-    return out
+    return apply2(_POW, input, exponent)
 
 
-pow = defop("pow", S.pow_, front=_pow, inplace=True, dunders=("__pow__", "__rpow__"))
+pow = defop("pow", S.pow_, front=_pow, inplace=True, dunders=("__pow__", "__rpow__"),
+            params=("input", "exponent"), node="PowBackward1",
+            grads=("pow_backward_self(grad, input, exponent)",
+                   "pow_backward_exponent(grad, input, exponent, result)"))
+# the overloads with a number: pow.Tensor_Scalar (number exponent) and pow.Scalar (number
+# base), the same body, each its own PyTorch node
+pow_tensor_scalar = defop(
+    "pow_tensor_scalar", S.pow_, fn=False, method=False, params=("input", "exponent"),
+    node="PowBackward0", grads=("pow_backward(grad, input, exponent)", None))
+pow_scalar = defop(
+    "pow_scalar", S.pow_, fn=False, method=False, params=("input", "exponent"),
+    node="PowBackward2", grads=(None, "pow_backward_exponent(grad, input, exponent, result)"))
 _POW, _MUL = TABLE["pow"], TABLE["mul"]
+_POW_TENSOR_SCALAR, _POW_SCALAR = TABLE["pow_tensor_scalar"], TABLE["pow_scalar"]
 
 
 # ----- selection -----------------------------------------------------------------------------

@@ -27,7 +27,9 @@ from .opdef import _camel, _make_node, _reads
 # of operand ``p`` for ``p + suffix``: PyTorch's name of it (``grad_fn._saved_<name>``) and
 # its expression in the generated call
 _DERIVED = {"_shape": ("_sym_sizes", "{}._data.shape"),
-            "_numel": ("_sym_numel", "{}._data.size")}
+            "_numel": ("_sym_numel", "{}._data.size"),
+            "_dtype": ("_dtype", "{}._dtype"),
+            "_device": ("_device", "{}._device")}
 _TORCH_PARAM = {"input": "self"}
 _NO_EDGE = (None, 0)
 
@@ -65,8 +67,9 @@ class FuncDef:
         grads: one derivative formula per operand (None: not differentiable, no edge;
             the formula ``"None"``: an edge that gets no gradient), in nbgrad ops of
             ``grad``, the operands' names, the outputs, the arguments and
-            ``<operand>_shape`` / ``<operand>_numel`` (sizes or an element count, saved
-            instead of the operand); other names resolve in the module of the row. Or, as
+            ``<operand>_shape`` / ``<operand>_numel`` / ``<operand>_dtype`` /
+            ``<operand>_device`` (its sizes, element count, dtype or device, kept instead
+            of the operand); other names resolve in the module of the row. Or, as
             PyTorch's derivatives.yaml, a dict from operand names to formulas, where one
             formula may give several operands' gradients as a tuple (key ``"input, weight,
             bias"``) and reads ``grad_input_mask``, which of them are needed. The node saves
@@ -75,6 +78,8 @@ class FuncDef:
             the default), for ``grad_fn._saved_<name>``.
         node: the node class name (PyTorch's: ``SumBackward1``; default
             ``<Name>Backward0``).
+        device: for a row whose output lives on another device than its first operand (a
+            copy across devices), the name of the argument that holds the output's device.
         view: for a row whose output is a view of its first operand's storage (PyTorch's
             view ops: ``view``, ``permute``, ``expand``, basic indexing), the function that
             makes the output tensor from that operand and the forward's array, sharing its
@@ -87,14 +92,15 @@ class FuncDef:
     __slots__ = ("name", "overload", "kernels", "forward", "dtype", "shape", "args", "outputs",
                  "grads", "params", "optional", "kwargs", "values", "arity", "saves", "node",
                  "grad_once", "fn", "method", "functional", "front", "module_globals",
-                 "recorded", "call", "joint", "differentiable", "torch_names", "view")
+                 "recorded", "call", "joint", "differentiable", "torch_names", "view",
+                 "device")
 
     def __init__(self, name, *, overload="", params=("input",), optional=(), kernels=(),
                  forward, dtype, shape, args=(), outputs=("result",), differentiable=1,
-                 grads=None, node=None, torch_names=None, view=None, fn=True, method=True,
-                 functional=False, module_globals=None):
+                 grads=None, node=None, torch_names=None, view=None, device=None, fn=True,
+                 method=True, functional=False, module_globals=None):
         self.name, self.overload, self.kernels = name, overload, tuple(kernels)
-        self.view = view
+        self.view, self.device = view, device
         self.forward, self.dtype, self.shape = forward, dtype, shape
         self.args, self.outputs = tuple(args), tuple(outputs)
         self.differentiable = differentiable
@@ -207,7 +213,7 @@ def _make_call(op):
         src += [f"    outs = out = _view({first}, data)",
                 "    cat = odt._cat"]
     else:
-        src += ["    outs = out = _fresh(data, odt, dev)",
+        src += [f"    outs = out = _fresh(data, odt, {op.device or 'dev'})",
                 "    cat = odt._cat"]
     if op.node is not None:
         edged = op.edges

@@ -131,14 +131,22 @@ class _CudaLoops:
         return k(*args)
 
 
+# rows with the same bodies (an op's overloads) share their loops: compiled once
+_LOOPS = {}
+
+
 def _register_kernels(op):
     if op.body is None:
         return
-    cpu_loops = loops("cpu")
-    cls = cpu_loops.UnaryKernel if op.arity == 1 else cpu_loops.BinaryKernel
-    op.kernel = cls(op.cpu_body)
-    register_kernel(op.name, "cpu", op.kernel)
-    register_kernel(op.name, "cuda", _CudaLoops(op.body, op.arity))
+    key = (op.cpu_body, op.body, op.arity)
+    shared = _LOOPS.get(key)
+    if shared is None:
+        cpu_loops = loops("cpu")
+        cls = cpu_loops.UnaryKernel if op.arity == 1 else cpu_loops.BinaryKernel
+        shared = _LOOPS[key] = (cls(op.cpu_body), _CudaLoops(op.body, op.arity))
+    op.kernel = shared[0]
+    register_kernel(op.name, "cpu", shared[0])
+    register_kernel(op.name, "cuda", shared[1])
 
 
 # ----- generated nodes and recording ----------------------------------------------------------
