@@ -15,6 +15,7 @@ from nbgrad.ops import reduce as R  # noqa: F401  (the rows join the table on im
 from nbgrad.ops import softmax as Sm  # noqa: F401
 from nbgrad.ops import stats as St  # noqa: F401
 from nbgrad.ops.conv import col2im, conv_mm, im2col, max_pool2d_backward, max_pool2d_gather
+from nbgrad.ops.elementwise import clamp_grad
 from nbgrad.ops.funcdef import TABLE
 from nbgrad.ops.linalg import linear_backward, matmul_backward
 from nbgrad.ops.loss import nll_loss_backward
@@ -73,6 +74,10 @@ def _matmul_backward(m, g, a, b):
     if m is torch:
         return g @ b.T, (a.transpose(-1, -2) @ g).sum(0)
     return matmul_backward(g, a, b, (True, True), (2, 3, 4), (4, 5))
+
+
+COND = np.array([[True, False, True, True], [False, False, True, False],
+                 [True, True, False, False]])
 
 
 # (row, input: shape or array, or a list of them for several operands, public call
@@ -165,6 +170,34 @@ CASES = [
     # (torch keeps the input's dtype and device unnamed: no _saved_ attributes)
     ("to", (3, 4), lambda m, x: x.to(m.float32), (nbgrad.float32, nbgrad.device("cpu")),
      {"gradcheck": False, "rtol": 1e-6, "saved": False}),
+    # where: by which of input / other is a number (PyTorch wraps a number in a tensor,
+    # with an edge of its own: nbgrad's node has edges for tensors only); the sizes it
+    # keeps to undo broadcasting are attrs torch does not have
+    ("where.self", [COND, (3, 4), (4,)], lambda m, c, x, y: m.where(c, x, y),
+     (nbgrad.float64,), {"requires": (False, True, True), "saved": False}),
+    ("where.ScalarOther", [COND, (1, 4)], lambda m, c, x: m.where(c, x, 0.5),
+     (0.5, nbgrad.float64), {"requires": (False, True), "torch_node": False}),
+    ("where.ScalarSelf", [COND, (3, 4)], lambda m, c, y: m.where(c, -1.0, y),
+     (-1.0, nbgrad.float64), {"requires": (False, True), "torch_node": False}),
+    ("where.Scalar", [COND], lambda m, c: m.where(c, 1.0, 2.0), (1.0, 2.0, nbgrad.float32),
+     {"requires": (False,)}),
+    ("clamp", (3, 4), lambda m, x: x.clamp(-0.5, 1.0), (-0.5, 1.0, nbgrad.float64)),
+    ("clamp", (3, 4), lambda m, x: m.clamp(x, min=0.2), (0.2, None, nbgrad.float64)),
+    ("clamp.Tensor", [(3, 4), (4,), (3, 1)], lambda m, x, lo, hi: m.clamp(x, lo, hi + 1.0),
+     (nbgrad.float64,)),
+    # clamp's backward step per bound (torch's is a where of a comparison)
+    ("clamp_grad.min", [(3, 4), (3, 4), (4,)], lambda m, g, x, b: torch.where(x >= b, g, 0.0)
+     if m is torch else clamp_grad(g, x, b, "min"), (nbgrad.float64,),
+     {"requires": (True, False, False), "torch_node": False}),
+    ("clamp_grad.max", [(3, 4), (3, 4), (4,)], lambda m, g, x, b: torch.where(x <= b, g, 0.0)
+     if m is torch else clamp_grad(g, x, b, "max"), (nbgrad.float64,),
+     {"requires": (True, False, False), "torch_node": False}),
+    ("clamp_grad.min_Scalar", [(3, 4), (3, 4)], lambda m, g, x: torch.where(x >= 0.6, g, 0.0)
+     if m is torch else clamp_grad(g, x, 0.6, "min"), (0.6, nbgrad.float64),
+     {"requires": (True, False), "torch_node": False}),
+    ("clamp_grad.max_Scalar", [(3, 4), (3, 4)], lambda m, g, x: torch.where(x <= 0.6, g, 0.0)
+     if m is torch else clamp_grad(g, x, 0.6, "max"), (0.6, nbgrad.float64),
+     {"requires": (True, False), "torch_node": False}),
     # products: the node and its edges as PyTorch's mm / mv / dot / bmm (mm's saved
     # strides and layout are not kept: no formula reads them)
     ("mm", [(3, 4), (4, 2)], lambda m, a, b: m.mm(a, b), (), {"saved": False}),

@@ -6,21 +6,23 @@ results are new arrays, never Tensors or graph nodes."""
 import numpy as np
 
 from .. import dtypes as _dt
-from ..storage.layout import bcast3, copy_data, is_c, layout3, unexpand
+from ..storage.layout import bcast3, cast_data, copy_data, is_c, layout3, unexpand
 from ..tensor import Tensor
 from ._core import backend, broadcast_shapes, kernel, to_dtype_data
 
 
 def _operand(x, dt, dev, be):
-    """Storage of ``x`` as dtype ``dt``: an array, or a NumPy scalar for a Python number."""
+    """Storage of ``x`` as dtype ``dt``: an array, or a NumPy scalar for a number."""
     if x.__class__ is Tensor:
         return to_dtype_data(x, dt, dev)
-    return dt.np.type(x)
+    if isinstance(x, (bool, int, float, np.generic)):
+        return dt.np.type(x)
+    return cast_data(x, dt, dev)  # a storage array
 
 
 def binary_data(kname, a, b, cdt, odt, dev):
-    """Run binary kernel ``kname`` on ``a`` and ``b`` (Tensors or numbers) in dtype ``cdt``;
-    the result array has dtype ``odt``."""
+    """Run binary kernel ``kname`` on ``a`` and ``b`` (Tensors, storage arrays or numbers) in
+    dtype ``cdt``; the result array has dtype ``odt``."""
     be = backend(dev)
     k = kernel(kname, dev)
     ad = _operand(a, cdt, dev, be)
