@@ -198,6 +198,11 @@ CASES = [
     ("clamp_grad.max_Scalar", [(3, 4), (3, 4)], lambda m, g, x: torch.where(x <= 0.6, g, 0.0)
      if m is torch else clamp_grad(g, x, 0.6, "max"), (0.6, nbgrad.float64),
      {"requires": (True, False), "torch_node": False}),
+    # a list operand: an edge per tensor
+    ("cat", [(2, 3), (4, 3), (1, 3)], lambda m, a, b, c: m.cat([a, b, c]), (0,),
+     {"saved": False}),
+    ("cat", [(2, 3), (2, 1)], lambda m, a, b: m.cat([a, b], -1), (1,),
+     {"requires": (False, True), "saved": False}),
     # products: the node and its edges as PyTorch's mm / mv / dot / bmm (mm's saved
     # strides and layout are not kept: no formula reads them)
     ("mm", [(3, 4), (4, 2)], lambda m, a, b: m.mm(a, b), (), {"saved": False}),
@@ -298,6 +303,11 @@ def _dims(d, ndim):
     return tuple(sorted(x % ndim for x in (d if isinstance(d, (tuple, list)) else (d,))))
 
 
+def _listed(row, values):
+    # a row whose operand is a list of tensors takes the operands' values as one list
+    return [values] if row.listed else values
+
+
 def _ids():
     return [f"{q}-{i}" for i, (q, *_rest) in enumerate(CASES)]
 
@@ -323,21 +333,21 @@ def test_row_matches_torch(case):
         assert str(o.dtype).split(".")[-1] == str(t.dtype).split(".")[-1]
     y, ty = ys[0], tys[0]
     # the rules a compiler reads, without running the op
-    absent = row.params[len(xs):]  # (trailing optional operands the case leaves out)
-    assert set(absent) <= set(row.optional)
+    absent = () if row.listed else row.params[len(xs):]  # (trailing optional operands
+    assert set(absent) <= set(row.optional)             # the case leaves out)
     got = y.grad_fn.next_functions if row.node is not None else ()
-    shapes = row.shape(*[a.shape for a in arrays], *[None] * len(absent), *args)
+    shapes = row.shape(*_listed(row, [a.shape for a in arrays]), *[None] * len(absent), *args)
     if shapes and isinstance(shapes[0], tuple):  # one per output
         assert shapes[:len(ys)] == tuple(tuple(o.shape) for o in ys)
     else:
         assert shapes == tuple(y.shape)
-    odt = row.dtype(*[x.dtype for x in xs], *[None] * len(absent), *args)
+    odt = row.dtype(*_listed(row, [x.dtype for x in xs]), *[None] * len(absent), *args)
     assert (odt[0] if isinstance(odt, tuple) else odt) is y.dtype
     if row.node is None:
         assert y.grad_fn is None and ty.grad_fn is None
         return
     assert type(y.grad_fn) is row.node
-    assert len(got) == len(row.edges)
+    assert len(got) == (len(xs) if row.listed else len(row.edges))
     if opts.get("torch_node", True):
         assert y.grad_fn.name() == ty.grad_fn.name()
         assert len(got) == len(ty.grad_fn.next_functions)

@@ -1,48 +1,92 @@
 """Joining and splitting: cat, stack, split, chunk."""
 
+import functools
+
+from .. import dtypes as _dt
+from ..creation import zeros
 from ..storage.layout import copy_data
-from ..tensor import _wrap
-from ._core import Node, Tensor, backend, needs_grad, record, same_device
+from ._core import Tensor, backend, same_device
+from .funcdef import deffunc, surface
 from .shape import _wrap_dim, getitem, split_views, unsqueeze
 
 
-class CatBackward0(Node):
-    __slots__ = ()
-
-    def backward(self, saved, g):
-        dim, sizes = self.attrs
-        out = []
-        start = 0
-        for (fn, _), n in zip(self.next_functions, sizes):
-            key = (slice(None),) * dim + (slice(start, start + n),)
-            out.append(getitem(g, key) if fn is not None else None)
-            start += n
-        return tuple(out)
+def _skipped(shape, ndim):
+    # PyTorch's legacy rule: an empty 1-d tensor beside tensors of other ranks is skipped
+    return len(shape) == 1 and shape[0] == 0 and ndim != 1
 
 
+def _cat_forward(arrays, odt, dev, dim):
+    ref = next((a for a in arrays if a.ndim > 0), arrays[0])
+    parts = [a for a in arrays if not _skipped(a.shape, ref.ndim)]
+    shape = list(ref.shape)
+    shape[dim] = sum(a.shape[dim] for a in parts)
+    be = backend(dev)
+    data = be.empty(tuple(shape), odt.np)
+    start = 0
+    for a in parts:
+        n = a.shape[dim]
+        if n:
+            copy_data(a, odt, dev, out=be.getitem(data, (slice(None),) * dim + (slice(start, start + n),)))
+        start += n
+    return data
+
+
+def _cat_shape(shapes, dim):
+    ref = next((s for s in shapes if len(s) > 0), shapes[0])
+    out = list(ref)
+    out[dim] = sum(s[dim] for s in shapes if not _skipped(s, len(ref)))
+    return tuple(out)
+
+
+def cat_backward(grad, sizes, dim, mask):
+    """The gradient of each of ``cat``'s tensors (of shapes ``sizes``): its slice of
+    ``grad`` along ``dim`` (None where ``mask`` says none is needed)."""
+    out = []
+    start = 0
+    nd = grad.ndim
+    for shape, need in zip(sizes, mask):
+        if _skipped(shape, nd):
+            out.append(zeros(shape, dtype=grad.dtype, device=grad.device) if need else None)
+            continue
+        n = shape[dim]
+        out.append(getitem(grad, (slice(None),) * dim + (slice(start, start + n),))
+                   if need else None)
+        start += n
+    return out
+
+
+CAT = deffunc("cat", params=("tensors",), listed=True, kernels=("copy",), forward=_cat_forward,
+              dtype=lambda dts, dim: functools.reduce(_dt.promote_types, dts), shape=_cat_shape,
+              args=("dim",),
+              grads=("cat_backward(grad, tensors_shape, dim, grad_input_mask)",),
+              fn=False, method=False)
+
+
+@surface(CAT)
 def cat(tensors, dim=0):
-    """Join tensors along an existing dim."""
-    from .. import dtypes as _dt
+    """Join tensors along an existing dim (their dtypes promoted).
 
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.cat([nbgrad.tensor([1.0, 2.0]), nbgrad.tensor([3.0])])
+        tensor([1., 2., 3.])
+    """
     tensors = list(tensors)
     if not tensors:
         raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
     for t in tensors:
         if not isinstance(t, Tensor):
             raise TypeError(f"expected Tensor as element in argument 0, but got {type(t).__name__}")
-    dev = same_device("cat", *tensors)
+    same_device("cat", *tensors)
     ref = next((t for t in tensors if t.ndim > 0), tensors[0])
     if ref.ndim == 0:
         raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
     d = _wrap_dim(dim, ref.ndim)
-    dt = _dt.result_type([t for t in tensors])
     shape = list(ref.shape)
-    total = 0
-    used = []
     for i, t in enumerate(tensors):
-        if t.ndim == 1 and t.shape[0] == 0 and ref.ndim != 1:
-            used.append(0)
-            continue  # legacy: empty 1-d tensors are skipped
+        if _skipped(t._data.shape, ref.ndim):
+            continue
         if t.ndim != ref.ndim:
             raise RuntimeError(
                 f"Tensors must have same number of dimensions: got {ref.ndim} and {t.ndim}"
@@ -53,21 +97,7 @@ def cat(tensors, dim=0):
                     f"Sizes of tensors must match except in dimension {d}. Expected size "
                     f"{shape[k]} but got size {t.shape[k]} for tensor number {i} in the list."
                 )
-        used.append(t.shape[d])
-        total += t.shape[d]
-    shape[d] = total
-    be = backend(dev)
-    data = be.empty(tuple(shape), dt.np)
-    start = 0
-    for t, n in zip(tensors, used):
-        if n:
-            key = (slice(None),) * d + (slice(start, start + n),)
-            copy_data(t._data, dt, dev, out=be.getitem(data, key))
-        start += n
-    out = _wrap(data, dt, dev)
-    if needs_grad(*tensors):
-        record(CatBackward0, out, tensors, (), (d, used))
-    return out
+    return CAT.call(tensors, d)
 
 
 def stack(tensors, dim=0):

@@ -78,6 +78,11 @@ class FuncDef:
             the default), for ``grad_fn._saved_<name>``.
         node: the node class name (PyTorch's: ``SumBackward1``; default
             ``<Name>Backward0``).
+        listed: the row's one operand is a list of tensors (PyTorch's ``Tensor[]``, as
+            ``cat``'s): the forward gets a list of arrays, the dtype rule a list of dtypes,
+            the shape rule a list of shapes, and the node an edge per tensor; its formula
+            returns one gradient per tensor (None where ``grad_input_mask`` says none is
+            needed) and may read ``<operand>_shape``, the tensors' sizes.
         device: for a row whose output lives on another device than its first operand (a
             copy across devices), the name of the argument that holds the output's device.
         view: for a row whose output is a view of its first operand's storage (PyTorch's
@@ -93,14 +98,16 @@ class FuncDef:
                  "grads", "params", "optional", "kwargs", "values", "arity", "saves", "node",
                  "grad_once", "fn", "method", "functional", "front", "module_globals",
                  "recorded", "call", "joint", "differentiable", "torch_names", "view",
-                 "device")
+                 "device", "listed")
 
     def __init__(self, name, *, overload="", params=("input",), optional=(), kernels=(),
                  forward, dtype, shape, args=(), outputs=("result",), differentiable=1,
-                 grads=None, node=None, torch_names=None, view=None, device=None, fn=True,
-                 method=True, functional=False, module_globals=None):
+                 grads=None, node=None, torch_names=None, view=None, device=None,
+                 listed=False, fn=True, method=True, functional=False, module_globals=None):
         self.name, self.overload, self.kernels = name, overload, tuple(kernels)
-        self.view, self.device = view, device
+        self.view, self.device, self.listed = view, device, listed
+        if listed and len(params) != 1:
+            raise ValueError(f"{name}: a list operand must be the row's only operand")
         self.forward, self.dtype, self.shape = forward, dtype, shape
         self.args, self.outputs = tuple(args), tuple(outputs)
         self.differentiable = differentiable
@@ -181,6 +188,8 @@ def _saver(op, name):
     for suffix, (_, expr) in _DERIVED.items():
         if name.endswith(suffix):
             p = name[: -len(suffix)]
+            if op.listed:
+                return f"tuple({expr.format('t_')} for t_ in {p})"
             return f"(None if {p} is None else {expr.format(p)})" if p in op.optional \
                 else expr.format(p)
     raise AssertionError(name)
@@ -199,6 +208,8 @@ def _make_call(op):
 
     args = "".join(", " + a for a in op.args)
     first = ps[0]
+    if op.listed:
+        return _make_listed_call(op, args)
     src = [f"def call({', '.join(ps)}{args}):",
            f"    dev = {first}._device",
            f"    odt = _dtype({''.join(attr(p, '_dtype') + ', ' for p in ps)}{args[2:]})",
@@ -261,6 +272,49 @@ def _make_call(op):
            "_SEQ": _core._SEQ, "_ANOMALY": _core._ANOMALY,
            "_remember": _core._anomaly_mode.remember, "_si": saved_input,
            "_so": saved_output, "_NO_EDGE": _NO_EDGE, "_view": op.view}
+    exec("\n".join(src), env)  # noqa: S102
+    return env["call"]
+
+
+def _make_listed_call(op, args):
+    """``_make_call`` for a row whose operand is a list of tensors: an edge per tensor."""
+    p = op.params[0]
+    src = [f"def call({p}{args}):",
+           f"    dev = {p}[0]._device",
+           f"    odt = _dtype([t_._dtype for t_ in {p}]{args})",
+           f"    data = _forward([t_._data for t_ in {p}], odt, dev{args})",
+           "    out = _fresh(data, odt, dev)"]
+    if op.node is not None:
+        at = list(op.kwargs) + [_saver(op, n) for n in op.recorded[len(op.kwargs):]]
+        src += ["    if _STATE.enabled and odt._cat == 2:",
+                "        edges = []",
+                "        rg = False",
+                f"        for t_ in {p}:",
+                "            fn = t_._grad_fn",
+                "            if fn is not None:",
+                "                edges.append((fn, t_._output_nr))",
+                "                rg = True",
+                "            elif t_._rg:",
+                "                edges.append((_acc(t_), 0))",
+                "                rg = True",
+                "            else:",
+                "                edges.append(_NO_EDGE)",
+                "        if rg:",
+                "            node_ = _new(_node)",
+                "            node_.next_functions = tuple(edges)",
+                "            node_._seq = next(_SEQ)",
+                "            node_.attrs = (" + "".join(a + ", " for a in at) + ")",
+                "            if _ANOMALY[0]:",
+                "                _remember(node_)",
+                "            out._grad_fn = node_",
+                "            out._rg = True",
+                "            node_._saved = (" + "".join(_saver(op, n) + ", " for n in op.saves)
+                + ")"]
+    src.append("    return out")
+    env = {"_dtype": op.dtype, "_forward": op.forward, "_fresh": _fresh, "_STATE": _STATE,
+           "_new": object.__new__, "_node": op.node, "_acc": grad_accumulator,
+           "_SEQ": _core._SEQ, "_ANOMALY": _core._ANOMALY,
+           "_remember": _core._anomaly_mode.remember, "_NO_EDGE": _NO_EDGE}
     exec("\n".join(src), env)  # noqa: S102
     return env["call"]
 
