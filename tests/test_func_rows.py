@@ -14,6 +14,7 @@ from nbgrad.autograd import gradcheck, gradgradcheck
 from nbgrad.ops import reduce as R  # noqa: F401  (the rows join the table on import)
 from nbgrad.ops import softmax as Sm  # noqa: F401
 from nbgrad.ops import stats as St  # noqa: F401
+from nbgrad.ops.advanced_index import _plan, index_put_zeros, index_zero
 from nbgrad.ops.conv import col2im, conv_mm, im2col, max_pool2d_backward, max_pool2d_gather
 from nbgrad.ops.elementwise import clamp_grad
 from nbgrad.ops.funcdef import TABLE
@@ -76,6 +77,7 @@ def _matmul_backward(m, g, a, b):
     return matmul_backward(g, a, b, (True, True), (2, 3, 4), (4, 5))
 
 
+ROWS_202 = _plan(nbgrad.zeros(3, 4), (nbgrad.tensor([2, 0, 2]),))
 COND = np.array([[True, False, True, True], [False, False, True, False],
                  [True, True, False, False]])
 
@@ -203,6 +205,14 @@ CASES = [
      {"saved": False}),
     ("cat", [(2, 3), (2, 1)], lambda m, a, b: m.cat([a, b], -1), (1,),
      {"requires": (False, True), "saved": False}),
+    # advanced indexing on a plan of offsets (rows 2, 0, 2 of a (3, 4) tensor)
+    ("index.Tensor", (3, 4), lambda m, x: x[m.tensor([2, 0, 2])], (ROWS_202,),
+     {"saved": False}),
+    ("index_put_zeros", (3, 4), lambda m, g: torch.zeros(3, 4, dtype=g.dtype).index_put(
+        (torch.tensor([2, 0, 2]),), g, accumulate=True) if m is torch
+     else index_put_zeros(g, ROWS_202), (ROWS_202,), {"torch_node": False}),
+    ("index_zero", (3, 4), lambda m, g: g * torch.tensor([[0.0], [1.0], [0.0]], dtype=g.dtype)
+     if m is torch else index_zero(g, ROWS_202), (ROWS_202,), {"torch_node": False}),
     # products: the node and its edges as PyTorch's mm / mv / dot / bmm (mm's saved
     # strides and layout are not kept: no formula reads them)
     ("mm", [(3, 4), (4, 2)], lambda m, a, b: m.mm(a, b), (), {"saved": False}),

@@ -6,25 +6,24 @@ broadcast together, and their result dims replace them in place when they are ad
 else go first. The op layer turns a key into a ``_Plan`` of flat offsets
 ``offp[p] + offm[m] + offq[q]`` into the C-contiguous input, and validates every index
 there, so the kernels never see a bad index. The backward of ``x[idx]``
-(``IndexBackward0``) is an accumulating index_put into zeros, itself differentiable.
+(``IndexBackward0``) is an accumulating index_put into zeros, itself differentiable: rows
+``index.Tensor``, ``index_put_zeros`` and ``index_zero`` on a precomputed plan.
 """
 
 import numpy as np
 
-from ..storage.layout import _bstrides, copy_data
-from ..tensor import _wrap
+from ..storage.layout import _bstrides, c_data, copy_data
 from ._core import (
     SCALAR_TYPE,
     Node,
     Tensor,
     backend,
     broadcast_shapes,
-    contiguous_data,
     is_c,
     kernel,
-    needs_grad,
     record,
 )
+from .funcdef import deffunc, surface
 from .index import _ERR_DTYPE, _cstrides, _first_bad, _host, _need_tensor, _offsets
 from .shape import _adv_key, getitem, reshape
 
@@ -222,56 +221,62 @@ def _const3(value, plan, dt, dev):
     return be.as_strided(be.full((1,), value, dt.np), plan.pmq, (0, 0, 0))
 
 
-class IndexBackward0(Node):
-    __slots__ = ()
-
-    def backward(self, saved, g):
-        return (_index_put_zeros(g, self.attrs),)
-
-
-def _index_take(x, plan):
-    """``x[key]`` as a copy (differentiable)."""
-    out = _wrap(_take_data(contiguous_data(x), plan, x._dtype, x._device), x._dtype, x._device)
-    if needs_grad(x):
-        record(IndexBackward0, out, (x,), (), plan)
-    return out
+# x[key] with index tensors, its backward (an accumulating put into zeros) and the zeroing
+# an assignment's backward needs: rows on a precomputed ``_Plan`` of offsets, each one
+# differentiable by another of them
+def _index_forward(x, odt, dev, plan):
+    return _take_data(c_data(x, dev), plan, odt, dev)
 
 
-class IndexPutZerosBackward0(Node):
-    __slots__ = ()
-
-    def backward(self, saved, gg):
-        return (_index_take(gg, self.attrs),)
-
-
-def _index_put_zeros(g, plan):
-    """Zeros of ``plan.in_shape`` with ``g`` added at ``plan``'s positions (duplicates
-    accumulate): ``IndexBackward0``'s backward, differentiable."""
-    dev = g._device
-    data = backend(dev).zeros(plan.in_shape, g._dtype.np)
-    _put_data(data, plan, contiguous_data(g).reshape(plan.pmq), True, dev)
-    out = _wrap(data, g._dtype, dev)
-    if needs_grad(g):
-        record(IndexPutZerosBackward0, out, (g,), (), plan)
-    return out
+def _index_put_zeros_forward(g, odt, dev, plan):
+    data = backend(dev).zeros(plan.in_shape, odt.np)
+    _put_data(data, plan, c_data(g, dev).reshape(plan.pmq), True, dev)
+    return data
 
 
-class IndexZeroBackward0(Node):
-    __slots__ = ()
+def _index_zero_forward(g, odt, dev, plan):
+    data = copy_data(g, odt, dev)
+    _put_data(data, plan, _const3(0, plan, odt, dev), False, dev)
+    return data
 
-    def backward(self, saved, gg):
-        return (_index_zero(gg, self.attrs),)
+
+def _same(dt, plan):
+    return dt
 
 
-def _index_zero(g, plan):
-    """``g`` with zeros written at ``plan``'s positions (differentiable; self-adjoint)."""
-    dev = g._device
-    data = copy_data(g._data, g._dtype, dev)
-    _put_data(data, plan, _const3(0, plan, g._dtype, dev), False, dev)
-    out = _wrap(data, g._dtype, dev)
-    if needs_grad(g):
-        record(IndexZeroBackward0, out, (g,), (), plan)
-    return out
+INDEX = deffunc("index", overload="Tensor", kernels=("index_take",), forward=_index_forward,
+                dtype=_same, shape=lambda s, plan: tuple(plan.out_shape), args=("plan",),
+                grads=("index_put_zeros(grad, plan)",), fn=False, method=False)
+INDEX_PUT_ZEROS = deffunc(
+    "index_put_zeros", params=("grad_output",), kernels=("index_put",),
+    forward=_index_put_zeros_forward, dtype=_same, shape=lambda s, plan: tuple(plan.in_shape),
+    args=("plan",), grads=("index(grad, plan)",), node="IndexPutZerosBackward0",
+    torch_names={}, fn=False, method=False)
+INDEX_ZERO = deffunc(
+    "index_zero", params=("grad_output",), kernels=("index_put",), forward=_index_zero_forward,
+    dtype=_same, shape=lambda s, plan: tuple(s), args=("plan",),
+    grads=("index_zero(grad, plan)",), node="IndexZeroBackward0", torch_names={}, fn=False,
+    method=False)
+
+
+@surface(INDEX)
+def index(x, plan):
+    """``x[key]`` as a copy (differentiable), ``key`` given as its ``_Plan``."""
+    return INDEX.call(x, plan)
+
+
+@surface(INDEX_PUT_ZEROS)
+def index_put_zeros(grad_output, plan):
+    """Zeros of ``plan.in_shape`` with ``grad_output`` added at ``plan``'s positions
+    (duplicates accumulate): ``x[key]``'s backward, differentiable."""
+    return INDEX_PUT_ZEROS.call(grad_output, plan)
+
+
+@surface(INDEX_ZERO)
+def index_zero(grad_output, plan):
+    """``grad_output`` with zeros written at ``plan``'s positions (differentiable;
+    self-adjoint)."""
+    return INDEX_ZERO.call(grad_output, plan)
 
 
 def advanced_getitem(input, key):
@@ -279,7 +284,7 @@ def advanced_getitem(input, key):
     plan = _plan(input, key)
     if plan.__class__ is not _Plan:
         return getitem(input, plan)
-    return _index_take(input, plan)
+    return index(input, plan)
 
 
 class IndexPutBackward0(Node):
@@ -293,11 +298,11 @@ class IndexPutBackward0(Node):
         f_old, f_val = self.next_functions
         g_old = g_val = None
         if f_old[0] is not None:
-            g_old = g if acc else _index_zero(g, plan)
+            g_old = g if acc else index_zero(g, plan)
         if f_val[0] is not None:
             from .elementwise import sum_to
 
-            gv = _index_take(g, plan)
+            gv = index(g, plan)
             if vdt is not gv._dtype:
                 gv = gv.to(vdt)
             vs = _strip(vshape, len(plan.out_shape))
