@@ -200,6 +200,9 @@ CASES = [
     ("clamp_grad.max_Scalar", [(3, 4), (3, 4)], lambda m, g, x: torch.where(x <= 0.6, g, 0.0)
      if m is torch else clamp_grad(g, x, 0.6, "max"), (0.6, nbgrad.float64),
      {"requires": (True, False), "torch_node": False}),
+    # a list of outputs (views), one node for all
+    ("split.Tensor", (5, 3), lambda m, x: x.split(2), ((2, 2, 1), 0), {"saved": False}),
+    ("split.sizes", (2, 5), lambda m, x: x.split([1, 4], 1), ((1, 4), 1), {"saved": False}),
     # a list operand: an edge per tensor
     ("cat", [(2, 3), (4, 3), (1, 3)], lambda m, a, b, c: m.cat([a, b, c]), (0,),
      {"saved": False}),

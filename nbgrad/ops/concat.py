@@ -7,7 +7,7 @@ from ..creation import zeros
 from ..storage.layout import copy_data
 from ._core import Tensor, backend, same_device
 from .funcdef import deffunc, surface
-from .shape import _wrap_dim, getitem, split_views, unsqueeze
+from .shape import SPLIT, SPLIT_WITH_SIZES, _wrap_dim, getitem, split_views, unsqueeze
 
 
 def _skipped(shape, ndim):
@@ -116,6 +116,7 @@ def stack(tensors, dim=0):
     return cat([unsqueeze(t, d) for t in tensors], d)
 
 
+@surface(SPLIT, SPLIT_WITH_SIZES)
 def split(tensor, split_size_or_sections, dim=0):
     """Views of ``tensor`` split along ``dim`` into chunks of a size or of given sizes."""
     d = _wrap_dim(dim, tensor.ndim)

@@ -83,6 +83,10 @@ class FuncDef:
             the shape rule a list of shapes, and the node an edge per tensor; its formula
             returns one gradient per tensor (None where ``grad_input_mask`` says none is
             needed) and may read ``<operand>_shape``, the tensors' sizes.
+        multi: the forward returns a list of arrays, one output each, their number known
+            only at the call (PyTorch's ``Tensor[]`` result, as ``split``'s): the row
+            returns a tuple of tensors, one node for all of them, and its formula reads
+            ``grads`` (one per output, None where none came).
         device: for a row whose output lives on another device than its first operand (a
             copy across devices), the name of the argument that holds the output's device.
         view: for a row whose output is a view of its first operand's storage (PyTorch's
@@ -98,14 +102,17 @@ class FuncDef:
                  "grads", "params", "optional", "kwargs", "values", "arity", "saves", "node",
                  "grad_once", "fn", "method", "functional", "front", "module_globals",
                  "recorded", "call", "joint", "differentiable", "torch_names", "view",
-                 "device", "listed")
+                 "device", "listed", "multi")
 
     def __init__(self, name, *, overload="", params=("input",), optional=(), kernels=(),
                  forward, dtype, shape, args=(), outputs=("result",), differentiable=1,
                  grads=None, node=None, torch_names=None, view=None, device=None,
-                 listed=False, fn=True, method=True, functional=False, module_globals=None):
+                 listed=False, multi=False, fn=True, method=True, functional=False,
+                 module_globals=None):
         self.name, self.overload, self.kernels = name, overload, tuple(kernels)
-        self.view, self.device, self.listed = view, device, listed
+        self.view, self.device, self.listed, self.multi = view, device, listed, multi
+        if multi:  # every output differentiable, their gradients as ``grads``
+            differentiable = 2
         if listed and len(params) != 1:
             raise ValueError(f"{name}: a list operand must be the row's only operand")
         self.forward, self.dtype, self.shape = forward, dtype, shape
@@ -210,6 +217,8 @@ def _make_call(op):
     first = ps[0]
     if op.listed:
         return _make_listed_call(op, args)
+    if op.multi:
+        return _make_multi_call(op, args)
     src = [f"def call({', '.join(ps)}{args}):",
            f"    dev = {first}._device",
            f"    odt = _dtype({''.join(attr(p, '_dtype') + ', ' for p in ps)}{args[2:]})",
@@ -315,6 +324,43 @@ def _make_listed_call(op, args):
            "_new": object.__new__, "_node": op.node, "_acc": grad_accumulator,
            "_SEQ": _core._SEQ, "_ANOMALY": _core._ANOMALY,
            "_remember": _core._anomaly_mode.remember, "_NO_EDGE": _NO_EDGE}
+    exec("\n".join(src), env)  # noqa: S102
+    return env["call"]
+
+
+def _make_multi_call(op, args):
+    """``_make_call`` for a row with a list of outputs: one node, an output_nr each."""
+    p = op.params[0]
+    src = [f"def call({p}{args}):",
+           f"    dev = {p}._device",
+           f"    odt = _dtype({p}._dtype{args})",
+           f"    data = _forward({p}._data, odt, dev{args})",
+           "    outs = tuple(" + (f"_view({p}, d_)" if op.view is not None
+                                  else "_fresh(d_, odt, dev)") + " for d_ in data)"]
+    if op.node is not None:
+        at = list(op.kwargs) + [_saver(op, n) for n in op.recorded[len(op.kwargs):]]
+        src += [f"    if _STATE.enabled and {p}._rg and odt._cat == 2:",
+                f"        fn = {p}._grad_fn",
+                f"        e0 = (fn, {p}._output_nr) if fn is not None else (_acc({p}), 0)",
+                "        node_ = _new(_node)",
+                "        node_.next_functions = (e0,)",
+                "        node_._seq = next(_SEQ)",
+                "        node_.attrs = (" + "".join(a + ", " for a in at) + ")",
+                "        if _ANOMALY[0]:",
+                "            _remember(node_)",
+                "        node_._n_out = len(outs)",
+                "        node_._hooked = True",
+                "        for i_, o_ in enumerate(outs):",
+                "            o_._grad_fn = node_",
+                "            o_._output_nr = i_",
+                "            o_._rg = True",
+                "        node_._saved = (" + "".join(_saver(op, n) + ", " for n in op.saves)
+                + ")"]
+    src.append("    return outs")
+    env = {"_dtype": op.dtype, "_forward": op.forward, "_fresh": _fresh, "_STATE": _STATE,
+           "_new": object.__new__, "_node": op.node, "_acc": grad_accumulator,
+           "_SEQ": _core._SEQ, "_ANOMALY": _core._ANOMALY,
+           "_remember": _core._anomaly_mode.remember, "_view": op.view}
     exec("\n".join(src), env)  # noqa: S102
     return env["call"]
 

@@ -7,8 +7,8 @@ import numpy as np
 
 from ..autograd.grad_mode import STATE as _STATE
 from ..storage.layout import copy_data
-from ..tensor import _wrap, _wrap_dim
-from ._core import Node, Tensor, backend, check_tensor, needs_grad
+from ..tensor import _fresh, _wrap, _wrap_dim
+from ._core import Tensor, backend, check_tensor, needs_grad
 from .elementwise import sum_to  # noqa: F401  (formulas name it)
 from .funcdef import deffunc, surface
 from .view_inplace import _MULTI
@@ -420,35 +420,40 @@ def getitem(input, key):
     return SLICE.call(input, key)
 
 
-class SplitBackward0(Node):
-    """``split``'s one node for all its outputs: the input's gradient is one buffer with each
-    output's gradient copied into its region (zeros where an output got none)."""
-
-    __slots__ = ()
-    materialize_grads = False  # a missing output gradient is a zero region, not a tensor
-
-    def backward(self, saved, *grads):
-        d, sizes, shape, dt, dev = self.attrs
-        if any(g is not None and needs_grad(g) for g in grads):  # create_graph: differentiable
-            from .concat import cat
-
-            parts = [g if g is not None else _zeros_of(shape, d, n, dt, dev)
-                     for g, n in zip(grads, sizes)]
-            return (cat(parts, d),)
-        be = backend(dev)
-        data = be.empty(shape, dt.np) if all(g is not None for g in grads) \
-            else be.zeros(shape, dt.np)
-        lead = (slice(None),) * d
-        start = 0
-        for g, n in zip(grads, sizes):
-            if g is not None and n:
-                copy_data(g._data, dt, dev, out=be.getitem(data, lead + (slice(start, start + n),)))
-            start += n
-        return (_wrap(data, dt, dev),)
+def _split_sizes(n, split_size):
+    # split's chunk sizes: ``split_size`` each, the last one shorter
+    return [min(split_size, n - i) for i in range(0, n, split_size)] if n else [0]
 
 
-class SplitWithSizesBackward0(SplitBackward0):
-    __slots__ = ()
+def _split_forward(x, odt, dev, sizes, dim):
+    be = backend(dev)
+    lead = (slice(None),) * dim
+    out = []
+    start = 0
+    for n in sizes:
+        out.append(be.getitem(x, lead + (slice(start, start + n),)))
+        start += n
+    return out
+
+
+def split_backward(grads, sizes, dim, shape, dtype, device):
+    """The gradient of ``split``'s input: each output's gradient in its region along
+    ``dim`` (zeros where an output got none); ``cat`` of them when a graph is recorded."""
+    if any(g is not None and needs_grad(g) for g in grads):
+        from .concat import cat
+
+        return cat([g if g is not None else _zeros_of(shape, dim, n, dtype, device)
+                    for g, n in zip(grads, sizes)], dim)
+    be = backend(device)
+    data = be.empty(shape, dtype.np) if all(g is not None for g in grads) \
+        else be.zeros(shape, dtype.np)
+    lead = (slice(None),) * dim
+    start = 0
+    for g, n in zip(grads, sizes):
+        if g is not None and n:
+            copy_data(g._data, dtype, device, out=be.getitem(data, lead + (slice(start, start + n),)))
+        start += n
+    return _fresh(data, dtype, device)
 
 
 def _zeros_of(shape, d, n, dt, dev):
@@ -459,27 +464,28 @@ def _zeros_of(shape, d, n, dt, dev):
     return zeros(tuple(s), dtype=dt, device=dev)
 
 
+# one node for all the views (PyTorch's split.Tensor and split_with_sizes), the sizes
+# normalized by the front (the node keeps them rather than recomputing from split_size)
+SPLIT, SPLIT_WITH_SIZES = (
+    deffunc("split", overload=o, forward=_split_forward, dtype=_same,
+            shape=lambda s, sizes, dim: tuple(
+                tuple(s[:dim]) + (n,) + tuple(s[dim + 1:]) for n in sizes),
+            args=("sizes", "dim"), multi=True, view=_view, node=node,
+            grads=("split_backward(grads, sizes, dim, input_shape, input_dtype, "
+                   "input_device)",), fn=False, method=False)
+    for o, node in (("Tensor", "SplitBackward0"), ("sizes", "SplitWithSizesBackward0")))
+
+
 def split_views(input, d, sizes, with_sizes):
     """The views of ``input`` split along dim ``d`` into ``sizes``, recorded as PyTorch does:
     one ``SplitBackward0`` (``SplitWithSizesBackward0`` for explicit sizes) for all of them,
     outputs that may not be modified in place."""
-    be = backend(input._device)
-    arr = input._data
-    lead = (slice(None),) * d
-    out = []
-    start = 0
-    for n in sizes:
-        out.append(_view(input, be.getitem(arr, lead + (slice(start, start + n),))))
-        start += n
-    if needs_grad(input):
-        from ._core import record_multi
-        from .view_inplace import mark_multi
+    from .view_inplace import mark_multi
 
-        cls = SplitWithSizesBackward0 if with_sizes else SplitBackward0
-        record_multi(cls, out, (input,), (),
-                     (d, tuple(sizes), tuple(arr.shape), input._dtype, input._device))
-        mark_multi(out, "SplitWithSizes" if with_sizes else "Split")
-    return tuple(out)
+    outs = (SPLIT_WITH_SIZES if with_sizes else SPLIT).call(input, tuple(sizes), d)
+    if outs and outs[0]._grad_fn is not None:
+        mark_multi(outs, "SplitWithSizes" if with_sizes else "Split")
+    return outs
 
 
 def _index_backward_forward(g, odt, dev, shape, key):
