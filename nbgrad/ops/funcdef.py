@@ -202,6 +202,34 @@ def _saver(op, name):
     raise AssertionError(name)
 
 
+def _new_node(op, pad, edges):
+    """Source lines that make the node ``node_`` with ``edges`` (an expression) and the
+    arguments it records."""
+    at = list(op.kwargs) + [_saver(op, n) for n in op.recorded[len(op.kwargs):]]
+    return [pad + line for line in (
+        "node_ = _new(_node)",
+        f"node_.next_functions = {edges}",
+        "node_._seq = next(_SEQ)",
+        "node_.attrs = (" + "".join(a + ", " for a in at) + ")",
+        "if _ANOMALY[0]:",
+        "    _remember(node_)")]
+
+
+def _saved_line(op, pad):
+    # saved last: a saved output keeps its output_nr
+    return pad + "node_._saved = (" + "".join(_saver(op, n) + ", " for n in op.saves) + ")"
+
+
+def _compile_call(op, src):
+    env = {"_dtype": op.dtype, "_forward": op.forward, "_fresh": _fresh, "_STATE": _STATE,
+           "_new": object.__new__, "_node": op.node, "_acc": grad_accumulator,
+           "_SEQ": _core._SEQ, "_ANOMALY": _core._ANOMALY,
+           "_remember": _core._anomaly_mode.remember, "_si": saved_input,
+           "_so": saved_output, "_NO_EDGE": _NO_EDGE, "_view": op.view}
+    exec("\n".join(src), env)  # noqa: S102
+    return env["call"]
+
+
 def _make_call(op):
     """The row's call, generated from it: the dtype rule and the forward on the operands'
     storage, the output tensor(s), and (when grad mode is on and an operand with a formula
@@ -238,7 +266,6 @@ def _make_call(op):
     if op.node is not None:
         edged = op.edges
         rg = [f"({p} is not None and {p}._rg)" if p in opt else f"{p}._rg" for p in edged]
-        at = [a for a in op.kwargs] + [_saver(op, n) for n in op.recorded[len(op.kwargs):]]
         src += [f"    if _STATE.enabled and ({' or '.join(rg)}) and cat == 2:"]
         if len(edged) == 1 and edged[0] not in opt:  # the one edge's operand requires grad
             p = edged[0]
@@ -253,13 +280,8 @@ def _make_call(op):
                     f"            e{i} = (fn, {p}._output_nr) if fn is not None else (_acc({p}), 0)",
                     "        else:",
                     f"            e{i} = _NO_EDGE"]
-        src += ["        node_ = _new(_node)",
-                "        node_.next_functions = (" + "".join(f"e{i}, " for i in range(len(edged)))
-                + ")",
-                "        node_._seq = next(_SEQ)",
-                "        node_.attrs = (" + "".join(a + ", " for a in at) + ")",
-                "        if _ANOMALY[0]:",
-                "            _remember(node_)"]
+        src += _new_node(op, "        ",
+                         "(" + "".join(f"e{i}, " for i in range(len(edged))) + ")")
         if op.differentiable == 1:
             src += ["        out._grad_fn = node_",
                     "        out._rg = True"]
@@ -272,29 +294,30 @@ def _make_call(op):
                         "            o_._grad_fn = node_",
                         f"            o_._output_nr = {i}",
                         "            o_._rg = True"]
-        # saved last: a saved output keeps its output_nr
-        src.append("        node_._saved = (" + "".join(_saver(op, n) + ", " for n in op.saves)
-                   + ")")
+        src.append(_saved_line(op, "        "))
     src.append("    return outs")
-    env = {"_dtype": op.dtype, "_forward": op.forward, "_fresh": _fresh, "_STATE": _STATE,
-           "_new": object.__new__, "_node": op.node, "_acc": grad_accumulator,
-           "_SEQ": _core._SEQ, "_ANOMALY": _core._ANOMALY,
-           "_remember": _core._anomaly_mode.remember, "_si": saved_input,
-           "_so": saved_output, "_NO_EDGE": _NO_EDGE, "_view": op.view}
-    exec("\n".join(src), env)  # noqa: S102
-    return env["call"]
+    return _compile_call(op, src)
+
+
+def _one_operand_head(op, args):
+    """The first lines of the call of a row with one operand (a list of tensors when
+    ``op.listed``): its device, the dtype rule and the forward."""
+    p = op.params[0]
+    if op.listed:
+        dev, of = f"{p}[0]._device", (lambda a: f"[t_.{a} for t_ in {p}]")
+    else:
+        dev, of = f"{p}._device", (lambda a: f"{p}.{a}")
+    return p, [f"def call({p}{args}):",
+               f"    dev = {dev}",
+               f"    odt = _dtype({of('_dtype')}{args})",
+               f"    data = _forward({of('_data')}, odt, dev{args})"]
 
 
 def _make_listed_call(op, args):
     """``_make_call`` for a row whose operand is a list of tensors: an edge per tensor."""
-    p = op.params[0]
-    src = [f"def call({p}{args}):",
-           f"    dev = {p}[0]._device",
-           f"    odt = _dtype([t_._dtype for t_ in {p}]{args})",
-           f"    data = _forward([t_._data for t_ in {p}], odt, dev{args})",
-           "    out = _fresh(data, odt, dev)"]
+    p, src = _one_operand_head(op, args)
+    src.append("    out = _fresh(data, odt, dev)")
     if op.node is not None:
-        at = list(op.kwargs) + [_saver(op, n) for n in op.recorded[len(op.kwargs):]]
         src += ["    if _STATE.enabled and odt._cat == 2:",
                 "        edges = []",
                 "        rg = False",
@@ -308,61 +331,34 @@ def _make_listed_call(op, args):
                 "                rg = True",
                 "            else:",
                 "                edges.append(_NO_EDGE)",
-                "        if rg:",
-                "            node_ = _new(_node)",
-                "            node_.next_functions = tuple(edges)",
-                "            node_._seq = next(_SEQ)",
-                "            node_.attrs = (" + "".join(a + ", " for a in at) + ")",
-                "            if _ANOMALY[0]:",
-                "                _remember(node_)",
-                "            out._grad_fn = node_",
+                "        if rg:"]
+        src += _new_node(op, "            ", "tuple(edges)")
+        src += ["            out._grad_fn = node_",
                 "            out._rg = True",
-                "            node_._saved = (" + "".join(_saver(op, n) + ", " for n in op.saves)
-                + ")"]
+                _saved_line(op, "            ")]
     src.append("    return out")
-    env = {"_dtype": op.dtype, "_forward": op.forward, "_fresh": _fresh, "_STATE": _STATE,
-           "_new": object.__new__, "_node": op.node, "_acc": grad_accumulator,
-           "_SEQ": _core._SEQ, "_ANOMALY": _core._ANOMALY,
-           "_remember": _core._anomaly_mode.remember, "_NO_EDGE": _NO_EDGE}
-    exec("\n".join(src), env)  # noqa: S102
-    return env["call"]
+    return _compile_call(op, src)
 
 
 def _make_multi_call(op, args):
     """``_make_call`` for a row with a list of outputs: one node, an output_nr each."""
-    p = op.params[0]
-    src = [f"def call({p}{args}):",
-           f"    dev = {p}._device",
-           f"    odt = _dtype({p}._dtype{args})",
-           f"    data = _forward({p}._data, odt, dev{args})",
-           "    outs = tuple(" + (f"_view({p}, d_)" if op.view is not None
-                                  else "_fresh(d_, odt, dev)") + " for d_ in data)"]
+    p, src = _one_operand_head(op, args)
+    src.append("    outs = tuple(" + (f"_view({p}, d_)" if op.view is not None
+                                      else "_fresh(d_, odt, dev)") + " for d_ in data)")
     if op.node is not None:
-        at = list(op.kwargs) + [_saver(op, n) for n in op.recorded[len(op.kwargs):]]
         src += [f"    if _STATE.enabled and {p}._rg and odt._cat == 2:",
                 f"        fn = {p}._grad_fn",
-                f"        e0 = (fn, {p}._output_nr) if fn is not None else (_acc({p}), 0)",
-                "        node_ = _new(_node)",
-                "        node_.next_functions = (e0,)",
-                "        node_._seq = next(_SEQ)",
-                "        node_.attrs = (" + "".join(a + ", " for a in at) + ")",
-                "        if _ANOMALY[0]:",
-                "            _remember(node_)",
-                "        node_._n_out = len(outs)",
+                f"        e0 = (fn, {p}._output_nr) if fn is not None else (_acc({p}), 0)"]
+        src += _new_node(op, "        ", "(e0,)")
+        src += ["        node_._n_out = len(outs)",
                 "        node_._hooked = True",
                 "        for i_, o_ in enumerate(outs):",
                 "            o_._grad_fn = node_",
                 "            o_._output_nr = i_",
                 "            o_._rg = True",
-                "        node_._saved = (" + "".join(_saver(op, n) + ", " for n in op.saves)
-                + ")"]
+                _saved_line(op, "        ")]
     src.append("    return outs")
-    env = {"_dtype": op.dtype, "_forward": op.forward, "_fresh": _fresh, "_STATE": _STATE,
-           "_new": object.__new__, "_node": op.node, "_acc": grad_accumulator,
-           "_SEQ": _core._SEQ, "_ANOMALY": _core._ANOMALY,
-           "_remember": _core._anomaly_mode.remember, "_view": op.view}
-    exec("\n".join(src), env)  # noqa: S102
-    return env["call"]
+    return _compile_call(op, src)
 
 
 def _expose_saved(op):
