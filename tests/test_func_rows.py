@@ -216,6 +216,13 @@ CASES = [
      else index_put_zeros(g, ROWS_202), (ROWS_202,), {"torch_node": False}),
     ("index_zero", (3, 4), lambda m, g: g * torch.tensor([[0.0], [1.0], [0.0]], dtype=g.dtype)
      if m is torch else index_zero(g, ROWS_202), (ROWS_202,), {"torch_node": False}),
+    # in place: the op's output is its first operand, with a new history
+    ("fill_.Scalar", (3, 4), lambda m, x: (x * 1).fill_(0.5), (0.5,)),
+    ("index_put_", [(3, 4), (4,)], lambda m, x, v: (x * 1).index_put_((m.tensor([2, 0]),), v),
+     (None, None, False), {"saved": False}),
+    ("index_put_", (3, 4), lambda m, x: (x * 1).index_put_((m.tensor([1, 1]),), m.tensor(2.0, dtype=x.dtype),
+                                                           accumulate=True),
+     (None, None, True), {"saved": False, "torch_node": False}),
     # products: the node and its edges as PyTorch's mm / mv / dot / bmm (mm's saved
     # strides and layout are not kept: no formula reads them)
     ("mm", [(3, 4), (4, 2)], lambda m, a, b: m.mm(a, b), (), {"saved": False}),

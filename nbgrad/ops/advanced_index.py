@@ -15,13 +15,11 @@ import numpy as np
 from ..storage.layout import _bstrides, c_data, copy_data
 from ._core import (
     SCALAR_TYPE,
-    Node,
     Tensor,
     backend,
     broadcast_shapes,
     is_c,
     kernel,
-    record,
 )
 from .funcdef import deffunc, surface
 from .index import _ERR_DTYPE, _cstrides, _first_bad, _host, _need_tensor, _offsets
@@ -287,30 +285,52 @@ def advanced_getitem(input, key):
     return index(input, plan)
 
 
-class IndexPutBackward0(Node):
-    """``x[key] = v`` (or ``+=`` with accumulate): the old ``x`` gets the gradient outside
-    ``key`` (all of it when accumulating), ``v`` the gradient at ``key`` summed to its shape."""
+def index_put_values_backward(grad, plan, vshape, vdt):
+    """The gradient of ``x[key] = values`` for ``values`` (of shape ``vshape``, dtype
+    ``vdt``): ``grad`` at ``key``, summed to ``values``' shape."""
+    from .elementwise import sum_to
 
-    __slots__ = ()
+    gv = index(grad, plan)
+    if vdt is not gv._dtype:
+        gv = gv.to(vdt)
+    vs = _strip(vshape, len(plan.out_shape))
+    gv = sum_to(gv, vs)
+    return reshape(gv, vshape) if vs != vshape else gv
 
-    def backward(self, saved, g):
-        plan, vshape, vdt, acc = self.attrs
-        f_old, f_val = self.next_functions
-        g_old = g_val = None
-        if f_old[0] is not None:
-            g_old = g if acc else index_zero(g, plan)
-        if f_val[0] is not None:
-            from .elementwise import sum_to
 
-            gv = index(g, plan)
-            if vdt is not gv._dtype:
-                gv = gv.to(vdt)
-            vs = _strip(vshape, len(plan.out_shape))
-            gv = sum_to(gv, vs)
-            if vs != vshape:
-                gv = reshape(gv, vshape)
-            g_val = gv
-        return g_old, g_val
+def _values3(v, plan, dt, dev):
+    """``x[key] = v``'s values as the kernel takes them, ``(P, M, Q)`` of ``dt``: array ``v``
+    broadcast to the indexing result, or a number."""
+    if v.__class__ is not np.ndarray and not hasattr(v, "__cuda_array_interface__"):
+        return _const3(v, plan, dt, dev)
+    tgt = plan.out_shape
+    vs = _strip(tuple(v.shape), len(tgt))
+    vd = v.reshape(vs)
+    if vs != tgt:
+        vd = backend(dev).as_strided(vd, tgt, tuple(_bstrides(vd, tgt)))
+    return copy_data(vd, dt, dev).reshape(plan.pmq)
+
+
+def _index_put_forward(x, v, odt, dev, plan, value, accumulate):
+    v3 = _values3(value if v is None else v, plan, odt, dev)
+    if is_c(x):
+        _put_data(x, plan, v3, accumulate, dev)
+    else:
+        tmp = copy_data(x, odt, dev)
+        _put_data(tmp, plan, v3, accumulate, dev)
+        copy_data(tmp, odt, dev, out=x)
+    return x
+
+
+# x[key] = values (or +=, accumulate) in place; values is None for a number (``value``)
+INDEX_PUT_ = deffunc(
+    "index_put_", params=("input", "values"), optional=("values",), kernels=("index_put",),
+    forward=_index_put_forward, dtype=lambda dt, vdt, plan, value, accumulate: dt,
+    shape=lambda s, vs, plan, value, accumulate: tuple(s),
+    args=("plan", "value", "accumulate"), inplace=True, node="IndexPutBackward0",
+    grads={"input": "grad if accumulate else index_zero(grad, plan)",
+           "values": "index_put_values_backward(grad, plan, values_shape, values_dtype)"},
+    fn=False, method=False)
 
 
 def _strip(vshape, n):
@@ -339,7 +359,6 @@ def _index_put(t, key, value, accumulate, op, tensors_adv=False):
     assert_writable(t)
     assert_no_overlap(t, value)
     dev = t._device
-    be = backend(dev)
     tgt = plan.out_shape
     if isinstance(value, Tensor):
         if value._device != dev:
@@ -358,30 +377,18 @@ def _index_put(t, key, value, accumulate, op, tensors_adv=False):
                 f"shape mismatch: value tensor of shape {list(vshape)} cannot be broadcast to "
                 f"indexing result of shape {list(tgt)}"
             )
-        vd = value._data.reshape(vs)
-        if vs != tgt:
-            vd = be.as_strided(vd, tgt, tuple(_bstrides(vd, tgt)))
-        v3 = copy_data(vd, t._dtype, dev).reshape(plan.pmq)
+        vt, vn = value, None
     else:
         if not isinstance(value, (bool, int, float, np.number)):
             raise TypeError(
                 f"can't assign a {type(value).__name__} to a {t._dtype} tensor"
             )
-        v3 = _const3(value, plan, t._dtype, dev)
-    d = t._data
-    if is_c(d):
-        _put_data(d, plan, v3, accumulate, dev)
-    else:
-        tmp = copy_data(d, t._dtype, dev)
-        _put_data(tmp, plan, v3, accumulate, dev)
-        copy_data(tmp, t._dtype, dev, out=d)
-    t._vc[0] += 1
-    v_rg = isinstance(value, Tensor) and value._rg
-    if _graph_on() and (t._rg or v_rg):
+        vt, vn = None, value
+    tracked = _graph_on() and (t._rg or (vt is not None and vt._rg))
+    if tracked:
         _check_view(t, op)
-        record(IndexPutBackward0, t, (t, value if v_rg else None), (),
-               (plan, vshape if v_rg else (), value._dtype if v_rg else None, bool(accumulate)))
-        t._output_nr = 0
+    INDEX_PUT_.call(t, vt, plan, vn, bool(accumulate))
+    if tracked:
         _views.after_inplace(t)
     return t
 
@@ -391,6 +398,7 @@ def advanced_setitem(t, key, value):
     return _index_put(t, key, value, False, "__setitem__")
 
 
+@surface(INDEX_PUT_)
 def index_put_(input, indices, values, accumulate=False):
     """``input[indices] = values`` in place (``+=`` with ``accumulate``, where duplicate
     indices add up); ``indices`` is a tuple of index tensors."""

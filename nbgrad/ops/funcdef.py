@@ -83,6 +83,10 @@ class FuncDef:
             the shape rule a list of shapes, and the node an edge per tensor; its formula
             returns one gradient per tensor (None where ``grad_input_mask`` says none is
             needed) and may read ``<operand>_shape``, the tensors' sizes.
+        inplace: an in-place op (PyTorch's ``fill_``, ``index_put_``): the forward writes
+            into its first operand's array, whose version the call bumps; the first operand
+            is the output and takes the node as its new history (edges to its old one).
+            The front checks that the write is allowed (``ops/inplace.check_inplace``).
         multi: the forward returns a list of arrays, one output each, their number known
             only at the call (PyTorch's ``Tensor[]`` result, as ``split``'s): the row
             returns a tuple of tensors, one node for all of them, and its formula reads
@@ -102,15 +106,16 @@ class FuncDef:
                  "grads", "params", "optional", "kwargs", "values", "arity", "saves", "node",
                  "grad_once", "fn", "method", "functional", "front", "module_globals",
                  "recorded", "call", "joint", "differentiable", "torch_names", "view",
-                 "device", "listed", "multi")
+                 "device", "listed", "multi", "inplace")
 
     def __init__(self, name, *, overload="", params=("input",), optional=(), kernels=(),
                  forward, dtype, shape, args=(), outputs=("result",), differentiable=1,
                  grads=None, node=None, torch_names=None, view=None, device=None,
-                 listed=False, multi=False, fn=True, method=True, functional=False,
-                 module_globals=None):
+                 listed=False, multi=False, inplace=False, fn=True, method=True,
+                 functional=False, module_globals=None):
         self.name, self.overload, self.kernels = name, overload, tuple(kernels)
         self.view, self.device, self.listed, self.multi = view, device, listed, multi
+        self.inplace = inplace
         if multi:  # every output differentiable, their gradients as ``grads``
             differentiable = 2
         if listed and len(params) != 1:
@@ -257,6 +262,10 @@ def _make_call(op):
                     for i in range(len(op.outputs))) + ")",
                 "    out = outs[0]",
                 "    cat = odt[0]._cat"]
+    elif op.inplace:
+        src += [f"    {first}._vc[0] += 1",
+                f"    outs = out = {first}",
+                "    cat = odt._cat"]
     elif op.view is not None:
         src += [f"    outs = out = _view({first}, data)",
                 "    cat = odt._cat"]
@@ -285,6 +294,9 @@ def _make_call(op):
         if op.differentiable == 1:
             src += ["        out._grad_fn = node_",
                     "        out._rg = True"]
+            if op.inplace:  # a new history: its own output 0, no retained gradient
+                src += ["        out._output_nr = 0",
+                        "        out._retains_grad = False"]
         else:  # each output its own output_nr (an absent one never gets a gradient)
             src += [f"        node_._n_out = {op.differentiable}",
                     "        node_._hooked = True"]  # (the engine's path for several outputs)

@@ -18,6 +18,8 @@ from ._core import (
     small_key,
     to_dtype_data,
 )
+from .elementwise import zeros_like  # noqa: F401  (a formula names it)
+from .funcdef import deffunc, surface
 
 
 def add_into(dst, src):
@@ -285,15 +287,16 @@ def inplace_binary(op, fn, t, other):
     return t
 
 
-class FillBackward0(Node):
-    """The old value of a tensor overwritten by a constant gets no gradient."""
+def _fill_forward(x, odt, dev, value):
+    copy_data(backend(dev).full(x.shape, value, odt.np), odt, dev, out=x)
+    return x
 
-    __slots__ = ()
 
-    def backward(self, saved, g):
-        from .elementwise import mul
-
-        return (mul(g, 0.0),)
+# the old value of a tensor overwritten by a constant gets no gradient (zeros, as PyTorch)
+FILL_ = deffunc("fill_", overload="Scalar", kernels=("copy",), forward=_fill_forward,
+                dtype=lambda dt, value: dt, shape=lambda s, value: tuple(s), args=("value",),
+                grads=("zeros_like(grad)",), node="FillBackward2", inplace=True, fn=False,
+                method=False)
 
 
 class CopyBackwards(Node):
@@ -314,6 +317,7 @@ def _graph_on():
     return _STATE.enabled
 
 
+@surface(FILL_)
 def fill_(t, value):
     """Fill ``t`` with ``value`` in place."""
     check_inplace(t)
@@ -328,9 +332,8 @@ def fill_(t, value):
     tracked = _graph_on() and t._grad_fn is not None
     if tracked:
         _check_view(t, "fill_")
-    _write(t, backend(t._device).full(t._data.shape, value, t._dtype.np))
+    FILL_.call(t, value)
     if tracked:
-        record(FillBackward0, t, (t,))
         _views.after_inplace(t)
     return t
 
