@@ -301,7 +301,7 @@ def index_put_values_backward(grad, plan, vshape, vdt):
 def _values3(v, plan, dt, dev):
     """``x[key] = v``'s values as the kernel takes them, ``(P, M, Q)`` of ``dt``: array ``v``
     broadcast to the indexing result, or a number."""
-    if v.__class__ is not np.ndarray and not hasattr(v, "__cuda_array_interface__"):
+    if isinstance(v, (bool, int, float, np.generic)):
         return _const3(v, plan, dt, dev)
     tgt = plan.out_shape
     vs = _strip(tuple(v.shape), len(tgt))
