@@ -607,6 +607,9 @@ def test_generated_run_matches_the_rule_on_unpacked_saved_values():
             STATE.enabled = prev
         assert got.__class__ is tuple and len(got) == len(node.next_functions), op.name
         for x, y, z in zip(got, want, lent):
+            if y is None:  # an operand the row gives no gradient (pow's number side)
+                assert x is None and z is None, op.name
+                continue
             np.testing.assert_array_equal(x.numpy(), y.numpy(), err_msg=op.name)
             np.testing.assert_array_equal(z.numpy(), y.numpy(), err_msg=op.name)
         checked += 1
