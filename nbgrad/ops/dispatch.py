@@ -201,7 +201,7 @@ def _bcast_plan(odt, a, b):
     whose shapes differ, or None where the general path would not use a broadcasting loop
     on them (mirrors ``elementwise.binary_data``)."""
     from ..storage.layout import bcast3
-    from .elementwise import broadcast_shapes
+    from ._core import broadcast_shapes
 
     ad, bd = a._data, b._data
     if (ad.__class__ is not np.ndarray or bd.__class__ is not np.ndarray

@@ -16,18 +16,13 @@ from .. import dtypes as _dt
 from ..autograd.grad_mode import STATE as _STATE
 from ..autograd.grad_mode import no_grad
 from ..kernels import scalar as S
-from ..storage.layout import cast_data
 from ..tensor import Tensor
 from ._core import (
-    backend,
-    broadcast_shapes,
-    same_device,
     wrap,
 )
 from .dispatch import _INTO as _INTO_SLOT
 from .dispatch import _entry, apply1, apply2, promote
-from .elementwise_data import binary_data, ternary_data
-from .funcdef import deffunc, surface
+from .elementwise_data import binary_data
 from .opdef import TABLE, defop
 
 _FLOAT, _BOOL = "float", "bool"
@@ -343,228 +338,6 @@ _POW, _MUL = TABLE["pow"], TABLE["mul"]
 _POW_TENSOR_SCALAR, _POW_SCALAR = TABLE["pow_tensor_scalar"], TABLE["pow_scalar"]
 
 
-# ----- selection: where, one row per PyTorch overload (which of input / other is a number) --
-def _where_data(c, x, y, odt, dev, x_num=False, y_num=False):
-    """``where`` on storage: ``c`` a bool array, ``x`` / ``y`` arrays, or numbers where
-    ``x_num`` / ``y_num`` say so; the result (broadcast shape) in ``odt``."""
-    be = backend(dev)
-    shape = tuple(c.shape)
-    for v, num in ((x, x_num), (y, y_num)):
-        if not num:
-            shape = broadcast_shapes(shape, tuple(v.shape))
-    xs = be.full((), x, odt.np) if x_num else cast_data(x, odt, dev)
-    ys = be.full((), y, odt.np) if y_num else cast_data(y, odt, dev)
-    return ternary_data("where", [c, xs, ys], shape, odt, be, dev, y if y_num else None)
-
-
-def _where_shape(*shapes):
-    out = ()
-    for s in shapes:
-        out = broadcast_shapes(out, tuple(s))
-    return tuple(out)
-
-
-def _where_dtype(*dtypes_and_args):
-    return dtypes_and_args[-1]  # the front's promotion of input and other (its argument)
-
-
-_WHERE_GRADS = {"input": "sum_to(where(condition, grad, 0.0), input_shape)",
-                "other": "sum_to(where(condition, 0.0, grad), other_shape)"}
-WHERE = deffunc("where", overload="self", params=("condition", "input", "other"),
-                kernels=("where",),
-                forward=lambda c, x, y, odt, dev, dtype: _where_data(c, x, y, odt, dev),
-                dtype=_where_dtype,
-                shape=lambda c, x, y, dtype: _where_shape(c, x, y), args=("dtype",),
-                grads={"condition": None, **_WHERE_GRADS}, node="WhereBackward0",
-                fn=False, method=False)
-
-
-def _where_scalar_row(overload, tensor, number):
-    # one of input / other a tensor operand, the other a number (an argument)
-    x_num = number == "input"
-
-    def forward(c, t, odt, dev, v, dtype):
-        x, y = (v, t) if x_num else (t, v)
-        return _where_data(c, x, y, odt, dev, x_num, not x_num)
-
-    return deffunc("where", overload=overload, params=("condition", tensor), kernels=("where",),
-                   forward=forward, dtype=_where_dtype,
-                   shape=lambda c, t, v, dtype: _where_shape(c, t), args=(number, "dtype"),
-                   grads={"condition": None, tensor: _WHERE_GRADS[tensor]},
-                   node="WhereBackward0", fn=False, method=False)
-
-
-WHERE_SCALAR_OTHER = _where_scalar_row("ScalarOther", "input", "other")
-WHERE_SCALAR_SELF = _where_scalar_row("ScalarSelf", "other", "input")
-WHERE_SCALAR = deffunc(
-    "where", overload="Scalar", params=("condition",), kernels=("where",),
-    forward=lambda c, odt, dev, x, y, dtype: _where_data(c, x, y, odt, dev, True, True),
-    dtype=_where_dtype, shape=lambda c, x, y, dtype: tuple(c), args=("input", "other", "dtype"),
-    fn=False, method=False)
-
-
-@surface(WHERE, WHERE_SCALAR_OTHER, WHERE_SCALAR_SELF, WHERE_SCALAR)
-def where(condition, input, other):
-    """Elements of ``input`` where ``condition`` holds, else of ``other`` (either may be a
-    number), broadcast together.
-
-    Example::
-
-        >>> import nbgrad
-        >>> x = nbgrad.tensor([-1.0, 2.0])
-        >>> nbgrad.where(x > 0, x, 0.0)
-        tensor([0., 2.])
-    """
-    if condition.__class__ is not Tensor or condition._dtype is not _dt.bool_:
-        raise RuntimeError("where expected condition to be a boolean tensor")
-    same_device("where", condition, input, other)
-    dt = promote(input, other)
-    if input.__class__ is Tensor:
-        if other.__class__ is Tensor:
-            return WHERE.call(condition, input, other, dt)
-        return WHERE_SCALAR_OTHER.call(condition, input, other, dt)
-    if other.__class__ is Tensor:
-        return WHERE_SCALAR_SELF.call(condition, other, input, dt)
-    return WHERE_SCALAR.call(condition, input, other, dt)
-
-
-# ----- clamp: PyTorch's clamp (number bounds, ClampBackward1) and clamp.Tensor (tensor
-# bounds, ClampBackward0); the backward step per bound is one fused pass (clamp_grad) ------
-def clamp_backward(grad, input, min, max):
-    """d/d input of clamp: ``grad`` where ``min <= input <= max``, else 0 (nothing where a
-    NaN is involved): one ``clamp_grad`` pass per bound."""
-    if min is not None:
-        grad = clamp_grad(grad, input, min, "min")
-    if max is not None:
-        grad = clamp_grad(grad, input, max, "max")
-    return grad
-
-
-def clamp_backward_min(grad, input, min, max):
-    """d/d min of clamp.Tensor: ``grad`` where ``input < min`` (and ``min < max``)."""
-    to_lo = lt(input, min) if max is None else logical_and(lt(input, min), lt(min, max))
-    return sum_to(where(to_lo, grad, 0.0), min.shape)
-
-
-def clamp_backward_max(grad, input, min, max):
-    """d/d max of clamp.Tensor: ``grad`` where ``input > max`` (or ``max < min``)."""
-    to_hi = gt(input, max) if min is None else logical_or(gt(input, max), lt(max, min))
-    return sum_to(where(to_hi, grad, 0.0), max.shape)
-
-
-def _clamp_data(x, lo, hi, odt, dev):
-    out = x
-    if lo is not None:
-        out = binary_data("clamp_min", out, lo, odt, odt, dev)
-    if hi is not None:
-        out = binary_data("clamp_max", out, hi, odt, odt, dev)
-    return out if out is not x else cast_data(x, odt, dev).copy()
-
-
-def _clamp_shape(*shapes):
-    return _where_shape(*[s for s in shapes if s is not None])
-
-
-CLAMP = deffunc("clamp", kernels=("clamp_min", "clamp_max"),
-                forward=lambda x, odt, dev, lo, hi, dtype: _clamp_data(x, lo, hi, odt, dev),
-                dtype=lambda x, lo, hi, dtype: dtype, shape=lambda s, lo, hi, dtype: tuple(s),
-                args=("min", "max", "dtype"), grads=("clamp_backward(grad, input, min, max)",),
-                node="ClampBackward1", fn=False, method=False)
-CLAMP_TENSOR = deffunc(
-    "clamp", overload="Tensor", params=("input", "min", "max"), optional=("min", "max"),
-    kernels=("clamp_min", "clamp_max"),
-    forward=lambda x, lo, hi, odt, dev, dtype: _clamp_data(x, lo, hi, odt, dev),
-    dtype=lambda x, lo, hi, dtype: dtype,
-    shape=lambda s, lo, hi, dtype: _clamp_shape(s, lo, hi), args=("dtype",),
-    grads={"input": "clamp_backward(grad, input, min, max)",
-           "min": "clamp_backward_min(grad, input, min, max)",
-           "max": "clamp_backward_max(grad, input, min, max)"},
-    node="ClampBackward0", fn=False, method=False)
-
-
-@surface(CLAMP, CLAMP_TENSOR)
-def clamp(input, min=None, max=None):
-    """Limit values to ``[min, max]`` (either may be None, a number or a tensor; where
-    ``min > max`` the result is ``max``).
-
-    Example::
-
-        >>> import nbgrad
-        >>> nbgrad.clamp(nbgrad.tensor([-2.0, 0.5, 3.0]), min=0.0, max=1.0)
-        tensor([0.0000, 0.5000, 1.0000])
-    """
-    if min is None and max is None:
-        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    t_lo, t_hi = min.__class__ is Tensor, max.__class__ is Tensor
-    dt = _dt.result_type([t for t in (input, min, max) if t.__class__ is Tensor],
-                         [v for v in (min, max) if v is not None and v.__class__ is not Tensor])
-    if not (t_lo or t_hi):
-        for v in (min, max):
-            if v is not None:
-                promote(input, v)  # (PyTorch's TypeError for a bound that is no number)
-        return CLAMP.call(input, min, max, dt)
-    same_device("clamp", input, min, max)
-    # a number beside a tensor bound becomes a 0-d tensor, as PyTorch's clamp.Tensor takes it
-    lo = min if t_lo or min is None else _wrap_number(min, input)
-    hi = max if t_hi or max is None else _wrap_number(max, input)
-    return CLAMP_TENSOR.call(input, lo, hi, dt)
-
-
-def _wrap_number(v, like):
-    from ..creation import tensor
-
-    return tensor(v, device=like._device)
-
-
-def _clamp_grad_data(g, x, bound, odt, dev, dtype, side, num):
-    # input and bound compared in their promoted dtype (``dtype``), grad passed through in
-    # it; the result in grad's dtype (``odt``)
-    be = backend(dev)
-    shape = tuple(g.shape)
-    for v in (x,) if num else (x, bound):
-        shape = broadcast_shapes(shape, tuple(v.shape))
-    arrs = [cast_data(g, dtype, dev), cast_data(x, dtype, dev),
-            be.full((), bound, dtype.np) if num else cast_data(bound, dtype, dev)]
-    res = ternary_data("clamp_min_backward" if side == "min" else "clamp_max_backward", arrs,
-                       shape, dtype, be, dev, bound if num else None)
-    return cast_data(res, odt, dev)
-
-
-def _clamp_grad_rows(side):
-    kname = f"clamp_{side}_backward"
-    grads = {"grad_output": f"clamp_grad(grad, input, bound, {side!r})"}
-    tensor = deffunc(
-        "clamp_grad", overload=side, params=("grad_output", "input", "bound"),
-        kernels=(kname,), forward=lambda g, x, b, odt, dev, dtype: _clamp_grad_data(
-            g, x, b, odt, dev, dtype, side, False),
-        dtype=lambda g, x, b, dtype: g, shape=lambda g, x, b, dtype: _where_shape(g, x, b),
-        args=("dtype",), grads=grads, node="WhereBackward0", torch_names={}, fn=False,
-        method=False)
-    scalar = deffunc(
-        "clamp_grad", overload=side + "_Scalar", params=("grad_output", "input"),
-        kernels=(kname,), forward=lambda g, x, odt, dev, b, dtype: _clamp_grad_data(
-            g, x, b, odt, dev, dtype, side, True),
-        dtype=lambda g, x, b, dtype: g, shape=lambda g, x, b, dtype: _where_shape(g, x),
-        args=("bound", "dtype"), grads=grads, node="WhereBackward0", torch_names={},
-        fn=False, method=False)
-    return tensor, scalar
-
-
-CLAMP_GRAD = {side: _clamp_grad_rows(side) for side in ("min", "max")}
-
-
-@surface(*[row for pair in CLAMP_GRAD.values() for row in pair])
-def clamp_grad(grad, input, bound, side):
-    """``grad`` where ``input >= bound`` (``side='min'``) or ``input <= bound`` (``'max'``),
-    else 0, in one pass: clamp's backward step (its derivative in ``grad`` is itself; its
-    node is named as PyTorch's there, whose clamp_backward is a ``where``)."""
-    dt = promote(input, bound)
-    tensor, scalar = CLAMP_GRAD[side]
-    if bound.__class__ is Tensor:
-        return tensor.call(grad, input, bound, dt)
-    return scalar.call(grad, input, bound, dt)
-
-
 def _clamp_min(input, min):
     """``clamp(input, min=min)``."""
     return clamp(input, min=min)
@@ -641,6 +414,10 @@ class _IntoEntries(dict):
 
 
 _INTO = _IntoEntries()
+
+# where and clamp: rows of the other kind (ops/selection.py), imported last (their formulas
+# and helpers call this module's ops; this table's formulas call where)
+from .selection import clamp, clamp_grad, where  # noqa: E402, F401
 
 # the public surface of this module, from the table's flags (plus the ops with no row)
 PUBLIC = [op.name for op in TABLE.values() if op.fn] + [
