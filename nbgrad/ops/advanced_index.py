@@ -21,7 +21,7 @@ from ._core import (
     is_c,
     kernel,
 )
-from .funcdef import deffunc, surface
+from .funcdef import deffunc, same_dtype, same_shape, surface
 from .index import _ERR_DTYPE, _cstrides, _first_bad, _host, _need_tensor, _offsets
 from .shape import _adv_key, getitem, reshape
 
@@ -238,21 +238,17 @@ def _index_zero_forward(g, odt, dev, plan):
     return data
 
 
-def _same(dt, plan):
-    return dt
-
-
 INDEX = deffunc("index", overload="Tensor", kernels=("index_take",), forward=_index_forward,
-                dtype=_same, shape=lambda s, plan: tuple(plan.out_shape), args=("plan",),
+                dtype=same_dtype, shape=lambda s, plan: tuple(plan.out_shape), args=("plan",),
                 grads=("index_put_zeros(grad, plan)",), fn=False, method=False)
 INDEX_PUT_ZEROS = deffunc(
     "index_put_zeros", params=("grad_output",), kernels=("index_put",),
-    forward=_index_put_zeros_forward, dtype=_same, shape=lambda s, plan: tuple(plan.in_shape),
+    forward=_index_put_zeros_forward, dtype=same_dtype, shape=lambda s, plan: tuple(plan.in_shape),
     args=("plan",), grads=("index(grad, plan)",), node="IndexPutZerosBackward0",
     torch_names={}, fn=False, method=False)
 INDEX_ZERO = deffunc(
     "index_zero", params=("grad_output",), kernels=("index_put",), forward=_index_zero_forward,
-    dtype=_same, shape=lambda s, plan: tuple(s), args=("plan",),
+    dtype=same_dtype, shape=same_shape, args=("plan",),
     grads=("index_zero(grad, plan)",), node="IndexZeroBackward0", torch_names={}, fn=False,
     method=False)
 
@@ -326,7 +322,7 @@ def _index_put_forward(x, v, odt, dev, plan, value, accumulate):
 INDEX_PUT_ = deffunc(
     "index_put_", params=("input", "values"), optional=("values",), kernels=("index_put",),
     forward=_index_put_forward, dtype=lambda dt, vdt, plan, value, accumulate: dt,
-    shape=lambda s, vs, plan, value, accumulate: tuple(s),
+    shape=same_shape,
     args=("plan", "value", "accumulate"), inplace=True, node="IndexPutBackward0",
     grads={"input": "grad if accumulate else index_zero(grad, plan)",
            "values": "index_put_values_backward(grad, plan, values_shape, values_dtype)"},

@@ -30,7 +30,7 @@ from ._core import (
     needs_grad,
     same_device,
 )
-from .funcdef import deffunc, surface
+from .funcdef import deffunc, same_dtype, surface
 from .linalg import matmul
 from .reduce import sum as _sum
 from .shape import reshape, squeeze, transpose, unsqueeze
@@ -44,10 +44,6 @@ _CPP = {"float32": "float", "float64": "double", "int64": "long int", "int32": "
 def _trivial(ks, stride, pad, dil):
     # a 1x1 kernel, stride 1, no padding: the columns are the image itself
     return ks == (1, 1) and stride == (1, 1) and pad == (0, 0)
-
-
-def _same(dt, *args):
-    return dt
 
 
 # ----- im2col / col2im: adjoint ops ----------------------------------------------------------
@@ -72,13 +68,13 @@ def _col2im_forward(c, odt, dev, hw, kernel_size, stride, padding, dilation, out
 
 
 _ARGS = ("kernel_size", "stride", "padding", "dilation", "out_hw")
-IM2COL = deffunc("im2col", kernels=("im2col",), forward=_im2col_forward, dtype=_same,
+IM2COL = deffunc("im2col", kernels=("im2col",), forward=_im2col_forward, dtype=same_dtype,
                  shape=lambda s, ks, st, pad, dil, ohw: (s[0], s[1] * ks[0] * ks[1],
                                                         ohw[0] * ohw[1]),
                  args=_ARGS, fn=False, method=False, node="Im2ColBackward0",
                  grads=("col2im(grad, input_shape[2:], kernel_size, stride, padding, dilation, "
                         "out_hw)",))
-COL2IM = deffunc("col2im", kernels=("col2im",), forward=_col2im_forward, dtype=_same,
+COL2IM = deffunc("col2im", kernels=("col2im",), forward=_col2im_forward, dtype=same_dtype,
                  shape=lambda s, hw, ks, *a: (s[0], s[1] // (ks[0] * ks[1])) + tuple(hw),
                  args=("hw",) + _ARGS, fn=False, method=False, node="Col2ImBackward0",
                  grads=("im2col(grad, kernel_size, stride, padding, dilation, out_hw)",))

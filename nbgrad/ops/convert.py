@@ -5,15 +5,10 @@ from ..device import as_device
 from ..device import device as _device_cls
 from ..storage.layout import copy_data
 from ._core import Tensor, backend
-from .funcdef import deffunc, surface
-
-
-def _same(dt, *args):
-    return dt
-
+from .funcdef import deffunc, same_dtype, same_shape, surface
 
 CLONE = deffunc("clone", kernels=("copy",), forward=lambda x, odt, dev: copy_data(x, odt, dev),
-                dtype=_same, shape=lambda s: tuple(s), grads=("grad",), fn=False,
+                dtype=same_dtype, shape=same_shape, grads=("grad",), fn=False,
                 method=False)
 
 
@@ -34,7 +29,7 @@ def _to_copy_forward(x, odt, dev, dtype, device):
 
 # (a copy to another dtype or device: its output's device is the argument ``device``)
 TO_COPY = deffunc("to", kernels=("copy",), forward=_to_copy_forward, node="ToCopyBackward0",
-                  dtype=lambda dt, dtype, device: dtype, shape=lambda s, dtype, device: tuple(s),
+                  dtype=lambda dt, dtype, device: dtype, shape=same_shape,
                   args=("dtype", "device"), device="device",
                   grads=("to(grad, device=input_device, dtype=input_dtype)",), fn=False,
                   method=False)

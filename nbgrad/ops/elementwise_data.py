@@ -1,12 +1,12 @@
 """Elementwise kernels on storage: the general path of PyTorch's broadcasting that every
 launch plan of ``ops/dispatch.py`` is built from, and that ops computing on arrays call
-directly. Operands are Tensors (their storage converted to the compute dtype) or numbers;
-results are new arrays, never Tensors or graph nodes."""
+directly. Operands are Tensors or storage arrays (converted to the compute dtype) or
+numbers; results are new arrays, never Tensors or graph nodes."""
 
 import numpy as np
 
 from .. import dtypes as _dt
-from ..storage.layout import bcast3, cast_data, copy_data, is_c, layout3, unexpand
+from ..storage.layout import _bstrides, bcast3, cast_data, copy_data, is_c, layout3, unexpand
 from ..tensor import Tensor
 from ._core import backend, broadcast_shapes, kernel, to_dtype_data
 
@@ -75,17 +75,11 @@ def binary_data(kname, a, b, cdt, odt, dev):
     if views is None and cpu:  # the CPU loops also take 4-d views
         views = layout3(be, shape, arrs + [out], 4)
     if views is None:
-        arrs = [copy_data(be.as_strided(x, shape, _bst(x, shape)), cdt, dev) for x in arrs]
+        arrs = [copy_data(be.as_strided(x, shape, tuple(_bstrides(x, shape))), cdt, dev) for x in arrs]
         k(arrs[0].reshape(-1), arrs[1].reshape(-1), out.reshape(-1))
         return out
     k(views[0], views[1], views[2])
     return out
-
-
-def _bst(x, shape):
-    from ..storage.layout import _bstrides
-
-    return tuple(_bstrides(x, shape))
 
 
 def unary_data(kname, x, odt, dev):
@@ -127,7 +121,7 @@ def ternary_data(name, arrs, shape, dt, be, dev, last=None):
         else:
             views = layout3(be, shape, arrs + [out])
             if views is None:
-                arrs = [copy_data(be.as_strided(a, shape, _bst(a, shape)), _dt._FROM_NP[a.dtype], dev) for a in arrs]
+                arrs = [copy_data(be.as_strided(a, shape, tuple(_bstrides(a, shape))), _dt._FROM_NP[a.dtype], dev) for a in arrs]
                 k(*[a.reshape(-1) for a in arrs], out.reshape(-1))
             else:
                 k(*views)

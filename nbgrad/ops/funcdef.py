@@ -393,6 +393,17 @@ def _expose_saved(op):
         setattr(cls, "_saved_" + torch_name(n), property(lambda self, i=i: self.attrs[i]))
 
 
+# ----- rules many rows share ------------------------------------------------------------
+def same_dtype(dt, *rest):
+    """Dtype rule of a row whose output has its first operand's dtype."""
+    return dt
+
+
+def same_shape(shape, *rest):
+    """Shape rule of a row whose output has its first operand's shape."""
+    return tuple(shape)
+
+
 # ----- the table and the public surface ------------------------------------------------
 TABLE = {}  # qualname ("sum.dim_IntList") -> FuncDef, in definition order
 

@@ -19,7 +19,7 @@ from ._core import (
     to_dtype_data,
 )
 from .elementwise import zeros_like  # noqa: F401  (a formula names it)
-from .funcdef import deffunc, surface
+from .funcdef import deffunc, same_dtype, same_shape, surface
 
 
 def add_into(dst, src):
@@ -294,7 +294,7 @@ def _fill_forward(x, odt, dev, value):
 
 # the old value of a tensor overwritten by a constant gets no gradient (zeros, as PyTorch)
 FILL_ = deffunc("fill_", overload="Scalar", kernels=("copy",), forward=_fill_forward,
-                dtype=lambda dt, value: dt, shape=lambda s, value: tuple(s), args=("value",),
+                dtype=same_dtype, shape=same_shape, args=("value",),
                 grads=("zeros_like(grad)",), node="FillBackward2", inplace=True, fn=False,
                 method=False)
 

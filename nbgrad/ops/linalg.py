@@ -16,7 +16,7 @@ from ._core import (
     same_device,
 )
 from .elementwise import add_grads, mul, sum_to
-from .funcdef import deffunc, surface
+from .funcdef import deffunc, same_dtype, surface
 from .reduce import reduce_data
 from .shape import expand, reshape, transpose, unsqueeze
 
@@ -86,10 +86,6 @@ def _matmul_forward(a, b, odt, dev):
     return matmul_data(a, b, odt, dev)
 
 
-def _same_dtype(a, b):
-    return a
-
-
 def _matmul_shape(sa, sb):
     _, _, pg = _promoted(sa, sb)
     if len(sa) == 1:
@@ -113,7 +109,7 @@ def _product_row(name, node, params):
     # one row per PyTorch op that a product becomes (mm, mv, dot, bmm), named and saved as
     # there; the matmul front picks one by the operands' dims
     return deffunc(name, params=params, kernels=("matmul",), forward=_matmul_forward,
-                   dtype=_same_dtype, shape=_matmul_shape, node=node, fn=False, method=False,
+                   dtype=same_dtype, shape=_matmul_shape, node=node, fn=False, method=False,
                    grads={", ".join(params): f"matmul_grads(grad, {params[0]}, {params[1]}, "
                           "grad_input_mask)"})
 

@@ -25,7 +25,7 @@ from ._core import (
     needs_grad,
 )
 from .elementwise import div, eq, exp, logical_and, maximum, minimum, mul, sub, where
-from .funcdef import deffunc, surface
+from .funcdef import deffunc, same_dtype, surface
 from .shape import EXPAND, expand, permute, reshape, unsqueeze
 
 _FROM_NP = _dt._FROM_NP
@@ -344,10 +344,6 @@ def _mean_dtype(idt, *args):
     return odt
 
 
-def _same_dtype(idt, *args):
-    return idt
-
-
 def _prod_dtype(idt, *args):
     return idt if idt.is_floating_point else _dt.int64
 
@@ -390,14 +386,14 @@ MEAN_DIM = deffunc("mean", overload="dim", kernels=("sum", "div"), forward=_mean
                    node="MeanBackward1")
 _AMAX = ("scale_grad_by_count(restore_reduced_dims(grad, dim, keepdim), "
          "eq(input, restore_reduced_dims(result, dim, keepdim)), dim)",)
-AMAX = deffunc("amax", kernels=("amax",), forward=_reducer("amax"), dtype=_same_dtype,
+AMAX = deffunc("amax", kernels=("amax",), forward=_reducer("amax"), dtype=same_dtype,
                shape=_dims_shape, args=_DIMS, grads=_AMAX)
-AMIN = deffunc("amin", kernels=("amin",), forward=_reducer("amin"), dtype=_same_dtype,
+AMIN = deffunc("amin", kernels=("amin",), forward=_reducer("amin"), dtype=same_dtype,
                shape=_dims_shape, args=_DIMS, grads=_AMAX)
-MAX = deffunc("max", kernels=("amax",), forward=_reducer("amax"), dtype=_same_dtype,
+MAX = deffunc("max", kernels=("amax",), forward=_reducer("amax"), dtype=same_dtype,
               shape=_all_shape, grads=("evenly_distribute_backward(grad, input, result)",),
               node="MaxBackward1")
-MIN = deffunc("min", kernels=("amin",), forward=_reducer("amin"), dtype=_same_dtype,
+MIN = deffunc("min", kernels=("amin",), forward=_reducer("amin"), dtype=same_dtype,
               shape=_all_shape, grads=("evenly_distribute_backward(grad, input, result)",),
               node="MinBackward1")
 _SELECT = ("value_selecting_reduction_backward(grad, dim, indices, input_shape, keepdim)",)
@@ -418,7 +414,7 @@ PROD_DIM = deffunc("prod", overload="dim_int", kernels=("prod",), forward=_reduc
                    grads=("prod_backward(grad, input, result, dim, keepdim)",),
                    node="ProdBackward1")
 LOGSUMEXP = deffunc("logsumexp", kernels=("logsumexp",), forward=_reducer("logsumexp"),
-                    dtype=_same_dtype, shape=_dims_shape, args=_DIMS,
+                    dtype=same_dtype, shape=_dims_shape, args=_DIMS,
                     grads=("logsumexp_backward(grad, input, result, dim, keepdim)",))
 
 

@@ -11,7 +11,7 @@ from ._core import backend, broadcast_shapes, same_device
 from .dispatch import promote
 from .elementwise import gt, logical_and, logical_or, lt, sum_to
 from .elementwise_data import binary_data, ternary_data
-from .funcdef import deffunc, surface
+from .funcdef import deffunc, same_shape, surface
 
 
 # ----- selection: where, one row per PyTorch overload (which of input / other is a number) --
@@ -124,12 +124,13 @@ def clamp_backward_max(grad, input, min, max):
 
 
 def _clamp_data(x, lo, hi, odt, dev):
+    # (the front passes at least one bound)
     out = x
     if lo is not None:
         out = binary_data("clamp_min", out, lo, odt, odt, dev)
     if hi is not None:
         out = binary_data("clamp_max", out, hi, odt, odt, dev)
-    return out if out is not x else cast_data(x, odt, dev).copy()
+    return out
 
 
 def _clamp_shape(*shapes):
@@ -138,7 +139,7 @@ def _clamp_shape(*shapes):
 
 CLAMP = deffunc("clamp", kernels=("clamp_min", "clamp_max"),
                 forward=lambda x, odt, dev, lo, hi, dtype: _clamp_data(x, lo, hi, odt, dev),
-                dtype=lambda x, lo, hi, dtype: dtype, shape=lambda s, lo, hi, dtype: tuple(s),
+                dtype=lambda x, lo, hi, dtype: dtype, shape=same_shape,
                 args=("min", "max", "dtype"), grads=("clamp_backward(grad, input, min, max)",),
                 node="ClampBackward1", fn=False, method=False)
 CLAMP_TENSOR = deffunc(

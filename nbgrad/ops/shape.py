@@ -10,7 +10,7 @@ from ..storage.layout import copy_data
 from ..tensor import _fresh, _wrap, _wrap_dim
 from ._core import Tensor, backend, check_tensor, needs_grad
 from .elementwise import sum_to  # noqa: F401  (formulas name it)
-from .funcdef import deffunc, surface
+from .funcdef import deffunc, same_dtype, same_shape, surface
 from .view_inplace import _MULTI
 from .view_inplace import Views as _Views
 from .view_inplace import register as _register_view
@@ -81,10 +81,6 @@ def _infer(shape, numel):
 
 
 # ----- the rows: forwards on storage arrays, derivative formulas in nbgrad ops -------------
-def _same(dt, *args):
-    return dt
-
-
 def _view_forward(x, odt, dev, size):
     v = backend(dev).reshape_view(x, size)
     if v is None:
@@ -99,14 +95,14 @@ def _sized(s, size):
     return tuple(size)
 
 
-VIEW = deffunc("view", kernels=(), forward=_view_forward, dtype=_same, shape=_sized,
+VIEW = deffunc("view", kernels=(), forward=_view_forward, dtype=same_dtype, shape=_sized,
                args=("size",), grads=("reshape(grad, input_shape)",), view=_view, fn=False,
                method=False)
 # reshape of a layout no view can express: a copy, recorded as one ViewBackward0 (PyTorch
 # records a clone and an _unsafe_view)
 RESHAPE_COPY = deffunc("reshape", overload="copy", kernels=("copy",),
                        forward=lambda x, odt, dev, size: copy_data(x, odt, dev).reshape(size),
-                       dtype=_same, shape=_sized, args=("size",),
+                       dtype=same_dtype, shape=_sized, args=("size",),
                        grads=("reshape(grad, input_shape)",), node="ViewBackward0", fn=False,
                        method=False)
 
@@ -158,13 +154,13 @@ def _transposed(n, d0, d1):
 
 
 PERMUTE = deffunc("permute", forward=lambda x, odt, dev, dims: backend(dev).permute(x, dims),
-                  dtype=_same, shape=lambda s, dims: tuple(s[d] for d in dims), args=("dims",),
+                  dtype=same_dtype, shape=lambda s, dims: tuple(s[d] for d in dims), args=("dims",),
                   grads=("permute(grad, inverse_permutation(dims))",), view=_view, fn=False,
                   method=False)
 TRANSPOSE = deffunc(
     "transpose", overload="int",
     forward=lambda x, odt, dev, d0, d1: backend(dev).permute(x, _transposed(x.ndim, d0, d1)),
-    dtype=_same, shape=lambda s, d0, d1: tuple(s[d] for d in _transposed(len(s), d0, d1)),
+    dtype=same_dtype, shape=lambda s, d0, d1: tuple(s[d] for d in _transposed(len(s), d0, d1)),
     args=("dim0", "dim1"), grads=("transpose(grad, dim0, dim1)",), view=_view, fn=False,
     method=False)
 
@@ -221,7 +217,7 @@ def _expand_forward(x, odt, dev, size):
         ) from None
 
 
-EXPAND = deffunc("expand", forward=_expand_forward, dtype=_same, shape=_sized, args=("size",),
+EXPAND = deffunc("expand", forward=_expand_forward, dtype=same_dtype, shape=_sized, args=("size",),
                  grads=("sum_to(grad, input_shape)",), view=_view, fn=False, method=False)
 
 
@@ -291,18 +287,18 @@ def _unsqueezed(s, dim):
 _SQUEEZE_GRAD = ("reshape(grad, input_shape)",)
 SQUEEZE = deffunc("squeeze", forward=lambda x, odt, dev: backend(dev).reshape_view(
                       x, _squeezed(x.shape)),
-                  dtype=_same, shape=_squeezed, grads=_SQUEEZE_GRAD, view=_view, fn=False,
+                  dtype=same_dtype, shape=_squeezed, grads=_SQUEEZE_GRAD, view=_view, fn=False,
                   method=False)
 # squeeze(x, d) and squeeze(x, (d0, d1)): PyTorch's squeeze.dim and squeeze.dims
 SQUEEZE_DIM, SQUEEZE_DIMS = (
     deffunc("squeeze", overload=o, forward=lambda x, odt, dev, dim: backend(dev).reshape_view(
                 x, _squeezed(x.shape, dim)),
-            dtype=_same, shape=_squeezed, args=("dim",), grads=_SQUEEZE_GRAD, view=_view,
+            dtype=same_dtype, shape=_squeezed, args=("dim",), grads=_SQUEEZE_GRAD, view=_view,
             node=node, fn=False, method=False)
     for o, node in (("dim", "SqueezeBackward1"), ("dims", "SqueezeBackward2")))
 UNSQUEEZE = deffunc("unsqueeze", forward=lambda x, odt, dev, dim: backend(dev).reshape_view(
                         x, _unsqueezed(x.shape, dim)),
-                    dtype=_same, shape=_unsqueezed, args=("dim",),
+                    dtype=same_dtype, shape=_unsqueezed, args=("dim",),
                     grads=("squeeze(grad, dim)",), view=_view, fn=False, method=False)
 
 
@@ -398,7 +394,7 @@ def _broadcast_view(shape):
 # basic indexing: one row by whether the key selects (drops a dim) or only slices, as
 # PyTorch's select and slice (which record a node per indexed dim; here one per key)
 SELECT, SLICE = (
-    deffunc("getitem", overload=name.lower(), node=name + "Backward0", forward=lambda x, odt, dev, key: backend(dev).getitem(x, key), dtype=_same,
+    deffunc("getitem", overload=name.lower(), node=name + "Backward0", forward=lambda x, odt, dev, key: backend(dev).getitem(x, key), dtype=same_dtype,
             shape=lambda s, key: _broadcast_view(s)[key].shape, args=("key",),
             grads=("index_backward(grad, input_shape, key)",), view=_view, fn=False,
             method=False)
@@ -467,7 +463,7 @@ def _zeros_of(shape, d, n, dt, dev):
 # one node for all the views (PyTorch's split.Tensor and split_with_sizes), the sizes
 # normalized by the front (the node keeps them rather than recomputing from split_size)
 SPLIT, SPLIT_WITH_SIZES = (
-    deffunc("split", overload=o, forward=_split_forward, dtype=_same,
+    deffunc("split", overload=o, forward=_split_forward, dtype=same_dtype,
             shape=lambda s, sizes, dim: tuple(
                 tuple(s[:dim]) + (n,) + tuple(s[dim + 1:]) for n in sizes),
             args=("sizes", "dim"), multi=True, view=_view, node=node,
@@ -496,7 +492,7 @@ def _index_backward_forward(g, odt, dev, shape, key):
 
 
 INDEX_BACKWARD = deffunc("index_backward", params=("grad_output",), kernels=("copy",),
-                         forward=_index_backward_forward, dtype=_same,
+                         forward=_index_backward_forward, dtype=same_dtype,
                          shape=lambda s, shape, key: tuple(shape), args=("shape", "key"),
                          grads=("getitem(grad, key)",), node="IndexBackwardBackward0",
                          torch_names={}, fn=False, method=False)
@@ -541,7 +537,7 @@ def repeat_backward(grad, repeats, input_shape):
                    tuple(input_shape))
 
 
-REPEAT = deffunc("repeat", kernels=("copy",), forward=_repeat_forward, dtype=_same,
+REPEAT = deffunc("repeat", kernels=("copy",), forward=_repeat_forward, dtype=same_dtype,
                  shape=_repeat_shape, args=("repeats",),
                  grads=("repeat_backward(grad, repeats, input_shape)",), fn=False,
                  method=False)
@@ -581,8 +577,8 @@ def _flip_forward(x, odt, dev, dims):
     return copy_data(backend(dev).getitem(x, key) if dims else x, odt, dev)
 
 
-FLIP = deffunc("flip", kernels=("copy",), forward=_flip_forward, dtype=_same,
-               shape=lambda s, dims: tuple(s), args=("dims",), grads=("flip(grad, dims)",),
+FLIP = deffunc("flip", kernels=("copy",), forward=_flip_forward, dtype=same_dtype,
+               shape=same_shape, args=("dims",), grads=("flip(grad, dims)",),
                fn=False, method=False)
 
 
