@@ -56,6 +56,12 @@ def call_parallel(parallel, *args):
 
 def threads():
     """How many threads a parallel kernel runs on."""
-    import numba
+    if _state.get("count") is None:
+        import numba
+        from numba.np.ufunc import parallel
 
-    return numba.get_num_threads()
+        numba.get_num_threads()  # starts the pool, so its counter exists
+        # the pool's own counter (what numba.get_num_threads returns, after checks that
+        # cost 0.5 µs a product)
+        _state["count"] = getattr(parallel, "_get_num_threads", numba.get_num_threads)
+    return _state["count"]()

@@ -44,7 +44,7 @@ PARALLEL_MACS = 1 << 20
 _MKL_THREADING_SEQUENTIAL, _MKL_THREADING_GNU = 1, 3  # mkl_service.h
 # MKL's state here: "lib" (ctypes handle), "shared" (another library had loaded it first),
 # "threaded" (decided at the first product: MKL runs 2-d products on its own threads, which
-# are Numba's GNU OpenMP threads), "one" (``_gemm_one``'s entry point)
+# are Numba's GNU OpenMP threads)
 _MKL = {}
 
 
@@ -178,18 +178,25 @@ if AVAILABLE:
         _set_local(prev)
 
     @njit(**_opts)
-    def _gemm_one(pa, pb, po, M, N, K, ta, tb, lda, ldb, single, threads):
-        """The product at ``po`` (M x N, row stride N) of the matrices at ``pa`` and ``pb``
-        (as ``ta``/``tb`` and their leading dimensions say) as one BLAS call on
-        ``threads`` threads (MKL's GNU layer: Numba's own OpenMP threads); returns True.
-        Compiled, with integers only (cheap to compile, ~0.04 s): a call costs ~4 µs with
-        the addresses, where the same call through ctypes cost ~10 (its 14 arguments
-        converted one by one). (Numba's ``get_num_threads`` in here would keep it out of
-        the on-disk cache: it reads a ctypes pointer.)"""
+    def _gemm_one(a, b, out, M, N, K, ta, tb, lda, ldb, single, threads):
+        """``out`` (M x N, row stride N) = the product of matrices ``a`` and ``b`` (as
+        ``ta``/``tb`` and their leading dimensions say) as one BLAS call on ``threads``
+        threads (MKL's GNU layer: Numba's own OpenMP threads); returns True. Compiled for
+        one signature per dtype (cheap to compile, ~0.04 s) and called at its entry point
+        with the arrays: their addresses cost ~0.1 µs here, ~0.8 each as ``a.ctypes.data``
+        in Python. (Numba's ``get_num_threads`` in here would keep it out of the on-disk
+        cache: it reads a ctypes pointer.)"""
         prev = _set_local(threads)
-        gemm_call(single, ta, tb, M, N, K, pa, lda, pb, ldb, po, N)
+        gemm_call(single, ta, tb, M, N, K, a.ctypes.data, lda, b.ctypes.data, ldb,
+                  out.ctypes.data, N)
         _set_local(prev)
         return True
+
+    @njit(**_opts)
+    def _addresses(a, b, out):
+        """The addresses of ``a``, ``b`` and ``out`` (for ``_gemm_par``), at an entry point
+        per dtype and ranks."""
+        return a.ctypes.data, b.ctypes.data, out.ctypes.data
 
     @njit(**_opts)  # (not inlined: a parallel loop's index may not be written)
     def _offsets(i, shape, sa, sb, so):
@@ -237,18 +244,32 @@ _NO_BATCH = np.zeros(0, np.int64)
 
 
 def matmul(a, b, out):
-    """``out = a @ b`` (NumPy's matmul broadcasting). A float product of at least
-    ``PARALLEL_MACS`` multiply-adds whose operands BLAS reads in place runs on the pool
-    (``_parallel``: one MKL call on its threads, or ``_gemm_par``'s blocks); any other runs
-    as ``np.matmul`` kept to this thread (OpenBLAS would start its own threads from 262,144
-    multiply-adds)."""
-    if not (AVAILABLE and _parallel(a, b, out)):
-        prev = _numpy_set_local(1) if _numpy_set_local is not None else None
-        try:
-            np.matmul(a, b, out=out)
-        finally:
-            if prev is not None:
-                _numpy_set_local(prev)
+    """``out = a @ b`` (NumPy's matmul broadcasting). A float product whose operands BLAS
+    reads in place is a BLAS call from compiled code: on the pool from ``PARALLEL_MACS``
+    multiply-adds (``_parallel``: one MKL call on its threads, or ``_gemm_par``'s blocks),
+    else, for one matrix, a single-threaded call on this thread (a 512x512 matrix times a
+    vector: 6.8 µs, against 9.2 by ``np.matmul``). Any other runs as ``np.matmul`` kept to
+    this thread (OpenBLAS would start its own threads from 262,144 multiply-adds)."""
+    a2, b2, o2 = a, b, out
+    if (a.ndim == 1 or b.ndim == 1) and a.ndim <= 2 and b.ndim <= 2 and out.flags.c_contiguous:
+        # a vector as a one-row or one-column matrix, for BLAS
+        a2 = a.reshape(1, -1) if a.ndim == 1 else a
+        b2 = b.reshape(-1, 1) if b.ndim == 1 else b
+        o2 = out.reshape(a2.shape[0], b2.shape[1])
+    plan = _plan_of(a2, b2, o2) if AVAILABLE else None
+    if plan is not None:
+        a, b, out = a2, b2, o2
+        if plan[-1] >= PARALLEL_MACS and _parallel(a, b, out, plan):
+            return
+        if plan[0] is not None:
+            plan[0](a, b, out, *plan[3][:8], 1)
+            return
+    prev = _numpy_set_local(1) if _numpy_set_local is not None else None
+    try:
+        np.matmul(a, b, out=out)
+    finally:
+        if prev is not None:
+            _numpy_set_local(prev)
 
 
 def _numba_on_gnu_openmp():
@@ -294,70 +315,103 @@ def _mkl_threads():
     return threaded
 
 
-def _gemm_one_entry():
-    """``_gemm_one``'s bare entry point (compiled on first use, for its one signature: a
-    call skips Numba's argument typing)."""
-    f = _MKL.get("one")
+def _entry(dispatcher, sig):
+    """``dispatcher``'s bare entry point for ``sig`` (compiled on first use: a call skips
+    Numba's argument typing; the arrays' dtype and rank must be the signature's)."""
+    key = (dispatcher.__name__, sig)
+    f = _ENTRIES.get(key)
     if f is None:
-        i32, i64, ptr = types.int32, types.int64, types.intp
-        sig = types.boolean(ptr, ptr, ptr, i64, i64, i64, i32, i32, i64, i64, types.boolean,
-                            i32)
-        f = _MKL["one"] = (_gemm_one.compile(sig) if hasattr(_gemm_one, "compile")
-                           else _gemm_one)
+        f = _ENTRIES[key] = (dispatcher.compile(sig) if hasattr(dispatcher, "compile")
+                             else dispatcher)
     return f
 
 
-def _parallel(a, b, out):
-    """Run ``out = a @ b`` on the pool; False when it is not for the pool (small, not float,
-    a layout BLAS cannot read) or the pool is busy."""
-    dt = out.dtype
-    if (not AVAILABLE or dt not in (np.float32, np.float64) or a.dtype != dt or b.dtype != dt
-            or not out.flags.c_contiguous or a.ndim < 2 or b.ndim < 2
-            or out.size * a.shape[-1] < PARALLEL_MACS):
-        return False
-    key = (a.shape, a.strides, b.shape, b.strides, out.shape, out.itemsize)
+_ENTRIES = {}
+
+
+def _array(dt, ndim):
+    return types.Array(types.float32 if dt == np.float32 else types.float64, ndim, "A")
+
+
+def _plan_of(a, b, out):
+    """``_plan``'s answer for these operands' layout (cached)."""
+    key = (a.shape, a.strides, a.dtype, b.shape, b.strides, b.dtype, out.shape, out.strides,
+           out.dtype)
     plan = _PLANS.get(key, False)
     if plan is False:
         if len(_PLANS) >= 1024:  # many layouts (e.g. varying lengths): start over
             _PLANS.clear()
         plan = _PLANS[key] = _plan(a, b, out)
+    return plan
+
+
+def _parallel(a, b, out, plan=None):
+    """Run ``out = a @ b`` on the pool; False when it is not for the pool (small, not float,
+    a layout BLAS cannot read) or the pool is busy."""
+    if out.size * a.shape[-1] < PARALLEL_MACS:
+        return False
+    plan = plan or _plan_of(a, b, out)
     if plan is None:
         return False
-    M, N, K, ta, tb, lda, ldb, single, shape, sa, sb, so, split_rows = plan
-    if not shape.size and _mkl_threads():  # one 2-d product: one MKL call on the pool
-        return bool(_par.call_parallel(_gemm_one_entry(), a.ctypes.data, b.ctypes.data,
-                                       out.ctypes.data, M, N, K, ta, tb, lda, ldb, single,
-                                       _par.threads()))
-    nb = 1 if shape.size else max(1, min(_par.threads(), M if split_rows else N))
-    return bool(_par.call_parallel(_gemm_par, a.ctypes.data, b.ctypes.data, out.ctypes.data,
-                                   M, N, K, ta, tb, lda, ldb, single, shape, sa, sb, so, nb,
+    one, threaded, addresses, args, limit, split_rows, _ = plan
+    if threaded:  # one 2-d product: one MKL call on the pool
+        return bool(_par.call_parallel(one, a, b, out, *args[:8], _par.threads()))
+    nb = max(1, min(_par.threads(), limit))
+    return bool(_par.call_parallel(_gemm_par_entry(), *addresses(a, b, out), *args, nb,
                                    split_rows))
 
 
-# _gemm_par's arguments but the addresses and block count, by the operands' layout (the
-# arrays of batch strides alone took ~4 µs to build, a tenth of an attention product)
+# _plan's answers by the operands' layout (the arrays of batch strides alone took ~4 µs to
+# build, a tenth of an attention product)
 _PLANS = {}
 
 
 def _plan(a, b, out):
-    """``_gemm_par``'s layout arguments for ``out = a @ b``, or None when BLAS cannot read
-    an operand in place."""
+    """``(one, threaded, addresses, args, limit, split_rows, macs)`` for ``out = a @ b``
+    by BLAS, or None when BLAS cannot (not float, mixed dtypes, a layout it cannot read in
+    place, empty): ``one``, ``_gemm_one``'s entry point for a 2-d product (else None);
+    ``threaded``, whether MKL runs that one call on the pool's threads (else ``_gemm_par``
+    cuts a big product into blocks); ``addresses``, ``_addresses``' entry for these ranks;
+    ``args``, ``_gemm_par``'s layout arguments (``_gemm_one``'s are the first 8); ``limit``,
+    how many blocks the rows (or columns) allow, 1 for a batch (a block per matrix);
+    ``macs``, the multiply-adds."""
+    dt = out.dtype
+    if (not AVAILABLE or dt not in (np.float32, np.float64) or a.dtype != dt or b.dtype != dt
+            or not out.flags.c_contiguous or a.ndim < 2 or b.ndim < 2 or not a.size
+            or not b.size or not out.size):
+        return None
     pa, pb = _operand(a), _operand(b)
     if pa is None or pb is None:
         return None
     (ta, lda), (tb, ldb) = pa, pb
-    M, N = out.shape[-2], out.shape[-1]
+    M, N, K, single = out.shape[-2], out.shape[-1], a.shape[-1], dt == np.float32
+    macs = out.size * K
+    arrays = [_array(dt, x.ndim) for x in (a, b, out)]
+    addresses = _entry(_addresses, types.UniTuple(types.intp, 3)(*arrays))
     if out.ndim > 2:
         batch = out.shape[:-2]
         a = a if a.shape[:-2] == batch else np.broadcast_to(a, batch + a.shape[-2:])
         b = b if b.shape[:-2] == batch else np.broadcast_to(b, batch + b.shape[-2:])
         shape = np.array(batch, np.int64)
         sa, sb, so = (np.array(x.strides[:-2], np.int64) for x in (a, b, out))
-        split_rows = True
-    elif a.ndim != 2 or b.ndim != 2:
+        args = (M, N, K, ta, tb, lda, ldb, single, shape, sa, sb, so)
+        return None, False, addresses, args, 1, True, macs
+    if a.ndim != 2 or b.ndim != 2:
         return None
-    else:
-        shape = sa = sb = so = _NO_BATCH
-        split_rows = M >= N
-    return (M, N, a.shape[-1], ta, tb, lda, ldb, out.itemsize == 4, shape, sa, sb, so,
-            split_rows)
+    i32, i64 = types.int32, types.int64
+    one = _entry(_gemm_one, types.boolean(*arrays, i64, i64, i64, i32, i32, i64, i64,
+                                          types.boolean, i32))
+    split_rows = M >= N
+    args = (M, N, K, ta, tb, lda, ldb, single, _NO_BATCH, _NO_BATCH, _NO_BATCH, _NO_BATCH)
+    return one, _mkl_threads(), addresses, args, M if split_rows else N, split_rows, macs
+
+
+def _gemm_par_entry():
+    """``_gemm_par``'s entry point (one signature for every dtype, layout and rank)."""
+    f = _ENTRIES.get("par")
+    if f is None:
+        i32, i64, ptr, vec = types.int32, types.int64, types.intp, types.int64[::1]
+        f = _ENTRIES["par"] = _entry(_gemm_par, types.boolean(
+            ptr, ptr, ptr, i64, i64, i64, i32, i32, i64, i64, types.boolean, vec, vec, vec,
+            vec, i64, types.boolean))
+    return f
