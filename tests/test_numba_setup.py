@@ -143,3 +143,48 @@ def _fork_check(serial):
     assert p.exitcode == 0 and got is not None
     assert got[0] == 2.0 * (1 << 20) and got[1] is serial and got[3] == 256**3
     print("fork ok")
+
+
+def test_mid_size_kernels_turn_parallel_after_repeated_calls(monkeypatch):
+    # PARALLEL_MIN and above: parallel at once; PARALLEL_HOT to PARALLEL_MIN: serial for the
+    # first HOT_CALLS calls of that kernel, then parallel; below PARALLEL_HOT: serial
+    from nbgrad.kernels.cpu import _par
+
+    monkeypatch.setattr(_par, "PARALLEL_HOT", 1000)
+    monkeypatch.setattr(_par, "PARALLEL_MIN", 4000)
+    monkeypatch.setattr(_par, "_calls", {})
+
+    def serial(x):
+        return "serial"
+
+    def parallel(x):
+        return "parallel"
+
+    def other(x):
+        return "other parallel"
+
+    assert _par.run(serial, parallel, 4000, 0) == "parallel"
+    assert [_par.run(serial, parallel, 999, 0) for _ in range(50)] == ["serial"] * 50
+    got = [_par.run(serial, parallel, 1000, 0) for _ in range(_par.HOT_CALLS + 3)]
+    assert got == ["serial"] * _par.HOT_CALLS + ["parallel"] * 3
+    assert _par.run(serial, other, 3999, 0) == "serial"  # counted per kernel
+    assert _par.run(serial, parallel, 999, 0) == "serial"
+
+
+def test_a_mid_size_op_gives_the_same_result_once_it_runs_in_parallel(monkeypatch):
+    import numpy as np
+
+    import nbgrad
+    from nbgrad.kernels.cpu import _par
+
+    monkeypatch.setattr(_par, "PARALLEL_HOT", 32768)
+    monkeypatch.setattr(_par, "_calls", {})
+    rng = np.random.default_rng(0)
+    a = nbgrad.tensor(rng.standard_normal((300, 130)).astype(np.float32))  # 39,000 elements
+    b = nbgrad.tensor(rng.standard_normal(130).astype(np.float32))
+    first = None
+    for _ in range(_par.HOT_CALLS + 2):
+        y = ((a * b).exp() - a).sum(0)
+        first = y.numpy() if first is None else first
+        np.testing.assert_array_equal(y.numpy(), first)
+    assert any(c >= _par.HOT_CALLS for c in _par._calls.values())
