@@ -4,10 +4,6 @@ NBGRAD_PARALLEL_MIN   element count from which CPU kernels use their ``parallel=
                       variant (default 131072; row kernels count each element 4 times).
                       Smaller tensors take the serial kernels, since entering a thread pool
                       costs microseconds.
-NBGRAD_PARALLEL_HOT   element count from which a kernel that has run ``_par.HOT_CALLS``
-                      times at such sizes takes its parallel variant too (default 32768):
-                      a training loop's repeated mid-size ops gain, while a short program
-                      does not wait for parallel variants to compile.
 NBGRAD_NUM_THREADS    threads for Numba's parallel kernels (default: Numba's own choice).
 NBGRAD_CACHE          ``1`` keeps compiled kernels on disk (Numba's cache) so later processes
                       start without compiling; off by default.
@@ -45,7 +41,6 @@ import os
 import sys
 
 PARALLEL_MIN = int(os.environ.get("NBGRAD_PARALLEL_MIN", "131072"))
-PARALLEL_HOT = min(PARALLEL_MIN, int(os.environ.get("NBGRAD_PARALLEL_HOT", "32768")))
 NUM_THREADS = os.environ.get("NBGRAD_NUM_THREADS")
 THREADING_LAYER = os.environ.get("NBGRAD_THREADING_LAYER")
 BLAS = os.environ.get("NBGRAD_BLAS", "auto").strip().lower()

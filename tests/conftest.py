@@ -23,10 +23,7 @@ def _restore_grad_mode():
 @pytest.fixture(autouse=True)
 def _parallel_threshold(monkeypatch):
     """Tests size their "big" inputs around a 131072-element parallel threshold, so that the
-    parallel kernel variants are exercised whatever the default (a performance knob) is;
-    mid-size kernels do not turn parallel after repeated calls (``PARALLEL_HOT``) but
-    where a test asks, so which variant runs does not depend on the tests before."""
+    parallel kernel variants are exercised whatever the default (a performance knob) is."""
     from nbgrad.kernels.cpu import _par
 
     monkeypatch.setattr(_par, "PARALLEL_MIN", 131072)
-    monkeypatch.setattr(_par, "PARALLEL_HOT", 131072)

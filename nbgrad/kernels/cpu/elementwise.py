@@ -255,7 +255,7 @@ def _ternary(f):
 
 class _Kernel:
     """The loops of one scalar function, compiled on first use; ``_run(i, n, *args)`` calls
-    loop ``i`` serially, or its parallel twin ``i + 1`` when ``_par.wanted``."""
+    loop ``i`` serially, or its parallel twin ``i + 1`` from PARALLEL_MIN elements."""
 
     __slots__ = ("f", "_k")
     _factory = None
@@ -278,7 +278,7 @@ class _Kernel:
         k = self._k
         if k is None:
             k = self._k = build(self._factory, self.f)
-        if n < _par.PARALLEL_HOT:  # (checked here first: the hot path of small ops)
+        if n < _par.PARALLEL_MIN:  # (checked here first: the hot path of small ops)
             return k[i](*args)
         return _par.run(k[i], k[i + 1], n, *args)
 

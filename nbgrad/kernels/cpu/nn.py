@@ -199,12 +199,12 @@ _FS = _make_fused(False)
 _FP = _make_fused(True)
 
 
-def _plan(k, x):
-    """``(par, chunks)`` for fused kernel ``k`` over ``x`` ``(M, R)``: whether it takes its
-    parallel variant, and how many chunks of rows it splits them into (one a thread when
-    parallel, else one)."""
-    par = _par.wanted(_FP[k], x.size * ROW_WORK)
-    return par, max(1, min(x.shape[0], _par.threads())) if par else 1
+def _chunks(x):
+    """How many chunks of rows a fused kernel over ``x`` ``(M, R)`` splits its rows into:
+    one a thread when it may run in parallel, else one."""
+    if x.size * ROW_WORK >= _par.PARALLEL_MIN:
+        return max(1, min(x.shape[0], _par.threads()))
+    return 1
 
 
 @njit(**_opts)
@@ -227,26 +227,24 @@ def cross_entropy(x, target, w, has_w, ignore_index, loss, stats, wsum, lp=None)
     want_lp = lp is not None
     if not want_lp:
         lp = np.empty((0, 0), x.dtype)
-    par, nc = _plan(0, x)
-    bad = _par.call(_FS[0], _FP[0], par, x, target, w, has_w, np.int64(ignore_index),
-                    x.dtype.type(0), loss, stats, wsum, lp, want_lp, nc)
+    bad = _par.run(_FS[0], _FP[0], x.size * ROW_WORK, x, target, w, has_w,
+                   np.int64(ignore_index), x.dtype.type(0), loss, stats, wsum, lp, want_lp,
+                   _chunks(x))
     return None if bad == -1 else int(target[bad])
 
 
 def cross_entropy_backward(g, x, target, w, has_w, ignore_index, stats, out):
     """``out[t] = w[k] * g[t] * (softmax(x[t]) - onehot(k))``, ``k = target[t]`` (0 for
     ignored rows), from the ``stats`` saved by ``cross_entropy``; targets are valid."""
-    par, nc = _plan(1, x)
-    _par.call(_FS[1], _FP[1], par, g, x, target, w, has_w, np.int64(ignore_index), stats,
-              x.dtype.type(0), out, nc)
+    _par.run(_FS[1], _FP[1], x.size * ROW_WORK, g, x, target, w, has_w,
+             np.int64(ignore_index), stats, x.dtype.type(0), out, _chunks(x))
 
 
 def layer_norm(x, w, b, has_w, has_b, eps, out, mean, rstd):
     """Rows of ``x`` ``(M, R)`` normalized (float64 statistics), then ``* w + b``; the row
     means and ``1/sqrt(var + eps)`` into ``mean`` / ``rstd`` ``(M,)``."""
-    par, nc = _plan(2, x)
-    _par.call(_FS[2], _FP[2], par, x, w, b, has_w, has_b, np.float64(eps), out, mean, rstd,
-              x.dtype.type(0), nc)
+    _par.run(_FS[2], _FP[2], x.size * ROW_WORK, x, w, b, has_w, has_b, np.float64(eps), out,
+             mean, rstd, x.dtype.type(0), _chunks(x))
 
 
 def layer_norm_backward(g, x, mean, rstd, w, has_w, gx, gw, gb):
@@ -255,7 +253,7 @@ def layer_norm_backward(g, x, mean, rstd, w, has_w, gx, gw, gb):
     accumulated in float64 in the same pass."""
     R = x.shape[1]
     need_aff = gw is not None or gb is not None
-    par, nc = _plan(3, x)
+    nc = _chunks(x)
     if need_aff:
         gw_part = np.zeros((nc, R), np.float64)
         gb_part = np.zeros((nc, R), np.float64)
@@ -264,8 +262,8 @@ def layer_norm_backward(g, x, mean, rstd, w, has_w, gx, gw, gb):
     need_gx = gx is not None
     if gx is None:
         gx = np.empty((0, 0), x.dtype)
-    _par.call(_FS[3], _FP[3], par, g, x, mean, rstd, w, has_w, need_gx, need_aff, gx,
-              gw_part, gb_part)
+    _par.run(_FS[3], _FP[3], x.size * ROW_WORK, g, x, mean, rstd, w, has_w, need_gx, need_aff,
+             gx, gw_part, gb_part)
     if gw is not None:
         _col_sums(gw_part, gw)
     if gb is not None:

@@ -45,6 +45,6 @@ def loops(f):
 
 def update(f, p, g, s, hp):
     """Run step body ``f`` over every element of ``p`` (state arrays ``s``, hyperparameters
-    ``hp``), on the thread pool when ``_par.wanted``."""
+    ``hp``), on the thread pool from ``_par.PARALLEL_MIN`` elements."""
     serial, parallel = loops(f)
     _par.run(serial, parallel, p.size, p, g, s, hp)

@@ -247,10 +247,10 @@ def sum_arb(x, out):
         _par.run(_sum_rows, _sum_rows_p, x.size, x.reshape(x.shape[0], x.shape[1]),
                  out.reshape(-1), zero, bz)
         return
-    if not _par.wanted(_sum_arb_p, x.size):
+    if x.size < _par.PARALLEL_MIN:
         _sum_arb(x, out, np.empty(x.shape[2], zero.dtype))
     else:
-        _par.call(_sum_arb_scratch, _sum_arb_p, True, x, out, zero)
+        _par.run(_sum_arb_scratch, _sum_arb_p, x.size, x, out, zero)
 
 
 def _sum_arb_scratch(x, out, zero):
