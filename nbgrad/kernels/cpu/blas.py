@@ -334,16 +334,16 @@ def _plan_of(a, b, out):
     return plan
 
 
-def _parallel(a, b, out, plan=None):
+def _parallel(a, b, out):
     """Run ``out = a @ b`` on the pool; False when it is not for the pool (small, not float,
     a layout BLAS cannot read) or the pool is busy."""
     if out.size * a.shape[-1] < PARALLEL_MACS:
         return False
-    plan = plan or _plan_of(a, b, out)
+    plan = _plan_of(a, b, out)
     if plan is None:
         return False
-    one, threaded, addresses, args, limit, split_rows, _ = plan
-    if threaded:  # one 2-d product: one MKL call on the pool
+    one, addresses, args, limit, split_rows = plan
+    if one is not None:  # one 2-d product: one MKL call on the pool
         return bool(_par.call_parallel(one, a, b, out, *args[:8], _par.threads()))
     nb = max(1, min(_par.threads(), limit))
     return bool(_par.call_parallel(_gemm_par_entry(), *addresses(a, b, out), *args, nb,
@@ -356,14 +356,13 @@ _PLANS = {}
 
 
 def _plan(a, b, out):
-    """``(one, threaded, addresses, args, limit, split_rows, macs)`` for ``out = a @ b``
-    by BLAS, or None when BLAS cannot (not float, mixed dtypes, a layout it cannot read in
-    place, empty): ``one``, ``_gemm_one``'s entry point for a 2-d product (else None);
-    ``threaded``, whether MKL runs that one call on the pool's threads (else ``_gemm_par``
-    cuts a big product into blocks); ``addresses``, ``_addresses``' entry for these ranks;
-    ``args``, ``_gemm_par``'s layout arguments (``_gemm_one``'s are the first 8); ``limit``,
-    how many blocks the rows (or columns) allow, 1 for a batch (a block per matrix);
-    ``macs``, the multiply-adds."""
+    """``(one, addresses, args, limit, split_rows)`` for ``out = a @ b`` on the pool, or
+    None when BLAS cannot (not float, mixed dtypes, a layout it cannot read in place,
+    empty): ``one``, ``_gemm_one``'s entry point when MKL runs a 2-d product as one call on
+    the pool's threads (else None: ``_gemm_par`` cuts the product into blocks);
+    ``addresses``, ``_addresses``' entry for these ranks; ``args``, ``_gemm_par``'s layout
+    arguments (``_gemm_one``'s are the first 8); ``limit``, how many blocks the rows (or
+    columns) allow, 1 for a batch (a block per matrix)."""
     dt = out.dtype
     if (not AVAILABLE or dt not in (np.float32, np.float64) or a.dtype != dt or b.dtype != dt
             or not out.flags.c_contiguous or a.ndim < 2 or b.ndim < 2 or not a.size
@@ -374,7 +373,6 @@ def _plan(a, b, out):
         return None
     (ta, lda), (tb, ldb) = pa, pb
     M, N, K, single = out.shape[-2], out.shape[-1], a.shape[-1], dt == np.float32
-    macs = out.size * K
     arrays = [_array(dt, x.ndim) for x in (a, b, out)]
     addresses = _entry(_addresses, types.UniTuple(types.intp, 3)(*arrays))
     if out.ndim > 2:
@@ -384,15 +382,17 @@ def _plan(a, b, out):
         shape = np.array(batch, np.int64)
         sa, sb, so = (np.array(x.strides[:-2], np.int64) for x in (a, b, out))
         args = (M, N, K, ta, tb, lda, ldb, single, shape, sa, sb, so)
-        return None, False, addresses, args, 1, True, macs
+        return None, addresses, args, 1, True
     if a.ndim != 2 or b.ndim != 2:
         return None
-    i32, i64 = types.int32, types.int64
-    one = _entry(_gemm_one, types.boolean(*arrays, i64, i64, i64, i32, i32, i64, i64,
-                                          types.boolean, i32))
+    one = None
+    if _mkl_threads():
+        i32, i64 = types.int32, types.int64
+        one = _entry(_gemm_one, types.boolean(*arrays, i64, i64, i64, i32, i32, i64, i64,
+                                              types.boolean, i32))
     split_rows = M >= N
     args = (M, N, K, ta, tb, lda, ldb, single, _NO_BATCH, _NO_BATCH, _NO_BATCH, _NO_BATCH)
-    return one, _mkl_threads(), addresses, args, M if split_rows else N, split_rows, macs
+    return one, addresses, args, M if split_rows else N, split_rows
 
 
 def _gemm_par_entry():
