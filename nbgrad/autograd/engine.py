@@ -24,7 +24,7 @@ from heapq import heappop, heappush
 
 from . import anomaly_mode, grad_mode
 from . import graph as _graph
-from .graph import _FREED, AccumulateGrad, edge_of
+from .graph import _FREED, AccumulateGrad, Edge, edge_of
 
 _STATE = grad_mode.STATE
 # ops the engine calls, bound on first use (the ops import this module)
@@ -42,6 +42,7 @@ def _bind_ops():
 
 
 _ANOMALY = anomaly_mode.ENABLED
+_NOTHING = ()  # what a node that saved nothing holds (the one empty tuple)
 
 
 def _graph_deps(roots):
@@ -55,9 +56,14 @@ def _graph_deps(roots):
     get = deps.get
     while stack:
         node = stack.pop()
-        for nxt, _ in node.next_functions:
+        nf = node._next
+        if nf.__class__ is not tuple:
+            nf = (nf,)
+        for nxt in nf:
             if nxt is None:
                 continue
+            if nxt.__class__ is Edge:
+                nxt = nxt[0]
             c = get(nxt)
             if c is None:
                 deps[nxt] = 1
@@ -77,13 +83,13 @@ def _graph_deps_needed(roots, targets):
         if root is None or root in deps:
             continue
         deps[root] = 0
-        stack = [[root, root.next_functions, 0]]
+        stack = [[root, _targets_of(root), 0]]
         while stack:
             top = stack[-1]
             node, edges, i = top
             n = len(edges)
             while i < n:
-                nxt = edges[i][0]
+                nxt = edges[i]
                 i += 1
                 if nxt is None:
                     continue
@@ -91,12 +97,12 @@ def _graph_deps_needed(roots, targets):
                 if c is None:
                     deps[nxt] = 1
                     top[2] = i
-                    stack.append([nxt, nxt.next_functions, 0])
+                    stack.append([nxt, _targets_of(nxt), 0])
                     break
                 deps[nxt] = c + 1
             else:
                 stack.pop()
-                for nxt, _ in edges:
+                for nxt in edges:
                     if nxt is not None and (nxt in needed or nxt in targets):
                         needed.add(node)
                         break
@@ -175,7 +181,8 @@ def execute(roots, seeds, keep_graph, create_graph, inputs=None, accumulate=True
                         # ``lent``: as below, but the node sets ``_STATE.owned`` itself,
                         # and only when it runs a formula
                         outs = node._run(buf, node._grad_once and buf._owner is run)
-                        if sv and not keep_graph:
+                        # (``sv``: (), a tuple, or the one thing saved, which may be falsy)
+                        if sv is not _NOTHING and not keep_graph:
                             node._saved = _FREED
                     elif not node._std_apply:  # a user's rule, which may keep ``buf``
                         buf._owner = None
@@ -247,9 +254,16 @@ def execute(roots, seeds, keep_graph, create_graph, inputs=None, accumulate=True
             if trusted and len(outs) > 2:
                 _unshare(outs, run)
             last = None
-            for (nxt, nr), g in zip(node.next_functions, outs):
+            nf = node._next
+            if nf.__class__ is not tuple:
+                nf = (nf,)
+            for nxt, g in zip(nf, outs):
                 if nxt is None:
                     continue
+                if nxt.__class__ is Edge:
+                    nxt, nr = nxt
+                else:
+                    nr = 0
                 if (g is last or not trusted) and g is not None and g._owner is run:
                     g._owner = None  # handed to two edges, or by a user's rule
                 last = g
@@ -353,13 +367,26 @@ def _checked(node, outs):
     """A backward rule's result as a tuple of one gradient per input edge."""
     if outs.__class__ is not tuple:
         outs = tuple(outs) if isinstance(outs, list) else (outs,)
-    if len(outs) != len(node.next_functions):
+    if len(outs) != _n_edges(node):
         _count_error(node, outs)
     return outs
 
 
+def _n_edges(node):
+    nf = node._next
+    return len(nf) if nf.__class__ is tuple else 1
+
+
+def _targets_of(node):
+    """The nodes ``node``'s edges point to, a tuple with None for no edge."""
+    nf = node._next
+    if nf.__class__ is not tuple:
+        return (nf[0] if nf.__class__ is Edge else nf,)
+    return tuple([e[0] if e.__class__ is Edge else e for e in nf])
+
+
 def _count_error(node, outs):
-    n_in = len(node.next_functions)
+    n_in = _n_edges(node)
     raise RuntimeError(
         f"function {node.name()} returned an incorrect number of gradients "
         f"(expected {n_in}, got {len(outs)})"
@@ -392,7 +419,7 @@ def _run_node(node, buf):
             if r is not None:
                 buf = list(r)
                 _disown(buf)
-    n_in = len(node.next_functions)
+    n_in = _n_edges(node)
     if all(g is None for g in buf):
         outs = (None,) * n_in
     else:

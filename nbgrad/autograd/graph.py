@@ -18,6 +18,7 @@ _ANOMALY = _anomaly_mode.ENABLED
 _seq = itertools.count()
 WRAP = None  # nbgrad.tensor._wrap, set when nbgrad.tensor is imported
 _FREED = object()
+_NOTHING = ()  # what a node that saved nothing holds (the one empty tuple)
 # The token of the backward run now running its nodes' rules (None outside one, and in a
 # run that builds a graph): ops stamp the results whose memory they allocate with it
 # (``Tensor._owner``, see nbgrad.tensor._fresh), and the engine treats a tensor so stamped
@@ -172,6 +173,33 @@ def _version_error(t, where, now, saved):
     )
 
 
+class Edge(tuple):
+    """An edge ``(node, output_nr)`` to an output other than a node's first, as ``_next``
+    holds it (see ``Node``). A class of its own so that one tells it from a tuple of edges."""
+
+    __slots__ = ()
+
+
+def pack_edges(edges):
+    """``Node._next`` for ``edges``, a sequence of ``(node, output_nr)`` pairs."""
+    items = tuple([None if f is None else f if nr == 0 else Edge((f, nr)) for f, nr in edges])
+    return items[0] if len(items) == 1 else items
+
+
+def edge_items(nf):
+    """The items of ``_next`` value ``nf``, one per edge (a tuple)."""
+    return nf if nf.__class__ is tuple else (nf,)
+
+
+def unpack_edge(e):
+    """Edge item ``e`` of ``_next`` as PyTorch's ``(node, output_nr)`` pair."""
+    if e is None:
+        return (None, 0)
+    if e.__class__ is Edge:
+        return tuple(e)
+    return (e, 0)
+
+
 class Node:
     """A backward function (``grad_fn``). Subclasses implement ``backward(ctx, *grads)``.
 
@@ -179,9 +207,15 @@ class Node:
     input, with ``(None, 0)`` where that input needs no gradient.
     """
 
-    # rarely set attributes live in the instance __dict__ (created only when set), with
-    # class-level defaults, so making a node costs four attribute stores
-    __slots__ = ("next_functions", "_saved", "_seq", "attrs", "__dict__", "__weakref__")
+    # A graph keeps its nodes until backward, and CPython's cyclic collector scans them
+    # again in every full collection, which a graph of more than about two collector-tracked
+    # objects per op triggers on every 20,000 ops or so. So a node holds its edges as
+    # ``_next``: for one edge the item itself, else a tuple of items, each None (no edge),
+    # the node whose output 0 it is, or an ``Edge`` (node, output_nr); ``next_functions``
+    # builds PyTorch's pairs from it when asked. Rarely set attributes live in the instance
+    # __dict__ (created only when set), with class-level defaults, so making a node costs
+    # four attribute stores.
+    __slots__ = ("_next", "_saved", "_seq", "attrs", "__dict__", "__weakref__")
     _n_out = 1
     _out_meta = None
     _tensor_hooks = None
@@ -208,6 +242,9 @@ class Node:
     # with the saved tensors unpacked inline, and returns a tuple of one gradient per edge,
     # so the engine calls it without the result checks a hand-written rule needs
     _gen = False
+    # a table row's node that saves one thing: ``_saved`` is that thing itself, no tuple
+    # (a tracked object less per recorded op; see the slots' comment)
+    _saved1 = False
 
     def __init_subclass__(cls, **kw):
         super().__init_subclass__(**kw)
@@ -218,7 +255,7 @@ class Node:
         cls._plain_init = cls.__init__ is Node.__init__  # ops may build it attribute by attribute
 
     def __init__(self, next_functions, saved=(), attrs=None, n_out=1):
-        self.next_functions = next_functions
+        self._next = pack_edges(next_functions)
         self._saved = saved
         self._seq = next(_seq)
         self.attrs = attrs
@@ -239,8 +276,16 @@ class Node:
         return self.apply(list(grads))
 
     @property
+    def next_functions(self):
+        return tuple([unpack_edge(e) for e in edge_items(self._next)])
+
+    @next_functions.setter
+    def next_functions(self, edges):
+        self._next = pack_edges(edges)
+
+    @property
     def needs_input_grad(self):
-        return tuple(f is not None for f, _ in self.next_functions)
+        return tuple(e is not None for e in edge_items(self._next))
 
     @property
     def saved_tensors(self):
@@ -248,10 +293,12 @@ class Node:
 
     def unpack_saved(self):
         s = self._saved
-        if not s:
-            return ()
         if s is _FREED:
             raise RuntimeError(ERR_FREED)
+        if self._saved1:
+            return (s.unpack(self) if s.__class__ is SavedTensor else s,)
+        if not s:
+            return ()
         if len(s) == 2:  # the common cases, without a comprehension
             a, b = s
             return (a.unpack(self) if a.__class__ is SavedTensor else a,
@@ -263,7 +310,7 @@ class Node:
 
     def release(self):
         """Drop what was saved for backward (after a backward without retain_graph)."""
-        if self._saved:
+        if self._saved != () and (self._saved1 or self._saved):
             self._saved = _FREED
 
     def apply(self, grads):

@@ -7,7 +7,15 @@ from .. import dtypes as _dt
 from ..autograd import anomaly_mode as _anomaly_mode
 from ..autograd import grad_mode as _gm
 from ..autograd import graph as _graph
-from ..autograd.graph import Node, edge_of, grad_accumulator, saved_input, saved_output
+from ..autograd.graph import (
+    Edge,
+    Node,
+    edge_of,
+    grad_accumulator,
+    pack_edges,
+    saved_input,
+    saved_output,
+)
 from ..kernels.table import kernel
 from ..storage import for_device as backend  # (the ops' name for a device's storage)
 from ..storage._cpupool import MIN_BYTES
@@ -84,18 +92,18 @@ def needs_grad(*ts):
 def attach(node_cls, out, edges, saved=(), attrs=None):
     """Make a ``node_cls`` node with ``edges`` (its next_functions) the grad_fn of ``out``."""
     if node_cls._plain_init:
-        return _attach_plain(node_cls, out, edges, saved, attrs)
+        return _attach_plain(node_cls, out, pack_edges(edges), saved, attrs)
     node = node_cls(edges, saved, attrs)
     out._grad_fn = node
     out._rg = True
     return node
 
 
-def _attach_plain(node_cls, out, edges, saved, attrs=None):
-    """``attach`` for a node class built without ``__init__`` (``_plain_init``): its
-    stores, without the call; the elementwise ops call it directly."""
+def _attach_plain(node_cls, out, nf, saved, attrs=None):
+    """``attach`` for a node class built without ``__init__`` (``_plain_init``), with its
+    edges already as ``Node._next`` holds them (``nf``): its stores, without the call."""
     node = _new(node_cls)
-    node.next_functions = edges
+    node._next = nf
     node._saved = saved
     node._seq = next(_SEQ)
     node.attrs = attrs
@@ -106,35 +114,24 @@ def _attach_plain(node_cls, out, edges, saved, attrs=None):
     return node
 
 
+def _item(t):
+    """The ``Node._next`` item of the edge to Tensor ``t`` (None: no edge)."""
+    fn = t._grad_fn
+    if fn is not None:
+        return fn if t._output_nr == 0 else Edge((fn, t._output_nr))
+    if t._rg:
+        return grad_accumulator(t)
+    return None
+
+
 def record(node_cls, out, inputs, saved=(), attrs=None):
     """Attach a new ``node_cls`` node as ``out``'s grad_fn; ``inputs`` give its edges."""
-    if len(inputs) == 2:  # the common binary op, without the loop and list
-        a, b = inputs
-        if a.__class__ is Tensor and (a._grad_fn is not None or a._rg):
-            ea = (a._grad_fn, a._output_nr) if a._grad_fn is not None else (grad_accumulator(a), 0)
-        else:
-            ea = _NO_EDGE
-        if b.__class__ is Tensor and (b._grad_fn is not None or b._rg):
-            eb = (b._grad_fn, b._output_nr) if b._grad_fn is not None else (grad_accumulator(b), 0)
-        else:
-            eb = _NO_EDGE
-        return attach(node_cls, out, (ea, eb), saved, attrs)
-    edges = []
-    for t in inputs:
-        if t.__class__ is Tensor:
-            fn = t._grad_fn
-            if fn is not None:
-                edges.append((fn, t._output_nr))
-            elif t._rg:
-                edges.append((grad_accumulator(t), 0))
-            else:
-                edges.append(_NO_EDGE)
-        else:
-            edges.append(_NO_EDGE)
-    return attach(node_cls, out, tuple(edges), saved, attrs)
-
-
-_NO_EDGE = (None, 0)
+    if node_cls._plain_init:
+        items = tuple([_item(t) if t.__class__ is Tensor else None for t in inputs])
+        return _attach_plain(node_cls, out, items[0] if len(items) == 1 else items, saved,
+                             attrs)
+    return attach(node_cls, out, tuple([edge_of(t) if t.__class__ is Tensor else (None, 0)
+                                        for t in inputs]), saved, attrs)
 
 
 def record_multi(node_cls, outs, inputs, saved=(), attrs=None):

@@ -18,7 +18,7 @@ int or a tuple, error messages) and calls the row with the normalized arguments;
 import sys
 
 from ..autograd.grad_mode import STATE as _STATE
-from ..autograd.graph import grad_accumulator, saved_input, saved_output
+from ..autograd.graph import Edge, grad_accumulator, saved_input, saved_output
 from ..tensor import _fresh
 from . import _core
 from .opdef import _camel, _make_node, _reads
@@ -31,7 +31,9 @@ _DERIVED = {"_shape": ("_sym_sizes", "{}._data.shape"),
             "_dtype": ("_dtype", "{}._dtype"),
             "_device": ("_device", "{}._device")}
 _TORCH_PARAM = {"input": "self"}
-_NO_EDGE = (None, 0)
+# the ``Node._next`` item of the edge to operand ``p`` (which requires grad), ``fn`` its
+# grad_fn: the producer itself for its output 0
+_ITEM = "(fn if not {p}._output_nr else _Edge((fn, {p}._output_nr))) if fn is not None else _acc({p})"
 
 
 class FuncDef:
@@ -213,7 +215,7 @@ def _new_node(op, pad, edges):
     at = list(op.kwargs) + [_saver(op, n) for n in op.recorded[len(op.kwargs):]]
     return [pad + line for line in (
         "node_ = _new(_node)",
-        f"node_.next_functions = {edges}",
+        f"node_._next = {edges}",
         "node_._seq = next(_SEQ)",
         "node_.attrs = (" + "".join(a + ", " for a in at) + ")",
         "if _ANOMALY[0]:",
@@ -230,7 +232,7 @@ def _compile_call(op, src):
            "_new": object.__new__, "_node": op.node, "_acc": grad_accumulator,
            "_SEQ": _core._SEQ, "_ANOMALY": _core._ANOMALY,
            "_remember": _core._anomaly_mode.remember, "_si": saved_input,
-           "_so": saved_output, "_NO_EDGE": _NO_EDGE, "_view": op.view}
+           "_so": saved_output, "_Edge": Edge, "_view": op.view}
     exec("\n".join(src), env)  # noqa: S102
     return env["call"]
 
@@ -279,17 +281,17 @@ def _make_call(op):
         if len(edged) == 1 and edged[0] not in opt:  # the one edge's operand requires grad
             p = edged[0]
             src += [f"        fn = {p}._grad_fn",
-                    f"        e0 = (fn, {p}._output_nr) if fn is not None else (_acc({p}), 0)"]
+                    f"        e0 = {_ITEM.format(p=p)}"]
             edged_ifs = ()
         else:
             edged_ifs = edged
         for i, p in enumerate(edged_ifs):
             src += [f"        if {'' if p not in opt else p + ' is not None and '}{p}._rg:",
                     f"            fn = {p}._grad_fn",
-                    f"            e{i} = (fn, {p}._output_nr) if fn is not None else (_acc({p}), 0)",
+                    f"            e{i} = {_ITEM.format(p=p)}",
                     "        else:",
-                    f"            e{i} = _NO_EDGE"]
-        src += _new_node(op, "        ",
+                    f"            e{i} = None"]
+        src += _new_node(op, "        ", "e0" if len(edged) == 1 else
                          "(" + "".join(f"e{i}, " for i in range(len(edged))) + ")")
         if op.differentiable == 1:
             src += ["        out._grad_fn = node_",
@@ -336,15 +338,16 @@ def _make_listed_call(op, args):
                 f"        for t_ in {p}:",
                 "            fn = t_._grad_fn",
                 "            if fn is not None:",
-                "                edges.append((fn, t_._output_nr))",
+                "                edges.append(fn if not t_._output_nr else "
+                "_Edge((fn, t_._output_nr)))",
                 "                rg = True",
                 "            elif t_._rg:",
-                "                edges.append((_acc(t_), 0))",
+                "                edges.append(_acc(t_))",
                 "                rg = True",
                 "            else:",
-                "                edges.append(_NO_EDGE)",
+                "                edges.append(None)",
                 "        if rg:"]
-        src += _new_node(op, "            ", "tuple(edges)")
+        src += _new_node(op, "            ", "edges[0] if len(edges) == 1 else tuple(edges)")
         src += ["            out._grad_fn = node_",
                 "            out._rg = True",
                 _saved_line(op, "            ")]
@@ -360,8 +363,8 @@ def _make_multi_call(op, args):
     if op.node is not None:
         src += [f"    if _STATE.enabled and {p}._rg and odt._cat == 2:",
                 f"        fn = {p}._grad_fn",
-                f"        e0 = (fn, {p}._output_nr) if fn is not None else (_acc({p}), 0)"]
-        src += _new_node(op, "        ", "(e0,)")
+                f"        e0 = {_ITEM.format(p=p)}"]
+        src += _new_node(op, "        ", "e0")
         src += ["        node_._n_out = len(outs)",
                 "        node_._hooked = True",
                 "        for i_, o_ in enumerate(outs):",

@@ -22,6 +22,7 @@ from ..autograd.grad_mode import STATE as _STATE
 from ..autograd.graph import (
     _FREED,
     ERR_FREED,
+    Edge,
     Node,
     SavedTensor,
     grad_accumulator,
@@ -31,7 +32,6 @@ from ..tensor import Tensor
 from .dispatch import apply1, apply2
 
 _SAME = "promote"
-_NO_EDGE = (None, 0)
 
 
 class OpDef:
@@ -234,13 +234,13 @@ def _lent_source(op):
         return []
     pad = "            "
     if op.arity == 2:
-        src += [pad + "fa_, fb_ = self.next_functions",
+        src += [pad + "fa_, fb_ = self._next",
                 pad + "if self.attrs is None:"]
         pad += "    "
     for i, (op2, name) in cases:
         body = []
         k = op.saves.index(name)
-        body += [f"x_ = saved_[{k}]",
+        body += [f"x_ = saved_[{k}]" if len(op.saves) > 1 else "x_ = saved_",
                  "if x_.__class__ is _ST:"]
         if name == "result":
             body += ["    ok_ = x_.vc[0] == x_.version",
@@ -261,7 +261,7 @@ def _lent_source(op):
         else:
             mine, other = ("fa_", "fb_") if i == 0 else ("fb_", "fa_")
             body.append("        return (grad, None)" if i == 0 else "        return (None, grad)")
-            src.append(pad + f"if {mine}[0] is not None and {other}[0] is None:")
+            src.append(pad + f"if {mine} is not None and {other} is None:")
             src += [pad + "    " + line for line in body]
     return src
 
@@ -289,7 +289,8 @@ def _backward_source(op, run=False):
             src += ["    saved = self._saved",
                     "    if saved is _FREED:",
                     "        raise RuntimeError(_ERR_FREED)",
-                    f"    {''.join(n + ', ' for n in names)}= saved"]
+                    f"    {''.join(n + ', ' for n in names)}= saved" if len(names) > 1 else
+                    f"    {names[0]} = saved"]
         for n in names:
             if n == "result":
                 # always saved_output's (None where no input needs it): a new tensor on its
@@ -337,9 +338,9 @@ def _backward_source(op, run=False):
                     "        return r_"]
         src.append(f"    return ({op.grads[0]},)")
         return src
-    src += ["    fa, fb = self.next_functions",
-            "    na = fa[0] is not None",
-            "    nb = fb[0] is not None",
+    src += ["    fa, fb = self._next",
+            "    na = fa is not None",
+            "    nb = fb is not None",
             "    at = self.attrs"]
     for i, n in enumerate(op.kwargs):
         src.append(f"    {n} = {op.kwargs[n]!r} if at is None else at[{2 + i}]")
@@ -386,20 +387,20 @@ def _general_source(op):
     if len(grads) == 1:  # a node exists only when its one edge needs a gradient
         src.append(f"    return ({grads[0]},)")
         return src
-    src.append("    nf_ = self.next_functions")
+    src.append("    nf_ = self._next")  # (a tuple: the node has several edges)
     done = set()
     joint = getattr(op, "joint", {})
     for i, f in enumerate(grads):
         if f in done:
             continue
         if f not in joint:
-            src.append(f"    g{i}_ = ({f}) if nf_[{i}][0] is not None else None")
+            src.append(f"    g{i}_ = ({f}) if nf_[{i}] is not None else None")
             continue
         # one formula for several edges: run once, for those of them that are needed
         done.add(f)
         edges = [op.edges.index(n) for n in joint[f]]  # in the formula's order
         outs = "".join(f"g{k}_, " for k in edges)
-        src += ["    grad_input_mask = (" + "".join(f"nf_[{k}][0] is not None, " for k in edges)
+        src += ["    grad_input_mask = (" + "".join(f"nf_[{k}] is not None, " for k in edges)
                 + ")",
                 "    if True in grad_input_mask:",
                 f"        {outs}= {f}",
@@ -451,6 +452,7 @@ def _make_node(op, cls_name):
         ns["materialize_grads"] = False
     if op.arity is not None:  # an elementwise row: the engine's inline call (``_run``)
         ns["_run"] = _run
+        ns["_saved1"] = len(op.saves) == 1  # its record stores the one thing bare
     return type(cls_name, (Node,), ns)
 
 
@@ -466,8 +468,7 @@ def _make_record(op):
     names = op.saves
     from . import _core
 
-    env = {"_acc": grad_accumulator, "_ST": SavedTensor,
-           "_NO_EDGE": _NO_EDGE, "Tensor": Tensor, "node": op.node, "_new": object.__new__,
+    env = {"_acc": grad_accumulator, "_ST": SavedTensor, "_Edge": Edge, "Tensor": Tensor, "node": op.node, "_new": object.__new__,
            "_SEQ": _core._SEQ, "_ANOMALY": _core._ANOMALY,
            "_remember": _core._anomaly_mode.remember}
     params = op.params
@@ -501,7 +502,7 @@ def _make_record(op):
 
     # _core.attach's stores, inline: one frame less on every recorded op
     attach = ["    node_ = _new(node)",
-              "    node_.next_functions = edges",
+              "    node_._next = edges",
               "    node_._saved = sv",
               "    node_._seq = next(_SEQ)",
               "    node_.attrs = at",
@@ -512,23 +513,33 @@ def _make_record(op):
               "    return node_"]
 
     if op.arity == 1:
+        # (the edge items of Node._next: the producer itself for its output 0)
         src = ["def record(out, a, bcast=False, extra=None):",
                "    fn = a._grad_fn",
-               "    e = (fn, a._output_nr) if fn is not None else (_acc(a), 0)"]
+               "    if fn is None:",
+               "        edges = _acc(a)",
+               "    elif a._output_nr:",
+               "        edges = _Edge((fn, a._output_nr))",
+               "    else:",
+               "        edges = fn"]
         for i, n in enumerate(names):
             src += saver(n, i, "    ")
-        sv = "".join(f"s{i}, " for i in range(len(names)))
-        src += [f"    sv = ({sv})", "    edges = (e,)", "    at = None"]
+        src += [f"    sv = {_saved_tuple(names)}", "    at = None"]
         src += attach
     else:
         src = ["def record(out, a, b, bcast=False, extra=None):"]
         for v in "ab":
             src += [f"    if {v}.__class__ is Tensor and ({v}._grad_fn is not None or {v}._rg):",
                     f"        fn = {v}._grad_fn",
-                    f"        e{v} = (fn, {v}._output_nr) if fn is not None else (_acc({v}), 0)",
+                    "        if fn is None:",
+                    f"            e{v} = _acc({v})",
+                    f"        elif {v}._output_nr:",
+                    f"            e{v} = _Edge((fn, {v}._output_nr))",
+                    "        else:",
+                    f"            e{v} = fn",
                     f"        r{v} = True",
                     "    else:",
-                    f"        e{v} = _NO_EDGE",
+                    f"        e{v} = None",
                     f"        r{v} = False"]
         for i, n in enumerate(names):
             conds = [("ra" if j == 0 else "rb") for j, f in enumerate(op.grads)
@@ -536,8 +547,7 @@ def _make_record(op):
             src.append(f"    if {' or '.join(conds)}:")
             src += saver(n, i, "        ")
             src += ["    else:", f"        s{i} = None"]
-        sv = "".join(f"s{i}, " for i in range(len(names)))
-        src.append(f"    sv = ({sv})")
+        src.append(f"    sv = {_saved_tuple(names)}")
         defaults = tuple(op.kwargs.values())
         env["_DEFAULTS"] = defaults
         src += ["    if bcast or (extra is not None and extra != _DEFAULTS):",
@@ -548,6 +558,14 @@ def _make_record(op):
         env["_shape"] = _shape
     exec("\n".join(src), env)  # noqa: S102
     return env["record"]
+
+
+def _saved_tuple(names):
+    """What a row's record stores as ``_saved`` for saved values ``s0``, ``s1``, ...: one
+    of them bare (the node's ``_saved1``), else their tuple."""
+    if len(names) == 1:
+        return "s0"
+    return "(" + "".join(f"s{i}, " for i in range(len(names))) + ")"
 
 
 def _shape(x):
