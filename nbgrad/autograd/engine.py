@@ -374,7 +374,8 @@ def _checked(node, outs):
 
 def _n_edges(node):
     nf = node._next
-    return len(nf) if nf.__class__ is tuple else 1
+    n = len(nf) if nf.__class__ is tuple else 1
+    return n if n >= node._arity else node._arity
 
 
 def _targets_of(node):

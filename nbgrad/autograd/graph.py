@@ -186,9 +186,13 @@ def pack_edges(edges):
     return items[0] if len(items) == 1 else items
 
 
-def edge_items(nf):
-    """The items of ``_next`` value ``nf``, one per edge (a tuple)."""
-    return nf if nf.__class__ is tuple else (nf,)
+def edge_items(nf, n=0):
+    """The items of ``_next`` value ``nf`` of a node with at least ``n`` edges (its
+    ``_arity``), one per edge (a tuple): what ``nf`` leaves out has no edge."""
+    items = nf if nf.__class__ is tuple else (nf,)
+    if len(items) < n:
+        items += (None,) * (n - len(items))
+    return items
 
 
 def unpack_edge(e):
@@ -245,6 +249,9 @@ class Node:
     # a table row's node that saves one thing: ``_saved`` is that thing itself, no tuple
     # (a tracked object less per recorded op; see the slots' comment)
     _saved1 = False
+    # a table row's node has an edge per operand, but keeps a binary row's first edge
+    # alone (bare) when the second operand has none: ``_arity`` says how many there are
+    _arity = 0
 
     def __init_subclass__(cls, **kw):
         super().__init_subclass__(**kw)
@@ -277,7 +284,7 @@ class Node:
 
     @property
     def next_functions(self):
-        return tuple([unpack_edge(e) for e in edge_items(self._next)])
+        return tuple([unpack_edge(e) for e in edge_items(self._next, self._arity)])
 
     @next_functions.setter
     def next_functions(self, edges):
@@ -285,7 +292,7 @@ class Node:
 
     @property
     def needs_input_grad(self):
-        return tuple(e is not None for e in edge_items(self._next))
+        return tuple(e is not None for e in edge_items(self._next, self._arity))
 
     @property
     def saved_tensors(self):

@@ -234,7 +234,11 @@ def _lent_source(op):
         return []
     pad = "            "
     if op.arity == 2:
-        src += [pad + "fa_, fb_ = self._next",
+        src += [pad + "fa_ = self._next",
+                pad + "if fa_.__class__ is tuple:",
+                pad + "    fa_, fb_ = fa_",
+                pad + "else:  # (the first operand's edge alone, see _make_record)",
+                pad + "    fb_ = None",
                 pad + "if self.attrs is None:"]
         pad += "    "
     for i, (op2, name) in cases:
@@ -338,7 +342,11 @@ def _backward_source(op, run=False):
                     "        return r_"]
         src.append(f"    return ({op.grads[0]},)")
         return src
-    src += ["    fa, fb = self._next",
+    src += ["    fa = self._next",
+            "    if fa.__class__ is tuple:",
+            "        fa, fb = fa",
+            "    else:  # (the first operand's edge alone, see _make_record)",
+            "        fb = None",
             "    na = fa is not None",
             "    nb = fb is not None",
             "    at = self.attrs"]
@@ -453,6 +461,7 @@ def _make_node(op, cls_name):
     if op.arity is not None:  # an elementwise row: the engine's inline call (``_run``)
         ns["_run"] = _run
         ns["_saved1"] = len(op.saves) == 1  # its record stores the one thing bare
+        ns["_arity"] = op.arity
     return type(cls_name, (Node,), ns)
 
 
@@ -554,7 +563,8 @@ def _make_record(op):
                 "        at = (_shape(a), _shape(b)) + (extra if extra is not None else _DEFAULTS)",
                 "    else:",
                 "        at = None",
-                "    edges = (ea, eb)"] + attach
+                # the first operand's edge alone is kept bare (a tuple less: y * 2.0)
+                "    edges = ea if eb is None else (ea, eb)"] + attach
         env["_shape"] = _shape
     exec("\n".join(src), env)  # noqa: S102
     return env["record"]
