@@ -83,7 +83,8 @@ def _graph_deps_needed(roots, targets):
         if root is None or root in deps:
             continue
         deps[root] = 0
-        stack = [[root, _targets_of(root), 0]]
+        nf = root._next
+        stack = [[root, nf if nf.__class__ is tuple else (nf,), 0]]
         while stack:
             top = stack[-1]
             node, edges, i = top
@@ -93,19 +94,25 @@ def _graph_deps_needed(roots, targets):
                 i += 1
                 if nxt is None:
                     continue
+                if nxt.__class__ is Edge:
+                    nxt = nxt[0]
                 c = deps.get(nxt)
                 if c is None:
                     deps[nxt] = 1
                     top[2] = i
-                    stack.append([nxt, _targets_of(nxt), 0])
+                    nf = nxt._next
+                    stack.append([nxt, nf if nf.__class__ is tuple else (nf,), 0])
                     break
                 deps[nxt] = c + 1
             else:
                 stack.pop()
                 for nxt in edges:
-                    if nxt is not None and (nxt in needed or nxt in targets):
-                        needed.add(node)
-                        break
+                    if nxt is not None:
+                        if nxt.__class__ is Edge:
+                            nxt = nxt[0]
+                        if nxt in needed or nxt in targets:
+                            needed.add(node)
+                            break
     return deps, needed
 
 
@@ -376,14 +383,6 @@ def _n_edges(node):
     nf = node._next
     n = len(nf) if nf.__class__ is tuple else 1
     return n if n >= node._arity else node._arity
-
-
-def _targets_of(node):
-    """The nodes ``node``'s edges point to, a tuple with None for no edge."""
-    nf = node._next
-    if nf.__class__ is not tuple:
-        return (nf[0] if nf.__class__ is Edge else nf,)
-    return tuple([e[0] if e.__class__ is Edge else e for e in nf])
 
 
 def _count_error(node, outs):
