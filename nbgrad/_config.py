@@ -14,8 +14,9 @@ NBGRAD_THREADING_LAYER Numba threading layer (default: ``omp`` where Numba has i
                       loop, so the next starts in microseconds; matrix products run on the
                       same threads (kernels/cpu/blas.py), so no second pool competes.
 NBGRAD_BLAS           which BLAS the CPU's matrix products call (kernels/cpu/blas.py):
-                      ``auto`` (default: Intel's MKL when the ``mkl`` package is installed,
-                      else the OpenBLAS NumPy loaded), ``mkl``, ``openblas``, or ``numpy``
+                      ``auto`` (default: on an Intel CPU, Intel's MKL when the ``mkl``
+                      package is installed; otherwise, and on other vendors' CPUs, the
+                      OpenBLAS NumPy loaded), ``mkl``, ``openblas``, or ``numpy``
                       (every product through ``np.matmul``).
 NBGRAD_WIDE_VECTORS   ``1`` (default) lets LLVM use 512-bit vectors on AVX-512 CPUs (Numba's
                       default tuning prefers 256 bits); process-wide for Numba, and skipped

@@ -177,12 +177,27 @@ def test_without_openblas_products_go_to_numpy(monkeypatch):
     np.testing.assert_allclose(out, a @ b)
 
 
+def test_auto_takes_mkl_on_intel_cpus_only():
+    assert blas.auto_takes_mkl("GenuineIntel")
+    assert blas.auto_takes_mkl(None)  # no /proc/cpuinfo: MKL's own vendor assumed
+    assert not blas.auto_takes_mkl("AuthenticAMD")
+    assert not blas.auto_takes_mkl("HygonGenuine")
+    if os.path.exists("/proc/cpuinfo"):
+        with open("/proc/cpuinfo") as f:
+            named = [line for line in f if line.startswith("vendor_id")]
+        if named:
+            assert blas.cpu_vendor() == named[0].split(":", 1)[1].strip()
+
+
 def test_the_blas_follows_nbgrad_blas():
+    intel = blas.auto_takes_mkl(blas.cpu_vendor())
     if CHOICE == "numpy":
         assert not blas.AVAILABLE and blas.NAME is None
-    elif CHOICE == "openblas" or (CHOICE == "auto" and not _mkl_installed()):
+    elif CHOICE == "openblas" or (CHOICE == "auto" and not (_mkl_installed() and intel)):
         assert blas.NAME == "openblas" and "openblas" in blas.PATH.lower()
-    else:  # mkl, or auto with the mkl package installed
+        if CHOICE == "auto":  # MKL not even loaded (a cold start pays for it)
+            assert not _loaded("libmkl_rt")
+    else:  # mkl, or auto with the mkl package installed on an Intel CPU
         assert _mkl_installed() or not MKL_PLATFORM, "the test extra installs mkl here"
         if not _mkl_installed():
             pytest.skip("no MKL wheel for this platform")
@@ -213,14 +228,18 @@ def test_mkl_runs_on_numbas_openmp_threads():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("choice", ["openblas", "numpy"])
+@pytest.mark.parametrize("choice", ["openblas", "numpy", "mkl"])
 def test_every_blas_choice_in_its_own_process(choice):
     # (the choice is made once, at import: each other one gets a fresh process)
     if CHOICE != "auto":
         pytest.skip("run from the default process only")
+    if choice == "mkl" and (blas.NAME == "mkl" or not _mkl_installed()):
+        pytest.skip("this process runs MKL already" if blas.NAME == "mkl" else
+                    "the mkl package is not installed")
     env = dict(os.environ, NBGRAD_BLAS=choice)
+    select = "not own_process" + ("" if choice == "mkl" else " and not numbas_openmp")
     r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                        "-k", "not own_process and not numbas_openmp", __file__],
+                        "-k", select, __file__],
                        env=env, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-2000:]
     assert " passed" in r.stdout and " failed" not in r.stdout
