@@ -973,7 +973,7 @@ def test_next_functions_of_later_outputs_and_single_edges(torch):
     # binary, reduction and list rows, and backward delivers along it
     def graph(lib, x):
         a, b, c = x.split(1)
-        outs = [b.exp(), c * 2.0, a + c, lib.cat([c, b]).sum(0), c.sum()]
+        outs = [b.exp(), c * 2.0, a + c, lib.stack([c, b]).sum(0), c.sum()]
         return [[(type(f).__name__ if f is not None else None, nr)
                  for f, nr in o.grad_fn.next_functions] for o in outs], outs
 

@@ -208,6 +208,10 @@ CASES = [
      {"saved": False}),
     ("cat", [(2, 3), (2, 1)], lambda m, a, b: m.cat([a, b], -1), (1,),
      {"requires": (False, True), "saved": False}),
+    ("stack", [(2, 3), (2, 3), (2, 3)], lambda m, a, b, c: m.stack([a, b, c], 1), (1,),
+     {"saved": False}),
+    ("stack", [(3,), (3,)], lambda m, a, b: m.stack([a, b], -1), (1,),
+     {"requires": (True, False), "saved": False}),
     # advanced indexing on a plan of offsets (rows 2, 0, 2 of a (3, 4) tensor)
     ("index.Tensor", (3, 4), lambda m, x: x[m.tensor([2, 0, 2])], (ROWS_202,),
      {"saved": False}),

@@ -7,7 +7,7 @@ from ..creation import zeros
 from ..storage.layout import copy_data
 from ._core import Tensor, backend, same_device
 from .funcdef import deffunc, surface
-from .shape import SPLIT, SPLIT_WITH_SIZES, _wrap_dim, getitem, split_views, unsqueeze
+from .shape import SPLIT, SPLIT_WITH_SIZES, _wrap_dim, getitem, split_views
 
 
 def _skipped(shape, ndim):
@@ -100,11 +100,56 @@ def cat(tensors, dim=0):
     return CAT.call(tensors, d)
 
 
+def _stack_forward(arrays, odt, dev, dim):
+    shape = list(arrays[0].shape)
+    shape.insert(dim, len(arrays))
+    be = backend(dev)
+    data = be.empty(tuple(shape), odt.np)
+    if data.size:
+        for i, a in enumerate(arrays):
+            copy_data(a, odt, dev, out=be.getitem(data, (slice(None),) * dim + (i,)))
+    return data
+
+
+def _stack_shape(shapes, dim):
+    out = list(shapes[0])
+    out.insert(dim, len(shapes))
+    return tuple(out)
+
+
+def stack_backward(grad, dim, mask):
+    """The gradient of each of ``stack``'s tensors: its index along ``dim`` of ``grad``
+    (None where ``mask`` says none is needed)."""
+    lead = (slice(None),) * dim
+    return [getitem(grad, lead + (i,)) if need else None for i, need in enumerate(mask)]
+
+
+# stack(tensors, dim): one node with an edge per tensor, as PyTorch's StackBackward0
+STACK = deffunc("stack", params=("tensors",), listed=True, kernels=("copy",),
+                forward=_stack_forward,
+                dtype=lambda dts, dim: functools.reduce(_dt.promote_types, dts),
+                shape=_stack_shape, args=("dim",),
+                grads=("stack_backward(grad, dim, grad_input_mask)",), fn=False,
+                method=False)
+
+
+@surface(STACK)
 def stack(tensors, dim=0):
-    """Join tensors along a new dim."""
+    """Join tensors of one shape along a new dim (their dtypes promoted).
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.stack([nbgrad.tensor([1.0, 2.0]), nbgrad.tensor([3.0, 4.0])], 1)
+        tensor([[1., 3.],
+                [2., 4.]])
+    """
     tensors = list(tensors)
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
+    for t in tensors:
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element in argument 0, but got {type(t).__name__}")
     s0 = tuple(tensors[0].shape)
     for i, t in enumerate(tensors):
         if tuple(t.shape) != s0:
@@ -112,8 +157,8 @@ def stack(tensors, dim=0):
                 f"stack expects each tensor to be equal size, but got {list(s0)} at entry 0 "
                 f"and {list(t.shape)} at entry {i}"
             )
-    d = _wrap_dim(dim, len(s0) + 1)
-    return cat([unsqueeze(t, d) for t in tensors], d)
+    same_device("stack", *tensors)
+    return STACK.call(tensors, _wrap_dim(dim, len(s0) + 1))
 
 
 @surface(SPLIT, SPLIT_WITH_SIZES)
