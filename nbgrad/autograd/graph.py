@@ -317,7 +317,8 @@ class Node:
 
     def release(self):
         """Drop what was saved for backward (after a backward without retain_graph)."""
-        if self._saved != () and (self._saved1 or self._saved):
+        s = self._saved
+        if s is not _NOTHING and (self._saved1 or s):  # (a row's one saved value may be 0)
             self._saved = _FREED
 
     def apply(self, grads):
