@@ -24,7 +24,7 @@ from heapq import heappop, heappush
 
 from . import anomaly_mode, grad_mode
 from . import graph as _graph
-from .graph import _FREED, AccumulateGrad, Edge, edge_of
+from .graph import _FREED, _NOTHING, AccumulateGrad, Edge, edge_of
 
 _STATE = grad_mode.STATE
 # ops the engine calls, bound on first use (the ops import this module)
@@ -42,7 +42,6 @@ def _bind_ops():
 
 
 _ANOMALY = anomaly_mode.ENABLED
-_NOTHING = ()  # what a node that saved nothing holds (the one empty tuple)
 
 
 def _graph_deps(roots):

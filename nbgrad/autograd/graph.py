@@ -399,6 +399,17 @@ def grad_accumulator(t):
     return acc
 
 
+def edge_item(t):
+    """The ``Node._next`` item of the edge to Tensor ``t`` (None: no edge); the generated
+    records inline it (``ops/opdef.EDGE_ITEM``)."""
+    fn = t._grad_fn
+    if fn is not None:
+        return fn if t._output_nr == 0 else Edge((fn, t._output_nr))
+    if t._rg:
+        return grad_accumulator(t)
+    return None
+
+
 def edge_of(t):
     """``(node, output_nr)`` through which a gradient reaches tensor ``t``."""
     fn = t._grad_fn

@@ -8,10 +8,9 @@ from ..autograd import anomaly_mode as _anomaly_mode
 from ..autograd import grad_mode as _gm
 from ..autograd import graph as _graph
 from ..autograd.graph import (
-    Edge,
     Node,
+    edge_item,
     edge_of,
-    grad_accumulator,
     pack_edges,
     saved_input,
     saved_output,
@@ -114,20 +113,10 @@ def _attach_plain(node_cls, out, nf, saved, attrs=None):
     return node
 
 
-def _item(t):
-    """The ``Node._next`` item of the edge to Tensor ``t`` (None: no edge)."""
-    fn = t._grad_fn
-    if fn is not None:
-        return fn if t._output_nr == 0 else Edge((fn, t._output_nr))
-    if t._rg:
-        return grad_accumulator(t)
-    return None
-
-
 def record(node_cls, out, inputs, saved=(), attrs=None):
     """Attach a new ``node_cls`` node as ``out``'s grad_fn; ``inputs`` give its edges."""
     if node_cls._plain_init:
-        items = tuple([_item(t) if t.__class__ is Tensor else None for t in inputs])
+        items = tuple([edge_item(t) if t.__class__ is Tensor else None for t in inputs])
         return _attach_plain(node_cls, out, items[0] if len(items) == 1 else items, saved,
                              attrs)
     return attach(node_cls, out, tuple([edge_of(t) if t.__class__ is Tensor else (None, 0)

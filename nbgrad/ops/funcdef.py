@@ -21,7 +21,7 @@ from ..autograd.grad_mode import STATE as _STATE
 from ..autograd.graph import Edge, grad_accumulator, saved_input, saved_output
 from ..tensor import _fresh
 from . import _core
-from .opdef import _camel, _make_node, _reads
+from .opdef import EDGE_ITEM, _camel, _make_node, _reads
 
 # a name a formula may read, beyond the row's operands, arguments and outputs: what is saved
 # of operand ``p`` for ``p + suffix``: PyTorch's name of it (``grad_fn._saved_<name>``) and
@@ -31,9 +31,6 @@ _DERIVED = {"_shape": ("_sym_sizes", "{}._data.shape"),
             "_dtype": ("_dtype", "{}._dtype"),
             "_device": ("_device", "{}._device")}
 _TORCH_PARAM = {"input": "self"}
-# the ``Node._next`` item of the edge to operand ``p`` (which requires grad), ``fn`` its
-# grad_fn: the producer itself for its output 0
-_ITEM = "(fn if not {p}._output_nr else _Edge((fn, {p}._output_nr))) if fn is not None else _acc({p})"
 
 
 class FuncDef:
@@ -281,14 +278,14 @@ def _make_call(op):
         if len(edged) == 1 and edged[0] not in opt:  # the one edge's operand requires grad
             p = edged[0]
             src += [f"        fn = {p}._grad_fn",
-                    f"        e0 = {_ITEM.format(p=p)}"]
+                    f"        e0 = {EDGE_ITEM.format(p=p)}"]
             edged_ifs = ()
         else:
             edged_ifs = edged
         for i, p in enumerate(edged_ifs):
             src += [f"        if {'' if p not in opt else p + ' is not None and '}{p}._rg:",
                     f"            fn = {p}._grad_fn",
-                    f"            e{i} = {_ITEM.format(p=p)}",
+                    f"            e{i} = {EDGE_ITEM.format(p=p)}",
                     "        else:",
                     f"            e{i} = None"]
         src += _new_node(op, "        ", "e0" if len(edged) == 1 else
@@ -337,12 +334,8 @@ def _make_listed_call(op, args):
                 "        rg = False",
                 f"        for t_ in {p}:",
                 "            fn = t_._grad_fn",
-                "            if fn is not None:",
-                "                edges.append(fn if not t_._output_nr else "
-                "_Edge((fn, t_._output_nr)))",
-                "                rg = True",
-                "            elif t_._rg:",
-                "                edges.append(_acc(t_))",
+                "            if fn is not None or t_._rg:",
+                f"                edges.append({EDGE_ITEM.format(p='t_')})",
                 "                rg = True",
                 "            else:",
                 "                edges.append(None)",
@@ -363,7 +356,7 @@ def _make_multi_call(op, args):
     if op.node is not None:
         src += [f"    if _STATE.enabled and {p}._rg and odt._cat == 2:",
                 f"        fn = {p}._grad_fn",
-                f"        e0 = {_ITEM.format(p=p)}"]
+                f"        e0 = {EDGE_ITEM.format(p=p)}"]
         src += _new_node(op, "        ", "e0")
         src += ["        node_._n_out = len(outs)",
                 "        node_._hooked = True",

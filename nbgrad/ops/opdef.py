@@ -32,6 +32,10 @@ from ..tensor import Tensor
 from .dispatch import apply1, apply2
 
 _SAME = "promote"
+# the generated code's expression for the ``Node._next`` item of the edge to operand ``{p}``
+# (a Tensor that requires grad; ``fn`` holds its grad_fn): graph.edge_item's body, inline
+EDGE_ITEM = ("(fn if not {p}._output_nr else _Edge((fn, {p}._output_nr))) if fn is not None "
+             "else _acc({p})")
 
 
 class OpDef:
@@ -477,8 +481,8 @@ def _make_record(op):
     names = op.saves
     from . import _core
 
-    env = {"_acc": grad_accumulator, "_ST": SavedTensor, "_Edge": Edge, "Tensor": Tensor, "node": op.node, "_new": object.__new__,
-           "_SEQ": _core._SEQ, "_ANOMALY": _core._ANOMALY,
+    env = {"_acc": grad_accumulator, "_ST": SavedTensor, "_Edge": Edge, "Tensor": Tensor,
+           "node": op.node, "_new": object.__new__, "_SEQ": _core._SEQ, "_ANOMALY": _core._ANOMALY,
            "_remember": _core._anomaly_mode.remember}
     params = op.params
 
@@ -525,12 +529,7 @@ def _make_record(op):
         # (the edge items of Node._next: the producer itself for its output 0)
         src = ["def record(out, a, bcast=False, extra=None):",
                "    fn = a._grad_fn",
-               "    if fn is None:",
-               "        edges = _acc(a)",
-               "    elif a._output_nr:",
-               "        edges = _Edge((fn, a._output_nr))",
-               "    else:",
-               "        edges = fn"]
+               "    edges = " + EDGE_ITEM.format(p="a")]
         for i, n in enumerate(names):
             src += saver(n, i, "    ")
         src += [f"    sv = {_saved_tuple(names)}", "    at = None"]
@@ -540,12 +539,7 @@ def _make_record(op):
         for v in "ab":
             src += [f"    if {v}.__class__ is Tensor and ({v}._grad_fn is not None or {v}._rg):",
                     f"        fn = {v}._grad_fn",
-                    "        if fn is None:",
-                    f"            e{v} = _acc({v})",
-                    f"        elif {v}._output_nr:",
-                    f"            e{v} = _Edge((fn, {v}._output_nr))",
-                    "        else:",
-                    f"            e{v} = fn",
+                    f"        e{v} = " + EDGE_ITEM.format(p=v),
                     f"        r{v} = True",
                     "    else:",
                     f"        e{v} = None",
