@@ -74,16 +74,35 @@ def test_gemm_matches_numpy_in_every_blas_layout(dt, mkn, threads, monkeypatch):
                                        atol=1e-5 if dt == np.float32 else 1e-12)
 
 
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
 @pytest.mark.parametrize("threads", [False, True])
-def test_batched_gemm_matches_numpy(threads, monkeypatch):
+def test_batched_gemm_matches_numpy(dt, threads, monkeypatch):
     if threads:
         monkeypatch.setattr(blas, "PARALLEL_MACS", 1)
     rng = np.random.default_rng(0)
-    a = rng.standard_normal((6, 4, 5)).astype(np.float32)
-    b = rng.standard_normal((6, 3, 5)).astype(np.float32).transpose(0, 2, 1)  # batched b.T
-    out = np.empty((6, 4, 3), np.float32)
+    a = rng.standard_normal((6, 4, 5)).astype(dt)
+    b = rng.standard_normal((6, 3, 5)).astype(dt).transpose(0, 2, 1)  # batched b.T
+    out = np.empty((6, 4, 3), dt)
     _product(a, b, out, threads)
     np.testing.assert_allclose(out, a @ b, rtol=1e-5, atol=1e-5)
+
+
+def test_a_big_batchs_plan_is_not_kept_and_its_products_stay_right(monkeypatch):
+    # a batch's plan holds 24 bytes of offsets a matrix: past _BATCH_KEPT it is made again
+    # at each product instead of kept
+    monkeypatch.setattr(blas, "PARALLEL_MACS", 1)
+    monkeypatch.setattr(blas, "_BATCH_KEPT", 4)
+    monkeypatch.setattr(blas, "_PLANS", {})
+    rng = np.random.default_rng(5)
+    for n in (4, 5):  # 5 matrices broadcast against one: offsets 0 for b
+        a = rng.standard_normal((n, 3, 2))
+        b = rng.standard_normal((2, 4))
+        for _ in range(2):
+            out = np.full((n, 3, 4), np.nan)
+            _product(a, b, out, True)
+            np.testing.assert_allclose(out, a @ b, rtol=1e-12)
+    kept = [plan for plan in blas._PLANS.values() if plan is not None]  # (None: no BLAS)
+    assert len(kept) == (1 if blas.AVAILABLE else 0)
 
 
 @pytest.mark.parametrize("threads", [False, True])

@@ -40,7 +40,7 @@ from ... import _config
 from . import _par
 
 _opts = dict(nogil=True, error_model="numpy", cache=_config.CACHE)
-_ROW, _NOTRANS, _TRANS = 101, 111, 112
+_ROW, _COL, _NOTRANS, _TRANS = 101, 102, 111, 112
 # from this many multiply-adds a product is split over the threads (below it, one call on
 # the caller's thread: a 64x32x64 product took 3 µs whole and 6 µs in two halves)
 PARALLEL_MACS = 1 << 20
@@ -175,30 +175,6 @@ if AVAILABLE:
         else:
             _dgemm(_ROW, ta, tb, m, n, K, 1.0, pa, lda, pb, ldb, 0.0, po, ldc)
 
-    @njit(inline="always", **_opts)
-    def _block(pa, pb, po, M, N, K, ta, tb, lda, ldb, single, t, nb, split_rows):
-        """Block ``t`` of ``nb`` of the (M, N) product at address ``po`` (row stride N) of
-        the matrices at ``pa`` and ``pb`` (as ``ta``/``tb`` and their leading dimensions
-        say): a range of output rows, or of columns, in one single-threaded call."""
-        it = 4 if single else 8
-        if split_rows:
-            r0 = M * t // nb
-            r1 = M * (t + 1) // nb
-            pa += r0 * (1 if ta == _TRANS else lda) * it
-            po += r0 * N * it
-            m, n = r1 - r0, N
-        else:
-            c0 = N * t // nb
-            c1 = N * (t + 1) // nb
-            pb += c0 * (ldb if tb == _TRANS else 1) * it
-            po += c0 * it
-            m, n = M, c1 - c0
-        if m == 0 or n == 0:
-            return
-        prev = _set_local(1)
-        gemm_call(single, ta, tb, m, n, K, pa, lda, pb, ldb, po, N)
-        _set_local(prev)
-
     @njit(**_opts)
     def _gemm_one(a, b, out, M, N, K, ta, tb, lda, ldb, single, threads):
         """``out`` (M x N, row stride N) = the product of matrices ``a`` and ``b`` (as
@@ -220,34 +196,33 @@ if AVAILABLE:
         per dtype and ranks."""
         return a.ctypes.data, b.ctypes.data, out.ctypes.data
 
-    @njit(**_opts)  # (not inlined: a parallel loop's index may not be written)
-    def _offsets(i, shape, sa, sb, so):
-        """Byte offsets of matrix ``i`` (C order over the batch dims) in a, b and out."""
-        oa = ob = oo = 0
-        for d in range(shape.size - 1, -1, -1):
-            j = i % shape[d]
-            i //= shape[d]
-            oa += j * sa[d]
-            ob += j * sb[d]
-            oo += j * so[d]
-        return oa, ob, oo
+    def _make_gemm_par(single):
+        # addresses and sizes only (no arrays but the offsets): one compiled signature per
+        # dtype serves every layout and rank, so a float32 program compiles one
+        gemm = _sgemm if single else _dgemm
+        one, zero = (np.float32(1.0), np.float32(0.0)) if single else (1.0, 0.0)
 
-    # addresses and sizes only (no arrays): one compiled signature serves every dtype,
-    # layout and rank, so a program compiles this once
-    @njit(parallel=True, **_opts)
-    def _gemm_par(pa, pb, po, M, N, K, ta, tb, lda, ldb, single, shape, sa, sb, so, nb,
-                  split_rows):
-        # the matrices of the batch (shape: the batch dims, empty for one product; sa, sb,
-        # so: their strides in bytes, 0 where an operand is broadcast), each cut into nb
-        # blocks
-        nbat = 1
-        for d in shape:
-            nbat *= d
-        for task in prange(nbat * nb):
-            oa, ob, oo = _offsets(task // nb, shape, sa, sb, so)
-            _block(pa + oa, pb + ob, po + oo, M, N, K, ta, tb, lda, ldb, single, task % nb,
-                   nb, split_rows)
-        return True  # (_par.call_parallel's None means the pool was busy)
+        @njit(parallel=True, **_opts)
+        def gemm_par(p1, p2, po, order, t1, t2, m, n, K, ld1, ld2, ldo, s1, so, o1, o2, oo,
+                     nb):
+            # matrix i of the batch (its byte offsets o1[i], o2[i], oo[i]) is cut into nb
+            # blocks along m: rows m0 <= r < m1 of the first operand and the output (s1, so
+            # bytes a row) in one single-threaded call. Which operand is first, and in which
+            # order, the caller decides: a row-major product cut by columns is the
+            # column-major one of its transpose cut by rows, so no branch is compiled here.
+            for task in prange(o1.size * nb):
+                i, t = task // nb, task % nb
+                m0, m1 = m * t // nb, m * (t + 1) // nb
+                if m1 > m0:
+                    prev = _set_local(1)
+                    gemm(order, t1, t2, m1 - m0, n, K, one, p1 + o1[i] + m0 * s1, ld1,
+                         p2 + o2[i], ld2, zero, po + oo[i] + m0 * so, ldo)
+                    _set_local(prev)
+            return True  # (_par.call_parallel's None means the pool was busy)
+
+        return gemm_par
+
+    _GEMM_PAR = {True: _make_gemm_par(True), False: _make_gemm_par(False)}
 
 
 def _operand(x):
@@ -344,18 +319,6 @@ def _array(dt, ndim):
     return types.Array(types.float32 if dt == np.float32 else types.float64, ndim, "A")
 
 
-def _plan_of(a, b, out):
-    """``_plan``'s answer for these operands' layout (cached)."""
-    key = (a.shape, a.strides, a.dtype, b.shape, b.strides, b.dtype, out.shape, out.strides,
-           out.dtype)
-    plan = _PLANS.get(key, False)
-    if plan is False:
-        if len(_PLANS) >= 1024:  # many layouts (e.g. varying lengths): start over
-            _PLANS.clear()
-        plan = _PLANS[key] = _plan(a, b, out)
-    return plan
-
-
 def _parallel(a, b, out):
     """Run ``out = a @ b`` on the pool; False when it is not for the pool (small, not float,
     a layout BLAS cannot read) or the pool is busy."""
@@ -364,27 +327,64 @@ def _parallel(a, b, out):
     plan = _plan_of(a, b, out)
     if plan is None:
         return False
-    one, addresses, args, limit, split_rows = plan
+    one, addresses, swap, args, limit = plan
     if one is not None:  # one 2-d product: one MKL call on the pool
         return bool(_par.call_parallel(one, a, b, out, *args[:8], _par.threads()))
+    pa, pb, po = addresses(a, b, out)
+    if swap:
+        pa, pb = pb, pa
     nb = max(1, min(_par.threads(), limit))
-    return bool(_par.call_parallel(_gemm_par_entry(), *addresses(a, b, out), *args, nb,
-                                   split_rows))
+    return bool(_par.call_parallel(args[0], pa, pb, po, *args[1:], nb))
 
 
-# _plan's answers by the operands' layout (the arrays of batch strides alone took ~4 µs to
+# _plan's answers by the operands' layout (the arrays of batch offsets alone took ~4 µs to
 # build, a tenth of an attention product)
 _PLANS = {}
+_BATCH_KEPT = 1 << 16  # a plan of a bigger batch is not kept (its offsets: 24 bytes a matrix)
+
+
+def _plan_of(a, b, out):
+    """``_plan``'s answer for these operands' layout (cached)."""
+    key = (a.shape, a.strides, a.dtype, b.shape, b.strides, b.dtype, out.shape, out.strides,
+           out.dtype)
+    plan = _PLANS.get(key, False)
+    if plan is False:
+        if len(_PLANS) >= 1024:  # many layouts (e.g. varying lengths): start over
+            _PLANS.clear()
+        plan = _plan(a, b, out)
+        if plan is None or plan[0] is not None or plan[3][-1].size <= _BATCH_KEPT:
+            _PLANS[key] = plan
+    return plan
+
+
+_ONE_MATRIX = np.zeros(1, np.int64)
+
+
+def _batch_offsets(a, b, out):
+    """Byte offsets of each matrix of the batch (C order over ``out``'s batch dims; 0 along
+    a dim an operand broadcasts) in ``a``, ``b`` and ``out``."""
+    batch = out.shape[:-2]
+    offsets = []
+    for x in (a, b, out):
+        o = np.zeros(batch, np.int64)
+        lead = len(batch) - (x.ndim - 2)
+        for d in range(lead, len(batch)):
+            if x.shape[d - lead] != 1:
+                o += (np.arange(batch[d], dtype=np.int64) * x.strides[d - lead]).reshape(
+                    (-1,) + (1,) * (len(batch) - 1 - d))
+        offsets.append(o.ravel())
+    return offsets
 
 
 def _plan(a, b, out):
-    """``(one, addresses, args, limit, split_rows)`` for ``out = a @ b`` on the pool, or
-    None when BLAS cannot (not float, mixed dtypes, a layout it cannot read in place,
-    empty): ``one``, ``_gemm_one``'s entry point when MKL runs a 2-d product as one call on
-    the pool's threads (else None: ``_gemm_par`` cuts the product into blocks);
-    ``addresses``, ``_addresses``' entry for these ranks; ``args``, ``_gemm_par``'s layout
-    arguments (``_gemm_one``'s are the first 8); ``limit``, how many blocks the rows (or
-    columns) allow, 1 for a batch (a block per matrix)."""
+    """``(one, addresses, swap, args, limit)`` for ``out = a @ b`` on the pool, or None when
+    BLAS cannot (not float, mixed dtypes, a layout it cannot read in place, empty):
+    ``one``, ``_gemm_one``'s entry point when MKL runs a 2-d product as one call on the
+    pool's threads (else None: a ``gemm_par`` kernel cuts the product into blocks);
+    ``addresses``, ``_addresses``' entry for these ranks; ``swap``, whether ``b`` is the
+    kernel's first operand (a product cut by columns); ``args``, the kernel's entry and its
+    layout arguments (``_gemm_one``'s are ``args[:8]``); ``limit``, how many blocks the
+    rows (or columns) allow, 1 for a batch (a block per matrix)."""
     dt = out.dtype
     if (not AVAILABLE or dt not in (np.float32, np.float64) or a.dtype != dt or b.dtype != dt
             or not out.flags.c_contiguous or a.ndim < 2 or b.ndim < 2 or not a.size
@@ -397,32 +397,37 @@ def _plan(a, b, out):
     M, N, K, single = out.shape[-2], out.shape[-1], a.shape[-1], dt == np.float32
     arrays = [_array(dt, x.ndim) for x in (a, b, out)]
     addresses = _entry(_addresses, types.UniTuple(types.intp, 3)(*arrays))
+    kernel = _gemm_par_entry(single)
+    it = dt.itemsize
+    # cut by rows of out (and of a): row-major, a first
+    by_rows = (_ROW, ta, tb, M, N, K, lda, ldb, N, (1 if ta == _TRANS else lda) * it, N * it)
     if out.ndim > 2:
-        batch = out.shape[:-2]
-        a = a if a.shape[:-2] == batch else np.broadcast_to(a, batch + a.shape[-2:])
-        b = b if b.shape[:-2] == batch else np.broadcast_to(b, batch + b.shape[-2:])
-        shape = np.array(batch, np.int64)
-        sa, sb, so = (np.array(x.strides[:-2], np.int64) for x in (a, b, out))
-        args = (M, N, K, ta, tb, lda, ldb, single, shape, sa, sb, so)
-        return None, addresses, args, 1, True
+        oa, ob, oo = _batch_offsets(a, b, out)
+        return None, addresses, False, (kernel, *by_rows, oa, ob, oo), 1
     if a.ndim != 2 or b.ndim != 2:
         return None
-    one = None
     if _mkl_threads():
         i32, i64 = types.int32, types.int64
         one = _entry(_gemm_one, types.boolean(*arrays, i64, i64, i64, i32, i32, i64, i64,
                                               types.boolean, i32))
-    split_rows = M >= N
-    args = (M, N, K, ta, tb, lda, ldb, single, _NO_BATCH, _NO_BATCH, _NO_BATCH, _NO_BATCH)
-    return one, addresses, args, M if split_rows else N, split_rows
+        return one, addresses, False, (M, N, K, ta, tb, lda, ldb, single), M
+    z = _ONE_MATRIX
+    if M >= N:
+        return None, addresses, False, (kernel, *by_rows, z, z, z), M
+    # cut by columns of out: the column-major product of the transposes (b first), cut by
+    # its rows
+    by_cols = (_COL, tb, ta, N, M, K, ldb, lda, N, (ldb if tb == _TRANS else 1) * it, it)
+    return None, addresses, True, (kernel, *by_cols, z, z, z), N
 
 
-def _gemm_par_entry():
-    """``_gemm_par``'s entry point (one signature for every dtype, layout and rank)."""
-    f = _ENTRIES.get("par")
+def _gemm_par_entry(single):
+    """The float32 (``single``) or float64 ``gemm_par`` kernel's entry point (one signature
+    for every layout and rank)."""
+    f = _ENTRIES.get(("par", single))
     if f is None:
         i32, i64, ptr, vec = types.int32, types.int64, types.intp, types.int64[::1]
-        f = _ENTRIES["par"] = _entry(_gemm_par, types.boolean(
-            ptr, ptr, ptr, i64, i64, i64, i32, i32, i64, i64, types.boolean, vec, vec, vec,
-            vec, i64, types.boolean))
+        # (not through _entry: the two kernels share a name and a signature)
+        f = _ENTRIES[("par", single)] = _GEMM_PAR[single].compile(types.boolean(
+            ptr, ptr, ptr, i32, i32, i32, i64, i64, i64, i64, i64, i64, i64, i64, vec, vec,
+            vec, i64))
     return f
