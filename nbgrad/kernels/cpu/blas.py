@@ -20,10 +20,10 @@ How a big product runs:
   compiled code (``_gemm_one``).
 - Otherwise (OpenBLAS, a batch of matrices, another threading layer): it is cut into
   blocks of output rows (or columns, or batch items), each one single-threaded ``gemm``
-  call made by a thread of Numba's pool (``_gemm_par``). The library's ``cblas_?gemm``
-  (64-bit integers) and ``*_set_num_threads_local`` are registered with LLVM under
-  nbgrad's own names and called as ``types.ExternalFunction``: cached machine code then
-  links to whichever library this process chose.
+  call made by a thread of Numba's pool (``gemm_par``, one kernel per dtype). The
+  library's ``cblas_?gemm`` (64-bit integers) and ``*_set_num_threads_local`` are
+  registered with LLVM under nbgrad's own names and called as ``types.ExternalFunction``:
+  cached machine code then links to whichever library this process chose.
 Where no BLAS is found (another BLAS, another platform), ``AVAILABLE`` is False and every
 product goes to ``np.matmul``.
 """
@@ -192,7 +192,7 @@ if AVAILABLE:
 
     @njit(**_opts)
     def _addresses(a, b, out):
-        """The addresses of ``a``, ``b`` and ``out`` (for ``_gemm_par``), at an entry point
+        """The addresses of ``a``, ``b`` and ``out`` (for ``gemm_par``), at an entry point
         per dtype and ranks."""
         return a.ctypes.data, b.ctypes.data, out.ctypes.data
 
@@ -243,7 +243,7 @@ _NO_BATCH = np.zeros(0, np.int64)
 def matmul(a, b, out):
     """``out = a @ b`` (NumPy's matmul broadcasting). A float product of at least
     ``PARALLEL_MACS`` multiply-adds whose operands BLAS reads in place runs on the pool
-    (``_parallel``: one MKL call on its threads, or ``_gemm_par``'s blocks); any other runs
+    (``_parallel``: one MKL call on its threads, or ``gemm_par``'s blocks); any other runs
     as ``np.matmul`` kept to this thread (OpenBLAS would start its own threads from 262,144
     multiply-adds). Small products stay with NumPy: it calls ``gemv`` for a vector, where a
     one-column ``gemm`` of OpenBLAS took 45 µs against 12 for a 512x512 matrix (MKL's on an
@@ -288,7 +288,7 @@ def _mkl_threads():
     loops run on GNU OpenMP: MKL's GNU layer then parallelizes on the very same threads, so
     no second pool spins against Numba's; MKL splits a product itself (as fast as blocks
     of rows here) and nothing is compiled but the call. Otherwise MKL is sequential, and
-    big products are single-threaded calls split over the pool (``_gemm_par``), as with
+    big products are single-threaded calls split over the pool (``gemm_par``), as with
     OpenBLAS."""
     threaded = _MKL.get("threaded")
     if threaded is None:
