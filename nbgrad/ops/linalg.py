@@ -348,11 +348,11 @@ def _vector_grads(a, b, g, want_a, want_b, a1, b1):
         ga = mul(g, b) if want_a else None
         gb = mul(g, a) if want_b else None
     elif b1:  # (m, k) @ (k,) -> (m,)
-        ga = matmul(unsqueeze(g, -1), unsqueeze(b, 0)) if want_a else None
-        gb = matmul(g, a) if want_b else None  # a.T @ g: the same BLAS gemv, no view
+        ga = _product(unsqueeze(g, -1), unsqueeze(b, 0)) if want_a else None
+        gb = _product(g, a) if want_b else None  # a.T @ g: the same BLAS gemv, no view
     else:  # (k,) @ (k, n) -> (n,)
-        ga = matmul(b, g) if want_a else None
-        gb = matmul(unsqueeze(a, -1), unsqueeze(g, 0)) if want_b else None
+        ga = _product(b, g) if want_a else None
+        gb = _product(unsqueeze(a, -1), unsqueeze(g, 0)) if want_b else None
     return ga, gb
 
 
@@ -385,9 +385,15 @@ def matmul(input, other):
         )
     if input._device != other._device:
         same_device("matmul", input, other)
-    row = (DOT if na == nb == 1 else MV if nb == 1 and na == 2
-           else MM if na <= 2 and nb <= 2 else BMM)
-    return row.call(input, other)
+    return _product(input, other)
+
+
+def _product(a, b):
+    """``a @ b`` through the row PyTorch's matmul would pick, unchecked: for operands that
+    ``matmul`` checked, or that a backward formula made."""
+    na, nb = a._data.ndim, b._data.ndim
+    return (DOT if na == nb == 1 else MV if nb == 1 and na == 2
+            else MM if na <= 2 and nb <= 2 else BMM).call(a, b)
 
 
 @surface(MM)

@@ -202,11 +202,14 @@ def t(input):
 def _expand_forward(x, odt, dev, size):
     """``x`` broadcast to ``size`` (checked by the front): a view, stride 0 in new and
     broadcast dims."""
-    if tuple(x.shape) == size:
+    if not x.ndim and size:  # a 0-d gradient of a whole-tensor reduction (the usual loss)
+        st = (0,) * len(size)
+    elif tuple(x.shape) == size:
         return x
-    lead = len(size) - x.ndim
-    st = tuple(0 if i < lead or x.shape[i - lead] != s else x.strides[i - lead]
-               for i, s in enumerate(size))
+    else:
+        lead = len(size) - x.ndim
+        st = tuple(0 if i < lead or x.shape[i - lead] != s else x.strides[i - lead]
+                   for i, s in enumerate(size))
     try:
         return backend(dev).expand(x, size, st)
     except ValueError:

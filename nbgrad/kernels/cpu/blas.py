@@ -198,10 +198,10 @@ if AVAILABLE:
 
     def _make_gemm_par(single):
         # addresses and sizes only (no arrays but the offsets): one compiled signature per
-        # dtype serves every layout and rank, so a float32 program compiles one
-        gemm = _sgemm if single else _dgemm
-        one, zero = (np.float32(1.0), np.float32(0.0)) if single else (1.0, 0.0)
-
+        # dtype serves every layout and rank, so a float32 program compiles one. (The
+        # closure holds ``single`` alone, a constant Numba prunes the other branch by: a
+        # cached kernel's key hashes what a closure holds, and a BLAS function's type does
+        # not hash the same in another process.)
         @njit(parallel=True, **_opts)
         def gemm_par(p1, p2, po, order, t1, t2, m, n, K, ld1, ld2, ldo, s1, so, o1, o2, oo,
                      nb):
@@ -215,8 +215,13 @@ if AVAILABLE:
                 m0, m1 = m * t // nb, m * (t + 1) // nb
                 if m1 > m0:
                     prev = _set_local(1)
-                    gemm(order, t1, t2, m1 - m0, n, K, one, p1 + o1[i] + m0 * s1, ld1,
-                         p2 + o2[i], ld2, zero, po + oo[i] + m0 * so, ldo)
+                    if single:
+                        _sgemm(order, t1, t2, m1 - m0, n, K, np.float32(1.0),
+                               p1 + o1[i] + m0 * s1, ld1, p2 + o2[i], ld2, np.float32(0.0),
+                               po + oo[i] + m0 * so, ldo)
+                    else:
+                        _dgemm(order, t1, t2, m1 - m0, n, K, 1.0, p1 + o1[i] + m0 * s1, ld1,
+                               p2 + o2[i], ld2, 0.0, po + oo[i] + m0 * so, ldo)
                     _set_local(prev)
             return True  # (_par.call_parallel's None means the pool was busy)
 
@@ -249,13 +254,28 @@ def matmul(a, b, out):
     one-column ``gemm`` of OpenBLAS took 45 µs against 12 for a 512x512 matrix (MKL's on an
     AMD EPYC 12.8 against 12.2), and its small ``gemm`` was as fast or faster (MKL's
     (256, 64) x (64, 10) on that EPYC: 15.8 µs against NumPy's OpenBLAS 5.6)."""
-    if not (AVAILABLE and _parallel(a, b, out)):
-        prev = _numpy_set_local(1) if _numpy_set_local is not None else None
-        try:
-            np.matmul(a, b, out=out)
-        finally:
-            if prev is not None:
-                _numpy_set_local(prev)
+    macs = out.size * a.shape[-1]
+    if AVAILABLE and macs >= PARALLEL_MACS and _parallel(a, b, out):
+        return
+    if _numpy_set_local is None or macs < _OPENBLAS_GEMV_ONE_THREAD or (
+            macs <= _OPENBLAS_ONE_THREAD and a.ndim > 1 and b.ndim > 1
+            and out.shape[-1] > 1 and out.shape[-2] > 1):
+        np.matmul(a, b, out=out)  # (OpenBLAS runs this on the calling thread anyway)
+        return
+    prev = _numpy_set_local(1)
+    try:
+        np.matmul(a, b, out=out)
+    finally:
+        _numpy_set_local(prev)
+
+
+# OpenBLAS keeps to the calling thread a gemm of at most this many multiply-adds, and a gemv
+# (NumPy's call for a vector, or a matrix of one row or column) whose matrix has fewer
+# elements than _OPENBLAS_GEMV_ONE_THREAD (its interface/gemm.c and gemv.c with the default
+# GEMM_MULTITHREAD_THRESHOLD 4): no thread count to set around those (two ctypes calls,
+# ~0.4 µs a product)
+_OPENBLAS_ONE_THREAD = 65536 * 4
+_OPENBLAS_GEMV_ONE_THREAD = 2304 * 4
 
 
 def _numba_on_gnu_openmp():
