@@ -387,7 +387,7 @@ class CrossEntropyBackwardBackward0(Node):
     def backward(self, saved, gg):
         g, x, target, weight = saved
         ignore_index = self.attrs
-        fg, fx = (f[0] is not None for f in self.next_functions)
+        fg, fx = self.needs_input_grad
         cdim = 1 if x.ndim > 1 else 0
         dt = x._dtype
         ign = eq(target, ignore_index)

@@ -393,7 +393,7 @@ def _general_source(op):
         src.append(f"    {''.join(n + ', ' for n in op.recorded)}= self.attrs")
     grads = [f for f in op.grads if f is not None]  # one per edge
     if getattr(op, "listed", False):  # a list operand: an edge, and a gradient, per tensor
-        src += ["    grad_input_mask = tuple(f_ is not None for f_, _ in self.next_functions)",
+        src += ["    grad_input_mask = self.needs_input_grad",
                 f"    return tuple({grads[0]})"]
         return src
     if len(grads) == 1:  # a node exists only when its one edge needs a gradient
