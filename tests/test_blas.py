@@ -270,3 +270,22 @@ def test_an_unknown_nbgrad_blas_is_refused_at_import():
                        text=True, timeout=120)
     assert r.returncode != 0
     assert "ValueError: NBGRAD_BLAS must be auto, mkl, openblas or numpy, not 'atlas'" in r.stderr
+
+
+@pytest.mark.parametrize("threads", [False, True])
+def test_operands_broadcast_within_their_matrix_match_numpy(threads, monkeypatch):
+    # sum's gradient expanded (zero strides inside the matrix): made whole before BLAS
+    if threads:
+        monkeypatch.setattr(blas, "PARALLEL_MACS", 1)
+    rng = np.random.default_rng(7)
+    m = rng.standard_normal((6, 5)).astype(np.float32)
+    one = np.float32(0.5)
+    for a, b in ((np.broadcast_to(one, (6,)), m),  # vector @ matrix
+                 (m.T, np.broadcast_to(one, (6,))),  # matrix @ vector
+                 (np.broadcast_to(one, (3, 6)), m),  # every stride 0
+                 (np.broadcast_to(m[:1], (4, 5)), m.T),  # a row stride of 0
+                 (m.T, np.broadcast_to(m[:, :1], (6, 3))),  # a column stride of 0
+                 (np.broadcast_to(m, (2, 6, 5)), np.broadcast_to(one, (2, 5, 4)))):
+        out = np.full(np.matmul(a, b).shape, np.nan, np.float32)
+        blas.matmul(a, b, out)
+        np.testing.assert_allclose(out, np.matmul(a, b), rtol=1e-5, atol=1e-6)

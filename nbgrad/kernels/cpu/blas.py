@@ -253,7 +253,14 @@ def matmul(a, b, out):
     multiply-adds). Small products stay with NumPy: it calls ``gemv`` for a vector, where a
     one-column ``gemm`` of OpenBLAS took 45 µs against 12 for a 512x512 matrix (MKL's on an
     AMD EPYC 12.8 against 12.2), and its small ``gemm`` was as fast or faster (MKL's
-    (256, 64) x (64, 10) on that EPYC: 15.8 µs against NumPy's OpenBLAS 5.6)."""
+    (256, 64) x (64, 10) on that EPYC: 15.8 µs against NumPy's OpenBLAS 5.6). An operand
+    broadcast within its matrix (a zero stride there: ``sum``'s gradient, expanded) is made
+    whole first: no BLAS reads it, and NumPy's own loop took 307 µs for a 512x512
+    vector-matrix product that BLAS does in 12 after the copy."""
+    if 0 in a.strides[-2:] and a.size > 1:
+        a = np.ascontiguousarray(a)
+    if 0 in b.strides[-2:] and b.size > 1:
+        b = np.ascontiguousarray(b)
     macs = out.size * a.shape[-1]
     if AVAILABLE and macs >= PARALLEL_MACS and _parallel(a, b, out):
         return
