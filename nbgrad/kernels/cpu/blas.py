@@ -198,10 +198,11 @@ if AVAILABLE:
 
     def _make_gemm_par(single):
         # addresses and sizes only (no arrays but the offsets): one compiled signature per
-        # dtype serves every layout and rank, so a float32 program compiles one. (The
-        # closure holds ``single`` alone, a constant Numba prunes the other branch by: a
-        # cached kernel's key hashes what a closure holds, and a BLAS function's type does
-        # not hash the same in another process.)
+        # dtype serves every layout and rank, so a float32 program compiles one. The
+        # closure holds only ``single``, a constant, so Numba drops the other dtype's call;
+        # it must hold nothing else: a cached kernel's key hashes what its closure holds,
+        # and a BLAS function's type hashes differently in another process (the cache
+        # would miss in every later one).
         @njit(parallel=True, **_opts)
         def gemm_par(p1, p2, po, order, t1, t2, m, n, K, ld1, ld2, ldo, s1, so, o1, o2, oo,
                      nb):
@@ -209,7 +210,7 @@ if AVAILABLE:
             # blocks along m: rows m0 <= r < m1 of the first operand and the output (s1, so
             # bytes a row) in one single-threaded call. Which operand is first, and in which
             # order, the caller decides: a row-major product cut by columns is the
-            # column-major one of its transpose cut by rows, so no branch is compiled here.
+            # column-major one of its transpose cut by rows, so one loop serves both.
             for task in prange(o1.size * nb):
                 i, t = task // nb, task % nb
                 m0, m1 = m * t // nb, m * (t + 1) // nb
@@ -240,9 +241,6 @@ def _operand(x):
     if (s0 == it or r == 1) and s1 % it == 0 and s1 >= max(r, 1) * it:
         return _TRANS, s1 // it
     return None
-
-
-_NO_BATCH = np.zeros(0, np.int64)
 
 
 def matmul(a, b, out):
