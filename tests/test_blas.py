@@ -232,7 +232,16 @@ def test_mkl_runs_on_numbas_openmp_threads():
     import numba
 
     x = nbgrad.randn(256, 256)
-    (x @ x).sum()
+    entries = blas._ENTRIES.copy()
+    blas._PLANS.clear()
+    blas._ENTRIES.clear()  # (restored below: what this product compiles is looked up anew)
+    try:
+        (x @ x).sum()
+        if blas._mkl_threads():  # one MKL call: no kernel that splits products compiled
+            assert not [k for k in blas._ENTRIES if k[0] == "par"]
+    finally:
+        blas._ENTRIES.update(entries)
+        blas._PLANS.clear()
     (nbgrad.randn(4, 64, 64) @ nbgrad.randn(4, 64, 64)).sum()  # batched: split over the pool
     tasks = len(os.listdir("/proc/self/task"))
     assert not _loaded("libiomp5") and not _loaded("libmkl_intel_thread")

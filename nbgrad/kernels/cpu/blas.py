@@ -422,6 +422,14 @@ def _plan(a, b, out):
     M, N, K, single = out.shape[-2], out.shape[-1], a.shape[-1], dt == np.float32
     arrays = [_array(dt, x.ndim) for x in (a, b, out)]
     addresses = _entry(_addresses, types.UniTuple(types.intp, 3)(*arrays))
+    if out.ndim == 2:
+        if a.ndim != 2 or b.ndim != 2:
+            return None
+        if _mkl_threads():  # (no gemm_par kernel compiled for it)
+            i32, i64 = types.int32, types.int64
+            one = _entry(_gemm_one, types.boolean(*arrays, i64, i64, i64, i32, i32, i64, i64,
+                                                  types.boolean, i32))
+            return one, addresses, False, (M, N, K, ta, tb, lda, ldb, single), M
     kernel = _gemm_par_entry(single)
     it = dt.itemsize
     # cut by rows of out (and of a): row-major, a first
@@ -429,13 +437,6 @@ def _plan(a, b, out):
     if out.ndim > 2:
         oa, ob, oo = _batch_offsets(a, b, out)
         return None, addresses, False, (kernel, *by_rows, oa, ob, oo), 1
-    if a.ndim != 2 or b.ndim != 2:
-        return None
-    if _mkl_threads():
-        i32, i64 = types.int32, types.int64
-        one = _entry(_gemm_one, types.boolean(*arrays, i64, i64, i64, i32, i32, i64, i64,
-                                              types.boolean, i32))
-        return one, addresses, False, (M, N, K, ta, tb, lda, ldb, single), M
     z = _ONE_MATRIX
     if M >= N:
         return None, addresses, False, (kernel, *by_rows, z, z, z), M
