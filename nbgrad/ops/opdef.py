@@ -214,6 +214,16 @@ def _in_place_formula(op, f):
     return op2, x.id
 
 
+def _edges_source(pad, fa, fb):
+    """Lines that set ``fa`` / ``fb`` to a binary row's node's two edge items (its ``_next``
+    is the first alone when the second operand has no edge, see ``_make_record``)."""
+    return [pad + f"{fa} = self._next",
+            pad + f"if {fa}.__class__ is tuple:",
+            pad + f"    {fa}, {fb} = {fa}",
+            pad + "else:",
+            pad + f"    {fb} = None"]
+
+
 def _lent_source(op):
     """The first lines of ``_run``: when the engine lent the gradient and the one input that
     needs a gradient has a formula ``op2(grad, saved)`` whose cached plan writes in place (a
@@ -238,12 +248,7 @@ def _lent_source(op):
         return []
     pad = "            "
     if op.arity == 2:
-        src += [pad + "fa_ = self._next",
-                pad + "if fa_.__class__ is tuple:",
-                pad + "    fa_, fb_ = fa_",
-                pad + "else:  # (the first operand's edge alone, see _make_record)",
-                pad + "    fb_ = None",
-                pad + "if self.attrs is None:"]
+        src += _edges_source(pad, "fa_", "fb_") + [pad + "if self.attrs is None:"]
         pad += "    "
     for i, (op2, name) in cases:
         body = []
@@ -346,11 +351,7 @@ def _backward_source(op, run=False):
                     "        return r_"]
         src.append(f"    return ({op.grads[0]},)")
         return src
-    src += ["    fa = self._next",
-            "    if fa.__class__ is tuple:",
-            "        fa, fb = fa",
-            "    else:  # (the first operand's edge alone, see _make_record)",
-            "        fb = None",
+    src += _edges_source("    ", "fa", "fb") + [
             "    na = fa is not None",
             "    nb = fb is not None",
             "    at = self.attrs"]
