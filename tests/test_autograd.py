@@ -1426,6 +1426,32 @@ def test_only_needed_nodes_run(torch):
     check(b.grad, np.exp([3.0, 4.0]))
 
 
+def test_grad_reaches_an_input_through_a_node_given_a_newer_one():
+    # the walk that decides which nodes lead to an input takes nodes oldest first (their
+    # inputs are older than they are); a node whose next_functions were set by hand to a
+    # newer node breaks that order, and the walk must still find the path through it
+    from nbgrad.autograd.graph import Node
+    from nbgrad.ops._core import attach
+
+    class Twice(Node):
+        def backward(self, saved, g):
+            return (g * 2.0,)
+
+    x = nbt([1.0, 2.0], True)
+    y = nbt([0.0, 0.0])
+    node = attach(Twice, y, ((None, 0),))  # made before h's node
+    h = x * 3.0
+    node.next_functions = ((h.grad_fn, 0),)
+    assert node._seq < h.grad_fn._seq
+    (g,) = autograd.grad(y.sum(), x, retain_graph=True)
+    check(g, [6.0, 6.0])
+    fired = []
+    h.grad_fn.register_prehook(lambda go: fired.append("h"))
+    (g,) = autograd.grad(y.sum() + (x * 0.5).sum(), x)
+    check(g, [6.5, 6.5])
+    assert fired == ["h"]
+
+
 def test_non_leaf_input_stops_the_walk():
     x = nbt([1.0, 2.0], True)
     fired = []

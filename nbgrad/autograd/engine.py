@@ -19,6 +19,7 @@ the engine's.
 
 import gc
 import heapq
+import operator
 import threading
 from heapq import heappop, heappush
 
@@ -73,46 +74,39 @@ def _graph_deps(roots):
 
 
 def _graph_deps_needed(roots, targets):
-    """``_graph_deps`` and, in the same walk, the nodes that lead to a node of ``targets``
-    (the only ones that must run): a depth-first walk that decides a node once all the
-    nodes below it are decided."""
-    deps = {}
+    """``_graph_deps`` and the nodes that lead to a node of ``targets`` (the only ones that
+    must run). A node's inputs are older than it (their ``_seq`` is smaller: they existed
+    when it was made), so one pass from the oldest node up decides each node after its
+    inputs. A node given newer inputs later (``next_functions`` set by hand) makes the
+    pass repeat until nothing changes."""
+    deps = _graph_deps(roots)
     needed = set()
-    for root, _ in roots:
-        if root is None or root in deps:
-            continue
-        deps[root] = 0
-        nf = root._next
-        stack = [[root, nf if nf.__class__ is tuple else (nf,), 0]]
-        while stack:
-            top = stack[-1]
-            node, edges, i = top
-            n = len(edges)
-            while i < n:
-                nxt = edges[i]
-                i += 1
+    order = sorted(deps, key=_seq_of)
+    while True:
+        grew = out_of_order = False
+        for node in order:
+            if node in needed:
+                continue
+            s = node._seq
+            nf = node._next
+            if nf.__class__ is not tuple:
+                nf = (nf,)
+            for nxt in nf:
                 if nxt is None:
                     continue
                 if nxt.__class__ is Edge:
                     nxt = nxt[0]
-                c = deps.get(nxt)
-                if c is None:
-                    deps[nxt] = 1
-                    top[2] = i
-                    nf = nxt._next
-                    stack.append([nxt, nf if nf.__class__ is tuple else (nf,), 0])
+                if nxt._seq > s and nxt._next:
+                    out_of_order = True
+                if nxt in needed or nxt in targets:
+                    needed.add(node)
+                    grew = True
                     break
-                deps[nxt] = c + 1
-            else:
-                stack.pop()
-                for nxt in edges:
-                    if nxt is not None:
-                        if nxt.__class__ is Edge:
-                            nxt = nxt[0]
-                        if nxt in needed or nxt in targets:
-                            needed.add(node)
-                            break
-    return deps, needed
+        if not (out_of_order and grew):
+            return deps, needed
+
+
+_seq_of = operator.attrgetter("_seq")
 
 
 def _call_hooks(hooks, g):
