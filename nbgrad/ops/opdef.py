@@ -291,7 +291,7 @@ def _backward_source(op, run=False):
     unusual saved tensor), and the result always a tuple of one gradient per edge."""
     names = op.saves
     if op.arity is None:
-        return _general_source(op)
+        return _general_source(op, run)
     if not run:
         src = ["def backward(self, saved, grad):"]
         if names:
@@ -379,12 +379,16 @@ def _backward_source(op, run=False):
     return src
 
 
-def _general_source(op):
+def _general_source(op, run=False):
     """``backward`` of a row that is not elementwise (``ops/funcdef.py``): the saved
     tensors unpacked by name, the row's arguments and the sizes the formulas read from
     ``self.attrs`` (in ``op.recorded`` order), and each formula run only for an input that
-    needs a gradient."""
-    if op.differentiable > 1:
+    needs a gradient. ``run``: the node's ``_run(self, grad, lent)`` (rows of one output
+    and one tensor per operand, see ``_runs_inline``), which unpacks what was saved itself
+    and lends nothing (no such row has ``grad_once``)."""
+    if run:
+        src = ["def _run(self, grad, lent):", "    saved = self.unpack_saved()"]
+    elif op.differentiable > 1:
         src = ["def backward(self, saved, *grads):", "    grad = grads[0]"]
     else:
         src = ["def backward(self, saved, grad):"]
@@ -467,7 +471,16 @@ def _make_node(op, cls_name):
         ns["_run"] = _run
         ns["_saved1"] = len(op.saves) == 1  # its record stores the one thing bare
         ns["_arity"] = op.arity
+    elif _runs_inline(op):
+        ns["_run"] = _run
     return type(cls_name, (Node,), ns)
+
+
+def _runs_inline(op):
+    """Whether the engine calls a non-elementwise row's node through ``_run`` (no checks of
+    its result): a row of one output whose backward returns a tuple of one gradient per
+    edge by construction (a list operand's count is its formula's)."""
+    return op.differentiable == 1 and not op.listed
 
 
 def _sum_to(g, shape):
