@@ -76,6 +76,8 @@ class device:
             _parsed[type] = (name, index)
 
     def __eq__(self, other):
+        if other is self:
+            return True
         if isinstance(other, str):
             try:
                 other = as_device(other)

@@ -48,7 +48,7 @@ def _make_grads(outputs, grads):
                     f"grad_output[{i}] has dtype {g._dtype} but output[{i}] has dtype "
                     f"{out._dtype}: give a floating-point gradient"
                 )
-            if g._device != out._device:
+            if g._device is not out._device and g._device != out._device:
                 raise RuntimeError(
                     f"grad_output[{i}] is on {g._device} but output[{i}] is on {out._device}"
                 )

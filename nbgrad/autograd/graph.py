@@ -47,10 +47,13 @@ def close_run(entry):
     """The run of ``entry`` (from ``open_run``) ends."""
     global OWNER
     with _runs_lock:
-        for i in range(len(_runs) - 1, -1, -1):
-            if _runs[i] is entry:
-                del _runs[i]
-                break
+        if _runs[-1] is entry:  # the newest run ends (always, in one thread)
+            del _runs[-1]
+        else:
+            for i in range(len(_runs) - 2, -1, -1):
+                if _runs[i] is entry:
+                    del _runs[i]
+                    break
         OWNER = _runs[-1][0] if _runs else None
 
 ERR_FREED = (

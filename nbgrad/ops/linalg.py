@@ -73,16 +73,17 @@ def _matmul_forward(a, b, odt, dev):
     """``a @ b`` on storage: CPU matrix-matrix, matrix-vector and vector-matrix products of
     one float dtype straight to the BLAS kernel, into the buffer pool; anything else
     through ``matmul_data``."""
-    if (a.__class__ is _ndarray and b.__class__ is _ndarray and 1 <= a.ndim <= 2
-            and 1 <= b.ndim <= 2 and a.ndim + b.ndim > 2 and a.size and b.size
-            and odt._cat == 2 and a.dtype == b.dtype):
-        if a.ndim == 1:  # (k,) @ (k, n): what a matrix-vector product's backward asks
-            shape = (b.shape[1],)
-        else:
-            shape = (a.shape[0], b.shape[1]) if b.ndim == 2 else (a.shape[0],)
-        o = _pool_empty(shape, odt.np, math.prod(shape) * odt.itemsize)
-        kernel("matmul", dev)(a, b, o)
-        return o
+    if a.__class__ is _ndarray and b.__class__ is _ndarray and odt._cat == 2 and a.size \
+            and b.size and a.dtype == b.dtype:
+        na, nb = a.ndim, b.ndim
+        if na == 2:
+            shape = (a.shape[0], b.shape[1]) if nb == 2 else (a.shape[0],) if nb == 1 else None
+        else:  # (k,) @ (k, n): what a matrix-vector product's backward asks
+            shape = (b.shape[1],) if na == 1 and nb == 2 else None
+        if shape is not None:
+            o = _pool_empty(shape, odt.np, math.prod(shape) * odt.itemsize)
+            kernel("matmul", dev)(a, b, o)
+            return o
     return matmul_data(a, b, odt, dev)
 
 
@@ -98,11 +99,10 @@ def _matmul_shape(sa, sb):
 def matmul_grads(grad, a, b, mask):
     """``(grad_a, grad_b)`` of ``a @ b`` for the operands ``mask`` asks for: straight
     products for a vector operand, else ``matmul_backward`` (one op on storage)."""
-    sa, sb = tuple(a.shape), tuple(b.shape)
-    a1, b1 = len(sa) == 1, len(sb) == 1
-    if (a1 or b1) and len(sa) <= 2 and len(sb) <= 2:
-        return _vector_grads(a, b, grad, mask[0], mask[1], a1, b1)
-    return matmul_backward(grad, a, b, mask, sa, sb)
+    na, nb = a._data.ndim, b._data.ndim
+    if (na == 1 or nb == 1) and na <= 2 and nb <= 2:
+        return _vector_grads(a, b, grad, mask[0], mask[1], na == 1, nb == 1)
+    return matmul_backward(grad, a, b, mask, a._data.shape, b._data.shape)
 
 
 def _product_row(name, node, params):
@@ -383,7 +383,7 @@ def matmul(input, other):
             f"expected m1 and m2 to have the same dtype, but got: {input._dtype.name} != "
             f"{other._dtype.name}"
         )
-    if input._device != other._device:
+    if input._device is not other._device and input._device != other._device:
         same_device("matmul", input, other)
     return _product(input, other)
 
@@ -464,7 +464,7 @@ def linear(input, weight, bias=None):
             f"{input._dtype.name} and {weight._dtype.name}"
         )
     if bias is None:
-        if input._device != weight._device:
+        if input._device is not weight._device and input._device != weight._device:
             same_device("linear", input, weight)
         return LINEAR_NO_BIAS.call(input, weight)
     same_device("linear", input, weight, bias)
