@@ -137,7 +137,7 @@ def _wrap_nbgrad_nodes(timer):
             yield s
             yield from subclasses(s)
 
-    from nbgrad.ops.opdef import _compile_backward
+    from nbgrad.ops.nodegen import _compile_backward
 
     def wrap(cls, attr):
         fn = cls.__dict__[attr]

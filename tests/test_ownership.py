@@ -264,7 +264,7 @@ def _chain(x, c, d, n=30):
 
 def test_lent_in_place_rule_matches_the_formulas_bit_for_bit():
     # a node whose one needed gradient is ``op(grad, saved)`` runs op's in-place plan on the
-    # lent gradient (ops/opdef._lent_source); with create_graph the formulas run instead
+    # lent gradient (ops/nodegen._lent_source); with create_graph the formulas run instead
     c = nbgrad.tensor(np.array([1.5, 0.75, 2.0, 1.25], np.float32))
     d = nbgrad.tensor(np.array([0.9, 1.1, -0.8, 1.05], np.float32))
     grads = []

@@ -404,7 +404,7 @@ def grad_accumulator(t):
 
 def edge_item(t):
     """The ``Node._next`` item of the edge to Tensor ``t`` (None: no edge); the generated
-    records inline it (``ops/opdef.EDGE_ITEM``)."""
+    records inline it (``ops/nodegen.EDGE_ITEM``)."""
     fn = t._grad_fn
     if fn is not None:
         return fn if t._output_nr == 0 else Edge((fn, t._output_nr))

@@ -7,7 +7,7 @@ than one per-element body: a reduction, a statistic, softmax along a dim, a back
 from the operands' arrays and the overload's arguments to the output array(s), running
 kernels of the kernel table by name), its dtype and shape rules, its derivative formulas in
 nbgrad ops, and its public surface. The node class, its ``backward`` and what it saves come
-from the formula compiler of ``ops/opdef.py``, the same one that makes the elementwise
+from the formula compiler of ``ops/nodegen.py``, the same one that makes the elementwise
 nodes: a row is all a compiler needs to know of the op.
 
 The row's public function (``front``) parses PyTorch's arguments (overloads, ``dim`` as an
@@ -21,7 +21,8 @@ from ..autograd.grad_mode import STATE as _STATE
 from ..autograd.graph import Edge, grad_accumulator, saved_input, saved_output
 from ..tensor import _fresh
 from . import _core
-from .opdef import EDGE_ITEM, _camel, _make_node, _reads
+from .nodegen import EDGE_ITEM, _make_node, _reads
+from .opdef import _camel
 
 # a name a formula may read, beyond the row's operands, arguments and outputs: what is saved
 # of operand ``p`` for ``p + suffix``: PyTorch's name of it (``grad_fn._saved_<name>``) and
