@@ -47,14 +47,12 @@ def close_run(entry):
     """The run of ``entry`` (from ``open_run``) ends."""
     global OWNER
     with _runs_lock:
-        if _runs[-1] is entry:  # the newest run ends (always, in one thread)
-            del _runs[-1]
-        else:
-            for i in range(len(_runs) - 2, -1, -1):
-                if _runs[i] is entry:
-                    del _runs[i]
-                    break
+        i = len(_runs) - 1  # newest first: in one thread, the run ending is the last
+        while _runs[i] is not entry:
+            i -= 1
+        del _runs[i]
         OWNER = _runs[-1][0] if _runs else None
+
 
 ERR_FREED = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
