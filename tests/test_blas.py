@@ -169,6 +169,32 @@ def test_numpy_keeps_its_blas_thread_count():
     assert count() == before
 
 
+def test_parallel_products_leave_numpys_blas_thread_count_alone():
+    # NumPy's OpenBLAS keeps one thread count for the whole process: the pool's tasks set
+    # it to 1 and only the launching thread puts it back (blas.on_pool). When each task put
+    # back what it had saved, two tasks raced and left it at 1 after most products here.
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+
+    def count():
+        return [i["num_threads"] for i in threadpoolctl.threadpool_info()
+                if i["internal_api"] == "openblas"]
+
+    before = count()
+    x = nbgrad.randn(256, 256)
+    xb = nbgrad.randn(32, 64, 64)
+    img = nbgrad.randn(8, 3, 16, 16)
+    w = nbgrad.randn(4, 3, 3, 3, requires_grad=True)
+    changed = 0
+    for _ in range(60):
+        x @ x  # cut into blocks of rows over the pool
+        xb @ xb  # a matrix per task
+        changed += count() != before
+    for _ in range(10):
+        nbgrad.nn.functional.conv2d(img, w).sum().backward()  # the weight gradient per image
+        changed += count() != before
+    assert changed == 0
+
+
 def test_linear_and_matmul_gradients_through_blas_match_torch():
     torch = pytest.importorskip("torch")
     rng = np.random.default_rng(2)

@@ -120,8 +120,9 @@ def auto_takes_mkl(vendor):
 
 def _bind(openblas):
     """Register the chosen BLAS's functions with LLVM as ``nbgrad_sgemm``,
-    ``nbgrad_dgemm`` and ``nbgrad_blas_threads_local``; ``(name, path)`` or None.
-    ``openblas``: ``_find_openblas()``'s answer."""
+    ``nbgrad_dgemm`` and ``nbgrad_blas_threads_local``; ``(name, path, threads_local)``
+    (the last the same thread-count function through ctypes) or None. ``openblas``:
+    ``_find_openblas()``'s answer."""
     choice = _config.BLAS
     found = None
     if choice == "mkl" or (choice == "auto" and auto_takes_mkl(cpu_vendor())):
@@ -136,7 +137,9 @@ def _bind(openblas):
     for alias, symbol in (("nbgrad_sgemm", sgemm), ("nbgrad_dgemm", dgemm),
                           ("nbgrad_blas_threads_local", local)):
         binding.add_symbol(alias, ctypes.cast(getattr(lib, symbol), ctypes.c_void_p).value)
-    return name, path
+    threads_local = getattr(lib, local)
+    threads_local.argtypes, threads_local.restype = None, ctypes.c_int  # (see below)
+    return name, path, threads_local
 
 
 def _numpy_threads_local(openblas):
@@ -156,6 +159,7 @@ _BOUND = _bind(_OPENBLAS)
 AVAILABLE = _BOUND is not None
 # which library the pool's products call ("mkl", "openblas"), and its path; None without
 NAME, PATH = (_BOUND[0], _BOUND[1]) if AVAILABLE else (None, None)
+_threads_local = _BOUND[2] if AVAILABLE else None
 _numpy_set_local = _numpy_threads_local(_OPENBLAS)
 
 if AVAILABLE:
@@ -217,7 +221,7 @@ if AVAILABLE:
                 i, t = task // nb, task % nb
                 m0, m1 = m * t // nb, m * (t + 1) // nb
                 if m1 > m0:
-                    prev = _set_local(1)
+                    _set_local(1)  # left so: see on_pool
                     if single:
                         _sgemm(order, t1, t2, m1 - m0, n, K, np.float32(1.0),
                                p1 + o1[i] + m0 * s1, ld1, p2 + o2[i], ld2, np.float32(0.0),
@@ -225,7 +229,6 @@ if AVAILABLE:
                     else:
                         _dgemm(order, t1, t2, m1 - m0, n, K, 1.0, p1 + o1[i] + m0 * s1, ld1,
                                p2 + o2[i], ld2, 0.0, po + oo[i] + m0 * so, ldo)
-                    _set_local(prev)
             return True  # (_par.call_parallel's None means the pool was busy)
 
         return gemm_par
@@ -361,7 +364,23 @@ def _parallel(a, b, out):
     if swap:
         pa, pb = pb, pa
     nb = max(1, min(_par.threads(), limit))
-    return bool(_par.call_parallel(args[0], pa, pb, po, *args[1:], nb))
+    return bool(on_pool(_par.call_parallel, args[0], pa, pb, po, *args[1:], nb))
+
+
+def on_pool(run, *args):
+    """``run(*args)``, which runs a kernel whose loop calls BLAS on the pool's threads, each
+    call single-threaded: every task sets its thread's BLAS thread count to 1 and leaves
+    it so, and this thread's count is put back here, once the kernel is done. Tasks must
+    not put back their own: NumPy's OpenBLAS keeps one count for the whole process (its
+    ``openblas_set_num_threads_local`` is not thread-local), so two tasks doing so raced
+    (one saves 2 and sets 1, the other saves that 1; the first puts back 2, the second 1)
+    and left the user's NumPy single-threaded after most parallel products. MKL's count is
+    per thread: the pool's threads keep 1, which is all they run BLAS with."""
+    prev = _threads_local(1)
+    try:
+        return run(*args)
+    finally:
+        _threads_local(prev)
 
 
 # _plan's answers by the operands' layout (the arrays of batch offsets alone took ~4 µs to

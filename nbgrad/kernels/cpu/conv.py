@@ -136,14 +136,13 @@ def _make_weight_grad(parallel):
             xn = xf[n * xsz:(n + 1) * xsz]
             for c in range(C):
                 _im2col_plane(xn, cols, c, H, W, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo)
-            prev = _blas._set_local(1)
+            _blas._set_local(1)  # left so: see blas.on_pool
             for gr in range(G):
                 pa = g.ctypes.data + ((n * G + gr) * Og * L) * it
                 pb = cols.ctypes.data + gr * Kg * L * it
                 po = gw.ctypes.data + ((n * G + gr) * Og * Kg) * it
                 _blas.gemm_call(it == 4, _blas._NOTRANS, _blas._TRANS, Og, Kg, L, pa, L, pb, L,
                                 po, Kg)
-            _blas._set_local(prev)
 
     return weight_grad
 
@@ -465,8 +464,8 @@ def conv2d_weight_grad(x, g, gw, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo):
     N, C = x.shape[0], x.shape[1]
     G, L = g.shape[1], g.shape[3]
     if _WEIGHT_GRAD is not None and _by_image(N, L, gw, x, g):
-        _par.run(_WEIGHT_GRAD[0], _WEIGHT_GRAD[1], gw.size * L, x, g, gw, kh, kw, sh, sw, ph,
-                 pw, dh, dw, Ho, Wo)
+        _blas.on_pool(_par.run, _WEIGHT_GRAD[0], _WEIGHT_GRAD[1], gw.size * L, x, g, gw, kh,
+                      kw, sh, sw, ph, pw, dh, dw, Ho, Wo)
         return
     cols = np.empty((N, C * kh * kw, L), gw.dtype)
     im2col(x, cols, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo)
