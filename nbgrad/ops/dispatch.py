@@ -100,8 +100,9 @@ def _plan(kind, f=None, out_key=None, dt=None, into=None, reshape=False, bcast=F
 
 
 def _key(x):
-    """Operand ``x``'s layout key: its interned ``SmallKey``, a tuple (dtype, device, shape,
-    contiguity, one value expanded) for any other tensor, or a number's type."""
+    """Operand ``x``'s layout key: its interned ``SmallKey``, a tuple (dtype, device type,
+    device index, shape, contiguity, one value expanded) for any other tensor, or a
+    number's type. (The device by its type and index: a device's own hash is Python's.)"""
     if x.__class__ is Tensor:
         k = x._sk
         if k is None:
@@ -111,8 +112,11 @@ def _key(x):
         d = x._data
         if d.__class__ is np.ndarray:
             c = d.flags.c_contiguous
-            return (x._dtype, x._device, d.shape, c, not c and d.size > 0 and not any(d.strides))
-        return (x._dtype, x._device, d.shape, None, False)
+            dv = x._device
+            return (x._dtype, dv.type, dv.index, d.shape, c,
+                    not c and d.size > 0 and not any(d.strides))
+        dv = x._device
+        return (x._dtype, dv.type, dv.index, d.shape, None, False)
     return x.__class__
 
 
@@ -157,15 +161,15 @@ def _plan2(op, a, b):
             f = _entry(op, _FLAT, npd, npd, np.dtype(odt.np).str)
             into = _entry(op, _INTO, npd, npd) if odt is cdt else None
             return _plan(SMALL, f, ok, odt, into, not ka.flat)
-        if (ka.__class__ is tuple and ka == kb and ka[3] and a._dtype is cdt
+        if (ka.__class__ is tuple and ka == kb and ka[4] and a._dtype is cdt
                 and cpu_same and a._data.size):
-            return _plan(CONTIG, dt=odt, bcast=False, shape=ka[2])
+            return _plan(CONTIG, dt=odt, bcast=False, shape=ka[3])
         if bcast and a._dtype is cdt and b._dtype is cdt and cpu_same:
             p = _bcast_plan(odt, a, b)
             if p is not None:
                 return p
-        va = ka.__class__ is tuple and ka[4]
-        vb = kb.__class__ is tuple and kb[4]
+        va = ka.__class__ is tuple and ka[5]
+        vb = kb.__class__ is tuple and kb[5]
         if (va != vb and not bcast and a._dtype is cdt and b._dtype is cdt and cdt._cat == 2
                 and op.check is None):  # (a check may refuse the number it would see)
             p = _plan(VALUE, dt=odt)
@@ -174,10 +178,10 @@ def _plan2(op, a, b):
         return _plan(GENERAL, dt=None, bcast=bcast)
     t, first = (a, False) if ta else (b, True)
     kt = ka if ta else kb
-    if (kt.__class__ is tuple and kt[3] and kt[1].type == "cpu" and t._dtype is cdt
+    if (kt.__class__ is tuple and kt[4] and kt[1] == "cpu" and t._dtype is cdt
             and cpu_same and t._data.size
             and (b.__class__ if ta else a.__class__) in _NUMBERS):
-        p = _plan(S_CONTIG if first else CONTIG_S, dt=odt, shape=kt[2])
+        p = _plan(S_CONTIG if first else CONTIG_S, dt=odt, shape=kt[3])
         p.stype = np.dtype(cdt.np).type
         return p
     if (kt and kt.__class__ is not tuple and t._dtype is cdt and cpu_same
@@ -237,8 +241,8 @@ def _plan1(op, x):
     if k and k.__class__ is not tuple and odt is x._dtype:
         f = _entry(op, _FLAT, k.np.str, np.dtype(odt.np).str)
         return _plan(SMALL, f, k, odt, None, not k.flat)
-    if k.__class__ is tuple and k[3] and odt is x._dtype and x._data.size:
-        return _plan(CONTIG, dt=odt, shape=k[2])
+    if k.__class__ is tuple and k[4] and odt is x._dtype and x._data.size:
+        return _plan(CONTIG, dt=odt, shape=k[3])
     return _plan(GENERAL)
 
 

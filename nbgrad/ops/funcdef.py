@@ -17,9 +17,10 @@ int or a tuple, error messages) and calls the row with the normalized arguments;
 
 import sys
 
+from ..autograd import graph as _graph
 from ..autograd.grad_mode import STATE as _STATE
-from ..autograd.graph import Edge, grad_accumulator, saved_input, saved_output
-from ..tensor import _fresh
+from ..autograd.graph import Edge, SavedTensor, grad_accumulator, saved_input, saved_output
+from ..tensor import Tensor, _fresh
 from . import _core
 from .nodegen import EDGE_ITEM, _make_node, _reads
 from .opdef import _camel
@@ -225,12 +226,50 @@ def _saved_line(op, pad):
     return pad + "node_._saved = (" + "".join(_saver(op, n) + ", " for n in op.saves) + ")"
 
 
+def _saved_lines(op, pad):
+    """``_saved_line``, with each operand saved as it is (``saved_input``'s stores) inline:
+    a frame less per saved operand of every recorded call."""
+    lines, names = [], []
+    for i, n in enumerate(op.saves):
+        if _saver(op, n) == f"_si({n})":
+            lines += [f"s{i}_ = _new(_ST)",
+                      f"s{i}_.version = {n}._vc[0]",
+                      f"s{i}_.t = {n}",
+                      f"s{i}_.data = None"]
+            names.append(f"s{i}_")
+        else:
+            names.append(_saver(op, n))
+    lines.append("node_._saved = (" + "".join(e + ", " for e in names) + ")")
+    return [pad + line for line in lines]
+
+
+def _fresh_lines(pad, dev):
+    """``out = _fresh(data, odt, dev)``, its stores inline (a frame less on every call)."""
+    return [pad + line for line in (
+        "outs = out = _new(_Tensor)",
+        "out._data = data",
+        "out._dtype = odt",
+        f"out._device = {dev}",
+        "out._rg = False",
+        "out._grad = None",
+        "out._grad_fn = None",
+        "out._output_nr = 0",
+        "out._vc = [0]",
+        "out._base = None",
+        "out._hooks = None",
+        "out._acc = None",
+        "out._retains_grad = False",
+        "out._sk = None",
+        "out._owner = _graph.OWNER")]
+
+
 def _compile_call(op, src):
     env = {"_dtype": op.dtype, "_forward": op.forward, "_fresh": _fresh, "_STATE": _STATE,
            "_new": object.__new__, "_node": op.node, "_acc": grad_accumulator,
            "_SEQ": _core._SEQ, "_ANOMALY": _core._ANOMALY,
            "_remember": _core._anomaly_mode.remember, "_si": saved_input,
-           "_so": saved_output, "_Edge": Edge, "_view": op.view}
+           "_so": saved_output, "_Edge": Edge, "_view": op.view, "_ST": SavedTensor,
+           "_Tensor": Tensor, "_graph": _graph}
     exec("\n".join(src), env)  # noqa: S102
     return env["call"]
 
@@ -254,6 +293,8 @@ def _make_call(op):
         return _make_multi_call(op, args)
     src = [f"def call({', '.join(ps)}{args}):",
            f"    dev = {first}._device",
+           # (a row whose output has its first operand's dtype reads it: no call)
+           f"    odt = {attr(first, '_dtype')}" if op.dtype is same_dtype else
            f"    odt = _dtype({''.join(attr(p, '_dtype') + ', ' for p in ps)}{args[2:]})",
            f"    data = _forward({''.join(attr(p, '_data') + ', ' for p in ps)}odt, dev{args})"]
     if len(op.outputs) > 1:
@@ -270,8 +311,7 @@ def _make_call(op):
         src += [f"    outs = out = _view({first}, data)",
                 "    cat = odt._cat"]
     else:
-        src += [f"    outs = out = _fresh(data, odt, {op.device or 'dev'})",
-                "    cat = odt._cat"]
+        src += _fresh_lines("    ", op.device or "dev") + ["    cat = odt._cat"]
     if op.node is not None:
         edged = op.edges
         rg = [f"({p} is not None and {p}._rg)" if p in opt else f"{p}._rg" for p in edged]
@@ -306,7 +346,7 @@ def _make_call(op):
                         "            o_._grad_fn = node_",
                         f"            o_._output_nr = {i}",
                         "            o_._rg = True"]
-        src.append(_saved_line(op, "        "))
+        src += _saved_lines(op, "        ")
     src.append("    return outs")
     return _compile_call(op, src)
 

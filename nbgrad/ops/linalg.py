@@ -73,17 +73,26 @@ def _matmul_forward(a, b, odt, dev):
     """``a @ b`` on storage: CPU matrix-matrix, matrix-vector and vector-matrix products of
     one float dtype straight to the BLAS kernel, into the buffer pool; anything else
     through ``matmul_data``."""
-    if a.__class__ is _ndarray and b.__class__ is _ndarray and odt._cat == 2 and a.size \
-            and b.size and a.dtype == b.dtype:
+    # (a dtype object other than NumPy's own, e.g. byte-swapped, takes the general path)
+    if a.__class__ is _ndarray and b.__class__ is _ndarray and a.dtype is b.dtype \
+            and odt._cat == 2 and a.size and b.size:
         na, nb = a.ndim, b.ndim
         if na == 2:
-            shape = (a.shape[0], b.shape[1]) if nb == 2 else (a.shape[0],) if nb == 1 else None
-        else:  # (k,) @ (k, n): what a matrix-vector product's backward asks
-            shape = (b.shape[1],) if na == 1 and nb == 2 else None
-        if shape is not None:
-            o = _pool_empty(shape, odt.np, math.prod(shape) * odt.itemsize)
-            kernel("matmul", dev)(a, b, o)
-            return o
+            if nb == 2:
+                m, n = a.shape[0], b.shape[1]
+                o = _pool_empty((m, n), odt.np, m * n * odt.itemsize)
+            elif nb == 1:
+                m = a.shape[0]
+                o = _pool_empty((m,), odt.np, m * odt.itemsize)
+            else:
+                return matmul_data(a, b, odt, dev)
+        elif na == 1 and nb == 2:  # (k,) @ (k, n): what a matrix-vector product's backward asks
+            n = b.shape[1]
+            o = _pool_empty((n,), odt.np, n * odt.itemsize)
+        else:
+            return matmul_data(a, b, odt, dev)
+        kernel("matmul", dev)(a, b, o)
+        return o
     return matmul_data(a, b, odt, dev)
 
 

@@ -268,12 +268,12 @@ def _general_source(op, run=False):
     and one tensor per operand, see ``_runs_inline``), which unpacks what was saved itself
     and lends nothing (no such row has ``grad_once``)."""
     if run:
-        src = ["def _run(self, grad, lent):", "    saved = self.unpack_saved()"]
+        src = ["def _run(self, grad, lent):"] + _unpack_source(op)
     elif op.differentiable > 1:
         src = ["def backward(self, saved, *grads):", "    grad = grads[0]"]
     else:
         src = ["def backward(self, saved, grad):"]
-    if op.saves:
+    if op.saves and not (run and _plain_saves(op)):
         src.append(f"    {''.join(n + ', ' for n in op.saves)}= saved")
     if op.recorded:
         src.append(f"    {''.join(n + ', ' for n in op.recorded)}= self.attrs")
@@ -305,6 +305,33 @@ def _general_source(op, run=False):
                 "    else:",
                 f"        {outs}= {'None, ' * len(edges)}"]
     src.append("    return (" + "".join(f"g{i}_, " for i in range(len(grads))) + ")")
+    return src
+
+
+def _plain_saves(op):
+    """Whether every tensor a row's node saves is one of its operands, saved as it is
+    (``saved_input``, no output, no optional operand: see ``funcdef._saver``)."""
+    outs = op.outputs[:op.differentiable]
+    return all(n != "result" and n not in outs and n not in op.optional and n in op.params
+               for n in op.saves)
+
+
+def _unpack_source(op):
+    """The first lines of a row's ``_run``: what its node saved, unpacked. Nothing for a
+    node that saved nothing; operands saved as they are, inline (``SavedTensor.unpack``'s
+    common case: the tensor itself, unless modified in place since); else
+    ``unpack_saved``."""
+    if not op.saves:
+        return []
+    if not _plain_saves(op):
+        return ["    saved = self.unpack_saved()"]
+    src = ["    saved = self._saved",
+           "    if saved is _FREED:",
+           "        raise RuntimeError(_ERR_FREED)",
+           f"    {''.join(n + ', ' for n in op.saves)}= saved"]
+    for n in op.saves:
+        src += [f"    t_ = {n}.t",
+                f"    {n} = t_ if t_._vc[0] == {n}.version else {n}.unpack(self)"]
     return src
 
 

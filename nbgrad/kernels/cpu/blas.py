@@ -270,13 +270,16 @@ def matmul(a, b, out):
     if _numpy_set_local is None or macs < _OPENBLAS_GEMV_ONE_THREAD or (
             macs <= _OPENBLAS_ONE_THREAD and a.ndim > 1 and b.ndim > 1
             and out.shape[-1] > 1 and out.shape[-2] > 1):
-        np.matmul(a, b, out=out)  # (OpenBLAS runs this on the calling thread anyway)
+        _np_matmul(a, b, out)  # (OpenBLAS runs this on the calling thread anyway)
         return
     prev = _numpy_set_local(1)
     try:
-        np.matmul(a, b, out=out)
+        _np_matmul(a, b, out)
     finally:
         _numpy_set_local(prev)
+
+
+_np_matmul = np.matmul  # (its output positional: no keyword parsing)
 
 
 # OpenBLAS keeps to the calling thread a gemm of at most this many multiply-adds, and a gemv
