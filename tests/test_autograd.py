@@ -1452,6 +1452,29 @@ def test_grad_reaches_an_input_through_a_node_given_a_newer_one():
     assert fired == ["h"]
 
 
+def test_grad_skips_branches_off_the_path_in_trees_and_joined_graphs():
+    # which nodes lead to an input is decided in the reverse of the walk's order when no
+    # node is reached twice (a tree), else oldest node first: both must skip a branch
+    # that leads elsewhere, and run every node on the way
+    from nbgrad.autograd.engine import _graph_deps
+
+    x = nbt([1.0, 2.0], True)
+    w = nbt([3.0, 4.0], True)
+    for joined in (False, True):
+        fired = []
+        a = x * 2.0
+        b = w.exp()
+        c = b * b if joined else b * 3.0
+        loss = (a + c).sum()
+        a.grad_fn.register_prehook(lambda go: fired.append("a"))
+        b.grad_fn.register_prehook(lambda go: fired.append("b"))
+        assert _graph_deps([(loss.grad_fn, 0)])[2] is joined
+        (g,) = autograd.grad(loss, x)
+        check(g, [2.0, 2.0])
+        assert fired == ["a"]
+        assert w.grad is None
+
+
 def test_non_leaf_input_stops_the_walk():
     x = nbt([1.0, 2.0], True)
     fired = []

@@ -46,16 +46,18 @@ _ANOMALY = anomaly_mode.ENABLED
 
 
 def _graph_deps(roots):
-    """Dependency count of every node reachable from ``roots``."""
+    """Dependency count of every node reachable from ``roots``; the nodes in the order a
+    breadth-first walk found them; whether any node was reached twice (else the graph is
+    a tree: each node found from the one node that leads to it)."""
     deps = {}
-    stack = []
+    nodes = []
     for node, _ in roots:
         if node is not None and node not in deps:
             deps[node] = 0
-            stack.append(node)
+            nodes.append(node)
     get = deps.get
-    while stack:
-        node = stack.pop()
+    joined = False
+    for node in nodes:  # (the list grows as the walk finds nodes: a queue)
         nf = node._next
         if nf.__class__ is not tuple:
             nf = (nf,)
@@ -67,21 +69,27 @@ def _graph_deps(roots):
             c = get(nxt)
             if c is None:
                 deps[nxt] = 1
-                stack.append(nxt)
+                nodes.append(nxt)
             else:
                 deps[nxt] = c + 1
-    return deps
+                joined = True
+    return deps, nodes, joined
 
 
 def _graph_deps_needed(roots, targets):
     """``_graph_deps`` and the nodes that lead to a node of ``targets`` (the only ones that
-    must run). A node's inputs are older than it (their ``_seq`` is smaller: they existed
-    when it was made), so one pass from the oldest node up decides each node after its
-    inputs. A node given newer inputs later (``next_functions`` set by hand) makes the
-    pass repeat until nothing changes."""
-    deps = _graph_deps(roots)
+    must run), decided for each node after the nodes it leads to. In a tree the walk found
+    every node after the one that leads to it, so its reverse order serves. Otherwise a
+    node's inputs are older than it (their ``_seq`` is smaller: they existed when it was
+    made), so one pass from the oldest node up does; a node given newer inputs later
+    (``next_functions`` set by hand) makes the pass repeat until nothing changes."""
+    deps, nodes, joined = _graph_deps(roots)
     needed = set()
-    order = sorted(deps, key=_seq_of)
+    if joined:
+        order = sorted(deps, key=_seq_of)
+    else:
+        order = nodes
+        order.reverse()
     while True:
         grew = out_of_order = False
         for node in order:
@@ -316,7 +324,7 @@ def _start(roots, seeds, inputs, accumulate):
     seeds delivered to the roots (``buffers``); the heap of nodes ready to run."""
     targets = needed = captured = None
     if inputs is None:
-        deps = _graph_deps(roots)
+        deps = _graph_deps(roots)[0]
     else:
         targets = {}
         for i, t in enumerate(inputs):
