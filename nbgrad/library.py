@@ -213,7 +213,7 @@ def _elementwise(name, body, caller_globals, fields):
 def _function(name, forward, shape, caller_globals, fields):
     from .ops import elementwise, reduce
     from .ops import shape as shape_ops
-    from .ops.funcdef import FuncDef
+    from .ops.funcdef import FuncDef, _make_call
 
     names = {**vars(elementwise), **vars(reduce), **vars(shape_ops), **caller_globals}
     fields.setdefault("node", _node_name(name))
@@ -221,7 +221,7 @@ def _function(name, forward, shape, caller_globals, fields):
     op = FuncDef(short, forward=forward, shape=shape, fn=False, method=False,
                  module_globals=names, **fields)
     n = len(op.params)
-    call = op.call
+    call = op.call = _make_call(op)  # (generated now: ``fn`` keeps it)
 
     def fn(*operands_and_args):
         if len(operands_and_args) != n + len(op.args):

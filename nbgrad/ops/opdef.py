@@ -87,8 +87,15 @@ class OpDef:
         self.record = None
         if grads is not None:
             self.node = _make_node(self, node or _camel(name) + "Backward0")
-            self.record = _make_record(self)
+            self.record = self._first_record  # generated on first use (see _first_record)
         _register_kernels(self)
+
+    def _first_record(self, *args):
+        """``record`` until the op first records a node: generates it (``_make_record``),
+        keeps it as ``record`` and runs it (out of import time, as FuncDef._first_call)."""
+        if getattr(self.record, "__self__", None) is self:  # (not generated yet)
+            self.record = _make_record(self)
+        return self.record(*args)
 
     def __repr__(self):
         return f"OpDef({self.name!r})"
