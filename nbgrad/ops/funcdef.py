@@ -22,7 +22,7 @@ from ..autograd.grad_mode import STATE as _STATE
 from ..autograd.graph import Edge, SavedTensor, grad_accumulator, saved_input, saved_output
 from ..tensor import Tensor, _fresh
 from . import _core
-from .nodegen import EDGE_ITEM, _make_node, _reads
+from .nodegen import EDGE_ITEM, _make_node, _reads, _saved_as_is
 from .opdef import _camel
 
 # a name a formula may read, beyond the row's operands, arguments and outputs: what is saved
@@ -229,17 +229,13 @@ def _new_node(op, pad, edges):
         "    _remember(node_)")]
 
 
-def _saved_line(op, pad):
-    # saved last: a saved output keeps its output_nr
-    return pad + "node_._saved = (" + "".join(_saver(op, n) + ", " for n in op.saves) + ")"
-
-
 def _saved_lines(op, pad):
-    """``_saved_line``, with each operand saved as it is (``saved_input``'s stores) inline:
-    a frame less per saved operand of every recorded call."""
+    """The lines that set ``node_._saved``, saved last (a saved output keeps its
+    output_nr); an operand saved as it is gets ``saved_input``'s stores inline (a frame
+    less per saved operand of every recorded call)."""
     lines, names = [], []
     for i, n in enumerate(op.saves):
-        if _saver(op, n) == f"_si({n})":
+        if _saved_as_is(op, n):
             lines += [f"s{i}_ = _new(_ST)",
                       f"s{i}_.version = {n}._vc[0]",
                       f"s{i}_.t = {n}",
@@ -391,8 +387,7 @@ def _make_listed_call(op, args):
                 "        if rg:"]
         src += _new_node(op, "            ", "edges[0] if len(edges) == 1 else tuple(edges)")
         src += ["            out._grad_fn = node_",
-                "            out._rg = True",
-                _saved_line(op, "            ")]
+                "            out._rg = True"] + _saved_lines(op, "            ")
     src.append("    return out")
     return _compile_call(op, src)
 
@@ -412,8 +407,7 @@ def _make_multi_call(op, args):
                 "        for i_, o_ in enumerate(outs):",
                 "            o_._grad_fn = node_",
                 "            o_._output_nr = i_",
-                "            o_._rg = True",
-                _saved_line(op, "        ")]
+                "            o_._rg = True"] + _saved_lines(op, "        ")
     src.append("    return outs")
     return _compile_call(op, src)
 

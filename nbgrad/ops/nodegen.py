@@ -308,12 +308,16 @@ def _general_source(op, run=False):
     return src
 
 
+def _saved_as_is(op, n):
+    """Whether a row's node saves formula name ``n`` as the operand tensor itself
+    (``saved_input``): an operand, not an output, not optional, not in a list."""
+    return (n != "result" and n in op.params and n not in op.optional
+            and n not in op.outputs[:op.differentiable] and not getattr(op, "listed", False))
+
+
 def _plain_saves(op):
-    """Whether every tensor a row's node saves is one of its operands, saved as it is
-    (``saved_input``, no output, no optional operand: see ``funcdef._saver``)."""
-    outs = op.outputs[:op.differentiable]
-    return all(n != "result" and n not in outs and n not in op.optional and n in op.params
-               for n in op.saves)
+    """Whether every tensor a row's node saves is one of its operands, saved as it is."""
+    return all(_saved_as_is(op, n) for n in op.saves)
 
 
 def _unpack_source(op):
