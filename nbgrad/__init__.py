@@ -7,106 +7,111 @@
 tensor([2., 4., 6.])
 """
 
-# Re-exports only. ``_threads`` comes first: importing it applies Numba's threading setup,
-# before anything compiles; ``_methods`` binds Tensor's methods and operators.
-from . import _threads
-from . import (
-    _methods,  # noqa: E402,F401
-    autograd,  # noqa: E402
-)
-from .autograd.anomaly_mode import is_anomaly_enabled  # noqa: E402
-from .autograd.grad_mode import (  # noqa: E402
-    enable_grad,
-    inference_mode,
-    is_grad_enabled,
-    is_inference_mode_enabled,
-    no_grad,
-    set_grad_enabled,
-)
-from .creation import (  # noqa: E402
-    arange,
-    as_tensor,
-    empty,
-    empty_like,
-    eye,
-    from_numpy,
-    full,
-    full_like,
-    linspace,
-    manual_seed,
-    ones,
-    ones_like,
-    rand,
-    rand_like,
-    randint,
-    randn,
-    randn_like,
-    tensor,
-    zeros,
-    zeros_like,
-)
-from .device import device  # noqa: E402
-from .dtypes import (  # noqa: E402
-    bool_ as bool,
-)
-from .dtypes import float32 as float  # noqa: A001  (torch.float)
-from .dtypes import float64 as double
-from .dtypes import int32 as int  # noqa: A001
-from .dtypes import int64 as long
-from .dtypes import (
-    dtype,
-    float32,
-    float64,
-    get_default_dtype,
-    int32,
-    int64,
-    promote_types,
-    set_default_dtype,
-)
-from .ops.convert import clone  # noqa: E402
-from .ops.elementwise import *  # noqa: E402,F403  (the op table's public names)
-from .ops.elementwise import clamp as clip  # noqa: E402
-from .ops.concat import cat, chunk, split, stack  # noqa: E402
-from .ops.einsum import einsum  # noqa: E402
-from .ops.linalg import bmm, dot, ger, matmul, mm, mv, outer  # noqa: E402
-from .ops.norm import norm  # noqa: E402
-from .ops.reduce import (  # noqa: E402
-    amax,
-    amin,
-    argmax,
-    argmin,
-    logsumexp,
-    max,
-    mean,
-    min,
-    prod,
-    sum,
-)
-from .ops.shape import (  # noqa: E402
-    expand,
-    flatten,
-    flip,
-    permute,
-    reshape,
-    squeeze,
-    t,
-    tile,
-    transpose,
-    unsqueeze,
-)
-from .ops.softmax import (  # noqa: E402
-    _log_softmax_backward_data,
-    _softmax_backward_data,
-    log_softmax,
-    softmax,
-)
-from .ops.stats import std, std_mean, var, var_mean  # noqa: E402
-from .tensor import Size, Tensor  # noqa: E402
+# Re-exports only, with the garbage collector paused (_gc: its passes would walk the tables
+# being built to find nothing). ``_threads`` comes first: importing it applies Numba's
+# threading setup, before anything compiles; ``_methods`` binds Tensor's methods and
+# operators.
+from ._gc import paused as _gc_paused
 
-from ._version import __version__  # noqa: E402
-from .ops.conv import *  # noqa: E402,F403
-from .ops.advanced_index import *  # noqa: E402,F403
-from .ops.index import *  # noqa: E402,F403
-from . import backends, cpu, cuda, nn  # noqa: E402
-from . import optim  # noqa: E402
-from .serialization import load, save  # noqa: E402
+with _gc_paused():
+    from . import _threads
+    from . import (
+        _methods,  # noqa: E402,F401
+        autograd,  # noqa: E402
+    )
+    from .autograd.anomaly_mode import is_anomaly_enabled  # noqa: E402
+    from .autograd.grad_mode import (  # noqa: E402
+        enable_grad,
+        inference_mode,
+        is_grad_enabled,
+        is_inference_mode_enabled,
+        no_grad,
+        set_grad_enabled,
+    )
+    from .creation import (  # noqa: E402
+        arange,
+        as_tensor,
+        empty,
+        empty_like,
+        eye,
+        from_numpy,
+        full,
+        full_like,
+        linspace,
+        manual_seed,
+        ones,
+        ones_like,
+        rand,
+        rand_like,
+        randint,
+        randn,
+        randn_like,
+        tensor,
+        zeros,
+        zeros_like,
+    )
+    from .device import device  # noqa: E402
+    from .dtypes import (  # noqa: E402
+        bool_ as bool,
+    )
+    from .dtypes import float32 as float  # noqa: A001  (torch.float)
+    from .dtypes import float64 as double
+    from .dtypes import int32 as int  # noqa: A001
+    from .dtypes import int64 as long
+    from .dtypes import (
+        dtype,
+        float32,
+        float64,
+        get_default_dtype,
+        int32,
+        int64,
+        promote_types,
+        set_default_dtype,
+    )
+    from .ops.convert import clone  # noqa: E402
+    from .ops.elementwise import *  # noqa: E402,F403  (the op table's public names)
+    from .ops.elementwise import clamp as clip  # noqa: E402
+    from .ops.concat import cat, chunk, split, stack  # noqa: E402
+    from .ops.einsum import einsum  # noqa: E402
+    from .ops.linalg import bmm, dot, ger, matmul, mm, mv, outer  # noqa: E402
+    from .ops.norm import norm  # noqa: E402
+    from .ops.reduce import (  # noqa: E402
+        amax,
+        amin,
+        argmax,
+        argmin,
+        logsumexp,
+        max,
+        mean,
+        min,
+        prod,
+        sum,
+    )
+    from .ops.shape import (  # noqa: E402
+        expand,
+        flatten,
+        flip,
+        permute,
+        reshape,
+        squeeze,
+        t,
+        tile,
+        transpose,
+        unsqueeze,
+    )
+    from .ops.softmax import (  # noqa: E402
+        _log_softmax_backward_data,
+        _softmax_backward_data,
+        log_softmax,
+        softmax,
+    )
+    from .ops.stats import std, std_mean, var, var_mean  # noqa: E402
+    from .tensor import Size, Tensor  # noqa: E402
+
+    from ._version import __version__  # noqa: E402
+    from .ops.conv import *  # noqa: E402,F403
+    from .ops.advanced_index import *  # noqa: E402,F403
+    from .ops.index import *  # noqa: E402,F403
+    from . import backends, cpu, cuda, nn  # noqa: E402
+    from . import optim  # noqa: E402
+    from .serialization import load, save  # noqa: E402

@@ -143,3 +143,62 @@ def _fork_check(serial):
     assert p.exitcode == 0 and got is not None
     assert got[0] == 2.0 * (1 << 20) and got[1] is serial and got[3] == 256**3
     print("fork ok")
+
+
+def _child_json(code):
+    import json
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_import_builds_its_tables_without_collections_and_leaves_the_collector_on():
+    # (a fresh process: nbgrad is imported once per process) a collection that starts while
+    # one of nbgrad's modules runs its body is one the pause should have kept out; before
+    # and after the pause (nbgrad/__init__.py itself, _gc.py) the collector may run
+    code = (
+        "import gc, json, sys, numpy, numba\n"
+        "inside = []\n"
+        "def cb(phase, info):\n"
+        "    f = sys._getframe(1)\n"
+        "    while phase == 'start' and f is not None:\n"
+        "        name = f.f_code.co_filename.replace('\\\\', '/')\n"
+        "        if ('/nbgrad/' in name and f.f_code.co_name == '<module>'\n"
+        "                and not name.endswith(('/nbgrad/__init__.py', '/nbgrad/_gc.py'))):\n"
+        "            inside.append(name)\n"
+        "            break\n"
+        "        f = f.f_back\n"
+        "gc.callbacks.append(cb)\n"
+        "import nbgrad\n"
+        "print(json.dumps([inside, gc.isenabled()]))\n"
+    )
+    inside, on = _child_json(code)
+    assert inside == []
+    assert on
+    # a program that turned the collector off keeps it off
+    code = "import gc, json; gc.disable(); import nbgrad; print(json.dumps(gc.isenabled()))"
+    assert _child_json(code) is False
+
+
+def test_paused_collector_comes_back_after_an_error():
+    import gc
+
+    from nbgrad import _gc
+
+    assert gc.isenabled()
+    with pytest.raises(ImportError, match="no such module"):
+        with _gc.paused():
+            assert not gc.isenabled()
+            raise ImportError("no such module")
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with _gc.paused():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
