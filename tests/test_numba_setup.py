@@ -53,12 +53,19 @@ def test_no_host_information_leaves_numba_alone(monkeypatch, clean_config):
     assert numba.config.CPU_FEATURES is None
 
 
-def _child_layer(env_extra):
+def _child_json(code, env=None):
+    """What a fresh interpreter running ``code`` printed last, as JSON."""
     import json
-    import os
     import subprocess
     import sys
 
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _child_layer(env_extra):
     code = (
         "import json, os, nbgrad, numba; x = nbgrad.ones(1 << 20); (x * 2).sum();"
         "print(json.dumps([numba.threading_layer(), os.environ.get('OMP_WAIT_POLICY')]))"
@@ -66,10 +73,7 @@ def _child_layer(env_extra):
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("NBGRAD_THREADING", "NUMBA_THREADING", "OMP_WAIT"))}
     env.update(env_extra)
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                         text=True, timeout=300)
-    assert out.returncode == 0, out.stderr[-2000:]
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return _child_json(code, env)
 
 
 @pytest.mark.slow
@@ -143,17 +147,6 @@ def _fork_check(serial):
     assert p.exitcode == 0 and got is not None
     assert got[0] == 2.0 * (1 << 20) and got[1] is serial and got[3] == 256**3
     print("fork ok")
-
-
-def _child_json(code):
-    import json
-    import subprocess
-    import sys
-
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         timeout=300)
-    assert out.returncode == 0, out.stderr[-2000:]
-    return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def test_import_builds_its_tables_without_collections_and_leaves_the_collector_on():
