@@ -421,3 +421,27 @@ def test_linear_and_matmul_backward_ops_and_their_double_backward_match_cpu():
 
     for c, d in zip(run("cpu"), run(DEV)):
         np.testing.assert_allclose(d, c, rtol=1e-10, atol=1e-12)
+
+
+def test_fused_kernel_equals_eager_on_the_device():
+    # nbgrad.compiler.fuse's CUDA kernel calls the rows' bodies as eager's CUDA loops do
+    from numba import cuda
+
+    from nbgrad.compiler import Program
+
+    p = Program()
+    x, y, s = p.input(nbgrad.float32), p.input(nbgrad.float32), p.number(float)
+    t = p.apply("tanh", p.apply("add", p.apply("mul", x, s), y))
+    p.output(t)
+    p.output(p.apply("gt", p.apply("exp", t), y))
+    rng = np.random.default_rng(3)
+    a, b = (rng.standard_normal(12).astype(np.float32) for _ in range(2))
+    got = [o.copy_to_host() for o in p.kernel("cuda")(cuda.to_device(a), cuda.to_device(b), 0.5)]
+    X, Y = (nbgrad.tensor(v, device=DEV) for v in (a, b))
+    T = nbgrad.tanh(X * 0.5 + Y)
+    want = [host(T), host(nbgrad.exp(T) > Y)]
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        np.testing.assert_array_equal(g, w)
+    cpu = p.kernel()(a, b, 0.5)  # the CPU's bodies (vectorizable float32 math): a few ulp
+    np.testing.assert_allclose(got[0], cpu[0], rtol=1e-6, atol=1e-6)

@@ -112,6 +112,14 @@ def test_ops_do_not_import_nn_or_optim():
     assert not bad, "\n".join(bad)
 
 
+def test_the_compiler_sits_above_eager_code():
+    # eager code runs without it (issue #15: the compiler reads the op table, not the reverse)
+    others = [f for f in _files() if not f.is_relative_to(ROOT / "compiler")]
+    bad = _violations(others, forbidden=("nbgrad.compiler",))
+    assert not bad, "\n".join(bad)
+    assert _files("compiler")
+
+
 def test_engine_imports_no_numpy():
     bad = _violations([ROOT / "autograd" / "engine.py"], forbidden=("numpy",))
     assert not bad, "\n".join(bad)

@@ -1,0 +1,330 @@
+"""Fused elementwise kernels: a straight-line program of elementwise op table rows, turned
+into one loop over the elements (serial and ``parallel=True`` on the CPU, grid-stride on
+CUDA) that reads each input once and writes each output once.
+
+A ``Program`` is built step by step: its inputs (arrays of the region's shape, one-value
+arrays read as a value, Python numbers passed as arguments so that a new value does not
+recompile), the rows applied to them (``ops/opdef.py``'s ``TABLE``), and which values leave
+the kernel. Each step computes as eager does, so a fused result equals eager's bit for bit:
+a unary row casts its operand to its output dtype and calls the row's body; a binary row
+casts both operands to the promoted dtype (the output dtype for rows that always give
+floats), calls the body and casts the result to the output dtype, the cast eager's store
+into the output array makes. The CPU loops call each row's ``cpu_body`` and CUDA's its
+``body``, the same functions eager's loops call.
+
+The generated source goes to ``NBGRAD_CACHE_DIR`` when the kernel cache is on and every
+body can be imported by name, so Numba's on-disk cache keeps the machine code for later
+processes; otherwise it is compiled from memory.
+"""
+
+import math
+import sys
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..kernels import scalar as _scalar
+from ..ops.dispatch import _FLOAT, _out_dtype
+from ..ops.opdef import TABLE
+
+ARRAY, VALUE, NUMBER = "array", "value", "number"
+
+
+class Ref:
+    """A value of a ``Program``: input ``index``, the result of step ``step``, or (both
+    None) the constant ``value``; ``dtype`` its nbgrad dtype (None for a number) and
+    ``pytype`` a number's Python type (bool, int or float)."""
+
+    __slots__ = ("index", "step", "dtype", "pytype", "dim", "value")
+
+    def __init__(self, index, step, dtype, pytype=None, dim=True, value=None):
+        self.index, self.step, self.dtype, self.pytype, self.dim = index, step, dtype, pytype, dim
+        self.value = value
+
+    def __repr__(self):
+        if self.step is not None:
+            return f"t{self.step}"
+        return f"x{self.index}" if self.index is not None else repr(self.value)
+
+    def _key(self):
+        return (self.index, self.step) if self.pytype is None or self.index is not None else (
+            "c", self.pytype.__name__, repr(self.value))
+
+
+class _Like:
+    # what dtypes.result_type reads of a tensor operand
+    __slots__ = ("dtype", "ndim")
+
+    def __init__(self, dtype, dim):
+        self.dtype, self.ndim = dtype, 1 if dim else 0
+
+
+_REPRESENTATIVE = {bool: False, int: 0, float: 0.0}
+
+
+class Program:
+    """A straight-line elementwise program over inputs of one shape.
+
+    >>> from nbgrad import float32
+    >>> from nbgrad.compiler.fuse import Program
+    >>> import numpy as np
+    >>> p = Program()
+    >>> x, s = p.input(float32), p.number(float)
+    >>> p.output(p.apply("tanh", p.apply("mul", x, s)))
+    >>> p.kernel()(np.zeros(3, np.float32), 2.0)[0]
+    array([0., 0., 0.], dtype=float32)
+    """
+
+    def __init__(self):
+        self.inputs = []  # (kind, dtype or Python type)
+        self.steps = []  # (op, args, compute dtype, output dtype)
+        self.outputs = []
+
+    def input(self, dtype, value=False, dim=True):
+        """An array input of nbgrad dtype ``dtype``: of the program's shape, or (``value``)
+        one element read as a value wherever the program reads it. ``dim``: whether it
+        counts as a dimensioned tensor in type promotion (a 0-dim tensor does not)."""
+        self.inputs.append((VALUE if value else ARRAY, dtype))
+        return Ref(len(self.inputs) - 1, None, dtype, dim=dim)
+
+    def number(self, pytype):
+        """A Python number input of type ``pytype`` (bool, int or float): an argument of the
+        kernel, promoted as PyTorch promotes a Python scalar."""
+        if pytype not in _REPRESENTATIVE:
+            raise TypeError(f"a number input is a bool, int or float, got {pytype.__name__}")
+        self.inputs.append((NUMBER, pytype))
+        return Ref(len(self.inputs) - 1, None, None, pytype)
+
+    def constant(self, value):
+        """A number written into the kernel's source (a ``2`` or ``-0.5`` that never
+        changes), promoted as a Python scalar: a bool, an int64 or a finite float."""
+        t = type(value)
+        if (t not in _REPRESENTATIVE or (t is float and not math.isfinite(value))
+                or (t is int and not -2**63 <= value < 2**63)):
+            raise TypeError(f"a constant is a bool, an int64 or a finite float, got {value!r}")
+        return Ref(None, None, None, t, value=value)
+
+    def cast(self, ref, dtype):
+        """``ref`` converted to nbgrad dtype ``dtype`` (as ``Tensor.to(dtype)``)."""
+        if ref.dtype is None:
+            raise TypeError("cast of a number: only tensors reach a kernel")
+        self.steps.append((_CAST, (ref,), dtype, dtype))
+        return Ref(None, len(self.steps) - 1, dtype, dim=ref.dim)
+
+    def apply(self, op, *args):
+        """The value of elementwise row ``op`` (a ``TABLE`` row or its name) of ``args``, in
+        the dtypes eager would use. The row's argument checks are the caller's: a program
+        records ops that eager has run on values of the same dtypes."""
+        op = TABLE[op] if isinstance(op, str) else op
+        if op.body is None or op.arity != len(args):
+            raise ValueError(f"{op.name} takes {op.arity} operands, got {len(args)}")
+        for a in args:
+            if not isinstance(a, Ref):
+                raise TypeError(f"operands are values of this program, got {type(a).__name__}")
+        if op.arity == 1:
+            if args[0].dtype is None:
+                raise TypeError(f"{op.name} of a number: only tensors reach a kernel")
+            odt = _out_dtype(op, args[0].dtype)
+            cdt = odt
+        else:
+            tensors = [_Like(a.dtype, a.dim) for a in args if a.dtype is not None]
+            if not tensors:
+                raise TypeError(f"{op.name} of two numbers: only tensors reach a kernel")
+            numbers = [_REPRESENTATIVE[a.pytype] for a in args if a.dtype is None]
+            cdt = _dt.result_type(tensors, numbers)
+            odt = _out_dtype(op, cdt)
+            if op.dtype == _FLOAT:
+                cdt = odt
+        self.steps.append((op, args, cdt, odt))
+        dim = any(a.dim for a in args if a.dtype is not None)
+        return Ref(None, len(self.steps) - 1, odt, dim=dim)
+
+    def output(self, ref):
+        """Make ``ref`` (a step's value) an output of the kernel."""
+        if ref.step is None:
+            raise ValueError("an output is the value of a step, not an input")
+        self.outputs.append(ref.step)
+
+    def key(self):
+        """What the generated code depends on (rows, wiring, dtypes, input kinds)."""
+        # (the row itself, not its name: a user's row may share a name with another)
+        steps = tuple((op, tuple(a._key() for a in args), cdt.name, odt.name)
+                      for op, args, cdt, odt in self.steps)
+        inputs = tuple((k, t.name if k != NUMBER else t.__name__) for k, t in self.inputs)
+        return inputs, steps, tuple(self.outputs)
+
+    def source(self, target="cpu"):
+        """The kernel's Python source for ``target`` and the functions it names: a module
+        defining ``KERNELS`` (CPU: the serial and the parallel loop; CUDA: the kernel)."""
+        return _source(self, target)
+
+    def kernel(self, target="cpu"):
+        """The compiled ``FusedKernel`` (one per program key and target in the process)."""
+        key = (self.key(), target)
+        k = _KERNELS.get(key)
+        if k is None:
+            k = _KERNELS[key] = FusedKernel(self, target)
+        return k
+
+
+class _Cast:
+    # a conversion step: the identity body, computed and stored in the target dtype
+    name = "cast"
+    arity = 1
+    body = cpu_body = _scalar.ident
+
+
+_CAST = _Cast()
+_KERNELS = {}
+_CASTS = {"bool": "np.bool_", "int32": "np.int32", "int64": "np.int64",
+          "float32": "np.float32", "float64": "np.float64"}
+
+
+def _source(p, target):
+    funcs = {}  # body -> its name in the generated code
+
+    def fname(f):
+        if f not in funcs:
+            funcs[f] = f"f{len(funcs)}"
+        return funcs[f]
+
+    def cast(dt, e):
+        return f"{_CASTS[dt.name]}({e})"
+
+    n_in = len(p.inputs)
+    params = [f"x{j}" for j in range(n_in)] + [f"out{m}" for m in range(len(p.outputs))]
+    pre, body = [], []
+    for j, (kind, _) in enumerate(p.inputs):
+        if kind == VALUE:
+            pre.append(f"v{j} = x{j}[0]")
+        elif kind == NUMBER:
+            pre.append(f"v{j} = x{j}")
+        else:
+            body.append(f"v{j} = x{j}[i]")
+
+    def name(r):
+        if r.step is not None:
+            return f"t{r.step}"
+        return f"v{r.index}" if r.index is not None else repr(r.value)
+
+    for k, (op, args, cdt, odt) in enumerate(p.steps):
+        f = fname(op.cpu_body if target == "cpu" else op.body)
+        if op.arity == 1:
+            body.append(f"t{k} = {cast(odt, f + '(' + cast(odt, name(args[0])) + ')')}")
+        else:
+            ops = ", ".join(cast(cdt, name(a)) for a in args)
+            body.append(f"t{k} = {cast(odt, f'{f}({ops})')}")
+    body += [f"out{m}[i] = t{s}" for m, s in enumerate(p.outputs)]
+
+    lines = []
+    if target == "cpu":
+        for suffix, rng, par in (("", "range", ""), ("_p", "prange", "parallel=True, ")):
+            lines += [f"@njit({par}**_opts)",
+                      f"def kernel{suffix}({', '.join(params)}):"]
+            lines += ["    " + ln for ln in pre]
+            lines += ["    for i in " + rng + "(out0.size):"]
+            lines += ["        " + ln for ln in body]
+            lines.append("")
+        lines.append("KERNELS = (kernel, kernel_p)")
+    else:
+        lines += ["@cuda.jit", f"def kernel({', '.join(params)}):"]
+        lines += ["    " + ln for ln in pre]
+        lines += ["    i = cuda.grid(1)", "    step = cuda.gridsize(1)", "    while i < out0.size:"]
+        lines += ["        " + ln for ln in body]
+        lines += ["        i += step", "", "KERNELS = (kernel,)"]
+    names = {v: f for f, v in funcs.items()}
+    return "\n".join(lines) + "\n", names
+
+
+def _importable(f):
+    """``(module, name)`` under which ``f`` can be imported, or None."""
+    py = getattr(f, "py_func", f)
+    module, name = py.__module__, py.__name__
+    if module in (None, "__main__") or getattr(sys.modules.get(module), name, None) is not f:
+        return None
+    return module, name
+
+
+def _compile(p, target):
+    src, names = _source(p, target)
+    if target == "cpu":
+        from ..kernels.cpu import _codegen
+
+        header = ["import numpy as np", "from numba import njit, prange", ""]
+        where = {n: _importable(f) for n, f in names.items()}
+        if _codegen.caching() and all(where.values()):
+            imports = [f"from {m} import {fn} as {n}" for n, (m, fn) in sorted(where.items())]
+            text = "\n".join(header + imports + ["", _codegen.OPTS_LINE, ""]) + src
+            return _codegen.import_source("fused", text, [m for m, _ in where.values()]).KERNELS
+        ns = {"np": np, "_opts": _codegen.OPTS_MEMORY, **names}
+        from numba import njit, prange
+
+        ns.update(njit=njit, prange=prange)
+        exec(compile(src, "<nbgrad fused kernel>", "exec"), ns)
+        return ns["KERNELS"]
+    from numba import cuda
+
+    from ..kernels.cuda._launch import device_fn
+
+    ns = {"np": np, "cuda": cuda, **{n: device_fn(f) for n, f in names.items()}}
+    exec(compile(src, "<nbgrad fused CUDA kernel>", "exec"), ns)
+    return ns["KERNELS"]
+
+
+class FusedKernel:
+    """A ``Program`` compiled for one target. Called with one operand per input (arrays of
+    one shape, one-value arrays, numbers, in the order the inputs were made), it returns
+    the outputs as new arrays of that shape."""
+
+    def __init__(self, program, target="cpu"):
+        self.target = target
+        self.inputs = list(program.inputs)
+        self.out_dtypes = [np.dtype(program.steps[s][3].np) for s in program.outputs]
+        self.source = _source(program, target)[0]
+        self._kernels = _compile(program, target)
+
+    def __call__(self, *operands):
+        if len(operands) != len(self.inputs):
+            raise TypeError(f"the fused kernel takes {len(self.inputs)} operands, "
+                            f"got {len(operands)}")
+        shape = None
+        args = []
+        for j, ((kind, t), x) in enumerate(zip(self.inputs, operands)):
+            if kind == NUMBER:
+                if not isinstance(x, (bool, int, float, np.number, np.bool_)):
+                    raise TypeError(f"operand {j} is a number input, got {type(x).__name__}")
+                args.append(x)
+                continue
+            if getattr(x, "dtype", None) != t.np or not hasattr(x, "reshape"):
+                what = getattr(x, "dtype", type(x).__name__)
+                raise TypeError(f"operand {j} is an array of {t.np}, got {what}")
+            if kind == ARRAY:
+                if shape is None:
+                    shape = x.shape
+                elif x.shape != shape:
+                    raise ValueError(f"operands of one fused kernel have one shape, got "
+                                     f"{tuple(shape)} and {tuple(x.shape)}")
+            elif x.size != 1:
+                raise ValueError(f"a value operand holds one element, got {x.size}")
+            args.append(x.reshape(-1))
+        if shape is None:
+            shape = ()
+        if self.target == "cpu":
+            outs = [np.empty(shape, dt) for dt in self.out_dtypes]
+            n = outs[0].size
+            if n:
+                from ..kernels.cpu import _par
+
+                _par.run(self._kernels[0], self._kernels[1], n, *args,
+                         *[o.reshape(-1) for o in outs])
+            return outs
+        from numba import cuda
+
+        from ..kernels.cuda._launch import grid
+
+        outs = [cuda.device_array(shape, dt) for dt in self.out_dtypes]
+        n = outs[0].size
+        if n:
+            self._kernels[0][grid(n)](*args, *[o.reshape(-1) for o in outs])
+        return outs
+
