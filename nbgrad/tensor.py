@@ -5,6 +5,7 @@ import weakref
 
 import numpy as np
 
+from . import _recording
 from .autograd import graph as _graph
 from .device import CPU
 from .storage import for_device
@@ -261,6 +262,8 @@ class Tensor:
     # ----- conversion -------------------------------------------------------------
     def numpy(self, *, force=False):
         """The data as a NumPy array sharing storage (CPU tensors outside the graph)."""
+        if _recording.RECORDER[0] is not None:
+            _recording.end("Tensor.numpy reads tensor values into Python")
         if self._rg and not force:
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
@@ -278,6 +281,8 @@ class Tensor:
 
     def item(self):
         """The value of a one-element tensor as a Python number."""
+        if _recording.RECORDER[0] is not None:
+            _recording.end("Tensor.item reads tensor values into Python")
         if self._data.size != 1:
             raise RuntimeError(
                 f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
@@ -286,6 +291,8 @@ class Tensor:
 
     def tolist(self):
         """The data as (nested) Python lists."""
+        if _recording.RECORDER[0] is not None:
+            _recording.end("Tensor.tolist reads tensor values into Python")
         return for_device(self._device).to_host(self._data).tolist()
 
     def __array__(self, dtype=None, copy=None):
@@ -305,6 +312,9 @@ class Tensor:
 
     def __repr__(self):
         from ._repr import tensor_repr
+
+        if _recording.RECORDER[0] is not None:
+            _recording.end("Tensor.__repr__ reads tensor values into Python")
 
         text = tensor_repr(self)
         return "Parameter containing:\n" + text if is_parameter(self) else text

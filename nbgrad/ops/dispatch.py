@@ -17,6 +17,7 @@ clears it before using it.
 
 import numpy as np
 
+from .. import _recording
 from .. import dtypes as _dt
 from ..autograd import graph as _graph
 from ..autograd.grad_mode import STATE as _STATE
@@ -29,6 +30,9 @@ _FLOAT, _BOOL = "float", "bool"
 _np_empty = np.empty
 _new = object.__new__
 _MAX_PLANS = 4096
+# the compiler's tracer is recording (nbgrad/compiler/trace.py): every op application goes to
+# it (_traced); a module global, the cheapest test to make on every op
+_TRACING = False
 
 
 # serial loop slots of kernels/cpu/elementwise's factories (flat, flat_s, s_flat, into)
@@ -254,6 +258,8 @@ def apply2(op, a, b, extra=None, inputs=None, rec=True):
     the tensors the node's edges point to when ``a`` / ``b`` were derived from them (add's
     scaled ``other``); ``rec=False``: compute only.
     """
+    if _TRACING:
+        return _traced(apply2, op, (a, b), extra, inputs, rec)
     if a.__class__ is Tensor:
         ka = a._sk
         if not ka:
@@ -424,6 +430,8 @@ def general2(op, a, b):
 
 def apply1(op, x, rec=True):
     """Unary ``op`` of Tensor ``x``, recorded for autograd (``rec=False``: compute only)."""
+    if _TRACING:
+        return _traced(apply1, op, (x,), rec)
     if x.__class__ is Tensor:
         k = x._sk
         if not k:
@@ -482,6 +490,29 @@ def general1(op, x):
     odt = _out_dtype(op, x._dtype)
     data = unary_data(op.name, x, odt, x._device)
     return _fresh(data, _dt._FROM_NP[data.dtype], x._device)
+
+
+def _traced(apply, op, operands, *rest):
+    """``apply(op, *operands, *rest)`` while the tracer records: it runs eagerly (the ops
+    inside it unrecorded), then the recorder sees the row, its operands and its result. An
+    op of another thread meanwhile ends the trace (its flag is the process's)."""
+    global _TRACING
+    rec = _recording.RECORDER[0]
+    mine = rec is not None and rec.mine()
+    if not mine and rec is not None:
+        rec.end("an op on another thread")
+    _TRACING = False
+    if mine:
+        rec.inside += 1
+    try:
+        out = apply(op, *operands, *rest)
+    finally:
+        if mine:
+            rec.inside -= 1
+        _TRACING = _recording.RECORDER[0] is not None
+    if mine:
+        rec.record(op, operands, out)
+    return out
 
 
 def general(op, *args):

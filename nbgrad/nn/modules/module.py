@@ -73,6 +73,22 @@ class Module:
                 out = r
         return out
 
+    def compile(self, *args, **kwargs):
+        """Compile this module's ``forward`` in place with ``nbgrad.compile`` (same
+        arguments): later calls of the module run it (hooks still run around it).
+
+        Example::
+
+            >>> import nbgrad
+            >>> m = nbgrad.nn.Tanh()
+            >>> m.compile()
+            >>> m(nbgrad.zeros(2))
+            tensor([0., 0.])
+        """
+        from ...compiler import compile as _compile
+
+        self.__dict__["forward"] = _compile(self.forward, *args, **kwargs)
+
     def register_forward_pre_hook(self, hook):
         """``hook(module, args)`` runs before ``forward``; it may return replacement args."""
         h = RemovableHandle(self._forward_pre_hooks)

@@ -1,0 +1,18 @@
+"""What eager code tells the compiler's tracer (``nbgrad/compiler/trace.py``) while it
+records a function: ``RECORDER[0]`` is the active recorder, else None.
+
+The dispatch path checks its own flag (``ops/dispatch._TRACING``, a module global: the
+cheapest test on every op); what a trace cannot contain (a Tensor method that reads
+values into Python, a backward pass, an op on another thread) calls ``end``, which ends the
+traced region (the values it reads would be baked into the trace).
+"""
+
+RECORDER = [None]
+
+
+def end(why):
+    """Tell the active recorder (if any) that the traced function did something a trace
+    cannot hold: ``why`` says what."""
+    r = RECORDER[0]
+    if r is not None:
+        r.end(why)

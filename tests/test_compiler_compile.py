@@ -1,0 +1,344 @@
+"""nbgrad.compile (issue #15, first version): elementwise functions traced once per call
+signature and replayed as one fused kernel; everything else (graph breaks, calls autograd
+records) runs eagerly with eager's results."""
+
+import threading
+import warnings
+
+import numpy as np
+import pytest
+
+import nbgrad
+from nbgrad.compiler import GraphBreak, api
+from nbgrad.compiler.trace import Trace
+
+
+def _t(*shape, seed=0, dtype=np.float32):
+    return nbgrad.from_numpy(np.random.default_rng(seed).standard_normal(shape).astype(dtype))
+
+
+def _same(a, b):
+    assert a.dtype is b.dtype and a.shape == b.shape
+    np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
+def _entries(f):
+    return list(f._cache.values())
+
+
+def _kernel_calls(f, monkeypatch):
+    """Count the fused kernel's calls of every trace of ``f`` from now on."""
+    calls = []
+    for e in _entries(f):
+        if isinstance(e, Trace):
+            k = e.kernel
+
+            def counted(*a, _k=k):
+                calls.append(1)
+                return _k(*a)
+
+            monkeypatch.setattr(e, "kernel", counted)
+    return calls
+
+
+def workload(x, w, b):
+    return nbgrad.tanh(x * w + b) * nbgrad.sigmoid(x) + nbgrad.exp(-x * x)
+
+
+def test_an_elementwise_function_runs_as_one_kernel_with_eager_results(monkeypatch):
+    f = nbgrad.compile(workload)
+    x, w, b = _t(5, 7, seed=1), _t(5, 7, seed=2), _t(5, 7, seed=3)
+    want = workload(x, w, b)
+    _same(f(x, w, b), want)  # traced (eager)
+    (entry,) = _entries(f)
+    assert isinstance(entry, Trace)
+    assert len(entry.program.steps) == 9 and len(entry.program.inputs) == 3
+    calls = _kernel_calls(f, monkeypatch)
+    x2 = _t(5, 7, seed=4)
+    _same(f(x2, w, b), workload(x2, w, b))  # replayed: new values, same signature
+    assert calls == [1]
+    assert len(f._cache) == 1
+
+
+def test_new_shapes_dtypes_and_numbers_trace_again():
+    @nbgrad.compile
+    def f(x, s):
+        return nbgrad.exp(x * s) - s
+
+    for x, s in [(_t(4), 0.5), (_t(4), 0.5), (_t(6), 0.5), (_t(4, dtype=np.float64), 0.5),
+                 (_t(4), 2.0), (_t(4), 3)]:
+        _same(f(x, s), nbgrad.exp(x * s) - s)
+    assert len(f._cache) == 5
+    assert all(isinstance(e, Trace) for e in _entries(f))
+
+
+def test_keyword_arguments_and_tuple_outputs():
+    @nbgrad.compile
+    def f(x, *, y):
+        return x * y, (x + y).relu()
+
+    x, y = _t(8, seed=1), _t(8, seed=2)
+    for _ in range(2):
+        a, b = f(x, y=y)
+        _same(a, x * y)
+        _same(b, (x + y).relu())
+    assert isinstance(_entries(f)[0], Trace)
+
+
+def test_one_element_and_0_dim_tensors_join_the_region():
+    @nbgrad.compile
+    def f(x, one, zero_dim):
+        return (x * one + zero_dim).sigmoid()
+
+    x, one, zd = _t(3, 4), _t(1, seed=5), nbgrad.tensor(0.25, dtype=nbgrad.float64)
+    for _ in range(2):
+        _same(f(x, one, zd), (x * one + zd).sigmoid())
+    (entry,) = _entries(f)
+    assert [k for k, _ in entry.program.inputs] == ["array", "value", "value"]
+
+
+def test_tensors_reached_by_name_are_read_at_every_call():
+    scale = _t(6, seed=7)
+
+    def f(x):
+        return x * scale
+
+    g = nbgrad.compile(f)
+    x = _t(6)
+    _same(g(x), x * scale)
+    _same(g(x), x * scale)
+    scale.mul_(2.0)  # in place: the next call reads the new values
+    _same(g(x), x * scale)
+    globals()["_GLOBAL_W"] = _t(6, seed=8)
+    h = nbgrad.compile(_uses_global)
+    _same(h(x), x + _GLOBAL_W)
+    _same(h(x), x + _GLOBAL_W)
+    globals()["_GLOBAL_W"] = _t(6, seed=9)  # rebound: not the traced tensor any more
+    _same(h(x), x + _GLOBAL_W)
+
+
+_GLOBAL_W = None
+
+
+def _uses_global(x):
+    return x + _GLOBAL_W
+
+
+class _Scale(nbgrad.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = nbgrad.nn.Parameter(nbgrad.ones(5) * 3)
+
+    def forward(self, x):
+        return nbgrad.tanh(x * self.w)
+
+
+def test_a_module_under_no_grad_fuses_and_with_grad_runs_eagerly():
+    m = _Scale()
+    cm = nbgrad.compile(m)
+    x = _t(5)
+    with nbgrad.no_grad():
+        _same(cm(x), m(x))
+        _same(cm(x), m(x))
+    assert any(isinstance(e, Trace) for e in _entries(cm))
+    assert [p for p in cm.parameters()] == [m.w]  # the module's own methods
+    y = cm(x)  # the parameter requires grad: eager, recorded for autograd
+    assert y.requires_grad
+    y.sum().backward()
+    np.testing.assert_allclose(m.w.grad.numpy(), (x * (1 - nbgrad.tanh(x * 3) ** 2)).numpy(),
+                               rtol=1e-6)
+
+
+def test_calls_autograd_records_run_eagerly_with_gradients():
+    f = nbgrad.compile(workload)
+    x, w, b = _t(4), _t(4, seed=1).requires_grad_(), _t(4, seed=2).requires_grad_()
+    for _ in range(2):
+        w.grad = b.grad = None
+        y = f(x, w, b)
+        assert y.grad_fn is not None
+        y.sum().backward()
+        assert w.grad is not None and b.grad is not None
+    (entry,) = _entries(f)
+    assert isinstance(entry, GraphBreak) and "gradients are not compiled yet" in str(entry)
+    with nbgrad.no_grad():
+        _same(f(x, w, b), workload(x, w, b))
+        _same(f(x, w, b), workload(x, w, b))
+    assert any(isinstance(e, Trace) for e in _entries(f))
+
+
+def _break_of(fn, *args):
+    f = nbgrad.compile(fn)
+    want = fn(*args)
+    got = f(*args)
+    if isinstance(want, nbgrad.Tensor):
+        _same(got, want)
+    (entry,) = _entries(f)
+    assert isinstance(entry, GraphBreak)
+    with pytest.raises(RuntimeError, match="fullgraph=True"):
+        nbgrad.compile(fn, fullgraph=True)(*args)
+    return str(entry)
+
+
+def _reads_item(x):
+    return x * (x.sum() > 0).item()
+
+
+def test_graph_breaks_are_eager_and_say_why_and_where():
+    x = _t(4)
+    msg = _break_of(_reads_item, x)  # (x.sum() > 0): gt of a reduction's result
+    assert msg.startswith("gt reads a tensor made by an op the compiler does not trace")
+    assert "test_compiler_compile.py:" in msg
+    assert "Tensor.item reads tensor values into Python" in _break_of(
+        lambda x, s: x * float((s * 2).item()), x, _t(1))
+    assert "reads a tensor made by an op the compiler does not trace" in _break_of(
+        lambda x: x * x.sum(), x)
+    assert "broadcasts shapes (3, 4) and (4,)" in _break_of(
+        lambda a, b: a * b, _t(3, 4), _t(4))
+    assert "modified in place" in _break_of(lambda x: (x * 2).add_(1), x)
+    assert "returned int" in _break_of(lambda x: 3, x)
+    assert "not the result of a traced elementwise op" in _break_of(lambda x: x, x)
+    assert "returned tuple: the compiler fuses functions that return tensors" in _break_of(
+        lambda x: (), x)
+
+
+def test_printing_inside_breaks_the_graph(capsys):
+    msg = _break_of(lambda x: (print(x), x * 2)[1], _t(2))
+    assert "Tensor.__repr__ reads tensor values into Python" in msg
+
+
+def test_an_op_on_another_thread_during_tracing_breaks_the_graph():
+    a, b = _t(3), _t(3, seed=1)
+
+    def f(x):
+        t = threading.Thread(target=lambda: a + b)
+        t.start()
+        t.join()
+        return x * 2
+
+    assert _break_of(f, _t(3)).startswith("an op on another thread")
+
+
+def test_a_backward_pass_inside_breaks_the_graph():
+    def f(x, v):
+        with nbgrad.enable_grad():
+            nbgrad.exp(v).sum().backward()
+        return x * 2
+
+    x, v = _t(3), _t(3, seed=4).requires_grad_()
+    with nbgrad.no_grad():
+        msg = _break_of(f, x, v)
+    assert msg.startswith("a backward pass inside the function")
+
+
+def test_recompile_limit_warns_once_and_runs_eagerly():
+    f = nbgrad.compile(lambda x: x * 2)
+    for n in range(1, api.CACHE_LIMIT + 1):
+        f(_t(n))
+    with pytest.warns(UserWarning, match="traced for 8 call signatures"):
+        _same(f(_t(20)), _t(20) * 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _same(f(_t(21)), _t(21) * 2)
+    assert len(f._cache) == api.CACHE_LIMIT
+    nbgrad.compiler.reset()
+    assert not f._cache
+
+
+def test_arguments_and_options():
+    def f(x):
+        return x + 1
+
+    assert nbgrad.compile(f, disable=True) is f
+    deco = nbgrad.compile(fullgraph=True, mode="max-autotune", dynamic=False)
+    g = deco(f)
+    _same(g(_t(3)), _t(3) + 1)
+    assert g.__name__ == "f" and g.__wrapped__ is f
+    with pytest.raises(RuntimeError, match="Unrecognized mode=fast"):
+        nbgrad.compile(f, mode="fast")
+    with pytest.raises(TypeError, match="expects a callable, got int"):
+        nbgrad.compile(3)
+    h = nbgrad.compile(f)
+    _same(h(_t(2)), _t(2) + 1)
+    assert h(1) == 2  # a number argument only: no tensor op, eager (a break)
+    assert isinstance(h._cache[(True, (int, 1))], GraphBreak)
+
+
+def test_a_method_runs_eagerly_its_instance_is_not_guarded():
+    class A:
+        k = 3.0
+
+        @nbgrad.compile
+        def f(self, x):
+            return x * self.k
+
+    a = A()
+    _same(a.f(_t(4)), _t(4) * 3.0)
+    A.k = 5.0  # an attribute the trace would have baked in: the call is eager
+    _same(a.f(_t(4)), _t(4) * 5.0)
+    assert not A.f._cache  # (an argument the guards do not cover: never traced)
+
+
+def test_the_same_tensor_twice_is_one_input_and_guarded_as_such():
+    f = nbgrad.compile(lambda a, b: a * b + a)
+    x, y = _t(5, seed=1), _t(5, seed=2)
+    _same(f(x, x), x * x + x)
+    _same(f(x, x), x * x + x)
+    _same(f(x, y), x * y + x)  # not the traced aliasing: traced again
+    _same(f(x, y), x * y + x)
+    assert len(f._cache) == 2
+
+
+def test_a_compiled_function_called_inside_another_is_traced_inline():
+    inner = nbgrad.compile(lambda a: nbgrad.exp(a) * 2)
+    outer = nbgrad.compile(lambda a, b: inner(a) + b)
+    x, y = _t(4, seed=1), _t(4, seed=2)
+    for _ in range(2):
+        _same(outer(x, y), nbgrad.exp(x) * 2 + y)
+    (entry,) = _entries(outer)
+    assert isinstance(entry, Trace) and len(entry.program.steps) == 3
+    assert not inner._cache  # its first top-level call traces it
+    _same(inner(x), nbgrad.exp(x) * 2)
+    assert isinstance(_entries(inner)[0], Trace)
+
+
+def test_module_compile_in_place_keeps_hooks():
+    m = _Scale()
+    seen = []
+    m.register_forward_hook(lambda mod, args, out: seen.append(out.shape))
+    assert m.compile() is None
+    x = _t(5)
+    with nbgrad.no_grad():
+        want = nbgrad.tanh(x * m.w)
+        _same(m(x), want)
+        _same(m(x), want)
+    assert seen == [(5,), (5,)]
+    assert any(isinstance(e, Trace) for e in _entries(m.forward))
+
+
+def test_explain_reports_the_region_or_the_break():
+    out = nbgrad.compiler.explain(workload, _t(4), _t(4, seed=1), _t(4, seed=2))
+    assert (out.graph_count, out.graph_break_count) == (1, 0)
+    assert out.ops == [["mul", "add", "tanh", "sigmoid", "mul", "neg", "mul", "exp", "add"]]
+    assert "def kernel_p(" in out.sources[0]
+    assert "Graph 0: 9 ops fused into one kernel: mul, add, tanh" in str(out)
+    out = nbgrad.compiler.explain(lambda x, y: x * y.sum(), x=_t(3), y=_t(3))
+    assert (out.graph_count, out.graph_break_count) == (0, 1)
+    assert "Break Reason: mul reads a tensor made by an op the compiler does not trace" in str(out)
+    assert "test_compiler_compile.py:" in out.break_reasons[0]
+
+
+_COUNTER = nbgrad.zeros(1)
+
+
+def _counts(x):
+    _COUNTER.add_(1)  # an in-place change the trace does not record: never replayed
+    return x * 2
+
+
+def test_an_in_place_change_to_a_tensor_reached_by_name_breaks_the_graph():
+    f = nbgrad.compile(_counts)
+    for i in range(3):
+        _same(f(_t(3)), _t(3) * 2)
+    assert float(_COUNTER[0]) == 3.0
+    (entry,) = _entries(f)
+    assert isinstance(entry, GraphBreak) and "modified in place" in str(entry)
