@@ -16,3 +16,11 @@ def end(why):
     r = RECORDER[0]
     if r is not None:
         r.end(why)
+
+
+def backward_starts():
+    """Tell the active recorder (if any) that a backward pass starts: it ends the region,
+    unless the recorder is the one recording that backward pass (compiler/trace.py)."""
+    r = RECORDER[0]
+    if r is not None:
+        r.backward_starts()

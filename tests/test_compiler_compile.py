@@ -133,7 +133,7 @@ class _Scale(nbgrad.nn.Module):
         return nbgrad.tanh(x * self.w)
 
 
-def test_a_module_under_no_grad_fuses_and_with_grad_runs_eagerly():
+def test_a_module_fuses_with_and_without_gradients():
     m = _Scale()
     cm = nbgrad.compile(m)
     x = _t(5)
@@ -142,28 +142,113 @@ def test_a_module_under_no_grad_fuses_and_with_grad_runs_eagerly():
         _same(cm(x), m(x))
     assert any(isinstance(e, Trace) for e in _entries(cm))
     assert [p for p in cm.parameters()] == [m.w]  # the module's own methods
-    y = cm(x)  # the parameter requires grad: eager, recorded for autograd
-    assert y.requires_grad
+    y = cm(x)  # the parameter requires grad: traced again, with its fused backward
+    y = cm(x)
+    assert y.requires_grad and type(y.grad_fn).__name__ == "CompiledFunctionBackward"
     y.sum().backward()
     np.testing.assert_allclose(m.w.grad.numpy(), (x * (1 - nbgrad.tanh(x * 3) ** 2)).numpy(),
                                rtol=1e-6)
 
 
-def test_calls_autograd_records_run_eagerly_with_gradients():
+def _leaves(n=6, seed=0, dtype=np.float32):
+    x = _t(n, seed=seed, dtype=dtype)
+    w = _t(n, seed=seed + 1, dtype=dtype).requires_grad_()
+    b = _t(n, seed=seed + 2, dtype=dtype).requires_grad_()
+    return x, w, b
+
+
+def _eager_grads(fn, *args, seed_grad=None):
+    for a in args:
+        a.grad = None
+    y = fn(*args)
+    y.backward(seed_grad if seed_grad is not None else nbgrad.ones_like(y))
+    gs = [None if a.grad is None else a.grad.numpy().copy() for a in args]
+    for a in args:
+        a.grad = None
+    return y, gs
+
+
+def test_gradients_flow_through_one_fused_backward_kernel_bit_for_bit(monkeypatch):
     f = nbgrad.compile(workload)
-    x, w, b = _t(4), _t(4, seed=1).requires_grad_(), _t(4, seed=2).requires_grad_()
-    for _ in range(2):
-        w.grad = b.grad = None
-        y = f(x, w, b)
-        assert y.grad_fn is not None
-        y.sum().backward()
-        assert w.grad is not None and b.grad is not None
+    x, w, b = _leaves()
+    want_y, want = _eager_grads(workload, x, w, b)
+    for call in range(3):
+        y, got = _eager_grads(f, x, w, b)
+        _same(y.detach(), want_y.detach())
+        assert got[0] is None
+        np.testing.assert_array_equal(got[1], want[1])
+        np.testing.assert_array_equal(got[2], want[2])
+        if call:
+            assert type(y.grad_fn).__name__ == "CompiledFunctionBackward"
     (entry,) = _entries(f)
-    assert isinstance(entry, GraphBreak) and "gradients are not compiled yet" in str(entry)
+    assert entry.backward.wrt == [1, 2]
+    bt_calls = []
+    k = entry.backward.kernel
+    monkeypatch.setattr(entry.backward, "kernel", lambda *a: bt_calls.append(1) or k(*a))
+    f(x, w, b).sum().backward()
+    assert bt_calls == [1]
+
+
+def test_fused_backward_accumulates_retains_and_reaches_hooks_like_eager():
+    f = nbgrad.compile(workload)
+    x, w, b = _leaves(seed=3)
+    g = nbgrad.from_numpy(np.linspace(-1, 1, 6).astype(np.float32))
+    (gw, gb) = nbgrad.autograd.grad(workload(x, w, b), (w, b), g)
+    f(x, w, b)  # traced
+    seen = []
+    w.register_hook(lambda g: seen.append(tuple(g.shape)))  # (after the trace: it runs)
+    y = f(x, w, b)
+    y.backward(g, retain_graph=True)
+    y.backward(g)  # accumulates into .grad
+    np.testing.assert_array_equal(w.grad.numpy(), (gw + gw).numpy())
+    np.testing.assert_array_equal(b.grad.numpy(), (gb + gb).numpy())
+    assert seen == [(6,), (6,)]
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        y.backward(g)
+
+
+def test_double_backward_through_a_compiled_region_equals_eager():
+    f = nbgrad.compile(workload)
+    x, w, b = _leaves(dtype=np.float64, seed=5)
+    f(x, w, b)
+    y = f(x, w, b)
+    (gw,) = nbgrad.autograd.grad(y.sum(), w, create_graph=True)
+    (ggw,) = nbgrad.autograd.grad(gw.sum(), w)
+    z = workload(x, w, b)
+    (ew,) = nbgrad.autograd.grad(z.sum(), w, create_graph=True)
+    (eew,) = nbgrad.autograd.grad(ew.sum(), w)
+    np.testing.assert_array_equal(gw.detach().numpy(), ew.detach().numpy())
+    np.testing.assert_array_equal(ggw.numpy(), eew.numpy())
+    nbgrad.autograd.gradcheck(f, (x, w, b))
+    nbgrad.autograd.gradgradcheck(f, (x, w, b))
+
+
+def test_calls_that_need_gradients_the_trace_has_none_for_run_eagerly():
+    f = nbgrad.compile(workload)
+    x, w, b = _leaves(seed=7)
     with nbgrad.no_grad():
-        _same(f(x, w, b), workload(x, w, b))
-        _same(f(x, w, b), workload(x, w, b))
-    assert any(isinstance(e, Trace) for e in _entries(f))
+        f(x, w, b)  # traced without a backward
+    y = f(x, w, b)  # the same guards (grad mode is in them: no) -> traced again with one
+    assert type(y.grad_fn).__name__ == "AddBackward0"
+    x.requires_grad_()  # a new signature: traced with x too
+    y = f(x, w, b)
+    y = f(x, w, b)
+    assert type(y.grad_fn).__name__ == "CompiledFunctionBackward"
+    y.sum().backward()
+    assert x.grad is not None
+
+
+def test_a_region_input_with_hooks_or_a_broadcast_leaf_keeps_the_call_eager():
+    x, w, b = _leaves(seed=9)
+    w.register_hook(lambda g: g)
+    f = nbgrad.compile(workload)
+    _same(f(x, w, b).detach(), workload(x, w, b).detach())
+    assert "a tensor with hooks is an input of the region" in str(_entries(f)[0])
+    s = _t(1, seed=3).requires_grad_()
+    g = nbgrad.compile(lambda x, s: x * s)
+    g(x, s).sum().backward()
+    assert "its gradient is a sum" in str(_entries(g)[0])
+    assert s.grad is not None
 
 
 def _break_of(fn, *args):

@@ -137,8 +137,8 @@ def execute(roots, seeds, keep_graph, create_graph, inputs=None, accumulate=True
     tensors: with ``accumulate`` their ``.grad`` is accumulated, else their gradients are
     returned (a list with None for unreached inputs) and no ``.grad`` is touched.
     """
-    if _recording.RECORDER[0] is not None:  # a traced function runs backward: not traceable
-        _recording.end("a backward pass inside the function")
+    if _recording.RECORDER[0] is not None:  # the compiler is tracing (compiler/trace.py)
+        _recording.backward_starts()
     # Each state change is made inside the ``try`` and undone by its ``finally``: an
     # exception anywhere (a KeyboardInterrupt) leaves grad mode and the collector as they were.
     prev = _STATE.enabled

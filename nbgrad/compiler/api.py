@@ -1,22 +1,26 @@
 """``nbgrad.compile``: a function (or module) whose elementwise work runs as one fused
-kernel per traced call signature.
+kernel per traced call signature, forward and backward.
 
 This first version fuses functions whose whole tensor computation is elementwise table ops
-on CPU tensors of one shape (one-element tensors and numbers may join in), computing no
-gradient: a call that autograd would record (grad mode on and a tensor that requires grad)
-runs eagerly, and so does a call whose trace hit a graph break (see ``trace.py``). Guards:
-each tensor argument's dtype, shape, device and ``requires_grad``, each number argument's
-type and value (a new value traces again), other arguments by equality, and grad mode.
+on CPU tensors of one shape (one-element tensors and numbers may join in); a call that hit
+a graph break when traced (see ``trace.py``) runs eagerly. When the traced call made a
+graph, its backward is recorded too (``trace.record_backward``), and later calls return
+outputs whose ``grad_fn`` is one ``CompiledFunctionBackward`` node running the fused
+backward kernel (for a higher derivative it runs the region's ops again eagerly). Guards:
+each tensor argument's dtype, shape, device, ``requires_grad`` and aliasing, each number
+argument's type and value (a new value traces again), other arguments by equality, and
+grad mode.
 """
 
 import functools
 import warnings
 
 from .. import _recording
+from ..autograd.function import Function
 from ..autograd.grad_mode import is_grad_enabled
 from ..device import CPU as _CPU
 from ..tensor import Tensor, _fresh
-from .trace import GraphBreak, record
+from .trace import GraphBreak, record, record_backward
 
 # the most call signatures one function is traced for; later ones run eagerly
 CACHE_LIMIT = 8
@@ -40,7 +44,8 @@ def compile(fn=None, *, fullgraph=False, dynamic=False, mode=None, disable=False
     Returns:
         A callable with ``fn``'s signature. On the first call with a new signature it runs
         ``fn`` eagerly while tracing it; when the trace is an elementwise program,
-        later calls with that signature run one generated kernel. Python side effects of
+        later calls with that signature run one generated kernel, and their backward
+        (when the inputs require grad) another. Python side effects of
         ``fn`` (prints, list appends) happen only on the traced call, and a Python
         number it reads from anywhere but its arguments (a global, a closure, an
         attribute) is a constant of the trace, as in ``jax.jit``: after changing one, call
@@ -173,12 +178,10 @@ class CompiledFunction:
                                   f"{CACHE_LIMIT} call signatures; new ones run eagerly",
                                   stacklevel=2)
                 return fn(*args)
-            if is_grad_enabled() and any(a.__class__ is Tensor and a._rg for a in args):
-                entry = GraphBreak("a call autograd records (gradients are not compiled yet)")
-                self._cache[key] = entry
-                return self._eager(fn, args, entry)
             src = _sources(fn, args)
             result, entry = record(fn, args, src, _reached(src, args))
+            if not isinstance(entry, GraphBreak) and is_grad_enabled():
+                entry = _with_backward(entry, result, args)
             if isinstance(entry, GraphBreak) and self._fullgraph:
                 raise RuntimeError(f"nbgrad.compile(fullgraph=True): graph break: {entry}")
             self._cache[key] = entry
@@ -274,18 +277,98 @@ def _resolve(src, args):
     return obj
 
 
+def _with_backward(trace, result, args):
+    """``trace`` with its fused backward when the traced call made a graph, else as is; or
+    the GraphBreak that keeps such calls eager."""
+    tensors = [_resolve(src, args) for src in trace.inputs]
+    wrt = [j for j, t in enumerate(tensors) if t._rg]
+    if not wrt:
+        return trace
+    for j in wrt:
+        t = tensors[j]
+        if trace.program.inputs[j][0] != "array":
+            return GraphBreak("a one-element tensor that requires grad joins the region by "
+                              "broadcasting (its gradient is a sum)")
+        if t._hooks or t._retains_grad or (t._grad_fn is not None and t._grad_fn._hooked):
+            return GraphBreak("a tensor with hooks is an input of the region")
+    try:
+        trace.backward = record_backward(trace, result, wrt)
+    except GraphBreak as e:
+        return e
+    trace.backward.requested = frozenset(wrt)
+    trace.region = type("CompiledFunction", (_Region,), {"trace": trace})
+    return trace
+
+
+class _Region(Function):
+    """A traced region as one autograd node (``CompiledFunctionBackward``): the fused
+    forward kernel, and a backward that runs the fused backward kernel (or, building a
+    graph for a higher derivative, the region's ops again eagerly)."""
+
+    trace = None
+
+    @staticmethod
+    def forward(ctx, *tensors):
+        trace = ctx._fn_cls.trace
+        outs = trace.kernel(*[t._data for t in tensors])
+        ts = [_fresh(o, dt, _CPU) for o, dt in zip(outs, trace.dtypes)]
+        ctx.mark_non_differentiable(*[t for t in ts if not t._dtype.is_floating_point])
+        ctx.save_for_backward(*tensors)
+        return tuple(ts)
+
+    @staticmethod
+    def backward(ctx, *grads):
+        trace = ctx._fn_cls.trace
+        bt = trace.backward
+        tensors = ctx.saved_tensors
+        gs = [grads[m] for m in bt.outs]
+        out = [None] * len(tensors)
+        if is_grad_enabled():  # create_graph: a differentiable backward
+            for j, g in zip(bt.wrt, _eager_grads(trace, tensors, gs)):
+                out[j] = g
+            return tuple(out)
+        res = bt.kernel(*[t._data for t in tensors], *[g._data for g in gs])
+        for j, r in zip(bt.wrt, res):
+            out[j] = _fresh(r, tensors[j]._dtype, _CPU)
+        return tuple(out)
+
+
+def _eager_grads(trace, tensors, gs):
+    """The region's gradients computed by its ops run eagerly (a graph for the next order)."""
+    from ..autograd import grad as _grad
+
+    p = trace.program
+    vals = {}
+    for j, t in enumerate(tensors):
+        vals[(j, None)] = t
+    for k, (op, args, cdt, odt) in enumerate(p.steps):
+        operands = [vals[a._key()] if a._key() in vals else a.value for a in args]
+        vals[(None, k)] = operands[0].to(odt) if op.name == "cast" else op(*operands)
+    outs = [vals[(None, p.outputs[m])] for m in trace.backward.outs]
+    wrt = [tensors[j] for j in trace.backward.wrt]
+    return _grad(outs, wrt, gs, create_graph=True, allow_unused=True)
+
+
 def _replay(trace, fn, args):
-    operands = []
+    tensors = []
     grad = is_grad_enabled()
-    for (kind, dt), src in zip(trace.program.inputs, trace.inputs):
+    needs = set()
+    for j, ((kind, dt), src) in enumerate(zip(trace.program.inputs, trace.inputs)):
         t = _resolve(src, args)
         if (t.__class__ is not Tensor or t._dtype is not dt or t._device.type != "cpu"
                 or (kind == "array" and t._data.shape != trace.shape)
-                or (kind == "value" and t._data.size != 1) or (grad and t._rg)):
-            # a tensor reached by name was replaced, or now needs a gradient: eager
-            return fn(*args)
-        operands.append(t._data)
-    outs = trace.kernel(*operands)
-    ts = [_fresh(o, dt, _CPU) for o, dt in zip(outs, trace.dtypes)]
+                or (kind == "value" and t._data.size != 1)):
+            return fn(*args)  # a tensor reached by name was replaced: eager
+        if grad and t._rg:
+            needs.add(j)
+        tensors.append(t)
+    if needs:
+        bt = trace.backward
+        if bt is None or not needs <= bt.requested:
+            return fn(*args)  # gradients this trace has no backward for: eager
+        ts = trace.region.apply(*tensors)
+    else:
+        outs = trace.kernel(*[t._data for t in tensors])
+        ts = [_fresh(o, dt, _CPU) for o, dt in zip(outs, trace.dtypes)]
     return ts[0] if trace.kind is None else trace.kind(ts)
 

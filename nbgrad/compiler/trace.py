@@ -50,13 +50,16 @@ class Recorder:
         # the trace does not see (a counter's add_) would be lost on replay
         self.watched = [(t, t._vc[0]) for t in watched]
         self.program = Program()
-        self.refs = {}  # id(tensor) -> its Ref (the tensors are kept alive in self.seen)
+        # id(tensor._data) -> its Ref: by the array, because a saved result comes back from
+        # a node as a new Tensor around the same array (the tensors stay alive in self.seen)
+        self.refs = {}
         self.seen = []
         self.inputs = []  # per program input: its source
         self.versions = []  # (tensor, its version when the trace first saw it)
         self.shape = None
         self.error = None
         self.inside = 0  # > 0 while a recorded op runs (reads inside it are its own)
+        self.backward_ok = False  # recording a backward pass (record_backward)
 
     def mine(self):
         return threading.get_ident() == self.thread
@@ -69,6 +72,10 @@ class Recorder:
         if not self.inside or not self.mine():  # (what a recorded op does inside is its own)
             self.fail(why)
 
+    def backward_starts(self):
+        if not self.backward_ok:
+            self.end("a backward pass inside the function")
+
     def _see(self, t):
         self.seen.append(t)
         self.versions.append((t, t._vc[0]))
@@ -80,7 +87,7 @@ class Recorder:
             if isinstance(x, (int, np.integer)):
                 return self.program.constant(int(x))
             return self.program.constant(float(x))
-        ref = self.refs.get(id(x))
+        ref = self.refs.get(id(x._data))
         if ref is not None:
             return ref
         src = self.sources.get(id(x))
@@ -96,7 +103,7 @@ class Recorder:
         value = x._data.size == 1 and shape != self.shape
         ref = self.program.input(x._dtype, value=value, dim=len(shape) > 0)
         self.inputs.append(src)
-        self.refs[id(x)] = ref
+        self.refs[id(x._data)] = ref
         self._see(x)
         return ref
 
@@ -122,7 +129,7 @@ class Recorder:
         except GraphBreak as e:
             self.error = GraphBreak(f"{e} (at {_user_line()})")
             return
-        self.refs[id(out)] = ref
+        self.refs[id(out._data)] = ref
         self._see(out)
 
     def finish(self, result):
@@ -139,13 +146,15 @@ class Recorder:
             raise GraphBreak(f"the function returned {type(result).__name__}: the compiler "
                              "fuses functions that return tensors")
         for o in outs:
-            ref = self.refs.get(id(o)) if o.__class__ is Tensor else None
+            ref = self.refs.get(id(o._data)) if o.__class__ is Tensor else None
             if ref is None or ref.step is None:
                 raise GraphBreak("the function returns a value that is not the result of a "
                                  "traced elementwise op")
             self.program.output(ref)
         kind = None if single else type(outs)
-        return Trace(self.program, self.inputs, kind, [o._dtype for o in outs], self.shape)
+        trace = Trace(self.program, self.inputs, kind, [o._dtype for o in outs], self.shape)
+        trace.recorder = self  # (record_backward reads its refs)
+        return trace
 
 
 class Trace:
@@ -157,6 +166,8 @@ class Trace:
         self.program, self.inputs, self.kind = program, inputs, kind
         self.dtypes, self.shape = dtypes, shape
         self.kernel = program.kernel()
+        self.recorder = None
+        self.backward = None  # a BackwardTrace, when calls need gradients
 
 
 def record(fn, args, sources, watched=()):
@@ -175,3 +186,86 @@ def record(fn, args, sources, watched=()):
         return result, rec.finish(result)
     except GraphBreak as e:
         return result, e
+
+
+class BackwardTrace:
+    """The fused backward of a ``Trace``: ``program`` takes the forward program's inputs
+    and one gradient per output of ``outs`` (positions); it outputs the gradients of the
+    forward inputs at positions ``wrt`` (recomputing the forward values it reads)."""
+
+    def __init__(self, program, outs, wrt):
+        self.program, self.outs, self.wrt = program, outs, wrt
+        self.kernel = program.kernel()
+
+
+def record_backward(trace, result, wrt):
+    """Record the eager backward of the traced call that returned ``result`` (its graph is
+    still there): ``autograd.grad`` of the outputs that require grad with respect to the
+    program inputs at positions ``wrt`` (tensors that require grad), seeded with ones, with
+    the recorder on. Runs with ``create_graph`` so that the engine lends no buffer (a lent
+    buffer is written by a loop that no op call shows). Returns a ``BackwardTrace`` or
+    raises ``GraphBreak``."""
+    from ..autograd import grad as _grad
+    from ..creation import ones_like
+
+    fwd = trace.recorder
+    outs = (result,) if trace.kind is None else tuple(result)
+    out_pos = [m for m, o in enumerate(outs) if o._rg]
+    p = trace.program
+    bp = Program()
+    ins = [bp.input(t, kind == "value", ref.dim) for (kind, t), ref in
+           zip(p.inputs, _input_refs(p, fwd))]
+    mapped = {}  # forward Ref key -> bp Ref
+    for r, b in zip(_input_refs(p, fwd), ins):
+        mapped[r._key()] = b
+    for k, (op, args, cdt, odt) in enumerate(p.steps):
+        bargs = [mapped[a._key()] if a._key() in mapped else bp.constant(a.value) for a in args]
+        mapped[(None, k)] = bp.apply(op, *bargs)
+    rec = Recorder({})
+    rec.program, rec.shape, rec.backward_ok = bp, trace.shape, True
+    for data_id, r in fwd.refs.items():
+        rec.refs[data_id] = mapped[r._key()]
+    rec.seen = list(fwd.seen)
+    seeds = [ones_like(outs[m]) for m in out_pos]
+    for m, g in zip(out_pos, seeds):
+        rec.refs[id(g._data)] = bp.input(g._dtype)
+        rec.seen.append(g)
+    leaves = [_leaf_of(fwd, j) for j in wrt]
+    _recording.RECORDER[0] = rec
+    _dispatch._TRACING = True
+    try:
+        grads = _grad([outs[m] for m in out_pos], leaves, seeds, retain_graph=True,
+                      create_graph=True, allow_unused=True)
+    finally:
+        _dispatch._TRACING = False
+        _recording.RECORDER[0] = None
+    if rec.error is not None:
+        raise rec.error
+    kept = []
+    for j, g in zip(wrt, grads):
+        if g is None:
+            continue
+        ref = rec.refs.get(id(g._data))
+        if ref is None:
+            raise GraphBreak("a gradient the backward pass made with an op the compiler "
+                             "does not trace")
+        if ref.step is None or ref.dtype is not p.inputs[j][1]:
+            ref = bp.cast(ref, p.inputs[j][1])  # an input passed through, or a dtype change
+        bp.output(ref)
+        kept.append(j)
+    return BackwardTrace(bp, out_pos, kept)
+
+
+def _input_refs(p, fwd):
+    """The forward program's input Refs, in input order."""
+    refs = {r.index: r for r in fwd.refs.values() if r.step is None and r.index is not None}
+    return [refs[j] for j in range(len(p.inputs))]
+
+
+def _leaf_of(fwd, j):
+    """The tensor the forward trace saw as program input ``j``."""
+    for t in fwd.seen:
+        r = fwd.refs.get(id(t._data))
+        if r is not None and r.step is None and r.index == j:
+            return t
+    raise KeyError(j)
