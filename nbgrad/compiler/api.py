@@ -312,7 +312,8 @@ class _Region(Function):
         trace = ctx._fn_cls.trace
         outs = trace.kernel(*[t._data for t in tensors])
         ts = [_fresh(o, dt, _CPU) for o, dt in zip(outs, trace.dtypes)]
-        ctx.mark_non_differentiable(*[t for t in ts if not t._dtype.is_floating_point])
+        diff = _differentiable(trace.program, [t._rg for t in tensors])
+        ctx.mark_non_differentiable(*[t for t, d in zip(ts, diff) if not d])
         ctx.save_for_backward(*tensors)
         return tuple(ts)
 
@@ -327,10 +328,25 @@ class _Region(Function):
             for j, g in zip(bt.wrt, _eager_grads(trace, tensors, gs)):
                 out[j] = g
             return tuple(out)
+        if bt.kernel is None:
+            return tuple(out)
         res = bt.kernel(*[t._data for t in tensors], *[g._data for g in gs])
         for j, r in zip(bt.wrt, res):
             out[j] = _fresh(r, tensors[j]._dtype, _CPU)
         return tuple(out)
+
+
+def _differentiable(p, rg):
+    """For each output of program ``p``: whether eager would make it require grad, given
+    which inputs do (``rg``): a floating result of a row with derivative formulas (a cast
+    has one) and an operand that does."""
+    flags = {}
+    for k, (op, args, cdt, odt) in enumerate(p.steps):
+        has_grads = op.name == "cast" or op.grads is not None
+        flags[k] = odt.is_floating_point and has_grads and any(
+            (rg[a.index] if a.step is None else flags[a.step])
+            for a in args if a.step is not None or a.index is not None)
+    return [flags[s] for s in p.outputs]
 
 
 def _eager_grads(trace, tensors, gs):

@@ -97,11 +97,10 @@ class Program:
 
     def constant(self, value):
         """A number written into the kernel's source (a ``2`` or ``-0.5`` that never
-        changes), promoted as a Python scalar: a bool, an int64 or a finite float."""
+        changes), promoted as a Python scalar: a bool, an int64 or a float."""
         t = type(value)
-        if (t not in _REPRESENTATIVE or (t is float and not math.isfinite(value))
-                or (t is int and not -2**63 <= value < 2**63)):
-            raise TypeError(f"a constant is a bool, an int64 or a finite float, got {value!r}")
+        if t not in _REPRESENTATIVE or (t is int and not -2**63 <= value < 2**63):
+            raise TypeError(f"a constant is a bool, an int64 or a float, got {value!r}")
         return Ref(None, None, None, t, value=value)
 
     def cast(self, ref, dtype):
@@ -160,6 +159,8 @@ class Program:
 
     def kernel(self, target="cpu"):
         """The compiled ``FusedKernel`` (one per program key and target in the process)."""
+        if not self.outputs:
+            raise ValueError("a program without outputs has no kernel")
         key = (self.key(), target)
         k = _KERNELS.get(key)
         if k is None:
@@ -205,7 +206,12 @@ def _source(p, target):
     def name(r):
         if r.step is not None:
             return f"t{r.step}"
-        return f"v{r.index}" if r.index is not None else repr(r.value)
+        if r.index is not None:
+            return f"v{r.index}"
+        v = r.value
+        if r.pytype is float and not math.isfinite(v):  # (repr gives inf / nan: no names)
+            return "np.nan" if v != v else ("np.inf" if v > 0 else "-np.inf")
+        return repr(v)
 
     for k, (op, args, cdt, odt) in enumerate(p.steps):
         f = fname(op.cpu_body if target == "cpu" else op.body)

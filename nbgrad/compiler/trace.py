@@ -129,6 +129,10 @@ class Recorder:
         except GraphBreak as e:
             self.error = GraphBreak(f"{e} (at {_user_line()})")
             return
+        except Exception as e:  # nothing the recorder does may fail the user's call
+            self.error = GraphBreak(f"{op.name} could not be recorded: {e!r} "
+                                    f"(at {_user_line()})")
+            return
         self.refs[id(out._data)] = ref
         self._see(out)
 
@@ -195,7 +199,8 @@ class BackwardTrace:
 
     def __init__(self, program, outs, wrt):
         self.program, self.outs, self.wrt = program, outs, wrt
-        self.kernel = program.kernel()
+        # (no kernel when no gradient reaches an input: e.g. through a comparison)
+        self.kernel = program.kernel() if program.outputs else None
 
 
 def record_backward(trace, result, wrt):
@@ -235,7 +240,7 @@ def record_backward(trace, result, wrt):
     _dispatch._TRACING = True
     try:
         grads = _grad([outs[m] for m in out_pos], leaves, seeds, retain_graph=True,
-                      create_graph=True, allow_unused=True)
+                      create_graph=True, allow_unused=True) if out_pos else [None] * len(wrt)
     finally:
         _dispatch._TRACING = False
         _recording.RECORDER[0] = None
