@@ -17,6 +17,7 @@ body can be imported by name, so Numba's on-disk cache keeps the machine code fo
 processes; otherwise it is compiled from memory.
 """
 
+import copy
 import math
 import sys
 
@@ -288,13 +289,27 @@ class FusedKernel:
         self.out_dtypes = [np.dtype(program.steps[s][3].np) for s in program.outputs]
         self.source = _source(program, target)[0]
         self._kernels = _compile(program, target)
+        self.program = program
+        self._variants = {}  # inputs read as one value -> the kernel of that variant
 
-    def __call__(self, *operands):
+    def _reading_values(self, which):
+        k = self._variants.get(which)
+        if k is None:
+            q = copy.copy(self.program)
+            q.inputs = [(VALUE, t) if j in which else (kind, t)
+                        for j, (kind, t) in enumerate(q.inputs)]
+            k = self._variants[which] = q.kernel(self.target)
+        return k
+
+    def __call__(self, *operands, shape=None):
+        """The outputs for ``operands``; ``shape``: the region's shape when no operand is
+        an array of it (every one read as a value)."""
         if len(operands) != len(self.inputs):
             raise TypeError(f"the fused kernel takes {len(self.inputs)} operands, "
                             f"got {len(operands)}")
-        shape = None
+        region = None
         args = []
+        expanded = []
         for j, ((kind, t), x) in enumerate(zip(self.inputs, operands)):
             if kind == NUMBER:
                 if not isinstance(x, (bool, int, float, np.number, np.bool_)):
@@ -305,18 +320,32 @@ class FusedKernel:
                 what = getattr(x, "dtype", type(x).__name__)
                 raise TypeError(f"operand {j} is an array of {t.np}, got {what}")
             if kind == ARRAY:
-                if shape is None:
-                    shape = x.shape
-                elif x.shape != shape:
+                if region is None:
+                    region = x.shape
+                elif x.shape != region:
                     raise ValueError(f"operands of one fused kernel have one shape, got "
-                                     f"{tuple(shape)} and {tuple(x.shape)}")
+                                     f"{tuple(region)} and {tuple(x.shape)}")
+                if x.size > 1 and not any(x.strides) and isinstance(x, np.ndarray):
+                    expanded.append(j)  # one value expanded (a sum's gradient)
+                    continue
             elif x.size != 1:
                 raise ValueError(f"a value operand holds one element, got {x.size}")
             args.append(x.reshape(-1))
-        if shape is None:
-            shape = ()
+        if region is None:
+            region = () if shape is None else shape
+        if expanded:
+            # the program with those inputs read as one value: no copy of the expansion,
+            # and the loop still vectorizes (a stride-0 operand kept it scalar: ~6x slower)
+            first = np.lib.stride_tricks.as_strided
+            return self._reading_values(tuple(expanded))(*[
+                first(x, (1,), (x.itemsize,)) if j in expanded else x
+                for j, x in enumerate(operands)], shape=region)
         if self.target == "cpu":
-            outs = [np.empty(shape, dt) for dt in self.out_dtypes]
+            from ..storage._cpupool import empty
+
+            # (from the pool eager ops allocate from: fresh pages cost as much as the loop)
+            size = math.prod(region)
+            outs = [empty(region, dt, size * dt.itemsize) for dt in self.out_dtypes]
             n = outs[0].size
             if n:
                 from ..kernels.cpu import _par
@@ -328,7 +357,7 @@ class FusedKernel:
 
         from ..kernels.cuda._launch import grid
 
-        outs = [cuda.device_array(shape, dt) for dt in self.out_dtypes]
+        outs = [cuda.device_array(region, dt) for dt in self.out_dtypes]
         n = outs[0].size
         if n:
             self._kernels[0][grid(n)](*args, *[o.reshape(-1) for o in outs])
