@@ -125,9 +125,42 @@ def _call_hooks(hooks, g):
         g._owner = None
         r = h(g)
         if r is not None:
+            _check_hook_value(h, g, r)
             g = r
     g._owner = None
     return g
+
+
+def _hook_name(h):
+    return getattr(h, "__name__", "<unknown>")
+
+
+def _check_hook_value(h, old, new):
+    """PyTorch's checks of what a hook returned in place of gradient ``old``."""
+    if new is None:
+        return
+    if old is None:
+        raise RuntimeError("can't replace a None gradient with a non-None value")
+    from ..tensor import Tensor
+
+    if not isinstance(new, Tensor):
+        raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}'")
+    if new._dtype is not old._dtype or new._device != old._device:
+        raise RuntimeError(f"hook '{_hook_name(h)}' has changed the type of value "
+                           f"(was {old._type_name()} got {new._type_name()})")
+    if new._data.shape != old._data.shape:
+        raise RuntimeError(f"hook '{_hook_name(h)}' has changed the size of value")
+
+
+def _check_hook_values(h, old, new):
+    """The checks of a node hook's result: a tuple of one value per gradient in ``old``."""
+    if not isinstance(new, tuple):
+        raise TypeError(f"expected tuple, but hook returned '{type(new).__name__}'")
+    if len(new) != len(old):
+        raise RuntimeError(f"hook '{_hook_name(h)}' has returned an incorrect number of "
+                           f"values (got {len(new)}, but expected {len(old)})")
+    for o, n in zip(old, new):
+        _check_hook_value(h, o, n)
 
 
 def execute(roots, seeds, keep_graph, create_graph, inputs=None, accumulate=True):
@@ -421,6 +454,7 @@ def _run_node(node, buf):
         for h in tuple(node._pre_hooks.values()):
             r = h(tuple(buf))
             if r is not None:
+                _check_hook_values(h, buf, r)
                 buf = list(r)
                 _disown(buf)
     n_in = _n_edges(node)
@@ -445,6 +479,7 @@ def _run_node(node, buf):
         for h in tuple(node._post_hooks.values()):
             r = h(outs, tuple(buf))
             if r is not None:
+                _check_hook_values(h, outs, r)
                 outs = tuple(r)
                 _disown(outs)
     return outs

@@ -70,6 +70,7 @@ class FunctionCtx(Node):
                 f"function {self.name()} returned an incorrect number of gradients "
                 f"(expected {n}, got {len(res)})"
             )
+        cast = None
         for i, (g, meta) in enumerate(zip(res, self._input_meta)):
             if g is None:
                 continue
@@ -79,16 +80,19 @@ class FunctionCtx(Node):
                     f"position {i + 1}, but the corresponding forward input was not a Variable"
                 )
             if not isinstance(g, _tensor.Tensor):
-                raise TypeError(
-                    f"function {self.name()} returned a {type(g).__name__} as gradient {i}; "
-                    "expected a Tensor or None"
-                )
-            if tuple(g.shape) != meta:
+                raise RuntimeError(f"expected Variable or None (got {type(g).__name__})")
+            shape, dt = meta
+            if tuple(g.shape) != shape:
                 raise RuntimeError(
                     f"Function {self.name()} returned an invalid gradient at index {i} - got "
-                    f"{list(g.shape)} but expected shape compatible with {list(meta)}"
+                    f"{list(g.shape)} but expected shape compatible with {list(shape)}"
                 )
-        return res
+            if g._dtype is not dt:  # PyTorch's engine casts it to the input's dtype
+                from ..ops.convert import to
+
+                cast = list(res) if cast is None else cast
+                cast[i] = to(g, dtype=dt)
+        return res if cast is None else tuple(cast)
 
 
 class _FunctionMeta(type):
@@ -134,7 +138,8 @@ class Function(metaclass=_FunctionMeta):
         ctx._dirty = ()
         ctx.materialize_grads = True
         ctx.needs_input_grad = tuple(t and a._rg for a, t in zip(args, is_t))
-        ctx._input_meta = tuple(tuple(a.shape) if t else None for a, t in zip(args, is_t))
+        ctx._input_meta = tuple((tuple(a.shape), a._dtype) if t else None
+                                for a, t in zip(args, is_t))
         with grad_mode.no_grad():
             out = cls.forward(ctx, *args, **kwargs)
         single = not isinstance(out, tuple)

@@ -236,6 +236,9 @@ class Node:
     # the history of a split/chunk output whose base changed in place (ops/view_inplace):
     # using the view is PyTorch's error, and ``attrs`` holds its message
     _stale_view = False
+    # the operands' dtypes, when a row's operands differ in dtype: its backward casts each
+    # gradient to its operand's (ops/funcdef.py)
+    _casts = None
     _std_apply = True  # apply() is unpack_saved() then backward(): the engine may inline it
     # nbgrad's own backward rule (std-apply, defined in nbgrad): it returns the incoming
     # gradients, views of them or results of ops it ran, and keeps none of them, so a

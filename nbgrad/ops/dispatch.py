@@ -179,7 +179,8 @@ def _plan2(op, a, b):
             p = _plan(VALUE, dt=odt)
             p.views = (va, (0,) * a._data.ndim)
             return p
-        return _plan(GENERAL, dt=None, bcast=bcast)
+        # (a node records the operands' shapes and dtypes when they differ: see nodegen)
+        return _plan(GENERAL, dt=None, bcast=bcast or a._dtype is not b._dtype)
     t, first = (a, False) if ta else (b, True)
     kt = ka if ta else kb
     if (kt.__class__ is tuple and kt[4] and kt[1] == "cpu" and t._dtype is cdt
@@ -337,7 +338,7 @@ def apply2(op, a, b, extra=None, inputs=None, rec=True):
         bcast = plan.bcast
         if inputs is not None:
             bcast = (a.__class__ is Tensor and b.__class__ is Tensor
-                     and a._data.shape != b._data.shape)
+                     and (a._data.shape != b._data.shape or a._dtype is not b._dtype))
         op.record(out, a, b, bcast, extra)
     return out
 

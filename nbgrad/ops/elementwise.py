@@ -297,6 +297,10 @@ def pow_backward_exponent(grad, input, exponent, result):
         if input == 0:
             return mul(grad, where(ge(exponent, 0), 0.0, mul(result, -math.inf)))
         return mul(grad, mul(result, math.log(input) if input > 0 else math.nan))
+    if input._dtype is not result._dtype:  # as PyTorch: the log in the promoted dtype
+        from .convert import to
+
+        input = to(input, dtype=result._dtype)
     safe = where(logical_and(eq(input, 0), ge(exponent, 0)), 0.0, mul(result, log(input)))
     return mul(grad, safe)
 

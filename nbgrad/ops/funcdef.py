@@ -335,6 +335,14 @@ def _make_call(op):
                     f"            e{i} = None"]
         src += _new_node(op, "        ", "e0" if len(edged) == 1 else
                          "(" + "".join(f"e{i}, " for i in range(len(edged))) + ")")
+        if len(edged) > 1:  # operands of several dtypes: each gets a gradient of its own
+            d0 = attr(edged[0], "_dtype")
+            differ = " or ".join(
+                f"({p} is not None and {p}._dtype is not {d0})" if p in opt else
+                f"{p}._dtype is not {d0}" for p in edged[1:])
+            src += [f"        if {differ}:",
+                    "            node_._casts = (" + "".join(
+                        attr(p, "_dtype") + ", " for p in edged) + ")"]
         if op.differentiable == 1:
             src += ["        out._grad_fn = node_",
                     "        out._rg = True"]
@@ -386,6 +394,8 @@ def _make_listed_call(op, args):
                 "                edges.append(None)",
                 "        if rg:"]
         src += _new_node(op, "            ", "edges[0] if len(edges) == 1 else tuple(edges)")
+        src += [f"            if any(t_._dtype is not odt for t_ in {p}):",  # (see above)
+                f"                node_._casts = tuple([t_._dtype for t_ in {p}])"]
         src += ["            out._grad_fn = node_",
                 "            out._rg = True"] + _saved_lines(op, "            ")
     src.append("    return out")

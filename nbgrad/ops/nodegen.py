@@ -251,11 +251,15 @@ def _backward_source(op, run=False):
         src.append(f"    {v} = None" if f is None else f"    {v} = ({f}) if n{v[1]} else None")
     if run and op.grad_once:
         src += ["    if lent:", "        _STATE.owned = None"]
+    k = 2 + len(op.kwargs)  # where the operands' dtypes are, when they differ
     src += ["    if at is not None:",
             "        if ga is not None:",
             "            ga = _sum_to(ga, at[0])",
             "        if gb is not None:",
             "            gb = _sum_to(gb, at[1])",
+            f"        if len(at) > {k}:",
+            f"            ga = _cast(ga, at[{k}])",
+            f"            gb = _cast(gb, at[{k + 1}])",
             "    return ga, gb"]
     return src
 
@@ -280,7 +284,8 @@ def _general_source(op, run=False):
     grads = [f for f in op.grads if f is not None]  # one per edge
     if getattr(op, "listed", False):  # a list operand: an edge, and a gradient, per tensor
         src += ["    grad_input_mask = self.needs_input_grad",
-                f"    return tuple({grads[0]})"]
+                f"    r_ = tuple({grads[0]})",
+                "    return r_ if self._casts is None else _recast(r_, self._casts)"]
         return src
     if len(grads) == 1:  # a node exists only when its one edge needs a gradient
         src.append(f"    return ({grads[0]},)")
@@ -304,7 +309,9 @@ def _general_source(op, run=False):
                 f"        {outs}= {f}",
                 "    else:",
                 f"        {outs}= {'None, ' * len(edges)}"]
-    src.append("    return (" + "".join(f"g{i}_, " for i in range(len(grads))) + ")")
+    src += ["    r_ = (" + "".join(f"g{i}_, " for i in range(len(grads))) + ")",
+            # operands of several dtypes (funcdef's call sets ``_casts``)
+            "    return r_ if self._casts is None else _recast(r_, self._casts)"]
     return src
 
 
@@ -348,7 +355,7 @@ def _compile_backward(cls, run=False):
     tree = ast.parse("\n".join(_backward_source(op, run)))
     calls = _DirectCalls()
     tree = ast.fix_missing_locations(calls.visit(tree))
-    free = ["_STATE", "_sum_to", "_A1", "_A2", "_FREED", "_ERR_FREED", "_ST", "_new",
+    free = ["_STATE", "_sum_to", "_cast", "_recast", "_A1", "_A2", "_FREED", "_ERR_FREED", "_ST", "_new",
             "_Tensor"] + sorted(calls.ops)
     outer = ast.parse(f"def _make({', '.join(free)}):\n    return {name}")
     outer.body[0].body.insert(0, tree.body[0])
@@ -356,7 +363,8 @@ def _compile_backward(cls, run=False):
     # globals: the defining module's, live (a formula may name an op defined after its row)
     exec(compile(ast.fix_missing_locations(outer), f"<{cls.__name__}>", "exec"),  # noqa: S102
          op.module_globals, ns)
-    env = {"_STATE": _STATE, "_sum_to": _sum_to, "_A1": apply1, "_A2": apply2,
+    env = {"_STATE": _STATE, "_sum_to": _sum_to, "_cast": _cast, "_recast": _recast,
+           "_A1": apply1, "_A2": apply2,
            "_FREED": _FREED, "_ERR_FREED": ERR_FREED, "_ST": SavedTensor,
            "_new": object.__new__, "_Tensor": Tensor, **calls.ops}
     f = ns["_make"](*[env[n] for n in free])
@@ -399,6 +407,21 @@ def _sum_to(g, shape):
     from .elementwise import sum_to
 
     return sum_to(g, shape)
+
+
+def _cast(g, dt):
+    """Gradient ``g`` in its operand's dtype ``dt``: an op that promoted its operands
+    hands each one a gradient of its own dtype (as PyTorch's engine does)."""
+    if g is None or g._dtype is dt:
+        return g
+    from .convert import to
+
+    return to(g, dtype=dt)
+
+
+def _recast(grads, dtypes):
+    """A rule's gradients, each in its operand's dtype (``_cast``)."""
+    return tuple([_cast(g, dt) for g, dt in zip(grads, dtypes)])
 
 
 def _make_record(op):
@@ -479,8 +502,13 @@ def _make_record(op):
         src.append(f"    sv = {_saved_tuple(names)}")
         defaults = tuple(op.kwargs.values())
         env["_DEFAULTS"] = defaults
+        # ``bcast``: the operands differ in shape or dtype (the rare case: a node that
+        # undoes broadcasting or promotion in its backward)
         src += ["    if bcast or (extra is not None and extra != _DEFAULTS):",
                 "        at = (_shape(a), _shape(b)) + (extra if extra is not None else _DEFAULTS)",
+                "        if (a.__class__ is Tensor and b.__class__ is Tensor",
+                "                and a._dtype is not b._dtype):",
+                "            at += (a._dtype, b._dtype)",
                 "    else:",
                 "        at = None",
                 # the first operand's edge alone is kept bare (a tuple less: y * 2.0)
