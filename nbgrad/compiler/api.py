@@ -18,9 +18,9 @@ import warnings
 from .. import _recording
 from ..autograd.function import Function
 from ..autograd.grad_mode import is_grad_enabled
-from ..device import CPU as _CPU
-from ..tensor import Tensor, _fresh
-from .trace import GraphBreak, record, record_backward
+from ..tensor import Tensor
+from .graph import GraphBreak, Num
+from .trace import record, record_backward
 
 # the most call signatures one function is traced for; later ones run eagerly
 CACHE_LIMIT = 8
@@ -80,23 +80,47 @@ def compile(fn=None, *, fullgraph=False, dynamic=False, mode=None, disable=False
 
 
 class ExplainOutput:
-    """What ``explain`` found: ``graph_count`` fused regions, ``ops`` (each region's rows in
-    order), ``graph_break_count`` and ``break_reasons`` (each with its source line), and
-    ``sources`` (each region's generated kernel source)."""
+    """What ``explain`` found. As PyTorch's: ``graph_count`` (1 for a traced call, 0 for
+    one that a graph break keeps eager), ``graph_break_count`` and ``break_reasons`` (each
+    with the op or read and its source line), ``ops_per_graph`` (the recorded ops, in
+    order). nbgrad's: ``regions`` (each fused region's rows, one generated kernel each),
+    ``calls`` (the rows run between them: products, reductions, views, ...),
+    ``kernel_count`` (regions and calls of one compiled call), ``sources`` and ``paths``
+    (each region kernel's generated source, and its file in nbgrad's cache folder, None
+    when compiled from memory)."""
 
-    def __init__(self, ops, breaks, sources):
-        self.ops, self.break_reasons, self.sources = ops, breaks, sources
-        self.graph_count = len(ops)
-        self.graph_break_count = len(breaks)
+    def __init__(self, graph=None, breaks=()):
+        self.break_reasons = list(breaks)
+        self.graph_break_count = len(self.break_reasons)
+        self.graph_count = 0 if graph is None else 1
+        regions = [] if graph is None else graph.regions()
+        self.ops_per_graph = [] if graph is None else [
+            [op.row.name if op.elem else op.row.qualname for op in graph.ops]]
+        self.regions = [r.names for r in regions]
+        self.calls = [] if graph is None else graph.calls()
+        self.kernel_count = 0 if graph is None else graph.kernel_count()
+        self.sources = [r.kernel.source for r in regions]
+        self.paths = [r.kernel.path for r in regions]
+        self._graph = graph
 
     def __str__(self):
         lines = [f"Graph Count: {self.graph_count}",
                  f"Graph Break Count: {self.graph_break_count}"]
-        for i, ops in enumerate(self.ops):
-            lines.append(f"Graph {i}: {len(ops)} ops fused into one kernel: {', '.join(ops)}")
+        if self._graph is not None:
+            lines.append(f"Op Count: {len(self.ops_per_graph[0])}")
+            lines.append(f"Kernels per call: {self.kernel_count}")
+            k = 0
+            for s in self._graph.steps:
+                if hasattr(s, "names"):
+                    lines.append(f"  region {k}: {len(s.names)} ops fused into one kernel: "
+                                 f"{', '.join(s.names)}")
+                    k += 1
+                else:
+                    lines.append(f"  call: {s.op.row.qualname}")
         lines += [f"Break Reason: {r}" for r in self.break_reasons]
-        for i, src in enumerate(self.sources):
-            lines += [f"Kernel source of graph {i}:", src]
+        for i, (src, path) in enumerate(zip(self.sources, self.paths)):
+            lines.append(f"Kernel source of region {i}" + (f" ({path}):" if path else ":"))
+            lines.append(src)
         return "\n".join(lines)
 
     __repr__ = __str__
@@ -110,9 +134,9 @@ def explain(fn, *args, **kwargs):
     Example::
 
         >>> import nbgrad
-        >>> out = nbgrad.compiler.explain(lambda x: nbgrad.exp(x) * 2, nbgrad.ones(3))
-        >>> out.graph_count, out.graph_break_count, out.ops
-        (1, 0, [['exp', 'mul']])
+        >>> out = nbgrad.compiler.explain(lambda x: (nbgrad.exp(x) * 2).sum(), nbgrad.ones(3))
+        >>> out.graph_count, out.graph_break_count, out.regions, out.calls
+        (1, 0, [['exp', 'mul']], ['sum'])
     """
     if kwargs:
         args = args + tuple(kwargs.values())
@@ -120,9 +144,8 @@ def explain(fn, *args, **kwargs):
     src = _sources(fn, args)
     _, entry = record(fn, args, src, _reached(src, args))
     if isinstance(entry, GraphBreak):
-        return ExplainOutput([], [str(entry)], [])
-    p = entry.program
-    return ExplainOutput([[op.name for op, *_ in p.steps]], [], [p.source()[0]])
+        return ExplainOutput(None, [str(entry)])
+    return ExplainOutput(entry.graph)
 
 
 def reset():
@@ -210,23 +233,42 @@ def _guard_key(args):
     key = [is_grad_enabled()]
     first = {}
     for i, a in enumerate(args):
-        if a.__class__ is Tensor:
-            # (and which argument it is the same tensor as: f(x, x) traces one input)
-            key.append((a._dtype, a._data.shape, a._device, a._rg, first.setdefault(id(a), i)))
-        elif a is None or type(a) in _NUMBERS or type(a) is str:
-            key.append((type(a), a))
-        else:
+        k = _guard(a, (i,), first)
+        if k is None:
             return None
+        key.append(k)
     return tuple(key)
+
+
+def _guard(a, path, first):
+    """The guard of argument ``a`` (at ``path`` in the arguments; tuples and lists are
+    guarded item by item), or None."""
+    if a.__class__ is Tensor:
+        # (and which argument it is the same tensor as: f(x, x) traces one input)
+        return (a._dtype, a._data.shape, a._device, a._rg, first.setdefault(id(a), path))
+    if a is None or type(a) in _NUMBERS or type(a) is str:
+        return (type(a), a)
+    if type(a) in (tuple, list):
+        ks = tuple(_guard(x, path + (j,), first) for j, x in enumerate(a))
+        return None if any(k is None for k in ks) else (type(a), ks)
+    return None
+
+
+def _tensor_args(args, path=()):
+    """(path, tensor) of each tensor in ``args``, in tuples and lists too."""
+    for i, a in enumerate(args):
+        if a.__class__ is Tensor:
+            yield path + (i,), a
+        elif type(a) in (tuple, list):
+            yield from _tensor_args(a, path + (i,))
 
 
 def _sources(fn, args):
     """id(tensor) -> where ``fn`` reaches it: its arguments, and the tensors its code names
     (closure cells, globals; a bound method's module parameters and buffers)."""
     src = {}
-    for i, a in enumerate(args):
-        if a.__class__ is Tensor:
-            src.setdefault(id(a), ("arg", i))
+    for path, a in _tensor_args(args):
+        src.setdefault(id(a), ("arg", path))
     f = fn
     while isinstance(f, functools.partial):
         f = f.func
@@ -247,12 +289,23 @@ def _sources(fn, args):
                 continue
             if v.__class__ is Tensor:
                 src.setdefault(id(v), ("cell", cell))
+            elif hasattr(v, "named_parameters"):
+                _module_sources(src, ("cell", cell), v)
         g = getattr(f, "__globals__", {})
         for name in code.co_names:
             v = g.get(name)
             if v.__class__ is Tensor:
                 src.setdefault(id(v), ("global", g, name))
+            elif hasattr(v, "named_parameters"):
+                _module_sources(src, ("global", g, name), v)
     return src
+
+
+def _module_sources(src, where, module):
+    """The parameters and buffers of a module the function names (a global or closure
+    cell ``where``): read through it at every call."""
+    for name, t in list(module.named_parameters()) + list(module.named_buffers()):
+        src.setdefault(id(t), ("in", where, name))
 
 
 def _reached(sources, args):
@@ -263,7 +316,10 @@ def _reached(sources, args):
 def _resolve(src, args):
     kind = src[0]
     if kind == "arg":
-        return args[src[1]]
+        obj = args
+        for i in src[1]:
+            obj = obj[i] if type(obj) in (tuple, list) and i < len(obj) else None
+        return obj
     if kind == "cell":
         try:
             return src[1].cell_contents
@@ -271,24 +327,21 @@ def _resolve(src, args):
             return None
     if kind == "global":
         return src[1].get(src[2])
-    obj = src[1]
+    obj = src[1] if kind == "attr" else _resolve(src[1], args)
     for part in src[2].split("."):
         obj = getattr(obj, part, None)
     return obj
 
 
 def _with_backward(trace, result, args):
-    """``trace`` with its fused backward when the traced call made a graph, else as is; or
-    the GraphBreak that keeps such calls eager."""
-    tensors = [_resolve(src, args) for src in trace.inputs]
+    """``trace`` with its compiled backward when the traced call made a graph, else as is;
+    or the GraphBreak that keeps such calls eager."""
+    tensors = [_resolve(src, args) for src in trace.sources]
     wrt = [j for j, t in enumerate(tensors) if t._rg]
-    if not wrt:
+    if not wrt or not any(trace.rg):
         return trace
     for j in wrt:
         t = tensors[j]
-        if trace.program.inputs[j][0] != "array":
-            return GraphBreak("a one-element tensor that requires grad joins the region by "
-                              "broadcasting (its gradient is a sum)")
         if t._hooks or t._retains_grad or (t._grad_fn is not None and t._grad_fn._hooked):
             return GraphBreak("a tensor with hooks is an input of the region")
     try:
@@ -301,66 +354,57 @@ def _with_backward(trace, result, args):
 
 
 class _Region(Function):
-    """A traced region as one autograd node (``CompiledFunctionBackward``): the fused
-    forward kernel, and a backward that runs the fused backward kernel (or, building a
-    graph for a higher derivative, the region's ops again eagerly)."""
+    """A traced call as one autograd node (``CompiledFunctionBackward``): the forward graph,
+    and a backward that runs the backward graph (or, building a graph for a higher
+    derivative, the traced ops again eagerly)."""
 
     trace = None
 
     @staticmethod
     def forward(ctx, *tensors):
         trace = ctx._fn_cls.trace
-        outs = trace.kernel(*[t._data for t in tensors])
-        ts = [_fresh(o, dt, _CPU) for o, dt in zip(outs, trace.dtypes)]
-        diff = _differentiable(trace.program, [t._rg for t in tensors])
-        ctx.mark_non_differentiable(*[t for t, d in zip(ts, diff) if not d])
-        ctx.save_for_backward(*tensors)
-        return tuple(ts)
+        bt = trace.backward
+        outs, saved = trace.graph.run(tensors, bt.saved)
+        ctx.mark_non_differentiable(*[o for o, rg in zip(outs, trace.rg) if not rg])
+        # the inputs (for a higher derivative, which runs the ops again) and the values the
+        # backward reads that are not recomputed in it
+        ctx.save_for_backward(*tensors, *saved)
+        return tuple(outs)
 
     @staticmethod
     def backward(ctx, *grads):
         trace = ctx._fn_cls.trace
         bt = trace.backward
-        tensors = ctx.saved_tensors
+        saved = ctx.saved_tensors
+        n = len(trace.graph.inputs)
+        tensors, values = saved[:n], saved[n:]
         gs = [grads[m] for m in bt.outs]
-        out = [None] * len(tensors)
+        out = [None] * n
         if is_grad_enabled():  # create_graph: a differentiable backward
-            for j, g in zip(bt.wrt, _eager_grads(trace, tensors, gs)):
-                out[j] = g
-            return tuple(out)
-        if bt.kernel is None:
-            return tuple(out)
-        res = bt.kernel(*[t._data for t in tensors], *[g._data for g in gs])
-        for j, r in zip(bt.wrt, res):
-            out[j] = _fresh(r, tensors[j]._dtype, _CPU)
+            res = _eager_grads(trace, tensors, gs)
+        else:
+            res = bt.graph.run([*values, *gs])[0]
+        for j, g in zip(bt.wrt, res):
+            out[j] = g
         return tuple(out)
 
 
-def _differentiable(p, rg):
-    """For each output of program ``p``: whether eager would make it require grad, given
-    which inputs do (``rg``): a floating result of a row with derivative formulas (a cast
-    has one) and an operand that does."""
-    flags = {}
-    for k, (op, args, cdt, odt) in enumerate(p.steps):
-        has_grads = op.name == "cast" or op.grads is not None
-        flags[k] = odt.is_floating_point and has_grads and any(
-            (rg[a.index] if a.step is None else flags[a.step])
-            for a in args if a.step is not None or a.index is not None)
-    return [flags[s] for s in p.outputs]
-
-
 def _eager_grads(trace, tensors, gs):
-    """The region's gradients computed by its ops run eagerly (a graph for the next order)."""
+    """The gradients of the traced call computed by its ops run eagerly (a graph for the
+    next order)."""
     from ..autograd import grad as _grad
 
-    p = trace.program
-    vals = {}
-    for j, t in enumerate(tensors):
-        vals[(j, None)] = t
-    for k, (op, args, cdt, odt) in enumerate(p.steps):
-        operands = [vals[a._key()] if a._key() in vals else a.value for a in args]
-        vals[(None, k)] = operands[0].to(odt) if op.name == "cast" else op(*operands)
-    outs = [vals[(None, p.outputs[m])] for m in trace.backward.outs]
+    g = trace.graph
+    env = dict(zip(g.inputs, tensors))
+    for op in g.ops:
+        ins = [a.value if a.__class__ is Num else None if a is None
+               else [env[v] for v in a] if isinstance(a, list) else env[a]
+               for a in op.operands]
+        r = op.row(*ins) if op.elem else op.row.call(*ins, *op.args)
+        for v, t in zip(op.outs, r if isinstance(r, tuple) else (r,)):
+            if v is not None:
+                env[v] = t
+    outs = [env[g.outputs[m]] for m in trace.backward.outs]
     wrt = [tensors[j] for j in trace.backward.wrt]
     return _grad(outs, wrt, gs, create_graph=True, allow_unused=True)
 
@@ -369,11 +413,12 @@ def _replay(trace, fn, args):
     tensors = []
     grad = is_grad_enabled()
     needs = set()
-    for j, ((kind, dt), src) in enumerate(zip(trace.program.inputs, trace.inputs)):
+    g = trace.graph
+    for j, (src, v) in enumerate(zip(trace.sources, g.inputs)):
         t = _resolve(src, args)
+        dt, shape = g.meta[v]
         if (t.__class__ is not Tensor or t._dtype is not dt or t._device.type != "cpu"
-                or (kind == "array" and t._data.shape != trace.shape)
-                or (kind == "value" and t._data.size != 1)):
+                or t._data.shape != shape):
             return fn(*args)  # a tensor reached by name was replaced: eager
         if grad and t._rg:
             needs.add(j)
@@ -384,7 +429,5 @@ def _replay(trace, fn, args):
             return fn(*args)  # gradients this trace has no backward for: eager
         ts = trace.region.apply(*tensors)
     else:
-        outs = trace.kernel(*[t._data for t in tensors])
-        ts = [_fresh(o, dt, _CPU) for o, dt in zip(outs, trace.dtypes)]
+        ts = g.run(tensors)[0]
     return ts[0] if trace.kind is None else trace.kind(ts)
-

@@ -80,6 +80,9 @@ class Program:
         self.inputs = []  # (kind, dtype or Python type)
         self.steps = []  # (op, args, compute dtype, output dtype)
         self.outputs = []
+        # the loop runs over rows and columns of 2-d views (a kernel variant for operands
+        # that broadcast: see FusedKernel)
+        self.grid = False
 
     def input(self, dtype, value=False, dim=True):
         """An array input of nbgrad dtype ``dtype``: of the program's shape, or (``value``)
@@ -151,7 +154,7 @@ class Program:
         steps = tuple((op, tuple(a._key() for a in args), cdt.name, odt.name)
                       for op, args, cdt, odt in self.steps)
         inputs = tuple((k, t.name if k != NUMBER else t.__name__) for k, t in self.inputs)
-        return inputs, steps, tuple(self.outputs)
+        return inputs, steps, tuple(self.outputs), self.grid
 
     def source(self, target="cpu"):
         """The kernel's Python source for ``target`` and the functions it names: a module
@@ -202,7 +205,7 @@ def _source(p, target):
         elif kind == NUMBER:
             pre.append(f"v{j} = x{j}")
         else:
-            body.append(f"v{j} = x{j}[i]")
+            body.append(f"v{j} = x{j}[r, c]" if p.grid else f"v{j} = x{j}[i]")
 
     def name(r):
         if r.step is not None:
@@ -214,14 +217,19 @@ def _source(p, target):
             return "np.nan" if v != v else ("np.inf" if v > 0 else "-np.inf")
         return repr(v)
 
+    def operand(dt, r):
+        # (a value of that dtype already is one: no cast, a call less for Numba to type)
+        return name(r) if r.dtype is dt else cast(dt, name(r))
+
     for k, (op, args, cdt, odt) in enumerate(p.steps):
         f = fname(op.cpu_body if target == "cpu" else op.body)
         if op.arity == 1:
-            body.append(f"t{k} = {cast(odt, f + '(' + cast(odt, name(args[0])) + ')')}")
+            body.append(f"t{k} = {cast(odt, f + '(' + operand(odt, args[0]) + ')')}")
         else:
-            ops = ", ".join(cast(cdt, name(a)) for a in args)
+            ops = ", ".join(operand(cdt, a) for a in args)
             body.append(f"t{k} = {cast(odt, f'{f}({ops})')}")
-    body += [f"out{m}[i] = t{s}" for m, s in enumerate(p.outputs)]
+    at = "[r, c]" if p.grid else "[i]"
+    body += [f"out{m}{at} = t{s}" for m, s in enumerate(p.outputs)]
 
     lines = []
     if target == "cpu":
@@ -229,14 +237,21 @@ def _source(p, target):
             lines += [f"@njit({par}**_opts)",
                       f"def kernel{suffix}({', '.join(params)}):"]
             lines += ["    " + ln for ln in pre]
-            lines += ["    for i in " + rng + "(out0.size):"]
-            lines += ["        " + ln for ln in body]
+            if p.grid:  # (rows in parallel, each row's columns one vectorized loop)
+                lines += [f"    for r in {rng}(out0.shape[0]):",
+                          "        for c in range(out0.shape[1]):"]
+                lines += ["            " + ln for ln in body]
+            else:
+                lines += ["    for i in " + rng + "(out0.size):"]
+                lines += ["        " + ln for ln in body]
             lines.append("")
         lines.append("KERNELS = (kernel, kernel_p)")
     else:
         lines += ["@cuda.jit", f"def kernel({', '.join(params)}):"]
         lines += ["    " + ln for ln in pre]
         lines += ["    i = cuda.grid(1)", "    step = cuda.gridsize(1)", "    while i < out0.size:"]
+        if p.grid:
+            lines += ["        r = i // out0.shape[1]", "        c = i - r * out0.shape[1]"]
         lines += ["        " + ln for ln in body]
         lines += ["        i += step", "", "KERNELS = (kernel,)"]
     names = {v: f for f, v in funcs.items()}
@@ -252,6 +267,20 @@ def _importable(f):
     return module, name
 
 
+_BODY_OPTS = {"nogil": True, "error_model": "numpy"}
+_OUTLINES = {}
+
+
+def _outlined(f):
+    """Row body ``f`` (a Numba function inlined where it is called) as one that is called."""
+    g = _OUTLINES.get(f)
+    if g is None:
+        from numba import njit
+
+        g = _OUTLINES[f] = njit(**_BODY_OPTS)(getattr(f, "py_func", f))
+    return g
+
+
 def _compile(p, target):
     src, names = _source(p, target)
     if target == "cpu":
@@ -259,23 +288,31 @@ def _compile(p, target):
 
         header = ["import numpy as np", "from numba import njit, prange", ""]
         where = {n: _importable(f) for n, f in names.items()}
+        # The bodies are called as functions of their own (``_outlined``), not inlined into
+        # the kernel's Numba IR as eager's loops inline them: IR inlining runs Numba's
+        # passes again at each call site, which for a region of hundreds of ops took
+        # minutes. LLVM still inlines them into the loop.
         if _codegen.caching() and all(where.values()):
-            imports = [f"from {m} import {fn} as {n}" for n, (m, fn) in sorted(where.items())]
-            text = "\n".join(header + imports + ["", _codegen.OPTS_LINE, ""]) + src
-            return _codegen.import_source("fused", text, [m for m, _ in where.values()]).KERNELS
-        ns = {"np": np, "_opts": _codegen.OPTS_MEMORY, **names}
+            imports = [f"from {m} import {fn} as _{n}" for n, (m, fn) in sorted(where.items())]
+            imports += [f"{n} = njit(**_body_opts)(_{n}.py_func)" for n in sorted(where)]
+            text = "\n".join(header + [_codegen.OPTS_LINE, f"_body_opts = {_BODY_OPTS!r}"]
+                              + imports + [""]) + src
+            mod = _codegen.import_source("fused", text, [m for m, _ in where.values()])
+            return mod.KERNELS, mod.__file__
+        ns = {"np": np, "_opts": _codegen.OPTS_MEMORY,
+              **{n: _outlined(f) for n, f in names.items()}}
         from numba import njit, prange
 
         ns.update(njit=njit, prange=prange)
         exec(compile(src, "<nbgrad fused kernel>", "exec"), ns)
-        return ns["KERNELS"]
+        return ns["KERNELS"], None
     from numba import cuda
 
     from ..kernels.cuda._launch import device_fn
 
     ns = {"np": np, "cuda": cuda, **{n: device_fn(f) for n, f in names.items()}}
     exec(compile(src, "<nbgrad fused CUDA kernel>", "exec"), ns)
-    return ns["KERNELS"]
+    return ns["KERNELS"], None
 
 
 class FusedKernel:
@@ -288,28 +325,34 @@ class FusedKernel:
         self.inputs = list(program.inputs)
         self.out_dtypes = [np.dtype(program.steps[s][3].np) for s in program.outputs]
         self.source = _source(program, target)[0]
-        self._kernels = _compile(program, target)
+        # ``path``: the generated module's file in the cache folder (None: from memory)
+        self._kernels, self.path = _compile(program, target)
         self.program = program
         self._variants = {}  # inputs read as one value -> the kernel of that variant
 
-    def _reading_values(self, which):
-        k = self._variants.get(which)
+    def _variant(self, values, grid):
+        """The kernel of this program with inputs ``values`` read as one value and, with
+        ``grid``, its loop over 2-d views."""
+        k = self._variants.get((values, grid))
         if k is None:
             q = copy.copy(self.program)
-            q.inputs = [(VALUE, t) if j in which else (kind, t)
+            q.inputs = [(VALUE, t) if j in values else (kind, t)
                         for j, (kind, t) in enumerate(q.inputs)]
-            k = self._variants[which] = q.kernel(self.target)
+            q.grid = grid
+            k = self._variants[(values, grid)] = q.kernel(self.target)
         return k
 
     def __call__(self, *operands, shape=None):
-        """The outputs for ``operands``; ``shape``: the region's shape when no operand is
-        an array of it (every one read as a value)."""
+        """The outputs for ``operands``. ``shape``: the region's shape (the outputs'); an
+        array operand may then have any shape that broadcasts to it. Without it, the array
+        operands have one shape, the region's."""
         if len(operands) != len(self.inputs):
             raise TypeError(f"the fused kernel takes {len(self.inputs)} operands, "
                             f"got {len(operands)}")
-        region = None
+        region = None if shape is None else tuple(shape)
         args = []
-        expanded = []
+        values = []  # arrays of one value expanded (a sum's gradient, a (1, 1) operand)
+        broadcast = False
         for j, ((kind, t), x) in enumerate(zip(self.inputs, operands)):
             if kind == NUMBER:
                 if not isinstance(x, (bool, int, float, np.number, np.bool_)):
@@ -322,24 +365,43 @@ class FusedKernel:
             if kind == ARRAY:
                 if region is None:
                     region = x.shape
-                elif x.shape != region:
+                elif x.shape != region and (shape is None or not _broadcasts(x.shape, region)):
                     raise ValueError(f"operands of one fused kernel have one shape, got "
                                      f"{tuple(region)} and {tuple(x.shape)}")
-                if x.size > 1 and not any(x.strides) and isinstance(x, np.ndarray):
-                    expanded.append(j)  # one value expanded (a sum's gradient)
+                if ((x.size == 1 and x.shape != region)
+                        or (x.size > 1 and isinstance(x, np.ndarray) and not any(x.strides))):
+                    # one value (expanded: a sum's gradient): read as a value, no copy of
+                    # the expansion, and the loop still vectorizes (a stride-0 operand kept
+                    # it scalar: ~6x slower)
+                    values.append(j)
+                    args.append(np.lib.stride_tricks.as_strided(x, (1,), (x.itemsize,)))
                     continue
-            elif x.size != 1:
+                broadcast = broadcast or x.shape != region
+                args.append(x)
+                continue
+            if x.size != 1:
                 raise ValueError(f"a value operand holds one element, got {x.size}")
             args.append(x.reshape(-1))
         if region is None:
             region = () if shape is None else shape
-        if expanded:
-            # the program with those inputs read as one value: no copy of the expansion,
-            # and the loop still vectorizes (a stride-0 operand kept it scalar: ~6x slower)
-            first = np.lib.stride_tricks.as_strided
-            return self._reading_values(tuple(expanded))(*[
-                first(x, (1,), (x.itemsize,)) if j in expanded else x
-                for j, x in enumerate(operands)], shape=region)
+        if broadcast and self.target != "cpu":
+            raise ValueError("operands that broadcast reach a fused CUDA kernel expanded "
+                             "to the region's shape")
+        if values or broadcast:
+            return self._variant(tuple(values), broadcast)._run(args, region)
+        return self._run(args, region)
+
+    def _run(self, args, region):
+        """Run the loop on ``args`` (arrays flattened, or of any broadcastable shape in a
+        grid program) and return the outputs of shape ``region``."""
+        grid = self.program.grid
+        rc = None
+        if grid:
+            # rows and columns: the region's last dim and all others (a broadcast operand
+            # is a strided view of that shape, copied only when no view can express it)
+            rc = (math.prod(region[:-1]), region[-1])
+        args = [(np.broadcast_to(x, region).reshape(rc) if grid else x.reshape(-1))
+                if kind == ARRAY else x for (kind, _), x in zip(self.program.inputs, args)]
         if self.target == "cpu":
             from ..storage._cpupool import empty
 
@@ -351,15 +413,22 @@ class FusedKernel:
                 from ..kernels.cpu import _par
 
                 _par.run(self._kernels[0], self._kernels[1], n, *args,
-                         *[o.reshape(-1) for o in outs])
+                         *[o.reshape(rc or -1) for o in outs])
             return outs
         from numba import cuda
 
-        from ..kernels.cuda._launch import grid
+        from ..kernels.cuda._launch import grid as _launch
 
         outs = [cuda.device_array(region, dt) for dt in self.out_dtypes]
         n = outs[0].size
         if n:
-            self._kernels[0][grid(n)](*args, *[o.reshape(-1) for o in outs])
+            self._kernels[0][_launch(n)](*args, *[o.reshape(rc or -1) for o in outs])
         return outs
+
+
+def _broadcasts(shape, region):
+    """Whether an operand of ``shape`` broadcasts to ``region`` (as eager's ops did)."""
+    if len(shape) > len(region):
+        return False
+    return all(s in (1, r) for s, r in zip(shape[::-1], region[::-1]))
 

@@ -1,15 +1,21 @@
-"""Tracing: run a function once, eagerly, while recording the elementwise ops it applies,
-and turn the recording into a ``fuse.Program`` with the recipe to replay it.
+"""Tracing: run a function once, eagerly, while recording the ops it applies; the
+recording becomes a ``graph.Graph`` (fused elementwise regions and calls of the other rows).
 
 The recorder sees every application of an elementwise table row (the dispatch path hands
-them over while ``ops/dispatch._TRACING`` is set) and nothing else. So a trace is kept only
-when the recording provably is the whole computation: every tensor an op reads is an
-argument of the function, a leaf tensor the function reaches by name (a closure cell, a
-global, a module's parameter or buffer), or the result of a recorded op; every tensor the
-function returns is a recorded result; no tensor the trace knows was modified in place
-(version counters); nothing read a tensor's values into Python (``item``, ``numpy``,
-printing, ...). Anything else is a graph break: the reason, with the user's source line,
-is kept and the function runs eagerly.
+them over while ``ops/dispatch._TRACING`` is set) and every call of a ``FuncDef`` row (a
+reduction, a view, ``linear``, ``matmul``, softmax, ...: while a trace records, each row's
+``call`` is a recording wrapper). So a trace is kept only when the recording provably is
+the whole computation: every tensor an op reads is an argument of the function, a leaf
+tensor the function reaches by name (a closure cell, a global, a module's parameter or
+buffer), or the result of a recorded op; every tensor the function returns is a recorded
+result; no tensor the trace knows was modified in place (version counters); nothing read a
+tensor's values into Python (``item``, ``numpy``, printing, ...). Anything else is a graph
+break: the reason, with the user's source line, is kept and the function runs eagerly.
+
+A backward pass is recorded the same way (``record_backward``): the eager engine runs the
+traced call's backward with the recorder on, and the forward values its formulas read
+become inputs of the backward graph, or are recomputed in it when they are cheap
+elementwise values that the forward never stored (``Graph.remat``).
 """
 
 import sys
@@ -18,13 +24,11 @@ import threading
 import numpy as np
 
 from .. import _recording
+from ..device import device as _Device
+from ..dtypes import dtype as _DType
 from ..ops import dispatch as _dispatch
 from ..tensor import Tensor
-from .fuse import Program
-
-
-class GraphBreak(Exception):
-    """Why a traced region ended (the op or read, and the user's source line)."""
+from .graph import Graph, GraphBreak, Num, Op
 
 
 def _user_line():
@@ -40,23 +44,28 @@ def _user_line():
 
 
 class Recorder:
-    """The recording of one traced call (``dispatch._traced`` and Tensor's value reads
-    report to it)."""
+    """The recording of one traced call (``dispatch._traced``, the rows' recording calls
+    and Tensor's value reads report to it).
 
-    def __init__(self, sources, watched=()):
+    Values are numbered (``meta[v]``: dtype and shape) and known by their arrays
+    (``id(tensor._data)``): a node's saved result comes back as a new Tensor around the
+    same array (the tensors stay alive in ``seen``). ``inputs``: (value, source) of each
+    value the function reads from outside; ``outer``: id(array) -> source of values made
+    before the recording (a backward pass's forward values)."""
+
+    def __init__(self, sources, watched=(), outer=None):
         self.thread = threading.get_ident()
         self.sources = sources  # id(tensor) -> where the function reaches it
+        self.outer = outer or {}
         # every tensor the function reaches, with its version: an in-place change by an op
         # the trace does not see (a counter's add_) would be lost on replay
         self.watched = [(t, t._vc[0]) for t in watched]
-        self.program = Program()
-        # id(tensor._data) -> its Ref: by the array, because a saved result comes back from
-        # a node as a new Tensor around the same array (the tensors stay alive in self.seen)
-        self.refs = {}
+        self.vids = {}
+        self.meta = []
+        self.inputs = []
+        self.ops = []
         self.seen = []
-        self.inputs = []  # per program input: its source
         self.versions = []  # (tensor, its version when the trace first saw it)
-        self.shape = None
         self.error = None
         self.inside = 0  # > 0 while a recorded op runs (reads inside it are its own)
         self.backward_ok = False  # recording a backward pass (record_backward)
@@ -76,65 +85,89 @@ class Recorder:
         if not self.backward_ok:
             self.end("a backward pass inside the function")
 
-    def _see(self, t):
+    def new(self, t):
+        """A new value: tensor ``t``, made by a recorded op (or an input)."""
+        v = len(self.meta)
+        self.meta.append((t._dtype, t._data.shape))
+        self.vids[id(t._data)] = v
         self.seen.append(t)
         self.versions.append((t, t._vc[0]))
+        return v
 
-    def _operand(self, x, op):
-        if x.__class__ is not Tensor:
-            if isinstance(x, (bool, np.bool_)):
-                return self.program.constant(bool(x))
-            if isinstance(x, (int, np.integer)):
-                return self.program.constant(int(x))
-            return self.program.constant(float(x))
-        ref = self.refs.get(id(x._data))
-        if ref is not None:
-            return ref
-        src = self.sources.get(id(x))
+    def value(self, x, name):
+        """The value of tensor ``x``, an operand of op ``name``."""
+        v = self.vids.get(id(x._data))
+        if v is not None:
+            return v
+        src = self.sources.get(id(x)) or self.outer.get(id(x._data))
         if src is None:
-            raise GraphBreak(f"{op.name} reads a tensor made by an op the compiler does not "
-                             "trace (a view, a reduction, a creation, ...)")
+            raise GraphBreak(f"{name} reads a tensor made by an op the compiler does not "
+                             "trace (a creation, an in-place op, ...)")
         if x._device.type != "cpu":
-            raise GraphBreak(f"{op.name} on a {x._device.type} tensor (the tracer fuses CPU "
-                             "ops only)")
-        shape = x._data.shape
-        if self.shape is not None and shape != self.shape and x._data.size != 1:
-            raise GraphBreak(f"{op.name} broadcasts shapes {self.shape} and {shape}")
-        value = x._data.size == 1 and shape != self.shape
-        ref = self.program.input(x._dtype, value=value, dim=len(shape) > 0)
-        self.inputs.append(src)
-        self.refs[id(x._data)] = ref
-        self._see(x)
-        return ref
+            raise GraphBreak(f"{name} on a {x._device.type} tensor (the compiler traces CPU "
+                             "tensors only)")
+        v = self.new(x)
+        self.inputs.append((v, src))
+        return v
 
-    def record(self, op, operands, out):
+    def _record(self, name, make):
         if self.error is not None:
             return
         try:
+            self.ops.append(make())
+        except GraphBreak as e:
+            self.error = GraphBreak(f"{e} (at {_user_line()})")
+        except Exception as e:  # nothing the recorder does may fail the user's call
+            self.error = GraphBreak(f"{name} could not be recorded: {e!r} (at {_user_line()})")
+
+    def record(self, op, operands, out):
+        """Elementwise row ``op`` applied to ``operands`` (tensors and numbers) gave ``out``."""
+        def make():
             if op.body is None:
                 raise GraphBreak(f"{op.name} has no per-element body")
             if out.__class__ is not Tensor:
                 raise GraphBreak(f"{op.name} returned {type(out).__name__}")
-            shape = out._data.shape
-            if self.shape is None:
-                self.shape = shape
-            elif shape != self.shape:
-                raise GraphBreak(f"{op.name}'s result has shape {shape}, the region's is "
-                                 f"{self.shape}")
-            refs = [self._operand(x, op) for x in operands]
-            ref = self.program.apply(op, *refs)
-            if ref.dtype is not out._dtype:  # (a row whose dtype rule the program misreads)
-                raise GraphBreak(f"{op.name}: dtype {out._dtype} where the program has "
-                                 f"{ref.dtype}")
-        except GraphBreak as e:
-            self.error = GraphBreak(f"{e} (at {_user_line()})")
-            return
-        except Exception as e:  # nothing the recorder does may fail the user's call
-            self.error = GraphBreak(f"{op.name} could not be recorded: {e!r} "
-                                    f"(at {_user_line()})")
-            return
-        self.refs[id(out._data)] = ref
-        self._see(out)
+            if out._device.type != "cpu":
+                raise GraphBreak(f"{op.name} on a {out._device.type} tensor (the compiler "
+                                 "traces CPU tensors only)")
+            ins = [self.value(x, op.name) if x.__class__ is Tensor else Num(_number(x))
+                   for x in operands]
+            return Op(op, True, ins, (), [self.new(out)])
+
+        self._record(op.name, make)
+
+    def record_call(self, row, values, out):
+        """``FuncDef`` row ``row`` called with ``values`` (its operands, then its
+        arguments) returned ``out`` (a tensor, or a tuple of them)."""
+        def make():
+            n = len(row.params)
+            operands, args = values[:n], values[n:]
+            if row.inplace:
+                raise GraphBreak(f"{row.name} writes into its operand")
+            bad = _unchecked(args)
+            if bad is not None:
+                # (an index plan holds arrays computed from an index tensor's values: a
+                # replay would reuse them)
+                raise GraphBreak(f"{row.name}'s arguments hold a {bad} (the trace keeps "
+                                 "numbers, strings, dtypes and tuples of them)")
+            ins = []
+            for x in operands:
+                if x is None:
+                    ins.append(None)
+                elif row.listed:
+                    ins.append([self.value(t, row.name) for t in x])
+                elif x.__class__ is Tensor:
+                    ins.append(self.value(x, row.name))
+                else:
+                    raise GraphBreak(f"{row.name} of a {type(x).__name__}")
+            outs = out if isinstance(out, tuple) else (out,)
+            for o in outs:
+                if o is not None and o._device.type != "cpu":
+                    raise GraphBreak(f"{row.name} on a {o._device.type} tensor (the compiler "
+                                     "traces CPU tensors only)")
+            return Op(row, False, ins, args, [None if o is None else self.new(o) for o in outs])
+
+        self._record(row.name, make)
 
     def finish(self, result):
         """The ``Trace`` of the recorded call that returned ``result``, or raise
@@ -148,30 +181,110 @@ class Recorder:
         outs = (result,) if single else result
         if not isinstance(outs, (tuple, list)) or not outs:
             raise GraphBreak(f"the function returned {type(result).__name__}: the compiler "
-                             "fuses functions that return tensors")
+                             "compiles functions that return tensors")
+        made = {v for op in self.ops for v in op.outs}
+        vids = []
         for o in outs:
-            ref = self.refs.get(id(o._data)) if o.__class__ is Tensor else None
-            if ref is None or ref.step is None:
+            v = self.vids.get(id(o._data)) if o.__class__ is Tensor else None
+            if v is None or v not in made:
                 raise GraphBreak("the function returns a value that is not the result of a "
-                                 "traced elementwise op")
-            self.program.output(ref)
-        kind = None if single else type(outs)
-        trace = Trace(self.program, self.inputs, kind, [o._dtype for o in outs], self.shape)
-        trace.recorder = self  # (record_backward reads its refs)
-        return trace
+                                 "traced op")
+            if o._base is not None:
+                raise GraphBreak("the function returns a view")
+            vids.append(v)
+        try:
+            graph = Graph(self.meta, [v for v, _ in self.inputs], self.ops, vids)
+        except GraphBreak:
+            raise
+        except Exception as e:  # (a kernel that does not compile: eager, not a failure)
+            raise GraphBreak(f"the traced ops could not be compiled: {e!r}") from None
+        return Trace(self, graph, None if single else type(outs), [o._rg for o in outs])
+
+
+def _number(x):
+    if isinstance(x, (bool, np.bool_)):
+        return bool(x)
+    if isinstance(x, (int, np.integer)):
+        return int(x)
+    return float(x)
+
+
+def _unchecked(args):
+    """The type name of the first argument in ``args`` that is not a number, a string,
+    None, a dtype, a device or a tuple of them (what a trace may keep as a constant), or
+    None."""
+    for a in args:
+        if isinstance(a, slice):
+            a = (a.start, a.stop, a.step)
+        if isinstance(a, (tuple, list)):
+            bad = _unchecked(a)
+            if bad is not None:
+                return bad
+        elif not isinstance(a, _CONSTANTS):
+            return type(a).__name__
+    return None
+
+
+_CONSTANTS = (type(None), type(Ellipsis), bool, int, float, str, np.bool_, np.integer, np.floating,
+              _DType, _Device)
 
 
 class Trace:
-    """A traced call: its program, where each program input comes from (``("arg", i)`` or
-    ``("ref", obj)``, a tensor reached by name), how to return the outputs (a lone tensor:
-    ``kind`` None, else tuple or list), their dtypes and the region's shape."""
+    """A traced call: its forward ``graph``, where each graph input comes from
+    (``sources``: ``("arg", i)`` or a tensor reached by name), how to return the outputs (a
+    lone tensor: ``kind`` None, else tuple or list) and which of them required grad."""
 
-    def __init__(self, program, inputs, kind, dtypes, shape):
-        self.program, self.inputs, self.kind = program, inputs, kind
-        self.dtypes, self.shape = dtypes, shape
-        self.kernel = program.kernel()
-        self.recorder = None
+    def __init__(self, recorder, graph, kind, rg):
+        self.recorder, self.graph, self.kind, self.rg = recorder, graph, kind, rg
+        self.sources = [src for _, src in recorder.inputs]
         self.backward = None  # a BackwardTrace, when calls need gradients
+
+
+class _Tracing:
+    """The recorder active, elementwise dispatch reporting, and each row's ``call`` a
+    recording wrapper, for the ``with`` block."""
+
+    def __init__(self, rec):
+        self.rec = rec
+
+    def __enter__(self):
+        from ..ops.funcdef import TABLE
+
+        self.rows = list(TABLE.values())
+        for row in self.rows:
+            row.call = _recording_call(row)
+        _recording.RECORDER[0] = self.rec
+        _dispatch._TRACING = True
+        return self.rec
+
+    def __exit__(self, *exc):
+        _dispatch._TRACING = False
+        _recording.RECORDER[0] = None
+        for row in self.rows:
+            row.call = row.generated if row.generated is not None else row._first_call
+        return False
+
+
+def _recording_call(row):
+    def call(*values):
+        rec = _recording.RECORDER[0]
+        real = row.generated_call()
+        if rec is None or rec.inside:
+            return real(*values)
+        if not rec.mine():
+            rec.end("an op on another thread")
+            return real(*values)
+        rec.inside += 1
+        was, _dispatch._TRACING = _dispatch._TRACING, False
+        try:
+            out = real(*values)
+        finally:
+            rec.inside -= 1
+            _dispatch._TRACING = was
+        rec.record_call(row, values, out)
+        return out
+
+    return call
 
 
 def record(fn, args, sources, watched=()):
@@ -179,13 +292,8 @@ def record(fn, args, sources, watched=()):
     ``sources``: id(tensor) -> source of each tensor the function may read; ``watched``:
     those tensors (their versions must not change)."""
     rec = Recorder(sources, watched)
-    _recording.RECORDER[0] = rec
-    _dispatch._TRACING = True
-    try:
+    with _Tracing(rec):
         result = fn(*args)
-    finally:
-        _dispatch._TRACING = False
-        _recording.RECORDER[0] = None
     try:
         return result, rec.finish(result)
     except GraphBreak as e:
@@ -193,20 +301,18 @@ def record(fn, args, sources, watched=()):
 
 
 class BackwardTrace:
-    """The fused backward of a ``Trace``: ``program`` takes the forward program's inputs
-    and one gradient per output of ``outs`` (positions); it outputs the gradients of the
-    forward inputs at positions ``wrt`` (recomputing the forward values it reads)."""
+    """The compiled backward of a ``Trace``: ``graph`` takes the forward values ``saved``
+    (forward value ids, the forward stores them) and one gradient per output at positions
+    ``outs``; it returns the gradients of the forward inputs at positions ``wrt``."""
 
-    def __init__(self, program, outs, wrt):
-        self.program, self.outs, self.wrt = program, outs, wrt
-        # (no kernel when no gradient reaches an input: e.g. through a comparison)
-        self.kernel = program.kernel() if program.outputs else None
+    def __init__(self, graph, saved, outs, wrt):
+        self.graph, self.saved, self.outs, self.wrt = graph, saved, outs, wrt
 
 
 def record_backward(trace, result, wrt):
     """Record the eager backward of the traced call that returned ``result`` (its graph is
     still there): ``autograd.grad`` of the outputs that require grad with respect to the
-    program inputs at positions ``wrt`` (tensors that require grad), seeded with ones, with
+    forward inputs at positions ``wrt`` (tensors that require grad), seeded with ones, with
     the recorder on. Runs with ``create_graph`` so that the engine lends no buffer (a lent
     buffer is written by a loop that no op call shows). Returns a ``BackwardTrace`` or
     raises ``GraphBreak``."""
@@ -216,61 +322,42 @@ def record_backward(trace, result, wrt):
     fwd = trace.recorder
     outs = (result,) if trace.kind is None else tuple(result)
     out_pos = [m for m, o in enumerate(outs) if o._rg]
-    p = trace.program
-    bp = Program()
-    ins = [bp.input(t, kind == "value", ref.dim) for (kind, t), ref in
-           zip(p.inputs, _input_refs(p, fwd))]
-    mapped = {}  # forward Ref key -> bp Ref
-    for r, b in zip(_input_refs(p, fwd), ins):
-        mapped[r._key()] = b
-    for k, (op, args, cdt, odt) in enumerate(p.steps):
-        bargs = [mapped[a._key()] if a._key() in mapped else bp.constant(a.value) for a in args]
-        mapped[(None, k)] = bp.apply(op, *bargs)
-    rec = Recorder({})
-    rec.program, rec.shape, rec.backward_ok = bp, trace.shape, True
-    for data_id, r in fwd.refs.items():
-        rec.refs[data_id] = mapped[r._key()]
-    rec.seen = list(fwd.seen)
+    outer = {d: ("fwd", v) for d, v in fwd.vids.items()}
+    rec = Recorder({}, outer=outer)
+    rec.backward_ok = True
+    rec.alive = fwd.seen  # (the forward's tensors, whose arrays ``outer`` names)
     seeds = [ones_like(outs[m]) for m in out_pos]
     for m, g in zip(out_pos, seeds):
-        rec.refs[id(g._data)] = bp.input(g._dtype)
-        rec.seen.append(g)
-    leaves = [_leaf_of(fwd, j) for j in wrt]
-    _recording.RECORDER[0] = rec
-    _dispatch._TRACING = True
-    try:
+        rec.inputs.append((rec.new(g), ("grad", m)))
+    leaves = [fwd.seen[fwd.inputs[j][0]] for j in wrt]  # (seen[v]: value v's tensor)
+    with _Tracing(rec):
         grads = _grad([outs[m] for m in out_pos], leaves, seeds, retain_graph=True,
                       create_graph=True, allow_unused=True) if out_pos else [None] * len(wrt)
-    finally:
-        _dispatch._TRACING = False
-        _recording.RECORDER[0] = None
     if rec.error is not None:
         raise rec.error
-    kept = []
+    kept, gvids = [], []
     for j, g in zip(wrt, grads):
         if g is None:
             continue
-        ref = rec.refs.get(id(g._data))
-        if ref is None:
+        v = rec.vids.get(id(g._data))
+        if v is None:
             raise GraphBreak("a gradient the backward pass made with an op the compiler "
                              "does not trace")
-        if ref.step is None or ref.dtype is not p.inputs[j][1]:
-            ref = bp.cast(ref, p.inputs[j][1])  # an input passed through, or a dtype change
-        bp.output(ref)
         kept.append(j)
-    return BackwardTrace(bp, out_pos, kept)
+        gvids.append(v)
+    fg = trace.graph
+    ops, inputs = fg.remat(rec.ops, rec.inputs, rec.meta)
+    saved = [src[1] for _, src in inputs if src[0] == "fwd"]
+    lost = [v for v in saved if v not in fg.stored]
+    if lost:
+        raise GraphBreak("the backward pass reads a forward value the forward does not keep")
+    order = [v for v, src in inputs if src[0] == "fwd"] + [v for v, src in inputs
+                                                           if src[0] == "grad"]
+    try:
+        bg = Graph(rec.meta, order, ops, gvids)
+    except GraphBreak:
+        raise
+    except Exception as e:
+        raise GraphBreak(f"the backward's ops could not be compiled: {e!r}") from None
+    return BackwardTrace(bg, saved, out_pos, kept)
 
-
-def _input_refs(p, fwd):
-    """The forward program's input Refs, in input order."""
-    refs = {r.index: r for r in fwd.refs.values() if r.step is None and r.index is not None}
-    return [refs[j] for j in range(len(p.inputs))]
-
-
-def _leaf_of(fwd, j):
-    """The tensor the forward trace saw as program input ``j``."""
-    for t in fwd.seen:
-        r = fwd.refs.get(id(t._data))
-        if r is not None and r.step is None and r.index == j:
-            return t
-    raise KeyError(j)

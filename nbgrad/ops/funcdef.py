@@ -103,7 +103,7 @@ class FuncDef:
             ``nn.functional.<name>``); ``front`` is that function, set by ``surface``.
     """
 
-    __slots__ = ("name", "overload", "kernels", "forward", "dtype", "shape", "args", "outputs",
+    __slots__ = ("name", "generated", "overload", "kernels", "forward", "dtype", "shape", "args", "outputs",
                  "grads", "params", "optional", "kwargs", "values", "arity", "saves", "node",
                  "grad_once", "fn", "method", "functional", "front", "module_globals",
                  "recorded", "call", "joint", "differentiable", "torch_names", "view",
@@ -164,6 +164,7 @@ class FuncDef:
             self.recorded = tuple(self.kwargs) + derived
             _expose_saved(self)
         self.call = self._first_call  # generated on first use (see _first_call)
+        self.generated = None
 
     @property
     def qualname(self):
@@ -181,9 +182,15 @@ class FuncDef:
         """``call`` until the row first runs: generates the row's call (``_make_call``),
         keeps it as ``call`` and runs it. Generating every row's call at import took ~14 ms
         of ``import nbgrad``; a program runs a few of them."""
-        if getattr(self.call, "__self__", None) is self:  # (not generated yet)
-            self.call = _make_call(self)
+        self.call = self.generated_call()
         return self.call(*operands_and_args)
+
+    def generated_call(self):
+        """The row's generated call (``_make_call``), made on first use. (The compiler's
+        tracer replaces ``call`` with a recording wrapper while it traces, and calls this.)"""
+        if self.generated is None:
+            self.generated = _make_call(self)
+        return self.generated
 
     def __call__(self, *operands_and_args):
         """Run the overload on its Tensor operands (None for an absent optional one) and

@@ -10,6 +10,7 @@ from ..autograd.grad_mode import STATE as _STATE
 from ..autograd.graph import edge_of
 from ..storage.layout import c_data, cast_data, copy_data
 from ..tensor import _wrap
+from . import dispatch as _dispatch
 from ._core import (
     Node,
     Tensor,
@@ -210,8 +211,10 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     reduction = _legacy(size_average, reduce, reduction)
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    # (the fused op's node is not a table row: while the compiler traces, the same loss
+    # runs as its rows, log_softmax then nll_loss, which a trace can hold)
     if (label_smoothing <= 0 and isinstance(target, Tensor) and isinstance(input, Tensor)
-            and target._dtype._cat == 1):
+            and target._dtype._cat == 1 and not _dispatch._TRACING):
         return _cross_entropy_fused(input, target, weight, ignore_index, reduction)
     cdim = 1 if input.ndim > 1 else 0
     C = input.shape[cdim]

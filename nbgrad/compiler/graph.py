@@ -1,0 +1,247 @@
+"""The graph of a traced call: the recorded ops, partitioned into fused elementwise regions
+(one generated kernel each, ``fuse.py``) and calls of the other rows between them, and
+replayed over new tensors.
+
+Values are numbered; ``meta[v]`` is value ``v``'s dtype and shape. A recorded ``Op`` is an
+elementwise row applied to values and numbers, or a ``FuncDef`` row (a reduction, a view,
+``linear``, ``mm``, softmax, ...) called with values and its other arguments. Partitioning
+keeps the recorded order: consecutive elementwise ops whose results have one shape form a
+region (their operands may broadcast to it); a call ends the region before it. A region
+stores only the values that something after it reads.
+"""
+
+import math
+
+from ..device import CPU
+from ..tensor import _fresh
+from .fuse import Program
+
+
+class GraphBreak(Exception):
+    """Why a traced region ended (the op or read, and the user's source line)."""
+
+
+class Num:
+    """A number operand of an elementwise op (a constant of the trace)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def __repr__(self):
+        return repr(self.value)
+
+
+class Op:
+    """One recorded op: ``row`` (an elementwise ``TABLE`` row when ``elem``, else a
+    ``FuncDef`` row), its ``operands`` (values, ``Num``s, None for an absent optional
+    operand, a list of values for a list operand), the row's other arguments ``args`` (a
+    call's, normalized as the row takes them) and the values of its ``outs`` (None where
+    the row returned none)."""
+
+    __slots__ = ("row", "elem", "operands", "args", "outs")
+
+    def __init__(self, row, elem, operands, args, outs):
+        self.row, self.elem, self.operands, self.args, self.outs = row, elem, operands, args, outs
+
+    def values(self):
+        """The values the op reads."""
+        for a in self.operands:
+            if a is None or a.__class__ is Num:
+                continue
+            if isinstance(a, list):
+                yield from a
+            else:
+                yield a
+
+
+class Fused:
+    """A region: ``kernel`` over values ``ins`` stores values ``outs``, all of ``shape``;
+    ``names``: its rows' names, in order."""
+
+    def __init__(self, kernel, ins, outs, shape, names):
+        self.kernel, self.ins, self.outs, self.shape, self.names = kernel, ins, outs, shape, names
+
+    def run(self, env, meta):
+        res = self.kernel(*[env[v]._data for v in self.ins], shape=self.shape)
+        for v, o in zip(self.outs, res):
+            env[v] = _fresh(o, meta[v][0], CPU)
+
+
+class Call:
+    """A row called as eager calls it (a matmul, a reduction, a view, ...)."""
+
+    def __init__(self, op):
+        self.op = op
+
+    def run(self, env, meta):
+        op = self.op
+        ins = [None if a is None else [env[v] for v in a] if isinstance(a, list) else env[a]
+               for a in op.operands]
+        r = op.row.call(*ins, *op.args)
+        for v, t in zip(op.outs, r if isinstance(r, tuple) else (r,)):
+            if v is not None:
+                env[v] = t
+
+
+class Graph:
+    """Recorded ``ops`` over values (``meta``) from ``inputs`` (the caller's tensors, in
+    order) to ``outputs``, ready to run: ops nothing reads dropped, the rest partitioned
+    into ``steps`` (``Fused`` regions and ``Call``s). ``stored``: the values a run holds
+    as tensors (inputs, calls' results, regions' stored values)."""
+
+    def __init__(self, meta, inputs, ops, outputs):
+        self.meta, self.inputs, self.outputs = meta, list(inputs), list(outputs)
+        needed = set(outputs)
+        live = []
+        for op in reversed(ops):
+            if any(v is not None and v in needed for v in op.outs):
+                live.append(op)
+                needed.update(op.values())
+        live.reverse()
+        self.ops = live
+        self.steps = self._partition(live)
+        self.stored = set(self.inputs)
+        for s in self.steps:
+            self.stored.update(v for v in (s.outs if s.__class__ is Fused else s.op.outs)
+                               if v is not None)
+        self.producer = {v: (i, op) for i, op in enumerate(live) for v in op.outs
+                         if v is not None}
+
+    def _partition(self, ops):
+        last = {}  # value -> index of the last op that reads it
+        for i, op in enumerate(ops):
+            for v in op.values():
+                last[v] = i
+        for v in self.outputs:
+            last[v] = len(ops)
+        steps, region, made = [], [], set()
+
+        def close(i):  # the region ends before op i: it stores what ops from i on read
+            if region:
+                steps.append(_fuse(region, self.meta, lambda v: last.get(v, -1) >= i))
+                region.clear()
+                made.clear()
+
+        for i, op in enumerate(ops):
+            if op.elem:
+                if region and self.meta[region[0].outs[0]][1] != self.meta[op.outs[0]][1]:
+                    close(i)
+                region.append(op)
+                made.add(op.outs[0])
+            elif made.isdisjoint(op.values()):
+                # a call that reads nothing of the open region runs before it (the region's
+                # ops, recorded before the call, cannot read its results): the region goes
+                # on past it (a backward's expand of the seed, between the forward values
+                # it recomputes and the formulas that read them)
+                steps.append(Call(op))
+            else:
+                close(i)
+                steps.append(Call(op))
+        close(len(ops))
+        return steps
+
+    def run(self, tensors, keep=()):
+        """The output tensors for input ``tensors``, and the tensors of values ``keep``."""
+        env = dict(zip(self.inputs, tensors))
+        meta = self.meta
+        for s in self.steps:
+            s.run(env, meta)
+        return [env[v] for v in self.outputs], [env[v] for v in keep]
+
+    def regions(self):
+        return [s for s in self.steps if s.__class__ is Fused]
+
+    def calls(self):
+        return [s.op.row.qualname for s in self.steps if s.__class__ is Call]
+
+    def kernel_count(self):
+        """Kernels a run launches: one per region, one per call (a row's forward may
+        launch more than one; a view launches none, counted here all the same)."""
+        return len(self.steps)
+
+    def remat(self, ops, inputs, meta):
+        """A backward pass's ops and inputs (``inputs``: (value, source) in the backward's
+        numbering ``meta``, a forward value's source ``("fwd", v)``) with each forward
+        value that this graph does not store recomputed from the values it is made of
+        (its elementwise ops copied in front of the backward's), so the forward stores
+        nothing more for its backward than its inputs and the values it stores anyway."""
+        holder = {src[1]: v for v, src in inputs if src[0] == "fwd"}
+        kept = [(v, src) for v, src in inputs
+                if src[0] != "fwd" or not self._recomputed(src[1])]
+        pre = []
+        done = {}
+
+        def value(fv):  # the backward's value holding forward value fv (numbered once)
+            b = done.get(fv)
+            if b is None:
+                b = holder.get(fv)
+                if b is None:
+                    b = len(meta)
+                    meta.append(self.meta[fv])
+                    if not self._recomputed(fv):
+                        kept.append((b, ("fwd", fv)))
+                done[fv] = b
+            return b
+
+        # (an explicit stack: a chain of thousands of ops is recomputed as deep)
+        stack = [fv for fv in holder if self._recomputed(fv)]
+        made = set()
+        while stack:
+            fv = stack[-1]
+            if fv in made:
+                stack.pop()
+                continue
+            i, op = self.producer[fv]
+            todo = [a for a in op.operands if a.__class__ is not Num and a not in made
+                    and self._recomputed(a)]
+            if todo:
+                stack.extend(todo)
+                continue
+            stack.pop()
+            made.add(fv)
+            ins = [a if a.__class__ is Num else value(a) for a in op.operands]
+            pre.append((i, Op(op.row, True, ins, (), [value(fv)])))
+        pre.sort(key=lambda p: p[0])
+        return [op for _, op in pre] + list(ops), kept
+
+    def _recomputed(self, fv):
+        """Whether a backward recomputes forward value ``fv`` (a value of an elementwise op
+        that no step stores)."""
+        p = self.producer.get(fv)
+        return fv not in self.stored and p is not None and p[1].elem
+
+
+def _fuse(region, meta, stored):
+    """The ``Fused`` step of elementwise ``region`` (its values that ``stored`` says are
+    read later leave the kernel)."""
+    shape = meta[region[0].outs[0]][1]
+    p = Program()
+    refs = {}
+    ins = []
+    for op in region:
+        args = []
+        for a in op.operands:
+            if a.__class__ is Num:
+                try:
+                    args.append(p.constant(a.value))
+                except TypeError as e:
+                    raise GraphBreak(str(e)) from None
+                continue
+            r = refs.get(a)
+            if r is None:
+                dt, sh = meta[a]
+                r = refs[a] = p.input(dt, value=math.prod(sh) == 1 and sh != shape,
+                                      dim=len(sh) > 0)
+                ins.append(a)
+            args.append(r)
+        v = op.outs[0]
+        r = refs[v] = p.apply(op.row, *args)
+        if r.dtype is not meta[v][0]:  # (a row whose dtype rule the program misreads)
+            raise GraphBreak(f"{op.row.name}: dtype {meta[v][0]} where the program has "
+                             f"{r.dtype}")
+    outs = [op.outs[0] for op in region if stored(op.outs[0])]
+    for v in outs:
+        p.output(refs[v])
+    return Fused(p.kernel(), ins, outs, shape, [op.row.name for op in region])
