@@ -11,9 +11,17 @@ children, with a short pause before each block, so that both libraries see the s
 background load; the table reports medians. PyTorch runs with ``torch.set_num_threads(2)``;
 nbgrad with its own defaults (NBGRAD_* environment knobs are passed through).
 
-Prints a markdown table: workload | nbgrad | PyTorch | ratio (nbgrad / PyTorch) | PERF.md
-target, then the spread of the timings. Exits non-zero when the two libraries' results
-(losses, gradients, updated weights) differ beyond float32 tolerance, or a child fails.
+Compiled columns: the same workloads with their forward function compiled
+(``workloads.staged``: ``nbgrad.compile`` and ``torch.compile``, each in its own child),
+except deep_chain (a 20,000-op trace compiles for minutes) and hvp (a double backward,
+which ``torch.compile`` refuses). Their first two calls (nbgrad traces on the first and
+compiles on the second; Inductor compiles on the first) are reported apart, and for
+nbgrad the kernels one step launches, eager and compiled (``nbgrad.compiler.kernel_count``).
+
+Prints a markdown table: workload | nbgrad | nbgrad.compile | PyTorch | torch.compile |
+ratios to PyTorch eager | PERF.md targets | kernels per step, then the spread of the
+timings. Exits non-zero when a variant's results (losses, gradients, updated weights)
+differ from PyTorch eager's beyond float32 tolerance, or a child fails.
 
 cold_start is a fresh ``python -c`` that imports the library, builds the MLP and runs the
 first mlp_step (wall time of the whole process), first with an empty Numba cache
@@ -50,6 +58,10 @@ from benchmarks import workloads as W  # noqa: E402
 
 SEED = 0
 LIBS = ("nbgrad", "torch")
+# a child per variant: (library, compiled)
+VARIANTS = {"nbgrad": ("nbgrad", False), "nbgrad.compile": ("nbgrad", True),
+            "torch": ("torch", False), "torch.compile": ("torch", True)}
+NO_COMPILE = {"deep_chain", "hvp"}
 TORCH_THREADS = 2
 
 # name: (warm-up calls, timed calls, tolerance). The tolerance bounds
@@ -80,6 +92,11 @@ TARGETS = {  # PERF.md: nbgrad time / PyTorch time, same run
     "cold_start, empty cache": 3.0,
     "cold_start, warm cache": 0.6,
 }
+COMPILED_TARGETS = {  # PERF.md: nbgrad.compile time / PyTorch eager time, same run
+    "elementwise": 0.2,  # and below torch.compile's
+    "small_ops": 0.1,
+    "mlp_step": 0.9,
+}
 CHILD_TIMEOUT = 600  # seconds for any one request to a child
 BLOCKS = 5  # timed calls are split into this many blocks, alternating between libraries
 PAUSE = 0.2  # seconds of quiet before each block (OpenBLAS/OpenMP threads spin ~0.1 s)
@@ -91,11 +108,15 @@ BLAS = {}  # library -> the BLAS its children's matrix products called
 MARK = "@@compare@@ "
 
 
-def serve(lib_name):
-    """Answer JSON requests on stdin: ``load`` a workload, ``run`` it n times (timed)."""
+def serve(lib_name, compiled=False):
+    """Answer JSON requests on stdin: ``load`` a workload, ``run`` it n times (timed),
+    ``count`` the kernels of one run (nbgrad). ``compiled``: the workloads call their
+    compiled forward functions."""
     lib = importlib.import_module(lib_name)
     if lib_name == "torch":
         lib.set_num_threads(TORCH_THREADS)
+    if compiled:
+        W.COMPILE[0] = lib.compile
     w = state = None
     for line in sys.stdin:
         msg = json.loads(line)
@@ -110,7 +131,15 @@ def serve(lib_name):
                 first = time.perf_counter() - t0
                 np.savez(msg["out"], **{k: W.to_numpy(v) for k, v in out.items()})
                 del out
-                reply = {"first": first, "file": lib.__file__, "blas": _blas(lib)}
+                t0 = time.perf_counter()
+                w.run(lib, state)  # (a compiled variant of nbgrad compiles here)
+                second = time.perf_counter() - t0
+                reply = {"first": first, "second": second, "file": lib.__file__,
+                         "blas": _blas(lib)}
+            elif msg["cmd"] == "count":
+                n = lib.compiler.kernel_count(w.run, lib, state)[1] if lib_name == "nbgrad" \
+                    else None
+                reply = {"kernels": n}
             elif msg["cmd"] == "run":
                 times = []
                 for _ in range(msg["n"]):
@@ -153,11 +182,13 @@ def child_env(lib, env=None):
 class Child:
     """A ``serve`` subprocess for one library; ``ask`` sends a request, waits for the reply."""
 
-    def __init__(self, lib, tmp):
-        self.lib = lib
-        self.err_path = os.path.join(tmp, f"{lib}-stderr.txt")
+    def __init__(self, variant, tmp):
+        self.lib = variant
+        lib, compiled = VARIANTS[variant]
+        self.err_path = os.path.join(tmp, f"{variant}-stderr.txt")
         self.err = open(self.err_path, "w")
-        self.p = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--serve", lib],
+        cmd = [sys.executable, os.path.abspath(__file__), "--serve", lib]
+        self.p = subprocess.Popen(cmd + ["--compiled"] * compiled,
                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                   stderr=self.err, text=True, bufsize=1, env=child_env(lib))
 
@@ -198,32 +229,38 @@ class Child:
         self.err.close()
 
 
-def measure(name, tmp):
-    """Time workload ``name`` in a fresh process per library, their calls interleaved in
-    blocks so that both see the same background load. Returns (first, times, results),
-    each a dict by library."""
+def measure(name, tmp, variants):
+    """Time workload ``name`` in a fresh process per variant, their calls interleaved in
+    blocks so that all see the same background load. Returns (first, times, results,
+    kernels), each a dict by variant (``first``: the first two calls' times; ``kernels``:
+    nbgrad's kernels per step)."""
     warmup, repeats, _ = PLAN[name]
     in_path = os.path.join(tmp, f"{name}-inputs.npz")
     np.savez(in_path, **W.WORKLOADS[name].inputs(SEED))
-    kids = {lib: Child(lib, tmp) for lib in LIBS}
+    kids = {}
     try:
-        first, results, times = {}, {}, {lib: [] for lib in LIBS}
-        for lib, kid in kids.items():
-            out = os.path.join(tmp, f"{name}-{lib}.npz")
+        for v in variants:
+            kids[v] = Child(v, tmp)
+        first, results, times, kernels = {}, {}, {v: [] for v in variants}, {}
+        for v, kid in kids.items():
+            out = os.path.join(tmp, f"{name}-{v}.npz")
             reply = kid.ask(cmd="load", name=name, inputs=in_path, out=out)
-            first[lib] = reply["first"]
-            IMPORTED.setdefault(lib, set()).add(reply["file"])
-            BLAS.setdefault(lib, set()).add(reply["blas"])
+            first[v] = (reply["first"], reply["second"])
+            IMPORTED.setdefault(VARIANTS[v][0], set()).add(reply["file"])
+            BLAS.setdefault(VARIANTS[v][0], set()).add(reply["blas"])
             with np.load(out) as f:
-                results[lib] = {k: f[k] for k in f.files}
-            kid.ask(cmd="run", n=max(warmup - 1, 0), collect=True)
+                results[v] = {k: f[k] for k in f.files}
+            kid.ask(cmd="run", n=max(warmup - 2, 0), collect=True)
+            if VARIANTS[v][0] == "nbgrad":
+                kernels[v] = kid.ask(cmd="count")["kernels"]
         n_blocks = min(BLOCKS, repeats)
+        order = list(variants)
         for b in range(n_blocks):
             n = repeats // n_blocks + (b < repeats % n_blocks)
-            for lib in (LIBS if b % 2 == 0 else LIBS[::-1]):
-                time.sleep(PAUSE)  # let the other library's worker threads go idle
-                times[lib] += kids[lib].ask(cmd="run", n=n)["times"]
-        return first, times, results
+            for v in (order if b % 2 == 0 else order[::-1]):
+                time.sleep(PAUSE)  # let the other children's worker threads go idle
+                times[v] += kids[v].ask(cmd="run", n=n)["times"]
+        return first, times, results, kernels
     finally:
         for kid in kids.values():
             kid.close()
@@ -252,6 +289,43 @@ def _check(name, a, b, tol):
             bad.append(f"{name}/{k}: max|nbgrad - torch| = {err:.3g}, {rel:.3g} of "
                        f"max|torch| = {scale:.3g} (tolerance {tol:g})")
     return bad
+
+
+# The compiled elementwise workload's first two calls in a fresh process (PERF.md: first
+# call of a compiled elementwise step). Prints JSON timings in seconds.
+COMPILED_FIRST_CODE = """\
+import json, sys, time
+sys.path.insert(0, {bench_dir!r})
+import {lib} as lib
+{setup}
+from benchmarks import workloads as w
+w.COMPILE[0] = lib.compile
+wl = w.WORKLOADS["elementwise"]
+s = wl.build(lib, wl.inputs(0))
+t0 = time.perf_counter()
+wl.run(lib, s)
+t1 = time.perf_counter()
+wl.run(lib, s)
+t2 = time.perf_counter()
+print(json.dumps({{"first": t1 - t0, "second": t2 - t1}}))
+"""
+
+
+def _compiled_first(lib, cache_dir):
+    """The first two calls of the compiled elementwise workload in a fresh process whose
+    caches (Numba's and nbgrad's, Inductor's) live in ``cache_dir``."""
+    setup = f"lib.set_num_threads({TORCH_THREADS})" if lib == "torch" else ""
+    code = COMPILED_FIRST_CODE.format(lib=lib, bench_dir=HERE, setup=setup)
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir, NBGRAD_CACHE="1",
+               NBGRAD_CACHE_DIR=os.path.join(cache_dir, "nbgrad"),
+               TORCHINDUCTOR_CACHE_DIR=os.path.join(cache_dir, "inductor"))
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                       timeout=CHILD_TIMEOUT)
+    if r.returncode != 0:
+        raise RuntimeError(f"{lib} compiled first call failed (exit {r.returncode}):\n"
+                           f"{r.stderr[-3000:]}")
+    t = json.loads(r.stdout.strip().splitlines()[-1])
+    return t["first"] + t["second"]
 
 
 def _compile_bytecode(lib):
@@ -392,31 +466,51 @@ def main(argv=None):
     p.add_argument("--only", nargs="+", choices=list(PLAN), help="run only these workloads")
     p.add_argument("--no-cold-start", action="store_true", help="skip the cold_start rows")
     p.add_argument("--no-memory", action="store_true", help="skip the peak-memory row")
+    p.add_argument("--no-compiled", action="store_true",
+                   help="skip the nbgrad.compile and torch.compile variants")
     args = p.parse_args(argv)
     names = args.only or list(PLAN)
 
     t_start = time.perf_counter()
     print(header(), flush=True)
-    rows, spread, problems = [], [], []
+    rows, spread, problems, firsts = [], [], [], {}
     with tempfile.TemporaryDirectory(prefix="nbgrad-compare-") as tmp:
         for name in names:
             w = W.WORKLOADS[name]
             per = w.scale if w.unit == "us/op" else None
+            variants = [v for v, (_, c) in VARIANTS.items()
+                        if not c or not (args.no_compiled or name in NO_COMPILE)]
             try:
-                first, times, res = measure(name, tmp)
+                first, times, res, kernels = measure(name, tmp, variants)
             except (RuntimeError, OSError) as e:
                 problems.append(f"{name}: {e}")
                 continue
-            med = {lib: statistics.median(times[lib]) for lib in LIBS}
-            best = min(times["nbgrad"]) / min(times["torch"])
-            cells = [" / ".join([_fmt_time(first[lib]), _fmt_time(min(times[lib]), per),
-                                 _fmt_time(max(times[lib]), per)]) for lib in LIBS]
-            spread.append(f"| {name} | {cells[0]} | {cells[1]} | {best:.2f} | "
-                          f"{len(times['nbgrad'])} |")
-            print(f"  {name:<11} nbgrad {_fmt_time(med['nbgrad'], per)}, torch "
-                  f"{_fmt_time(med['torch'], per)} (medians)", flush=True)
-            problems += _check(name, res["nbgrad"], res["torch"], PLAN[name][2])
-            rows.append((name, med["nbgrad"], med["torch"], per))
+            med = {v: statistics.median(times[v]) for v in variants}
+            for v in variants:
+                cell = " / ".join([f"{_fmt_time(first[v][0])} + {_fmt_time(first[v][1])}",
+                                   _fmt_time(min(times[v]), per),
+                                   _fmt_time(max(times[v]), per)])
+                spread.append(f"| {name} | {v} | {cell} | "
+                              f"{min(times[v]) / min(times['torch']):.2f} | {len(times[v])} |")
+            print(f"  {name:<11} " + ", ".join(f"{v} {_fmt_time(med[v], per)}" for v in variants)
+                  + " (medians)", flush=True)
+            for v in variants:
+                if v != "torch":
+                    problems += _check(f"{name} ({v})", res[v], res["torch"], PLAN[name][2])
+            rows.append((name, med, per, kernels))
+
+        if not args.no_compiled and "elementwise" in names:
+            # the compiled elementwise workload's first two calls in fresh processes: with
+            # empty caches, then with what that run left in them
+            try:
+                for lib in LIBS:
+                    cache = os.path.join(tmp, f"compiled-cache-{lib}")
+                    firsts[lib] = [_compiled_first(lib, cache) for _ in range(2)]
+                    print(f"  compiled first calls {lib:<6} "
+                          + ", ".join(f"{t:.2f} s" for t in firsts[lib]), flush=True)
+            except (RuntimeError, subprocess.TimeoutExpired) as e:
+                problems.append(f"compiled first calls: {e}")
+                firsts = {}
 
         if not args.no_cold_start:
             # two fresh processes per library, alternating libraries: the first with an
@@ -438,8 +532,8 @@ def main(argv=None):
                     problems.append(f"cold_start: first-step loss {losses['nbgrad']!r} (nbgrad) "
                                     f"vs {losses['torch']!r} (torch)")
                 for i, label in enumerate(("empty cache", "warm cache")):
-                    rows.append((f"cold_start, {label}", walls["nbgrad"][i][0],
-                                 walls["torch"][i][0], None))
+                    rows.append((f"cold_start, {label}", {lib: walls[lib][i][0] for lib in LIBS},
+                                 None, {}))
 
         if not args.no_memory:
             try:
@@ -453,24 +547,53 @@ def main(argv=None):
                 mem_row = None
 
     print()
-    print("| workload | nbgrad | PyTorch | ratio | PERF.md target |")
-    print("|---|---|---|---|---|")
-    for name, nb, th, per in rows:
-        ratio = nb / th
+    print("| workload | nbgrad | nbgrad.compile | PyTorch | torch.compile | nbgrad / PyTorch "
+          "(PERF.md target) | nbgrad.compile / PyTorch (target) | kernels per step, eager / "
+          "compiled |")
+    print("|---|---|---|---|---|---|---|---|")
+    for name, med, per, kernels in rows:
+        def cell(v):
+            return _fmt_time(med[v], per) if v in med else "—"
+
+        ratio = med["nbgrad"] / med["torch"]
         target = TARGETS[name]
-        verdict = "met" if ratio <= target else "missed"
-        print(f"| {name} | {_fmt_time(nb, per)} | {_fmt_time(th, per)} | {ratio:.2f} | "
-              f"<= {target:g} ({verdict}) |")
+        eager = f"{ratio:.2f} (<= {target:g}: {'met' if ratio <= target else 'missed'})"
+        comp = "—"
+        if "nbgrad.compile" in med:
+            r = med["nbgrad.compile"] / med["torch"]
+            t = COMPILED_TARGETS.get(name)
+            comp = f"{r:.2f}"
+            if t is not None:
+                ok = r <= t and (name != "elementwise"
+                                 or med["nbgrad.compile"] < med["torch.compile"])
+                extra = ", below torch.compile" if name == "elementwise" else ""
+                comp += f" (<= {t:g}{extra}: {'met' if ok else 'missed'})"
+        k = (f"{kernels.get('nbgrad', '—')} / {kernels.get('nbgrad.compile', '—')}"
+             if kernels else "—")
+        print(f"| {name} | {cell('nbgrad')} | {cell('nbgrad.compile')} | {cell('torch')} | "
+              f"{cell('torch.compile')} | {eager} | {comp} | {k} |")
     if not args.no_memory and mem_row:
         nb, th = mem_row
         ratio = nb / max(th, 1)
-        print(f"| peak memory, 100 MLP steps (RSS growth) | {nb / 1024:.1f} MiB | "
-              f"{th / 1024:.1f} MiB | {ratio:.2f} | <= 1.2 ({'met' if ratio <= 1.2 else 'missed'}) |")
+        print(f"| peak memory, 100 MLP steps (RSS growth) | {nb / 1024:.1f} MiB | — | "
+              f"{th / 1024:.1f} MiB | — | {ratio:.2f} (<= 1.2: "
+              f"{'met' if ratio <= 1.2 else 'missed'}) | — | — |")
+    if firsts:
+        print()
+        print("| first two calls of the compiled elementwise step, fresh process | "
+              "nbgrad.compile | torch.compile | ratio | PERF.md target |")
+        print("|---|---|---|---|---|")
+        for i, (label, limit) in enumerate((("empty cache", 5.0), ("warm cache", 0.5))):
+            nb, th = firsts["nbgrad"][i], firsts["torch"][i]
+            ok = nb <= limit and nb <= th / 5
+            print(f"| {label} | {nb:.2f} s | {th:.2f} s | {nb / th:.2f} | <= {limit:g} s and "
+                  f"<= 1/5 of torch.compile's ({'met' if ok else 'missed'}) |")
     print()
-    print("Spread: first call in a fresh process (compiling included) / fastest / slowest "
+    print("Spread: the first two calls in a fresh process (compiling included: a compiled "
+          "nbgrad traces on the first and compiles on the second) / fastest / slowest "
           "timed call; the ratio of the fastest calls suffers least from other load.")
     print()
-    print("| workload | nbgrad first / min / max | PyTorch first / min / max | ratio of mins "
+    print("| workload | variant | first + second / min / max | ratio of mins to PyTorch "
           "| timed calls |")
     print("|---|---|---|---|---|")
     print("\n".join(spread))
@@ -486,17 +609,17 @@ def main(argv=None):
     print(f"total wall time {time.perf_counter() - t_start:.0f} s; "
           f"1-min load average at the end (this run included): {_loadavg():.2f}")
     if problems:
-        print("\nFAILED: nbgrad and PyTorch disagree (or a run failed):", file=sys.stderr)
+        print("\nFAILED: a variant and PyTorch disagree (or a run failed):", file=sys.stderr)
         for msg in problems:
             print("  - " + msg, file=sys.stderr)
         return 1
-    print("results check: nbgrad and PyTorch agree on every workload (losses, gradients, "
-          "updated weights) within float32 tolerance")
+    print("results check: every variant agrees with PyTorch eager on every workload "
+          "(losses, gradients, updated weights) within float32 tolerance")
     return 0
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 3 and sys.argv[1] == "--serve":
-        serve(sys.argv[2])
+    if len(sys.argv) in (3, 4) and sys.argv[1] == "--serve":
+        serve(sys.argv[2], compiled=sys.argv[3:] == ["--compiled"])
     else:
         sys.exit(main())

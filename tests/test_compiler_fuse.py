@@ -305,3 +305,27 @@ def test_a_second_process_loads_the_kernel_from_the_disk_cache(tmp_path):
 
 def test_fused_kernel_is_exported():
     assert isinstance(_tanh_mul_program().kernel(), FusedKernel)
+
+
+@pytest.mark.parametrize("dtype", [nbgrad.float32, nbgrad.float64])
+def test_a_summed_output_equals_eager_sum_bit_for_bit(dtype):
+    # blocks of 256 and parallel chunks of 4096, as eager's sum: sizes around both, and one
+    # above NBGRAD_PARALLEL_MIN (the parallel loop)
+    p = Program()
+    x, w = p.input(dtype), p.input(dtype)
+    t = p.apply("tanh", p.apply("mul", x, w))
+    p.output(t)
+    p.sum_output(t)
+    k = p.kernel()
+    rng = np.random.default_rng(3)
+    for n in (0, 1, 255, 256, 257, 4097, 200_003):
+        a, b = (rng.standard_normal(n).astype(dtype.np) for _ in range(2))
+        vals, tot = k(a, b)
+        want = nbgrad.tanh(nbgrad.from_numpy(a) * nbgrad.from_numpy(b))
+        np.testing.assert_array_equal(vals, want.numpy())
+        assert tot.shape == () and tot.dtype == dtype.np
+        assert tot == want.sum().numpy()
+    with pytest.raises(ValueError, match="summed output is a floating step"):
+        Program().sum_output(p.input(dtype))
+    with pytest.raises(ValueError, match="reads operands of the region's shape"):
+        k(np.ones((3, 4), dtype.np), np.ones(4, dtype.np), shape=(3, 4))

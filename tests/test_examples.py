@@ -80,6 +80,22 @@ def test_digits_trains_and_writes_artifacts(tmp_path, capsys):
 
 
 @pytest.mark.slow
+def test_digits_trains_compiled_to_the_same_accuracy(tmp_path, capsys):
+    pytest.importorskip("sklearn")
+    pytest.importorskip("matplotlib")
+    pytest.importorskip("tqdm")
+    from nbgrad.examples import digits
+
+    args = ["--epochs", "2", "--out", str(tmp_path), "--no-progress"]
+    eager = digits.main(args)
+    compiled = digits.main(args + ["--compile"])
+    # (traced, cross_entropy runs as log_softmax and nll_loss: last-bit differences only)
+    assert compiled == pytest.approx(eager, abs=0.006)  # at most 2 of 359 test digits
+    out = capsys.readouterr().out
+    assert f"test accuracy: {compiled * 100:.2f}% (mlp, compiled, 2 epochs" in out
+
+
+@pytest.mark.slow
 def test_warmup_command_line():
     env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
     r = subprocess.run([sys.executable, "-m", "nbgrad", "warmup", "--serial-only", "--dtype", "float32"],

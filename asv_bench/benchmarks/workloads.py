@@ -16,8 +16,14 @@ A workload is a class with:
 
 The MLP uses ``nn.functional`` (linear, relu, cross_entropy) and an in-place SGD update
 under ``no_grad``, as a training loop would.
+
+Compiled variants (``compare.py``'s nbgrad.compile and torch.compile columns): with
+``COMPILE[0]`` set to the library's ``compile``, each workload calls the compiled form of
+its forward function (``staged``): the chain, the elementwise loss, the MLP loss, the
+model's forward. Backward, the update and the optimizer stay as they are.
 """
 
+import functools
 import math
 
 import numpy as np
@@ -27,6 +33,22 @@ DEEP_N = 20_000
 MLP_SIZES = (784, 256, 128, 10)
 MLP_BATCH = 256
 MLP_LR = 0.05
+
+
+COMPILE = [None]  # the library's compile function in a compiled variant, else None
+_STAGED = {}
+
+
+def staged(lib, fn, *bound):
+    """``fn`` with its first arguments ``lib, *bound`` bound: compiled (once per library,
+    function and bound arguments) when ``COMPILE[0]`` is set, else as it is."""
+    if COMPILE[0] is None:
+        return functools.partial(fn, lib, *bound)
+    key = (lib.__name__, fn, bound)
+    f = _STAGED.get(key)
+    if f is None:
+        f = _STAGED[key] = COMPILE[0](functools.partial(fn, lib, *bound))
+    return f
 
 
 def _f32(a):
@@ -97,7 +119,7 @@ class SmallOps:
     def run(self, lib, s):
         x = s["x"]
         x.grad = None
-        loss = chain(lib, x, s["c"], s["d"], self.n_ops)
+        loss = staged(lib, chain)(x, s["c"], s["d"], self.n_ops)
         loss.backward()
         return {"loss": loss, "x.grad": x.grad}
 
@@ -135,9 +157,13 @@ class Elementwise:
         x, w, b = s["x"], s["w"], s["b"]
         w.grad = None
         b.grad = None
-        loss = (lib.tanh(x * w + b) * lib.sigmoid(x) + lib.exp(-x * x)).sum()
+        loss = staged(lib, elementwise_loss)(x, w, b)
         loss.backward()
         return {"loss": loss, "w.grad": w.grad, "b.grad": b.grad}
+
+
+def elementwise_loss(lib, x, w, b):
+    return (lib.tanh(x * w + b) * lib.sigmoid(x) + lib.exp(-x * x)).sum()
 
 
 class Hvp:
@@ -230,7 +256,7 @@ def mlp_step(lib, s, lr=MLP_LR):
     params = s["params"]
     for p in params:
         p.grad = None
-    loss = mlp_loss(lib, s["X"], s["y"], params)
+    loss = staged(lib, mlp_loss)(s["X"], s["y"], params)
     loss.backward()
     grads = [p.grad for p in params]
     with lib.no_grad():
@@ -503,6 +529,8 @@ class _ModelStep:
     def run(self, lib, s):
         model, opt = s["model"], s["opt"]
         opt.zero_grad()
+        if COMPILE[0] is not None and "forward" not in s:
+            s["forward"] = COMPILE[0](model)
         loss = self.loss(lib, s)
         loss.backward()
         opt.step()
@@ -571,7 +599,7 @@ class GptBlock(_ModelStep):
                 "targets": _on_device(lib.from_numpy(a["targets"].copy()))}
 
     def loss(self, lib, s):
-        return s["model"](s["idx"], s["targets"])
+        return s.get("forward", s["model"])(s["idx"], s["targets"])
 
 
 class CnnStep(_ModelStep):
@@ -617,7 +645,7 @@ class CnnStep(_ModelStep):
 
     def loss(self, lib, s):
         masks = s.pop("masks", None)  # the first step only
-        output = s["model"](s["data"], masks)
+        output = s.get("forward", s["model"])(s["data"], masks)
         return lib.nn.functional.nll_loss(output, s["target"])
 
 
@@ -653,7 +681,7 @@ class VaeStep(_ModelStep):
     def loss(self, lib, s):
         eps = s.pop("eps", None)  # the first step only
         data = s["data"]
-        recon, mu, logvar = s["model"](data, eps)
+        recon, mu, logvar = s.get("forward", s["model"])(data, eps)
         bce = _bce_sum(lib, recon, data.view(-1, 784))
         kld = -0.5 * lib.sum(1 + logvar - mu.pow(2) - logvar.exp())
         return bce + kld

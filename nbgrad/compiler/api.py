@@ -182,7 +182,8 @@ class CompiledFunction:
         return self if obj is None else functools.partial(self, obj)
 
     def __call__(self, *args, **kwargs):
-        if _recording.RECORDER[0] is not None:  # inside another function's trace: inline
+        rec = _recording.RECORDER[0]
+        if rec is not None and not rec.counting:  # inside another function's trace: inline
             return self._orig(*args, **kwargs)
         if kwargs:
             args = args + tuple(kwargs.values())

@@ -83,6 +83,7 @@ class Program:
         # the loop runs over rows and columns of 2-d views (a kernel variant for operands
         # that broadcast: see FusedKernel)
         self.grid = False
+        self.total = None  # the step whose values the kernel also sums (sum_output)
 
     def input(self, dtype, value=False, dim=True):
         """An array input of nbgrad dtype ``dtype``: of the program's shape, or (``value``)
@@ -148,13 +149,22 @@ class Program:
             raise ValueError("an output is the value of a step, not an input")
         self.outputs.append(ref.step)
 
+    def sum_output(self, ref):
+        """Make the sum of all of ``ref``'s values (a floating step's) the kernel's last
+        output, a 0-d array of its dtype, summed in the order of eager's ``sum`` (blocks of
+        256 in the dtype, added in float64; in chunks of 4096 in the parallel loop), so it
+        equals eager's ``sum`` of those values bit for bit."""
+        if ref.step is None or not ref.dtype.is_floating_point:
+            raise ValueError("a summed output is a floating step's value")
+        self.total = ref.step
+
     def key(self):
         """What the generated code depends on (rows, wiring, dtypes, input kinds)."""
         # (the row itself, not its name: a user's row may share a name with another)
         steps = tuple((op, tuple(a._key() for a in args), cdt.name, odt.name)
                       for op, args, cdt, odt in self.steps)
         inputs = tuple((k, t.name if k != NUMBER else t.__name__) for k, t in self.inputs)
-        return inputs, steps, tuple(self.outputs), self.grid
+        return inputs, steps, tuple(self.outputs), self.grid, self.total
 
     def source(self, target="cpu"):
         """The kernel's Python source for ``target`` and the functions it names: a module
@@ -163,7 +173,7 @@ class Program:
 
     def kernel(self, target="cpu"):
         """The compiled ``FusedKernel`` (one per program key and target in the process)."""
-        if not self.outputs:
+        if not self.outputs and self.total is None:
             raise ValueError("a program without outputs has no kernel")
         key = (self.key(), target)
         k = _KERNELS.get(key)
@@ -181,6 +191,8 @@ class _Cast:
 
 _CAST = _Cast()
 _KERNELS = {}
+# eager's sum of one row (kernels/cpu/reduce.py): blocks and parallel chunks
+_SUM_BLOCK, _SUM_CHUNK = 256, 4096
 _CASTS = {"bool": "np.bool_", "int32": "np.int32", "int64": "np.int64",
           "float32": "np.float32", "float64": "np.float64"}
 
@@ -198,6 +210,10 @@ def _source(p, target):
 
     n_in = len(p.inputs)
     params = [f"x{j}" for j in range(n_in)] + [f"out{m}" for m in range(len(p.outputs))]
+    if p.total is not None:
+        if target != "cpu" or p.grid:
+            raise ValueError("a summed output is computed by the CPU's flat loops only")
+        params += ["tot", "n"]
     pre, body = [], []
     for j, (kind, _) in enumerate(p.inputs):
         if kind == VALUE:
@@ -232,7 +248,9 @@ def _source(p, target):
     body += [f"out{m}{at} = t{s}" for m, s in enumerate(p.outputs)]
 
     lines = []
-    if target == "cpu":
+    if p.total is not None:
+        lines += _summing_source(p, params, pre, body)
+    elif target == "cpu":
         for suffix, rng, par in (("", "range", ""), ("_p", "prange", "parallel=True, ")):
             lines += [f"@njit({par}**_opts)",
                       f"def kernel{suffix}({', '.join(params)}):"]
@@ -256,6 +274,47 @@ def _source(p, target):
         lines += ["        i += step", "", "KERNELS = (kernel,)"]
     names = {v: f for f, v in funcs.items()}
     return "\n".join(lines) + "\n", names
+
+
+def _summing_source(p, params, pre, body):
+    """The CPU loops of a program with a summed output (``Program.sum_output``): those of
+    ``kernels/cpu/reduce.py``'s ``_sum_rows`` / ``_sum_rows_p`` for one row, the values
+    made 256 at a time into a buffer that ``_block_sum`` adds up."""
+    dt = _CASTS[p.steps[p.total][3].name]
+    block = ["        " + ln for ln in body] + [f"        buf[i - lo] = t{p.total}"]
+    fill = ["    for i in range(lo, hi):"] + block
+    lines = ["@njit(**_opts)", f"def kernel({', '.join(params)}):"]
+    lines += ["    " + ln for ln in pre]
+    lines += [f"    buf = np.empty({_SUM_BLOCK}, {dt})",
+              "    s = np.float64(0.0)",
+              "    lo = 0",
+              "    while lo < n:",
+              f"        hi = min(n, lo + {_SUM_BLOCK})"]
+    lines += ["    " + ln for ln in fill]
+    lines += [f"        s += _bsum(buf[:hi - lo], {dt}(0))",
+              "        lo = hi",
+              "    tot[0] = s",
+              "",
+              "@njit(parallel=True, **_opts)",
+              f"def kernel_p({', '.join(params)}):"]
+    lines += ["    " + ln for ln in pre]
+    lines += [f"    m = (n + {_SUM_CHUNK - 1}) // {_SUM_CHUNK}",
+              "    part = np.full(m, np.float64(0.0))",
+              "    for ch in prange(m):",
+              f"        buf = np.empty({_SUM_BLOCK}, {dt})",
+              "        s = np.float64(0.0)",
+              f"        lo = ch * {_SUM_CHUNK}",
+              f"        end = min(n, lo + {_SUM_CHUNK})",
+              "        while lo < end:",
+              f"            hi = min(end, lo + {_SUM_BLOCK})"]
+    lines += ["        " + ln for ln in fill]
+    lines += [f"            s += _bsum(buf[:hi - lo], {dt}(0))",
+              "            lo = hi",
+              "        part[ch] = s",
+              "    tot[0] = part.sum()",
+              "",
+              "KERNELS = (kernel, kernel_p)"]
+    return lines
 
 
 def _importable(f):
@@ -286,7 +345,8 @@ def _compile(p, target):
     if target == "cpu":
         from ..kernels.cpu import _codegen
 
-        header = ["import numpy as np", "from numba import njit, prange", ""]
+        header = ["import numpy as np", "from numba import njit, prange",
+                  "from nbgrad.kernels.cpu.reduce import _block_sum as _bsum", ""]
         where = {n: _importable(f) for n, f in names.items()}
         # The bodies are called as functions of their own (``_outlined``), not inlined into
         # the kernel's Numba IR as eager's loops inline them: IR inlining runs Numba's
@@ -297,9 +357,12 @@ def _compile(p, target):
             imports += [f"{n} = njit(**_body_opts)(_{n}.py_func)" for n in sorted(where)]
             text = "\n".join(header + [_codegen.OPTS_LINE, f"_body_opts = {_BODY_OPTS!r}"]
                               + imports + [""]) + src
-            mod = _codegen.import_source("fused", text, [m for m, _ in where.values()])
+            mod = _codegen.import_source("fused", text, [m for m, _ in where.values()]
+                                         + ["nbgrad.kernels.cpu.reduce"])
             return mod.KERNELS, mod.__file__
-        ns = {"np": np, "_opts": _codegen.OPTS_MEMORY,
+        from ..kernels.cpu.reduce import _block_sum
+
+        ns = {"np": np, "_opts": _codegen.OPTS_MEMORY, "_bsum": _block_sum,
               **{n: _outlined(f) for n, f in names.items()}}
         from numba import njit, prange
 
@@ -324,6 +387,8 @@ class FusedKernel:
         self.target = target
         self.inputs = list(program.inputs)
         self.out_dtypes = [np.dtype(program.steps[s][3].np) for s in program.outputs]
+        self.total_dtype = (None if program.total is None
+                            else np.dtype(program.steps[program.total][3].np))
         self.source = _source(program, target)[0]
         # ``path``: the generated module's file in the cache folder (None: from memory)
         self._kernels, self.path = _compile(program, target)
@@ -384,6 +449,9 @@ class FusedKernel:
             args.append(x.reshape(-1))
         if region is None:
             region = () if shape is None else shape
+        if broadcast and self.program.total is not None:
+            raise ValueError("a fused kernel with a summed output reads operands of the "
+                             "region's shape (or one value)")
         if broadcast and self.target != "cpu":
             raise ValueError("operands that broadcast reach a fused CUDA kernel expanded "
                              "to the region's shape")
@@ -403,16 +471,19 @@ class FusedKernel:
         args = [(np.broadcast_to(x, region).reshape(rc) if grid else x.reshape(-1))
                 if kind == ARRAY else x for (kind, _), x in zip(self.program.inputs, args)]
         if self.target == "cpu":
+            from ..kernels.cpu import _par
             from ..storage._cpupool import empty
 
             # (from the pool eager ops allocate from: fresh pages cost as much as the loop)
             size = math.prod(region)
             outs = [empty(region, dt, size * dt.itemsize) for dt in self.out_dtypes]
-            n = outs[0].size
-            if n:
-                from ..kernels.cpu import _par
-
-                _par.run(self._kernels[0], self._kernels[1], n, *args,
+            if self.program.total is not None:
+                tot = np.empty(1, self.total_dtype)
+                _par.run(self._kernels[0], self._kernels[1], size, *args,
+                         *[o.reshape(-1) for o in outs], tot, size)
+                return outs + [tot.reshape(())]
+            if size:
+                _par.run(self._kernels[0], self._kernels[1], size, *args,
                          *[o.reshape(rc or -1) for o in outs])
             return outs
         from numba import cuda

@@ -12,6 +12,7 @@ stores only the values that something after it reads.
 
 import math
 
+from .. import _recording
 from ..device import CPU
 from ..tensor import _fresh
 from .fuse import Program
@@ -130,6 +131,12 @@ class Graph:
                     close(i)
                 region.append(op)
                 made.add(op.outs[0])
+            elif self._sums_region(op, made, region, last, i):
+                # the region ends in this sum of one of its values: computed in its loop
+                steps.append(_fuse(region, self.meta, lambda v: last.get(v, -1) > i,
+                                   (op.operands[0], op.outs[0])))
+                region.clear()
+                made.clear()
             elif made.isdisjoint(op.values()):
                 # a call that reads nothing of the open region runs before it (the region's
                 # ops, recorded before the call, cannot read its results): the region goes
@@ -142,10 +149,31 @@ class Graph:
         close(len(ops))
         return steps
 
+    def _sums_region(self, op, made, region, last, i):
+        """Whether call ``op`` (the ``i``-th) is a sum of all of a floating value of the open
+        ``region`` that nothing else reads, over operands of the region's shape (or one
+        value): then the region's kernel computes it."""
+        if op.row.qualname != "sum" or op.args != (None,):
+            return False
+        v = op.operands[0]
+        if v not in made or last.get(v) != i or not self.meta[v][0].is_floating_point:
+            return False
+        shape = self.meta[region[0].outs[0]][1]
+        for o in region:
+            for a in o.values():
+                if a not in made:
+                    sh = self.meta[a][1]
+                    if sh != shape and math.prod(sh) != 1:
+                        return False
+        return True
+
     def run(self, tensors, keep=()):
         """The output tensors for input ``tensors``, and the tensors of values ``keep``."""
         env = dict(zip(self.inputs, tensors))
         meta = self.meta
+        rec = _recording.RECORDER[0]
+        if rec is not None and rec.counting:  # (kernel_count: the calls count themselves)
+            rec.count += len(self.steps) - len(self.calls())
         for s in self.steps:
             s.run(env, meta)
         return [env[v] for v in self.outputs], [env[v] for v in keep]
@@ -213,9 +241,10 @@ class Graph:
         return fv not in self.stored and p is not None and p[1].elem
 
 
-def _fuse(region, meta, stored):
+def _fuse(region, meta, stored, total=None):
     """The ``Fused`` step of elementwise ``region`` (its values that ``stored`` says are
-    read later leave the kernel)."""
+    read later leave the kernel; ``total``: (value, its sum's value), a sum the kernel
+    computes too)."""
     shape = meta[region[0].outs[0]][1]
     p = Program()
     refs = {}
@@ -244,4 +273,9 @@ def _fuse(region, meta, stored):
     outs = [op.outs[0] for op in region if stored(op.outs[0])]
     for v in outs:
         p.output(refs[v])
-    return Fused(p.kernel(), ins, outs, shape, [op.row.name for op in region])
+    names = [op.row.name for op in region]
+    if total is not None:
+        p.sum_output(refs[total[0]])
+        outs.append(total[1])
+        names.append("sum")
+    return Fused(p.kernel(), ins, outs, shape, names)

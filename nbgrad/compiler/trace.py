@@ -53,6 +53,8 @@ class Recorder:
     value the function reads from outside; ``outer``: id(array) -> source of values made
     before the recording (a backward pass's forward values)."""
 
+    counting = False  # a Counter (below)
+
     def __init__(self, sources, watched=(), outer=None):
         self.thread = threading.get_ident()
         self.sources = sources  # id(tensor) -> where the function reaches it
@@ -240,9 +242,52 @@ class Trace:
         self.backward = None  # a BackwardTrace, when calls need gradients
 
 
+class Counter(Recorder):
+    """Counts the kernels a call launches (``kernel_count``): each elementwise op and each
+    row call that eager runs, each region a compiled function's graph runs (its calls
+    count as row calls). It records nothing and nothing ends it."""
+
+    counting = True
+
+    def __init__(self):
+        super().__init__({})
+        self.count = 0
+        self.backward_ok = True
+
+    def record(self, op, operands, out):
+        self.count += 1
+
+    def record_call(self, row, values, out):
+        self.count += 1
+
+    def end(self, why):
+        pass
+
+
+def kernel_count(fn, *args, **kwargs):
+    """``(fn(*args, **kwargs), n)``: the call's result and ``n``, how many kernels it
+    launched: one per elementwise op and per call of another row that eager ran (a
+    reduction, a product; a view counts though it launches none), one per fused region and
+    per call that a compiled function ran. Its backward passes count too; an optimizer's
+    fused update (no table row) does not.
+
+    Example::
+
+        >>> import nbgrad
+        >>> f = nbgrad.compile(lambda x: (nbgrad.exp(x) * 2 + 1).sum())
+        >>> x = nbgrad.ones(3)
+        >>> [nbgrad.compiler.kernel_count(g, x)[1] for g in (f, f, f.__wrapped__)]
+        [4, 2, 4]
+    """
+    with _Tracing(Counter()) as rec:
+        result = fn(*args, **kwargs)
+    return result, rec.count
+
+
 class _Tracing:
     """The recorder active, elementwise dispatch reporting, and each row's ``call`` a
-    recording wrapper, for the ``with`` block."""
+    recording wrapper, for the ``with`` block (which restores what was there: a count
+    may hold a trace)."""
 
     def __init__(self, rec):
         self.rec = rec
@@ -251,17 +296,23 @@ class _Tracing:
         from ..ops.funcdef import TABLE
 
         self.rows = list(TABLE.values())
+        self.calls = [row.call for row in self.rows]
         for row in self.rows:
             row.call = _recording_call(row)
+        self.prev = _recording.RECORDER[0], _dispatch._TRACING
         _recording.RECORDER[0] = self.rec
         _dispatch._TRACING = True
         return self.rec
 
     def __exit__(self, *exc):
-        _dispatch._TRACING = False
-        _recording.RECORDER[0] = None
-        for row in self.rows:
-            row.call = row.generated if row.generated is not None else row._first_call
+        _recording.RECORDER[0], _dispatch._TRACING = self.prev
+        outer = self.prev[0]
+        if outer is not None and outer.counting and not self.rec.counting:
+            outer.count += len(self.rec.ops)  # (a trace inside a count: its ops ran eagerly)
+        for row, call in zip(self.rows, self.calls):
+            # (a call generated meanwhile replaces the first-call stub)
+            row.call = (row.generated if call == row._first_call and row.generated is not None
+                        else call)
         return False
 
 
