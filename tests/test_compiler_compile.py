@@ -754,3 +754,34 @@ def test_rows_whose_arguments_come_from_tensor_values_break_the_graph():
     assert "index's arguments hold a _Plan" in msg
     out = nbgrad.compiler.explain(lambda x: (x[1:3, ..., None] * 2), x)
     assert out.graph_break_count == 0 and out.calls == ["getitem.slice"]
+
+
+def test_two_threads_call_one_compiled_function():
+    f = nbgrad.compile(lambda x, w: (nbgrad.tanh(x * w) + w).sum(dim=1))
+    errors = []
+    barrier = threading.Barrier(2)
+
+    def work(seed):
+        try:
+            barrier.wait()
+            for i in range(15):
+                # (a shape per thread, and a new one now and then: traces and replays meet)
+                x, w = _t(4 + seed, 3 + i % 2, seed=seed + i), _t(4 + seed, 3 + i % 2, seed=i)
+                w.requires_grad_()
+                y = f(x, w)
+                y.sum().backward()
+                w2 = w.detach().requires_grad_()
+                z = (nbgrad.tanh(x * w2) + w2).sum(dim=1)
+                z.sum().backward()
+                _same(y.detach(), z.detach())
+                _same(w.grad, w2.grad)
+        except Exception as e:  # (re-raised below)
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[0]
+    assert any(isinstance(e, Trace) for e in _entries(f))

@@ -13,6 +13,7 @@ grad mode.
 """
 
 import functools
+import threading
 import warnings
 
 from .. import _recording
@@ -25,6 +26,7 @@ from .trace import record, record_backward
 # the most call signatures one function is traced for; later ones run eagerly
 CACHE_LIMIT = 8
 _COMPILED = []  # every CompiledFunction (for reset)
+_TRACE_LOCK = threading.Lock()
 _MODES = (None, "default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
 
 
@@ -202,10 +204,18 @@ class CompiledFunction:
                                   f"{CACHE_LIMIT} call signatures; new ones run eagerly",
                                   stacklevel=2)
                 return fn(*args)
-            src = _sources(fn, args)
-            result, entry = record(fn, args, src, _reached(src, args))
-            if not isinstance(entry, GraphBreak) and is_grad_enabled():
-                entry = _with_backward(entry, result, args)
+            # one trace at a time in the process (the recorder and the rows' recording
+            # calls are the process's): a call that finds another thread tracing runs
+            # eagerly, and a later call of its signature traces
+            if not _TRACE_LOCK.acquire(blocking=False):
+                return fn(*args)
+            try:
+                src = _sources(fn, args)
+                result, entry = record(fn, args, src, _reached(src, args))
+                if not isinstance(entry, GraphBreak) and is_grad_enabled():
+                    entry = _with_backward(entry, result, args)
+            finally:
+                _TRACE_LOCK.release()
             if isinstance(entry, GraphBreak) and self._fullgraph:
                 raise RuntimeError(f"nbgrad.compile(fullgraph=True): graph break: {entry}")
             self._cache[key] = entry

@@ -281,8 +281,15 @@ def _summing_source(p, params, pre, body):
     ``kernels/cpu/reduce.py``'s ``_sum_rows`` / ``_sum_rows_p`` for one row, the values
     made 256 at a time into a buffer that ``_block_sum`` adds up."""
     dt = _CASTS[p.steps[p.total][3].name]
-    block = ["        " + ln for ln in body] + [f"        buf[i - lo] = t{p.total}"]
-    fill = ["    for i in range(lo, hi):"] + block
+    # the block's 1-d slices, indexed from 0 by the loop (an index from a runtime start
+    # kept the loop scalar, as in reduce.py)
+    arrays = [f"x{j}" for j, (kind, _) in enumerate(p.inputs) if kind == ARRAY]
+    arrays += [f"out{m}" for m in range(len(p.outputs))]
+    block = list(body)
+    for a in arrays:
+        block = [ln.replace(f"{a}[i]", f"{a}_[i]") for ln in block]
+    fill = [f"    {a}_ = {a}[lo:hi]" for a in arrays] + ["    for i in range(hi - lo):"]
+    fill += ["        " + ln for ln in block] + [f"        buf[i] = t{p.total}"]
     lines = ["@njit(**_opts)", f"def kernel({', '.join(params)}):"]
     lines += ["    " + ln for ln in pre]
     lines += [f"    buf = np.empty({_SUM_BLOCK}, {dt})",
@@ -327,6 +334,7 @@ def _importable(f):
 
 
 _BODY_OPTS = {"nogil": True, "error_model": "numpy"}
+_OUTLINE_STEPS = 64  # programs of more steps call their bodies outlined
 _OUTLINES = {}
 
 
@@ -348,13 +356,20 @@ def _compile(p, target):
         header = ["import numpy as np", "from numba import njit, prange",
                   "from nbgrad.kernels.cpu.reduce import _block_sum as _bsum", ""]
         where = {n: _importable(f) for n, f in names.items()}
-        # The bodies are called as functions of their own (``_outlined``), not inlined into
-        # the kernel's Numba IR as eager's loops inline them: IR inlining runs Numba's
-        # passes again at each call site, which for a region of hundreds of ops took
-        # minutes. LLVM still inlines them into the loop.
+        # A long program calls the bodies as functions of their own (``_outlined``), not
+        # inlined into the kernel's Numba IR as eager's loops (and short programs) inline
+        # them: IR inlining runs Numba's passes again at each call site, which for a
+        # region of 1,000 ops took 58 s to compile (19 s outlined); outlined calls ran a
+        # 9-op loop over 4M floats ~25% slower, though.
+        outline = len(p.steps) > _OUTLINE_STEPS
         if _codegen.caching() and all(where.values()):
-            imports = [f"from {m} import {fn} as _{n}" for n, (m, fn) in sorted(where.items())]
-            imports += [f"{n} = njit(**_body_opts)(_{n}.py_func)" for n in sorted(where)]
+            if outline:
+                imports = [f"from {m} import {fn} as _{n}" for n, (m, fn) in
+                           sorted(where.items())]
+                imports += [f"{n} = njit(**_body_opts)(_{n}.py_func)" for n in sorted(where)]
+            else:
+                imports = [f"from {m} import {fn} as {n}" for n, (m, fn) in
+                           sorted(where.items())]
             text = "\n".join(header + [_codegen.OPTS_LINE, f"_body_opts = {_BODY_OPTS!r}"]
                               + imports + [""]) + src
             mod = _codegen.import_source("fused", text, [m for m, _ in where.values()]
@@ -363,7 +378,7 @@ def _compile(p, target):
         from ..kernels.cpu.reduce import _block_sum
 
         ns = {"np": np, "_opts": _codegen.OPTS_MEMORY, "_bsum": _block_sum,
-              **{n: _outlined(f) for n, f in names.items()}}
+              **{n: _outlined(f) if outline else f for n, f in names.items()}}
         from numba import njit, prange
 
         ns.update(njit=njit, prange=prange)
