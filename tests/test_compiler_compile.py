@@ -785,3 +785,48 @@ def test_two_threads_call_one_compiled_function():
         t.join()
     assert not errors, errors[0]
     assert any(isinstance(e, Trace) for e in _entries(f))
+
+
+def test_a_scalar_loss_computes_its_gradients_in_the_forward_loop():
+    def loss(x, w, b):
+        return (nbgrad.tanh(x * w + b) * nbgrad.sigmoid(x)).sum()
+
+    f = nbgrad.compile(loss)
+    x, w, b = _leaves(n=300, seed=11)
+
+    def grads(fn, **kw):
+        w.grad = b.grad = None
+        y = fn(x, w, b)
+        y.backward(**kw)
+        return y, w.grad, b.grad
+
+    want = grads(loss)
+    for _ in range(3):
+        got = grads(f)
+        for g, e in zip(got, want):
+            _same(g.detach(), e.detach())
+    (entry,) = _entries(f)
+    joint = entry.backward.joint
+    assert joint is not None and [r.names for r in joint.regions()] == [
+        ["mul", "add", "tanh", "sigmoid", "mul", "sum", "mul", "tanh_backward", "mul"]]
+    # the backward of loss.backward() launches nothing: its gradients are the forward's
+    step = lambda fn: fn(x, w, b).backward()  # noqa: E731
+    assert nbgrad.compiler.kernel_count(step, f)[1] == 2  # the seed's expand and the loop
+    assert nbgrad.compiler.kernel_count(step, loss)[1] > 2
+    # another seed, a second backward of a retained graph, accumulation: the backward graph
+    for kw in ({"gradient": nbgrad.tensor(2.5)}, {"retain_graph": True}):
+        _, gw, gb = grads(f, **kw)
+        _, ew, eb = grads(loss, **kw)
+        _same(gw, ew)
+        _same(gb, eb)
+    w.grad = b.grad = None
+    y = f(x, w, b)
+    y.backward(retain_graph=True)
+    y.backward()
+    w2 = w.detach().requires_grad_()
+    b2 = b.detach().requires_grad_()
+    z = loss(x, w2, b2)
+    z.backward(retain_graph=True)
+    z.backward()
+    _same(w.grad, w2.grad)
+    _same(b.grad, b2.grad)

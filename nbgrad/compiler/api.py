@@ -17,6 +17,7 @@ import threading
 import warnings
 
 from .. import _recording
+from ..autograd import graph as _graph
 from ..autograd.function import Function
 from ..autograd.grad_mode import is_grad_enabled
 from ..tensor import Tensor
@@ -361,6 +362,9 @@ def _with_backward(trace, result, args):
         return e
     trace.backward.requested = frozenset(wrt)
     trace.region = type("CompiledFunction", (_Region,), {"trace": trace})
+    # its backward returns the incoming gradients or tensors its graph made and keeps
+    # nowhere, as nbgrad's own rules do: the engine may adopt them as .grad (no copy)
+    trace.region._backward_cls._builtin = True
     return trace
 
 
@@ -375,7 +379,14 @@ class _Region(Function):
     def forward(ctx, *tensors):
         trace = ctx._fn_cls.trace
         bt = trace.backward
-        outs, saved = trace.graph.run(tensors, bt.saved)
+        ctx.grads = None
+        if bt.joint is not None:  # the loss's gradients for a seed of 1, in the same loops
+            n = len(trace.graph.outputs)
+            seed = _ones(trace.graph.meta[trace.graph.outputs[bt.outs[0]]][0])
+            outs, saved = bt.joint.run([*tensors, seed], bt.saved)
+            outs, ctx.grads = outs[:n], outs[n:]
+        else:
+            outs, saved = trace.graph.run(tensors, bt.saved)
         ctx.mark_non_differentiable(*[o for o, rg in zip(outs, trace.rg) if not rg])
         # the inputs (for a higher derivative, which runs the ops again) and the values the
         # backward reads that are not recomputed in it
@@ -393,11 +404,30 @@ class _Region(Function):
         out = [None] * n
         if is_grad_enabled():  # create_graph: a differentiable backward
             res = _eager_grads(trace, tensors, gs)
+        elif ctx.grads is not None and float(gs[0]._data) == 1.0:
+            # computed by the forward for this seed: handed over once, as results of this
+            # run (the engine adopts them as .grad); a second backward recomputes
+            res, ctx.grads = ctx.grads, None
+            for g in res:
+                g._owner = _graph.OWNER
         else:
             res = bt.graph.run([*values, *gs])[0]
         for j, g in zip(bt.wrt, res):
             out[j] = g
         return tuple(out)
+
+
+_ONES = {}
+
+
+def _ones(dt):
+    """A 0-d tensor of 1 of dtype ``dt`` (a loss's seed), never written into."""
+    t = _ONES.get(dt)
+    if t is None:
+        from ..creation import ones
+
+        t = _ONES[dt] = ones((), dtype=dt)
+    return t
 
 
 def _eager_grads(trace, tensors, gs):

@@ -118,26 +118,29 @@ class Graph:
         for v in self.outputs:
             last[v] = len(ops)
         steps, region, made = [], [], set()
+        # (value, its sum's value, where in the region): a sum the open region computes
+        total = []
 
         def close(i):  # the region ends before op i: it stores what ops from i on read
             if region:
-                steps.append(_fuse(region, self.meta, lambda v: last.get(v, -1) >= i))
+                steps.append(_fuse(region, self.meta, lambda v: last.get(v, -1) >= i,
+                                   total[0] if total else None))
                 region.clear()
                 made.clear()
+                total.clear()
 
         for i, op in enumerate(ops):
             if op.elem:
-                if region and self.meta[region[0].outs[0]][1] != self.meta[op.outs[0]][1]:
+                if region and (self.meta[region[0].outs[0]][1] != self.meta[op.outs[0]][1]
+                               or (total and not self._flat(op, made, total))):
                     close(i)
                 region.append(op)
                 made.add(op.outs[0])
-            elif self._sums_region(op, made, region, last, i):
-                # the region ends in this sum of one of its values: computed in its loop
-                steps.append(_fuse(region, self.meta, lambda v: last.get(v, -1) > i,
-                                   (op.operands[0], op.outs[0])))
-                region.clear()
-                made.clear()
-            elif made.isdisjoint(op.values()):
+            elif not total and self._sums_region(op, made, region, last, i):
+                # a sum of one of the region's values: computed in its loop, and the region
+                # goes on (a forward's loss, then the backward that a loss.backward() runs)
+                total.append((op.operands[0], op.outs[0], len(region)))
+            elif made.isdisjoint(op.values()) and not (total and total[0][1] in op.values()):
                 # a call that reads nothing of the open region runs before it (the region's
                 # ops, recorded before the call, cannot read its results): the region goes
                 # on past it (a backward's expand of the seed, between the forward values
@@ -148,6 +151,19 @@ class Graph:
                 steps.append(Call(op))
         close(len(ops))
         return steps
+
+    def _flat(self, op, made, total):
+        """Whether elementwise ``op`` may join a region that sums a value (``total``): it
+        reads neither that sum nor an operand that broadcasts to the region."""
+        shape = self.meta[op.outs[0]][1]
+        for a in op.values():
+            if a == total[0][1]:
+                return False
+            if a not in made:
+                sh = self.meta[a][1]
+                if sh != shape and math.prod(sh) != 1:
+                    return False
+        return True
 
     def _sums_region(self, op, made, region, last, i):
         """Whether call ``op`` (the ``i``-th) is a sum of all of a floating value of the open
@@ -243,8 +259,8 @@ class Graph:
 
 def _fuse(region, meta, stored, total=None):
     """The ``Fused`` step of elementwise ``region`` (its values that ``stored`` says are
-    read later leave the kernel; ``total``: (value, its sum's value), a sum the kernel
-    computes too)."""
+    read later leave the kernel; ``total``: (value, its sum's value, the sum's place among
+    the region's ops), a sum the kernel computes too)."""
     shape = meta[region[0].outs[0]][1]
     p = Program()
     refs = {}
@@ -277,5 +293,5 @@ def _fuse(region, meta, stored, total=None):
     if total is not None:
         p.sum_output(refs[total[0]])
         outs.append(total[1])
-        names.append("sum")
+        names.insert(total[2], "sum")
     return Fused(p.kernel(), ins, outs, shape, names)

@@ -358,6 +358,8 @@ class BackwardTrace:
 
     def __init__(self, graph, saved, outs, wrt):
         self.graph, self.saved, self.outs, self.wrt = graph, saved, outs, wrt
+        # the forward and this backward in one graph (``_joint``), or None
+        self.joint = None
 
 
 def record_backward(trace, result, wrt):
@@ -410,5 +412,45 @@ def record_backward(trace, result, wrt):
         raise
     except Exception as e:
         raise GraphBreak(f"the backward's ops could not be compiled: {e!r}") from None
-    return BackwardTrace(bg, saved, out_pos, kept)
+    bt = BackwardTrace(bg, saved, out_pos, kept)
+    if len(out_pos) == 1 and fwd.meta[fg.outputs[out_pos[0]]][1] == () and gvids:
+        bt.joint = _joint(fg, rec, gvids, saved)
+    return bt
+
+
+def _joint(fg, rec, gvids, saved):
+    """The forward graph ``fg`` and its recorded backward (``rec``, gradients ``gvids``)
+    as one graph, or None: its inputs are the forward's and the seed, its outputs the
+    forward's and the gradients. For a call whose one differentiable output is a scalar (a
+    loss), the forward computes the gradients that ``loss.backward()`` (a seed of 1) asks
+    for in the same loops, reading the inputs once; another seed runs the backward graph.
+    Backward values are the forward's where the backward read them (nothing recomputed)."""
+    meta = list(fg.meta)
+    new = {}
+    seed = None
+    for b, src in rec.inputs:
+        if src[0] == "fwd":
+            new[b] = src[1]
+        else:
+            seed = new[b] = len(meta)
+            meta.append(rec.meta[b])
+
+    def value(b):
+        v = new.get(b)
+        if v is None:
+            v = new[b] = len(meta)
+            meta.append(rec.meta[b])
+        return v
+
+    ops = list(fg.ops)
+    for op in rec.ops:
+        ins = [a if a is None or a.__class__ is Num else [value(x) for x in a]
+               if isinstance(a, list) else value(a) for a in op.operands]
+        ops.append(Op(op.row, op.elem, ins, op.args, [None if o is None else value(o)
+                                                      for o in op.outs]))
+    try:
+        g = Graph(meta, fg.inputs + [seed], ops, fg.outputs + [value(b) for b in gvids])
+    except Exception:  # (the separate graphs stand)
+        return None
+    return g if set(saved) <= g.stored else None
 
