@@ -352,10 +352,6 @@ def _with_backward(trace, result, args):
     wrt = [j for j, t in enumerate(tensors) if t._rg]
     if not wrt or not any(trace.rg):
         return trace
-    for j in wrt:
-        t = tensors[j]
-        if t._hooks or t._retains_grad or (t._grad_fn is not None and t._grad_fn._hooked):
-            return GraphBreak("a tensor with hooks is an input of the region")
     try:
         trace.backward = record_backward(trace, result, wrt)
     except GraphBreak as e:

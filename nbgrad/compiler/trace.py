@@ -383,7 +383,7 @@ def record_backward(trace, result, wrt):
     for m, g in zip(out_pos, seeds):
         rec.inputs.append((rec.new(g), ("grad", m)))
     leaves = [fwd.seen[fwd.inputs[j][0]] for j in wrt]  # (seen[v]: value v's tensor)
-    with _Tracing(rec):
+    with _Tracing(rec), _Quiet(leaves):
         grads = _grad([outs[m] for m in out_pos], leaves, seeds, retain_graph=True,
                       create_graph=True, allow_unused=True) if out_pos else [None] * len(wrt)
     if rec.error is not None:
@@ -416,6 +416,31 @@ def record_backward(trace, result, wrt):
     if len(out_pos) == 1 and fwd.meta[fg.outputs[out_pos[0]]][1] == () and gvids:
         bt.joint = _joint(fg, rec, gvids, saved)
     return bt
+
+
+class _Quiet:
+    """The hooks of ``tensors`` (a leaf's, a non-leaf's on its producer) and their retained
+    ``.grad`` switched off for the ``with`` block: a recorded backward must not run them
+    (the engine runs them, on the compiled backward's gradients, at every backward)."""
+
+    def __init__(self, tensors):
+        self.tensors = tensors
+
+    def __enter__(self):
+        self.saved = []
+        for t in self.tensors:
+            fn = t._grad_fn
+            self.saved.append((t, t._hooks, fn, fn and fn._tensor_hooks, fn and fn._retain))
+            t._hooks = None
+            if fn is not None:
+                fn._tensor_hooks = fn._retain = None
+
+    def __exit__(self, *exc):
+        for t, hooks, fn, tensor_hooks, retain in self.saved:
+            t._hooks = hooks
+            if fn is not None:
+                fn._tensor_hooks, fn._retain = tensor_hooks, retain
+        return False
 
 
 def _joint(fg, rec, gvids, saved):
