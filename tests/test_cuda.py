@@ -445,3 +445,34 @@ def test_fused_kernel_equals_eager_on_the_device():
         np.testing.assert_array_equal(g, w)
     cpu = p.kernel()(a, b, 0.5)  # the CPU's bodies (vectorizable float32 math): a few ulp
     np.testing.assert_allclose(got[0], cpu[0], rtol=1e-6, atol=1e-6)
+
+
+def test_a_compiled_function_on_the_device_equals_eager():
+    # nbgrad.compile on CUDA tensors: fused CUDA kernels (an operand that broadcasts is
+    # expanded first), row calls between them, and the compiled backward
+    def fn(x, w, b):
+        h = F.linear(x, w) + b
+        return (nbgrad.tanh(h) * nbgrad.sigmoid(h)).sum()
+
+    f = nbgrad.compile(fn)
+
+    def leaves():
+        rng = np.random.default_rng(5)
+        return [nbgrad.tensor(rng.standard_normal(s), dtype=nbgrad.float32, device=DEV,
+                              requires_grad=rg) for s, rg in (((3, 4), False), ((2, 4), True),
+                                                              ((2,), True))]
+
+    for call in range(3):
+        xs, ref = leaves(), leaves()
+        y, z = f(*xs), fn(*ref)
+        y.backward()
+        z.backward()
+        assert y.device.type == "cuda"
+        np.testing.assert_array_equal(host(y), host(z))
+        for a, b in zip(xs[1:], ref[1:]):
+            assert a.grad.device.type == "cuda"
+            np.testing.assert_array_equal(host(a.grad), host(b.grad))
+        if call:
+            assert type(y.grad_fn).__name__ == "CompiledFunctionBackward"
+    out = nbgrad.compiler.explain(fn, *leaves())
+    assert out.calls[0] == "linear.no_bias" and out.regions and out.graph_break_count == 0

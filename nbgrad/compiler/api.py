@@ -378,7 +378,7 @@ class _Region(Function):
         ctx.grads = None
         if bt.joint is not None:  # the loss's gradients for a seed of 1, in the same loops
             n = len(trace.graph.outputs)
-            seed = _ones(trace.graph.meta[trace.graph.outputs[bt.outs[0]]][0])
+            seed = _ones(*trace.graph.meta[trace.graph.outputs[bt.outs[0]]][::2])
             outs, saved = bt.joint.run([*tensors, seed], bt.saved)
             outs, ctx.grads = outs[:n], outs[n:]
         else:
@@ -416,13 +416,14 @@ class _Region(Function):
 _ONES = {}
 
 
-def _ones(dt):
-    """A 0-d tensor of 1 of dtype ``dt`` (a loss's seed), never written into."""
-    t = _ONES.get(dt)
+def _ones(dt, device):
+    """A 0-d tensor of 1 of dtype ``dt`` on ``device`` (a loss's seed), never written
+    into."""
+    t = _ONES.get((dt, device))
     if t is None:
         from ..creation import ones
 
-        t = _ONES[dt] = ones((), dtype=dt)
+        t = _ONES[(dt, device)] = ones((), dtype=dt, device=device)
     return t
 
 
@@ -453,8 +454,8 @@ def _replay(trace, fn, args):
     g = trace.graph
     for j, (src, v) in enumerate(zip(trace.sources, g.inputs)):
         t = _resolve(src, args)
-        dt, shape = g.meta[v]
-        if (t.__class__ is not Tensor or t._dtype is not dt or t._device.type != "cpu"
+        dt, shape, device = g.meta[v]
+        if (t.__class__ is not Tensor or t._dtype is not dt or t._device != device
                 or t._data.shape != shape):
             return fn(*args)  # a tensor reached by name was replaced: eager
         if grad and t._rg:

@@ -2,7 +2,7 @@
 (one generated kernel each, ``fuse.py``) and calls of the other rows between them, and
 replayed over new tensors.
 
-Values are numbered; ``meta[v]`` is value ``v``'s dtype and shape. A recorded ``Op`` is an
+Values are numbered; ``meta[v]`` is value ``v``'s dtype, shape and device. A recorded ``Op`` is an
 elementwise row applied to values and numbers, or a ``FuncDef`` row (a reduction, a view,
 ``linear``, ``mm``, softmax, ...) called with values and its other arguments. Partitioning
 keeps the recorded order: consecutive elementwise ops whose results have one shape form a
@@ -13,7 +13,6 @@ stores only the values that something after it reads.
 import math
 
 from .. import _recording
-from ..device import CPU
 from ..tensor import _fresh
 from .fuse import Program
 
@@ -63,11 +62,26 @@ class Fused:
 
     def __init__(self, kernel, ins, outs, shape, names):
         self.kernel, self.ins, self.outs, self.shape, self.names = kernel, ins, outs, shape, names
+        self.cpu = kernel.target == "cpu"
 
     def run(self, env, meta):
-        res = self.kernel(*[env[v]._data for v in self.ins], shape=self.shape)
+        if self.cpu:
+            res = self.kernel(*[env[v]._data for v in self.ins], shape=self.shape)
+        else:  # (a CUDA kernel reads its operands at the region's shape, contiguous)
+            res = self.kernel(*[_full(env[v], self.shape)._data for v in self.ins],
+                              shape=self.shape)
         for v, o in zip(self.outs, res):
-            env[v] = _fresh(o, meta[v][0], CPU)
+            env[v] = _fresh(o, meta[v][0], meta[v][2])
+
+
+def _full(t, shape):
+    """``t`` at ``shape``, C-contiguous (a copy when it broadcasts or is strided); a
+    one-element ``t`` as it is (read as a value)."""
+    if t._data.size == 1:
+        return t
+    if tuple(t._data.shape) != tuple(shape):
+        t = t.expand(shape)
+    return t.contiguous()
 
 
 class Call:
@@ -131,7 +145,7 @@ class Graph:
 
         for i, op in enumerate(ops):
             if op.elem:
-                if region and (self.meta[region[0].outs[0]][1] != self.meta[op.outs[0]][1]
+                if region and (self.meta[region[0].outs[0]][1:] != self.meta[op.outs[0]][1:]
                                or (total and not self._flat(op, made, total))):
                     close(i)
                 region.append(op)
@@ -172,7 +186,8 @@ class Graph:
         if op.row.qualname != "sum" or op.args != (None,):
             return False
         v = op.operands[0]
-        if v not in made or last.get(v) != i or not self.meta[v][0].is_floating_point:
+        if (v not in made or last.get(v) != i or not self.meta[v][0].is_floating_point
+                or self.meta[v][2].type != "cpu"):  # (the CPU's loops only)
             return False
         shape = self.meta[region[0].outs[0]][1]
         for o in region:
@@ -276,7 +291,7 @@ def _fuse(region, meta, stored, total=None):
                 continue
             r = refs.get(a)
             if r is None:
-                dt, sh = meta[a]
+                dt, sh = meta[a][:2]
                 r = refs[a] = p.input(dt, value=math.prod(sh) == 1 and sh != shape,
                                       dim=len(sh) > 0)
                 ins.append(a)
@@ -294,4 +309,5 @@ def _fuse(region, meta, stored, total=None):
         p.sum_output(refs[total[0]])
         outs.append(total[1])
         names.insert(total[2], "sum")
-    return Fused(p.kernel(), ins, outs, shape, names)
+    target = "cpu" if meta[region[0].outs[0]][2].type == "cpu" else "cuda"
+    return Fused(p.kernel(target), ins, outs, shape, names)

@@ -47,7 +47,7 @@ class Recorder:
     """The recording of one traced call (``dispatch._traced``, the rows' recording calls
     and Tensor's value reads report to it).
 
-    Values are numbered (``meta[v]``: dtype and shape) and known by their arrays
+    Values are numbered (``meta[v]``: dtype, shape and device) and known by their arrays
     (``id(tensor._data)``): a node's saved result comes back as a new Tensor around the
     same array (the tensors stay alive in ``seen``). ``inputs``: (value, source) of each
     value the function reads from outside; ``outer``: id(array) -> source of values made
@@ -90,7 +90,7 @@ class Recorder:
     def new(self, t):
         """A new value: tensor ``t``, made by a recorded op (or an input)."""
         v = len(self.meta)
-        self.meta.append((t._dtype, t._data.shape))
+        self.meta.append((t._dtype, t._data.shape, t._device))
         self.vids[id(t._data)] = v
         self.seen.append(t)
         self.versions.append((t, t._vc[0]))
@@ -105,9 +105,6 @@ class Recorder:
         if src is None:
             raise GraphBreak(f"{name} reads a tensor made by an op the compiler does not "
                              "trace (a creation, an in-place op, ...)")
-        if x._device.type != "cpu":
-            raise GraphBreak(f"{name} on a {x._device.type} tensor (the compiler traces CPU "
-                             "tensors only)")
         v = self.new(x)
         self.inputs.append((v, src))
         return v
@@ -129,9 +126,6 @@ class Recorder:
                 raise GraphBreak(f"{op.name} has no per-element body")
             if out.__class__ is not Tensor:
                 raise GraphBreak(f"{op.name} returned {type(out).__name__}")
-            if out._device.type != "cpu":
-                raise GraphBreak(f"{op.name} on a {out._device.type} tensor (the compiler "
-                                 "traces CPU tensors only)")
             ins = [self.value(x, op.name) if x.__class__ is Tensor else Num(_number(x))
                    for x in operands]
             return Op(op, True, ins, (), [self.new(out)])
@@ -163,10 +157,6 @@ class Recorder:
                 else:
                     raise GraphBreak(f"{row.name} of a {type(x).__name__}")
             outs = out if isinstance(out, tuple) else (out,)
-            for o in outs:
-                if o is not None and o._device.type != "cpu":
-                    raise GraphBreak(f"{row.name} on a {o._device.type} tensor (the compiler "
-                                     "traces CPU tensors only)")
             return Op(row, False, ins, args, [None if o is None else self.new(o) for o in outs])
 
         self._record(row.name, make)
@@ -413,7 +403,9 @@ def record_backward(trace, result, wrt):
     except Exception as e:
         raise GraphBreak(f"the backward's ops could not be compiled: {e!r}") from None
     bt = BackwardTrace(bg, saved, out_pos, kept)
-    if len(out_pos) == 1 and fwd.meta[fg.outputs[out_pos[0]]][1] == () and gvids:
+    loss = fwd.meta[fg.outputs[out_pos[0]]] if len(out_pos) == 1 else None
+    # (on the CPU only: reading a CUDA seed's value would wait for the device)
+    if loss is not None and loss[1] == () and loss[2].type == "cpu" and gvids:
         bt.joint = _joint(fg, rec, gvids, saved)
     return bt
 
