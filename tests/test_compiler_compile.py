@@ -850,3 +850,13 @@ def test_a_scalar_loss_computes_its_gradients_in_the_forward_loop():
     z.backward()
     _same(w.grad, w2.grad)
     _same(b.grad, b2.grad)
+
+
+def test_the_compilers_docstring_examples_run():
+    import doctest
+
+    from nbgrad.compiler import api, fuse, trace
+
+    for mod in (api, fuse, trace):
+        res = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)
+        assert res.attempted and not res.failed, mod.__name__

@@ -1,17 +1,17 @@
-"""``nbgrad.compile``: a function (or module) whose elementwise work runs as one fused
-kernel per traced call signature, forward and backward.
+"""``nbgrad.compile``: a function (or module) traced once per call signature and replayed
+as a compiled graph, forward and backward.
 
-This first version fuses functions whose whole tensor computation is elementwise table ops
-on CPU tensors of one shape (one-element tensors and numbers may join in); a call that hit
-a graph break when traced (see ``trace.py``) runs eagerly. When the traced call made a
-graph, its backward is recorded too (``trace.record_backward``), and later calls return
-outputs whose ``grad_fn`` is one ``CompiledFunctionBackward`` node running the fused
-backward kernel (for a higher derivative it runs the region's ops again eagerly). Guards:
-each tensor argument's dtype, shape, device, ``requires_grad`` and aliasing, each number
-argument's type and value (a new value traces again), other arguments by equality, and
-grad mode.
+The first call of a signature runs the function eagerly while recording it
+(``trace.record``) into a ``graph.Graph``: fused elementwise regions (one generated kernel
+each) and calls of the other rows. When the call made an autograd graph, its backward is
+recorded too (``trace.record_backward``), and later calls return outputs whose ``grad_fn``
+is one ``CompiledFunctionBackward`` node running the backward graph (for a higher
+derivative, the traced ops again eagerly; for a scalar loss seeded with 1, gradients the
+forward computed in its own loops). A call that hit a graph break when traced runs
+eagerly. Guards: each tensor argument's dtype, shape, device, ``requires_grad`` and
+aliasing (in tuples and lists too), each number argument's type and value (a new value
+traces again), strings and None by value, and grad mode.
 """
-
 import functools
 import threading
 import warnings
@@ -46,16 +46,19 @@ def compile(fn=None, *, fullgraph=False, dynamic=False, mode=None, disable=False
 
     Returns:
         A callable with ``fn``'s signature. On the first call with a new signature it runs
-        ``fn`` eagerly while tracing it; when the trace is an elementwise program,
-        later calls with that signature run one generated kernel, and their backward
-        (when the inputs require grad) another. Python side effects of
-        ``fn`` (prints, list appends) happen only on the traced call, and a Python
-        number it reads from anywhere but its arguments (a global, a closure, an
-        attribute) is a constant of the trace, as in ``jax.jit``: after changing one, call
-        ``nbgrad.compiler.reset()``. Tensors it reaches by name (closures, globals, a
-        module's parameters and buffers) are read afresh at every call. An argument other
-        than a tensor, a number, a string or None (``self`` of a method) makes the call
-        eager.
+        ``fn`` eagerly while tracing it; later calls with that signature run the traced
+        graph: each run of elementwise ops (broadcasting, ending in at most one sum) as one
+        generated kernel, other ops (products, reductions, softmax, views) as calls
+        between them, and their backward (when inputs require grad) compiled the same way.
+        Python side effects of ``fn`` (prints, list appends) happen only on the traced
+        call, and a Python number it reads from anywhere but its arguments (a global, a
+        closure, an attribute) is a constant of the trace, as in ``jax.jit``: after
+        changing one, call ``nbgrad.compiler.reset()``; a number argument is guarded by
+        value (a learning rate that changes every step is best passed as a 0-d tensor).
+        Tensors it reaches by name (closures, globals, the parameters and buffers of a
+        module it names) are read afresh at every call. An argument other than a tensor, a
+        number, a string, None or a tuple or list of them (``self`` of a method) makes the
+        call eager.
 
     Example::
 
@@ -137,9 +140,9 @@ def explain(fn, *args, **kwargs):
     Example::
 
         >>> import nbgrad
-        >>> out = nbgrad.compiler.explain(lambda x: (nbgrad.exp(x) * 2).sum(), nbgrad.ones(3))
+        >>> out = nbgrad.compiler.explain(lambda x: (nbgrad.exp(x) * 2).mean(), nbgrad.ones(3))
         >>> out.graph_count, out.graph_break_count, out.regions, out.calls
-        (1, 0, [['exp', 'mul']], ['sum'])
+        (1, 0, [['exp', 'mul']], ['mean'])
     """
     if kwargs:
         args = args + tuple(kwargs.values())
