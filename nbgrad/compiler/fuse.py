@@ -290,37 +290,27 @@ def _summing_source(p, params, pre, body):
         block = [ln.replace(f"{a}[i]", f"{a}_[i]") for ln in block]
     fill = [f"    {a}_ = {a}[lo:hi]" for a in arrays] + ["    for i in range(hi - lo):"]
     fill += ["        " + ln for ln in block] + [f"        buf[i] = t{p.total}"]
+    def summed(pad, start, end):  # s = the sum from start to end, block by block
+        return [pad + ln for ln in [f"buf = np.empty({_SUM_BLOCK}, {dt})",
+                                    "s = np.float64(0.0)",
+                                    f"lo = {start}",
+                                    f"while lo < {end}:",
+                                    f"    hi = min({end}, lo + {_SUM_BLOCK})",
+                                    *fill,
+                                    f"    s += _bsum(buf[:hi - lo], {dt}(0))",
+                                    "    lo = hi"]]
+
     lines = ["@njit(**_opts)", f"def kernel({', '.join(params)}):"]
-    lines += ["    " + ln for ln in pre]
-    lines += [f"    buf = np.empty({_SUM_BLOCK}, {dt})",
-              "    s = np.float64(0.0)",
-              "    lo = 0",
-              "    while lo < n:",
-              f"        hi = min(n, lo + {_SUM_BLOCK})"]
-    lines += ["    " + ln for ln in fill]
-    lines += [f"        s += _bsum(buf[:hi - lo], {dt}(0))",
-              "        lo = hi",
-              "    tot[0] = s",
-              "",
-              "@njit(parallel=True, **_opts)",
-              f"def kernel_p({', '.join(params)}):"]
+    lines += ["    " + ln for ln in pre] + summed("    ", "0", "n")
+    lines += ["    tot[0] = s", "",
+              "@njit(parallel=True, **_opts)", f"def kernel_p({', '.join(params)}):"]
     lines += ["    " + ln for ln in pre]
     lines += [f"    m = (n + {_SUM_CHUNK - 1}) // {_SUM_CHUNK}",
               "    part = np.full(m, np.float64(0.0))",
               "    for ch in prange(m):",
-              f"        buf = np.empty({_SUM_BLOCK}, {dt})",
-              "        s = np.float64(0.0)",
-              f"        lo = ch * {_SUM_CHUNK}",
-              f"        end = min(n, lo + {_SUM_CHUNK})",
-              "        while lo < end:",
-              f"            hi = min(end, lo + {_SUM_BLOCK})"]
-    lines += ["        " + ln for ln in fill]
-    lines += [f"            s += _bsum(buf[:hi - lo], {dt}(0))",
-              "            lo = hi",
-              "        part[ch] = s",
-              "    tot[0] = part.sum()",
-              "",
-              "KERNELS = (kernel, kernel_p)"]
+              f"        end = min(n, (ch + 1) * {_SUM_CHUNK})"]
+    lines += summed("        ", f"ch * {_SUM_CHUNK}", "end")
+    lines += ["        part[ch] = s", "    tot[0] = part.sum()", "", "KERNELS = (kernel, kernel_p)"]
     return lines
 
 

@@ -24,6 +24,7 @@ import threading
 import numpy as np
 
 from .. import _recording
+from ..autograd import anomaly_mode as _anomaly
 from ..device import device as _Device
 from ..dtypes import dtype as _DType
 from ..ops import dispatch as _dispatch
@@ -54,6 +55,9 @@ class Recorder:
     before the recording (a backward pass's forward values)."""
 
     counting = False  # a Counter (below)
+    # elementwise ops are recorded with outputs of the right dtype and shape but run
+    # nothing (dispatch._shaped): a recorded backward, whose values nobody reads
+    shapes_only = False
 
     def __init__(self, sources, watched=(), outer=None):
         self.thread = threading.get_ident()
@@ -368,6 +372,8 @@ def record_backward(trace, result, wrt):
     outer = {d: ("fwd", v) for d, v in fwd.vids.items()}
     rec = Recorder({}, outer=outer)
     rec.backward_ok = True
+    # (anomaly mode checks the values a backward makes: then they are computed)
+    rec.shapes_only = not _anomaly.ENABLED[0]
     rec.alive = fwd.seen  # (the forward's tensors, whose arrays ``outer`` names)
     seeds = [ones_like(outs[m]) for m in out_pos]
     for m, g in zip(out_pos, seeds):

@@ -502,6 +502,10 @@ def _traced(apply, op, operands, *rest):
     mine = rec is not None and rec.mine()
     if not mine and rec is not None:
         rec.end("an op on another thread")
+    if mine and rec.shapes_only:  # (a recorded backward: its values are never read)
+        out = _shaped(op, operands)
+        rec.record(op, operands, out)
+        return out
     _TRACING = False
     if mine:
         rec.inside += 1
@@ -514,6 +518,18 @@ def _traced(apply, op, operands, *rest):
     if mine:
         rec.record(op, operands, out)
     return out
+
+
+def _shaped(op, operands):
+    """A tensor of the dtype, shape and device that ``op`` of ``operands`` gives, its
+    values not computed (what the compiler's recording of a backward pass takes from an
+    elementwise op: no kernel compiled or run for a pass whose values it drops)."""
+    ts = [x for x in operands if x.__class__ is Tensor]
+    odt = _out_dtype(op, ts[0]._dtype if len(operands) == 1 else promote(*operands))
+    from ..creation import empty
+
+    return empty(np.broadcast_shapes(*[t._data.shape for t in ts]), dtype=odt,
+                 device=ts[0]._device)
 
 
 def general(op, *args):
