@@ -860,3 +860,22 @@ def test_the_compilers_docstring_examples_run():
     for mod in (api, fuse, trace):
         res = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)
         assert res.attempted and not res.failed, mod.__name__
+
+
+_SCALE = None
+
+
+def test_a_call_with_keywords_reads_the_functions_globals():
+    global _SCALE
+    _SCALE = _t(4, seed=3)
+
+    @nbgrad.compile
+    def f(x, *, k):
+        return x * _SCALE + k
+
+    x, k = _t(4), _t(4, seed=1)
+    for _ in range(2):
+        _same(f(x, k=k), x * _SCALE + k)
+    assert isinstance(_entries(f)[0], Trace)
+    _SCALE = _t(4, seed=9)  # rebound: read afresh
+    _same(f(x, k=k), x * _SCALE + k)

@@ -144,9 +144,7 @@ def explain(fn, *args, **kwargs):
         >>> out.graph_count, out.graph_break_count, out.regions, out.calls
         (1, 0, [['exp', 'mul']], ['mean'])
     """
-    if kwargs:
-        args = args + tuple(kwargs.values())
-        fn = functools.partial(_call_kw, fn, list(kwargs))
+    fn, args = _positional(fn, args, kwargs)
     src = _sources(fn, args)
     _, entry = record(fn, args, src, _reached(src, args))
     if isinstance(entry, GraphBreak):
@@ -191,11 +189,7 @@ class CompiledFunction:
         rec = _recording.RECORDER[0]
         if rec is not None and not rec.counting:  # inside another function's trace: inline
             return self._orig(*args, **kwargs)
-        if kwargs:
-            args = args + tuple(kwargs.values())
-            fn = functools.partial(_call_kw, self._orig, list(kwargs))
-        else:
-            fn = self._orig
+        fn, args = _positional(self._orig, args, kwargs)
         key = _guard_key(args)
         if key is None:
             return self._eager(fn, args, GraphBreak("an argument the guards do not cover"))
@@ -232,6 +226,14 @@ class CompiledFunction:
         if self._fullgraph:
             raise RuntimeError(f"nbgrad.compile(fullgraph=True): graph break: {why}")
         return fn(*args)
+
+
+def _positional(fn, args, kwargs):
+    """``fn`` and ``args`` for a call with ``kwargs`` made positional (their values last,
+    guarded as arguments, ``_call_kw`` passing them on by name)."""
+    if not kwargs:
+        return fn, args
+    return functools.partial(_call_kw, fn, list(kwargs)), args + tuple(kwargs.values())
 
 
 def _call_kw(fn, names, *args):
@@ -286,7 +288,8 @@ def _sources(fn, args):
         src.setdefault(id(a), ("arg", path))
     f = fn
     while isinstance(f, functools.partial):
-        f = f.func
+        # (a call with keywords: the user's function is _call_kw's first argument)
+        f = f.args[0] if f.func is _call_kw else f.func
     if hasattr(f, "named_parameters"):  # a module: its forward's code and its tensors
         owner, f = f, getattr(f, "forward", f)
     else:
