@@ -21,7 +21,7 @@ from ..autograd import graph as _graph
 from ..autograd.function import Function
 from ..autograd.grad_mode import is_grad_enabled
 from ..tensor import Tensor
-from .graph import GraphBreak, Num
+from .graph import GraphBreak
 from .trace import record, record_backward
 
 # the most call signatures one function is traced for; later ones run eagerly
@@ -441,13 +441,7 @@ def _eager_grads(trace, tensors, gs):
     g = trace.graph
     env = dict(zip(g.inputs, tensors))
     for op in g.ops:
-        ins = [a.value if a.__class__ is Num else None if a is None
-               else [env[v] for v in a] if isinstance(a, list) else env[a]
-               for a in op.operands]
-        r = op.row(*ins) if op.elem else op.row.call(*ins, *op.args)
-        for v, t in zip(op.outs, r if isinstance(r, tuple) else (r,)):
-            if v is not None:
-                env[v] = t
+        op.run(env)
     outs = [env[g.outputs[m]] for m in trace.backward.outs]
     wrt = [tensors[j] for j in trace.backward.wrt]
     return _grad(outs, wrt, gs, create_graph=True, allow_unused=True)

@@ -45,6 +45,17 @@ class Op:
     def __init__(self, row, elem, operands, args, outs):
         self.row, self.elem, self.operands, self.args, self.outs = row, elem, operands, args, outs
 
+    def run(self, env):
+        """Run the op as eager runs it (recording autograd nodes when grad mode is on) on
+        the tensors ``env`` maps its values to; its results go into ``env``."""
+        ins = [a.value if a.__class__ is Num else None if a is None
+               else [env[v] for v in a] if isinstance(a, list) else env[a]
+               for a in self.operands]
+        r = self.row(*ins) if self.elem else self.row.call(*ins, *self.args)
+        for v, t in zip(self.outs, r if isinstance(r, tuple) else (r,)):
+            if v is not None:
+                env[v] = t
+
     def values(self):
         """The values the op reads."""
         for a in self.operands:
@@ -91,13 +102,7 @@ class Call:
         self.op = op
 
     def run(self, env, meta):
-        op = self.op
-        ins = [None if a is None else [env[v] for v in a] if isinstance(a, list) else env[a]
-               for a in op.operands]
-        r = op.row.call(*ins, *op.args)
-        for v, t in zip(op.outs, r if isinstance(r, tuple) else (r,)):
-            if v is not None:
-                env[v] = t
+        self.op.run(env)
 
 
 class Graph:
