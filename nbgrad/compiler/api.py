@@ -217,7 +217,13 @@ class CompiledFunction:
             if isinstance(entry, GraphBreak) and self._fullgraph:
                 raise RuntimeError(f"nbgrad.compile(fullgraph=True): graph break: {entry}")
             self._cache[key] = entry
-            return result
+            if isinstance(entry, GraphBreak):
+                return result
+            # the traced call's results come from the compiled graph too (equal to the
+            # traced ones), so that its backward is the compiled one: the eager backward
+            # would compile kernels (parallel variants) that no compiled call needs
+            del result
+            return _replay(entry, fn, args)
         if isinstance(entry, GraphBreak):
             return self._eager(fn, args, entry)
         return _replay(entry, fn, args)

@@ -27,6 +27,7 @@ from .. import _recording
 from ..autograd import anomaly_mode as _anomaly
 from ..device import device as _Device
 from ..dtypes import dtype as _DType
+from ..kernels.cpu import _par
 from ..ops import dispatch as _dispatch
 from ..tensor import Tensor
 from .graph import Graph, GraphBreak, Num, Op
@@ -271,7 +272,9 @@ def kernel_count(fn, *args, **kwargs):
         >>> f = nbgrad.compile(lambda x: (nbgrad.exp(x) * 2 + 1).sum())
         >>> x = nbgrad.ones(3)
         >>> [nbgrad.compiler.kernel_count(g, x)[1] for g in (f, f, f.__wrapped__)]
-        [4, 1, 4]
+        [5, 1, 4]
+
+    (The first call traces, running the ops eagerly, then runs the compiled graph.)
     """
     with _Tracing(Counter()) as rec:
         result = fn(*args, **kwargs)
@@ -337,7 +340,7 @@ def record(fn, args, sources, watched=()):
     ``sources``: id(tensor) -> source of each tensor the function may read; ``watched``:
     those tensors (their versions must not change)."""
     rec = Recorder(sources, watched)
-    with _Tracing(rec):
+    with _Tracing(rec), _par.serial():  # (see _par.serial)
         result = fn(*args)
     try:
         return result, rec.finish(result)
@@ -379,7 +382,7 @@ def record_backward(trace, result, wrt):
     for m, g in zip(out_pos, seeds):
         rec.inputs.append((rec.new(g), ("grad", m)))
     leaves = [fwd.seen[fwd.inputs[j][0]] for j in wrt]  # (seen[v]: value v's tensor)
-    with _Tracing(rec), _Quiet(leaves):
+    with _Tracing(rec), _Quiet(leaves), _par.serial():
         grads = _grad([outs[m] for m in out_pos], leaves, seeds, retain_graph=True,
                       create_graph=True, allow_unused=True) if out_pos else [None] * len(wrt)
     if rec.error is not None:

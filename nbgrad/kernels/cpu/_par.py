@@ -4,7 +4,10 @@ Only one Python thread at a time runs a parallel kernel (Numba's ``workqueue`` l
 aborts the process when two enter at once); a thread that finds the pool busy runs the
 serial variant instead, which gives the same result. A child process forked after the
 parent started an OpenMP thread pool runs serial kernels only: GNU OpenMP's threads do not
-survive ``fork`` (Numba would stop the child rather than hang).
+survive ``fork`` (Numba would stop the child rather than hang). Inside ``serial()`` every
+thread runs serial variants: the compiler's traced calls, whose eager kernels would
+otherwise compile parallel variants (a parfor compile is ~0.5 s) that a compiled replay
+never calls.
 """
 
 import os
@@ -14,7 +17,9 @@ from ... import _config
 
 _pool = threading.Lock()
 PARALLEL_MIN = _config.PARALLEL_MIN
-_state = {"started": False, "forked": False}
+# ``no_pool``: forked, or inside serial() (``serial``: how many are open)
+_state = {"started": False, "forked": False, "serial": 0, "no_pool": False}
+_serial_lock = threading.Lock()
 
 
 def _after_fork_in_child():
@@ -25,6 +30,24 @@ def _after_fork_in_child():
             _state["forked"] = numba.threading_layer() == "omp"
         except ValueError:  # no layer loaded after all
             pass
+        _state["no_pool"] = _state["forked"] or _state["serial"] > 0
+
+
+class serial:
+    """Inside the ``with`` block, kernels run their serial variants (in every thread)."""
+
+    def __enter__(self):
+        self._step(1)
+
+    def __exit__(self, *exc):
+        self._step(-1)
+        return False
+
+    @staticmethod
+    def _step(d):
+        with _serial_lock:
+            _state["serial"] += d
+            _state["no_pool"] = _state["forked"] or _state["serial"] > 0
 
 
 if hasattr(os, "register_at_fork"):
@@ -33,7 +56,7 @@ if hasattr(os, "register_at_fork"):
 
 def run(serial, parallel, n, *args):
     """Call ``parallel(*args)`` for ``n`` >= PARALLEL_MIN elements when the pool is free."""
-    if n >= PARALLEL_MIN and not _state["forked"] and _pool.acquire(blocking=False):
+    if n >= PARALLEL_MIN and not _state["no_pool"] and _pool.acquire(blocking=False):
         try:
             _state["started"] = True
             return parallel(*args)
@@ -45,7 +68,7 @@ def run(serial, parallel, n, *args):
 def call_parallel(parallel, *args):
     """``parallel(*args)``'s result, or None when the pool is busy or unusable (the caller
     then runs serially)."""
-    if not _state["forked"] and _pool.acquire(blocking=False):
+    if not _state["no_pool"] and _pool.acquire(blocking=False):
         try:
             _state["started"] = True
             return parallel(*args)
