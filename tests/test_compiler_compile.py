@@ -879,3 +879,4 @@ def test_a_call_with_keywords_reads_the_functions_globals():
     assert isinstance(_entries(f)[0], Trace)
     _SCALE = _t(4, seed=9)  # rebound: read afresh
     _same(f(x, k=k), x * _SCALE + k)
+

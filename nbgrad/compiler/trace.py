@@ -382,7 +382,8 @@ def record_backward(trace, result, wrt):
     for m, g in zip(out_pos, seeds):
         rec.inputs.append((rec.new(g), ("grad", m)))
     leaves = [fwd.seen[fwd.inputs[j][0]] for j in wrt]  # (seen[v]: value v's tensor)
-    with _Tracing(rec), _Quiet(leaves), _par.serial():
+    # (np.errstate: the shapes-only values are garbage, and NumPy's products of them warn)
+    with _Tracing(rec), _Quiet(leaves), _par.serial(), np.errstate(all="ignore"):
         grads = _grad([outs[m] for m in out_pos], leaves, seeds, retain_graph=True,
                       create_graph=True, allow_unused=True) if out_pos else [None] * len(wrt)
     if rec.error is not None:

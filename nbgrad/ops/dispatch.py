@@ -526,10 +526,12 @@ def _shaped(op, operands):
     elementwise op: no kernel compiled or run for a pass whose values it drops)."""
     ts = [x for x in operands if x.__class__ is Tensor]
     odt = _out_dtype(op, ts[0]._dtype if len(operands) == 1 else promote(*operands))
-    from ..creation import empty
+    from ..creation import empty, full
 
-    return empty(np.broadcast_shapes(*[t._data.shape for t in ts]), dtype=odt,
-                 device=ts[0]._device)
+    shape = np.broadcast_shapes(*[t._data.shape for t in ts])
+    if odt.is_floating_point:  # (nan: a value that leaked anywhere would show)
+        return full(shape, float("nan"), dtype=odt, device=ts[0]._device)
+    return empty(shape, dtype=odt, device=ts[0]._device)
 
 
 def general(op, *args):
