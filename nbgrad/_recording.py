@@ -24,3 +24,19 @@ def backward_starts():
     r = RECORDER[0]
     if r is not None:
         r.backward_starts()
+
+
+def recorded(fn):
+    """Decorator of a creation function (``nbgrad.zeros``, ``arange``, ``randn_like``,
+    ...): while a recorder is active, the call goes through it (``Recorder.creation``),
+    which records it as a call to replay; otherwise one test of ``RECORDER``."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        r = RECORDER[0]
+        if r is None:
+            return fn(*args, **kwargs)
+        return r.creation(wrapper, fn, args, kwargs)
+
+    return wrapper

@@ -4,6 +4,7 @@ import numbers
 
 import numpy as np
 
+from . import _recording
 from . import dtypes as _dt
 from .device import as_device
 from .storage import for_device
@@ -134,6 +135,7 @@ def _dtype_of_kinds(kinds):
     return _dt.get_default_dtype()
 
 
+@_recording.recorded
 def tensor(data, dtype=None, device=None, requires_grad=False):
     """A new tensor holding a copy of ``data`` (nested lists, numbers or an ndarray).
 
@@ -256,16 +258,19 @@ def _finish_dev(data, dt, dev, requires_grad):
     return t
 
 
+@_recording.recorded
 def zeros(*size, dtype=None, device=None, requires_grad=False):
     """A tensor of zeros."""
     return _fill(size, 0, dtype, device, requires_grad, "zeros")
 
 
+@_recording.recorded
 def ones(*size, dtype=None, device=None, requires_grad=False):
     """A tensor of ones."""
     return _fill(size, 1, dtype, device, requires_grad, "ones")
 
 
+@_recording.recorded
 def empty(*size, dtype=None, device=None, requires_grad=False):
     """An uninitialised tensor."""
     dev = as_device(device)
@@ -275,6 +280,7 @@ def empty(*size, dtype=None, device=None, requires_grad=False):
     return _finish_dev(data, dt, dev, requires_grad)
 
 
+@_recording.recorded
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
     """A tensor filled with ``fill_value`` (dtype inferred from it when not given)."""
     if dtype is None:
@@ -287,30 +293,35 @@ def _like(t, dtype, device):
     return (dtype if dtype is not None else t._dtype), (device if device is not None else t._device)
 
 
+@_recording.recorded
 def zeros_like(input, *, dtype=None, device=None, requires_grad=False):
     """Zeros with ``input``'s shape, dtype and device."""
     dt, dev = _like(input, dtype, device)
     return zeros(tuple(input.shape), dtype=dt, device=dev, requires_grad=requires_grad)
 
 
+@_recording.recorded
 def ones_like(input, *, dtype=None, device=None, requires_grad=False):
     """Ones with ``input``'s shape, dtype and device."""
     dt, dev = _like(input, dtype, device)
     return ones(tuple(input.shape), dtype=dt, device=dev, requires_grad=requires_grad)
 
 
+@_recording.recorded
 def empty_like(input, *, dtype=None, device=None, requires_grad=False):
     """Uninitialised, with ``input``'s shape, dtype and device."""
     dt, dev = _like(input, dtype, device)
     return empty(tuple(input.shape), dtype=dt, device=dev, requires_grad=requires_grad)
 
 
+@_recording.recorded
 def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False):
     """``fill_value`` with ``input``'s shape, dtype and device."""
     dt, dev = _like(input, dtype, device)
     return full(tuple(input.shape), fill_value, dtype=dt, device=dev, requires_grad=requires_grad)
 
 
+@_recording.recorded
 def rand(*size, dtype=None, device=None, requires_grad=False):
     """Uniform samples in [0, 1)."""
     dt = _dtype_or_default(dtype)
@@ -321,6 +332,7 @@ def rand(*size, dtype=None, device=None, requires_grad=False):
     return _finish(data, dt, as_device(device), requires_grad)
 
 
+@_recording.recorded
 def randn(*size, dtype=None, device=None, requires_grad=False):
     """Standard normal samples."""
     dt = _dtype_or_default(dtype)
@@ -331,6 +343,7 @@ def randn(*size, dtype=None, device=None, requires_grad=False):
     return _finish(data, dt, as_device(device), requires_grad)
 
 
+@_recording.recorded
 def randint(low, high=None, size=(), *, dtype=None, device=None):
     """Integers uniform in [low, high)."""
     if high is None:
@@ -350,16 +363,19 @@ def randint(low, high=None, size=(), *, dtype=None, device=None):
     return _finish(data, dt, as_device(device), False)
 
 
+@_recording.recorded
 def rand_like(input, *, dtype=None, device=None, requires_grad=False):
     dt, dev = _like(input, dtype, device)
     return rand(tuple(input.shape), dtype=dt, device=dev, requires_grad=requires_grad)
 
 
+@_recording.recorded
 def randn_like(input, *, dtype=None, device=None, requires_grad=False):
     dt, dev = _like(input, dtype, device)
     return randn(tuple(input.shape), dtype=dt, device=dev, requires_grad=requires_grad)
 
 
+@_recording.recorded
 def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
     """Values from ``start`` to ``end`` (exclusive) by ``step``."""
     if end is None:
@@ -392,6 +408,7 @@ def _num(v):
     return str(int(v)) if v.is_integer() else str(v)
 
 
+@_recording.recorded
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
     dt = _dtype_or_default(dtype)
@@ -406,6 +423,7 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
     return _finish(data, dt, as_device(device), requires_grad)
 
 
+@_recording.recorded
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
     """An identity matrix of ``n`` rows (and ``m`` columns)."""
     dt = _dtype_or_default(dtype)

@@ -880,3 +880,29 @@ def test_a_call_with_keywords_reads_the_functions_globals():
     _SCALE = _t(4, seed=9)  # rebound: read afresh
     _same(f(x, k=k), x * _SCALE + k)
 
+
+
+def test_creations_are_recorded_and_made_again_at_every_call():
+    def f(x):
+        pos = nbgrad.arange(5) * 0.1
+        noise = nbgrad.randn_like(x)
+        return x + pos + nbgrad.ones_like(x) + nbgrad.tensor([1.0, 2, 3, 4, 5]), noise
+
+    cf = nbgrad.compile(f)
+    x = _t(4, 5)
+    for _ in range(3):
+        nbgrad.manual_seed(7)
+        got = cf(x)
+        nbgrad.manual_seed(7)
+        want = f(x)
+        for g, w in zip(got, want):  # (the same draw: randn_like runs again, as eager)
+            _same(g, w)
+    (entry,) = _entries(cf)
+    assert isinstance(entry, Trace)
+    assert {"arange", "randn_like", "ones_like", "tensor"} <= set(entry.graph.calls())
+    a, b = cf(x)[1], cf(x)[1]
+    assert not np.array_equal(a.numpy(), b.numpy())  # a new draw at every call
+    out = nbgrad.compiler.explain(lambda x: x * nbgrad.zeros(5, requires_grad=True), x)
+    assert "zeros makes a tensor that requires grad" in out.break_reasons[0]
+    assert "tensor's arguments hold a ndarray" in _break_of(
+        lambda x: x * nbgrad.tensor(np.ones(5, np.float32)), x)

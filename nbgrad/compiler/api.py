@@ -217,11 +217,12 @@ class CompiledFunction:
             if isinstance(entry, GraphBreak) and self._fullgraph:
                 raise RuntimeError(f"nbgrad.compile(fullgraph=True): graph break: {entry}")
             self._cache[key] = entry
-            if isinstance(entry, GraphBreak):
+            if isinstance(entry, GraphBreak) or entry.graph.random:
                 return result
             # the traced call's results come from the compiled graph too (equal to the
             # traced ones), so that its backward is the compiled one: the eager backward
-            # would compile kernels (parallel variants) that no compiled call needs
+            # would compile kernels (parallel variants) that no compiled call needs (unless
+            # the graph draws random numbers: the generator must advance once a call)
             del result
             return _replay(entry, fn, args)
         if isinstance(entry, GraphBreak):

@@ -121,6 +121,8 @@ class Graph:
                 needed.update(op.values())
         live.reverse()
         self.ops = live
+        # (a random creation: a replay draws again, so the traced call's values stand)
+        self.random = any(getattr(op.row, "random", False) for op in live)
         self.steps = self._partition(live)
         self.stored = set(self.inputs)
         for s in self.steps:

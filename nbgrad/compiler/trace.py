@@ -124,6 +124,37 @@ class Recorder:
         except Exception as e:  # nothing the recorder does may fail the user's call
             self.error = GraphBreak(f"{name} could not be recorded: {e!r} (at {_user_line()})")
 
+    def creation(self, public, fn, args, kwargs):
+        """Run creation function ``fn`` (``public``: its decorated form) on ``args``,
+        ``kwargs``, recorded as a call that a replay makes again (a random one draws
+        again, as eager does); tensor arguments (``zeros_like``'s) are its operands."""
+        if self.inside or not self.mine():
+            if not self.mine():
+                self.end("an op on another thread")
+            return fn(*args, **kwargs)
+        self.inside += 1
+        try:
+            out = fn(*args, **kwargs)
+        finally:
+            self.inside -= 1
+        name = public.__name__
+
+        def make():
+            places = [i for i, a in enumerate(args) if a.__class__ is Tensor]
+            rest = [a for a in args if a.__class__ is not Tensor] + list(kwargs.values())
+            bad = _unchecked(rest)
+            if bad is not None:
+                raise GraphBreak(f"{name}'s arguments hold a {bad} (the trace keeps numbers, "
+                                 "strings, dtypes and tuples of them)")
+            if kwargs.get("requires_grad"):
+                raise GraphBreak(f"{name} makes a tensor that requires grad")
+            ins = [self.value(args[i], name) for i in places]
+            row = _Creation(public, args, kwargs, places)
+            return Op(row, False, ins, (), [self.new(out)])
+
+        self._record(name, make)
+        return out
+
     def record(self, op, operands, out):
         """Elementwise row ``op`` applied to ``operands`` (tensors and numbers) gave ``out``."""
         def make():
@@ -198,6 +229,27 @@ class Recorder:
         return Trace(self, graph, None if single else type(outs), [o._rg for o in outs])
 
 
+_RANDOM = {"rand", "randn", "randint", "rand_like", "randn_like"}
+
+
+class _Creation:
+    """A recorded creation as a graph's call: ``call(*tensors)`` calls the function again
+    with the recorded arguments, ``tensors`` in the places tensors had."""
+
+    inplace = listed = False
+
+    def __init__(self, fn, args, kwargs, places):
+        self.fn, self.args, self.kwargs, self.places = fn, args, kwargs, places
+        self.name = self.qualname = fn.__name__
+        self.random = self.name in _RANDOM  # (it draws from nbgrad's generator)
+
+    def call(self, *tensors):
+        args = list(self.args)
+        for i, t in zip(self.places, tensors):
+            args[i] = t
+        return self.fn(*args, **self.kwargs)
+
+
 def _number(x):
     if isinstance(x, (bool, np.bool_)):
         return bool(x)
@@ -254,6 +306,10 @@ class Counter(Recorder):
 
     def record_call(self, row, values, out):
         self.count += 1
+
+    def creation(self, public, fn, args, kwargs):
+        self.count += 1
+        return fn(*args, **kwargs)
 
     def end(self, why):
         pass

@@ -503,7 +503,11 @@ def _traced(apply, op, operands, *rest):
     if not mine and rec is not None:
         rec.end("an op on another thread")
     if mine and rec.shapes_only:  # (a recorded backward: its values are never read)
-        out = _shaped(op, operands)
+        rec.inside += 1  # (its allocation is no creation to record)
+        try:
+            out = _shaped(op, operands)
+        finally:
+            rec.inside -= 1
         rec.record(op, operands, out)
         return out
     _TRACING = False
