@@ -301,7 +301,7 @@ def test_graph_breaks_are_eager_and_say_why_and_where():
     assert "Tensor.item reads tensor values into Python" in _break_of(
         lambda x, s: x * float((s * 2).item()), x, _t(1))
     assert "reads a tensor made by an op the compiler does not trace" in _break_of(
-        lambda x: x * nbgrad.ones(4), x)
+        lambda x: x * nbgrad.from_numpy(np.ones(4, np.float32)), x)
     assert "modified in place" in _break_of(lambda x: (x * 2).add_(1), x)
     assert "returned int" in _break_of(lambda x: 3, x)
     assert "not the result of a traced op" in _break_of(lambda x: x, x)
@@ -437,7 +437,8 @@ def test_explain_reports_the_region_or_the_break():
     assert out.kernel_count == 3
     assert "  call: sum\n  region 0: 2 ops fused into one kernel: mul, relu\n  call: mean" in (
         str(out))
-    out = nbgrad.compiler.explain(lambda x, y: x * nbgrad.ones(3), x=_t(3), y=_t(3))
+    out = nbgrad.compiler.explain(lambda x, y: x * nbgrad.from_numpy(np.ones(3, np.float32)),
+                                  x=_t(3), y=_t(3))
     assert (out.graph_count, out.graph_break_count) == (0, 1)
     assert "Break Reason: mul reads a tensor made by an op the compiler does not trace" in str(out)
     assert "test_compiler_compile.py:" in out.break_reasons[0]

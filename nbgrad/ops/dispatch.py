@@ -534,7 +534,11 @@ def _shaped(op, operands):
 
     shape = np.broadcast_shapes(*[t._data.shape for t in ts])
     if odt.is_floating_point:  # (nan: a value that leaked anywhere would show)
-        return full(shape, float("nan"), dtype=odt, device=ts[0]._device)
+        out = full(shape, float("nan"), dtype=odt, device=ts[0]._device)
+        # requiring grad where eager's would (the recording builds a graph): formulas that
+        # take another path for a gradient that needs none must take eager's
+        out._rg = _STATE.enabled and any(t._rg for t in ts)
+        return out
     return empty(shape, dtype=odt, device=ts[0]._device)
 
 
