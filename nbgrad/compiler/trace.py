@@ -124,6 +124,16 @@ class Recorder:
         except Exception as e:  # nothing the recorder does may fail the user's call
             self.error = GraphBreak(f"{name} could not be recorded: {e!r} (at {_user_line()})")
 
+    def unrecorded(self, fn, *args, **kwargs):
+        """``fn(*args, **kwargs)``, nothing it does recorded (a recorded op's own work)."""
+        self.inside += 1
+        was, _dispatch._TRACING = _dispatch._TRACING, False
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            self.inside -= 1
+            _dispatch._TRACING = was
+
     def creation(self, public, fn, args, kwargs):
         """Run creation function ``fn`` (``public``: its decorated form) on ``args``,
         ``kwargs``, recorded as a call that a replay makes again (a random one draws
@@ -132,11 +142,7 @@ class Recorder:
             if not self.mine():
                 self.end("an op on another thread")
             return fn(*args, **kwargs)
-        self.inside += 1
-        try:
-            out = fn(*args, **kwargs)
-        finally:
-            self.inside -= 1
+        out = self.unrecorded(fn, *args, **kwargs)
         name = public.__name__
 
         def make():
@@ -378,13 +384,7 @@ def _recording_call(row):
         if not rec.mine():
             rec.end("an op on another thread")
             return real(*values)
-        rec.inside += 1
-        was, _dispatch._TRACING = _dispatch._TRACING, False
-        try:
-            out = real(*values)
-        finally:
-            rec.inside -= 1
-            _dispatch._TRACING = was
+        out = rec.unrecorded(real, *values)
         rec.record_call(row, values, out)
         return out
 

@@ -499,28 +499,19 @@ def _traced(apply, op, operands, *rest):
     op of another thread meanwhile ends the trace (its flag is the process's)."""
     global _TRACING
     rec = _recording.RECORDER[0]
-    mine = rec is not None and rec.mine()
-    if not mine and rec is not None:
-        rec.end("an op on another thread")
-    if mine and rec.shapes_only:  # (a recorded backward: its values are never read)
-        rec.inside += 1  # (its allocation is no creation to record)
+    if rec is None or not rec.mine():
+        if rec is not None:
+            rec.end("an op on another thread")
+        _TRACING = False
         try:
-            out = _shaped(op, operands)
+            return apply(op, *operands, *rest)
         finally:
-            rec.inside -= 1
-        rec.record(op, operands, out)
-        return out
-    _TRACING = False
-    if mine:
-        rec.inside += 1
-    try:
-        out = apply(op, *operands, *rest)
-    finally:
-        if mine:
-            rec.inside -= 1
-        _TRACING = _recording.RECORDER[0] is not None
-    if mine:
-        rec.record(op, operands, out)
+            _TRACING = _recording.RECORDER[0] is not None
+    if rec.shapes_only:  # (a recorded backward: its values are never read)
+        out = rec.unrecorded(_shaped, op, operands)
+    else:
+        out = rec.unrecorded(apply, op, *operands, *rest)
+    rec.record(op, operands, out)
     return out
 
 
