@@ -18,14 +18,6 @@ def end(why):
         r.end(why)
 
 
-def backward_starts():
-    """Tell the active recorder (if any) that a backward pass starts: it ends the region,
-    unless the recorder is the one recording that backward pass (compiler/trace.py)."""
-    r = RECORDER[0]
-    if r is not None:
-        r.backward_starts()
-
-
 def recorded(fn):
     """Decorator of a creation function (``nbgrad.zeros``, ``arange``, ``randn_like``,
     ...): while a recorder is active, the call goes through it (``Recorder.creation``),

@@ -63,6 +63,12 @@ class Tensor:
         return self._data.shape[_wrap_dim(dim, self._data.ndim)]
 
     @property
+    def _meta(self):
+        # the storage, for its shape, ndim and size only: a front reads these here (the
+        # compiler's pending tensors know them before their values: compiler/lazy.py)
+        return self._data
+
+    @property
     def dtype(self):
         return self._dtype
 
@@ -227,6 +233,8 @@ class Tensor:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
         if self._grad_fn is None or self._retains_grad:
             return
+        if _recording.RECORDER[0] is not None:
+            _recording.end("Tensor.retain_grad on a tensor the function made")
         fn = self._grad_fn
         fn._hooked = True
         if fn._retain is None:
@@ -239,6 +247,8 @@ class Tensor:
         replacement. Returns a handle whose ``remove()`` unregisters it."""
         if not self._rg:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if _recording.RECORDER[0] is not None and self._grad_fn is not None:
+            _recording.end("Tensor.register_hook on a tensor the function made")
         if self._grad_fn is not None:
             return self._grad_fn._add_tensor_hook(self._output_nr, hook)
         if self._hooks is None:
@@ -330,10 +340,11 @@ class Tensor:
         return (self[i] for i in range(self._data.shape[0]))
 
     def __bool__(self):
-        if self._data.size != 1:
+        n = self._meta.size
+        if n != 1:
             raise RuntimeError(
                 "Boolean value of Tensor with more than one value is ambiguous"
-                if self._data.size > 1 else "Boolean value of Tensor with no values is ambiguous"
+                if n > 1 else "Boolean value of Tensor with no values is ambiguous"
             )
         return bool(self.item())
 
@@ -344,7 +355,7 @@ class Tensor:
         return int(self.item())
 
     def __index__(self):
-        if self._dtype._cat == 2 or self._data.size != 1:
+        if self._dtype._cat == 2 or self._meta.size != 1:
             raise TypeError("only integer tensors of a single element can be converted to an index")
         return int(self.item())
 

@@ -1,6 +1,6 @@
 """nbgrad.compile (issue #15): functions traced once per call signature and replayed as
 fused elementwise kernels and calls of the other rows, forward and backward, with eager's
-results; graph breaks run eagerly."""
+results; graph breaks (test_compiler_lazy.py) say why and where."""
 
 import threading
 import warnings
@@ -439,7 +439,9 @@ def test_explain_reports_the_region_or_the_break():
         str(out))
     out = nbgrad.compiler.explain(lambda x, y: x * nbgrad.from_numpy(np.ones(3, np.float32)),
                                   x=_t(3), y=_t(3))
-    assert (out.graph_count, out.graph_break_count) == (0, 1)
+    # (the break keeps the call from one trace; run lazily, its mul is a compiled segment
+    # that reads the array's tensor as an input)
+    assert (out.graph_count, out.graph_break_count) == (1, 1) and out.regions == [["mul"]]
     assert "Break Reason: mul reads a tensor made by an op the compiler does not trace" in str(out)
     assert "test_compiler_compile.py:" in out.break_reasons[0]
 
@@ -907,3 +909,27 @@ def test_creations_are_recorded_and_made_again_at_every_call():
     assert "zeros makes a tensor that requires grad" in out.break_reasons[0]
     assert "tensor's arguments hold a ndarray" in _break_of(
         lambda x: x * nbgrad.tensor(np.ones(5, np.float32)), x)
+
+
+def test_an_input_made_from_another_input_counts_that_path_once():
+    # (the recorded backward stops at the inputs: before, a's path through y was in the
+    # compiled backward and ran again in y's own producer, 7 where eager gives 5)
+    f = nbgrad.compile(lambda y, a: (y * a + a).sum())
+    for _ in range(3):
+        a, a2 = nbgrad.ones(3, requires_grad=True), nbgrad.ones(3, requires_grad=True)
+        f(a * 2, a).backward()
+        ((a2 * 2) * a2 + a2).sum().backward()
+        _same(a.grad, a2.grad)
+        assert a.grad.tolist() == [5.0, 5.0, 5.0]
+
+
+def test_an_input_that_only_an_unused_output_reads_gets_no_gradient():
+    f = nbgrad.compile(lambda x, y: (x * 2, y.exp() + x))
+    for _ in range(3):
+        x, y = _t(4).requires_grad_(), _t(4, seed=1).requires_grad_()
+        a, b = f(x, y)
+        a.sum().backward(retain_graph=True)  # (one node makes a and b: b's backward next)
+        assert y.grad is None  # (as eager: no gradient reached it)
+        assert x.grad.tolist() == [2.0] * 4
+        b.sum().backward()
+        assert y.grad is not None and x.grad.tolist() == [3.0] * 4

@@ -170,8 +170,14 @@ def execute(roots, seeds, keep_graph, create_graph, inputs=None, accumulate=True
     tensors: with ``accumulate`` their ``.grad`` is accumulated, else their gradients are
     returned (a list with None for unreached inputs) and no ``.grad`` is touched.
     """
-    if _recording.RECORDER[0] is not None:  # the compiler is tracing (compiler/trace.py)
-        _recording.backward_starts()
+    rec = _recording.RECORDER[0]
+    if rec is not None:  # the compiler records the function that runs this backward pass
+        return rec.backward_pass(_execute, roots, seeds, keep_graph, create_graph, inputs,
+                                 accumulate)
+    return _execute(roots, seeds, keep_graph, create_graph, inputs, accumulate)
+
+
+def _execute(roots, seeds, keep_graph, create_graph, inputs, accumulate):
     # Each state change is made inside the ``try`` and undone by its ``finally``: an
     # exception anywhere (a KeyboardInterrupt) leaves grad mode and the collector as they were.
     prev = _STATE.enabled

@@ -7,8 +7,10 @@ each) and calls of the other rows. When the call made an autograd graph, its bac
 recorded too (``trace.record_backward``), and later calls return outputs whose ``grad_fn``
 is one ``CompiledFunctionBackward`` node running the backward graph (for a higher
 derivative, the traced ops again eagerly; for a scalar loss seeded with 1, gradients the
-forward computed in its own loops). A call that hit a graph break when traced runs
-eagerly. Guards: each tensor argument's dtype, shape, device, ``requires_grad`` and
+forward computed in its own loops). A call that hit a graph break when traced runs its
+Python at every call with its ops deferred (``lazy.py``): the ops between two breaks run
+as one compiled segment, and the code at the break eagerly. Guards: each tensor
+argument's dtype, shape, device, ``requires_grad`` and
 aliasing (in tuples and lists too), each number argument's type and value (a new value
 traces again), strings and None by value, and grad mode.
 """
@@ -21,13 +23,15 @@ from ..autograd import graph as _graph
 from ..autograd.function import Function
 from ..autograd.grad_mode import is_grad_enabled
 from ..tensor import Tensor
+from . import lazy
 from .graph import GraphBreak
 from .trace import record, record_backward
 
 # the most call signatures one function is traced for; later ones run eagerly
 CACHE_LIMIT = 8
 _COMPILED = []  # every CompiledFunction (for reset)
-_TRACE_LOCK = threading.Lock()
+# (re-entrant: a lazy call holds it while it compiles its segments)
+_TRACE_LOCK = threading.RLock()
 _MODES = (None, "default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
 
 
@@ -37,7 +41,7 @@ def compile(fn=None, *, fullgraph=False, dynamic=False, mode=None, disable=False
     Args:
         fn: the function or module; omitted, ``compile`` returns a decorator.
         fullgraph (bool): raise ``RuntimeError`` at a graph break (naming the op or read
-            and the source line) instead of running that call eagerly.
+            and the source line) instead of compiling the segments around it.
         dynamic (bool): accepted for PyTorch compatibility; shapes are always
             specialized (a new shape traces again).
         mode (str or None): accepted for PyTorch compatibility (``"default"``,
@@ -56,9 +60,16 @@ def compile(fn=None, *, fullgraph=False, dynamic=False, mode=None, disable=False
         changing one, call ``nbgrad.compiler.reset()``; a number argument is guarded by
         value (a learning rate that changes every step is best passed as a 0-d tensor).
         Tensors it reaches by name (closures, globals, the parameters and buffers of a
-        module it names) are read afresh at every call. An argument other than a tensor, a
-        number, a string, None or a tuple or list of them (``self`` of a method) makes the
-        call eager.
+        module it names) are read afresh at every call.
+
+        A graph break (reading values into Python: ``item``, printing, ``if`` on a
+        tensor; a backward pass; an in-place write; an op the compiler does not record)
+        ends a compiled region, and the next one starts after it: calls of such a
+        signature run ``fn``'s Python every time (so its side effects happen every time)
+        with the ops deferred; the ops between two breaks run as one compiled segment
+        (forward and backward), cached by its ops, their number arguments and its inputs'
+        shapes. An argument other than a tensor, a number, a string, None or a tuple or
+        list of them (``self`` of a method) runs calls that way too.
 
     Example::
 
@@ -86,37 +97,40 @@ def compile(fn=None, *, fullgraph=False, dynamic=False, mode=None, disable=False
 
 
 class ExplainOutput:
-    """What ``explain`` found. As PyTorch's: ``graph_count`` (1 for a traced call, 0 for
-    one that a graph break keeps eager), ``graph_break_count`` and ``break_reasons`` (each
-    with the op or read and its source line), ``ops_per_graph`` (the recorded ops, in
-    order). nbgrad's: ``regions`` (each fused region's rows, one generated kernel each),
+    """What ``explain`` found. As PyTorch's: ``graph_count`` (the compiled graphs of one
+    call: 1 for a call traced whole; for a call with graph breaks, one per segment between
+    them), ``graph_break_count`` and ``break_reasons`` (each with the op or read and its
+    source line), ``ops_per_graph`` (each graph's recorded ops, in order). nbgrad's:
+    ``regions`` (each fused region's rows, one generated kernel each, over all graphs),
     ``calls`` (the rows run between them: products, reductions, views, ...),
-    ``kernel_count`` (regions and calls of one compiled call), ``sources`` and ``paths``
+    ``kernel_count`` (the regions and calls one call runs), ``sources`` and ``paths``
     (each region kernel's generated source, and its file in nbgrad's cache folder, None
     when compiled from memory)."""
 
-    def __init__(self, graph=None, breaks=()):
+    def __init__(self, graphs=(), breaks=()):
+        self._graphs = list(graphs)
         self.break_reasons = list(breaks)
         self.graph_break_count = len(self.break_reasons)
-        self.graph_count = 0 if graph is None else 1
-        regions = [] if graph is None else graph.regions()
-        self.ops_per_graph = [] if graph is None else [
-            [op.row.name if op.elem else op.row.qualname for op in graph.ops]]
+        self.graph_count = len(self._graphs)
+        regions = [r for g in self._graphs for r in g.regions()]
+        self.ops_per_graph = [[op.row.name if op.elem else op.row.qualname for op in g.ops]
+                              for g in self._graphs]
         self.regions = [r.names for r in regions]
-        self.calls = [] if graph is None else graph.calls()
-        self.kernel_count = 0 if graph is None else graph.kernel_count()
+        self.calls = [c for g in self._graphs for c in g.calls()]
+        self.kernel_count = sum(g.kernel_count() for g in self._graphs)
         self.sources = [r.kernel.source for r in regions]
         self.paths = [r.kernel.path for r in regions]
-        self._graph = graph
 
     def __str__(self):
         lines = [f"Graph Count: {self.graph_count}",
                  f"Graph Break Count: {self.graph_break_count}"]
-        if self._graph is not None:
-            lines.append(f"Op Count: {len(self.ops_per_graph[0])}")
-            lines.append(f"Kernels per call: {self.kernel_count}")
-            k = 0
-            for s in self._graph.steps:
+        k = 0
+        for i, g in enumerate(self._graphs):
+            if len(self._graphs) > 1:
+                lines.append(f"Graph {i}:")
+            lines.append(f"Op Count: {len(self.ops_per_graph[i])}")
+            lines.append(f"Kernels per call: {g.kernel_count()}")
+            for s in g.steps:
                 if hasattr(s, "names"):
                     lines.append(f"  region {k}: {len(s.names)} ops fused into one kernel: "
                                  f"{', '.join(s.names)}")
@@ -134,8 +148,10 @@ class ExplainOutput:
 
 def explain(fn, *args, **kwargs):
     """Trace ``fn(*args, **kwargs)`` once (running it eagerly) and report what
-    ``nbgrad.compile`` makes of the call: the fused region and its rows, or the graph break
-    that makes it eager, and the generated kernel's source.
+    ``nbgrad.compile`` makes of the call: its fused regions and calls, and the generated
+    kernels' sources. A call with graph breaks is run once more as compiled calls run it
+    (its ops deferred, the segments between the breaks compiled): the report then lists
+    each segment's graph and each break, with its source line.
 
     Example::
 
@@ -143,13 +159,30 @@ def explain(fn, *args, **kwargs):
         >>> out = nbgrad.compiler.explain(lambda x: (nbgrad.exp(x) * 2).mean(), nbgrad.ones(3))
         >>> out.graph_count, out.graph_break_count, out.regions, out.calls
         (1, 0, [['exp', 'mul']], ['mean'])
+        >>> def f(x):
+        ...     y = nbgrad.exp(x) * 2
+        ...     print(y.sum().item())  # a graph break
+        ...     return nbgrad.tanh(y) + 1
+        >>> out = nbgrad.compiler.explain(f, nbgrad.ones(3))
+        16.309690475463867
+        16.309690475463867
+        >>> out.graph_count, out.graph_break_count, out.regions, out.calls
+        (2, 1, [['exp', 'mul'], ['tanh', 'add']], ['sum'])
     """
     fn, args = _positional(fn, args, kwargs)
     src = _sources(fn, args)
     _, entry = record(fn, args, src, _reached(src, args))
-    if isinstance(entry, GraphBreak):
-        return ExplainOutput(None, [str(entry)])
-    return ExplainOutput(entry.graph)
+    if not isinstance(entry, GraphBreak):
+        return ExplainOutput([entry.graph])
+    if not _TRACE_LOCK.acquire(blocking=False):
+        return ExplainOutput([], [str(entry)])
+    try:
+        rec = lazy.run({}, fn, args, explaining=True)[1]
+    finally:
+        _TRACE_LOCK.release()
+    graphs = [e.graph for cf in rec.graphs if isinstance(cf, CompiledFunction)
+              for e in cf._cache.values() if not isinstance(e, GraphBreak)]
+    return ExplainOutput(graphs, rec.breaks or [str(entry)])
 
 
 def reset():
@@ -158,6 +191,7 @@ def reset():
         f = ref()
         if f is not None:
             f._cache.clear()
+            f._segments.clear()
             f._warned = False
 
 
@@ -170,7 +204,8 @@ class CompiledFunction:
         functools.update_wrapper(self, fn, updated=())
         self._orig = fn
         self._fullgraph = fullgraph
-        self._cache = {}  # guard key -> Trace, or the GraphBreak that made it eager
+        self._cache = {}  # guard key -> Trace, or the GraphBreak that made it lazy
+        self._segments = {}  # the compiled segments of lazy calls (lazy.py)
         self._warned = False
         _COMPILED.append(weakref.ref(self))
 
@@ -192,7 +227,7 @@ class CompiledFunction:
         fn, args = _positional(self._orig, args, kwargs)
         key = _guard_key(args)
         if key is None:
-            return self._eager(fn, args, GraphBreak("an argument the guards do not cover"))
+            return self._lazy(fn, args, GraphBreak("an argument the guards do not cover"))
         entry = self._cache.get(key)
         if entry is None:
             if len(self._cache) >= CACHE_LIMIT:
@@ -226,13 +261,20 @@ class CompiledFunction:
             del result
             return _replay(entry, fn, args)
         if isinstance(entry, GraphBreak):
-            return self._eager(fn, args, entry)
+            return self._lazy(fn, args, entry)
         return _replay(entry, fn, args)
 
-    def _eager(self, fn, args, why):
+    def _lazy(self, fn, args, why):
+        """A call that no trace can hold (``why``): its Python runs, its ops deferred and
+        run as compiled segments between the breaks (lazy.py)."""
         if self._fullgraph:
             raise RuntimeError(f"nbgrad.compile(fullgraph=True): graph break: {why}")
-        return fn(*args)
+        if not _TRACE_LOCK.acquire(blocking=False):  # (another thread traces: eager)
+            return fn(*args)
+        try:
+            return lazy.run(self._segments, fn, args)[0]
+        finally:
+            _TRACE_LOCK.release()
 
 
 def _positional(fn, args, kwargs):
@@ -360,7 +402,7 @@ def _resolve(src, args):
 
 def _with_backward(trace, result, args):
     """``trace`` with its compiled backward when the traced call made a graph, else as is;
-    or the GraphBreak that keeps such calls eager."""
+    or the GraphBreak that makes such calls lazy."""
     tensors = [_resolve(src, args) for src in trace.sources]
     wrt = [j for j, t in enumerate(tensors) if t._rg]
     if not wrt or not any(trace.rg):
@@ -397,21 +439,37 @@ class _Region(Function):
         else:
             outs, saved = trace.graph.run(tensors, bt.saved)
         ctx.mark_non_differentiable(*[o for o, rg in zip(outs, trace.rg) if not rg])
-        # the inputs (for a higher derivative, which runs the ops again) and the values the
-        # backward reads that are not recomputed in it
-        ctx.save_for_backward(*tensors, *saved)
+        # the values the backward reads that are not recomputed in it; and the inputs, for
+        # a higher derivative, which runs the ops again (kept with their versions: a
+        # backward that does not read one must not fail when it is changed in place)
+        ctx.save_for_backward(*saved)
+        ctx.inputs = tensors
+        ctx.versions = [t._vc[0] for t in tensors]
+        # (an output no gradient reaches: None, so that the inputs only it reads get none,
+        # as eager's engine leaves them)
+        ctx.set_materialize_grads(False)
         return tuple(outs)
 
     @staticmethod
     def backward(ctx, *grads):
         trace = ctx._fn_cls.trace
         bt = trace.backward
-        saved = ctx.saved_tensors
-        n = len(trace.graph.inputs)
-        tensors, values = saved[:n], saved[n:]
+        values = ctx.saved_tensors
+        tensors = ctx.inputs
+        n = len(tensors)
         gs = [grads[m] for m in bt.outs]
+        reached = None
+        if any(g is None for g in gs):
+            reached = _reached_inputs(trace, [m for m, g in zip(bt.outs, gs) if g is not None])
+            meta = trace.graph.meta
+            gs = [_zeros(meta[trace.graph.outputs[m]]) if g is None else g
+                  for m, g in zip(bt.outs, gs)]
         out = [None] * n
         if is_grad_enabled():  # create_graph: a differentiable backward
+            for t, version in zip(tensors, ctx.versions):
+                if t._vc[0] != version:
+                    raise _graph._version_error(t, "an input of a compiled function",
+                                                t._vc[0], version)
             res = _eager_grads(trace, tensors, gs)
         elif ctx.grads is not None and float(gs[0]._data) == 1.0:
             # computed by the forward for this seed: handed over once, as results of this
@@ -422,8 +480,31 @@ class _Region(Function):
         else:
             res = bt.graph.run([*values, *gs])[0]
         for j, g in zip(bt.wrt, res):
-            out[j] = g
+            if reached is None or j in reached:
+                out[j] = g
         return tuple(out)
+
+
+def _reached_inputs(trace, outs):
+    """The positions of the inputs that outputs ``outs`` (positions) of the traced call
+    are computed from."""
+    g = trace.graph
+    deps = trace.__dict__.get("deps")
+    if deps is None:  # (once a trace: each value's inputs)
+        env = {v: {j} for j, v in enumerate(g.inputs)}
+        for op in g.ops:
+            d = set().union(*[env.get(v, ()) for v in op.values()])
+            for v in op.outs:
+                if v is not None:
+                    env[v] = d
+        deps = trace.deps = [env.get(v, set()) for v in g.outputs]
+    return set().union(*[deps[m] for m in outs])
+
+
+def _zeros(meta):
+    from ..creation import zeros
+
+    return zeros(meta[1], dtype=meta[0], device=meta[2])
 
 
 _ONES = {}

@@ -10,7 +10,8 @@ tensor the function reaches by name (a closure cell, a global, a module's parame
 buffer), or the result of a recorded op; every tensor the function returns is a recorded
 result; no tensor the trace knows was modified in place (version counters); nothing read a
 tensor's values into Python (``item``, ``numpy``, printing, ...). Anything else is a graph
-break: the reason, with the user's source line, is kept and the function runs eagerly.
+break: the reason, with the user's source line, is kept, and calls of that signature run
+lazily (``lazy.py``: compiled segments between the breaks).
 
 A backward pass is recorded the same way (``record_backward``): the eager engine runs the
 traced call's backward with the recorder on, and the forward values its formulas read
@@ -88,9 +89,12 @@ class Recorder:
         if not self.inside or not self.mine():  # (what a recorded op does inside is its own)
             self.fail(why)
 
-    def backward_starts(self):
+    def backward_pass(self, execute, *args):
+        """The autograd engine's ``execute(*args)``, a backward pass the function runs: it
+        ends the trace (unless this recorder records that pass: ``record_backward``)."""
         if not self.backward_ok:
             self.end("a backward pass inside the function")
+        return execute(*args)
 
     def new(self, t):
         """A new value: tensor ``t``, made by a recorded op (or an input)."""
@@ -159,6 +163,23 @@ class Recorder:
             return Op(row, False, ins, (), [self.new(out)])
 
         self._record(name, make)
+        return out
+
+    def elementwise(self, apply, op, operands, rest):
+        """Elementwise row ``op`` of ``operands`` (``apply(op, *operands, *rest)``, the
+        dispatch path's call), run and recorded."""
+        if self.shapes_only:  # (a recorded backward: its values are never read)
+            out = self.unrecorded(_dispatch._shaped, op, operands)
+        else:
+            out = self.unrecorded(apply, op, *operands, *rest)
+        self.record(op, operands, out)
+        return out
+
+    def row_call(self, row, real, values):
+        """``FuncDef`` row ``row`` called with ``values`` (``real``: its call), run and
+        recorded."""
+        out = self.unrecorded(real, *values)
+        self.record_call(row, values, out)
         return out
 
     def record(self, op, operands, out):
@@ -384,9 +405,7 @@ def _recording_call(row):
         if not rec.mine():
             rec.end("an op on another thread")
             return real(*values)
-        out = rec.unrecorded(real, *values)
-        rec.record_call(row, values, out)
-        return out
+        return rec.row_call(row, real, values)
 
     return call
 
@@ -479,7 +498,11 @@ def record_backward(trace, result, wrt):
 class _Quiet:
     """The hooks of ``tensors`` (a leaf's, a non-leaf's on its producer) and their retained
     ``.grad`` switched off for the ``with`` block: a recorded backward must not run them
-    (the engine runs them, on the compiled backward's gradients, at every backward)."""
+    (the engine runs them, on the compiled backward's gradients, at every backward). And a
+    non-leaf's producer cut from its own inputs: the recorded backward gives the gradients
+    of the traced ops alone (with an input that another input was made from, the engine
+    would otherwise run the producer too, and its path would count twice: once in the
+    compiled backward, once when the engine runs it after)."""
 
     def __init__(self, tensors):
         self.tensors = tensors
@@ -488,16 +511,18 @@ class _Quiet:
         self.saved = []
         for t in self.tensors:
             fn = t._grad_fn
-            self.saved.append((t, t._hooks, fn, fn and fn._tensor_hooks, fn and fn._retain))
+            self.saved.append((t, t._hooks, fn, fn and fn._tensor_hooks, fn and fn._retain,
+                               fn and fn._next))
             t._hooks = None
             if fn is not None:
                 fn._tensor_hooks = fn._retain = None
+                fn._next = ()
 
     def __exit__(self, *exc):
-        for t, hooks, fn, tensor_hooks, retain in self.saved:
+        for t, hooks, fn, tensor_hooks, retain, nxt in reversed(self.saved):
             t._hooks = hooks
             if fn is not None:
-                fn._tensor_hooks, fn._retain = tensor_hooks, retain
+                fn._tensor_hooks, fn._retain, fn._next = tensor_hooks, retain, nxt
         return False
 
 

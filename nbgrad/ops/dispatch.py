@@ -494,9 +494,9 @@ def general1(op, x):
 
 
 def _traced(apply, op, operands, *rest):
-    """``apply(op, *operands, *rest)`` while the tracer records: it runs eagerly (the ops
-    inside it unrecorded), then the recorder sees the row, its operands and its result. An
-    op of another thread meanwhile ends the trace (its flag is the process's)."""
+    """``apply(op, *operands, *rest)`` while the tracer records: the recorder runs it (or
+    defers it: compiler/lazy.py) and sees the row, its operands and its result. An op of
+    another thread meanwhile ends the trace (its flag is the process's)."""
     global _TRACING
     rec = _recording.RECORDER[0]
     if rec is None or not rec.mine():
@@ -507,12 +507,7 @@ def _traced(apply, op, operands, *rest):
             return apply(op, *operands, *rest)
         finally:
             _TRACING = _recording.RECORDER[0] is not None
-    if rec.shapes_only:  # (a recorded backward: its values are never read)
-        out = rec.unrecorded(_shaped, op, operands)
-    else:
-        out = rec.unrecorded(apply, op, *operands, *rest)
-    rec.record(op, operands, out)
-    return out
+    return rec.elementwise(apply, op, operands, rest)
 
 
 def _shaped(op, operands):

@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from .. import _recording
 from .. import dtypes as _dt
 from ..autograd.grad_mode import STATE as _STATE
 from ..storage.layout import copy_data, layout3
@@ -166,6 +167,8 @@ def assert_writable(t, internal=True):
 
 
 def _check_writable(d, internal):
+    if _recording.RECORDER[0] is not None:  # (a traced region ends before the write)
+        _recording.end("a tensor was modified in place")
     if d.__class__ is not np.ndarray:
         return
     f = d.flags
@@ -220,6 +223,8 @@ def _direct(fn, t, other):
     if not _DIRECT:
         _DIRECT.update({E.add: "add", E.sub: "sub", E.mul: "mul", E.div: "div"})
     kname = _DIRECT.get(fn)
+    if _recording.RECORDER[0] is not None:
+        _recording.end("a tensor was modified in place")
     td = t._data
     if kname is None or td.__class__ is not np.ndarray or not td.size or t._dtype is _dt.bool_:
         return False

@@ -377,14 +377,14 @@ def matmul(input, other):
     """
     if input.__class__ is not Tensor or other.__class__ is not Tensor:
         raise TypeError("matmul(): both arguments must be Tensors")
-    na, nb = input._data.ndim, other._data.ndim
+    na, nb = input._meta.ndim, other._meta.ndim
     if na == 0 or nb == 0:
         raise RuntimeError(
             "both arguments to matmul need to be at least 1D, but they are "
             f"{input.ndim}D and {other.ndim}D"
         )
-    ka = input._data.shape[-1]
-    kb = other._data.shape[-2] if nb > 1 else other._data.shape[0]
+    ka = input._meta.shape[-1]
+    kb = other._meta.shape[-2] if nb > 1 else other._meta.shape[0]
     if ka != kb:
         raise _mm_shapes_error(input, other)
     if input._dtype is not other._dtype:
@@ -400,7 +400,7 @@ def matmul(input, other):
 def _product(a, b):
     """``a @ b`` through the row PyTorch's matmul would pick, unchecked: for operands that
     ``matmul`` checked, or that a backward formula made."""
-    na, nb = a._data.ndim, b._data.ndim
+    na, nb = a._meta.ndim, b._meta.ndim
     return (DOT if na == nb == 1 else MV if nb == 1 and na == 2
             else MM if na <= 2 and nb <= 2 else BMM).call(a, b)
 
@@ -457,7 +457,7 @@ def linear(input, weight, bias=None):
     """
     if not isinstance(input, Tensor) or not isinstance(weight, Tensor):
         raise TypeError("linear(): input and weight must be Tensors")
-    xs, ws = input._data.shape, weight._data.shape
+    xs, ws = input._meta.shape, weight._meta.shape
     if len(ws) != 2:
         raise RuntimeError(f"linear(): weight must be 2-D, got {len(ws)}-D")
     if not xs or xs[-1] != ws[1]:

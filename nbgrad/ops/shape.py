@@ -110,7 +110,7 @@ RESHAPE_COPY = deffunc("reshape", overload="copy", kernels=("copy",),
 @surface(VIEW)
 def view(input, *shape):
     """A view with a new shape (no copy; errors when the strides do not allow it)."""
-    return VIEW.call(input, _infer(_shape_arg(shape, "view"), input._data.size))
+    return VIEW.call(input, _infer(_shape_arg(shape, "view"), input._meta.size))
 
 
 @surface(RESHAPE_COPY)
@@ -185,7 +185,7 @@ def permute(input, *dims):
 @surface(TRANSPOSE)
 def transpose(input, dim0, dim1):
     """A view with ``dim0`` and ``dim1`` swapped."""
-    n = input._data.ndim
+    n = input._meta.ndim
     _wrap_dim(dim0, n), _wrap_dim(dim1, n)  # (PyTorch's error for a dim out of range)
     return TRANSPOSE.call(input, dim0, dim1)
 

@@ -1,0 +1,492 @@
+"""Lazy calls: how ``nbgrad.compile`` runs a function whose trace hit a graph break.
+
+A trace is replayed without running the function's Python, so it must hold the whole call.
+A call that reads a value into Python (``item``, printing, ``if loss > 0``), runs a
+backward pass, writes in place or calls an op the tracer does not see cannot be replayed.
+Such calls run their Python every time, with the ops deferred: each recorded op (an
+elementwise row, a ``FuncDef`` row) returns a *pending* tensor, whose dtype, shape,
+device and ``requires_grad`` are known but whose values are not, and joins a queue. The
+queue is flushed when something needs a pending tensor's values or autograd history (any
+read of its storage, its ``grad_fn``, ..., a backward pass, an in-place op, a change of
+grad mode, the end of the call): the queued ops, a *segment*, run as one compiled graph
+(``api.CompiledFunction`` of the segment, cached by the segment's ops, arguments, input
+metadata and live outputs), and the pending tensors still referenced get its results. The
+code between segments runs eagerly. So a break ends a compiled region and the next region
+starts after it, as the issue of graph breaks asks, and each number an op reads is
+checked against the segment's (a new value compiles a new segment) instead of being
+baked in unseen.
+
+A pending tensor is a ``Tensor`` to every test nbgrad makes (``x.__class__ is Tensor``),
+of class ``_Pending`` underneath: its storage and autograd slots are properties that
+flush the queue before they are read or written, so code that is not recorded (an op
+outside the tables, a hook, NumPy) always sees values; after the flush it is a plain
+Tensor again.
+"""
+
+import weakref
+
+import numpy as np
+
+from .. import _recording
+from ..autograd.grad_mode import STATE as _STATE
+from ..autograd.grad_mode import set_grad_enabled
+from ..ops import dispatch as _dispatch
+from ..tensor import Size, Tensor, _wrap_dim
+from .graph import Num, Op
+from .trace import Recorder, _number, _Tracing, _unchecked, _user_line
+
+_SLOT = {n: Tensor.__dict__[n] for n in Tensor.__slots__ if n != "__weakref__"}
+_DATA, _SK, _OWNER = _SLOT["_data"], _SLOT["_sk"], _SLOT["_owner"]
+# (object's own ``__class__`` setter: _Pending's ``__class__`` is a read-only property)
+_SET_CLASS = object.__dict__["__class__"].__set__
+_LAZY = ("_data", "_grad", "_grad_fn", "_output_nr", "_vc", "_base", "_hooks", "_acc",
+         "_retains_grad", "_sk", "_owner")
+
+
+_END = "the end of the call"
+_READ = "code the compiler does not record (an op outside its tables, a hook) read a tensor"
+
+
+def _ready(t):
+    """Flush the queue that makes pending tensor ``t``; then ``t`` is a plain Tensor."""
+    rec = _OWNER.__get__(t)
+    if rec.__class__ is LazyRecorder and rec.active:
+        rec.flush(_READ)
+    if type(t) is _Pending:  # (its call failed before the queue ran)
+        raise RuntimeError("nbgrad.compile: this tensor has no values: the compiled call "
+                           "that made it raised before they were computed")
+
+
+def _lazy_slot(name):
+    slot = _SLOT[name]
+
+    def get(self):
+        _ready(self)
+        return slot.__get__(self)
+
+    def put(self, value):
+        _ready(self)
+        slot.__set__(self, value)
+
+    return property(get, put)
+
+
+class _Pending(Tensor):
+    """A tensor whose values a queued op will compute (see the module's doc)."""
+
+    __slots__ = ()
+    __class__ = property(lambda self: Tensor)  # (nbgrad's ``x.__class__ is Tensor``)
+
+    # what a pending tensor knows without its values
+    @property
+    def _meta(self):
+        return _DATA.__get__(self)
+
+    @property
+    def shape(self):
+        return Size(_DATA.__get__(self).shape)
+
+    def size(self, dim=None):
+        shape = _DATA.__get__(self).shape
+        return Size(shape) if dim is None else shape[_wrap_dim(dim, len(shape))]
+
+    @property
+    def ndim(self):
+        return _DATA.__get__(self).ndim
+
+    def dim(self):
+        return _DATA.__get__(self).ndim
+
+    def numel(self):
+        return _DATA.__get__(self).size
+
+    def __len__(self):
+        shape = _DATA.__get__(self).shape
+        if not shape:
+            raise TypeError("len() of a 0-d tensor")
+        return shape[0]
+
+
+for _name in _LAZY:
+    setattr(_Pending, _name, _lazy_slot(_name))
+
+
+def _placeholder(rec, v, meta):
+    """A pending tensor of value ``v`` of ``rec``'s queue, of ``meta`` (dtype, shape,
+    device, requires_grad): its storage a zero-strided array of that shape and dtype (no
+    memory), its ``_sk`` slot the value, its ``_owner`` slot the queue."""
+    dt, shape, device, rg = meta
+    t = object.__new__(_Pending)
+    _DATA.__set__(t, np.broadcast_to(np.empty((), dt.np), shape))
+    t._dtype, t._device, t._rg = dt, device, rg
+    _SK.__set__(t, v)
+    _OWNER.__set__(t, rec)
+    return t
+
+
+def _fill(p, r):
+    """Pending tensor ``p`` becomes tensor ``r`` (its values and history)."""
+    for slot in _SLOT.values():
+        slot.__set__(p, slot.__get__(r))
+    _SET_CLASS(p, Tensor)
+
+
+# (op, operand metadata, arguments, grad mode) -> the metadata of its output (a list of
+# them for a row of several outputs, None for one it did not make), or False (an op to
+# run eagerly)
+_META = {}
+_META_LIMIT = 20000  # (then it starts again: shapes that a long run saw once)
+
+
+def _remember(key, meta):
+    if len(_META) >= _META_LIMIT:
+        _META.clear()
+    _META[key] = meta
+    return meta
+
+
+def _dummy(meta, values):
+    """A tensor of ``meta`` (dtype, shape, device, requires_grad): zeros when the op
+    reads ``values``, else a zero-strided array (only its dtype and shape are read)."""
+    from ..creation import zeros
+
+    dt, shape, device, rg = meta
+    if values:
+        t = zeros(shape, dtype=dt, device=device)
+    else:
+        t = Tensor.__new__(Tensor)
+        for name, slot in _SLOT.items():
+            slot.__set__(t, None)
+        t._data = np.broadcast_to(np.zeros((), dt.np), shape)
+        t._dtype, t._device, t._vc, t._output_nr = dt, device, [0], 0
+    t._rg = rg
+    return t
+
+
+def _meta_of(t):
+    return (t._dtype, t._data.shape, t._device, t._rg)
+
+
+class Segment:
+    """The queued ops of a flush as a function of the tensors they read (``inputs``, in
+    order) returning the values ``outs``: what ``CompiledFunction`` traces and replays."""
+
+    def __init__(self, ops, inputs, outs):
+        self.ops, self.inputs, self.outs = ops, inputs, outs
+
+    def __call__(self, *tensors):
+        env = dict(zip(self.inputs, tensors))
+        for op in self.ops:
+            op.run(env)
+        return tuple(env[v] for v in self.outs)
+
+
+# the most segments kept for one compiled function; a flush of a new one after that runs
+# its ops eagerly
+SEGMENT_LIMIT = 64
+
+
+class LazyRecorder(Recorder):
+    """The queue of a lazy call: recorded ops become pending tensors (``elementwise``,
+    ``row_call``); ``flush`` runs them. ``segments``: the compiled function's cache of
+    segments; ``outer``: the recorder that was active (a kernel ``Counter``) or None."""
+
+    def __init__(self, segments, outer):
+        super().__init__({})
+        self.backward_ok = True
+        self.segments, self.outer = segments, outer
+        self.active = True
+        self.explaining = False  # (explain: keep each flush's reason and segment)
+        self.breaks = []  # why each flush came (for explain)
+        self.graphs = []  # each flush's CompiledFunction (for explain)
+        self._reset()
+
+    def _reset(self):
+        self.meta = []  # value -> (dtype, shape, device, requires_grad)
+        self.ops = []
+        self.key = []  # a hashable description of each op
+        self.ext = {}  # id(tensor) -> the value of a tensor the ops read from outside
+        self.inputs = []  # those tensors, in the order first read
+        self.versions = []  # and their versions when read
+        self.pending = []  # (value, weakref to its pending tensor)
+        self.grad = None  # the grad mode the ops were queued in
+
+    # ----- what the hooks of eager code call --------------------------------------
+    def end(self, why):
+        if not self.inside and self.mine():
+            self.flush(why)
+
+    def backward_pass(self, execute, *args):
+        # (the pass's own ops run eagerly: gradients are read as they are made)
+        if self.mine():
+            self.end("a backward pass")
+        with self._outer():
+            return execute(*args)
+
+    def _outer(self):
+        """For a ``with`` block: the recorder that was active before this queue (a kernel
+        counter, or none) active again, so that what runs in the block runs eagerly."""
+        return _Outer(self.outer)
+
+    def creation(self, public, fn, args, kwargs):
+        # (run now: a random one draws in program order; reading a pending tensor's
+        # shape flushes nothing, its values flush the queue)
+        return self.unrecorded(fn, *args, **kwargs)
+
+    def _mode(self):
+        """Flush the queue when grad mode changed since its ops were queued (a segment runs
+        in one mode; the new op's pending operands then are inputs of the next)."""
+        if self.grad is not None and _STATE.enabled is not self.grad:
+            self.flush("grad mode changed")
+
+    def elementwise(self, apply, op, operands, rest):
+        self._mode()
+        # (rest: apply's options; another than the defaults is an internal call: eager)
+        if op.body is None or rest[-1] is not True:
+            return self.unrecorded(apply, op, *operands, *rest)
+        ins, key, metas = [], [], []
+        for x in operands:
+            if x.__class__ is Tensor:
+                v = self._value(x)
+                ins.append(v)
+                key.append(v)
+                metas.append(self.meta[v])
+            elif isinstance(x, (bool, int, float, np.bool_, np.integer, np.floating)):
+                n = _number(x)
+                ins.append(Num(n))
+                key.append((type(n), n))
+                metas.append(type(n))
+            else:
+                return self.unrecorded(apply, op, *operands, *rest)
+        mkey = (op, tuple(metas), _STATE.enabled)
+        outs = _META.get(mkey)
+        if outs is None:
+            outs = _remember(mkey, _elementwise_meta(op, operands, metas))
+        if outs is False:
+            return self.unrecorded(apply, op, *operands, *rest)
+        return self._queue(op, True, ins, (), tuple(key), outs)
+
+    def row_call(self, row, real, values):
+        n = len(row.params)
+        operands, args = values[:n], values[n:]
+        if row.inplace:  # (the ops queued before it read what it writes)
+            self.flush(f"{row.name} writes in place")
+            return self.unrecorded(real, *values)
+        self._mode()
+        if row.multi or row.device is not None or _unchecked(args) is not None:
+            return self.unrecorded(real, *values)
+        ins, key, metas = [], [], []
+        for x in operands:
+            if x is None:
+                ins.append(None)
+                metas.append(None)
+            elif row.listed and isinstance(x, (list, tuple)) and all(
+                    t.__class__ is Tensor for t in x):
+                vs = [self._value(t) for t in x]
+                ins.append(vs)
+                metas.append(tuple(self.meta[v] for v in vs))
+            elif x.__class__ is Tensor and not row.listed:
+                v = self._value(x)
+                ins.append(v)
+                metas.append(self.meta[v])
+            else:
+                return self.unrecorded(real, *values)
+            key.append(ins[-1] if not isinstance(ins[-1], list) else tuple(ins[-1]))
+        akey = _hashable(args)
+        mkey = (row, tuple(metas), akey, _STATE.enabled)
+        outs = _META.get(mkey)
+        if outs is None:
+            outs = _remember(mkey, _row_meta(self, real, row, operands, args, metas))
+        if outs is False:
+            return self.unrecorded(real, *values)
+        return self._queue(row, False, ins, args, (tuple(key), akey), outs)
+
+    # ----- the queue ----------------------------------------------------------------
+    def _value(self, x):
+        """The value of tensor operand ``x``: a pending tensor of this queue, or a tensor
+        read from outside (the segment's input)."""
+        if type(x) is _Pending and _OWNER.__get__(x) is self:
+            return _SK.__get__(x)
+        v = self.ext.get(id(x))
+        if v is None:
+            v = self.ext[id(x)] = len(self.meta)
+            self.meta.append(_meta_of(x))
+            self.inputs.append(x)
+            self.versions.append(x._vc[0])
+        return v
+
+    def _queue(self, row, elem, ins, args, key, outs):
+        self.grad = _STATE.enabled
+        vids, made = [], []
+        for m in outs if isinstance(outs, list) else (outs,):
+            if m is None:
+                vids.append(None)
+                made.append(None)
+                continue
+            v = len(self.meta)
+            self.meta.append(m)
+            t = _placeholder(self, v, m)
+            self.pending.append((v, weakref.ref(t)))
+            vids.append(v)
+            made.append(t)
+        self.ops.append(Op(row, elem, ins, args, vids))
+        self.key.append((row, key, tuple(vids)))
+        return tuple(made) if isinstance(outs, list) else made[0]
+
+    def flush(self, why=_END):
+        """Run the queued ops (a compiled segment) and give the pending tensors still
+        referenced their values and history."""
+        if not self.ops:
+            return
+        alive = [(v, t) for v, t in ((v, r()) for v, r in self.pending) if t is not None]
+        ops, inputs, versions = self.ops, self.inputs, self.versions
+        grad, meta = self.grad, self.meta
+        key = (tuple(self.key), tuple(self.meta[v] for v in self.ext.values()), grad,
+               tuple(v for v, _ in alive))
+        in_vids = list(self.ext.values())
+        self._reset()
+        if not alive:
+            return  # (nothing can read the results)
+        for t, version in zip(inputs, versions):
+            if t._vc[0] != version:
+                raise RuntimeError(
+                    "nbgrad.compile: a tensor that deferred ops read was modified in place "
+                    "before they ran (by code the compiler does not see); run this function "
+                    "eagerly")
+        if self.explaining and why is not _END:
+            self.breaks.append(f"{why} (at {_user_line()})")
+        post, outs = _views_after(ops, alive, meta)
+        entry = self.segments.get(key)
+        if entry is None:
+            from .api import CompiledFunction
+
+            # (the views made after it are made inside it too, where its ops read them)
+            seg = Segment(ops, in_vids, outs)
+            entry = CompiledFunction(seg, False) if len(self.segments) < SEGMENT_LIMIT \
+                else seg
+            if entry is not seg:
+                self.segments[key] = entry
+        if self.explaining:
+            self.graphs.append(entry)
+        with self._outer(), set_grad_enabled(grad):
+            results = entry(*inputs)
+            env = dict(zip(in_vids, inputs))
+            env.update(zip(outs, results))
+            for v, t in alive:
+                if v in env:
+                    _fill(t, env[v])
+                    env[v] = t  # (a view made below has the user's tensor as base)
+            for op in ops:
+                if id(op) in post:
+                    op.run(env)
+            for v, t in alive:
+                if type(t) is _Pending:
+                    _fill(t, env[v])
+
+
+class _Outer:
+    def __init__(self, rec):
+        self.rec = rec
+
+    def __enter__(self):
+        self.saved = _recording.RECORDER[0], _dispatch._TRACING
+        _recording.RECORDER[0] = self.rec
+        _dispatch._TRACING = self.rec is not None
+
+    def __exit__(self, *exc):
+        _recording.RECORDER[0], _dispatch._TRACING = self.saved
+        return False
+
+
+def _views_after(ops, alive, meta):
+    """The ops of views to make after a segment runs (``post``: ids of the ``view`` rows'
+    ops whose results are alive or read by such an op), and the values the segment returns:
+    the other alive values and the operands of those views that the segment makes."""
+    producer = {v: op for op in ops for v in op.outs if v is not None}
+    need = [v for v, _ in alive]
+    post = set()
+    outs = []
+    seen = set()
+    while need:
+        v = need.pop()
+        if v in seen:
+            continue
+        seen.add(v)
+        op = producer.get(v)
+        if op is None:  # an input of the segment
+            continue
+        if not op.elem and op.row.view is not None:
+            post.add(id(op))
+            need.extend(op.values())
+        else:
+            outs.append(v)
+    outs.sort()
+    return post, outs
+
+
+def _hashable(args):
+    out = []
+    for a in args:
+        if isinstance(a, slice):
+            out.append(("slice", a.start, a.stop, a.step))
+        elif isinstance(a, (list, tuple)):
+            out.append((type(a).__name__,) + _hashable(a))
+        else:
+            out.append((type(a).__name__, a))
+    return tuple(out)
+
+
+def _elementwise_meta(op, operands, metas):
+    """The metadata of elementwise ``op``'s result, from its operands' (``metas``: a
+    tensor's (dtype, shape, device, requires_grad), a number's type), or False."""
+    try:
+        dummies = [_dummy(m, False) if isinstance(m, tuple) else x
+                   for x, m in zip(operands, metas)]
+        out = _dispatch._shaped(op, dummies)
+    except Exception:  # (the op raises for these operands: eager raises it)
+        return False
+    rg = bool(out._rg) and op.record is not None
+    return (out._dtype, out._data.shape, out._device, rg)
+
+
+def _row_meta(rec, real, row, operands, args, metas):
+    """The metadata of row ``row``'s outputs (``real``: its call) for operands of
+    ``metas``, found by calling it on zeros of those metadata, or False."""
+    def dummy(x, m):
+        if x is None:
+            return None
+        if isinstance(x, (list, tuple)):
+            return type(x)(_dummy(mm, True) for mm in m)
+        return _dummy(m, True)
+
+    try:
+        out = rec.unrecorded(real, *[dummy(x, m) for x, m in zip(operands, metas)], *args)
+    except Exception:
+        return False
+    if isinstance(out, tuple):
+        return [None if o is None else _meta_of(o) for o in out]  # (a list: several)
+    if out.__class__ is not Tensor:
+        return False
+    return _meta_of(out)
+
+
+
+def run(segments, fn, args, explaining=False):
+    """``fn(*args)`` with its recorded ops deferred and flushed as compiled segments
+    (``segments``: the compiled function's cache of them). Returns ``(result, recorder)``;
+    with ``explaining``, the recorder keeps each break's reason and each segment."""
+    outer = _recording.RECORDER[0]
+    rec = LazyRecorder(segments, outer)
+    rec.explaining = explaining
+    try:
+        with _Tracing(rec):
+            try:
+                result = fn(*args)
+            finally:
+                try:
+                    rec.flush()
+                finally:
+                    rec.active = False
+    finally:
+        rec.active = False
+    return result, rec
