@@ -342,3 +342,16 @@ def test_random_programs_with_breaks_equal_eager_values_and_gradients(case):
             # eager's engine, which adds each op's as it comes: an ulp apart at most)
             tol = 1e-6 if dt == np.float32 else 1e-14
             np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=tol, atol=tol)
+
+
+def test_a_segment_that_no_trace_holds_runs_eagerly_not_lazily_again():
+    calls = []
+
+    def seg(x):  # (as a segment that breaks: it reads a value)
+        calls.append(1)
+        return x * float(x.sum())
+
+    cf = api.CompiledFunction(seg, False, lazy=False)
+    for _ in range(3):
+        _same(cf(_t(3)), seg(_t(3)))
+    assert len(cf._cache) == 1 and not cf._segments and len(calls) == 6

@@ -198,12 +198,14 @@ def reset():
 class CompiledFunction:
     """What ``nbgrad.compile`` returns: calls ``fn`` through its traces."""
 
-    def __init__(self, fn, fullgraph):
+    def __init__(self, fn, fullgraph, lazy=True):
         import weakref
 
         functools.update_wrapper(self, fn, updated=())
         self._orig = fn
         self._fullgraph = fullgraph
+        # (False: a call its trace cannot hold runs eagerly: a lazy call's segment)
+        self._lazy_ok = lazy
         self._cache = {}  # guard key -> Trace, or the GraphBreak that made it lazy
         self._segments = {}  # the compiled segments of lazy calls (lazy.py)
         self._warned = False
@@ -269,8 +271,8 @@ class CompiledFunction:
         run as compiled segments between the breaks (lazy.py)."""
         if self._fullgraph:
             raise RuntimeError(f"nbgrad.compile(fullgraph=True): graph break: {why}")
-        if not _TRACE_LOCK.acquire(blocking=False):  # (another thread traces: eager)
-            return fn(*args)
+        if not self._lazy_ok or not _TRACE_LOCK.acquire(blocking=False):
+            return fn(*args)  # (or another thread traces: eager)
         try:
             return lazy.run(self._segments, fn, args)[0]
         finally:

@@ -362,8 +362,8 @@ class LazyRecorder(Recorder):
 
             # (the views made after it are made inside it too, where its ops read them)
             seg = Segment(ops, in_vids, outs)
-            entry = CompiledFunction(seg, False) if len(self.segments) < SEGMENT_LIMIT \
-                else seg
+            entry = CompiledFunction(seg, False, lazy=False) \
+                if len(self.segments) < SEGMENT_LIMIT else seg
             if entry is not seg:
                 self.segments[key] = entry
         if self.explaining:
