@@ -29,7 +29,7 @@ def _same(a, b):
 
 def _segments(f):
     """The traces of ``f``'s compiled segments."""
-    return [e for cf in f._segments.values() for e in cf._cache.values()]
+    return [e for hit in f._segments.values() for e in hit[0]._cache.values()]
 
 
 def test_a_break_splits_the_call_into_compiled_segments():

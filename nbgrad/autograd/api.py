@@ -57,7 +57,7 @@ def _make_grads(outputs, grads):
             seeds.append(g)
         elif g is None:
             if out._rg:
-                if out._data.size != 1:
+                if out._meta.size != 1:
                     raise RuntimeError("grad can be implicitly created only for scalar outputs")
                 if not out._dtype.is_floating_point:
                     raise RuntimeError(
@@ -65,7 +65,7 @@ def _make_grads(outputs, grads):
                         f"{out._dtype}"
                     )
                 dt, dev = out._dtype, out._device
-                shape = out._data.shape
+                shape = out._meta.shape
                 if dev is _CPU and not shape:  # the usual scalar loss: skip np.full's wrapper
                     one = _np_array(1, dt.np)
                 else:

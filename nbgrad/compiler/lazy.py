@@ -23,6 +23,7 @@ outside the tables, a hook, NumPy) always sees values; after the flush it is a p
 Tensor again.
 """
 
+import math
 import weakref
 
 import numpy as np
@@ -39,19 +40,25 @@ _SLOT = {n: Tensor.__dict__[n] for n in Tensor.__slots__ if n != "__weakref__"}
 _DATA, _SK, _OWNER = _SLOT["_data"], _SLOT["_sk"], _SLOT["_owner"]
 # (object's own ``__class__`` setter: _Pending's ``__class__`` is a read-only property)
 _SET_CLASS = object.__dict__["__class__"].__set__
+_ref = weakref.ref
 _LAZY = ("_data", "_grad", "_grad_fn", "_output_nr", "_vc", "_base", "_hooks", "_acc",
          "_retains_grad", "_sk", "_owner")
 
 
 _END = "the end of the call"
-_READ = "code the compiler does not record (an op outside its tables, a hook) read a tensor"
+_READ = {"_data": "code the compiler does not record (an op outside its tables, NumPy) read "
+                  "a tensor's values",
+         "_grad_fn": "a tensor's autograd history was read (a backward pass, a hook, "
+                     "grad_fn)"}
+_OTHER = "a tensor's autograd state was read"
 
 
-def _ready(t):
-    """Flush the queue that makes pending tensor ``t``; then ``t`` is a plain Tensor."""
+def _ready(t, name="_data"):
+    """Flush the queue that makes pending tensor ``t`` (its slot ``name`` is read); then
+    ``t`` is a plain Tensor."""
     rec = _OWNER.__get__(t)
     if rec.__class__ is LazyRecorder and rec.active:
-        rec.flush(_READ)
+        rec.flush(_READ.get(name, _OTHER))
     if type(t) is _Pending:  # (its call failed before the queue ran)
         raise RuntimeError("nbgrad.compile: this tensor has no values: the compiled call "
                            "that made it raised before they were computed")
@@ -61,11 +68,11 @@ def _lazy_slot(name):
     slot = _SLOT[name]
 
     def get(self):
-        _ready(self)
+        _ready(self, name)
         return slot.__get__(self)
 
     def put(self, value):
-        _ready(self)
+        _ready(self, name)
         slot.__set__(self, value)
 
     return property(get, put)
@@ -111,17 +118,51 @@ for _name in _LAZY:
     setattr(_Pending, _name, _lazy_slot(_name))
 
 
-def _placeholder(rec, v, meta):
-    """A pending tensor of value ``v`` of ``rec``'s queue, of ``meta`` (dtype, shape,
-    device, requires_grad): its storage a zero-strided array of that shape and dtype (no
-    memory), its ``_sk`` slot the value, its ``_owner`` slot the queue."""
-    dt, shape, device, rg = meta
-    t = object.__new__(_Pending)
-    _DATA.__set__(t, np.broadcast_to(np.empty((), dt.np), shape))
-    t._dtype, t._device, t._rg = dt, device, rg
+class _Meta:
+    """What a value is without its values: ``dt``, ``shape``, ``device``, ``rg``
+    (requires_grad); ``fake``, a zero-strided array of that dtype and shape (no memory),
+    a pending tensor's storage slot. Interned (``_meta``): compared and hashed by
+    identity."""
+
+    __slots__ = ("dt", "shape", "device", "rg", "fake")
+
+    def __init__(self, dt, shape, device, rg):
+        self.dt, self.shape, self.device, self.rg = dt, shape, device, rg
+        self.fake = np.broadcast_to(np.empty((), dt.np), shape)
+
+
+_METAS = {}
+
+
+def _meta(dt, shape, device, rg):
+    key = (dt, shape, device, rg)
+    m = _METAS.get(key)
+    if m is None:
+        if len(_METAS) >= _META_LIMIT:
+            _METAS.clear()
+            _META.clear()  # (its keys hold the metas dropped here)
+        m = _METAS[key] = _Meta(dt, shape, device, rg)
+    return m
+
+
+def _meta_of(t):
+    return _meta(t._dtype, t._data.shape, t._device, t._rg)
+
+
+def _placeholder(rec, v, m):
+    """A pending tensor of value ``v`` of ``rec``'s queue, of metadata ``m``: its storage
+    slot ``m.fake``, its ``_sk`` slot the value, its ``_owner`` slot the queue."""
+    t = _new(_Pending)
+    _DATA.__set__(t, m.fake)
+    t._dtype = m.dt
+    t._device = m.device
+    t._rg = m.rg
     _SK.__set__(t, v)
     _OWNER.__set__(t, rec)
     return t
+
+
+_new = object.__new__
 
 
 def _fill(p, r):
@@ -145,26 +186,21 @@ def _remember(key, meta):
     return meta
 
 
-def _dummy(meta, values):
-    """A tensor of ``meta`` (dtype, shape, device, requires_grad): zeros when the op
-    reads ``values``, else a zero-strided array (only its dtype and shape are read)."""
+def _dummy(m, values):
+    """A tensor of metadata ``m``: zeros when the op reads ``values``, else one on
+    ``m.fake`` (only its dtype and shape are read)."""
     from ..creation import zeros
 
-    dt, shape, device, rg = meta
     if values:
-        t = zeros(shape, dtype=dt, device=device)
+        t = zeros(m.shape, dtype=m.dt, device=m.device)
     else:
         t = Tensor.__new__(Tensor)
-        for name, slot in _SLOT.items():
+        for slot in _SLOT.values():
             slot.__set__(t, None)
-        t._data = np.broadcast_to(np.zeros((), dt.np), shape)
-        t._dtype, t._device, t._vc, t._output_nr = dt, device, [0], 0
-    t._rg = rg
+        t._data = m.fake
+        t._dtype, t._device, t._vc, t._output_nr = m.dt, m.device, [0], 0
+    t._rg = m.rg
     return t
-
-
-def _meta_of(t):
-    return (t._dtype, t._data.shape, t._device, t._rg)
 
 
 class Segment:
@@ -202,9 +238,11 @@ class LazyRecorder(Recorder):
         self._reset()
 
     def _reset(self):
-        self.meta = []  # value -> (dtype, shape, device, requires_grad)
+        self.meta = []  # value -> its _Meta
+        # each op: (row, elementwise?, operands: values, number keys, None, tuples of
+        # values for a list, hashable arguments, output values); hashable: the key
         self.ops = []
-        self.key = []  # a hashable description of each op
+        self.args = []  # each op's arguments as the row takes them
         self.ext = {}  # id(tensor) -> the value of a tensor the ops read from outside
         self.inputs = []  # those tensors, in the order first read
         self.versions = []  # and their versions when read
@@ -233,38 +271,49 @@ class LazyRecorder(Recorder):
         # shape flushes nothing, its values flush the queue)
         return self.unrecorded(fn, *args, **kwargs)
 
-    def _mode(self):
-        """Flush the queue when grad mode changed since its ops were queued (a segment runs
-        in one mode; the new op's pending operands then are inputs of the next)."""
-        if self.grad is not None and _STATE.enabled is not self.grad:
-            self.flush("grad mode changed")
-
     def elementwise(self, apply, op, operands, rest):
-        self._mode()
+        enabled = _STATE.enabled
+        if enabled is not self.grad and self.grad is not None:
+            self.flush("grad mode changed")
         # (rest: apply's options; another than the defaults is an internal call: eager)
         if op.body is None or rest[-1] is not True:
             return self.unrecorded(apply, op, *operands, *rest)
-        ins, key, metas = [], [], []
+        meta = self.meta
+        ins, mk = [], [op, enabled]
         for x in operands:
             if x.__class__ is Tensor:
-                v = self._value(x)
+                if type(x) is _Pending and _OWNER.__get__(x) is self:
+                    v = _SK.__get__(x)
+                else:
+                    v = self._input(x)
                 ins.append(v)
-                key.append(v)
-                metas.append(self.meta[v])
-            elif isinstance(x, (bool, int, float, np.bool_, np.integer, np.floating)):
-                n = _number(x)
-                ins.append(Num(n))
-                key.append((type(n), n))
-                metas.append(type(n))
+                mk.append(meta[v])
             else:
-                return self.unrecorded(apply, op, *operands, *rest)
-        mkey = (op, tuple(metas), _STATE.enabled)
-        outs = _META.get(mkey)
-        if outs is None:
-            outs = _remember(mkey, _elementwise_meta(op, operands, metas))
-        if outs is False:
+                tx = x.__class__
+                if tx is float:
+                    n = (tx, x, math.copysign(1.0, x)) if x == 0.0 else (tx, x)
+                elif tx is int or tx is bool:
+                    n = (tx, x)
+                else:
+                    n = _number_key(x)
+                    if n is None:
+                        return self.unrecorded(apply, op, *operands, *rest)
+                ins.append(n)
+                mk.append(n[0])
+        mkey = tuple(mk)
+        out = _META.get(mkey)
+        if out is None:
+            out = _remember(mkey, _elementwise_meta(op, operands, mk[2:]))
+        if out is False:
             return self.unrecorded(apply, op, *operands, *rest)
-        return self._queue(op, True, ins, (), tuple(key), outs)
+        self.grad = enabled
+        v = len(meta)
+        meta.append(out)
+        t = _placeholder(self, v, out)
+        self.pending.append((v, _ref(t)))
+        self.ops.append((op, True, tuple(ins), (), (v,)))
+        self.args.append(())
+        return t
 
     def row_call(self, row, real, values):
         n = len(row.params)
@@ -272,34 +321,51 @@ class LazyRecorder(Recorder):
         if row.inplace:  # (the ops queued before it read what it writes)
             self.flush(f"{row.name} writes in place")
             return self.unrecorded(real, *values)
-        self._mode()
+        enabled = _STATE.enabled
+        if enabled is not self.grad and self.grad is not None:
+            self.flush("grad mode changed")
         if row.multi or row.device is not None or _unchecked(args) is not None:
             return self.unrecorded(real, *values)
-        ins, key, metas = [], [], []
+        meta = self.meta
+        akey = _hashable(args)
+        ins, mk = [], [row, enabled, akey]
         for x in operands:
             if x is None:
                 ins.append(None)
-                metas.append(None)
+                mk.append(None)
             elif row.listed and isinstance(x, (list, tuple)) and all(
                     t.__class__ is Tensor for t in x):
-                vs = [self._value(t) for t in x]
+                vs = tuple(self._value(t) for t in x)
                 ins.append(vs)
-                metas.append(tuple(self.meta[v] for v in vs))
+                mk.append(tuple(meta[v] for v in vs))
             elif x.__class__ is Tensor and not row.listed:
                 v = self._value(x)
                 ins.append(v)
-                metas.append(self.meta[v])
+                mk.append(meta[v])
             else:
                 return self.unrecorded(real, *values)
-            key.append(ins[-1] if not isinstance(ins[-1], list) else tuple(ins[-1]))
-        akey = _hashable(args)
-        mkey = (row, tuple(metas), akey, _STATE.enabled)
+        mkey = tuple(mk)
         outs = _META.get(mkey)
         if outs is None:
-            outs = _remember(mkey, _row_meta(self, real, row, operands, args, metas))
+            outs = _remember(mkey, _row_meta(self, real, row, operands, args, mk[3:]))
         if outs is False:
             return self.unrecorded(real, *values)
-        return self._queue(row, False, ins, args, (tuple(key), akey), outs)
+        self.grad = enabled
+        vids, made = [], []
+        for m in outs if outs.__class__ is list else (outs,):
+            if m is None:
+                vids.append(None)
+                made.append(None)
+                continue
+            v = len(meta)
+            meta.append(m)
+            t = _placeholder(self, v, m)
+            self.pending.append((v, _ref(t)))
+            vids.append(v)
+            made.append(t)
+        self.ops.append((row, False, tuple(ins), akey, tuple(vids)))
+        self.args.append(args)
+        return tuple(made) if outs.__class__ is list else made[0]
 
     # ----- the queue ----------------------------------------------------------------
     def _value(self, x):
@@ -307,6 +373,9 @@ class LazyRecorder(Recorder):
         read from outside (the segment's input)."""
         if type(x) is _Pending and _OWNER.__get__(x) is self:
             return _SK.__get__(x)
+        return self._input(x)
+
+    def _input(self, x):
         v = self.ext.get(id(x))
         if v is None:
             v = self.ext[id(x)] = len(self.meta)
@@ -315,35 +384,17 @@ class LazyRecorder(Recorder):
             self.versions.append(x._vc[0])
         return v
 
-    def _queue(self, row, elem, ins, args, key, outs):
-        self.grad = _STATE.enabled
-        vids, made = [], []
-        for m in outs if isinstance(outs, list) else (outs,):
-            if m is None:
-                vids.append(None)
-                made.append(None)
-                continue
-            v = len(self.meta)
-            self.meta.append(m)
-            t = _placeholder(self, v, m)
-            self.pending.append((v, weakref.ref(t)))
-            vids.append(v)
-            made.append(t)
-        self.ops.append(Op(row, elem, ins, args, vids))
-        self.key.append((row, key, tuple(vids)))
-        return tuple(made) if isinstance(outs, list) else made[0]
-
     def flush(self, why=_END):
         """Run the queued ops (a compiled segment) and give the pending tensors still
         referenced their values and history."""
         if not self.ops:
             return
         alive = [(v, t) for v, t in ((v, r()) for v, r in self.pending) if t is not None]
-        ops, inputs, versions = self.ops, self.inputs, self.versions
-        grad, meta = self.grad, self.meta
-        key = (tuple(self.key), tuple(self.meta[v] for v in self.ext.values()), grad,
-               tuple(v for v, _ in alive))
+        recs, all_args, inputs, versions = self.ops, self.args, self.inputs, self.versions
+        grad = self.grad
         in_vids = list(self.ext.values())
+        key = (tuple(recs), tuple(self.meta[v] for v in in_vids), grad,
+               tuple(v for v, _ in alive))
         self._reset()
         if not alive:
             return  # (nothing can read the results)
@@ -355,17 +406,21 @@ class LazyRecorder(Recorder):
                     "eagerly")
         if self.explaining and why is not _END:
             self.breaks.append(f"{why} (at {_user_line()})")
-        post, outs = _views_after(ops, alive, meta)
-        entry = self.segments.get(key)
-        if entry is None:
+        hit = self.segments.get(key)
+        if hit is None:
             from .api import CompiledFunction
 
+            ops = [Op(row, elem, [_operand(a) for a in ins], args, list(outs))
+                   for (row, elem, ins, _, outs), args in zip(recs, all_args)]
+            post, outs = _views_after(ops, alive)
             # (the views made after it are made inside it too, where its ops read them)
             seg = Segment(ops, in_vids, outs)
             entry = CompiledFunction(seg, False, lazy=False) \
                 if len(self.segments) < SEGMENT_LIMIT else seg
+            hit = (entry, [op for op in ops if id(op) in post], outs)
             if entry is not seg:
-                self.segments[key] = entry
+                self.segments[key] = hit
+        entry, post, outs = hit
         if self.explaining:
             self.graphs.append(entry)
         with self._outer(), set_grad_enabled(grad):
@@ -376,9 +431,8 @@ class LazyRecorder(Recorder):
                 if v in env:
                     _fill(t, env[v])
                     env[v] = t  # (a view made below has the user's tensor as base)
-            for op in ops:
-                if id(op) in post:
-                    op.run(env)
+            for op in post:
+                op.run(env)
             for v, t in alive:
                 if type(t) is _Pending:
                     _fill(t, env[v])
@@ -398,7 +452,24 @@ class _Outer:
         return False
 
 
-def _views_after(ops, alive, meta):
+def _number_key(x):
+    """A number operand's key (its type, value and a zero's sign), or None."""
+    if not isinstance(x, (bool, int, float, np.bool_, np.integer, np.floating)):
+        return None
+    x = _number(x)
+    if x.__class__ is float and x == 0.0:
+        return (float, x, math.copysign(1.0, x))
+    return (x.__class__, x)
+
+
+def _operand(a):
+    """An ``Op`` operand from a queued op's: a number's key is a ``Num``."""
+    if a.__class__ is tuple and a and a[0].__class__ is type:
+        return Num(a[1])
+    return list(a) if a.__class__ is tuple else a
+
+
+def _views_after(ops, alive):
     """The ops of views to make after a segment runs (``post``: ids of the ``view`` rows'
     ops whose results are alive or read by such an op), and the values the segment returns:
     the other alive values and the operands of those views that the segment makes."""
@@ -440,13 +511,13 @@ def _elementwise_meta(op, operands, metas):
     """The metadata of elementwise ``op``'s result, from its operands' (``metas``: a
     tensor's (dtype, shape, device, requires_grad), a number's type), or False."""
     try:
-        dummies = [_dummy(m, False) if isinstance(m, tuple) else x
+        dummies = [_dummy(m, False) if m.__class__ is _Meta else x
                    for x, m in zip(operands, metas)]
         out = _dispatch._shaped(op, dummies)
     except Exception:  # (the op raises for these operands: eager raises it)
         return False
-    rg = bool(out._rg) and op.record is not None
-    return (out._dtype, out._data.shape, out._device, rg)
+    return _meta(out._dtype, out._data.shape, out._device,
+                 bool(out._rg) and op.record is not None)
 
 
 def _row_meta(rec, real, row, operands, args, metas):
@@ -455,7 +526,7 @@ def _row_meta(rec, real, row, operands, args, metas):
     def dummy(x, m):
         if x is None:
             return None
-        if isinstance(x, (list, tuple)):
+        if m.__class__ is tuple:
             return type(x)(_dummy(mm, True) for mm in m)
         return _dummy(m, True)
 
