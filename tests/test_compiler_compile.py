@@ -933,3 +933,11 @@ def test_an_input_that_only_an_unused_output_reads_gets_no_gradient():
         assert x.grad.tolist() == [2.0] * 4
         b.sum().backward()
         assert y.grad is not None and x.grad.tolist() == [3.0] * 4
+
+
+def test_a_negative_zero_argument_is_another_signature_than_zero():
+    f = nbgrad.compile(lambda x, s: x * s)
+    x = _t(3).abs()
+    for s in (0.0, -0.0, 0.0, -0.0):
+        got = f(x, s)
+        assert np.array_equal(np.signbit(got.numpy()), np.signbit((x * s).numpy()))

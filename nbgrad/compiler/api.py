@@ -15,6 +15,7 @@ aliasing (in tuples and lists too), each number argument's type and value (a new
 traces again), strings and None by value, and grad mode.
 """
 import functools
+import math
 import threading
 import warnings
 
@@ -315,6 +316,8 @@ def _guard(a, path, first):
         # (and which argument it is the same tensor as: f(x, x) traces one input)
         return (a._dtype, a._data.shape, a._device, a._rg, first.setdefault(id(a), path))
     if a is None or type(a) in _NUMBERS or type(a) is str:
+        if type(a) is float and a == 0.0:  # (-0.0 == 0.0, but x * -0.0 is another zero)
+            return (float, a, math.copysign(1.0, a))
         return (type(a), a)
     if type(a) in (tuple, list):
         ks = tuple(_guard(x, path + (j,), first) for j, x in enumerate(a))
