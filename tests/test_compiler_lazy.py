@@ -351,7 +351,22 @@ def test_a_segment_that_no_trace_holds_runs_eagerly_not_lazily_again():
         calls.append(1)
         return x * float(x.sum())
 
-    cf = api.CompiledFunction(seg, False, lazy=False)
+    cf = api.CompiledFunction(seg, False, split=False)
     for _ in range(3):
         _same(cf(_t(3)), seg(_t(3)))
     assert len(cf._cache) == 1 and not cf._segments and len(calls) == 6
+
+
+def test_a_number_that_changes_at_every_call_compiles_twice_then_runs_eagerly():
+    def fn(x, step):
+        rate = 0.5 ** float(step.sum())  # (a decaying rate, read from a tensor: a break)
+        return nbgrad.exp(x) * rate + 1
+
+    f = nbgrad.compile(fn)
+    x = _t(6)
+    for k in range(6):
+        step = nbgrad.full((1,), float(k))
+        _same(f(x, step), fn(x, step))
+    # the head (sum) and the tail for two rates are compiled; later rates run eagerly
+    assert len(f._segments) == 3
+    assert sorted(f._segments.variants.values()) == [1, 2]

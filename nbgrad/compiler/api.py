@@ -178,7 +178,7 @@ def explain(fn, *args, **kwargs):
     if not _TRACE_LOCK.acquire(blocking=False):
         return ExplainOutput([], [str(entry)])
     try:
-        rec = lazy.run({}, fn, args, explaining=True)[1]
+        rec = lazy.run(lazy.Segments(), fn, args, explaining=True)[1]
     finally:
         _TRACE_LOCK.release()
     graphs = [e.graph for cf in rec.graphs if isinstance(cf, CompiledFunction)
@@ -199,16 +199,16 @@ def reset():
 class CompiledFunction:
     """What ``nbgrad.compile`` returns: calls ``fn`` through its traces."""
 
-    def __init__(self, fn, fullgraph, lazy=True):
+    def __init__(self, fn, fullgraph, split=True):
         import weakref
 
         functools.update_wrapper(self, fn, updated=())
         self._orig = fn
         self._fullgraph = fullgraph
         # (False: a call its trace cannot hold runs eagerly: a lazy call's segment)
-        self._lazy_ok = lazy
+        self._lazy_ok = split
         self._cache = {}  # guard key -> Trace, or the GraphBreak that made it lazy
-        self._segments = {}  # the compiled segments of lazy calls (lazy.py)
+        self._segments = lazy.Segments()  # the compiled segments of lazy calls
         self._warned = False
         _COMPILED.append(weakref.ref(self))
 

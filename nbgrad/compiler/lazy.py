@@ -220,6 +220,24 @@ class Segment:
 # the most segments kept for one compiled function; a flush of a new one after that runs
 # its ops eagerly
 SEGMENT_LIMIT = 64
+# the most values of its number operands one segment is compiled for
+NUMBER_VARIANTS = 2
+
+
+class Segments(dict):
+    """A compiled function's segments: key -> (CompiledFunction, views to make after it,
+    its output values); ``variants``: how many of them each segment's ops without their
+    numbers' values have."""
+
+    __slots__ = ("variants",)
+
+    def __init__(self):
+        super().__init__()
+        self.variants = {}
+
+    def clear(self):
+        super().clear()
+        self.variants.clear()
 
 
 class LazyRecorder(Recorder):
@@ -406,7 +424,8 @@ class LazyRecorder(Recorder):
                     "eagerly")
         if self.explaining and why is not _END:
             self.breaks.append(f"{why} (at {_user_line()})")
-        hit = self.segments.get(key)
+        segments = self.segments
+        hit = segments.get(key)
         if hit is None:
             from .api import CompiledFunction
 
@@ -415,11 +434,19 @@ class LazyRecorder(Recorder):
             post, outs = _views_after(ops, alive)
             # (the views made after it are made inside it too, where its ops read them)
             seg = Segment(ops, in_vids, outs)
-            entry = CompiledFunction(seg, False, lazy=False) \
-                if len(self.segments) < SEGMENT_LIMIT else seg
+            # a segment compiled for two values of its numbers already: a number that
+            # changes at every call (a decaying rate), whose every value would compile
+            # anew; its later values run eagerly
+            skeleton = (tuple((row, elem, tuple(_skeleton(a) for a in ins), akey, o)
+                              for row, elem, ins, akey, o in recs),) + key[1:]
+            seen = segments.variants.get(skeleton, 0)
+            entry = seg
+            if len(segments) < SEGMENT_LIMIT and seen < NUMBER_VARIANTS:
+                segments.variants[skeleton] = seen + 1
+                entry = CompiledFunction(seg, False, split=False)
             hit = (entry, [op for op in ops if id(op) in post], outs)
             if entry is not seg:
-                self.segments[key] = hit
+                segments[key] = hit
         entry, post, outs = hit
         if self.explaining:
             self.graphs.append(entry)
@@ -460,6 +487,11 @@ def _number_key(x):
     if x.__class__ is float and x == 0.0:
         return (float, x, math.copysign(1.0, x))
     return (x.__class__, x)
+
+
+def _skeleton(a):
+    """A queued operand without a number's value."""
+    return a[:1] if a.__class__ is tuple and a and a[0].__class__ is type else a
 
 
 def _operand(a):
