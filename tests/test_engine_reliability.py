@@ -161,7 +161,7 @@ class _Injected(BaseException):
 
 # the frames to interrupt: the public entry points and the engine, whose setup changes
 # grad mode and the garbage collector
-_TRACED = {f.__code__ for f in (api.backward, api.grad, engine.execute, engine._accumulate)}
+_TRACED = {f.__code__ for f in (api.backward, api.grad, engine.execute, engine._execute, engine._accumulate)}
 
 
 def _traced(fn, local):
@@ -245,8 +245,8 @@ def test_an_exception_at_any_line_of_backward_restores_state(call, restore_gc):
     run(_chain(x), x)  # (the first backward of a process also binds the engine's ops)
     x.grad = None
     lines = _lines_run(lambda loss=_chain(x): run(loss, x))
-    cleanup = _cleanup_lines(engine.execute)
-    lines = [w for w in lines if not (w[0] is engine.execute.__code__ and w[1] in cleanup)]
+    cleanup = _cleanup_lines(engine._execute)
+    lines = [w for w in lines if not (w[0] is engine._execute.__code__ and w[1] in cleanup)]
     assert len(lines) > 30
     for where in lines:
         x.grad = None
