@@ -516,7 +516,7 @@ def _shaped(op, operands):
     elementwise op: no kernel compiled or run for a pass whose values it drops)."""
     ts = [x for x in operands if x.__class__ is Tensor]
     odt = _out_dtype(op, ts[0]._dtype if len(operands) == 1 else promote(*operands))
-    from ..creation import empty, full
+    from ..creation import full, zeros
 
     shape = np.broadcast_shapes(*[t._data.shape for t in ts])
     if odt.is_floating_point:  # (nan: a value that leaked anywhere would show)
@@ -525,7 +525,8 @@ def _shaped(op, operands):
         # take another path for a gradient that needs none must take eager's
         out._rg = _STATE.enabled and any(t._rg for t in ts)
         return out
-    return empty(shape, dtype=odt, device=ts[0]._device)
+    # (zeros: an integer value may index a row's read, where garbage would read anywhere)
+    return zeros(shape, dtype=odt, device=ts[0]._device)
 
 
 def general(op, *args):
