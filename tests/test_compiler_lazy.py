@@ -29,7 +29,8 @@ def _same(a, b):
 
 def _segments(f):
     """The traces of ``f``'s compiled segments."""
-    return [e for hit in f._segments.values() for e in hit[0]._cache.values()]
+    return [e for hit in f._segments.values() if isinstance(hit[0], api.CompiledFunction)
+            for e in hit[0]._cache.values()]
 
 
 def test_a_break_splits_the_call_into_compiled_segments():
@@ -87,7 +88,8 @@ def test_a_training_step_with_backward_and_an_optimizer_inside():
 
         def step(x, y, model=model, opt=opt):
             opt.zero_grad()
-            loss = F.cross_entropy(model(x), y)
+            h = model(x)
+            loss = F.cross_entropy(h, y) + 1e-4 * (h * h).mean()
             loss.backward()  # a break: the forward before it is one compiled segment
             opt.step()
             return loss
@@ -102,6 +104,20 @@ def test_a_training_step_with_backward_and_an_optimizer_inside():
     assert le[-1] < le[0]
     for a, b in zip(pc, pe):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def test_a_segment_with_nothing_to_fuse_runs_eagerly():
+    def fn(x, w):
+        h = nbgrad.tanh(x @ w)  # one elementwise op: nothing to fuse
+        float(h.sum())
+        return nbgrad.exp(h) * 2 + 1  # three: one fused kernel
+
+    f = nbgrad.compile(fn)
+    x, w = _t(4, 5), _t(5, 3, seed=1)
+    for _ in range(3):
+        _same(f(x, w), fn(x, w))
+    kinds = sorted(type(hit[0]).__name__ for hit in f._segments.values())
+    assert kinds == ["CompiledFunction", "Segment"]
 
 
 def test_in_place_writes_and_no_grad_inside_a_lazy_call():

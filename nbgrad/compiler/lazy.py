@@ -441,12 +441,17 @@ class LazyRecorder(Recorder):
                               for row, elem, ins, akey, o in recs),) + key[1:]
             seen = segments.variants.get(skeleton, 0)
             entry = seg
+            fusable = sum(1 for op in ops if op.elem) >= 2
             if len(segments) < SEGMENT_LIMIT and seen < NUMBER_VARIANTS:
                 segments.variants[skeleton] = seen + 1
-                entry = CompiledFunction(seg, False, split=False)
-            hit = (entry, [op for op in ops if id(op) in post], outs)
-            if entry is not seg:
+                # (a segment with less than two elementwise ops fuses nothing: eager's
+                # kernels, without a compiled call's overhead and compile time)
+                if fusable:
+                    entry = CompiledFunction(seg, False, split=False)
+                hit = (entry, [op for op in ops if id(op) in post], outs)
                 segments[key] = hit
+            else:
+                hit = (entry, [op for op in ops if id(op) in post], outs)
         entry, post, outs = hit
         if self.explaining:
             self.graphs.append(entry)
