@@ -476,3 +476,35 @@ def test_a_compiled_function_on_the_device_equals_eager():
             assert type(y.grad_fn).__name__ == "CompiledFunctionBackward"
     out = nbgrad.compiler.explain(fn, *leaves())
     assert out.calls[0] == "linear.no_bias" and out.regions and out.graph_break_count == 0
+
+
+def test_a_compiled_function_with_a_graph_break_on_the_device_equals_eager():
+    # compiler/lazy.py on CUDA tensors: pending tensors, a flush at the value read, two
+    # compiled segments (fused CUDA kernels) and their backward
+    seen = []
+
+    def fn(x, w):
+        h = nbgrad.tanh(x * w) + 1
+        seen.append(float(h.sum()))  # a graph break
+        return (h * h - 0.5).sum()
+
+    f = nbgrad.compile(fn)
+
+    def leaves():
+        rng = np.random.default_rng(7)
+        return [nbgrad.tensor(rng.standard_normal(6), dtype=nbgrad.float32, device=DEV,
+                              requires_grad=rg) for rg in (False, True)]
+
+    for call in range(3):
+        xs, ref = leaves(), leaves()
+        y, z = f(*xs), fn(*ref)
+        y.backward()
+        z.backward()
+        assert y.device.type == "cuda" and xs[1].grad.device.type == "cuda"
+        np.testing.assert_array_equal(host(y), host(z))
+        np.testing.assert_array_equal(host(xs[1].grad), host(ref[1].grad))
+    assert len(seen) == 6 and seen[0::2] == seen[1::2]
+    from nbgrad.compiler.trace import Trace
+
+    entries = [e for hit in f._segments.values() for e in hit[0]._cache.values()]
+    assert len(entries) == 2 and all(isinstance(e, Trace) for e in entries)
