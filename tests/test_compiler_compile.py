@@ -941,3 +941,13 @@ def test_a_negative_zero_argument_is_another_signature_than_zero():
     for s in (0.0, -0.0, 0.0, -0.0):
         got = f(x, s)
         assert np.array_equal(np.signbit(got.numpy()), np.signbit((x * s).numpy()))
+
+
+def test_two_inputs_that_share_an_array_stay_two_inputs():
+    # (x.detach() and x share their array; the trace knew values by array, so the first
+    # one read stood for both, and x's gradient was lost when the detached one came first)
+    f = nbgrad.compile(lambda y, x: (y * x * 3).sum())
+    for _ in range(3):
+        x = nbgrad.full((3,), 2.0, requires_grad=True)
+        f(x.detach(), x).backward()
+        assert x.grad is not None and x.grad.tolist() == [6.0, 6.0, 6.0]

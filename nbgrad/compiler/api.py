@@ -245,9 +245,11 @@ class CompiledFunction:
             # eagerly, and a later call of its signature traces
             if not _TRACE_LOCK.acquire(blocking=False):
                 return fn(*args)
+            # (a lazy call's segment reads no values: traced shapes-only)
+            shapes = not self._lazy_ok
             try:
                 src = _sources(fn, args)
-                result, entry = record(fn, args, src, _reached(src, args))
+                result, entry = record(fn, args, src, _reached(src, args), shapes)
                 if not isinstance(entry, GraphBreak) and is_grad_enabled():
                     entry = _with_backward(entry, result, args)
             finally:
@@ -255,6 +257,9 @@ class CompiledFunction:
             if isinstance(entry, GraphBreak) and self._fullgraph:
                 raise RuntimeError(f"nbgrad.compile(fullgraph=True): graph break: {entry}")
             self._cache[key] = entry
+            if isinstance(entry, GraphBreak) and shapes:
+                del result
+                return fn(*args)  # (its values, eagerly: a segment has no side effects)
             if isinstance(entry, GraphBreak) or entry.graph.random:
                 return result
             # the traced call's results come from the compiled graph too (equal to the

@@ -58,8 +58,11 @@ class Recorder:
 
     counting = False  # a Counter (below)
     # elementwise ops are recorded with outputs of the right dtype and shape but run
-    # nothing (dispatch._shaped): a recorded backward, whose values nobody reads
+    # nothing (dispatch._shaped): a recorded backward, whose values nobody reads, or a
+    # segment of a lazy call (whose results come from its compiled graph); ``nodes``:
+    # with their autograd nodes (a forward whose backward is recorded next)
     shapes_only = False
+    nodes = False
 
     def __init__(self, sources, watched=(), outer=None):
         self.thread = threading.get_ident()
@@ -69,6 +72,7 @@ class Recorder:
         # the trace does not see (a counter's add_) would be lost on replay
         self.watched = [(t, t._vc[0]) for t in watched]
         self.vids = {}
+        self.by_input = {}  # id(tensor) -> value, for the inputs in ``sources``
         self.meta = []
         self.inputs = []
         self.ops = []
@@ -100,17 +104,26 @@ class Recorder:
         """A new value: tensor ``t``, made by a recorded op (or an input)."""
         v = len(self.meta)
         self.meta.append((t._dtype, t._data.shape, t._device))
-        self.vids[id(t._data)] = v
+        self.vids.setdefault(id(t._data), v)
         self.seen.append(t)
         self.versions.append((t, t._vc[0]))
         return v
 
     def value(self, x, name):
         """The value of tensor ``x``, an operand of op ``name``."""
+        src = self.sources.get(id(x))
+        if src is not None:
+            # (an input is known by the tensor: two inputs may share an array, as x and
+            # x.detach() do, and only one of them require grad)
+            v = self.by_input.get(id(x))
+            if v is None:
+                v = self.by_input[id(x)] = self.new(x)
+                self.inputs.append((v, src))
+            return v
         v = self.vids.get(id(x._data))
         if v is not None:
             return v
-        src = self.sources.get(id(x)) or self.outer.get(id(x._data))
+        src = self.outer.get(id(x._data))
         if src is None:
             raise GraphBreak(f"{name} reads a tensor made by an op the compiler does not "
                              "trace (a creation, an in-place op, ...)")
@@ -168,8 +181,10 @@ class Recorder:
     def elementwise(self, apply, op, operands, rest):
         """Elementwise row ``op`` of ``operands`` (``apply(op, *operands, *rest)``, the
         dispatch path's call), run and recorded."""
-        if self.shapes_only:  # (a recorded backward: its values are never read)
+        if self.shapes_only:  # (values nobody reads: a recorded backward, a segment)
             out = self.unrecorded(_dispatch._shaped, op, operands)
+            if self.nodes:
+                _node(op, operands, out)
         else:
             out = self.unrecorded(apply, op, *operands, *rest)
         self.record(op, operands, out)
@@ -254,6 +269,22 @@ class Recorder:
         except Exception as e:  # (a kernel that does not compile: eager, not a failure)
             raise GraphBreak(f"the traced ops could not be compiled: {e!r}") from None
         return Trace(self, graph, None if single else type(outs), [o._rg for o in outs])
+
+
+def _node(op, operands, out):
+    """The autograd node eager's dispatch path records for elementwise ``op`` of
+    ``operands`` giving ``out`` (its values not computed: a shapes-only forward)."""
+    from ..autograd.grad_mode import STATE
+
+    if op.record is None or not out._rg or not STATE.enabled:
+        return
+    if len(operands) == 1:
+        op.record(out, operands[0])
+        return
+    a, b = operands
+    bcast = (a.__class__ is Tensor and b.__class__ is Tensor
+             and (a._data.shape != b._data.shape or a._dtype is not b._dtype))
+    op.record(out, a, b, bcast, None)
 
 
 _RANDOM = {"rand", "randn", "randint", "rand_like", "randn_like"}
@@ -410,12 +441,16 @@ def _recording_call(row):
     return call
 
 
-def record(fn, args, sources, watched=()):
+def record(fn, args, sources, watched=(), shapes_only=False):
     """Call ``fn(*args)`` eagerly while recording: ``(result, trace or GraphBreak)``.
     ``sources``: id(tensor) -> source of each tensor the function may read; ``watched``:
-    those tensors (their versions must not change)."""
+    those tensors (their versions must not change). ``shapes_only``: elementwise ops
+    compute no values (for a function that reads none: a lazy call's segment), so their
+    eager kernels are not compiled for a call whose results the compiled graph gives."""
     rec = Recorder(sources, watched)
-    with _Tracing(rec), _par.serial():  # (see _par.serial)
+    rec.shapes_only = rec.nodes = shapes_only
+    # (np.errstate: products of the shapes-only values, NaN, warn)
+    with _Tracing(rec), _par.serial(), np.errstate(all="ignore"):
         result = fn(*args)
     try:
         return result, rec.finish(result)
