@@ -69,16 +69,43 @@ def test_an_elementwise_function_runs_as_one_kernel_with_eager_results(monkeypat
     assert len(f._cache) == 1
 
 
-def test_new_shapes_dtypes_and_numbers_trace_again():
+def test_new_shapes_dtypes_and_int_numbers_trace_again_a_new_float_does_not():
     @nbgrad.compile
     def f(x, s):
         return nbgrad.exp(x * s) - s
 
     for x, s in [(_t(4), 0.5), (_t(4), 0.5), (_t(6), 0.5), (_t(4, dtype=np.float64), 0.5),
-                 (_t(4), 2.0), (_t(4), 3)]:
+                 (_t(4), 2.0), (_t(4), -0.0), (_t(4), 3), (_t(4), 4)]:
         _same(f(x, s), nbgrad.exp(x * s) - s)
-    assert len(f._cache) == 5
+    # (a float only elementwise ops read is the graph's number argument: 2.0 and -0.0 run
+    # the trace of 0.5; an int is guarded by value)
+    assert len(f._cache) == 5 and len(f._typed) == 3
     assert all(isinstance(e, Trace) for e in _entries(f))
+
+
+def test_a_float_argument_is_a_kernel_argument_a_learning_rate_compiles_once():
+    @nbgrad.compile
+    def step(x, w, lr):
+        loss = (nbgrad.tanh(x * w) * lr).sum()
+        return loss
+
+    x = _t(64)
+    for lr in (0.1, 0.05, 0.025, 1e-3, -2.0):
+        w, w2 = _t(64, seed=1).requires_grad_(), _t(64, seed=1).requires_grad_()
+        got, want = step(x, w, lr), (nbgrad.tanh(x * w2) * lr).sum()
+        _same(got.detach(), want.detach())
+        got.backward()
+        want.backward()
+        _same(w.grad, w2.grad)
+    assert len(step._cache) == 1  # one trace, one compile
+    (entry,) = _entries(step)
+    assert entry.numbers == [(2,)]
+    # a float that Python reads (arithmetic, a comparison, a row's argument) keeps its
+    # value in the trace: guarded by value, as before
+    g = nbgrad.compile(lambda x, p: x * (p * 2) + x.clamp(max=p))
+    for p in (1.0, 2.0, 1.0):
+        _same(g(x, p), x * (p * 2) + x.clamp(max=p))
+    assert len(g._cache) == 2 and not g._typed
 
 
 def test_keyword_arguments_and_tuple_outputs():

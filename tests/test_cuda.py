@@ -508,3 +508,22 @@ def test_a_compiled_function_with_a_graph_break_on_the_device_equals_eager():
 
     entries = [e for hit in f._segments.values() for e in hit[0]._cache.values()]
     assert len(entries) == 2 and all(isinstance(e, Trace) for e in entries)
+
+
+def test_a_compiled_function_takes_a_float_argument_on_the_device():
+    # the float is the fused CUDA kernel's number argument: one trace for every value
+    def fn(x, w, lr):
+        return (nbgrad.tanh(x * w) * lr + lr).sum()
+
+    f = nbgrad.compile(fn)
+    rng = np.random.default_rng(3)
+    x = nbgrad.tensor(rng.standard_normal(8), dtype=nbgrad.float32, device=DEV)
+    for lr in (0.5, -2.0, 0.125):
+        w, w2 = (nbgrad.tensor(rng.standard_normal(8) * 0 + 0.3, dtype=nbgrad.float32,
+                               device=DEV, requires_grad=True) for _ in range(2))
+        y, z = f(x, w, lr), fn(x, w2, lr)
+        y.backward()
+        z.backward()
+        np.testing.assert_array_equal(host(y), host(z))
+        np.testing.assert_array_equal(host(w.grad), host(w2.grad))
+    assert len(f._cache) == 1

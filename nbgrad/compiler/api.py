@@ -12,7 +12,9 @@ Python at every call with its ops deferred (``lazy.py``): the ops between two br
 as one compiled segment, and the code at the break eagerly. Guards: each tensor
 argument's dtype, shape, device, ``requires_grad`` and
 aliasing (in tuples and lists too), each number argument's type and value (a new value
-traces again), strings and None by value, and grad mode.
+traces again; but a float that nothing except elementwise ops read is the graph's number
+argument, a kernel argument, and a trace serves every value of it), strings and None by
+value, and grad mode.
 """
 import functools
 import math
@@ -26,7 +28,7 @@ from ..autograd.grad_mode import is_grad_enabled
 from ..tensor import Tensor
 from . import lazy
 from .graph import GraphBreak
-from .trace import record, record_backward
+from .trace import Sym, SymState, record, record_backward
 
 # the most call signatures one function is traced for; later ones run eagerly
 CACHE_LIMIT = 8
@@ -58,8 +60,11 @@ def compile(fn=None, *, fullgraph=False, dynamic=False, mode=None, disable=False
         Python side effects of ``fn`` (prints, list appends) happen only on the traced
         call, and a Python number it reads from anywhere but its arguments (a global, a
         closure, an attribute) is a constant of the trace, as in ``jax.jit``: after
-        changing one, call ``nbgrad.compiler.reset()``; a number argument is guarded by
-        value (a learning rate that changes every step is best passed as a 0-d tensor).
+        changing one, call ``nbgrad.compiler.reset()``. A float argument that only
+        elementwise ops read (``loss * lr``) is an argument of the generated kernels, so
+        a new value (a learning rate that changes every step) compiles nothing; one that
+        Python reads (``lr * 2``, ``if lr > 0``, a row's argument such as ``clamp``'s
+        bound) and int arguments are guarded by value (a new value traces again).
         Tensors it reaches by name (closures, globals, the parameters and buffers of a
         module it names) are read afresh at every call.
 
@@ -193,6 +198,7 @@ def reset():
         if f is not None:
             f._cache.clear()
             f._segments.clear()
+            f._typed.clear()
             f._warned = False
 
 
@@ -209,6 +215,9 @@ class CompiledFunction:
         self._lazy_ok = split
         self._cache = {}  # guard key -> Trace, or the GraphBreak that made it lazy
         self._segments = lazy.Segments()  # the compiled segments of lazy calls
+        # guard key without the float arguments' values -> a trace whose graph takes them
+        # as arguments (nothing but elementwise ops read them)
+        self._typed = {}
         self._warned = False
         _COMPILED.append(weakref.ref(self))
 
@@ -232,6 +241,8 @@ class CompiledFunction:
         if key is None:
             return self._lazy(fn, args, GraphBreak("an argument the guards do not cover"))
         entry = self._cache.get(key)
+        if entry is None and self._typed:  # a trace for any value of the float arguments
+            entry = self._typed.get(_guard_key(args, False))
         if entry is None:
             if len(self._cache) >= CACHE_LIMIT:
                 if not self._warned:
@@ -247,16 +258,24 @@ class CompiledFunction:
                 return fn(*args)
             # (a lazy call's segment reads no values: traced shapes-only)
             shapes = not self._lazy_ok
+            # float arguments go in as Syms: those only elementwise ops read become the
+            # graph's number arguments, and the trace then serves any value of them
+            state = SymState()
+            sargs, paths = _symbolic(args, state)
             try:
                 src = _sources(fn, args)
-                result, entry = record(fn, args, src, _reached(src, args), shapes)
+                result, entry = record(fn, sargs, src, _reached(src, args), shapes)
                 if not isinstance(entry, GraphBreak) and is_grad_enabled():
-                    entry = _with_backward(entry, result, args)
+                    entry = _with_backward(entry, result, sargs)
             finally:
                 _TRACE_LOCK.release()
             if isinstance(entry, GraphBreak) and self._fullgraph:
                 raise RuntimeError(f"nbgrad.compile(fullgraph=True): graph break: {entry}")
             self._cache[key] = entry
+            if not isinstance(entry, GraphBreak):
+                entry.numbers = paths
+                if paths and not state.used:
+                    self._typed[_guard_key(args, False)] = entry
             if isinstance(entry, GraphBreak) and shapes:
                 del result
                 return fn(*args)  # (its values, eagerly: a segment has no side effects)
@@ -301,33 +320,66 @@ def _call_kw(fn, names, *args):
 _NUMBERS = (bool, int, float)
 
 
-def _guard_key(args):
+def _guard_key(args, floats=True):
     """What a trace of a call with ``args`` assumes, or None when an argument is of a kind
-    the guards cannot check."""
+    the guards cannot check. ``floats=False``: float arguments by their type only."""
     key = [is_grad_enabled()]
     first = {}
     for i, a in enumerate(args):
-        k = _guard(a, (i,), first)
+        k = _guard(a, (i,), first, floats)
         if k is None:
             return None
         key.append(k)
     return tuple(key)
 
 
-def _guard(a, path, first):
+def _guard(a, path, first, floats=True):
     """The guard of argument ``a`` (at ``path`` in the arguments; tuples and lists are
     guarded item by item), or None."""
     if a.__class__ is Tensor:
         # (and which argument it is the same tensor as: f(x, x) traces one input)
         return (a._dtype, a._data.shape, a._device, a._rg, first.setdefault(id(a), path))
     if a is None or type(a) in _NUMBERS or type(a) is str:
-        if type(a) is float and a == 0.0:  # (-0.0 == 0.0, but x * -0.0 is another zero)
-            return (float, a, math.copysign(1.0, a))
+        if type(a) is float:
+            if not floats:
+                return (float,)
+            if a == 0.0:  # (-0.0 == 0.0, but x * -0.0 is another zero)
+                return (float, a, math.copysign(1.0, a))
         return (type(a), a)
     if type(a) in (tuple, list):
-        ks = tuple(_guard(x, path + (j,), first) for j, x in enumerate(a))
+        ks = tuple(_guard(x, path + (j,), first, floats) for j, x in enumerate(a))
         return None if any(k is None for k in ks) else (type(a), ks)
     return None
+
+
+def _symbolic(args, state):
+    """``args`` with each float (in tuples and lists too) a ``Sym`` numbered in order, and
+    each one's path in the arguments."""
+    paths = []
+
+    def walk(items, path):
+        out = []
+        for i, a in enumerate(items):
+            if type(a) is float:
+                paths.append(path + (i,))
+                a = Sym(a, len(paths) - 1, state)
+            elif type(a) in (tuple, list):
+                a = type(a)(walk(a, path + (i,)))
+            out.append(a)
+        return out
+
+    return tuple(walk(args, ())), paths
+
+
+def _numbers(trace, args):
+    """The float arguments a trace's graph takes, from the call's ``args``."""
+    nums = []
+    for p in trace.numbers:
+        obj = args
+        for i in p:
+            obj = obj[i]
+        nums.append(obj)
+    return nums
 
 
 def _tensor_args(args, path=()):
@@ -437,17 +489,18 @@ class _Region(Function):
     trace = None
 
     @staticmethod
-    def forward(ctx, *tensors):
+    def forward(ctx, *tensors, numbers=()):
         trace = ctx._fn_cls.trace
         bt = trace.backward
         ctx.grads = None
+        ctx.numbers = numbers
         if bt.joint is not None:  # the loss's gradients for a seed of 1, in the same loops
             n = len(trace.graph.outputs)
             seed = _ones(*trace.graph.meta[trace.graph.outputs[bt.outs[0]]][::2])
-            outs, saved = bt.joint.run([*tensors, seed], bt.saved)
+            outs, saved = bt.joint.run([*tensors, seed], bt.saved, numbers)
             outs, ctx.grads = outs[:n], outs[n:]
         else:
-            outs, saved = trace.graph.run(tensors, bt.saved)
+            outs, saved = trace.graph.run(tensors, bt.saved, numbers)
         ctx.mark_non_differentiable(*[o for o, rg in zip(outs, trace.rg) if not rg])
         # the values the backward reads that are not recomputed in it; and the inputs, for
         # a higher derivative, which runs the ops again (kept with their versions: a
@@ -480,7 +533,7 @@ class _Region(Function):
                 if t._vc[0] != version:
                     raise _graph._version_error(t, "an input of a compiled function",
                                                 t._vc[0], version)
-            res = _eager_grads(trace, tensors, gs)
+            res = _eager_grads(trace, tensors, gs, ctx.numbers)
         elif ctx.grads is not None and float(gs[0]._data) == 1.0:
             # computed by the forward for this seed: handed over once, as results of this
             # run (the engine adopts them as .grad); a second backward recomputes
@@ -488,7 +541,7 @@ class _Region(Function):
             for g in res:
                 g._owner = _graph.OWNER
         else:
-            res = bt.graph.run([*values, *gs])[0]
+            res = bt.graph.run([*values, *gs], (), ctx.numbers)[0]
         for j, g in zip(bt.wrt, res):
             if reached is None or j in reached:
                 out[j] = g
@@ -531,13 +584,15 @@ def _ones(dt, device):
     return t
 
 
-def _eager_grads(trace, tensors, gs):
+def _eager_grads(trace, tensors, gs, numbers=()):
     """The gradients of the traced call computed by its ops run eagerly (a graph for the
     next order)."""
     from ..autograd import grad as _grad
 
     g = trace.graph
     env = dict(zip(g.inputs, tensors))
+    for i, n in enumerate(numbers):
+        env[("n", i)] = n
     for op in g.ops:
         op.run(env)
     outs = [env[g.outputs[m]] for m in trace.backward.outs]
@@ -559,11 +614,12 @@ def _replay(trace, fn, args):
         if grad and t._rg:
             needs.add(j)
         tensors.append(t)
+    numbers = _numbers(trace, args) if trace.numbers else ()
     if needs:
         bt = trace.backward
         if bt is None or not needs <= bt.requested:
             return fn(*args)  # gradients this trace has no backward for: eager
-        ts = trace.region.apply(*tensors)
+        ts = trace.region.apply(*tensors, numbers=numbers)
     else:
-        ts = g.run(tensors)[0]
+        ts = g.run(tensors, (), numbers)[0]
     return ts[0] if trace.kind is None else trace.kind(ts)

@@ -22,15 +22,21 @@ class GraphBreak(Exception):
 
 
 class Num:
-    """A number operand of an elementwise op (a constant of the trace)."""
+    """A number operand of an elementwise op: a constant of the trace, or (``index`` not
+    None) the graph's number argument ``index``, which each run gives (``Graph.run``'s
+    ``numbers``; ``value``: the traced call's)."""
 
-    __slots__ = ("value",)
+    __slots__ = ("value", "index")
 
-    def __init__(self, value):
-        self.value = value
+    def __init__(self, value, index=None):
+        self.value, self.index = value, index
 
     def __repr__(self):
-        return repr(self.value)
+        return repr(self.value) if self.index is None else f"<number {self.index}>"
+
+    def of(self, env):
+        """The number in a run whose values are ``env``."""
+        return self.value if self.index is None else env[("n", self.index)]
 
 
 class Op:
@@ -48,7 +54,7 @@ class Op:
     def run(self, env):
         """Run the op as eager runs it (recording autograd nodes when grad mode is on) on
         the tensors ``env`` maps its values to; its results go into ``env``."""
-        ins = [a.value if a.__class__ is Num else None if a is None
+        ins = [a.of(env) if a.__class__ is Num else None if a is None
                else [env[v] for v in a] if isinstance(a, list) else env[a]
                for a in self.operands]
         r = self.row(*ins) if self.elem else self.row.call(*ins, *self.args)
@@ -76,10 +82,13 @@ class Fused:
         self.cpu = kernel.target == "cpu"
 
     def run(self, env, meta):
+        # (an input ("n", i): the graph's number argument i, passed as it is)
         if self.cpu:
-            res = self.kernel(*[env[v]._data for v in self.ins], shape=self.shape)
+            res = self.kernel(*[env[v] if v.__class__ is tuple else env[v]._data
+                                for v in self.ins], shape=self.shape)
         else:  # (a CUDA kernel reads its operands at the region's shape, contiguous)
-            res = self.kernel(*[_full(env[v], self.shape)._data for v in self.ins],
+            res = self.kernel(*[env[v] if v.__class__ is tuple else
+                                _full(env[v], self.shape)._data for v in self.ins],
                               shape=self.shape)
         for v, o in zip(self.outs, res):
             env[v] = _fresh(o, meta[v][0], meta[v][2])
@@ -205,9 +214,12 @@ class Graph:
                         return False
         return True
 
-    def run(self, tensors, keep=()):
-        """The output tensors for input ``tensors``, and the tensors of values ``keep``."""
+    def run(self, tensors, keep=(), numbers=()):
+        """The output tensors for input ``tensors`` (and number arguments ``numbers``), and
+        the tensors of values ``keep``."""
         env = dict(zip(self.inputs, tensors))
+        for i, n in enumerate(numbers):
+            env[("n", i)] = n
         meta = self.meta
         rec = _recording.RECORDER[0]
         if rec is not None and rec.counting:  # (kernel_count: the calls count themselves)
@@ -291,6 +303,14 @@ def _fuse(region, meta, stored, total=None):
         args = []
         for a in op.operands:
             if a.__class__ is Num:
+                if a.index is not None:  # (a number argument: a kernel argument)
+                    key = ("n", a.index)
+                    r = refs.get(key)
+                    if r is None:
+                        r = refs[key] = p.number(type(a.value))
+                        ins.append(key)
+                    args.append(r)
+                    continue
                 try:
                     args.append(p.constant(a.value))
                 except TypeError as e:

@@ -163,6 +163,7 @@ class Recorder:
         name = public.__name__
 
         def make():
+            _bake(list(args) + list(kwargs.values()))
             places = [i for i, a in enumerate(args) if a.__class__ is Tensor]
             rest = [a for a in args if a.__class__ is not Tensor] + list(kwargs.values())
             bad = _unchecked(rest)
@@ -204,7 +205,9 @@ class Recorder:
                 raise GraphBreak(f"{op.name} has no per-element body")
             if out.__class__ is not Tensor:
                 raise GraphBreak(f"{op.name} returned {type(out).__name__}")
-            ins = [self.value(x, op.name) if x.__class__ is Tensor else Num(_number(x))
+            ins = [self.value(x, op.name) if x.__class__ is Tensor
+                   else Num(float.__float__(x), x.index) if x.__class__ is Sym
+                   else Num(_number(x))
                    for x in operands]
             return Op(op, True, ins, (), [self.new(out)])
 
@@ -218,6 +221,7 @@ class Recorder:
             operands, args = values[:n], values[n:]
             if row.inplace:
                 raise GraphBreak(f"{row.name} writes into its operand")
+            _bake(args)
             bad = _unchecked(args)
             if bad is not None:
                 # (an index plan holds arrays computed from an index tensor's values: a
@@ -308,6 +312,69 @@ class _Creation:
         return self.fn(*args, **self.kwargs)
 
 
+class Sym(float):
+    """A float argument of a traced call (``index``: which): it is its value everywhere,
+    and it tells ``state`` when Python reads it outside a recorded op (arithmetic, a
+    comparison, a conversion: ``state.used``), or a row or creation keeps it as an
+    argument. An elementwise op records it as the graph's number argument ``index``; a
+    trace whose numbers nothing else read then serves every value of them."""
+
+    __slots__ = ("index", "state")
+
+    def __new__(cls, value, index, state):
+        self = float.__new__(cls, value)
+        self.index, self.state = index, state
+        return self
+
+
+def _read(name):
+    real = getattr(float, name)
+
+    def method(self, *args):
+        out = real(self, *args)
+        # (NotImplemented: ``lr * x`` of a tensor x, which Tensor.__rmul__ records; a
+        # recorded op's own work reads it freely)
+        if out is not NotImplemented:
+            rec = _recording.RECORDER[0]
+            if rec is None or not rec.inside:
+                self.state.used = True
+        return out
+
+    method.__name__ = name
+    return method
+
+
+for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__",
+              "__truediv__", "__rtruediv__", "__floordiv__", "__rfloordiv__", "__mod__",
+              "__rmod__", "__divmod__", "__rdivmod__", "__pow__", "__rpow__", "__neg__",
+              "__pos__", "__abs__", "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__",
+              "__float__", "__int__", "__bool__", "__round__", "__trunc__", "__floor__",
+              "__ceil__", "__repr__", "__str__", "__format__", "is_integer", "hex",
+              "as_integer_ratio", "conjugate", "__getnewargs__", "__reduce__",
+              "__reduce_ex__"):
+    setattr(Sym, _name, _read(_name))
+Sym.__hash__ = float.__hash__  # (hashing: as the float; dicts compare with __eq__)
+
+
+class SymState:
+    """What the ``Sym`` arguments of one traced call saw: ``used``, whether anything but
+    an elementwise op's recording read one."""
+
+    __slots__ = ("used",)
+
+    def __init__(self):
+        self.used = False
+
+
+def _bake(args):
+    """A row's or creation's arguments keep their values: a ``Sym`` among them is used."""
+    for a in args:
+        if a.__class__ is Sym:
+            a.state.used = True
+        elif isinstance(a, (tuple, list)):
+            _bake(a)
+
+
 def _number(x):
     if isinstance(x, (bool, np.bool_)):
         return bool(x)
@@ -345,6 +412,7 @@ class Trace:
         self.recorder, self.graph, self.kind, self.rg = recorder, graph, kind, rg
         self.sources = [src for _, src in recorder.inputs]
         self.backward = None  # a BackwardTrace, when calls need gradients
+        self.numbers = ()  # where in the arguments each number argument of the graph is
 
 
 class Counter(Recorder):
