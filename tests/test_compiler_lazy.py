@@ -346,16 +346,18 @@ def test_a_segment_that_no_trace_holds_runs_eagerly_not_lazily_again():
     assert len(cf._cache) == 1 and not cf._segments and len(calls) == 7
 
 
-def test_a_number_that_changes_at_every_call_compiles_twice_then_runs_eagerly():
+def test_a_float_read_from_values_is_a_segment_argument_an_int_compiles_twice():
     def fn(x, step):
-        rate = 0.5 ** float(step.sum())  # (a decaying rate, read from a tensor: a break)
-        return nbgrad.exp(x) * rate + 1
+        k = float(step.sum())  # (read from a tensor: a break)
+        rate = 0.5 ** k  # a float: the next segment's argument, any value
+        return nbgrad.exp(x) * rate + int(k) % 3  # an int: by value
 
     f = nbgrad.compile(fn)
     x = _t(6)
-    for k in range(6):
+    for k in range(7):
         step = nbgrad.full((1,), float(k))
         _same(f(x, step), fn(x, step))
-    # the head (sum) and the tail for two rates are compiled; later rates run eagerly
+    # the head (sum), and the tail for two of the three ints (then eager): the rates
+    # changed at every call and compiled nothing
     assert len(f._segments) == 3
     assert sorted(f._segments.variants.values()) == [1, 2]

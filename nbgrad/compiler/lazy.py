@@ -23,7 +23,6 @@ outside the tables, a hook, NumPy) always sees values; after the flush it is a p
 Tensor again.
 """
 
-import math
 import weakref
 
 import numpy as np
@@ -205,13 +204,18 @@ def _dummy(m, values):
 
 class Segment:
     """The queued ops of a flush as a function of the tensors they read (``inputs``, in
-    order) returning the values ``outs``: what ``CompiledFunction`` traces and replays."""
+    order) and of the float operands of its elementwise ops (after the tensors: the
+    compiled function makes them kernel arguments), returning the values ``outs``: what
+    ``CompiledFunction`` traces and replays."""
 
     def __init__(self, ops, inputs, outs):
         self.ops, self.inputs, self.outs = ops, inputs, outs
 
-    def __call__(self, *tensors):
-        env = dict(zip(self.inputs, tensors))
+    def __call__(self, *args):
+        n = len(self.inputs)
+        env = dict(zip(self.inputs, args[:n]))
+        for j, x in enumerate(args[n:]):
+            env[("n", j)] = x
         for op in self.ops:
             op.run(env)
         return tuple(env[v] for v in self.outs)
@@ -265,6 +269,7 @@ class LazyRecorder(Recorder):
         self.inputs = []  # those tensors, in the order first read
         self.versions = []  # and their versions when read
         self.pending = []  # (value, weakref to its pending tensor)
+        self.numbers = []  # the float operands, the segment's number arguments
         self.grad = None  # the grad mode the ops were queued in
 
     # ----- what the hooks of eager code call --------------------------------------
@@ -308,16 +313,18 @@ class LazyRecorder(Recorder):
                 mk.append(meta[v])
             else:
                 tx = x.__class__
-                if tx is float:
-                    n = (tx, x, math.copysign(1.0, x)) if x == 0.0 else (tx, x)
-                elif tx is int or tx is bool:
-                    n = (tx, x)
-                else:
-                    n = _number_key(x)
-                    if n is None:
+                if tx is not float and tx is not int and tx is not bool:
+                    x = _number_key(x)
+                    if x is None:
                         return self.unrecorded(apply, op, *operands, *rest)
+                    tx = x.__class__
+                if tx is float:  # (an argument of the segment: any value, one compile)
+                    n = (float, len(self.numbers))
+                    self.numbers.append(x)
+                else:
+                    n = (tx, x)
                 ins.append(n)
-                mk.append(n[0])
+                mk.append(tx)
         mkey = tuple(mk)
         out = _META.get(mkey)
         if out is None:
@@ -409,6 +416,7 @@ class LazyRecorder(Recorder):
             return
         alive = [(v, t) for v, t in ((v, r()) for v, r in self.pending) if t is not None]
         recs, all_args, inputs, versions = self.ops, self.args, self.inputs, self.versions
+        numbers = self.numbers
         grad = self.grad
         in_vids = list(self.ext.values())
         key = (tuple(recs), tuple(self.meta[v] for v in in_vids), grad,
@@ -456,7 +464,7 @@ class LazyRecorder(Recorder):
         if self.explaining:
             self.graphs.append(entry)
         with self._outer(), set_grad_enabled(grad):
-            results = entry(*inputs)
+            results = entry(*inputs, *numbers)
             env = dict(zip(in_vids, inputs))
             env.update(zip(outs, results))
             for v, t in alive:
@@ -485,13 +493,10 @@ class _Outer:
 
 
 def _number_key(x):
-    """A number operand's key (its type, value and a zero's sign), or None."""
+    """A NumPy number operand as a Python one, or None for something else."""
     if not isinstance(x, (bool, int, float, np.bool_, np.integer, np.floating)):
         return None
-    x = _number(x)
-    if x.__class__ is float and x == 0.0:
-        return (float, x, math.copysign(1.0, x))
-    return (x.__class__, x)
+    return _number(x)
 
 
 def _skeleton(a):
@@ -500,9 +505,10 @@ def _skeleton(a):
 
 
 def _operand(a):
-    """An ``Op`` operand from a queued op's: a number's key is a ``Num``."""
+    """An ``Op`` operand from a queued op's: a number's key is a ``Num`` (a float's: the
+    segment's number argument)."""
     if a.__class__ is tuple and a and a[0].__class__ is type:
-        return Num(a[1])
+        return Num(0.0, a[1]) if a[0] is float else Num(a[1])
     return list(a) if a.__class__ is tuple else a
 
 
