@@ -12,9 +12,9 @@ grad mode, the end of the call): the queued ops, a *segment*, run as one compile
 (``api.CompiledFunction`` of the segment, cached by the segment's ops, arguments, input
 metadata and live outputs), and the pending tensors still referenced get its results. The
 code between segments runs eagerly. So a break ends a compiled region and the next region
-starts after it, as the issue of graph breaks asks, and each number an op reads is
-checked against the segment's (a new value compiles a new segment) instead of being
-baked in unseen.
+starts after it, as the issue of graph breaks asks. The numbers the ops read are seen at
+every call, never baked in unseen: a float operand of an elementwise op is an argument of
+the segment (its kernels take it), an int or bool is part of the segment's key.
 
 A pending tensor is a ``Tensor`` to every test nbgrad makes (``x.__class__ is Tensor``),
 of class ``_Pending`` underneath: its storage and autograd slots are properties that
@@ -224,7 +224,7 @@ class Segment:
 # the most segments kept for one compiled function; a flush of a new one after that runs
 # its ops eagerly
 SEGMENT_LIMIT = 64
-# the most values of its number operands one segment is compiled for
+# the most values of its int and bool operands one segment is compiled for
 NUMBER_VARIANTS = 2
 
 
