@@ -77,35 +77,33 @@ def test_new_shapes_dtypes_and_int_numbers_trace_again_a_new_float_does_not():
     for x, s in [(_t(4), 0.5), (_t(4), 0.5), (_t(6), 0.5), (_t(4, dtype=np.float64), 0.5),
                  (_t(4), 2.0), (_t(4), -0.0), (_t(4), 3), (_t(4), 4)]:
         _same(f(x, s), nbgrad.exp(x * s) - s)
-    # (a float only elementwise ops read is the graph's number argument: 2.0 and -0.0 run
-    # the trace of 0.5; an int is guarded by value)
-    assert len(f._cache) == 5 and len(f._typed) == 3
+    # (an int is guarded by value; 2.0 and -0.0, new values of a float, run lazily: one
+    # segment, compiled once, takes the float as a kernel argument)
+    assert len(f._cache) == 5 and len(f._segments) == 1
     assert all(isinstance(e, Trace) for e in _entries(f))
 
 
-def test_a_float_argument_is_a_kernel_argument_a_learning_rate_compiles_once():
+def test_a_new_learning_rate_compiles_nothing_more_and_reads_in_c_stay_right():
+    import math
+
     @nbgrad.compile
     def step(x, w, lr):
-        loss = (nbgrad.tanh(x * w) * lr).sum()
-        return loss
+        # (math.exp reads the float in C, where no Python hook sees it)
+        return (nbgrad.tanh(x * w) * lr + math.exp(lr)).sum()
 
     x = _t(64)
-    for lr in (0.1, 0.05, 0.025, 1e-3, -2.0):
+    for lr in (0.1, 0.05, 0.025, 1e-3, -2.0, -0.0):
         w, w2 = _t(64, seed=1).requires_grad_(), _t(64, seed=1).requires_grad_()
-        got, want = step(x, w, lr), (nbgrad.tanh(x * w2) * lr).sum()
+        got, want = step(x, w, lr), (nbgrad.tanh(x * w2) * lr + math.exp(lr)).sum()
         _same(got.detach(), want.detach())
         got.backward()
         want.backward()
         _same(w.grad, w2.grad)
-    assert len(step._cache) == 1  # one trace, one compile
-    (entry,) = _entries(step)
-    assert entry.numbers == [(2,)]
-    # a float that Python reads (arithmetic, a comparison, a row's argument) keeps its
-    # value in the trace: guarded by value, as before
-    g = nbgrad.compile(lambda x, p: x * (p * 2) + x.clamp(max=p))
-    for p in (1.0, 2.0, 1.0):
-        _same(g(x, p), x * (p * 2) + x.clamp(max=p))
-    assert len(g._cache) == 2 and not g._typed
+    # one trace (0.1); later rates ran lazily: one segment, compiled for the first of them,
+    # its kernels taking the rate and exp(rate) as arguments
+    assert len(step._cache) == 1 and len(step._segments) == 1
+    (hit,) = step._segments.values()
+    assert len(hit[0]._cache) == 1 and len(hit[0]._typed) == 1
 
 
 def test_keyword_arguments_and_tuple_outputs():

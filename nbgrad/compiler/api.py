@@ -11,10 +11,9 @@ forward computed in its own loops). A call that hit a graph break when traced ru
 Python at every call with its ops deferred (``lazy.py``): the ops between two breaks run
 as one compiled segment, and the code at the break eagerly. Guards: each tensor
 argument's dtype, shape, device, ``requires_grad`` and
-aliasing (in tuples and lists too), each number argument's type and value (a new value
-traces again; but a float that nothing except elementwise ops read is the graph's number
-argument, a kernel argument, and a trace serves every value of it), strings and None by
-value, and grad mode.
+aliasing (in tuples and lists too), each number argument's type and value (a new int
+traces again; a new float runs the call lazily, whose segments take the floats that
+elementwise ops read as kernel arguments), strings and None by value, and grad mode.
 """
 import functools
 import math
@@ -60,11 +59,11 @@ def compile(fn=None, *, fullgraph=False, dynamic=False, mode=None, disable=False
         Python side effects of ``fn`` (prints, list appends) happen only on the traced
         call, and a Python number it reads from anywhere but its arguments (a global, a
         closure, an attribute) is a constant of the trace, as in ``jax.jit``: after
-        changing one, call ``nbgrad.compiler.reset()``. A float argument that only
-        elementwise ops read (``loss * lr``) is an argument of the generated kernels, so
-        a new value (a learning rate that changes every step) compiles nothing; one that
-        Python reads (``lr * 2``, ``if lr > 0``, a row's argument such as ``clamp``'s
-        bound) and int arguments are guarded by value (a new value traces again).
+        changing one, call ``nbgrad.compiler.reset()``. Int arguments are guarded by
+        value (a new value traces again). A new value of a float argument (a learning
+        rate that changes every step) runs the call lazily (as a call with a graph
+        break, below): the floats its elementwise ops read are arguments of the
+        generated kernels, compiled once for every value.
         Tensors it reaches by name (closures, globals, the parameters and buffers of a
         module it names) are read afresh at every call.
 
@@ -199,6 +198,7 @@ def reset():
             f._cache.clear()
             f._segments.clear()
             f._typed.clear()
+            f._floats.clear()
             f._warned = False
 
 
@@ -216,8 +216,10 @@ class CompiledFunction:
         self._cache = {}  # guard key -> Trace, or the GraphBreak that made it lazy
         self._segments = lazy.Segments()  # the compiled segments of lazy calls
         # guard key without the float arguments' values -> a trace whose graph takes them
-        # as arguments (nothing but elementwise ops read them)
+        # as arguments (a segment's, whose floats nothing but elementwise ops read); and
+        # the keys of signatures traced for one value of their floats (others run lazily)
         self._typed = {}
+        self._floats = set()
         self._warned = False
         _COMPILED.append(weakref.ref(self))
 
@@ -241,8 +243,13 @@ class CompiledFunction:
         if key is None:
             return self._lazy(fn, args, GraphBreak("an argument the guards do not cover"))
         entry = self._cache.get(key)
-        if entry is None and self._typed:  # a trace for any value of the float arguments
-            entry = self._typed.get(_guard_key(args, False))
+        if entry is None and (self._typed or self._floats):
+            tkey = _guard_key(args, False)
+            entry = self._typed.get(tkey)  # (a segment's trace for any value of its floats)
+            if entry is None and tkey in self._floats:
+                # a signature traced for other values of its float arguments: run lazily,
+                # its segments take the floats as kernel arguments (compiled once)
+                return self._lazy(fn, args, None)
         if entry is None:
             if len(self._cache) >= CACHE_LIMIT:
                 if not self._warned:
@@ -258,10 +265,12 @@ class CompiledFunction:
                 return fn(*args)
             # (a lazy call's segment reads no values: traced shapes-only)
             shapes = not self._lazy_ok
-            # float arguments go in as Syms: those only elementwise ops read become the
-            # graph's number arguments, and the trace then serves any value of them
+            # a segment's float arguments go in as Syms: those only elementwise ops read
+            # become the graph's number arguments, and the trace then serves any value of
+            # them (a segment's own code; a user's function could read one in C, as
+            # math.exp(lr) does, unseen: a new value of its floats runs lazily instead)
             state = SymState()
-            sargs, paths = _symbolic(args, state)
+            sargs, paths = _symbolic(args, state) if shapes else (args, [])
             try:
                 src = _sources(fn, args)
                 result, entry = record(fn, sargs, src, _reached(src, args), shapes)
@@ -276,6 +285,8 @@ class CompiledFunction:
                 entry.numbers = paths
                 if paths and not state.used:
                     self._typed[_guard_key(args, False)] = entry
+                elif not shapes and not self._fullgraph and _has_float(args):
+                    self._floats.add(_guard_key(args, False))
             if isinstance(entry, GraphBreak) and shapes:
                 del result
                 return fn(*args)  # (its values, eagerly: a segment has no side effects)
@@ -369,6 +380,11 @@ def _symbolic(args, state):
         return out
 
     return tuple(walk(args, ())), paths
+
+
+def _has_float(args):
+    return any(type(a) is float or (type(a) in (tuple, list) and _has_float(a))
+               for a in args)
 
 
 def _numbers(trace, args):
