@@ -116,8 +116,9 @@ def test_a_segment_with_nothing_to_fuse_runs_eagerly():
     x, w = _t(4, 5), _t(5, 3, seed=1)
     for _ in range(3):
         _same(f(x, w), fn(x, w))
-    kinds = sorted(type(hit[0]).__name__ for hit in f._segments.values())
-    assert kinds == ["CompiledFunction", "Segment"]
+    # (the first segment ran as eager runs it, looked up nowhere)
+    kinds = [type(hit[0]).__name__ for hit in f._segments.values()]
+    assert kinds == ["CompiledFunction"]
 
 
 def test_in_place_writes_and_no_grad_inside_a_lazy_call():
@@ -270,7 +271,7 @@ def test_a_pending_tensor_looks_like_a_tensor_until_its_values_are_read():
 
 
 def test_reset_forgets_the_segments():
-    f = nbgrad.compile(lambda x: x * float(x.sum()))
+    f = nbgrad.compile(lambda x: (x * 2 + 1) * float(x.sum()))
     f(_t(3))
     f(_t(3))
     assert f._segments
@@ -357,7 +358,7 @@ def test_a_float_read_from_values_is_a_segment_argument_an_int_compiles_twice():
     for k in range(7):
         step = nbgrad.full((1,), float(k))
         _same(f(x, step), fn(x, step))
-    # the head (sum), and the tail for two of the three ints (then eager): the rates
-    # changed at every call and compiled nothing
-    assert len(f._segments) == 3
-    assert sorted(f._segments.variants.values()) == [1, 2]
+    # the tail for two of the three ints (then eager; the head, a sum, fuses nothing and
+    # runs eagerly): the rates changed at every call and compiled nothing
+    assert len(f._segments) == 2
+    assert sorted(f._segments.variants.values()) == [2]

@@ -270,6 +270,7 @@ class LazyRecorder(Recorder):
         self.versions = []  # and their versions when read
         self.pending = []  # (value, weakref to its pending tensor)
         self.numbers = []  # the float operands, the segment's number arguments
+        self.n_elem = 0  # how many of the ops are elementwise (two or more: fused)
         self.grad = None  # the grad mode the ops were queued in
 
     # ----- what the hooks of eager code call --------------------------------------
@@ -338,6 +339,7 @@ class LazyRecorder(Recorder):
         self.pending.append((v, _ref(t)))
         self.ops.append((op, True, tuple(ins), (), (v,)))
         self.args.append(())
+        self.n_elem += 1
         return t
 
     def row_call(self, row, real, values):
@@ -418,9 +420,9 @@ class LazyRecorder(Recorder):
         recs, all_args, inputs, versions = self.ops, self.args, self.inputs, self.versions
         numbers = self.numbers
         grad = self.grad
+        n_elem = self.n_elem
         in_vids = list(self.ext.values())
-        key = (tuple(recs), tuple(self.meta[v] for v in in_vids), grad,
-               tuple(v for v, _ in alive))
+        meta = self.meta
         self._reset()
         if not alive:
             return  # (nothing can read the results)
@@ -432,6 +434,14 @@ class LazyRecorder(Recorder):
                     "eagerly")
         if self.explaining and why is not _END:
             self.breaks.append(f"{why} (at {_user_line()})")
+        if n_elem < 2:
+            # nothing to fuse: the ops run as eager runs them, no segment looked up or kept
+            # (an optimizer's per-parameter update makes many such queues)
+            with self._outer(), set_grad_enabled(grad):
+                _run_eagerly(recs, all_args, dict(zip(in_vids, inputs)), numbers, alive)
+            return
+        key = (tuple(recs), tuple(meta[v] for v in in_vids), grad,
+               tuple(v for v, _ in alive))
         segments = self.segments
         hit = segments.get(key)
         if hit is None:
@@ -449,13 +459,9 @@ class LazyRecorder(Recorder):
                               for row, elem, ins, akey, o in recs),) + key[1:]
             seen = segments.variants.get(skeleton, 0)
             entry = seg
-            fusable = sum(1 for op in ops if op.elem) >= 2
             if len(segments) < SEGMENT_LIMIT and seen < NUMBER_VARIANTS:
                 segments.variants[skeleton] = seen + 1
-                # (a segment with less than two elementwise ops fuses nothing: eager's
-                # kernels, without a compiled call's overhead and compile time)
-                if fusable:
-                    entry = CompiledFunction(seg, False, split=False)
+                entry = CompiledFunction(seg, False, split=False)
                 hit = (entry, [op for op in ops if id(op) in post], outs)
                 segments[key] = hit
             else:
@@ -476,6 +482,33 @@ class LazyRecorder(Recorder):
             for v, t in alive:
                 if type(t) is _Pending:
                     _fill(t, env[v])
+
+
+def _run_eagerly(recs, all_args, env, numbers, alive):
+    """Run queued ops ``recs`` eagerly on ``env`` (value -> tensor: the inputs), each
+    alive pending tensor filled as soon as its op has run (so that a view made after it
+    has the user's tensor as its base)."""
+    waiting = dict(alive)
+
+    def value(a):
+        if a is None:
+            return None
+        if a.__class__ is tuple:
+            if a and a[0].__class__ is type:  # a number: a float by its place
+                return numbers[a[1]] if a[0] is float else a[1]
+            return [env[v] for v in a]
+        return env[a]
+
+    for (row, elem, ins, _, outs), args in zip(recs, all_args):
+        vals = [value(a) for a in ins]
+        r = row(*vals) if elem else row.call(*vals, *args)
+        for v, o in zip(outs, r if r.__class__ is tuple else (r,)):
+            if v is not None:
+                t = waiting.get(v)
+                if t is not None:
+                    _fill(t, o)
+                    o = t
+                env[v] = o
 
 
 class _Outer:
