@@ -362,3 +362,25 @@ def test_a_float_read_from_values_is_a_segment_argument_an_int_compiles_twice():
     # runs eagerly): the rates changed at every call and compiled nothing
     assert len(f._segments) == 2
     assert sorted(f._segments.variants.values()) == [2]
+
+
+def test_the_functions_own_exception_propagates_not_a_flushs(monkeypatch):
+    def fn(x):
+        h = nbgrad.exp(x) * 2 + 1
+        float(h.sum())
+        h = h * 3  # queued when the function raises
+        raise KeyError("the function's")
+
+    f = nbgrad.compile(fn)
+    with pytest.raises(KeyError):
+        f(_t(3))  # (traced: eager)
+
+    def failing(self, why=None):
+        if self.ops:
+            raise ValueError("a flush's")
+        return real(self, why) if why is not None else real(self)
+
+    real = lazy.LazyRecorder.flush
+    monkeypatch.setattr(lazy.LazyRecorder, "flush", failing)
+    with pytest.raises(KeyError, match="the function's"):
+        f(_t(3))

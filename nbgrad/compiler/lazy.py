@@ -629,11 +629,15 @@ def run(segments, fn, args, explaining=False):
         with _Tracing(rec):
             try:
                 result = fn(*args)
-            finally:
+            except BaseException:
+                # (what the function stored before it raised gets its values; the
+                # function's exception is the one that propagates)
                 try:
                     rec.flush()
-                finally:
-                    rec.active = False
+                except Exception:  # noqa: S110
+                    pass
+                raise
+            rec.flush()
     finally:
         rec.active = False
     return result, rec
