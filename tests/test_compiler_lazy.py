@@ -3,6 +3,8 @@ breaks runs its Python every time with its ops deferred; the ops between two bre
 as one compiled segment, the code at the break eagerly, with eager's values, gradients,
 autograd history and side effects."""
 
+import sys
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -365,18 +367,22 @@ def test_a_float_read_from_values_is_a_segment_argument_an_int_compiles_twice():
 
 
 def test_the_functions_own_exception_propagates_not_a_flushs(monkeypatch):
+    calls = []
+
     def fn(x):
         h = nbgrad.exp(x) * 2 + 1
         float(h.sum())
         h = h * 3  # queued when the function raises
-        raise KeyError("the function's")
+        calls.append(1)
+        if len(calls) > 1:
+            raise KeyError("the function's")
+        return h
 
     f = nbgrad.compile(fn)
-    with pytest.raises(KeyError):
-        f(_t(3))  # (traced: eager)
+    f(_t(3))  # (traced: a break)
 
     def failing(self, why=None):
-        if self.ops:
+        if self.ops and sys.exc_info()[0] is not None:  # (a flush on the way out fails)
             raise ValueError("a flush's")
         return real(self, why) if why is not None else real(self)
 
