@@ -26,7 +26,7 @@ from ..autograd.function import Function
 from ..autograd.grad_mode import is_grad_enabled
 from ..tensor import Tensor
 from . import lazy
-from .graph import GraphBreak
+from .graph import GraphBreak, bind_numbers
 from .trace import Sym, SymState, record, record_backward
 
 # the most call signatures one function is traced for; later ones run eagerly
@@ -568,7 +568,7 @@ def _reached_inputs(trace, outs):
     """The positions of the inputs that outputs ``outs`` (positions) of the traced call
     are computed from."""
     g = trace.graph
-    deps = trace.__dict__.get("deps")
+    deps = trace.deps
     if deps is None:  # (once a trace: each value's inputs)
         env = {v: {j} for j, v in enumerate(g.inputs)}
         for op in g.ops:
@@ -607,8 +607,7 @@ def _eager_grads(trace, tensors, gs, numbers=()):
 
     g = trace.graph
     env = dict(zip(g.inputs, tensors))
-    for i, n in enumerate(numbers):
-        env[("n", i)] = n
+    bind_numbers(env, numbers)
     for op in g.ops:
         op.run(env)
     outs = [env[g.outputs[m]] for m in trace.backward.outs]

@@ -39,6 +39,13 @@ class Num:
         return self.value if self.index is None else env[("n", self.index)]
 
 
+def bind_numbers(env, numbers):
+    """Put a run's number arguments into its values ``env`` (where ``Num.of`` reads
+    them)."""
+    for i, n in enumerate(numbers):
+        env[("n", i)] = n
+
+
 class Op:
     """One recorded op: ``row`` (an elementwise ``TABLE`` row when ``elem``, else a
     ``FuncDef`` row), its ``operands`` (values, ``Num``s, None for an absent optional
@@ -218,8 +225,7 @@ class Graph:
         """The output tensors for input ``tensors`` (and number arguments ``numbers``), and
         the tensors of values ``keep``."""
         env = dict(zip(self.inputs, tensors))
-        for i, n in enumerate(numbers):
-            env[("n", i)] = n
+        bind_numbers(env, numbers)
         meta = self.meta
         rec = _recording.RECORDER[0]
         if rec is not None and rec.counting:  # (kernel_count: the calls count themselves)

@@ -32,7 +32,7 @@ from ..autograd.grad_mode import STATE as _STATE
 from ..autograd.grad_mode import set_grad_enabled
 from ..ops import dispatch as _dispatch
 from ..tensor import Size, Tensor, _wrap_dim
-from .graph import Num, Op
+from .graph import Num, Op, bind_numbers
 from .trace import Recorder, _number, _Tracing, _unchecked, _user_line
 
 _SLOT = {n: Tensor.__dict__[n] for n in Tensor.__slots__ if n != "__weakref__"}
@@ -214,8 +214,7 @@ class Segment:
     def __call__(self, *args):
         n = len(self.inputs)
         env = dict(zip(self.inputs, args[:n]))
-        for j, x in enumerate(args[n:]):
-            env[("n", j)] = x
+        bind_numbers(env, args[n:])
         for op in self.ops:
             op.run(env)
         return tuple(env[v] for v in self.outs)
@@ -306,16 +305,13 @@ class LazyRecorder(Recorder):
         ins, mk = [], [op, enabled]
         for x in operands:
             if x.__class__ is Tensor:
-                if type(x) is _Pending and _OWNER.__get__(x) is self:
-                    v = _SK.__get__(x)
-                else:
-                    v = self._input(x)
+                v = self._value(x)
                 ins.append(v)
                 mk.append(meta[v])
             else:
                 tx = x.__class__
                 if tx is not float and tx is not int and tx is not bool:
-                    x = _number_key(x)
+                    x = _python_number(x)
                     if x is None:
                         return self.unrecorded(apply, op, *operands, *rest)
                     tx = x.__class__
@@ -489,26 +485,14 @@ def _run_eagerly(recs, all_args, env, numbers, alive):
     alive pending tensor filled as soon as its op has run (so that a view made after it
     has the user's tensor as its base)."""
     waiting = dict(alive)
-
-    def value(a):
-        if a is None:
-            return None
-        if a.__class__ is tuple:
-            if a and a[0].__class__ is type:  # a number: a float by its place
-                return numbers[a[1]] if a[0] is float else a[1]
-            return [env[v] for v in a]
-        return env[a]
-
+    bind_numbers(env, numbers)
     for (row, elem, ins, _, outs), args in zip(recs, all_args):
-        vals = [value(a) for a in ins]
-        r = row(*vals) if elem else row.call(*vals, *args)
-        for v, o in zip(outs, r if r.__class__ is tuple else (r,)):
-            if v is not None:
-                t = waiting.get(v)
-                if t is not None:
-                    _fill(t, o)
-                    o = t
-                env[v] = o
+        Op(row, elem, [_operand(a) for a in ins], args, outs).run(env)
+        for v in outs:
+            t = waiting.get(v)
+            if t is not None:
+                _fill(t, env[v])
+                env[v] = t
 
 
 class _Outer:
@@ -525,7 +509,7 @@ class _Outer:
         return False
 
 
-def _number_key(x):
+def _python_number(x):
     """A NumPy number operand as a Python one, or None for something else."""
     if not isinstance(x, (bool, int, float, np.bool_, np.integer, np.floating)):
         return None
