@@ -11,7 +11,7 @@ size.
 
 
 import numpy as np
-from numba import get_num_threads, njit, prange
+from numba import njit, prange
 
 from ... import _config
 from ..rows import logsumexp_row, norm_row
@@ -133,10 +133,12 @@ def _sum_arb(x, out, acc):
 
 
 @njit(parallel=True, **_opts)
-def _sum_arb_p(x, out, zero):
+def _sum_arb_p(x, out, zero, threads):
     # tasks: (a, a block of columns), at least one block per thread when A is small
+    # (``threads`` from the caller: Numba's get_num_threads here reads a ctypes pointer,
+    # which keeps a kernel out of the on-disk cache)
     A, R, B = x.shape
-    nb = max(1, min((B + 63) // 64, (get_num_threads() + A - 1) // A))
+    nb = max(1, min((B + 63) // 64, (threads + A - 1) // A))
     w = (B + nb - 1) // nb
     for t in prange(A * nb):
         a, c = t // nb, t % nb
@@ -250,10 +252,10 @@ def sum_arb(x, out):
     if x.size < _par.PARALLEL_MIN:
         _sum_arb(x, out, np.empty(x.shape[2], zero.dtype))
     else:
-        _par.run(_sum_arb_scratch, _sum_arb_p, x.size, x, out, zero)
+        _par.run(_sum_arb_scratch, _sum_arb_p, x.size, x, out, zero, _par.threads())
 
 
-def _sum_arb_scratch(x, out, zero):
+def _sum_arb_scratch(x, out, zero, threads):
     # the serial kernel where _par.run falls back from the parallel one
     _sum_arb(x, out, np.empty(x.shape[2], zero.dtype))
 
