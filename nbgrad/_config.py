@@ -4,6 +4,10 @@ NBGRAD_PARALLEL_MIN   element count from which CPU kernels use their ``parallel=
                       variant (default 131072; row kernels count each element 4 times).
                       Smaller tensors take the serial kernels, since entering a thread pool
                       costs microseconds.
+NBGRAD_TIER_UP        seconds a kernel's serial variant runs on inputs that big before its
+                      parallel variant is compiled and used (default 0.005; 0: at once, as
+                      ``python -m nbgrad warmup`` does). A first step compiles no parallel
+                      loop; a kernel in a loop gets its threads within a few calls.
 NBGRAD_NUM_THREADS    threads for Numba's parallel kernels (default: Numba's own choice).
 NBGRAD_CACHE          ``1`` keeps compiled kernels on disk (Numba's cache) so later processes
                       start without compiling; off by default.
@@ -42,6 +46,7 @@ import os
 import sys
 
 PARALLEL_MIN = int(os.environ.get("NBGRAD_PARALLEL_MIN", "131072"))
+TIER_UP = float(os.environ.get("NBGRAD_TIER_UP", "0.005"))
 NUM_THREADS = os.environ.get("NBGRAD_NUM_THREADS")
 THREADING_LAYER = os.environ.get("NBGRAD_THREADING_LAYER")
 BLAS = os.environ.get("NBGRAD_BLAS", "auto").strip().lower()

@@ -5,6 +5,10 @@ import os
 # Tiny test grids are expected; on a real GPU Numba would warn about occupancy, and the
 # suite turns NumbaPerformanceWarning (which also flags implicit host copies) into errors.
 os.environ.setdefault("NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS", "0")
+# A kernel takes its parallel variant at its first big call, here and in the processes
+# tests start (by default it waits until its serial variant has run a while; test_tiering
+# tests that delay), so that tests sized for the parallel variants exercise them.
+os.environ.setdefault("NBGRAD_TIER_UP", "0")
 
 import pytest  # noqa: E402
 

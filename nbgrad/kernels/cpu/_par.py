@@ -1,5 +1,13 @@
 """Choosing between the serial and the parallel variant of a kernel.
 
+A kernel starts on its serial variant and takes its parallel one (from ``PARALLEL_MIN``
+elements) once it has earned it: after its serial variant has run ``TIER_UP`` seconds on
+calls that big (its first call, which compiles, not counted). Compiling a ``parallel=True``
+loop costs ~0.2 s (a fused program's up to ~2 s), several times its serial variant, so a
+program's first step, and any kernel used only a few times, no longer pays for threads it
+would hardly use; a kernel in a loop earns them within a few calls (an MLP's products in
+its second step) and stays parallel from then on.
+
 Only one Python thread at a time runs a parallel kernel (Numba's ``workqueue`` layer
 aborts the process when two enter at once); a thread that finds the pool busy runs the
 serial variant instead, which gives the same result. A child process forked after the
@@ -12,11 +20,17 @@ never calls.
 
 import os
 import threading
+from time import perf_counter
 
 from ... import _config
 
 _pool = threading.Lock()
 PARALLEL_MIN = _config.PARALLEL_MIN
+TIER_UP = _config.TIER_UP
+# parallel variants in use, and the seconds their serial variants have run so far (a key
+# is the parallel variant, or whatever names one family of them)
+_hot = set()
+_spent = {}
 # ``no_pool``: forked, or inside serial() (``serial``: how many are open)
 _state = {"started": False, "forked": False, "serial": 0, "no_pool": False}
 _serial_lock = threading.Lock()
@@ -55,14 +69,50 @@ if hasattr(os, "register_at_fork"):
 
 
 def run(serial, parallel, n, *args):
-    """Call ``parallel(*args)`` for ``n`` >= PARALLEL_MIN elements when the pool is free."""
-    if n >= PARALLEL_MIN and not _state["no_pool"] and _pool.acquire(blocking=False):
-        try:
-            _state["started"] = True
-            return parallel(*args)
-        finally:
-            _pool.release()
+    """Call ``parallel(*args)`` for ``n`` >= PARALLEL_MIN elements when the pool is free
+    and the kernel has earned its parallel variant, else ``serial(*args)``."""
+    if n >= PARALLEL_MIN and not _state["no_pool"]:
+        if parallel not in _hot and not earned(parallel):
+            return timed(parallel, serial, *args)
+        if _pool.acquire(blocking=False):
+            try:
+                _state["started"] = True
+                return parallel(*args)
+            finally:
+                _pool.release()
     return serial(*args)
+
+
+def earned(key):
+    """Whether the kernel ``key`` names runs its parallel variant from now on (its serial
+    variant has run ``TIER_UP`` seconds on calls big enough for it)."""
+    if key in _hot:
+        return True
+    if _spent.get(key, 0.0) >= TIER_UP:  # (TIER_UP 0: at once)
+        _hot.add(key)
+        return True
+    return False
+
+
+def hot(key):
+    """Let ``key``'s kernel take its parallel variant from its first big call (a compiled
+    function's fused kernels: their caller asked for compiling up front, and each replaces
+    many eager kernels)."""
+    _hot.add(key)
+
+
+def timed(key, serial, *args):
+    """``serial(*args)``, its time counted toward ``key``'s parallel variant; a first call
+    (which compiles) is not counted."""
+    spent = _spent.get(key)
+    if spent is None:
+        _spent[key] = 0.0
+        return serial(*args)
+    t = perf_counter()
+    try:
+        return serial(*args)
+    finally:
+        _spent[key] = spent + (perf_counter() - t)
 
 
 def call_parallel(parallel, *args):

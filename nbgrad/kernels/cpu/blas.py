@@ -265,8 +265,22 @@ def matmul(a, b, out):
     if 0 in b.strides[-2:] and b.size > 1:
         b = np.ascontiguousarray(b)
     macs = out.size * a.shape[-1]
-    if AVAILABLE and macs >= PARALLEL_MACS and _parallel(a, b, out):
-        return
+    if AVAILABLE and macs >= PARALLEL_MACS:
+        # (the pool's kernels are compiled once the products have earned them: _par)
+        key = _TIER_KEYS.get(out.dtype, "matmul")
+        if not _par.earned(key):
+            _par.timed(key, _on_this_thread, a, b, out, macs)
+            return
+        if _parallel(a, b, out):
+            return
+    _on_this_thread(a, b, out, macs)
+
+
+_TIER_KEYS = {np.dtype(np.float32): "matmul float32", np.dtype(np.float64): "matmul float64"}
+
+
+def _on_this_thread(a, b, out, macs):
+    """``out = a @ b`` by NumPy, its BLAS kept to the calling thread."""
     if _numpy_set_local is None or macs < _OPENBLAS_GEMV_ONE_THREAD or (
             macs <= _OPENBLAS_ONE_THREAD and a.ndim > 1 and b.ndim > 1
             and out.shape[-1] > 1 and out.shape[-2] > 1):
