@@ -78,16 +78,21 @@ for p in runs:
     run = os.path.basename(p)[:-3]
     in_main = False
     for line in open(p):
-        if line.startswith("| workload | nbgrad | PyTorch | ratio"):
+        if line.startswith("| workload | nbgrad |"):  # compare.py's main table
+            head = [c.strip() for c in line.strip().strip("|").split("|")]
+            at = {h: i for i, h in enumerate(head)}
+            ratio = next(i for h, i in at.items() if h.startswith("nbgrad / PyTorch"))
             in_main = True
             continue
         if in_main and not line.startswith("|"):
             break
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if in_main and len(cells) == 5 and not cells[0].startswith("---"):
+        if in_main and len(cells) == len(head) and not cells[0].startswith("---"):
             if cells[0] not in names:
                 names.append(cells[0])
-            table.setdefault(cells[0], {})[run] = f"{cells[3]} ({cells[1]} / {cells[2]})"
+            table.setdefault(cells[0], {})[run] = (
+                f"{cells[ratio].split(' (')[0]} "
+                f"({cells[at['nbgrad']]} / {cells[at['PyTorch']]})")
 cols = [os.path.basename(p)[:-3] for p in runs]
 print("ratio nbgrad / PyTorch (nbgrad / PyTorch medians), by run in run order\n")
 print("| workload | " + " | ".join(cols) + " |")

@@ -173,10 +173,16 @@ def _blas(lib):
 # ----- parent -----------------------------------------------------------------------------
 def child_env(lib, env=None):
     """The environment of ``lib``'s child: nbgrad's gets the OpenBLAS setting that
-    ``import nbgrad`` makes when it comes before NumPy (the child imports NumPy first)."""
+    ``import nbgrad`` makes when it comes before NumPy (the child imports NumPy first),
+    and (unless set) ``NBGRAD_TIER_UP=0``: its kernels take their parallel variants at
+    their first big call, so that a few warm-up calls reach the loop a training run settles
+    into (by default a kernel waits until its serial variant has run 5 ms; a tier-up
+    compile in the timed calls would be a first-steps cost, which the cold_start rows
+    measure with the defaults)."""
     env = dict(os.environ if env is None else env)
     if lib == "nbgrad":
         env.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
+        env.setdefault("NBGRAD_TIER_UP", "0")
     return env
 
 
