@@ -47,6 +47,17 @@ def test_first_calls_run_serially_until_the_serial_time_is_spent(tiers):
     assert tiers._spent[v.parallel] >= 0.02
 
 
+def test_a_call_whose_work_alone_would_take_the_budget_goes_parallel_at_once(tiers):
+    v = _Variants()
+    big = int(tiers.TIER_UP / tiers._UNIT_S)  # 20M units: ~20 ms serially
+    _par.run(v.serial, v.parallel, big - 1, 1)
+    _par.run(v.serial, v.parallel, big, 1)
+    assert v.ran == ["serial", "parallel"]
+    w = _Variants()
+    _par.run(w.serial, w.parallel, big, 1)  # (its first call too)
+    assert w.ran == ["parallel"]
+
+
 def test_small_inputs_neither_count_nor_tier_up(tiers):
     v = _Variants(nap=0.03)
     for _ in range(3):

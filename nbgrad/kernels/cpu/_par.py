@@ -2,11 +2,12 @@
 
 A kernel starts on its serial variant and takes its parallel one (from ``PARALLEL_MIN``
 elements) once it has earned it: after its serial variant has run ``TIER_UP`` seconds on
-calls that big (its first call, which compiles, not counted). Compiling a ``parallel=True``
-loop costs ~0.2 s (a fused program's up to ~2 s), several times its serial variant, so a
-program's first step, and any kernel used only a few times, no longer pays for threads it
-would hardly use; a kernel in a loop earns them within a few calls (an MLP's products in
-its second step) and stays parallel from then on.
+calls that big (its first call, which compiles, not counted), or at once for a call whose
+work alone would take that long serially (``_UNIT_S`` a unit: a convolution over a batch of
+images). Compiling a ``parallel=True`` loop costs ~0.2 s (a convolution's seconds), several
+times its serial variant, so a program's first step, and any kernel used only a few times,
+no longer pays for threads it would hardly use; a kernel in a loop earns them within a few
+calls (an MLP's products in its third step) and stays parallel from then on.
 
 Only one Python thread at a time runs a parallel kernel (Numba's ``workqueue`` layer
 aborts the process when two enter at once); a thread that finds the pool busy runs the
@@ -31,6 +32,10 @@ TIER_UP = _config.TIER_UP
 # is the parallel variant, or whatever names one family of them)
 _hot = set()
 _spent = {}
+# a serial run's time per unit of ``run``'s work count, roughly (an elementwise op's element;
+# a convolution counts its multiply-adds' rows, a few ns each): a call of TIER_UP / _UNIT_S
+# units or more (5M by default) takes its parallel variant at once
+_UNIT_S = 1e-9
 # ``no_pool``: forked, or inside serial() (``serial``: how many are open)
 _state = {"started": False, "forked": False, "serial": 0, "no_pool": False}
 _serial_lock = threading.Lock()
@@ -72,7 +77,7 @@ def run(serial, parallel, n, *args):
     """Call ``parallel(*args)`` for ``n`` >= PARALLEL_MIN elements when the pool is free
     and the kernel has earned its parallel variant, else ``serial(*args)``."""
     if n >= PARALLEL_MIN and not _state["no_pool"]:
-        if parallel not in _hot and not earned(parallel):
+        if parallel not in _hot and not earned(parallel, n):
             return timed(parallel, serial, *args)
         if _pool.acquire(blocking=False):
             try:
@@ -83,12 +88,13 @@ def run(serial, parallel, n, *args):
     return serial(*args)
 
 
-def earned(key):
+def earned(key, n=0):
     """Whether the kernel ``key`` names runs its parallel variant from now on (its serial
-    variant has run ``TIER_UP`` seconds on calls big enough for it)."""
+    variant has run ``TIER_UP`` seconds on calls big enough for it, or this call's ``n``
+    units of work would take that long)."""
     if key in _hot:
         return True
-    if _spent.get(key, 0.0) >= TIER_UP:  # (TIER_UP 0: at once)
+    if _spent.get(key, 0.0) >= TIER_UP or n * _UNIT_S >= TIER_UP:  # (TIER_UP 0: at once)
         _hot.add(key)
         return True
     return False
