@@ -46,7 +46,13 @@ import os
 import sys
 
 PARALLEL_MIN = int(os.environ.get("NBGRAD_PARALLEL_MIN", "131072"))
-TIER_UP = float(os.environ.get("NBGRAD_TIER_UP", "0.005"))
+try:
+    TIER_UP = float(os.environ.get("NBGRAD_TIER_UP", "0.005"))
+except ValueError:
+    TIER_UP = -1.0
+if not TIER_UP >= 0:  # (nan too)
+    raise ValueError("NBGRAD_TIER_UP must be a number of seconds, 0 or more, not "
+                     f"{os.environ.get('NBGRAD_TIER_UP')!r}")
 NUM_THREADS = os.environ.get("NBGRAD_NUM_THREADS")
 THREADING_LAYER = os.environ.get("NBGRAD_THREADING_LAYER")
 BLAS = os.environ.get("NBGRAD_BLAS", "auto").strip().lower()

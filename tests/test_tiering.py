@@ -1,6 +1,9 @@
 """A kernel takes its parallel variant only once its serial variant has run TIER_UP seconds
 on inputs big enough for it (kernels/cpu/_par.py): a first step compiles no parallel loop."""
 
+import os
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -145,3 +148,13 @@ def test_a_compiled_functions_fused_kernel_takes_its_parallel_variant_at_once(ti
     xv, yv = x.detach().numpy(), y.numpy()
     want = (np.tanh(xv * yv) + np.exp(xv) * 0.5).sum()
     assert float(out.item()) == pytest.approx(float(want), rel=1e-5)
+
+
+@pytest.mark.parametrize("bad", ["soon", "-1", "nan"])
+def test_a_bad_nbgrad_tier_up_is_refused_at_import(bad):
+    env = dict(os.environ, NBGRAD_TIER_UP=bad)
+    r = subprocess.run([sys.executable, "-c", "import nbgrad"], env=env, capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode != 0
+    assert (f"ValueError: NBGRAD_TIER_UP must be a number of seconds, 0 or more, not '{bad}'"
+            in r.stderr)
