@@ -29,7 +29,10 @@ first mlp_step (wall time of the whole process), first with an empty Numba cache
 again with what that run left there. Before them nbgrad's Python is compiled to bytecode
 (``compileall``, as pip does when it installs a package): PyTorch's installed ``.pyc``
 files load in every fresh process, and an environment with ``PYTHONDONTWRITEBYTECODE=1``
-would otherwise have each nbgrad child compile nbgrad's source first.
+would otherwise have each nbgrad child compile nbgrad's source first. Then a fresh process
+per library prints the times of its first 5 MLP steps with an empty cache: nbgrad compiles
+a kernel's parallel variant once the kernel has run a while (NBGRAD_TIER_UP), so some of
+its compiling lands after the first step.
 """
 
 import argparse
@@ -361,6 +364,19 @@ def _cold_start(lib, cache_dir):
     return wall, float(r.stdout.strip().splitlines()[-1])
 
 
+def _first_steps(lib, cache_dir, steps=5):
+    """The times of the first ``steps`` MLP steps in a fresh process with an empty cache."""
+    setup = f"lib.set_num_threads({TORCH_THREADS})" if lib == "torch" else ""
+    code = W.FIRST_STEPS_CODE.format(lib=lib, bench_dir=HERE, setup=setup, steps=steps)
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir, NBGRAD_CACHE="1",
+               NBGRAD_CACHE_DIR=os.path.join(cache_dir, "nbgrad"))
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                       timeout=CHILD_TIMEOUT)
+    if r.returncode != 0:
+        raise RuntimeError(f"{lib} first steps failed (exit {r.returncode}):\n{r.stderr}")
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
 MEMORY_CODE = """\
 import re, sys
 sys.path.insert(0, {bench_dir!r})
@@ -533,6 +549,14 @@ def main(argv=None):
             for lib in LIBS:
                 print(f"  cold_start  {lib:<6} "
                       + ", ".join(f"{t:.2f} s" for t, _ in walls[lib]), flush=True)
+            # (the steps after the first: nbgrad compiles parallel variants there)
+            try:
+                for lib in LIBS:
+                    ts = _first_steps(lib, os.path.join(tmp, f"steps-{lib}"))
+                    print(f"  first 5 MLP steps, empty cache, {lib:<6} "
+                          + ", ".join(f"{t:.3f}" for t in ts) + " s", flush=True)
+            except (RuntimeError, subprocess.TimeoutExpired) as e:
+                problems.append(f"first steps: {e}")
             if all(len(v) == 2 for v in walls.values()):
                 losses = {lib: walls[lib][0][1] for lib in LIBS}
                 if abs(losses["nbgrad"] - losses["torch"]) > 1e-5 * abs(losses["torch"]):

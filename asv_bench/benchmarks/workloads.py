@@ -703,6 +703,24 @@ loss, _ = w.mlp_step(lib, s)
 print(float(loss.item()))
 """
 
+# The first ``steps`` mlp_steps of a fresh process, each one's time (seconds, JSON): what
+# compiling costs after the first step too (nbgrad compiles a kernel's parallel variant
+# once the kernel has run a while: NBGRAD_TIER_UP).
+FIRST_STEPS_CODE = """\
+import json, sys, time
+sys.path.insert(0, {bench_dir!r})
+import {lib} as lib
+{setup}
+from benchmarks import workloads as w
+s = w.mlp_build(lib, w.mlp_inputs(0))
+ts = []
+for _ in range({steps}):
+    t0 = time.perf_counter()
+    w.mlp_step(lib, s)
+    ts.append(time.perf_counter() - t0)
+print(json.dumps(ts))
+"""
+
 # The first forward/backward of a small expression on a dtype the process has not used:
 # what compiling kernels (Numba's JIT) costs at first use. Prints JSON timings in seconds.
 FIRST_CALL_CODE = """\
