@@ -454,14 +454,13 @@ class LazyRecorder(Recorder):
             skeleton = (tuple((row, elem, tuple(_skeleton(a) for a in ins), akey, o)
                               for row, elem, ins, akey, o in recs),) + key[1:]
             seen = segments.variants.get(skeleton, 0)
-            entry = seg
-            if len(segments) < SEGMENT_LIMIT and seen < NUMBER_VARIANTS:
+            keep = len(segments) < SEGMENT_LIMIT and seen < NUMBER_VARIANTS
+            if keep:
                 segments.variants[skeleton] = seen + 1
-                entry = CompiledFunction(seg, False, split=False)
-                hit = (entry, [op for op in ops if id(op) in post], outs)
+            entry = CompiledFunction(seg, False, split=False) if keep else seg
+            hit = (entry, [op for op in ops if id(op) in post], outs)
+            if keep:
                 segments[key] = hit
-            else:
-                hit = (entry, [op for op in ops if id(op) in post], outs)
         entry, post, outs = hit
         if self.explaining:
             self.graphs.append(entry)
