@@ -321,20 +321,27 @@ print(json.dumps({{"first": t1 - t0, "second": t2 - t1}}))
 """
 
 
-def _compiled_first(lib, cache_dir):
-    """The first two calls of the compiled elementwise workload in a fresh process whose
-    caches (Numba's and nbgrad's, Inductor's) live in ``cache_dir``."""
+def _fresh(lib, template, cache_dir, what, **fields):
+    """Run code ``template`` for ``lib`` in a fresh process whose caches (Numba's,
+    nbgrad's, Inductor's) live in ``cache_dir``: (its wall time, its last line of output).
+    nbgrad's on-disk cache is opt-in (NBGRAD_CACHE=1): these runs measure it on."""
     setup = f"lib.set_num_threads({TORCH_THREADS})" if lib == "torch" else ""
-    code = COMPILED_FIRST_CODE.format(lib=lib, bench_dir=HERE, setup=setup)
+    code = template.format(lib=lib, bench_dir=HERE, setup=setup, **fields)
     env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir, NBGRAD_CACHE="1",
                NBGRAD_CACHE_DIR=os.path.join(cache_dir, "nbgrad"),
                TORCHINDUCTOR_CACHE_DIR=os.path.join(cache_dir, "inductor"))
+    t0 = time.perf_counter()
     r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                        timeout=CHILD_TIMEOUT)
+    wall = time.perf_counter() - t0
     if r.returncode != 0:
-        raise RuntimeError(f"{lib} compiled first call failed (exit {r.returncode}):\n"
-                           f"{r.stderr[-3000:]}")
-    t = json.loads(r.stdout.strip().splitlines()[-1])
+        raise RuntimeError(f"{lib} {what} failed (exit {r.returncode}):\n{r.stderr[-3000:]}")
+    return wall, r.stdout.strip().splitlines()[-1]
+
+
+def _compiled_first(lib, cache_dir):
+    """The first two calls of the compiled elementwise workload in a fresh process."""
+    t = json.loads(_fresh(lib, COMPILED_FIRST_CODE, cache_dir, "compiled first call")[1])
     return t["first"] + t["second"]
 
 
@@ -350,31 +357,15 @@ def _compile_bytecode(lib):
 
 
 def _cold_start(lib, cache_dir):
-    setup = f"lib.set_num_threads({TORCH_THREADS})" if lib == "torch" else ""
-    code = W.COLD_START_CODE.format(lib=lib, bench_dir=HERE, setup=setup)
-    # nbgrad's on-disk cache is opt-in (NBGRAD_CACHE=1): the cold starts measure it on
-    env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir, NBGRAD_CACHE="1",
-               NBGRAD_CACHE_DIR=os.path.join(cache_dir, "nbgrad"))
-    t0 = time.perf_counter()
-    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
-                       timeout=CHILD_TIMEOUT)
-    wall = time.perf_counter() - t0
-    if r.returncode != 0:
-        raise RuntimeError(f"{lib} cold_start failed (exit {r.returncode}):\n{r.stderr}")
-    return wall, float(r.stdout.strip().splitlines()[-1])
+    """The wall time of a cold start (``COLD_START_CODE``) and its first loss."""
+    wall, out = _fresh(lib, W.COLD_START_CODE, cache_dir, "cold_start")
+    return wall, float(out)
 
 
 def _first_steps(lib, cache_dir, steps=5):
     """The times of the first ``steps`` MLP steps in a fresh process with an empty cache."""
-    setup = f"lib.set_num_threads({TORCH_THREADS})" if lib == "torch" else ""
-    code = W.FIRST_STEPS_CODE.format(lib=lib, bench_dir=HERE, setup=setup, steps=steps)
-    env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir, NBGRAD_CACHE="1",
-               NBGRAD_CACHE_DIR=os.path.join(cache_dir, "nbgrad"))
-    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
-                       timeout=CHILD_TIMEOUT)
-    if r.returncode != 0:
-        raise RuntimeError(f"{lib} first steps failed (exit {r.returncode}):\n{r.stderr}")
-    return json.loads(r.stdout.strip().splitlines()[-1])
+    return json.loads(_fresh(lib, W.FIRST_STEPS_CODE, cache_dir, "first steps",
+                             steps=steps)[1])
 
 
 MEMORY_CODE = """\
