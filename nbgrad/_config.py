@@ -5,9 +5,11 @@ NBGRAD_PARALLEL_MIN   element count from which CPU kernels use their ``parallel=
                       Smaller tensors take the serial kernels, since entering a thread pool
                       costs microseconds.
 NBGRAD_TIER_UP        seconds a kernel's serial variant runs on inputs that big before its
-                      parallel variant is compiled and used (default 0.005; 0: at once, as
+                      parallel variant is compiled, on a background thread, and then used
+                      (default 0.005; 0: at first use, in the calling thread, as
                       ``python -m nbgrad warmup`` does). A first step compiles no parallel
-                      loop; a kernel in a loop gets its threads within a few calls.
+                      loop; a kernel in a loop gets its threads within a few calls, and no
+                      call waits for their compile.
 NBGRAD_NUM_THREADS    threads for Numba's parallel kernels (default: Numba's own choice).
 NBGRAD_CACHE          ``1`` keeps compiled kernels on disk (Numba's cache) so later processes
                       start without compiling; off by default.

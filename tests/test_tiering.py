@@ -4,13 +4,14 @@ on inputs big enough for it (kernels/cpu/_par.py): a first step compiles no para
 import os
 import subprocess
 import sys
+import threading
 import time
 
 import numpy as np
 import pytest
 
 import nbgrad
-from nbgrad.kernels.cpu import _par, blas
+from nbgrad.kernels.cpu import _background, _par, blas
 
 
 @pytest.fixture
@@ -19,6 +20,7 @@ def tiers(monkeypatch):
     monkeypatch.setattr(_par, "TIER_UP", 0.02)
     monkeypatch.setattr(_par, "_hot", set())
     monkeypatch.setattr(_par, "_spent", {})
+    monkeypatch.setattr(_par, "_ahead", set())
     return _par
 
 
@@ -107,6 +109,159 @@ def test_the_serial_variants_exception_propagates_and_is_counted(tiers):
     assert tiers._spent[None] >= 0.02 and len(calls) == 2
 
 
+class _Compiled(_Variants):
+    """Stand-ins whose parallel variant must be compiled first (a Numba dispatcher's
+    ``typeof_pyval`` and ``compile``); the compile records its thread and takes a while."""
+
+    def __init__(self, nap=0.0, compile_s=0.2):
+        super().__init__(nap)
+        self.compile_s = compile_s
+        self.compiled_on = []
+        outer = self
+
+        class Parallel:
+            def __call__(self, x):
+                if not outer.compiled_on:  # (a dispatcher compiles at its first call)
+                    self.compile((self.typeof_pyval(x),))
+                return outer.parallel(x)
+
+            @staticmethod
+            def typeof_pyval(x):
+                return type(x).__name__
+
+            @staticmethod
+            def compile(sig):
+                time.sleep(outer.compile_s)
+                outer.compiled_on.append((threading.current_thread().name, sig))
+
+        self.kernel = Parallel()
+
+
+def test_an_earned_parallel_variant_compiles_in_the_background(tiers):
+    v = _Compiled(nap=0.008)
+    big = _par.PARALLEL_MIN
+    for _ in range(5):  # the first not counted; three of 8 ms earn it
+        assert _par.run(v.serial, v.kernel, big, 1) == 2
+    # earned, but compiling: the calls go on serially, without waiting for it
+    t = time.perf_counter()
+    assert _par.run(v.serial, v.kernel, big, 1) == 2
+    assert time.perf_counter() - t < v.compile_s / 2
+    assert v.ran == ["serial"] * 6 and not v.compiled_on
+    assert _background.wait(timeout=30)
+    assert v.compiled_on == [("nbgrad-compile", ("int",))]
+    assert _par.run(v.serial, v.kernel, big, 1) == 2
+    assert v.ran[-1] == "parallel" and v.kernel in tiers._hot
+
+
+def test_a_big_call_compiles_its_parallel_variant_in_the_callers_thread(tiers):
+    v = _Compiled()
+    assert _par.run(v.serial, v.kernel, int(tiers.TIER_UP / tiers._UNIT_S), 1) == 2
+    assert v.ran == ["parallel"] and not tiers._ahead
+    assert v.compiled_on == [(threading.current_thread().name, ("int",))]
+
+
+def test_a_real_kernel_switches_to_its_parallel_variant_and_agrees(tiers):
+    from numba import njit, prange
+
+    @njit
+    def serial(x, out):
+        for i in range(x.size):
+            out[i] = np.sqrt(x[i]) * 2.0
+
+    @njit(parallel=True)
+    def parallel(x, out):
+        for i in prange(x.size):
+            out[i] = np.sqrt(x[i]) * 2.0
+
+    x = np.linspace(0, 9, _par.PARALLEL_MIN)
+    outs = []
+    for _ in range(200):
+        out = np.empty_like(x)
+        _par.run(serial, parallel, x.size, x, out)
+        outs.append(out)
+        if parallel in tiers._ahead:
+            break
+        time.sleep(0.001)
+    assert parallel in tiers._ahead, "the serial variant never earned the parallel one"
+    assert not parallel.signatures or not _background.idle()
+    assert _background.wait(timeout=120)
+    assert len(parallel.signatures) == 1 and parallel in tiers._hot
+    out = np.empty_like(x)
+    _par.run(serial, parallel, x.size, x, out)
+    for o in outs + [out]:
+        np.testing.assert_array_equal(o, np.sqrt(x) * 2.0)
+
+
+def test_a_failed_background_compile_raises_at_the_next_call(tiers):
+    v = _Compiled(nap=0.008)
+
+    def broken(sig):
+        raise TypeError("cannot type this")
+
+    v.kernel.compile = broken
+    for _ in range(5):
+        _par.run(v.serial, v.kernel, _par.PARALLEL_MIN, 1)
+    assert _background.wait(timeout=30)
+    # hot: its next call compiles it in the caller's thread, which is where errors belong
+    assert v.kernel in tiers._hot
+
+
+_EXIT_CODE = """
+import sys, time
+from nbgrad.kernels.cpu import _background
+
+def job():
+    time.sleep(0.5)
+    open(sys.argv[1], "w").write("done")
+
+_background.submit(job, lambda: None)
+time.sleep(0.05)  # (the job has started)
+"""
+
+
+def test_exit_waits_for_the_compile_in_progress(tmp_path):
+    mark = tmp_path / "mark"
+    r = subprocess.run([sys.executable, "-c", _EXIT_CODE, str(mark)], capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert mark.read_text() == "done"
+
+
+_FORK_CODE = """
+import os, threading, time
+from nbgrad.kernels.cpu import _background
+
+started = threading.Event()
+handed = []
+
+def slow():
+    started.set()
+    time.sleep(0.3)
+
+_background.submit(slow, lambda: None)
+started.wait()
+_background.submit(lambda: None, lambda: handed.append("queued"))
+t = time.perf_counter()
+pid = os.fork()
+if pid == 0:  # the child: no job running, the queued one handed to its done
+    ok = handed == ["queued"] and _background.idle() and not _background._busy.locked()
+    os._exit(0 if ok else 3)
+waited = time.perf_counter() - t
+_, status = os.waitpid(pid, 0)
+assert os.waitstatus_to_exitcode(status) == 0, status
+assert waited > 0.2, waited  # fork waited for the job in progress
+assert _background.wait(timeout=30) and handed == ["queued"]
+print("ok")
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork")
+def test_fork_waits_for_the_compile_in_progress_and_the_child_compiles_its_own():
+    r = subprocess.run([sys.executable, "-c", _FORK_CODE], capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr
+
+
 @pytest.mark.skipif(not blas.AVAILABLE, reason="no BLAS entry points for the pool")
 def test_big_products_start_on_this_thread_then_take_the_pool(tiers, monkeypatch):
     pooled = []
@@ -120,17 +275,19 @@ def test_big_products_start_on_this_thread_then_take_the_pool(tiers, monkeypatch
     first = (ta @ tb).numpy()
     assert not pooled, "the first big product went to the pool"
     got = []
-    for _ in range(200):
+    for _ in range(400):
         got.append((ta @ tb).numpy())
         if pooled:
             break
+        if "matmul float32" in tiers._ahead:
+            assert _background.wait(timeout=120)
     assert pooled, "the products never earned the pool"
     assert tiers.earned("matmul float32") and not tiers.earned("matmul float64")
     for r in [first] + got:
         np.testing.assert_allclose(r, want, rtol=1e-4, atol=1e-3)
 
 
-def test_a_compiled_functions_fused_kernel_takes_its_parallel_variant_at_once(tiers):
+def test_a_compiled_functions_fused_kernels_earn_their_parallel_variant_too(tiers):
     seen = []
     real = _par.run
     f = nbgrad.compile(lambda x, y: ((x * y).tanh() + x.exp() * 0.5).sum())
@@ -138,15 +295,22 @@ def test_a_compiled_functions_fused_kernel_takes_its_parallel_variant_at_once(ti
     x = nbgrad.tensor(np.linspace(-1, 1, n), dtype=nbgrad.float32, requires_grad=True)
     y = nbgrad.tensor(np.linspace(1, 2, n), dtype=nbgrad.float32)
     f(x, y).backward()
-    assert tiers._hot, "no fused kernel was marked to run in parallel"
+    assert not tiers._hot and not tiers._ahead, "the first call compiled a parallel loop"
+    xv, yv = x.detach().numpy(), y.numpy()
+    want = (np.tanh(xv * yv) + np.exp(xv) * 0.5).sum()
+    for _ in range(2000):
+        out = f(x, y)
+        assert float(out.item()) == pytest.approx(float(want), rel=1e-5)
+        if tiers._ahead:
+            break
+    assert tiers._ahead, "the fused kernel never earned its parallel variant"
+    assert _background.wait(timeout=120)
     try:
         _par.run = lambda s, p, size, *a: seen.append(p in tiers._hot) or real(s, p, size, *a)
         out = f(x, y)
     finally:
         _par.run = real
-    assert seen and all(seen), "a fused kernel waited for its parallel variant"
-    xv, yv = x.detach().numpy(), y.numpy()
-    want = (np.tanh(xv * yv) + np.exp(xv) * 0.5).sum()
+    assert seen and all(seen), "a fused kernel did not take its compiled parallel variant"
     assert float(out.item()) == pytest.approx(float(want), rel=1e-5)
 
 

@@ -397,10 +397,6 @@ class FusedKernel:
         self.source = _source(program, target)[0]
         # ``path``: the generated module's file in the cache folder (None: from memory)
         self._kernels, self.path = _compile(program, target)
-        if target == "cpu":
-            from ..kernels.cpu import _par
-
-            _par.hot(self._kernels[1])
         self.program = program
         self._variants = {}  # inputs read as one value -> the kernel of that variant
 

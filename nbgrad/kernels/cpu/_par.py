@@ -7,7 +7,10 @@ work alone would take that long serially (``_UNIT_S`` a unit: a convolution over
 images). Compiling a ``parallel=True`` loop costs ~0.2 s (a convolution's seconds), several
 times its serial variant, so a program's first step, and any kernel used only a few times,
 no longer pays for threads it would hardly use; a kernel in a loop earns them within a few
-calls (an MLP's products in its third step) and stays parallel from then on.
+calls (an MLP's products in its third step) and stays parallel from then on. What it earns
+that way compiles on a background thread (``_background``) while the kernel goes on
+serially, so no later step stalls on it either; a big call's parallel variant, and any
+with ``TIER_UP`` 0, compiles at its first call, in the caller's thread.
 
 Only one Python thread at a time runs a parallel kernel (Numba's ``workqueue`` layer
 aborts the process when two enter at once); a thread that finds the pool busy runs the
@@ -24,6 +27,7 @@ import threading
 from time import perf_counter
 
 from ... import _config
+from . import _background
 
 _pool = threading.Lock()
 PARALLEL_MIN = _config.PARALLEL_MIN
@@ -32,6 +36,8 @@ TIER_UP = _config.TIER_UP
 # is the parallel variant, or whatever names one family of them)
 _hot = set()
 _spent = {}
+# kernels whose parallel variant the background thread was asked to compile
+_ahead = set()
 # a serial run's time per unit of ``run``'s work count, roughly (an elementwise op's element;
 # a convolution counts its multiply-adds' rows, a few ns each): a call of TIER_UP / _UNIT_S
 # units or more (5M by default) takes its parallel variant at once
@@ -77,7 +83,7 @@ def run(serial, parallel, n, *args):
     """Call ``parallel(*args)`` for ``n`` >= PARALLEL_MIN elements when the pool is free
     and the kernel has earned its parallel variant, else ``serial(*args)``."""
     if n >= PARALLEL_MIN and not _state["no_pool"]:
-        if parallel not in _hot and not earned(parallel, n):
+        if parallel not in _hot and not earned(parallel, n, _compiles(parallel, args)):
             return timed(parallel, serial, *args)
         if _pool.acquire(blocking=False):
             try:
@@ -88,23 +94,38 @@ def run(serial, parallel, n, *args):
     return serial(*args)
 
 
-def earned(key, n=0):
-    """Whether the kernel ``key`` names runs its parallel variant from now on (its serial
-    variant has run ``TIER_UP`` seconds on calls big enough for it, or this call's ``n``
-    units of work would take that long)."""
+def earned(key, n=0, ahead=None):
+    """Whether the kernel ``key`` names runs its parallel variant from now on: this call's
+    ``n`` units of work would take ``TIER_UP`` seconds serially (compiled in this thread,
+    now), or its serial variant has run that long on calls big enough for it and its
+    parallel variant is compiled. ``ahead``, when given, is called then (once) and returns
+    the job that compiles it: the background thread runs the job (``_background``) while
+    this kernel goes on serially; without one, the parallel variant compiles at its first
+    call."""
     if key in _hot:
         return True
-    if _spent.get(key, 0.0) >= TIER_UP or n * _UNIT_S >= TIER_UP:  # (TIER_UP 0: at once)
+    if n * _UNIT_S >= TIER_UP:  # (TIER_UP 0: at once)
         _hot.add(key)
         return True
+    if _spent.get(key, 0.0) >= TIER_UP and key not in _ahead:
+        job = ahead() if ahead is not None else None
+        if job is None:  # nothing to compile ahead
+            _hot.add(key)
+            return True
+        _ahead.add(key)
+        _background.submit(job, lambda: _hot.add(key))
     return False
 
 
-def hot(key):
-    """Let ``key``'s kernel take its parallel variant from its first big call (a compiled
-    function's fused kernels: their caller asked for compiling up front, and each replaces
-    many eager kernels)."""
-    _hot.add(key)
+def _compiles(kernel, args):
+    """``earned``'s ``ahead`` for a kernel called with ``args``: for a Numba kernel, the job
+    that compiles it for their types (typed here: the job holds no array), else None."""
+    def ahead():
+        if not hasattr(kernel, "typeof_pyval"):
+            return None
+        sig = tuple(kernel.typeof_pyval(a) for a in args)
+        return lambda: kernel.compile(sig)
+    return ahead
 
 
 def timed(key, serial, *args):

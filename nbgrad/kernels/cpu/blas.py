@@ -32,6 +32,7 @@ import ctypes
 import importlib.metadata
 import os
 import re
+from functools import partial
 
 import numpy as np
 from numba import njit, prange, types
@@ -266,14 +267,21 @@ def matmul(a, b, out):
         b = np.ascontiguousarray(b)
     macs = out.size * a.shape[-1]
     if AVAILABLE and macs >= PARALLEL_MACS:
-        # (the pool's kernels are compiled once the products have earned them: _par)
-        key = _TIER_KEYS.get(out.dtype, "matmul")
-        if not _par.earned(key):
+        # (the pool's kernels are compiled, in the background, once the products have
+        # earned them: _par; a product of vectors never reaches the pool)
+        key = _TIER_KEYS.get(out.dtype)
+        if key is not None and not _par.earned(key, 0, lambda: partial(
+                _kernels, out.dtype, a.ndim, b.ndim, out.ndim) if min(a.ndim, b.ndim) > 1
+                else _nothing):
             _par.timed(key, _on_this_thread, a, b, out, macs)
             return
         if _parallel(a, b, out):
             return
     _on_this_thread(a, b, out, macs)
+
+
+def _nothing():
+    pass
 
 
 _TIER_KEYS = {np.dtype(np.float32): "matmul float32", np.dtype(np.float64): "matmul float64"}
@@ -458,17 +466,11 @@ def _plan(a, b, out):
         return None
     (ta, lda), (tb, ldb) = pa, pb
     M, N, K, single = out.shape[-2], out.shape[-1], a.shape[-1], dt == np.float32
-    arrays = [_array(dt, x.ndim) for x in (a, b, out)]
-    addresses = _entry(_addresses, types.UniTuple(types.intp, 3)(*arrays))
-    if out.ndim == 2:
-        if a.ndim != 2 or b.ndim != 2:
-            return None
-        if _mkl_threads():  # (no gemm_par kernel compiled for it)
-            i32, i64 = types.int32, types.int64
-            one = _entry(_gemm_one, types.boolean(*arrays, i64, i64, i64, i32, i32, i64, i64,
-                                                  types.boolean, i32))
-            return one, addresses, False, (M, N, K, ta, tb, lda, ldb, single), M
-    kernel = _gemm_par_entry(single)
+    if out.ndim == 2 and (a.ndim != 2 or b.ndim != 2):
+        return None
+    addresses, one, kernel = _kernels(dt, a.ndim, b.ndim, out.ndim)
+    if one is not None:
+        return one, addresses, False, (M, N, K, ta, tb, lda, ldb, single), M
     it = dt.itemsize
     # cut by rows of out (and of a): row-major, a first
     by_rows = (_ROW, ta, tb, M, N, K, lda, ldb, N, (1 if ta == _TRANS else lda) * it, N * it)
@@ -482,6 +484,20 @@ def _plan(a, b, out):
     # its rows
     by_cols = (_COL, tb, ta, N, M, K, ldb, lda, N, (ldb if tb == _TRANS else 1) * it, it)
     return None, addresses, True, (kernel, *by_cols, z, z, z), N
+
+
+def _kernels(dt, *ranks):
+    """``(addresses, one, kernel)``: the entry points a pool product of float dtype ``dt``
+    and operand ranks ``ranks`` (first, second, output) calls, compiled on first use;
+    ``one`` (MKL's one call on the pool, for a 2-d product) or ``kernel`` (``gemm_par``'s)
+    is None."""
+    arrays = [_array(dt, r) for r in ranks]
+    addresses = _entry(_addresses, types.UniTuple(types.intp, 3)(*arrays))
+    if ranks == (2, 2, 2) and _mkl_threads():  # (no gemm_par kernel compiled for it)
+        i32, i64 = types.int32, types.int64
+        return addresses, _entry(_gemm_one, types.boolean(
+            *arrays, i64, i64, i64, i32, i32, i64, i64, types.boolean, i32)), None
+    return addresses, None, _gemm_par_entry(dt == np.float32)
 
 
 def _gemm_par_entry(single):
