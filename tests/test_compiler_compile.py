@@ -685,7 +685,7 @@ class _Mlp(nbgrad.nn.Module):
         self.l2 = nbgrad.nn.Linear(16, 5)
 
     def forward(self, x):
-        return self.l2(nbgrad.nn.functional.relu(self.l1(x)))
+        return self.l2(nbgrad.nn.functional.relu(self.l1(x)).tanh())
 
 
 _MLP = None
@@ -726,13 +726,31 @@ def test_a_training_step_compiles_into_regions_and_calls_with_eager_gradients():
         assert row.call is row.generated or row.call == row._first_call
     g = entry.graph
     assert g.calls() == ["linear", "linear", "log_softmax", "nll_loss"]
-    assert [r.names for r in g.regions()] == [["relu"]]
+    assert [r.names for r in g.regions()] == [["relu", "tanh"]]
     assert len(g.inputs) == 6  # x, y and the four parameters, read through the global
     assert [type(s).__name__ for s in entry.backward.graph.steps].count("Fused") == 1
     with nbgrad.no_grad():  # the same module, trained: the parameters are read afresh
         for p in _MLP.parameters():
             p.mul_(0.5)
     np.testing.assert_allclose(f(x, y).item(), _mlp_loss(x, y).item(), rtol=1e-6)
+
+
+def test_an_elementwise_op_with_nothing_to_fuse_runs_as_its_eager_kernel():
+    # (a generated kernel's launch costs several times an eager op's: an MLP's ReLUs)
+    w = _t(4, 4, seed=1).requires_grad_()
+    f = nbgrad.compile(lambda x, w: ((x @ w).relu() @ w).sum())
+    x = _t(3, 4)
+    for _ in range(2):
+        w.grad = None
+        out = f(x, w)
+        out.backward()
+    g = _entries(f)[0].graph
+    assert g.calls() == ["mm", "relu", "mm", "sum"] and not g.regions()
+    w2 = w.detach().requires_grad_()
+    want = ((x @ w2).relu() @ w2).sum()
+    want.backward()
+    _same(out.detach(), want.detach())
+    np.testing.assert_array_equal(w.grad.numpy(), w2.grad.numpy())
 
 
 def test_arguments_in_lists_and_tuples_are_guarded_and_read_at_every_call():
@@ -810,7 +828,8 @@ def test_rows_whose_arguments_come_from_tensor_values_break_the_graph():
     msg = _break_of(lambda x, m: x[m] * 2, x, m)
     assert "index's arguments hold a _Plan" in msg
     out = nbgrad.compiler.explain(lambda x: (x[1:3, ..., None] * 2), x)
-    assert out.graph_break_count == 0 and out.calls == ["getitem.slice"]
+    # (the one elementwise op runs as its eager kernel: a call too)
+    assert out.graph_break_count == 0 and out.calls == ["getitem.slice", "mul"]
 
 
 def test_two_threads_call_one_compiled_function():

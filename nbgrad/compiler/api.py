@@ -151,7 +151,7 @@ class ExplainOutput:
                                  f"{', '.join(s.names)}")
                     k += 1
                 else:
-                    lines.append(f"  call: {s.op.row.qualname}")
+                    lines.append(f"  call: {s.name}")
         lines += [f"Break Reason: {r}" for r in self.break_reasons]
         for i, (src, path) in enumerate(zip(self.sources, self.paths)):
             lines.append(f"Kernel source of region {i}" + (f" ({path}):" if path else ":"))

@@ -112,10 +112,12 @@ def _full(t, shape):
 
 
 class Call:
-    """A row called as eager calls it (a matmul, a reduction, a view, ...)."""
+    """A row called as eager calls it (a matmul, a reduction, a view, ...; an elementwise
+    op with nothing to fuse)."""
 
     def __init__(self, op):
         self.op = op
+        self.name = op.row.name if op.elem else op.row.qualname
 
     def run(self, env, meta):
         self.op.run(env)
@@ -159,9 +161,14 @@ class Graph:
         total = []
 
         def close(i):  # the region ends before op i: it stores what ops from i on read
-            if region:
+            if len(region) == 1 and not total:
+                # nothing to fuse: the op's eager kernel (~1 µs to enter, a generated
+                # kernel's launch ~7 µs: an MLP's ReLUs and their backward)
+                steps.append(Call(region[0]))
+            elif region:
                 steps.append(_fuse(region, self.meta, lambda v: last.get(v, -1) >= i,
                                    total[0] if total else None))
+            if region:
                 region.clear()
                 made.clear()
                 total.clear()
@@ -238,7 +245,7 @@ class Graph:
         return [s for s in self.steps if s.__class__ is Fused]
 
     def calls(self):
-        return [s.op.row.qualname for s in self.steps if s.__class__ is Call]
+        return [s.name for s in self.steps if s.__class__ is Call]
 
     def kernel_count(self):
         """Kernels a run launches: one per region, one per call (a row's forward may
