@@ -753,6 +753,22 @@ def test_an_elementwise_op_with_nothing_to_fuse_runs_as_its_eager_kernel():
     np.testing.assert_array_equal(w.grad.numpy(), w2.grad.numpy())
 
 
+def test_a_run_drops_each_value_after_its_last_reader():
+    # (its buffer goes back to the pool for the steps after it, as eager frees them)
+    w = _t(4, 4, seed=1)
+    f = nbgrad.compile(lambda x, w: ((x @ w).relu() @ w).sum())
+    x = _t(3, 4)
+    for _ in range(2):
+        out = f(x, w)
+    g = _entries(f)[0].graph
+    assert g.calls() == ["mm", "relu", "mm", "sum"]
+    made = [s.op.outs[0] for s in g.steps]
+    # nothing after the step it is read last; the inputs and the output are the caller's
+    assert g._last_reads(()) == [[], [made[0]], [made[1]], [made[2]]]
+    assert g._last_reads((made[1],)) == [[], [made[0]], [], [made[2]]]
+    _same(out, ((x @ w).relu() @ w).sum())
+
+
 def test_arguments_in_lists_and_tuples_are_guarded_and_read_at_every_call():
     f = nbgrad.compile(lambda x, ps: (x * ps[0] + ps[1][0]).tanh())
     x, a, b = _t(3, 4), _t(3, 4, seed=1), _t(4, seed=2)

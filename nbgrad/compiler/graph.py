@@ -148,6 +148,7 @@ class Graph:
                                if v is not None)
         self.producer = {v: (i, op) for i, op in enumerate(live) for v in op.outs
                          if v is not None}
+        self._drops = {}  # keep -> _last_reads(keep)
 
     def _partition(self, ops):
         last = {}  # value -> index of the last op that reads it
@@ -237,9 +238,36 @@ class Graph:
         rec = _recording.RECORDER[0]
         if rec is not None and rec.counting:  # (kernel_count: the calls count themselves)
             rec.count += len(self.steps) - len(self.calls())
-        for s in self.steps:
+        key = tuple(keep)
+        drops = self._drops.get(key)
+        if drops is None:
+            drops = self._drops[key] = self._last_reads(key)
+        pop = env.pop
+        for s, drop in zip(self.steps, drops):
             s.run(env, meta)
+            for v in drop:
+                pop(v, None)
         return [env[v] for v in self.outputs], [env[v] for v in keep]
+
+    def _last_reads(self, keep):
+        """For each step, the values no later step reads and the run does not return
+        (``keep``, the outputs): dropped once it has run, so that their buffers go back to
+        the pool for the steps after it (as eager's engine frees a backward's values),
+        rather than at the end of the run."""
+        last = {}
+        for i, s in enumerate(self.steps):
+            for v in (s.outs if s.__class__ is Fused else s.op.outs):
+                if v is not None:
+                    last[v] = i  # (made and never read: dropped at once)
+            for v in (s.ins if s.__class__ is Fused else s.op.values()):
+                if v.__class__ is not tuple:  # (not a number argument)
+                    last[v] = i
+        held = set(self.outputs) | set(keep) | set(self.inputs)
+        drops = [[] for _ in self.steps]
+        for v, i in last.items():
+            if v not in held:
+                drops[i].append(v)
+        return drops
 
     def regions(self):
         return [s for s in self.steps if s.__class__ is Fused]
