@@ -113,6 +113,6 @@ with _gc_paused():
     from .ops.advanced_index import *  # noqa: E402,F403
     from .ops.index import *  # noqa: E402,F403
     from . import backends, cpu, cuda, nn  # noqa: E402
-    from . import compiler, optim  # noqa: E402
+    from . import compiler, optim, utils  # noqa: E402
     from .compiler import compile  # noqa: A004
     from .serialization import load, save  # noqa: E402

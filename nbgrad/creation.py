@@ -103,8 +103,11 @@ def _finish(data, dt, dev, requires_grad):
 
 
 def _infer_dtype(data):
-    """PyTorch's dtype for nested Python data: bool, int64, or the default float."""
+    """PyTorch's dtype for nested Python data: bool, int64, or the default float; a NumPy
+    scalar counts with its own dtype (``[np.float64(1.5), 2.0]``: float64; ``[np.int32(1)]``:
+    int32), promoted as PyTorch promotes them."""
     kinds = set()
+    typed = []  # the nbgrad dtypes of NumPy scalars
 
     def walk(x):
         if isinstance(x, (list, tuple)):
@@ -112,6 +115,10 @@ def _infer_dtype(data):
                 walk(y)
         elif isinstance(x, Tensor):
             kinds.add(x._dtype._cat)
+        elif isinstance(x, np.generic) and not isinstance(x, np.bool_):
+            if not isinstance(x, (np.integer, np.floating)):
+                raise TypeError(f"Could not infer dtype of {type(x).__name__}")
+            typed.append(_dt.from_numpy_dtype(x.dtype))
         elif isinstance(x, (bool, np.bool_)):
             kinds.add(0)
         elif isinstance(x, numbers.Integral):
@@ -122,7 +129,17 @@ def _infer_dtype(data):
             raise TypeError(f"Could not infer dtype of {type(x).__name__}")
 
     walk(data)
-    return _dtype_of_kinds(kinds)
+    dt = _dtype_of_kinds(kinds)
+    if typed:
+        cat = max([t._cat for t in typed] + list(kinds))
+        # the widest type of the top category among the NumPy scalars and the Python
+        # numbers' own (bool, int64, the default float), as PyTorch promotes them
+        best = None
+        for t in typed + ([dt] if kinds else []):
+            if t._cat == cat and (best is None or t._rank > best._rank):
+                best = t
+        dt = best if best is not None else dt
+    return dt
 
 
 def _dtype_of_kinds(kinds):
@@ -142,6 +159,8 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
     >>> nbgrad.tensor([[1., 2.], [3., 4.]], requires_grad=True)
     """
     dev = as_device(device)
+    if isinstance(data, np.generic):  # a NumPy scalar: its own dtype, as a 0-d array
+        data = np.asarray(data)
     if isinstance(data, Tensor):
         arr = for_device(data._device).to_host(data._data)
         dt = _dt.as_dtype(dtype) if dtype is not None else data._dtype

@@ -443,3 +443,28 @@ def test_set_default_dtype_matches_torch(default_dtype):
             assert fn(nbgrad).dtype.name == _dtype_name(fn(torch).dtype)
     finally:
         torch.set_default_dtype(old)
+
+
+_NP_SCALARS = [
+    (np.float64(1.5), "float64"), (np.int32(3), "int32"), (np.float32(2), "float32"),
+    (np.bool_(True), "bool"), ([np.float64(1.5)], "float64"), ([np.float64(1.5), 2.0], "float64"),
+    ([np.int32(1)], "int32"), ([np.int32(1), 2], "int64"), ([1.0, np.float32(2)], "float32"),
+    ([np.int32(1), np.float32(2)], "float32"), ([True, np.int32(2)], "int32"),
+    ([np.float32(1), np.int64(3)], "float32"), ([[np.float64(1)], [2]], "float64"),
+    ([np.int64(2), 1.0], "float32"),
+]
+
+
+@pytest.mark.parametrize("data, want", _NP_SCALARS)
+def test_numpy_scalars_keep_their_dtype_as_in_pytorch(data, want):
+    # (a float64 NumPy scalar had become float32, an int32 one int64)
+    t = nbgrad.tensor(data)
+    assert str(t.dtype) == f"nbgrad.{want}"
+    assert t.tolist() == np.asarray(data).tolist()
+    try:
+        import torch
+    except ImportError:
+        torch = None
+    if torch is not None:
+        assert str(torch.tensor(data).dtype) == f"torch.{want}"
+    assert nbgrad.as_tensor(data).dtype is t.dtype

@@ -1,0 +1,5 @@
+"""``nbgrad.utils``: as ``torch.utils`` (``data``)."""
+
+from . import data
+
+__all__ = ["data"]

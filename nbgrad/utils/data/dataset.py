@@ -1,0 +1,144 @@
+"""Datasets: ``Dataset`` (map-style: ``__getitem__`` and ``__len__``), ``IterableDataset``,
+``TensorDataset``, ``Subset``, ``ConcatDataset`` and ``random_split``, as in
+``torch.utils.data.dataset``."""
+
+import bisect
+import itertools
+import math
+import warnings
+
+from .sampler import _rng
+
+
+class Dataset:
+    """A map-style dataset: subclasses give ``__getitem__(index)`` (and ``__len__``, which
+    the default sampler needs). ``a + b`` concatenates two datasets."""
+
+    def __getitem__(self, index):
+        raise NotImplementedError("Subclasses of Dataset should implement __getitem__.")
+
+    def __add__(self, other):
+        return ConcatDataset([self, other])
+
+
+class IterableDataset(Dataset):
+    """A dataset read as a stream: subclasses give ``__iter__``. A ``DataLoader`` batches
+    what it yields, in order (no sampler, no shuffle)."""
+
+    def __iter__(self):
+        raise NotImplementedError("Subclasses of IterableDataset should implement __iter__.")
+
+    def __add__(self, other):
+        raise TypeError("ConcatDataset does not support IterableDataset")
+
+
+class TensorDataset(Dataset):
+    """Samples of tensors that share their first dimension: item ``i`` is
+    ``tuple(t[i] for t in tensors)``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> ds = TensorDataset(nbgrad.zeros(3, 2), nbgrad.tensor([4, 5, 6]))
+        >>> len(ds), ds[1][1]
+        (3, tensor(5))
+    """
+
+    def __init__(self, *tensors):
+        assert all(tensors[0].size(0) == t.size(0) for t in tensors), \
+            "Size mismatch between tensors"
+        self.tensors = tensors
+
+    def __getitem__(self, index):
+        return tuple(t[index] for t in self.tensors)
+
+    def __len__(self):
+        return self.tensors[0].size(0)
+
+
+class Subset(Dataset):
+    """The items of ``dataset`` at ``indices``, in that order.
+
+    Example::
+
+        >>> Subset(["a", "b", "c"], [2, 0])[0]
+        'c'
+    """
+
+    def __init__(self, dataset, indices):
+        self.dataset, self.indices = dataset, indices
+
+    def __getitem__(self, index):
+        if isinstance(index, list):
+            return self.dataset[[self.indices[i] for i in index]]
+        return self.dataset[self.indices[index]]
+
+    def __len__(self):
+        return len(self.indices)
+
+
+class ConcatDataset(Dataset):
+    """The items of ``datasets`` one after another.
+
+    Example::
+
+        >>> ds = ConcatDataset([["a", "b"], ["c"]])
+        >>> len(ds), ds[2], ds[-1]
+        (3, 'c', 'c')
+    """
+
+    def __init__(self, datasets):
+        self.datasets = list(datasets)
+        if not self.datasets:
+            raise AssertionError("datasets should not be an empty iterable")
+        for d in self.datasets:
+            if isinstance(d, IterableDataset):
+                raise AssertionError("ConcatDataset does not support IterableDataset")
+        self.cumulative_sizes = list(itertools.accumulate(len(d) for d in self.datasets))
+
+    def __len__(self):
+        return self.cumulative_sizes[-1]
+
+    def __getitem__(self, index):
+        if index < 0:
+            if -index > len(self):
+                raise ValueError("absolute value of index should not exceed dataset length")
+            index += len(self)
+        d = bisect.bisect_right(self.cumulative_sizes, index)
+        if d == len(self.datasets):
+            raise IndexError(f"index {index} is out of range for a dataset of {len(self)}")
+        return self.datasets[d][index - (self.cumulative_sizes[d - 1] if d else 0)]
+
+
+def random_split(dataset, lengths, generator=None):
+    """``dataset`` split at random into ``Subset``s of ``lengths`` (counts that sum to its
+    length, or fractions that sum to 1: the remainder goes one item each to the first
+    subsets, as PyTorch does). ``generator``: a NumPy ``Generator`` (default nbgrad's,
+    seeded by ``nbgrad.manual_seed``).
+
+    Example::
+
+        >>> import nbgrad
+        >>> _ = nbgrad.manual_seed(0)
+        >>> train, test = random_split(range(10), [0.8, 0.2])
+        >>> len(train), len(test), sorted(list(train) + list(test)) == list(range(10))
+        (8, 2, True)
+    """
+    if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
+        counts = []
+        for i, frac in enumerate(lengths):
+            if frac < 0 or frac > 1:
+                raise ValueError(f"Fraction at index {i} is not between 0 and 1")
+            counts.append(int(math.floor(len(dataset) * frac)))
+        for i in range(len(dataset) - sum(counts)):
+            counts[i % len(counts)] += 1
+        lengths = counts
+        for i, n in enumerate(lengths):
+            if n == 0:
+                warnings.warn(f"Length of split at index {i} is 0. "
+                              "This might result in an empty dataset.", stacklevel=2)
+    if sum(lengths) != len(dataset):
+        raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
+    order = _rng(generator).permutation(sum(lengths)).tolist()
+    return [Subset(dataset, order[end - n:end])
+            for end, n in zip(itertools.accumulate(lengths), lengths)]

@@ -1,0 +1,151 @@
+"""Samplers: which dataset indices a ``DataLoader`` reads, in which order, in which batches
+(``torch.utils.data.sampler``'s classes and checks).
+
+Shuffled orders come from nbgrad's generator (``nbgrad.manual_seed``), or from a NumPy
+``Generator`` passed as ``generator=``: reproducible run to run, but not PyTorch's order
+for the same seed.
+"""
+
+import numpy as np
+
+
+def _rng(generator):
+    """The NumPy generator shuffles draw from: nbgrad's own (``manual_seed``'s), or
+    ``generator``."""
+    if generator is None:
+        from ...creation import _rng as current
+
+        return current[0]
+    if isinstance(generator, np.random.Generator):
+        return generator
+    raise TypeError("generator must be None (nbgrad's generator, seeded by "
+                    f"nbgrad.manual_seed) or a numpy.random.Generator, not "
+                    f"{type(generator).__name__}")
+
+
+class Sampler:
+    """Base class: an iterable of dataset indices (or of lists of them, for a batch
+    sampler), with ``__len__`` where it is known."""
+
+    def __init__(self, data_source=None):
+        pass
+
+    def __iter__(self):
+        raise NotImplementedError
+
+
+class SequentialSampler(Sampler):
+    """Indices ``0 .. len(data_source) - 1`` in order.
+
+    Example::
+
+        >>> list(SequentialSampler(range(3)))
+        [0, 1, 2]
+    """
+
+    def __init__(self, data_source):
+        self.data_source = data_source
+
+    def __iter__(self):
+        return iter(range(len(self.data_source)))
+
+    def __len__(self):
+        return len(self.data_source)
+
+
+class RandomSampler(Sampler):
+    """Indices of ``data_source`` in a random order: a permutation per pass
+    (``num_samples`` of them in all, default ``len(data_source)``), or drawn with
+    ``replacement``. A new order at each iteration.
+
+    Example::
+
+        >>> import nbgrad
+        >>> _ = nbgrad.manual_seed(0)
+        >>> sorted(RandomSampler(range(4)))
+        [0, 1, 2, 3]
+    """
+
+    def __init__(self, data_source, replacement=False, num_samples=None, generator=None):
+        self.data_source = data_source
+        self.replacement = replacement
+        self._num_samples = num_samples
+        self.generator = generator
+        if not isinstance(replacement, bool):
+            raise TypeError("replacement should be a boolean value, but got "
+                            f"replacement={replacement}")
+        if (isinstance(self.num_samples, bool) or not isinstance(self.num_samples, int)
+                or self.num_samples <= 0):
+            raise ValueError("num_samples should be a positive integer value, but got "
+                             f"num_samples={self.num_samples}")
+
+    @property
+    def num_samples(self):
+        return len(self.data_source) if self._num_samples is None else self._num_samples
+
+    def __iter__(self):
+        n = len(self.data_source)
+        rng = _rng(self.generator)
+        if self.replacement:
+            yield from rng.integers(0, n, self.num_samples).tolist()
+            return
+        for _ in range(self.num_samples // n):
+            yield from rng.permutation(n).tolist()
+        yield from rng.permutation(n)[:self.num_samples % n].tolist()
+
+    def __len__(self):
+        return self.num_samples
+
+
+class SubsetRandomSampler(Sampler):
+    """The given ``indices`` in a random order (a new one at each iteration).
+
+    Example::
+
+        >>> sorted(SubsetRandomSampler([5, 7, 9]))
+        [5, 7, 9]
+    """
+
+    def __init__(self, indices, generator=None):
+        self.indices = indices
+        self.generator = generator
+
+    def __iter__(self):
+        for i in _rng(self.generator).permutation(len(self.indices)).tolist():
+            yield self.indices[i]
+
+    def __len__(self):
+        return len(self.indices)
+
+
+class BatchSampler(Sampler):
+    """Lists of ``batch_size`` indices from ``sampler``; the last one shorter unless
+    ``drop_last``.
+
+    Example::
+
+        >>> list(BatchSampler(SequentialSampler(range(5)), batch_size=2, drop_last=False))
+        [[0, 1], [2, 3], [4]]
+    """
+
+    def __init__(self, sampler, batch_size, drop_last):
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size <= 0:
+            raise ValueError("batch_size should be a positive integer value, but got "
+                             f"batch_size={batch_size}")
+        if not isinstance(drop_last, bool):
+            raise ValueError(f"drop_last should be a boolean value, but got drop_last={drop_last}")
+        self.sampler, self.batch_size, self.drop_last = sampler, batch_size, drop_last
+
+    def __iter__(self):
+        batch = []
+        for i in self.sampler:
+            batch.append(i)
+            if len(batch) == self.batch_size:
+                yield batch
+                batch = []
+        if batch and not self.drop_last:
+            yield batch
+
+    def __len__(self):
+        n = len(self.sampler)
+        return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
