@@ -4,9 +4,10 @@
 >>> opt.zero_grad(); loss.backward(); opt.step()
 """
 
+from . import lr_scheduler
 from .adadelta import Adadelta
 from .adam import Adam, AdamW
 from .optimizer import Optimizer
 from .sgd import SGD
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "Adadelta"]
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "Adadelta", "lr_scheduler"]
