@@ -5,13 +5,13 @@ initialisations, in PyTorch's submodules (``nbgrad.nn.modules.linear.Linear``, .
 >>> loss = nbgrad.nn.CrossEntropyLoss()(model(x), y)
 """
 
-from .activation import GELU, ReLU, Sigmoid, Tanh
-from .container import ModuleList, Sequential
+from .activation import GELU, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
+from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv2d
 from .dropout import Dropout
-from .flatten import Flatten
+from .flatten import Flatten, Unflatten
 from .linear import Identity, Linear
-from .loss import CrossEntropyLoss, MSELoss
+from .loss import CrossEntropyLoss, MSELoss, NLLLoss
 from .module import Module
 from .normalization import LayerNorm
 from .sparse import Embedding
@@ -19,5 +19,6 @@ from .sparse import Embedding
 __all__ = [
     "Module", "Linear", "Conv2d", "ReLU", "GELU", "Tanh", "Sigmoid", "Identity", "Flatten",
     "Sequential", "ModuleList", "Dropout", "LayerNorm", "Embedding", "MSELoss",
-    "CrossEntropyLoss",
+    "CrossEntropyLoss", "NLLLoss", "Softmax", "LogSoftmax", "Unflatten", "ModuleDict",
+    "ParameterList", "ParameterDict",
 ]

@@ -1,8 +1,8 @@
-"""Activation layers: ReLU, GELU, Tanh, Sigmoid."""
+"""Activation layers: ReLU, GELU, Tanh, Sigmoid, Softmax, LogSoftmax."""
 
 from .module import Module
 
-__all__ = ["ReLU", "GELU", "Tanh", "Sigmoid"]
+__all__ = ["ReLU", "GELU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax"]
 
 
 class ReLU(Module):
@@ -52,3 +52,42 @@ class Sigmoid(Module):
         from .. import functional as F
 
         return F.sigmoid(input)
+
+
+class Softmax(Module):
+    """``softmax`` along ``dim`` (None: PyTorch's legacy choice of dim, with its warning).
+
+    Example::
+
+        >>> import nbgrad
+        >>> Softmax(dim=1)(nbgrad.zeros(1, 4))
+        tensor([[0.2500, 0.2500, 0.2500, 0.2500]])
+    """
+
+    def __init__(self, dim=None):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        from .. import functional as F
+
+        return F.softmax(input, self.dim)
+
+    def extra_repr(self):
+        return f"dim={self.dim}"
+
+
+class LogSoftmax(Module):
+    """``log_softmax`` along ``dim``."""
+
+    def __init__(self, dim=None):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        from .. import functional as F
+
+        return F.log_softmax(input, self.dim)
+
+    def extra_repr(self):
+        return f"dim={self.dim}"

@@ -1,10 +1,12 @@
-"""Containers: Sequential, ModuleList."""
+"""Containers: Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict."""
 
-from collections import OrderedDict
+from collections import OrderedDict, abc
 
+from ...tensor import Tensor
+from ..parameter import Parameter, is_parameter
 from .module import Module
 
-__all__ = ["Sequential", "ModuleList"]
+__all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
 
 
 class Sequential(Module):
@@ -146,3 +148,233 @@ class ModuleList(Module):
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError("ModuleList is not callable; iterate over its modules instead")
+
+
+def _pairs(what, items, caller=None):
+    """``(key, value)`` pairs of ``items``, a mapping or an iterable of pairs (PyTorch's
+    errors for anything else, naming ``what``, and ``caller`` for the update itself)."""
+    if isinstance(items, (OrderedDict, ModuleDict, ParameterDict, abc.Mapping)):
+        return list(items.items())
+    if not isinstance(items, abc.Iterable):
+        raise TypeError(f"{caller or what}.update should be called with an iterable of "
+                        f"key/value pairs, but got {type(items).__name__}")
+    out = []
+    for j, m in enumerate(items):
+        if not isinstance(m, abc.Iterable):
+            raise TypeError(f"{what} update sequence element #{j} should be Iterable; is"
+                            f"{type(m).__name__}")
+        m = list(m)
+        if len(m) != 2:
+            raise ValueError(f"{what} update sequence element #{j} has length {len(m)}; 2 is "
+                             "required")
+        out.append((m[0], m[1]))
+    return out
+
+
+class ModuleDict(Module):
+    """Modules by name, registered as children (``state_dict`` keys ``"<name>.<...>"``),
+    in insertion order.
+
+    Example::
+
+        >>> import nbgrad
+        >>> heads = ModuleDict({"a": nbgrad.nn.Linear(2, 1), "b": nbgrad.nn.Identity()})
+        >>> list(heads), sorted(dict(heads.named_parameters()))
+        (['a', 'b'], ['a.bias', 'a.weight'])
+    """
+
+    def __init__(self, modules=None):
+        super().__init__()
+        if modules is not None:
+            self.update(modules)
+
+    def __getitem__(self, key):
+        return self._modules[key]
+
+    def __setitem__(self, key, module):
+        self.add_module(key, module)
+
+    def __delitem__(self, key):
+        del self._modules[key]
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules)
+
+    def __contains__(self, key):
+        return key in self._modules
+
+    def clear(self):
+        self._modules.clear()
+
+    def pop(self, key):
+        v = self[key]
+        del self[key]
+        return v
+
+    def keys(self):
+        return self._modules.keys()
+
+    def items(self):
+        return self._modules.items()
+
+    def values(self):
+        return self._modules.values()
+
+    def update(self, modules):
+        for key, module in _pairs("ModuleDict", modules):
+            self[key] = module
+
+
+def _as_parameter(value):
+    # (a plain tensor becomes a Parameter, as PyTorch's containers make it; anything else
+    # is kept as a plain attribute)
+    if isinstance(value, Tensor) and not is_parameter(value):
+        return Parameter(value)
+    return value
+
+
+class ParameterList(Module):
+    """Parameters in a list, registered as ``"0"``, ``"1"``, ... (a tensor added is made a
+    ``Parameter``).
+
+    Example::
+
+        >>> import nbgrad
+        >>> ps = ParameterList([nbgrad.zeros(2), nbgrad.ones(3)])
+        >>> len(ps), [n for n, _ in ps.named_parameters()], ps[1].requires_grad
+        (2, ['0', '1'], True)
+    """
+
+    def __init__(self, values=None):
+        super().__init__()
+        self._size = 0
+        if values is not None:
+            self += values
+
+    def _index(self, idx):
+        idx = int(idx)
+        if not -len(self) <= idx < len(self):
+            raise IndexError(f"index {idx} is out of range")
+        return idx % len(self)
+
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            return type(self)([self[i] for i in range(len(self))[idx]])
+        return getattr(self, str(self._index(idx)))
+
+    def __setitem__(self, idx, param):
+        setattr(self, str(self._index(idx)), _as_parameter(param))
+
+    def __len__(self):
+        return self._size
+
+    def __iter__(self):
+        return iter(self[i] for i in range(len(self)))
+
+    def __iadd__(self, parameters):
+        return self.extend(parameters)
+
+    def append(self, value):
+        self._size += 1
+        setattr(self, str(self._size - 1), _as_parameter(value))
+        return self
+
+    def extend(self, values):
+        if not isinstance(values, abc.Iterable) or isinstance(values, Tensor):
+            raise TypeError("ParameterList.extend should be called with an iterable, but got "
+                            + type(values).__name__)
+        for v in values:
+            self.append(v)
+        return self
+
+    def extra_repr(self):
+        return "\n".join(
+            f"({i}): " + (f"Parameter containing: [{p.dtype} of size {'x'.join(map(str, p.shape))}]"
+                          if isinstance(p, Tensor) else f"Object of type: {type(p).__name__}")
+            for i, p in enumerate(self))
+
+
+class ParameterDict(Module):
+    """Parameters by name, in insertion order (a tensor added is made a ``Parameter``).
+
+    Example::
+
+        >>> import nbgrad
+        >>> pd = ParameterDict({"w": nbgrad.ones(2)})
+        >>> pd["b"] = nbgrad.zeros(1)
+        >>> list(pd), [n for n, _ in pd.named_parameters()]
+        (['w', 'b'], ['w', 'b'])
+    """
+
+    def __init__(self, parameters=None):
+        super().__init__()
+        self._keys = {}
+        if parameters is not None:
+            self.update(parameters)
+
+    def __getitem__(self, key):
+        return getattr(self, key)
+
+    def __setitem__(self, key, value):
+        self._keys[key] = None
+        setattr(self, key, _as_parameter(value))
+
+    def __delitem__(self, key):
+        del self._keys[key]
+        delattr(self, key)
+
+    def __len__(self):
+        return len(self._keys)
+
+    def __iter__(self):
+        return iter(self._keys)
+
+    def __reversed__(self):
+        return reversed(list(self._keys))
+
+    def __contains__(self, key):
+        return key in self._keys
+
+    def copy(self):
+        return ParameterDict(OrderedDict((k, self[k]) for k in self._keys))
+
+    def setdefault(self, key, default=None):
+        if key not in self:
+            self[key] = default
+        return self[key]
+
+    def clear(self):
+        for k in list(self._keys):
+            del self[k]
+
+    def pop(self, key):
+        v = self[key]
+        del self[key]
+        return v
+
+    def popitem(self):
+        k = list(self._keys)[-1]
+        return k, self.pop(k)
+
+    def get(self, key, default=None):
+        return self[key] if key in self else default
+
+    def fromkeys(self, keys, default=None):
+        return ParameterDict((k, default) for k in keys)
+
+    def keys(self):
+        return self._keys.keys()
+
+    def items(self):
+        return ((k, self[k]) for k in self._keys)
+
+    def values(self):
+        return (self[k] for k in self._keys)
+
+    def update(self, parameters):
+        # (PyTorch's message names it "ParametersDict" there)
+        for key, value in _pairs("ParameterDict", parameters, "ParametersDict"):
+            self[key] = value
