@@ -71,7 +71,17 @@ with _gc_paused():
     from .ops.convert import clone  # noqa: E402
     from .ops.elementwise import *  # noqa: E402,F403  (the op table's public names)
     from .ops.elementwise import clamp as clip  # noqa: E402
-    from .ops.concat import cat, chunk, split, stack  # noqa: E402
+    from .ops.comparison import (  # noqa: E402
+        all,  # noqa: A004
+        allclose,
+        any,  # noqa: A004
+        equal,
+        isclose,
+        isfinite,
+        isinf,
+        isnan,
+    )
+    from .ops.concat import cat, chunk, narrow, split, stack, unbind  # noqa: E402
     from .ops.einsum import einsum  # noqa: E402
     from .ops.linalg import bmm, dot, ger, matmul, mm, mv, outer  # noqa: E402
     from .ops.norm import norm  # noqa: E402
@@ -106,7 +116,7 @@ with _gc_paused():
         softmax,
     )
     from .ops.stats import std, std_mean, var, var_mean  # noqa: E402
-    from .tensor import Size, Tensor  # noqa: E402
+    from .tensor import Size, Tensor, is_floating_point, is_tensor, numel  # noqa: E402
 
     from ._version import __version__  # noqa: E402
     from .ops.conv import *  # noqa: E402,F403

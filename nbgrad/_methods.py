@@ -7,9 +7,11 @@ conversion to host values) and imports no op; each method that computes is a row
 
 import numpy as np
 
+from . import creation as Cr
 from . import dtypes as _dt
 from .device import as_device
 from .ops import advanced_index as AIx
+from .ops import comparison as Cmp
 from .ops import concat as C
 from .ops import convert
 from .ops import elementwise as E
@@ -132,13 +134,18 @@ METHODS = {
     "swapaxes": S.transpose,
     "T": property(lambda self: S.permute(self, tuple(range(self.ndim - 1, -1, -1)))),
     "mT": property(lambda self: S.transpose(self, -2, -1)),
-    "split": C.split, "chunk": C.chunk,
+    "split": C.split, "chunk": C.chunk, "unbind": C.unbind, "narrow": C.narrow,
     "repeat": S.repeat, "tile": S._tile_method, "flip": S._flip_method,
     # indexing
     **{n: getattr(Ix, n) for n in (
         "index_select", "index_add", "index_add_", "gather", "scatter_add", "scatter_add_",
         "take_along_dim")},
     "index_put": AIx.index_put, "index_put_": AIx.index_put_,
+    # tests of values (bool results)
+    **{n: getattr(Cmp, n) for n in Cmp.__all__},
+    # creations like this tensor
+    **{n: getattr(Cr, n) for n in (
+        "new_zeros", "new_ones", "new_empty", "new_full", "new_tensor")},
     # copies and conversions
     "clone": convert.clone, "contiguous": _contiguous, "to": _to,
     "cpu": lambda self: self.to("cpu"), "cuda": _cuda,

@@ -156,7 +156,10 @@ def _dtype_of_kinds(kinds):
 def tensor(data, dtype=None, device=None, requires_grad=False):
     """A new tensor holding a copy of ``data`` (nested lists, numbers or an ndarray).
 
+    >>> import nbgrad
     >>> nbgrad.tensor([[1., 2.], [3., 4.]], requires_grad=True)
+    tensor([[1., 2.],
+            [3., 4.]], requires_grad=True)
     """
     dev = as_device(device)
     if isinstance(data, np.generic):  # a NumPy scalar: its own dtype, as a 0-d array
@@ -457,3 +460,54 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
         raise RuntimeError("numel: integer multiplication overflow")
     data = _alloc(lambda: np.eye(n, m, dtype=dt.np), (n, m), dt.np)
     return _finish(data, dt, as_device(device), requires_grad)
+
+
+# ----- Tensor.new_*: creations with a tensor's dtype and device by default -----------------
+def _like(self, make, size, dtype, device, requires_grad, *args):
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    return make(size, *args, dtype=self._dtype if dtype is None else dtype,
+                device=self._device if device is None else device, requires_grad=requires_grad)
+
+
+def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
+    """Zeros of ``size``, with this tensor's dtype and device unless given.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.ones(2, dtype=nbgrad.int32).new_zeros(2, 3).dtype
+        nbgrad.int32
+    """
+    return _like(self, lambda s, **k: zeros(*s, **k), size, dtype, device, requires_grad)
+
+
+def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
+    """Ones of ``size``, with this tensor's dtype and device unless given."""
+    return _like(self, lambda s, **k: ones(*s, **k), size, dtype, device, requires_grad)
+
+
+def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
+    """An uninitialized tensor of ``size``, with this tensor's dtype and device unless given."""
+    return _like(self, lambda s, **k: empty(*s, **k), size, dtype, device, requires_grad)
+
+
+def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    """``fill_value`` everywhere in ``size``, with this tensor's dtype and device unless
+    given."""
+    return _like(self, full, (size,), dtype, device, requires_grad, fill_value)
+
+
+def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
+    """A copy of ``data`` as ``nbgrad.tensor`` makes it, with this tensor's dtype and device
+    unless given."""
+    if isinstance(data, Tensor):
+        import warnings
+
+        warnings.warn("To copy construct from a tensor, it is recommended to use "
+                      "sourceTensor.detach().clone() or "
+                      "sourceTensor.detach().clone().requires_grad_(True), rather than "
+                      "tensor.new_tensor(sourceTensor).", UserWarning, stacklevel=2)
+    return tensor(data, dtype=self._dtype if dtype is None else dtype,
+                  device=self._device if device is None else device,
+                  requires_grad=requires_grad)

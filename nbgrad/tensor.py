@@ -451,3 +451,18 @@ def _wrap_dim(dim, ndim):
 
 
 CPU_DEVICE = CPU
+
+
+def is_tensor(obj):
+    """Whether ``obj`` is an nbgrad tensor (a ``Parameter`` too)."""
+    return isinstance(obj, Tensor)
+
+
+def is_floating_point(input):
+    """Whether ``input``'s dtype is a floating-point one."""
+    return input.is_floating_point()
+
+
+def numel(input):
+    """How many elements ``input`` holds."""
+    return input.numel()

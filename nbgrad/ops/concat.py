@@ -189,3 +189,42 @@ def chunk(input, chunks, dim=0):
     n = input.shape[d]
     size = -(-n // chunks) if n else 0
     return split(input, size if size else 1, d) if n else (input,)
+
+
+def unbind(input, dim=0):
+    """The slices of ``input`` along ``dim``, that dim removed: a tuple of views.
+
+    Example::
+
+        >>> import nbgrad
+        >>> [t.tolist() for t in nbgrad.tensor([[1, 2], [3, 4]]).unbind(1)]
+        [[1, 3], [2, 4]]
+    """
+    d = _wrap_dim(dim, input.ndim)
+    return tuple(t.squeeze(d) for t in split(input, 1, d)) if input.shape[d] else ()
+
+
+def narrow(input, dim, start, length):
+    """The view of ``length`` entries of ``input`` along ``dim`` from ``start`` (which may
+    count from the end).
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.arange(6).narrow(0, 2, 3)
+        tensor([2, 3, 4])
+    """
+    if input.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    d = _wrap_dim(dim, input.ndim)
+    n = input.shape[d]
+    if not -n <= start <= n:
+        raise IndexError(f"start out of range (expected to be in range of [{-n}, {n}], but "
+                         f"got {start})")
+    if start < 0:
+        start += n
+    if start + length > n:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
+    return input[(slice(None),) * d + (slice(start, start + length),)]
