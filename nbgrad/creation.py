@@ -463,7 +463,7 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
 
 
 # ----- Tensor.new_*: creations with a tensor's dtype and device by default -----------------
-def _like(self, make, size, dtype, device, requires_grad, *args):
+def _new(self, make, size, dtype, device, requires_grad, *args):
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
     return make(size, *args, dtype=self._dtype if dtype is None else dtype,
@@ -479,23 +479,23 @@ def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
         >>> nbgrad.ones(2, dtype=nbgrad.int32).new_zeros(2, 3).dtype
         nbgrad.int32
     """
-    return _like(self, lambda s, **k: zeros(*s, **k), size, dtype, device, requires_grad)
+    return _new(self, lambda s, **k: zeros(*s, **k), size, dtype, device, requires_grad)
 
 
 def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
     """Ones of ``size``, with this tensor's dtype and device unless given."""
-    return _like(self, lambda s, **k: ones(*s, **k), size, dtype, device, requires_grad)
+    return _new(self, lambda s, **k: ones(*s, **k), size, dtype, device, requires_grad)
 
 
 def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
     """An uninitialized tensor of ``size``, with this tensor's dtype and device unless given."""
-    return _like(self, lambda s, **k: empty(*s, **k), size, dtype, device, requires_grad)
+    return _new(self, lambda s, **k: empty(*s, **k), size, dtype, device, requires_grad)
 
 
 def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
     """``fill_value`` everywhere in ``size``, with this tensor's dtype and device unless
     given."""
-    return _like(self, full, (size,), dtype, device, requires_grad, fill_value)
+    return _new(self, full, (size,), dtype, device, requires_grad, fill_value)
 
 
 def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):

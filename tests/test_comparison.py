@@ -111,6 +111,18 @@ def test_new_creations_take_the_tensors_dtype(kind, call):
         a.new_tensor(a)
 
 
+def test_the_like_creations_still_work_beside_the_new_ones():
+    # (Tensor.new_*'s helper once shadowed the *_like functions' own, breaking them)
+    x = nbgrad.ones(2, 3, dtype=nbgrad.float64)
+    for make, value in ((nbgrad.zeros_like, 0.0), (nbgrad.ones_like, 1.0),
+                        (lambda t: nbgrad.full_like(t, 7), 7.0)):
+        r = make(x)
+        assert r.shape == (2, 3) and r.dtype is nbgrad.float64
+        assert r.tolist() == [[value] * 3] * 2
+    assert nbgrad.empty_like(x).shape == (2, 3) and nbgrad.randn_like(x).dtype is nbgrad.float64
+    assert x.new_zeros(1).dtype is nbgrad.float64
+
+
 @pytest.mark.parametrize("call", [
     lambda m, x: m.unbind(x, 1), lambda m, x: x.unbind(), lambda m, x: x.unbind(-1),
     lambda m, x: (m.narrow(x, 1, 1, 2),), lambda m, x: (x.narrow(-1, -2, 2),),
