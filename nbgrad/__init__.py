@@ -46,6 +46,7 @@ with _gc_paused():
         randint,
         randn,
         randn_like,
+        randperm,
         tensor,
         zeros,
         zeros_like,
@@ -81,8 +82,12 @@ with _gc_paused():
         isinf,
         isnan,
     )
-    from .ops.concat import cat, chunk, narrow, split, stack, unbind  # noqa: E402
+    from .ops.concat import cat, chunk, narrow, roll, split, stack, unbind  # noqa: E402
     from .ops.einsum import einsum  # noqa: E402
+    from .ops.sampling import multinomial  # noqa: E402
+    from .ops.scan import cumsum  # noqa: E402
+    from .ops.selection import masked_fill, tril, triu  # noqa: E402
+    from .ops.sort import argsort, kthvalue, sort, topk  # noqa: E402
     from .ops.linalg import bmm, dot, ger, matmul, mm, mv, outer  # noqa: E402
     from .ops.norm import norm  # noqa: E402
     from .ops.reduce import (  # noqa: E402
@@ -122,7 +127,8 @@ with _gc_paused():
     from .ops.conv import *  # noqa: E402,F403
     from .ops.advanced_index import *  # noqa: E402,F403
     from .ops.index import *  # noqa: E402,F403
-    from . import backends, cpu, cuda, nn  # noqa: E402
+    from . import accelerator, amp, backends, cpu, cuda, nn, onnx  # noqa: E402
+    from .amp import autocast  # noqa: E402
     from . import compiler, optim, utils  # noqa: E402
     from .compiler import compile  # noqa: A004
     from .serialization import load, save  # noqa: E402

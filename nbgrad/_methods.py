@@ -20,12 +20,16 @@ from .ops import inplace as I
 from .ops import linalg as L
 from .ops import norm as Nm
 from .ops import reduce as R  # noqa: F401  (its rows join the table)
+from .ops import sampling as Smp
+from .ops import scan as Scan
+from .ops import selection as Sel
 from .ops import shape as S
 from .ops import softmax as Sm  # noqa: F401  (its rows join the table)
+from .ops import sort as Srt
 from .ops import stats as St  # noqa: F401  (its rows join the table)
 from .ops.funcdef import public as func_rows
 from .ops.opdef import TABLE
-from .tensor import Tensor
+from .tensor import _TYPE_NAMES, Tensor
 
 
 def _r(f):
@@ -60,6 +64,19 @@ def _inplace_method(name, fn, has_alpha):
     return method
 
 
+def _inplace_unary(name, fn, to_float):
+    # the number operand decides the dtype check only: a float one (exp_) refuses integer
+    # tensors as PyTorch does ("result type Float can't be cast to ... Long"), False none
+    bound = 0.0 if to_float else False
+
+    def method(self):
+        return I.inplace_binary(name, lambda a, _b: fn(a), self, bound)
+
+    method.__name__ = name
+    method.__doc__ = f"In-place ``{fn.__name__}``; bumps ``_version``."
+    return method
+
+
 def _elementwise_methods():
     """The rows of the elementwise ops' methods, operators and in-place methods, from the
     flags of their definitions (ops/elementwise.py's table)."""
@@ -76,7 +93,9 @@ def _elementwise_methods():
                 rows[d] = _r(fn)
             else:
                 rows[d] = fn
-        if op.inplace:
+        if op.inplace and op.arity == 1:
+            rows[op.name + "_"] = _inplace_unary(op.name + "_", fn, op.dtype == "float")
+        elif op.inplace:
             method = _inplace_method(op.name + "_", fn, "alpha" in op.kwargs)
             rows[op.name + "_"] = method
             if op.inplace == "operator":
@@ -87,6 +106,36 @@ def _elementwise_methods():
 def _clamp_(self, min=None, max=None):
     bound = min if min is not None else (max if max is not None else 0)  # decides the dtype check
     return I.inplace_binary("clamp_", lambda a, _b: E.clamp(a, min, max), self, bound)
+
+
+def _masked_fill_(self, mask, value):
+    # (False: the fill is cast to self's dtype, no promotion to check)
+    return I.inplace_binary("masked_fill_", lambda a, _b: Sel.masked_fill(a, mask, value),
+                            self, False)
+
+
+def _band_(name):
+    fn = getattr(Sel, name)
+
+    def method(self, diagonal=0):
+        return I.inplace_binary(name + "_", lambda a, _b: fn(a, diagonal), self, False)
+
+    method.__name__ = name + "_"
+    return method
+
+
+def _type(self, dtype=None, non_blocking=False, **kwargs):
+    """The tensor type's name (``"nbgrad.FloatTensor"``), or a copy in ``dtype`` (a dtype,
+    or a type name such as ``"torch.DoubleTensor"``)."""
+    if dtype is None:
+        return self._type_name()
+    if isinstance(dtype, str):
+        name = dtype.rsplit(".", 1)[-1]
+        by_name = {v: k for k, v in _TYPE_NAMES.items()}
+        if name not in by_name:
+            raise ValueError(f"invalid type: '{dtype}'")
+        dtype = getattr(_dt, {"bool": "bool_"}.get(by_name[name], by_name[name]))
+    return self.to(dtype)
 
 
 def _to(self, *args, **kwargs):
@@ -117,6 +166,10 @@ METHODS = {
     "__getitem__": S.getitem, "__setitem__": I.setitem,
     "where": lambda self, condition, other: E.where(condition, self, other),
     "clamp": E.clamp, "clip": E.clamp, "clamp_": _clamp_,
+    "masked_fill": Sel.masked_fill, "masked_fill_": _masked_fill_,
+    "tril": Sel.tril, "triu": Sel.triu, "tril_": _band_("tril"), "triu_": _band_("triu"),
+    "square": E.square, "cumsum": Scan.cumsum, "cumsum_": Scan._cumsum_,
+    "multinomial": Smp.multinomial, "sort": Srt.sort, "argsort": Srt.argsort, "topk": Srt.topk, "kthvalue": Srt.kthvalue,
     "zero_": I.zero_, "fill_": I.fill_, "copy_": I.copy_,
     # reductions, statistics, softmax: from the flags of their rows (ops/reduce.py,
     # ops/stats.py, ops/softmax.py)
@@ -135,6 +188,7 @@ METHODS = {
     "T": property(lambda self: S.permute(self, tuple(range(self.ndim - 1, -1, -1)))),
     "mT": property(lambda self: S.transpose(self, -2, -1)),
     "split": C.split, "chunk": C.chunk, "unbind": C.unbind, "narrow": C.narrow,
+    "roll": C.roll,
     "repeat": S.repeat, "tile": S._tile_method, "flip": S._flip_method,
     # indexing
     **{n: getattr(Ix, n) for n in (
@@ -149,7 +203,7 @@ METHODS = {
     # copies and conversions
     "clone": convert.clone, "contiguous": _contiguous, "to": _to,
     "cpu": lambda self: self.to("cpu"), "cuda": _cuda,
-    "type_as": lambda self, other: self.to(other._dtype),
+    "type_as": lambda self, other: self.to(other._dtype), "type": _type,
     "float": _converter(_dt.float32), "double": _converter(_dt.float64),
     "long": _converter(_dt.int64), "int": _converter(_dt.int32), "bool": _converter(_dt.bool_),
 }

@@ -386,6 +386,32 @@ def randint(low, high=None, size=(), *, dtype=None, device=None):
 
 
 @_recording.recorded
+def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
+    """A random permutation of ``0 .. n-1`` (from nbgrad's generator; ``manual_seed``
+    repeats it, though not PyTorch's order for the same seed).
+
+    Example::
+
+        >>> import nbgrad
+        >>> sorted(nbgrad.randperm(4).tolist())
+        [0, 1, 2, 3]
+    """
+    _no_generator(generator)
+    dt = _dt.as_dtype(dtype) if dtype is not None else _dt.int64
+    _int64(n)
+    if n < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
+    data = _alloc(lambda: _rng[0].permutation(int(n)).astype(dt.np), (int(n),), np.int64)
+    return _finish(data, dt, as_device(device), requires_grad)
+
+
+def _no_generator(generator):
+    if generator is not None:
+        raise NotImplementedError("generator= is not supported by nbgrad yet: nbgrad draws "
+                                  "from one generator, seeded by nbgrad.manual_seed")
+
+
+@_recording.recorded
 def rand_like(input, *, dtype=None, device=None, requires_grad=False):
     dt, dev = _like(input, dtype, device)
     return rand(tuple(input.shape), dtype=dt, device=dev, requires_grad=requires_grad)

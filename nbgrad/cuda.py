@@ -41,3 +41,26 @@ def synchronize(device=None):
 def current_device():
     """Index of the current CUDA device (always 0 for nbgrad)."""
     return 0
+
+
+def manual_seed(seed):
+    """Accepted as PyTorch's: nbgrad draws every device's random numbers from one generator,
+    which ``nbgrad.manual_seed`` seeds (as ``torch.manual_seed`` seeds every device)."""
+
+
+def manual_seed_all(seed):
+    """As ``manual_seed``."""
+
+
+def __getattr__(name):
+    if name == "amp":  # torch.cuda.amp: torch.amp's classes for the "cuda" device
+        import functools
+        import types
+
+        from . import amp
+
+        return types.SimpleNamespace(
+            autocast=lambda enabled=True, dtype=None, cache_enabled=True: amp.autocast(
+                "cuda", dtype, enabled, cache_enabled),
+            GradScaler=functools.partial(amp.GradScaler, "cuda"))
+    raise AttributeError(f"module 'nbgrad.cuda' has no attribute '{name}'")

@@ -329,6 +329,12 @@ class Tensor:
         text = tensor_repr(self)
         return "Parameter containing:\n" + text if is_parameter(self) else text
 
+    def __format__(self, format_spec):
+        # as PyTorch: a 0-dim tensor formats as its number (f"{loss:.4f}"), others as objects
+        if self._data.ndim == 0:
+            return self.item().__format__(format_spec)
+        return object.__format__(self, format_spec)
+
     def __len__(self):
         if self._data.ndim == 0:
             raise TypeError("len() of a 0-d tensor")

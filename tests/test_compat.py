@@ -6,10 +6,12 @@ import os
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 SCRIPTS = os.path.join(os.path.dirname(__file__), "scripts")
 MLP = os.path.join(SCRIPTS, "pytorch_mlp.py")
+GPT = os.path.join(SCRIPTS, "pytorch_gpt.py")
 
 
 def _run(args, cwd=None, env=None):
@@ -40,6 +42,20 @@ def test_a_pytorch_training_script_runs_unchanged(optimizer, tmp_path):
         assert t.returncode == 0, t.stderr
         want = _losses(t.stdout)
         assert losses == pytest.approx(want, rel=1e-5, abs=1e-6)
+
+
+def test_a_pytorch_gpt_script_trains_and_samples_unchanged(tmp_path):
+    # nanoGPT's idioms: a tril buffer and masked_fill, scaled_dot_product_attention, AdamW
+    # with a cosine schedule, GradScaler and autocast, clipping, top-k and multinomial
+    r = _run(["-m", "nbgrad.run", GPT, "40"], cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    losses = _losses(r.stdout)
+    assert len(losses) == 40 and np.mean(losses[-5:]) < 0.75 * np.mean(losses[:5])
+    sample = r.stdout.strip().splitlines()[-1]
+    assert sample.startswith("sample: '") and len(sample) == len("sample: ''") + 21
+    if _has_torch():  # (PyTorch draws other random numbers: only that it runs there too)
+        t = _run([GPT, "3"], cwd=tmp_path)
+        assert t.returncode == 0, t.stderr
 
 
 def test_the_script_gets_its_arguments_main_name_and_exit_status(tmp_path):

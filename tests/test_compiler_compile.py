@@ -489,7 +489,9 @@ def test_an_in_place_change_to_a_tensor_reached_by_name_breaks_the_graph():
 
 
 # ----- random programs: compiled forward and backward against eager ----------------------
-_ROWS = [op for op in TABLE.values() if op.body is not None]
+# (rows whose backward raises, as PyTorch's floor_divide: tests/test_rounding.py compiles them)
+_ROWS = [op for op in TABLE.values() if op.body is not None
+         and (op.node is None or op.node.__name__ != "NotImplemented")]
 
 
 @st.composite

@@ -591,8 +591,8 @@ def test_generated_run_matches_the_rule_on_unpacked_saved_values():
         except (RuntimeError, TypeError):
             continue  # a row that refuses floats
         node = out.grad_fn
-        if node is None:
-            continue
+        if node is None or type(node).__name__ == "NotImplemented":
+            continue  # (no node, or one whose backward raises: floor_divide's)
         assert node._gen, op.name
         g = nbgrad.tensor(rng.uniform(0.5, 1.5, (3, 4)))
         prev = STATE.enabled

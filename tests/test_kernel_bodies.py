@@ -268,9 +268,10 @@ def test_optimizer_updates_run_through_one_loop_factory_per_target():
                  if isinstance(n, ast.FunctionDef) and n is not fns[factory]]
         called = set().union(*(_calls(n) for n in inner))
         assert called & {"f", "body"}, f"{target}: {factory} does not run its body"
-    bodies = {"sgd", "sgd_momentum", "adam", "adam_amsgrad", "adadelta"}
+    bodies = {"sgd", "sgd_momentum", "adam", "adam_amsgrad", "adadelta", "rmsprop",
+              "rmsprop_momentum", "rmsprop_centered", "rmsprop_centered_momentum", "adagrad"}
     used = set()
-    for name in ("sgd", "adam", "adadelta"):
+    for name in ("sgd", "adam", "adadelta", "rmsprop", "adagrad"):
         tree = _tree(inspect.getfile(getattr(optim, name)))
         used |= {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)
                  and isinstance(n.value, ast.Name) and n.value.id == "updates"}

@@ -112,8 +112,24 @@ ADADELTA_CASES = [
 ]
 
 
+RMSPROP_CASES = [
+    dict(),  # lr=1e-2, alpha=0.99, eps=1e-8
+    dict(lr=0.05, alpha=0.3),  # lerp weight >= 0.5 branch (centered)
+    dict(lr=0.05, momentum=0.9),
+    dict(lr=0.05, centered=True),
+    dict(lr=0.05, alpha=0.3, centered=True, momentum=0.5, weight_decay=0.1, maximize=True),
+]
+ADAGRAD_CASES = [
+    dict(),  # lr=1e-2, eps=1e-10
+    dict(lr=0.3, lr_decay=0.1, weight_decay=0.05, initial_accumulator_value=0.2),
+    dict(lr=0.3, eps=1e-3, maximize=True),
+]
+
+
 @pytest.mark.parametrize("name,kwargs", [("Adam", k) for k in ADAM_CASES]
-                         + [("Adadelta", k) for k in ADADELTA_CASES])
+                         + [("Adadelta", k) for k in ADADELTA_CASES]
+                         + [("RMSprop", k) for k in RMSPROP_CASES]
+                         + [("Adagrad", k) for k in ADAGRAD_CASES])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_stateful_optimizers_match_torch(name, kwargs, dtype):
     nb, tp, o1, o2 = _run(getattr(nbgrad.optim, name), getattr(torch.optim, name), kwargs,
@@ -148,6 +164,10 @@ def test_parallel_kernel_variants_match_serial():
              updates.sgd_momentum_scalars(dt, 0.1, 0.01, 0.9, 0.0, True, False, False)),
             (updates.sgd, (), updates.sgd_scalars(dt, 0.1, 0.01, True)),
             (updates.adadelta, (v, vm), updates.adadelta_scalars(dt, 0.9, 0.8, 1e-6, 0.1, True)),
+            (updates.rmsprop_centered_momentum, (v, m, vm),
+             updates.rmsprop_scalars(dt, 0.1, 0.9, 1e-8, 0.1, 0.5, True)),
+            (updates.rmsprop, (v,), updates.rmsprop_scalars(dt, 0.1, 0.3, 1e-8, 0.0, 0.0, False)),
+            (updates.adagrad, (v,), updates.adagrad_scalars(dt, 0.1, 1e-10, 0.1, True)),
         ]
         for body, state, scalars in cases:
             outs = []
@@ -346,3 +366,76 @@ def test_model_to_after_optimizer_keeps_working():
     m(nbgrad.randn(2, 3, dtype=nbgrad.float64)).sum().backward()
     opt.step()  # float32 state is converted to the parameter's new dtype
     assert opt.state[m.weight]["exp_avg"].dtype == nbgrad.float64
+
+
+def _numpy_rmsprop(p, grads, lr, alpha, eps, wd, momentum, centered):
+    """RMSprop as its paper and PyTorch's docs state it, in float64 NumPy."""
+    sq, buf, ga = np.zeros_like(p), np.zeros_like(p), np.zeros_like(p)
+    for g in grads:
+        g = g + wd * p
+        sq = alpha * sq + (1 - alpha) * g * g
+        if centered:
+            ga = alpha * ga + (1 - alpha) * g
+            avg = np.sqrt(sq - ga * ga) + eps
+        else:
+            avg = np.sqrt(sq) + eps
+        if momentum:
+            buf = momentum * buf + g / avg
+            p = p - lr * buf
+        else:
+            p = p - lr * g / avg
+    return p
+
+
+def _numpy_adagrad(p, grads, lr, lr_decay, wd, init, eps):
+    acc = np.full_like(p, init)
+    for step, g in enumerate(grads, 1):
+        g = g + wd * p
+        acc = acc + g * g
+        p = p - lr / (1 + (step - 1) * lr_decay) * g / (np.sqrt(acc) + eps)
+    return p
+
+
+@pytest.mark.parametrize("centered", [False, True])
+@pytest.mark.parametrize("momentum", [0.0, 0.7])
+def test_rmsprop_and_adagrad_match_their_numpy_definitions(centered, momentum):
+    rng = np.random.default_rng(5)
+    p0 = rng.standard_normal(6)
+    grads = [rng.standard_normal(6) for _ in range(4)]
+    for cls, kwargs, ref in [
+        (nbgrad.optim.RMSprop, dict(lr=0.05, alpha=0.8, eps=1e-6, weight_decay=0.1,
+                                    momentum=momentum, centered=centered),
+         lambda: _numpy_rmsprop(p0, grads, 0.05, 0.8, 1e-6, 0.1, momentum, centered)),
+        (nbgrad.optim.Adagrad, dict(lr=0.2, lr_decay=0.05 + momentum, weight_decay=0.1,
+                                    initial_accumulator_value=0.3, eps=1e-8),
+         lambda: _numpy_adagrad(p0, grads, 0.2, 0.05 + momentum, 0.1, 0.3, 1e-8)),
+    ]:
+        p = nn.Parameter(nbgrad.tensor(p0.copy()))
+        opt = cls([p], **kwargs)
+        for g in grads:
+            p.grad = nbgrad.tensor(g)
+            opt.step()
+        np.testing.assert_allclose(p.detach().numpy(), ref(), rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("name,kwargs", [
+    ("RMSprop", dict(lr=-1.0)), ("RMSprop", dict(alpha=-0.1)), ("RMSprop", dict(momentum=-1)),
+    ("RMSprop", dict(eps=-1.0)), ("Adagrad", dict(lr_decay=-1)), ("Adagrad", dict(eps=-1.0)),
+    ("Adagrad", dict(initial_accumulator_value=-1.0)), ("Adagrad", dict(weight_decay=-1.0)),
+])
+def test_rmsprop_and_adagrad_refuse_bad_hyperparameters_as_pytorch(name, kwargs):
+    with pytest.raises(ValueError) as ours:
+        getattr(nbgrad.optim, name)([nn.Parameter(nbgrad.ones(2))], **kwargs)
+    with pytest.raises(ValueError) as theirs:
+        getattr(torch.optim, name)([torch.nn.Parameter(torch.ones(2))], **kwargs)
+    assert str(ours.value) == str(theirs.value)
+
+
+def test_docstring_examples_run():
+    import doctest
+
+    from nbgrad.optim import adadelta, adagrad, rmsprop
+
+    for mod in (adadelta, adagrad, rmsprop):
+        res = doctest.testmod(mod)
+        assert res.attempted and not res.failed, mod.__name__

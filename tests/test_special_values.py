@@ -97,7 +97,8 @@ EXTRA = [
        (((3, 4), (4, 2)),)),
 ]
 
-ALL = OPS + EXTRA
+# (not the rows of integer arithmetic on floats cast to integers: inf and nan have none)
+ALL = [op for op in OPS if not op.name.endswith("_int")] + EXTRA
 
 # Where the sign of a zero result is torch's implementation choice, not a rule, signs of
 # zeros are not compared: a reduction that meets -0.0 and +0.0 as equal extremes returns

@@ -49,8 +49,13 @@ def record_backward(trace, result, wrt):
     leaves = [fwd.seen[fwd.inputs[j][0]] for j in wrt]  # (seen[v]: value v's tensor)
     # (np.errstate: the shapes-only values are garbage, and NumPy's products of them warn)
     with _Tracing(rec), _Quiet(leaves), _par.serial(), np.errstate(all="ignore"):
-        grads = _grad([outs[m] for m in out_pos], leaves, seeds, retain_graph=True,
-                      create_graph=True, allow_unused=True) if out_pos else [None] * len(wrt)
+        try:
+            grads = _grad([outs[m] for m in out_pos], leaves, seeds, retain_graph=True,
+                          create_graph=True, allow_unused=True) if out_pos else [None] * len(wrt)
+        except RuntimeError as e:
+            # an op with no derivative (floor_divide): the forward runs, and backward
+            # raises as eager's does, when it is called
+            raise GraphBreak(f"the backward pass raises: {e}") from None
     if rec.error is not None:
         raise rec.error
     kept, gvids = [], []

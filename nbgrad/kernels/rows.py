@@ -470,6 +470,15 @@ def max_pool_gather_elem(x, p, i):
 
 
 # error_model="numpy": a negative p divides by zero at zeros (inf, as PyTorch), not raises
+@njit(**_inline)
+def cumsum_line(x, out, a, b, R, acc):
+    """``out[a, r, b] = x[a, 0, b] + ... + x[a, r, b]``, accumulated in ``acc``'s type
+    (float64 for floats: PyTorch's CPU scan of float32 rounds each output from a double)."""
+    for r in range(R):
+        acc += x[a, r, b]
+        out[a, r, b] = acc
+
+
 @njit(**_opts)
 def norm_row(x, a, b, R, kind, p):
     """The vector norm of ``x[a, :, b]`` (``R`` long) of kind ``kind``, in float64."""

@@ -120,6 +120,63 @@ def softplus(a):
     return math.log1p(math.exp(a))
 
 
+# ----- rounding and the division with a rounding mode ------------------------------------
+# PyTorch's div_floor and remainder: Python's // and % (Numba's, floats and integers alike),
+# except that a zero remainder keeps fmod's sign (a's), where Python gives it b's
+@_jit
+def floordiv(a, b):
+    return a // b
+
+
+@_jit
+def remainder(a, b):
+    r = a % b
+    if r == 0:
+        r = 0 * a
+    return r
+
+
+@_jit
+def div_trunc_int(a, b):
+    # integers: C's truncating division (a float quotient would round large int64s)
+    q = a // b
+    if q < 0 and q * b != a:
+        q += 1
+    return q
+
+
+# math.floor and friends give integers: values that are already whole (|a| >= 2**52, inf,
+# nan) pass through, and a zero result takes a's sign as C's floor(-0.5) = -0.0 does
+def _to_whole(name, to_int):
+    def body(a):
+        if not abs(a) < 4503599627370496.0:
+            return a
+        r = a - a + to_int(a)
+        if r == 0:
+            r = 0 * a
+        return r
+
+    body.__name__ = body.__qualname__ = name
+    return _jit(body)
+
+
+floor = _to_whole("floor", math.floor)
+ceil = _to_whole("ceil", math.ceil)
+trunc = _to_whole("trunc", math.trunc)
+round_ = _to_whole("round_", round)  # Python's round: halves to even, as nearbyint
+
+
+@_jit
+def div_trunc(a, b):
+    # floats: the rounded quotient truncated, as PyTorch's trunc(a / b)
+    return trunc(a / b)
+
+
+@_jit
+def frac(a):
+    return a - trunc(a)
+
+
 @_jit
 def eq(a, b):
     return a == b

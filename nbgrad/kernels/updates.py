@@ -1,4 +1,5 @@
-"""Optimizer updates (SGD, SGD with momentum, Adam/AdamW with AMSGrad, Adadelta), each
+"""Optimizer updates (SGD, SGD with momentum, Adam/AdamW with AMSGrad, Adadelta, RMSprop,
+Adagrad), each
 written once as a per-element step body for both targets' loops.
 
 A step body ``f(i, p, g, s, hp)`` updates element ``i`` of the flat parameter ``p`` from its
@@ -120,6 +121,66 @@ def adadelta(i, p, g, s, hp):
     p[i] = pi + neg_lr * delta
 
 
+@_jit
+def _rmsprop(pi, gi, q, b, a, hp, centered, momentum):
+    """One element's RMSprop step on values (``q`` square_avg, ``b`` momentum buffer, ``a``
+    grad_avg: unused ones pass through); returns the new ``(p, q, b, a)``. (Values, not
+    arrays: the simulator runs a body's helpers as compiled CPU code.)"""
+    alpha, alpha1, eps, wd, neg_lr, mom, w, w_small, maximize = hp
+    gi = _signed(gi, pi, wd, maximize)
+    q = q * alpha + alpha1 * gi * gi  # mul_(alpha).addcmul_(g, g, value=1 - alpha)
+    if centered:  # grad_avg.lerp_(g, 1 - alpha); avg = sqrt(sq - grad_avg^2) + eps
+        a = a + w * (gi - a) if w_small else gi - (gi - a) * (1 - w)
+        avg = math.sqrt(q + -1 * a * a) + eps
+    else:
+        avg = math.sqrt(q) + eps
+    if momentum:  # buf.mul_(momentum).addcdiv_(g, avg); p.add_(buf, alpha=-lr)
+        b = b * mom + gi / avg
+        return pi + neg_lr * b, q, b, a
+    return pi + neg_lr * (gi / avg), q, b, a  # p.addcdiv_(g, avg, value=-lr)
+
+
+@_jit
+def rmsprop(i, p, g, s, hp):
+    """One RMSprop step; ``s``: ``(square_avg,)``; ``hp``: ``rmsprop_scalars``."""
+    sq = s[0]
+    p[i], sq[i], _, _ = _rmsprop(p[i], g[i], sq[i], sq[i], sq[i], hp, False, False)
+
+
+@_jit
+def rmsprop_momentum(i, p, g, s, hp):
+    """RMSprop with momentum; ``s``: ``(square_avg, momentum_buffer)``."""
+    sq, buf = s[0], s[1]
+    p[i], sq[i], buf[i], _ = _rmsprop(p[i], g[i], sq[i], buf[i], sq[i], hp, False, True)
+
+
+@_jit
+def rmsprop_centered(i, p, g, s, hp):
+    """Centered RMSprop; ``s``: ``(square_avg, grad_avg)``."""
+    sq, ga = s[0], s[1]
+    p[i], sq[i], _, ga[i] = _rmsprop(p[i], g[i], sq[i], sq[i], ga[i], hp, True, False)
+
+
+@_jit
+def rmsprop_centered_momentum(i, p, g, s, hp):
+    """Centered RMSprop with momentum; ``s``: ``(square_avg, momentum_buffer, grad_avg)``."""
+    sq, buf, ga = s[0], s[1], s[2]
+    p[i], sq[i], buf[i], ga[i] = _rmsprop(p[i], g[i], sq[i], buf[i], ga[i], hp, True, True)
+
+
+@_jit
+def adagrad(i, p, g, s, hp):
+    """One Adagrad step; ``s``: ``(sum,)``: ``sum += g * g``, ``p += -clr * g / (sqrt(sum)
+    + eps)``; ``hp``: ``adagrad_scalars``."""
+    neg_clr, eps, wd, one, maximize = hp
+    acc = s[0]
+    pi = p[i]
+    gi = _signed(g[i], pi, wd, maximize)
+    a = acc[i] + one * gi * gi  # addcmul_(g, g, value=1)
+    acc[i] = a
+    p[i] = pi + neg_clr * (gi / (math.sqrt(a) + eps))
+
+
 # ----- the hyperparameters as the bodies take them (host side, shared by both targets) -----
 # PyTorch casts each Python scalar to the tensor's dtype where an op takes it (``mul_(beta2)``,
 # ``lerp_(g, 1 - beta1)``, ``addcdiv_(m, denom, value=-step_size)``), and computes ``1 - w``
@@ -147,3 +208,15 @@ def adam_scalars(dtype, lr, beta1, beta2, eps, wd, step_size, bc2_sqrt, decouple
 def adadelta_scalars(dtype, lr, rho, eps, wd, maximize):
     t = np.dtype(dtype).type
     return t(rho), t(1.0 - rho), t(eps), t(wd), t(-lr), bool(maximize)
+
+
+def rmsprop_scalars(dtype, lr, alpha, eps, wd, momentum, maximize):
+    t = np.dtype(dtype).type
+    w = t(1.0 - alpha)
+    return (t(alpha), t(1.0 - alpha), t(eps), t(wd), t(-lr), t(momentum), w,
+            bool(abs(w) < 0.5), bool(maximize))
+
+
+def adagrad_scalars(dtype, clr, eps, wd, maximize):
+    t = np.dtype(dtype).type
+    return t(-clr), t(eps), t(wd), t(1), bool(maximize)

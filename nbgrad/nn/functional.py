@@ -1,14 +1,46 @@
 """``nbgrad.nn.functional``: the functional form of layers, activations and losses."""
 
 from ..ops import elementwise as _elementwise
-from ..ops.activation import gelu, silu
+from ..ops.activation import (
+    celu,
+    elu,
+    gelu,
+    glu,
+    hardsigmoid,
+    hardswish,
+    hardtanh,
+    leaky_relu,
+    logsigmoid,
+    mish,
+    prelu,
+    relu6,
+    selu,
+    silu,
+    softmin,
+    softsign,
+    tanhshrink,
+    threshold,
+)
+from ..ops.attention import multi_head_attention_forward, scaled_dot_product_attention
+from ..ops.batch_norm import batch_norm
 from ..ops.conv import conv2d, max_pool2d
-from ..ops.dropout import dropout
-from ..ops.elementwise_loss import binary_cross_entropy_with_logits, mse_loss
-from ..ops.index import embedding
+from ..ops.dropout import dropout, dropout2d
+from ..ops.elementwise_loss import (
+    binary_cross_entropy,
+    binary_cross_entropy_with_logits,
+    huber_loss,
+    kl_div,
+    l1_loss,
+    mse_loss,
+    smooth_l1_loss,
+)
+from ..ops.index import embedding, one_hot
 from ..ops.linalg import linear
 from ..ops.loss import cross_entropy, nll_loss
+from ..ops.norm import cosine_similarity, normalize
 from ..ops.normalization import layer_norm
+from ..ops.pad import pad
+from ..ops.pooling import adaptive_avg_pool2d, avg_pool2d
 from ..ops.softmax import log_softmax, softmax
 
 # the elementwise ops whose rows ask for an ``nn.functional`` name (relu, sigmoid, tanh)
@@ -19,5 +51,10 @@ __all__ = _ELEMENTWISE + [
     "gelu", "silu", "softmax", "log_softmax", "cross_entropy",
     "nll_loss", "mse_loss", "binary_cross_entropy_with_logits", "linear", "dropout",
     "layer_norm", "conv2d", "max_pool2d",
-    "embedding",
+    "embedding", "binary_cross_entropy", "l1_loss", "smooth_l1_loss", "huber_loss", "kl_div",
+    "batch_norm", "dropout2d", "avg_pool2d", "adaptive_avg_pool2d", "leaky_relu", "elu",
+    "celu", "selu", "hardtanh", "relu6", "hardsigmoid", "hardswish", "logsigmoid", "softsign",
+    "tanhshrink", "mish", "threshold", "glu", "softmin", "prelu", "one_hot", "pad",
+    "normalize", "cosine_similarity", "scaled_dot_product_attention",
+    "multi_head_attention_forward",
 ]

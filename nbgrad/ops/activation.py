@@ -1,11 +1,29 @@
 """Activations: gelu (exact and tanh-approximated) as elementwise rows with fused backward
-steps, whose per-element bodies live in ``kernels/scalar.py``; silu composed of ops."""
+steps, whose per-element bodies live in ``kernels/scalar.py``; silu and the rest (leaky_relu,
+elu, hardtanh, ...) composed of ops."""
 
 import math
 
 from ..kernels import scalar as S
 from .dispatch import apply1
-from .elementwise import exp, mul, rsub, sigmoid, tanh
+from .elementwise import (
+    abs,  # noqa: A004
+    add,
+    div,
+    exp,
+    expm1,
+    ge,
+    gt,
+    le,
+    log1p,
+    mul,
+    neg,
+    rsub,
+    sigmoid,
+    sub,
+    tanh,
+    where,
+)
 from .opdef import TABLE, defop
 
 _FLOAT = "float"
@@ -67,3 +85,108 @@ gelu_tanh_backward = defop(
 def silu(input, inplace=False):
     """``input * sigmoid(input)``."""
     return mul(input, sigmoid(input))
+
+
+# ----- activations composed of table ops (their nodes are the parts'; the gradients at the
+# kinks are PyTorch's: the ``where`` picks the branch PyTorch's backward takes there) ------
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    """``input`` where positive, else ``negative_slope * input``."""
+    return where(gt(input, 0), input, mul(input, negative_slope))
+
+
+def elu(input, alpha=1.0, inplace=False):
+    """``input`` where positive, else ``alpha * (exp(input) - 1)``."""
+    return where(gt(input, 0), input, mul(expm1(input), alpha))
+
+
+def celu(input, alpha=1.0, inplace=False):
+    """``input`` where positive, else ``alpha * (exp(input / alpha) - 1)``."""
+    return where(gt(input, 0), input, mul(expm1(div(input, alpha)), alpha))
+
+
+_SELU_ALPHA, _SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
+
+
+def selu(input, inplace=False):
+    """``scale * elu(input, alpha)`` with the self-normalizing constants."""
+    return mul(elu(input, _SELU_ALPHA), _SELU_SCALE)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    """``input`` clipped to ``[min_val, max_val]`` (no gradient at the bounds, as PyTorch)."""
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    return where(le(input, min_val), min_val, where(ge(input, max_val), max_val, input))
+
+
+def relu6(input, inplace=False):
+    """``hardtanh(input, 0, 6)``."""
+    return hardtanh(input, 0.0, 6.0)
+
+
+def hardsigmoid(input, inplace=False):
+    """0 below -3, 1 above 3, ``input / 6 + 1/2`` between."""
+    return where(le(input, -3.0), 0.0, where(ge(input, 3.0), 1.0, add(div(input, 6.0), 0.5)))
+
+
+def hardswish(input, inplace=False):
+    """0 below -3, ``input`` above 3, ``input (input + 3) / 6`` between."""
+    return where(le(input, -3.0), 0.0,
+                 where(ge(input, 3.0), input, div(mul(input, add(input, 3.0)), 6.0)))
+
+
+def logsigmoid(input):
+    """``log(sigmoid(input))``, finite for any input: ``-softplus(-input)``."""
+    ax = abs(input)
+    return neg(add(log1p(exp(neg(ax))), mul(sub(ax, input), 0.5)))
+
+
+def softsign(input):
+    """``input / (1 + |input|)``."""
+    return div(input, add(abs(input), 1.0))
+
+
+def tanhshrink(input):
+    """``input - tanh(input)``."""
+    return sub(input, tanh(input))
+
+
+def mish(input, inplace=False):
+    """``input * tanh(softplus(input))``."""
+    from .elementwise import softplus
+
+    return mul(input, tanh(softplus(input)))
+
+
+def threshold(input, threshold, value, inplace=False):
+    """``input`` where above ``threshold``, else ``value``."""
+    return where(gt(input, threshold), input, value)
+
+
+def glu(input, dim=-1):
+    """Gated linear unit: the first half of ``input`` along ``dim`` times the sigmoid of the
+    second."""
+    if input.ndim == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    n = input.shape[dim]
+    if n % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {dim % input.ndim} "
+                           f"is size {n}")
+    a, b = input.chunk(2, dim)
+    return mul(a, sigmoid(b))
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    """``softmax(-input, dim)``."""
+    from .softmax import softmax
+
+    return softmax(neg(input), dim, dtype=dtype)
+
+
+def prelu(input, weight):
+    """``input`` where positive, else ``weight * input``, ``weight`` one value or one per
+    channel (dim 1)."""
+    w = weight
+    if weight.numel() > 1:
+        w = weight.reshape((1, -1) + (1,) * max(input.ndim - 2, 0))
+    return where(gt(input, 0), input, mul(w, input))

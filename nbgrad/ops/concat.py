@@ -1,4 +1,5 @@
-"""Joining and splitting: cat, stack, split, chunk."""
+"""Joining and splitting: cat, stack, split, chunk, unbind, narrow; and roll (a tensor's
+pieces put back together shifted)."""
 
 import functools
 
@@ -6,7 +7,7 @@ from .. import dtypes as _dt
 from ..creation import zeros
 from ..storage.layout import copy_data
 from ._core import Tensor, backend, same_device
-from .funcdef import deffunc, surface
+from .funcdef import deffunc, same_dtype, same_shape, surface
 from .shape import SPLIT, SPLIT_WITH_SIZES, _wrap_dim, getitem, split_views
 
 
@@ -228,3 +229,56 @@ def narrow(input, dim, start, length):
     if start + length > n:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
     return input[(slice(None),) * d + (slice(start, start + length),)]
+
+
+
+def _roll_forward(x, odt, dev, shifts, dims):
+    be = backend(dev)
+    if not dims:  # the flattened tensor rolled, then its shape again
+        flat = copy_data(x, odt, dev).reshape(-1)
+        return _roll_forward(flat, odt, dev, shifts, (0,)).reshape(x.shape)
+    out = copy_data(x, odt, dev)  # (a new array even when nothing moves)
+    for s, d in zip(shifts, dims):
+        n = out.shape[d]
+        s = s % n if n else 0
+        if s:
+            src, out = out, be.empty(tuple(out.shape), odt.np)
+            head = (slice(None),) * d
+            copy_data(be.getitem(src, head + (slice(0, n - s),)), odt, dev,
+                      out=be.getitem(out, head + (slice(s, n),)))
+            copy_data(be.getitem(src, head + (slice(n - s, n),)), odt, dev,
+                      out=be.getitem(out, head + (slice(0, s),)))
+    return out
+
+
+ROLL = deffunc("roll", kernels=("copy",), forward=_roll_forward, dtype=same_dtype,
+               shape=same_shape, args=("shifts", "dims"),
+               grads=("roll(grad, tuple(-s for s in shifts), dims)",), fn=False,
+               method=False)
+
+
+@surface(ROLL)
+def roll(input, shifts, dims=None):
+    """``input`` with its elements shifted ``shifts`` places along ``dims`` (each an int or
+    a tuple, paired), wrapping around; with no ``dims``, along the flattened tensor.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.roll(nbgrad.tensor([1, 2, 3, 4]), 1)
+        tensor([4, 1, 2, 3])
+    """
+    shifts = tuple(shifts) if isinstance(shifts, (tuple, list)) else (shifts,)
+    if dims is None or (isinstance(dims, (tuple, list)) and not dims):
+        if not shifts:
+            raise RuntimeError("`shifts` required")
+        if len(shifts) != 1:
+            raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, "
+                               "dims:0")
+        return ROLL.call(input, (int(shifts[0]),), ())
+    dims = tuple(dims) if isinstance(dims, (tuple, list)) else (dims,)
+    if len(shifts) != len(dims):
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, "
+                           f"dims:{len(dims)}")
+    n = max(input.ndim, 1)
+    return ROLL.call(input, tuple(int(s) for s in shifts), tuple(_wrap_dim(d, n) for d in dims))

@@ -17,9 +17,7 @@ from ..autograd.grad_mode import STATE as _STATE
 from ..autograd.grad_mode import no_grad
 from ..kernels import scalar as S
 from ..tensor import Tensor
-from ._core import (
-    wrap,
-)
+from ._core import SCALAR_TYPE, wrap
 from .dispatch import _INTO as _INTO_SLOT
 from .dispatch import _entry, apply1, apply2, promote
 from .elementwise_data import binary_data
@@ -64,6 +62,19 @@ def zeros_like(x):
 
 def _is_bool(x):
     return x.__class__ is Tensor and x._dtype is _dt.bool_
+
+
+def _no_bool(kernel):
+    def check(input):
+        if _is_bool(input):
+            raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+
+    return check
+
+
+def _no_bool_relu(x):
+    if _is_bool(x):
+        raise RuntimeError("Boolean inputs not supported for relu")
 
 
 def _no_bool_neg(x):
@@ -112,9 +123,11 @@ def _rsub(input, other, *, alpha=1):
 
 
 def _div(input, other, *, rounding_mode=None):
-    """True division with broadcasting (integers divide to the default float dtype)."""
+    """Division with broadcasting: true division (integers divide to the default float
+    dtype), or rounded: ``rounding_mode="trunc"`` towards zero, ``"floor"`` down, both in
+    the operands' promoted dtype (integers stay integers)."""
     if rounding_mode is not None:
-        raise NotImplementedError(f"div(): rounding_mode={rounding_mode!r} is not supported by nbgrad yet")
+        return _rounded_div(input, other, rounding_mode)
     if input.__class__ is not Tensor and other.__class__ is Tensor:
         # ``number / t`` as PyTorch's __rtruediv__: reciprocal(t) * number, whose backward
         # reads the reciprocal (neither t nor the result)
@@ -152,51 +165,139 @@ div = defop("div", S.div, dtype=_FLOAT, front=_div, inplace="operator",
             grads=("div(grad, other)", "neg(div(mul(grad, input), mul(other, other)))"),
             dunders=("__truediv__", "__rtruediv__"), aliases=("divide",))
 _DIV = TABLE["div"]
-neg = defop("neg", S.neg, check=_no_bool_neg, grads=("neg(grad)",),
+
+
+# ----- division with a rounding mode, remainder ---------------------------------------------
+def not_implemented(name):
+    """The derivative formula of an op PyTorch has none for: its backward raises."""
+    raise RuntimeError(f"derivative for aten::{name} is not implemented")
+
+
+def _no_bool_result(kernel):
+    def check(input, other):
+        if promote(input, other) is _dt.bool_:
+            raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+
+    return check
+
+
+def _no_integer_zero(input, other):
+    """PyTorch's error for an integer division by zero (floats give inf or nan); a data
+    check, made only when the division is of integers."""
+    if promote(input, other)._cat < 2 and (
+            bool((other == 0).any()) if other.__class__ is Tensor else other == 0):
+        raise RuntimeError("ZeroDivisionError")
+
+
+def _rounded_div(input, other, rounding_mode):
+    if rounding_mode not in ("trunc", "floor"):
+        raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' "
+                           f"but found '{rounding_mode}'")
+    _no_integer_zero(input, other)
+    if rounding_mode == "floor":
+        return apply2(_DIV_FLOOR, input, other)
+    # floats: trunc(input / other), as PyTorch; integers: C's truncating division
+    op = _DIV_TRUNC if promote(input, other)._cat == 2 else _DIV_TRUNC_INT
+    return apply2(op, input, other)
+
+
+def _floor_divide(input, other):
+    """``input // other``: the quotient rounded down (``div(..., rounding_mode="floor")``),
+    in the promoted dtype. PyTorch has no derivative for it: backward through it raises."""
+    _no_integer_zero(input, other)
+    return apply2(_FLOOR_DIVIDE, input, other)
+
+
+def _remainder(input, other):
+    """``input % other``: Python's modulus (the result has ``other``'s sign), in the
+    promoted dtype."""
+    _no_integer_zero(input, other)
+    if input.__class__ is not Tensor:
+        return apply2(_REMAINDER_SCALAR, input, other)
+    return apply2(_REMAINDER if other.__class__ is Tensor else _REMAINDER_TENSOR_SCALAR,
+                  input, other)
+
+
+def rounded_div_backward(grad, *operands):
+    """Zero: div with a rounding mode is flat where it is differentiable. The formulas name
+    the operands that PyTorch's DivBackward2 saves, so that changing one in place is caught
+    as there."""
+    return zeros_like(grad)
+
+
+# div with a rounding mode has a zero derivative (PyTorch's DivBackward2); floor_divide none
+_ZERO = ("rounded_div_backward(grad, other)", "rounded_div_backward(grad, input, other)")
+div_floor = defop("div_floor", S.floordiv, fn=False, method=False, node="DivBackward2",
+                  check=_no_bool_result("div_floor_cpu"), grads=_ZERO)
+div_trunc = defop("div_trunc", S.div_trunc, fn=False, method=False, node="DivBackward2",
+                  check=_no_bool_result("div_trunc_cpu"), grads=_ZERO)
+div_trunc_int = defop("div_trunc_int", S.div_trunc_int, fn=False, method=False,
+                      node="DivBackward2", check=_no_bool_result("div_trunc_cpu"), grads=_ZERO)
+floor_divide = defop("floor_divide", S.floordiv, front=_floor_divide, node="NotImplemented",
+                     check=_no_bool_result("div_floor_cpu"), inplace="operator",
+                     grads=("not_implemented('floor_divide')",) * 2,
+                     dunders=("__floordiv__", "__rfloordiv__"))
+remainder = defop("remainder", S.remainder, front=_remainder, node="RemainderBackward1",
+                  check=_no_bool_result("remainder_cpu"), inplace="operator",
+                  grads=("grad", "neg(mul(grad, div_floor(input, other)))"),
+                  dunders=("__mod__", "__rmod__"))
+remainder_tensor_scalar = defop(
+    "remainder_tensor_scalar", S.remainder, fn=False, method=False,
+    node="RemainderBackward0", check=_no_bool_result("remainder_cpu"), grads=("grad", None))
+remainder_scalar = defop(
+    "remainder_scalar", S.remainder, fn=False, method=False, node="NotImplemented",
+    check=_no_bool_result("remainder_cpu"), grads=(None, "not_implemented('remainder')"))
+_DIV_FLOOR, _DIV_TRUNC, _DIV_TRUNC_INT = (TABLE[n] for n in ("div_floor", "div_trunc",
+                                                               "div_trunc_int"))
+_FLOOR_DIVIDE, _REMAINDER = TABLE["floor_divide"], TABLE["remainder"]
+_REMAINDER_TENSOR_SCALAR, _REMAINDER_SCALAR = (TABLE["remainder_tensor_scalar"],
+                                               TABLE["remainder_scalar"])
+
+neg = defop("neg", S.neg, inplace=True, check=_no_bool_neg, grads=("neg(grad)",),
             dunders=("__neg__",), aliases=("negative",), doc="``-input``.")
-reciprocal = defop("reciprocal", S.reciprocal, dtype=_FLOAT, method=True,
+reciprocal = defop("reciprocal", S.reciprocal, inplace=True, dtype=_FLOAT, method=True,
                    grads=("neg(mul(grad, mul(result, result)))",),
                    doc="``1 / input`` elementwise (integers give the default float dtype).")
 
 # ----- unary math --------------------------------------------------------------------------
-exp = defop("exp", S.exp, cpu_body=S.exp_v, dtype=_FLOAT, grad_once=True,
+exp = defop("exp", S.exp, inplace=True, cpu_body=S.exp_v, dtype=_FLOAT, grad_once=True,
             grads=("mul(grad, result)",), doc="Elementwise ``e ** input``.")
-log = defop("log", S.log, cpu_body=S.log_v, dtype=_FLOAT,
+log = defop("log", S.log, inplace=True, cpu_body=S.log_v, dtype=_FLOAT,
             grads=("div(grad, input)",),
             doc="Natural logarithm (``-inf`` at 0, ``nan`` below).")
-sqrt = defop("sqrt", S.sqrt, dtype=_FLOAT, grads=("div(grad, mul(result, 2))",),
+sqrt = defop("sqrt", S.sqrt, inplace=True, dtype=_FLOAT, grads=("div(grad, mul(result, 2))",),
              doc="Elementwise square root.")
-abs = defop("abs", S.abs_, grads=("mul(grad, sign(input))",), dunders=("__abs__",),
+abs = defop("abs", S.abs_, inplace=True, check=_no_bool("abs_cpu"), grads=("mul(grad, sign(input))",), dunders=("__abs__",),
             doc="Elementwise absolute value (gradient 0 at 0).")
-sign = defop("sign", S.sign, grads=("mul(grad, 0)",),
+sign = defop("sign", S.sign, inplace=True, grads=("mul(grad, 0)",),
              doc="-1, 0 or 1 by the sign of each element.")
-tanh = defop("tanh", S.tanh, cpu_body=S.tanh_v, dtype=_FLOAT, grad_once=True, functional=True,
+tanh = defop("tanh", S.tanh, inplace=True, cpu_body=S.tanh_v, dtype=_FLOAT, grad_once=True, functional=True,
              grads=("tanh_backward(grad, result)",),
              doc="Elementwise hyperbolic tangent.")
-sigmoid = defop("sigmoid", S.sigmoid, cpu_body=S.sigmoid_v, dtype=_FLOAT, grad_once=True,
+sigmoid = defop("sigmoid", S.sigmoid, inplace=True, cpu_body=S.sigmoid_v, dtype=_FLOAT, grad_once=True,
                 functional=True, grads=("sigmoid_backward(grad, result)",),
                 doc="Elementwise logistic function ``1 / (1 + exp(-input))``, stable for "
                     "large |input|.")
-relu = defop("relu", S.relu, functional=True,
+relu = defop("relu", S.relu, inplace=True, functional=True, check=_no_bool_relu,
              grads=("threshold_backward(grad, result)",),
              doc="``max(input, 0)`` elementwise (gradient 0 at 0).")
-log1p = defop("log1p", S.log1p, cpu_body=S.log1p_v, dtype=_FLOAT, node="Log1PBackward0",
+log1p = defop("log1p", S.log1p, inplace=True, cpu_body=S.log1p_v, dtype=_FLOAT, node="Log1PBackward0",
               grads=("div(grad, add(input, 1.0))",),
               doc="``log(1 + input)``, accurate near 0.")
-expm1 = defop("expm1", S.expm1, cpu_body=S.expm1_v, dtype=_FLOAT,
+expm1 = defop("expm1", S.expm1, inplace=True, cpu_body=S.expm1_v, dtype=_FLOAT,
               grads=("mul(grad, add(result, 1.0))",),
               doc="``exp(input) - 1``, accurate near 0.")
-rsqrt = defop("rsqrt", S.rsqrt, dtype=_FLOAT,
+rsqrt = defop("rsqrt", S.rsqrt, inplace=True, dtype=_FLOAT,
               grads=("mul(grad, mul(mul(result, mul(result, result)), -0.5))",),
               doc="``1 / sqrt(input)``.")
-sin = defop("sin", S.sin, dtype=_FLOAT, grads=("mul(grad, cos(input))",),
+sin = defop("sin", S.sin, inplace=True, dtype=_FLOAT, grads=("mul(grad, cos(input))",),
             doc="Elementwise sine.")
-cos = defop("cos", S.cos, dtype=_FLOAT, grads=("mul(grad, neg(sin(input)))",),
+cos = defop("cos", S.cos, inplace=True, dtype=_FLOAT, grads=("mul(grad, neg(sin(input)))",),
             doc="Elementwise cosine.")
-tan = defop("tan", S.tan, dtype=_FLOAT,
+tan = defop("tan", S.tan, inplace=True, dtype=_FLOAT,
             grads=("mul(grad, add(mul(result, result), 1.0))",),
             doc="Elementwise tangent.")
-erf = defop("erf", S.erf, cpu_body=S.erf_v, dtype=_FLOAT,
+erf = defop("erf", S.erf, inplace=True, cpu_body=S.erf_v, dtype=_FLOAT,
             grads=("mul(grad, mul(exp(neg(mul(input, input))), _TWO_OVER_SQRT_PI))",),
             doc="The error function.")
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
@@ -240,6 +341,54 @@ threshold_backward = defop(
     "threshold_backward", S.relu_bwd, fn=False, method=False, params=("grad_output", "input"),
     grads=("threshold_backward(grad, input)", "zeros_like(input)"),
     doc="``grad`` where ``input > 0``, else 0: relu's backward step as one kernel.")
+
+# ----- rounding: integers pass through, the derivative is zero (frac's is one) ----------
+def _float_only(kernel):
+    def check(input):
+        if input._dtype._cat < 2:
+            raise NotImplementedError(
+                f"\"{kernel}\" not implemented for '{SCALAR_TYPE[input._dtype.name]}'")
+
+    return check
+
+
+def _round(input, *, decimals=None):
+    """Round to the nearest integer, halves to even (as PyTorch); ``decimals`` digits after
+    the point (before it, if negative) as ``round(input * 10**decimals) / 10**decimals``.
+    (``decimals`` given at all is PyTorch's float-only overload, as ``decimals=0`` there.)"""
+    if decimals is None:
+        return apply1(_ROUND, input)
+    if input.__class__ is Tensor and input._dtype._cat < 2:
+        kernel = "round_cpu" if decimals else "round_vml_cpu"
+        raise NotImplementedError(
+            f"\"{kernel}\" not implemented for '{SCALAR_TYPE[input._dtype.name]}'")
+    if decimals == 0:
+        return apply1(_ROUND, input)
+    with no_grad():
+        scale = 10.0 ** (decimals if decimals > 0 else -decimals)
+        if decimals > 0:
+            out = div(apply1(_ROUND, mul(input, scale)), scale)
+        else:
+            out = mul(apply1(_ROUND, div(input, scale)), scale)
+    if input._rg and _STATE.enabled:
+        _ROUND_DECIMALS.record(out, input)
+    return out
+
+
+floor = defop("floor", S.floor, inplace=True, check=_no_bool("floor_vml_cpu"), grads=("zeros_like(grad)",),
+              doc="The largest integer not above each element (integers pass through).")
+ceil = defop("ceil", S.ceil, inplace=True, check=_no_bool("ceil_vml_cpu"), grads=("zeros_like(grad)",),
+             doc="The smallest integer not below each element (integers pass through).")
+trunc = defop("trunc", S.trunc, inplace=True, check=_no_bool("trunc_vml_cpu"), grads=("zeros_like(grad)",),
+              aliases=("fix",), doc="Each element rounded towards zero (integers pass through).")
+round = defop("round", S.round_, inplace=True, front=_round, check=_no_bool("round_vml_cpu"),
+              grads=("zeros_like(grad)",))
+round_decimals = defop("round_decimals", S.round_, fn=False, method=False,
+                       node="RoundBackward1", grads=("zeros_like(grad)",))
+frac = defop("frac", S.frac, inplace=True, check=_float_only("frac_cpu"), grads=("grad",),
+             doc="The fractional part, ``input - trunc(input)``, keeping the sign.")
+_ROUND, _ROUND_DECIMALS = TABLE["round"], TABLE["round_decimals"]
+
 
 # ----- comparisons (bool results, no gradient) ----------------------------------------------
 eq = defop("eq", S.eq, dtype=_BOOL, dunders=("__eq__",), doc="Elementwise ``==`` as a bool tensor.")
@@ -379,6 +528,18 @@ minimum = defop("minimum", S.clamp_max, check=_tensor_operands("minimum"), grads
     doc="Elementwise minimum; NaN on either side gives NaN (ties share the gradient).")
 
 
+def square(input):
+    """``input ** 2`` (PyTorch's ``pow(input, 2)``, node ``PowBackward0``).
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.square(nbgrad.tensor([-2.0, 3.0]))
+        tensor([4., 9.])
+    """
+    return pow(input, 2)
+
+
 # ----- compute-only entry points for other op modules (no recording) -------------------------
 def _binary(kname, a, b, float_only=False):
     """Table op ``kname`` of ``a`` and ``b`` through the dispatch path, not recorded."""
@@ -426,7 +587,7 @@ from .selection import clamp, clamp_grad, where  # noqa: E402, F401
 # the public surface of this module, from the table's flags (plus the ops with no row)
 PUBLIC = [op.name for op in TABLE.values() if op.fn] + [
     n for op in TABLE.values() if op.fn for n in op.aliases] + [
-    "where", "logical_and", "logical_or", "logical_not", "clamp"]
+    "where", "logical_and", "logical_or", "logical_not", "clamp", "square"]
 for _op in TABLE.values():
     for _alias in _op.aliases:
         globals()[_alias] = globals()[_op.name]

@@ -1,5 +1,6 @@
-"""Elementwise losses, then reduced: mse_loss and binary_cross_entropy_with_logits, one
-``deffunc`` row each (``ops/funcdef.py``) with PyTorch's derivative formulas as helpers."""
+"""Elementwise losses, then reduced: mse_loss, binary_cross_entropy(_with_logits), one
+``deffunc`` row each (``ops/funcdef.py``) with PyTorch's derivative formulas as helpers; and
+l1, smooth l1, huber and kl_div, composed of table ops (their nodes are the parts')."""
 
 import math
 
@@ -10,10 +11,17 @@ from ..tensor import _wrap
 from ._core import Tensor, broadcast_shapes, needs_grad, same_device
 from .elementwise import (
     _shape,
+    abs,  # noqa: A004
     add,
+    clamp,
     div,
+    eq,
     exp,
+    gt,
+    log,
     log1p,
+    logical_or,
+    lt,
     mul,
     neg,
     rsub,
@@ -72,21 +80,27 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
         tensor(5.)
     """
     reduction = _legacy(size_average, reduce, reduction)
+    _check_operands("mse_loss", input, target, reduction)
+    return MSE_LOSS.call(input, target, _REDUCTION[reduction])
+
+
+def _check_operands(name, input, target, reduction):
+    """PyTorch's checks of a pointwise loss's operands, and its warning when they differ
+    in shape (then they broadcast)."""
     if reduction not in _REDUCTION:
         raise ValueError(f"{reduction} is not a valid value for reduction")
     if not isinstance(input, Tensor) or not isinstance(target, Tensor):
         bad = "input" if not isinstance(input, Tensor) else "target"
-        raise TypeError(f"mse_loss(): argument '{bad}' must be Tensor, not "
+        raise TypeError(f"{name}(): argument '{bad}' must be Tensor, not "
                         f"{type(input if bad == 'input' else target).__name__}")
-    same_device("mse_loss", input, target)
+    same_device(name, input, target)
     if tuple(target.shape) != tuple(input.shape):
         import warnings
 
         warnings.warn(f"Using a target size ({target.shape}) that is different to the input "
                       f"size ({input.shape}). This will likely lead to incorrect results due "
-                      "to broadcasting. Please ensure they have the same size.", stacklevel=2)
+                      "to broadcasting. Please ensure they have the same size.", stacklevel=3)
         broadcast_shapes(tuple(input.shape), tuple(target.shape))  # (PyTorch's error)
-    return MSE_LOSS.call(input, target, _REDUCTION[reduction])
 
 
 def _softplus_neg(x):
@@ -187,3 +201,152 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         return _bce_logits(input, target, weight, pos_weight, reduction)
     same_device("binary_cross_entropy_with_logits", input, target, weight, pos_weight)
     return BCE_WITH_LOGITS.call(input, target, weight, pos_weight, _REDUCTION[reduction])
+
+
+# ----- l1, smooth l1, huber, binary cross-entropy, kl divergence --------------------------
+def _pointwise_loss(name, input, target, reduction, loss):
+    """``loss(input, target)`` per element, reduced, after ``mse_loss``'s checks: the
+    losses composed of table ops."""
+    _check_operands(name, input, target, reduction)
+    return _reduce(loss(input, target), reduction)
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """Mean absolute error: ``|input - target|``, reduced as ``mse_loss``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.nn.functional.l1_loss(nbgrad.tensor([1.0, -3.0]), nbgrad.tensor([0.0, 0.0]))
+        tensor(2.)
+    """
+    return _pointwise_loss("l1_loss", input, target, _legacy(size_average, reduce, reduction),
+                           lambda x, t: abs(sub(x, t)))
+
+
+def _quadratic_near_zero(d, width, scale):
+    """``0.5 d^2 / scale`` where ``|d| < width``, else ``(|d| - 0.5 width) * width / scale``:
+    smooth_l1 (``scale = width = beta``) and huber (``scale = 1``, ``width = delta``)."""
+    ad = abs(d)
+    return where(ad < width, div(mul(mul(d, d), 0.5), scale),
+                 div(mul(sub(ad, 0.5 * width), width), scale))
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    """``0.5 d^2 / beta`` where ``|d| < beta``, else ``|d| - beta / 2`` (``d = input -
+    target``); ``beta=0`` is ``l1_loss``."""
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    reduction = _legacy(size_average, reduce, reduction)
+    if beta == 0:
+        return l1_loss(input, target, reduction=reduction)
+    return _pointwise_loss("smooth_l1_loss", input, target, reduction,
+                           lambda x, t: _quadratic_near_zero(sub(x, t), beta, beta))
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    """``0.5 d^2`` where ``|d| <= delta``, else ``delta (|d| - delta / 2)`` (``d = input -
+    target``): ``delta * smooth_l1_loss`` with ``beta = delta``."""
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+
+    def loss(x, t):
+        out = _quadratic_near_zero(sub(x, t), delta, 1.0)
+        return out if weight is None else mul(out, weight)
+
+    return _pointwise_loss("huber_loss", input, target, reduction, loss)
+
+
+def binary_cross_entropy_backward(grad, input, target, weight, reduction):
+    """PyTorch's: ``grad * w * (x - t) / max(x (1 - x), 1e-12)`` (over the count for the
+    mean), finite at x = 0 and 1 where the logs are clamped."""
+    g = _bce_grad(grad, input, weight, reduction)
+    denom = clamp(mul(input, rsub(input, 1)), min=1e-12)
+    return mul(div(sub(input, target), denom), g)
+
+
+def binary_cross_entropy_target_backward(grad, input, target, weight, reduction):
+    """d/d target: ``grad * w * (log(1 - x) - log(x))``, each log clamped at -100."""
+    g = _bce_grad(grad, input, weight, reduction)
+    return mul(sub(clamp(log1p(neg(input)), min=-100), clamp(log(input), min=-100)), g)
+
+
+def _bce_probs(x, t, w):
+    loss = neg(add(mul(t, clamp(log(x), min=-100)),
+                   mul(rsub(t, 1), clamp(log1p(neg(x)), min=-100))))
+    return loss if w is None else mul(loss, w)
+
+
+def _bce_probs_forward(x, t, w, odt, dev, reduction):
+    def tensor(a):
+        return None if a is None else _wrap(a, _dt._FROM_NP[a.dtype], dev)
+
+    with no_grad():  # the composed expression's values, no graph
+        out = _reduce(_bce_probs(tensor(x), tensor(t), tensor(w)), _NAMES[reduction])
+    return cast_data(out._data, odt, dev)
+
+
+_BCEP_ARGS = "grad, input, target, weight, reduction"
+BCE = deffunc(
+    "binary_cross_entropy", params=("input", "target", "weight"), optional=("weight",),
+    kernels=("log", "log1p", "clamp_min", "mul", "sum"), forward=_bce_probs_forward,
+    dtype=lambda x, t, w, r: _promoted(x, t, w, r),
+    shape=lambda sx, st, sw, r: tuple(sx) if r == 0 else (), args=("reduction",),
+    grads=(f"binary_cross_entropy_backward({_BCEP_ARGS})",
+           f"binary_cross_entropy_target_backward({_BCEP_ARGS})", None),
+    fn=False, method=False)
+
+
+@surface(BCE)
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
+                         reduction="mean"):
+    """Binary cross-entropy of probabilities ``input`` (in [0, 1]) against ``target``:
+    ``-w (t log x + (1 - t) log(1 - x))``, each log clamped at -100 (so 0 and 1 are
+    finite), reduced as ``mse_loss``; PyTorch's gradients.
+
+    Example::
+
+        >>> import nbgrad
+        >>> F = nbgrad.nn.functional
+        >>> F.binary_cross_entropy(nbgrad.tensor([0.5, 1.0]), nbgrad.tensor([1.0, 1.0]))
+        tensor(0.3466)
+    """
+    reduction = _legacy(size_average, reduce, reduction)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Using a target size ({target.shape}) that is different to the "
+                         f"input size ({input.shape}) is deprecated. Please ensure they have "
+                         "the same size.")
+    if reduction not in _REDUCTION:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    same_device("binary_cross_entropy", input, target, weight)
+    with no_grad():
+        bad = bool(logical_or(lt(input, 0), gt(input, 1)).any())
+    if bad:
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    if needs_grad(weight):  # its gradient: the composed form's
+        return _reduce(_bce_probs(input, target, weight), reduction)
+    return BCE.call(input, target, weight, _REDUCTION[reduction])
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    """Kullback-Leibler divergence of ``target`` from log-probabilities ``input``:
+    ``t (log t - x)`` per element (0 where ``t == 0``; with ``log_target``, ``exp(t) (t -
+    x)``); ``reduction="batchmean"`` divides the sum by the batch size (KL's definition).
+    """
+    reduction = _legacy(size_average, reduce, reduction)
+    if reduction == "mean":
+        import warnings
+
+        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and "
+                      "the support size.'batchmean' divides only by the batch size, and "
+                      "aligns with the KL div math definition.'mean' will be changed to "
+                      "behave the same as 'batchmean' in the next major release.",
+                      stacklevel=2)
+    if log_target:
+        loss = mul(exp(target), sub(target, input))
+    else:  # xlogy(t, t) - t x: 0 where t == 0, whatever x is there
+        safe = where(eq(target, 0), 1.0, target)
+        loss = sub(where(eq(target, 0), 0.0, mul(target, log(safe))), mul(target, input))
+    if reduction == "batchmean":
+        return div(_reduce(loss, "sum"), input.shape[0]) if input.ndim else _reduce(loss, "sum")
+    return _reduce(loss, reduction)

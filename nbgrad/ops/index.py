@@ -484,3 +484,33 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
 
 
 __all__ = ["index_select", "index_add", "gather", "scatter_add", "take_along_dim"]
+
+
+def one_hot(tensor, num_classes=-1):
+    """int64 ``(*tensor.shape, num_classes)``: 1 at each class index of ``tensor``, 0
+    elsewhere (``num_classes=-1``: one more than the largest index).
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.nn.functional.one_hot(nbgrad.tensor([0, 2]), 3)
+        tensor([[1, 0, 0],
+                [0, 0, 1]])
+    """
+    from .. import dtypes as _dt
+    from ..creation import arange
+    from .elementwise import eq
+
+    if tensor.__class__ is not Tensor or tensor._dtype is not _dt.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    h = _host(tensor)
+    if num_classes == -1:
+        if not h.size:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        num_classes = int(h.max()) + 1
+    if h.size and h.min() < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    if h.size and h.max() >= num_classes:
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    classes = arange(num_classes, device=tensor.device)
+    return eq(tensor.unsqueeze(-1), classes).to(_dt.int64)

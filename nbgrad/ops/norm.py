@@ -124,3 +124,44 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
 
 def _norm_method(self, p="fro", dim=None, keepdim=False, dtype=None):
     return norm(self, p, dim, keepdim, dtype=dtype)
+
+
+# ----- composed of the norm: normalize, cosine_similarity ------------------------------------
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """``input`` divided by its ``p``-norm along ``dim`` (at least ``eps``).
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.nn.functional.normalize(nbgrad.tensor([[3.0, 4.0]]))
+        tensor([[0.6000, 0.8000]])
+    """
+    from .selection import clamp
+
+    check_tensor(input, "normalize")
+    n = clamp(linalg_vector_norm(input, p, dim, keepdim=True), min=eps)
+    return div(input, n)
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """The cosine of the angle between ``x1`` and ``x2`` along ``dim`` (broadcast together),
+    each divided by its norm clamped to at least ``eps``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> F = nbgrad.nn.functional
+        >>> F.cosine_similarity(nbgrad.tensor([[1.0, 0.0]]), nbgrad.tensor([[1.0, 1.0]]))
+        tensor([0.7071])
+    """
+    from ._core import broadcast_shapes
+    from .selection import clamp
+    from .shape import expand
+
+    check_tensor(x1, "cosine_similarity")
+    check_tensor(x2, "cosine_similarity")
+    shape = broadcast_shapes(tuple(x1.shape), tuple(x2.shape))
+    a, b = expand(x1, shape), expand(x2, shape)
+    na = clamp(linalg_vector_norm(a, 2, dim, keepdim=True), min=eps)
+    nb = clamp(linalg_vector_norm(b, 2, dim, keepdim=True), min=eps)
+    return _sum(mul(div(a, na), div(b, nb)), dim)

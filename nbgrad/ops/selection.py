@@ -1,17 +1,19 @@
 """Selection: ``where`` (one row per PyTorch overload, by which of input and other is a
-number) and ``clamp`` (number bounds, PyTorch's ``clamp`` and ``ClampBackward1``; tensor
+number), ``masked_fill`` and ``tril`` / ``triu`` (``where`` with a mask) and ``clamp`` (number bounds, PyTorch's ``clamp`` and ``ClampBackward1``; tensor
 bounds, ``clamp.Tensor`` and ``ClampBackward0``), with clamp's backward step per bound as
 rows of its own (``clamp_grad``: one fused pass, no boolean temporary). Rows of
 ``ops/funcdef.py``; the elementwise bodies they run are the kernel table's."""
 
+import numpy as np
+
 from .. import dtypes as _dt
 from ..storage.layout import cast_data
 from ..tensor import Tensor
-from ._core import backend, broadcast_shapes, same_device
+from ._core import backend, broadcast_shapes, check_tensor, same_device
 from .dispatch import promote
 from .elementwise import gt, logical_and, logical_or, lt, sum_to
 from .elementwise_data import binary_data, ternary_data
-from .funcdef import deffunc, same_shape, surface
+from .funcdef import deffunc, same_dtype, same_shape, surface
 
 
 # ----- selection: where, one row per PyTorch overload (which of input / other is a number) --
@@ -235,3 +237,118 @@ def clamp_grad(grad, input, bound, side):
     if bound.__class__ is Tensor:
         return tensor.call(grad, input, bound, dt)
     return scalar.call(grad, input, bound, dt)
+
+
+# ----- masked_fill: where with the fill as its input; tril / triu: where with a band mask --
+_CPP = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int"}
+
+
+def _fill_data(x, mask, value, odt, dev, number):
+    return _where_data(mask, value, x, odt, dev, x_num=number)
+
+
+MASKED_FILL = deffunc(
+    "masked_fill", overload="Scalar", params=("input", "mask"), kernels=("where",),
+    forward=lambda x, m, odt, dev, value: _fill_data(x, m, value, odt, dev, True),
+    dtype=lambda x, m, value: x, shape=lambda x, m, value: _where_shape(x, m),
+    args=("value",), grads={"input": "where(mask, 0.0, grad)", "mask": None},
+    node="MaskedFillBackward0", fn=False, method=False)
+MASKED_FILL_TENSOR = deffunc(
+    "masked_fill", overload="Tensor", params=("input", "mask", "value"), kernels=("where",),
+    forward=lambda x, m, v, odt, dev: _fill_data(x, m, v, odt, dev, False),
+    dtype=lambda x, m, v: x, shape=lambda x, m, v: _where_shape(x, m),
+    grads={"input": "where(mask, 0.0, grad)", "mask": None,
+           "value": "where(mask, grad, 0.0).sum()"},
+    node="MaskedFillBackward1", fn=False, method=False)
+
+
+@surface(MASKED_FILL, MASKED_FILL_TENSOR)
+def masked_fill(input, mask, value):
+    """``input`` with ``value`` (a number or a 0-dim tensor, cast to ``input``'s dtype)
+    where the bool ``mask`` holds, broadcast together.
+
+    Example::
+
+        >>> import nbgrad
+        >>> scores = nbgrad.zeros(2, 2)
+        >>> scores.masked_fill(nbgrad.tril(nbgrad.ones(2, 2)) == 0, float("-inf"))
+        tensor([[  0., -inf],
+                [  0.,   0.]])
+    """
+    if input.__class__ is not Tensor or mask.__class__ is not Tensor:
+        bad = "input" if input.__class__ is not Tensor else "mask"
+        raise TypeError(f"masked_fill(): argument '{bad}' must be Tensor, "
+                        f"not {type(input if bad == 'input' else mask).__name__}")
+    if mask._dtype is not _dt.bool_:
+        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with "
+                           f"dtype {_CPP.get(mask._dtype.name, mask._dtype.name)}")
+    same_device("masked_fill", input, mask, value)
+    shape = _where_shape(input.shape, mask.shape)
+    if shape != tuple(input.shape):  # (as PyTorch: the input expanded, then filled)
+        from .shape import expand
+
+        input = expand(input, shape)
+    if value.__class__ is Tensor:
+        if value.ndim:
+            raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but "
+                               f"got tensor with {value.ndim} dimension(s).")
+        return MASKED_FILL_TENSOR.call(input, mask, value)
+    promote(input, value)  # (PyTorch's TypeError for a value that is no number)
+    return MASKED_FILL.call(input, mask, value)
+
+
+def _band(shape, diagonal, lower, dev):
+    """The bool mask of ``shape``'s last two dims that tril (``lower``) or triu keeps."""
+    n, m = shape[-2], shape[-1]
+    keep = np.tri(n, m, diagonal, dtype=bool) if lower else ~np.tri(n, m, diagonal - 1,
+                                                                       dtype=bool)
+    return backend(dev).from_host(keep)
+
+
+def _band_row(name, lower):
+    return deffunc(
+        name, kernels=("where",), args=("diagonal",), dtype=same_dtype, shape=same_shape,
+        forward=lambda x, odt, dev, diagonal: _where_data(
+            _band(x.shape, diagonal, lower, dev), x, 0, odt, dev, y_num=True),
+        grads=(f"{name}(grad, diagonal)",), fn=False, method=False)
+
+
+TRIL, TRIU = _band_row("tril", True), _band_row("triu", False)
+
+
+def _banded(row):
+    name = row.name
+
+    @surface(row)
+    def band(input, diagonal=0):
+        check_tensor(input, name)
+        if input.ndim < 2:
+            raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
+        return row.call(input, int(diagonal))
+
+    band.__name__ = band.__qualname__ = name
+    return band
+
+
+tril = _banded(TRIL)
+tril.__doc__ = """The lower triangle of the last two dims of ``input`` (on and below the
+    ``diagonal``-th diagonal: 0 the main one, > 0 above it, < 0 below), the rest zero.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.tril(nbgrad.ones(2, 3))
+        tensor([[1., 0., 0.],
+                [1., 1., 0.]])
+    """
+triu = _banded(TRIU)
+triu.__doc__ = """The upper triangle of the last two dims of ``input`` (on and above the
+    ``diagonal``-th diagonal), the rest zero: ``tril``'s complement for ``diagonal + 1``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.triu(nbgrad.ones(2, 3), diagonal=1)
+        tensor([[0., 1., 1.],
+                [0., 0., 1.]])
+    """

@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit, prange
 
 from ... import _config
-from ..rows import logsumexp_row, norm_row
+from ..rows import cumsum_line, logsumexp_row, norm_row
 from . import _par
 
 # no_cfunc_wrapper: nothing takes these as first-class function values, and the C wrapper
@@ -354,11 +354,18 @@ def _make_more(parallel):
             a, b = t // B, t % B
             out[a, b] = norm_row(x, a, b, R, kind, p)
 
-    return var, prod, logsumexp, norm
+    @njit(parallel=parallel, **_opts)
+    def cumsum(x, out, zero):
+        A, R, B = x.shape
+        for t in rng(A * B):
+            a, b = t // B, t % B
+            cumsum_line(x, out, a, b, R, zero)
+
+    return var, prod, logsumexp, norm, cumsum
 
 
-_var, _prod, _lse, _norm = _make_more(False)
-_var_p, _prod_p, _lse_p, _norm_p = _make_more(True)
+_var, _prod, _lse, _norm, _cumsum = _make_more(False)
+_var_p, _prod_p, _lse_p, _norm_p, _cumsum_p = _make_more(True)
 
 
 def var_arb(x, out, correction):
@@ -376,6 +383,13 @@ def prod_arb(x, out):
 def logsumexp_arb(x, out):
     """``out[a, b] = log(sum_r exp(x[a, r, b]))``, computed stably."""
     _par.run(_lse, _lse_p, x.size, x, out)
+
+
+def cumsum_arb(x, out):
+    """``out[a, :, b]``: the running sums of ``x[a, :, b]`` (``out`` shaped as ``x``;
+    floats accumulate in float64, integers in int64)."""
+    zero = np.float64(0.0) if x.dtype.kind == "f" else np.int64(0)
+    _par.run(_cumsum, _cumsum_p, x.size, x, out, zero)
 
 
 def norm_arb(x, out, kind, p):

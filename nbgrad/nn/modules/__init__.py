@@ -5,20 +5,45 @@ initialisations, in PyTorch's submodules (``nbgrad.nn.modules.linear.Linear``, .
 >>> loss = nbgrad.nn.CrossEntropyLoss()(model(x), y)
 """
 
-from .activation import GELU, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
+from .activation import *  # noqa: F403
+from .activation import __all__ as _activations
+from .batchnorm import BatchNorm1d, BatchNorm2d
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv2d
-from .dropout import Dropout
+from .dropout import Dropout, Dropout2d
 from .flatten import Flatten, Unflatten
 from .linear import Identity, Linear
-from .loss import CrossEntropyLoss, MSELoss, NLLLoss
+from .loss import (
+    BCELoss,
+    BCEWithLogitsLoss,
+    CrossEntropyLoss,
+    HuberLoss,
+    KLDivLoss,
+    L1Loss,
+    MSELoss,
+    NLLLoss,
+    SmoothL1Loss,
+)
 from .module import Module
 from .normalization import LayerNorm
+from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
+from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .sparse import Embedding
+from .transformer import (
+    Transformer,
+    TransformerDecoder,
+    TransformerDecoderLayer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)
 
 __all__ = [
-    "Module", "Linear", "Conv2d", "ReLU", "GELU", "Tanh", "Sigmoid", "Identity", "Flatten",
+    *_activations, "Module", "Linear", "Conv2d", "Identity", "Flatten",
     "Sequential", "ModuleList", "Dropout", "LayerNorm", "Embedding", "MSELoss",
-    "CrossEntropyLoss", "NLLLoss", "Softmax", "LogSoftmax", "Unflatten", "ModuleDict",
-    "ParameterList", "ParameterDict",
+    "CrossEntropyLoss", "NLLLoss", "Unflatten", "ModuleDict",
+    "ParameterList", "ParameterDict", "BatchNorm1d", "BatchNorm2d", "Dropout2d", "MaxPool2d",
+    "AvgPool2d", "AdaptiveAvgPool2d", "L1Loss", "SmoothL1Loss", "HuberLoss", "BCELoss",
+    "BCEWithLogitsLoss", "KLDivLoss", "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase",
+    "RNNCell", "LSTMCell", "GRUCell", "TransformerEncoderLayer",
+    "TransformerEncoder", "TransformerDecoderLayer", "TransformerDecoder", "Transformer",
 ]

@@ -1,8 +1,16 @@
-"""Activation layers: ReLU, GELU, Tanh, Sigmoid, Softmax, LogSoftmax."""
+"""Activation layers: ReLU, GELU, Tanh, Sigmoid, Softmax, LogSoftmax, the layers of the
+composed activations (LeakyReLU, ELU, SiLU, ...), and MultiheadAttention (where PyTorch
+keeps it)."""
 
+from .. import init
+from .linear import NonDynamicallyQuantizableLinear
 from .module import Module
+from .utils import _factory
 
-__all__ = ["ReLU", "GELU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax"]
+__all__ = ["ReLU", "GELU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax", "LeakyReLU", "ELU",
+           "CELU", "SELU", "SiLU", "Mish", "Hardtanh", "ReLU6", "Hardsigmoid", "Hardswish",
+           "LogSigmoid", "Softsign", "Tanhshrink", "Softplus", "Threshold", "GLU", "Softmin",
+           "PReLU", "MultiheadAttention"]
 
 
 class ReLU(Module):
@@ -91,3 +99,163 @@ class LogSoftmax(Module):
 
     def extra_repr(self):
         return f"dim={self.dim}"
+
+
+def _layer(name, fn_name, params=(), doc=""):
+    """A layer that calls ``F.<fn_name>(input, *params)``; its constructor takes ``params``
+    (name, default) and ``inplace`` where PyTorch's does."""
+    names = [p for p, _ in params]
+
+    def __init__(self, *args, **kwargs):
+        Module.__init__(self)
+        values = dict(params)
+        for (p, _), a in zip(params, args):
+            values[p] = a
+        for k, a in kwargs.items():
+            if k not in values and k != "inplace":
+                raise TypeError(f"{name}.__init__() got an unexpected keyword argument '{k}'")
+            values[k] = a
+        for p in names:
+            setattr(self, p, values[p])
+        if "inplace" in values:
+            self.inplace = values["inplace"]
+
+    def forward(self, input):
+        from .. import functional as F
+
+        return getattr(F, fn_name)(input, *[getattr(self, p) for p in names])
+
+    def extra_repr(self):
+        parts = [f"{p}={getattr(self, p)}" for p in names if p != "inplace"]
+        if getattr(self, "inplace", False):
+            parts.append("inplace=True")
+        return ", ".join(parts)
+
+    return type(name, (Module,), {"__init__": __init__, "forward": forward,
+                                  "extra_repr": extra_repr, "__doc__": doc,
+                                  "__module__": __name__})
+
+
+LeakyReLU = _layer("LeakyReLU", "leaky_relu", (("negative_slope", 0.01), ("inplace", False)),
+                   "``input`` where positive, else ``negative_slope * input``.")
+ELU = _layer("ELU", "elu", (("alpha", 1.0), ("inplace", False)), "Exponential linear unit.")
+CELU = _layer("CELU", "celu", (("alpha", 1.0), ("inplace", False)), "Continuous ELU.")
+SELU = _layer("SELU", "selu", (("inplace", False),), "Scaled ELU (self-normalizing).")
+SiLU = _layer("SiLU", "silu", (("inplace", False),), "``input * sigmoid(input)``.")
+Mish = _layer("Mish", "mish", (("inplace", False),), "``input * tanh(softplus(input))``.")
+Hardtanh = _layer("Hardtanh", "hardtanh",
+                  (("min_val", -1.0), ("max_val", 1.0), ("inplace", False)),
+                  "``input`` clipped to ``[min_val, max_val]``.")
+ReLU6 = _layer("ReLU6", "relu6", (("inplace", False),), "``min(max(input, 0), 6)``.")
+Hardsigmoid = _layer("Hardsigmoid", "hardsigmoid", (("inplace", False),),
+                     "Piecewise-linear sigmoid.")
+Hardswish = _layer("Hardswish", "hardswish", (("inplace", False),),
+                   "``input * hardsigmoid(input)``.")
+LogSigmoid = _layer("LogSigmoid", "logsigmoid", (), "``log(sigmoid(input))``.")
+Softsign = _layer("Softsign", "softsign", (), "``input / (1 + |input|)``.")
+Tanhshrink = _layer("Tanhshrink", "tanhshrink", (), "``input - tanh(input)``.")
+Softplus = _layer("Softplus", "softplus", (("beta", 1.0), ("threshold", 20.0)),
+                  "``log(1 + exp(beta * input)) / beta`` (linear above ``threshold``).")
+Threshold = _layer("Threshold", "threshold",
+                   (("threshold", None), ("value", None), ("inplace", False)),
+                   "``input`` where above ``threshold``, else ``value``.")
+GLU = _layer("GLU", "glu", (("dim", -1),), "Gated linear unit along ``dim``.")
+Softmin = _layer("Softmin", "softmin", (("dim", None),), "``softmax(-input, dim)``.")
+
+
+class PReLU(Module):
+    """``input`` where positive, else a learned slope times ``input`` (one slope, or one per
+    channel), initialised to ``init``."""
+
+    def __init__(self, num_parameters=1, init=0.25, device=None, dtype=None):
+        from ... import dtypes
+        from ...creation import full
+        from ..parameter import Parameter
+
+        super().__init__()
+        self.num_parameters = num_parameters
+        dt = dtype if dtype is not None else dtypes.get_default_dtype()
+        self.weight = Parameter(full((num_parameters,), init, dtype=dt, device=device))
+
+    def forward(self, input):
+        from .. import functional as F
+
+        return F.prelu(input, self.weight)
+
+    def extra_repr(self):
+        return f"num_parameters={self.num_parameters}"
+
+
+class MultiheadAttention(Module):
+    """``MultiheadAttention(embed_dim, num_heads, dropout=0.0, bias=True, batch_first=False)``:
+    ``in_proj_weight`` (3E, E) Xavier-uniform, ``in_proj_bias`` zeros, ``out_proj`` a
+    Linear with a zero bias. ``forward(query, key, value, key_padding_mask=None,
+    need_weights=True, attn_mask=None, average_attn_weights=True, is_causal=False)`` returns
+    ``(output, weights)``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> mha = nbgrad.nn.MultiheadAttention(8, 2, batch_first=True)
+        >>> x = nbgrad.randn(3, 5, 8)
+        >>> out, w = mha(x, x, x)
+        >>> tuple(out.shape), tuple(w.shape)
+        ((3, 5, 8), (3, 5, 5))
+    """
+
+    def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False,
+                 add_zero_attn=False, kdim=None, vdim=None, batch_first=False, device=None,
+                 dtype=None):
+        super().__init__()
+        if embed_dim <= 0 or num_heads <= 0:
+            raise ValueError(f"embed_dim and num_heads must be greater than 0, got "
+                             f"embed_dim={embed_dim} and num_heads={num_heads} instead")
+        if embed_dim % num_heads:
+            raise AssertionError("embed_dim must be divisible by num_heads")
+        if add_bias_kv or add_zero_attn or (kdim not in (None, embed_dim)) or (
+                vdim not in (None, embed_dim)):
+            raise NotImplementedError("MultiheadAttention with add_bias_kv, add_zero_attn or "
+                                      "kdim / vdim other than embed_dim is not supported by "
+                                      "nbgrad yet")
+        self.embed_dim, self.num_heads, self.dropout = embed_dim, num_heads, dropout
+        self.batch_first, self.head_dim = batch_first, embed_dim // num_heads
+        self.kdim = self.vdim = embed_dim
+        self._qkv_same_embed_dim = True
+        new = _factory(device, dtype)
+        self.in_proj_weight = new(3 * embed_dim, embed_dim)
+        for name in ("q_proj_weight", "k_proj_weight", "v_proj_weight"):
+            self.register_parameter(name, None)
+        if bias:
+            self.in_proj_bias = new(3 * embed_dim)
+        else:
+            self.register_parameter("in_proj_bias", None)
+        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias,
+                                                        device=device, dtype=dtype)
+        self.bias_k = self.bias_v = None
+        self.add_zero_attn = False
+        self._reset_parameters()
+
+    def _reset_parameters(self):
+        init.xavier_uniform_(self.in_proj_weight)
+        if self.in_proj_bias is not None:
+            init.constant_(self.in_proj_bias, 0.0)
+            init.constant_(self.out_proj.bias, 0.0)
+
+    def forward(self, query, key, value, key_padding_mask=None, need_weights=True,
+                attn_mask=None, average_attn_weights=True, is_causal=False):
+        if is_causal and attn_mask is None:
+            raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use "
+                               "the Transformer module method `generate_square_subsequent_mask`"
+                               " to create this mask.")
+        if self.batch_first and query.ndim == 3:
+            query, key, value = (x.transpose(0, 1) for x in (query, key, value))
+        from .. import functional as F
+
+        out, weights = F.multi_head_attention_forward(
+            query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight,
+            self.in_proj_bias, None, None, False, self.dropout, self.out_proj.weight,
+            self.out_proj.bias, self.training, key_padding_mask, need_weights, attn_mask,
+            average_attn_weights=average_attn_weights)
+        if self.batch_first and query.ndim == 3:
+            out = out.transpose(0, 1)
+        return out, weights

@@ -1,8 +1,8 @@
-"""Dropout."""
+"""Dropout, Dropout2d."""
 
 from .module import Module
 
-__all__ = ["Dropout"]
+__all__ = ["Dropout", "Dropout2d"]
 
 
 class Dropout(Module):
@@ -22,3 +22,12 @@ class Dropout(Module):
 
     def extra_repr(self):
         return f"p={self.p}, inplace={self.inplace}"
+
+
+class Dropout2d(Dropout):
+    """Zero whole channels with probability ``p`` while training (``F.dropout2d``)."""
+
+    def forward(self, input):
+        from .. import functional as F
+
+        return F.dropout2d(input, self.p, self.training)

@@ -6,7 +6,7 @@ from .. import init
 from .module import Module
 from .utils import _factory
 
-__all__ = ["Identity", "Linear"]
+__all__ = ["Identity", "Linear", "NonDynamicallyQuantizableLinear"]
 
 
 class Identity(Module):
@@ -52,3 +52,7 @@ class Linear(Module):
 
     def extra_repr(self):
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
+
+
+class NonDynamicallyQuantizableLinear(Linear):
+    """``Linear``, under the name PyTorch gives ``MultiheadAttention.out_proj``."""

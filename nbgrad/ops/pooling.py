@@ -1,0 +1,124 @@
+"""Average pooling, composed of ops that have rows: ``avg_pool2d`` is a grouped convolution
+with a constant kernel (one group per channel), ``adaptive_avg_pool2d`` the means of
+PyTorch's adaptive windows. Both run on every device and differentiate twice through their
+parts (the nodes are the parts', not PyTorch's ``AvgPool2DBackward0``). Max pooling is a
+row of its own (``ops/conv.py``)."""
+
+import math
+
+from ..creation import ones
+from ._core import SCALAR_TYPE, check_tensor
+from .concat import stack
+from .conv import _pool_out, _pool_pair, conv2d
+from .elementwise import div, mul
+from .shape import reshape
+
+
+def _planes(input):
+    """``input`` (N, C, H, W) or (C, H, W) as (N*C, 1, H, W), and the function that gives
+    a result of that form back the input's leading dims."""
+    shape = tuple(input.shape)
+    lead = shape[:-2]
+
+    def back(r):
+        return reshape(r, lead + tuple(r.shape[-2:]))
+
+    return reshape(input, (math.prod(lead), 1) + shape[-2:]), back
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    """2-D average pooling over (N, C, H, W) or (C, H, W) input: the mean of each
+    ``kernel_size`` window, moved by ``stride`` (default: the kernel size), over the input
+    zero-padded by ``padding`` (the padding counts in the mean unless
+    ``count_include_pad=False``; ``divisor_override`` replaces the count).
+
+    Example::
+
+        >>> import nbgrad
+        >>> x = nbgrad.arange(16.0).reshape(1, 1, 4, 4)
+        >>> nbgrad.nn.functional.avg_pool2d(x, 2)
+        tensor([[[[ 2.5000,  4.5000],
+                  [10.5000, 12.5000]]]])
+    """
+    check_tensor(input, "avg_pool2d")
+    if input.ndim < 3:  # (PyTorch reads dim -3 first)
+        n = input.ndim
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}]"
+                         ", but got -3)")
+    if input.ndim not in (3, 4):
+        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+    if not input._dtype.is_floating_point:
+        raise NotImplementedError(
+            f"avg_pool2d of {SCALAR_TYPE[input._dtype.name]} tensors is not supported by "
+            "nbgrad yet (floating point only)")
+    if ceil_mode:
+        raise NotImplementedError("avg_pool2d(ceil_mode=True) is not supported by nbgrad yet")
+    kh, kw = _pool_pair(kernel_size, "kernel_size")
+    st = _pool_pair(stride, "stride", allow_none=True)
+    sh, sw = (kh, kw) if st is None else st
+    ph, pw = _pool_pair(padding, "padding")
+    if ph > kh // 2 or pw > kw // 2:
+        raise RuntimeError("pad should be at most half of effective kernel size, but got "
+                           f"pad={max(ph, pw)}, kernel_size={max(kh, kw)} and dilation=1")
+    H, W = input.shape[-2:]
+    Ho, Wo = _pool_out(H, kh, ph, sh, 1, False), _pool_out(W, kw, pw, sw, 1, False)
+    if Ho <= 0 or Wo <= 0:
+        c = input.shape[-3]
+        raise RuntimeError(f"Given input size: ({c}x{H}x{W}). Calculated output size: "
+                           f"({c}x{max(Ho, 0)}x{max(Wo, 0)}). Output size is too small")
+    planes, back = _planes(input)
+    dt, dev = input._dtype, input._device
+    window = ones(1, 1, kh, kw, dtype=dt, device=dev)
+    sums = conv2d(planes, window, stride=(sh, sw), padding=(ph, pw))
+    if divisor_override:
+        count = divisor_override
+    elif count_include_pad or not (ph or pw):
+        count = kh * kw
+    else:  # the real elements under each window: the same convolution of a plane of ones
+        count = conv2d(ones(1, 1, H, W, dtype=dt, device=dev), window, stride=(sh, sw),
+                       padding=(ph, pw))
+    return back(div(sums, count))
+
+
+def _adaptive_sizes(output_size):
+    if isinstance(output_size, (tuple, list)):
+        if len(output_size) != 2:
+            raise ValueError("adaptive_avg_pool2d: output_size must be 2")
+        return tuple(output_size)
+    return (output_size, output_size)
+
+
+def _windows(n, m):
+    """PyTorch's adaptive windows: ``m`` spans ``[floor(i n / m), ceil((i + 1) n / m))``."""
+    return [((i * n) // m, -(-((i + 1) * n) // m)) for i in range(m)]
+
+
+def adaptive_avg_pool2d(input, output_size):
+    """2-D average pooling to a fixed ``output_size`` (an int, a pair, None to keep a dim):
+    output cell ``(i, j)`` is the mean of rows ``floor(i H / Ho) .. ceil((i+1) H / Ho)`` and
+    the columns likewise, as PyTorch's windows.
+
+    Example::
+
+        >>> import nbgrad
+        >>> x = nbgrad.arange(16.0).reshape(1, 1, 4, 4)
+        >>> nbgrad.nn.functional.adaptive_avg_pool2d(x, 1)
+        tensor([[[[7.5000]]]])
+    """
+    check_tensor(input, "adaptive_avg_pool2d")
+    if input.ndim not in (3, 4):
+        raise RuntimeError("adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got "
+                           f"{list(input.shape)}")
+    H, W = input.shape[-2:]
+    oh, ow = _adaptive_sizes(output_size)
+    oh, ow = H if oh is None else int(oh), W if ow is None else int(ow)
+    if oh == 0 or ow == 0:  # (an empty result, still in the graph)
+        return mul(input[..., :1, :1], 0.0).expand(tuple(input.shape[:-2]) + (oh, ow))
+    if H % oh == 0 and W % ow == 0:  # equal windows that tile the plane: one pooling
+        return avg_pool2d(input, (H // oh, W // ow))
+    rows = []
+    for r0, r1 in _windows(H, oh):
+        rows.append(stack([input[..., r0:r1, c0:c1].mean((-2, -1))
+                           for c0, c1 in _windows(W, ow)], -1))
+    return stack(rows, -2)
