@@ -83,6 +83,7 @@ with _gc_paused():
         isnan,
     )
     from .ops.concat import cat, chunk, narrow, roll, split, stack, unbind  # noqa: E402
+    from .ops.condition import argwhere, diag, masked_select, nonzero  # noqa: E402
     from .ops.einsum import einsum  # noqa: E402
     from .ops.sampling import multinomial  # noqa: E402
     from .ops.scan import cumsum  # noqa: E402

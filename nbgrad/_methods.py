@@ -13,6 +13,7 @@ from .device import as_device
 from .ops import advanced_index as AIx
 from .ops import comparison as Cmp
 from .ops import concat as C
+from .ops import condition as Cond
 from .ops import convert
 from .ops import elementwise as E
 from .ops import index as Ix
@@ -169,7 +170,8 @@ METHODS = {
     "masked_fill": Sel.masked_fill, "masked_fill_": _masked_fill_,
     "tril": Sel.tril, "triu": Sel.triu, "tril_": _band_("tril"), "triu_": _band_("triu"),
     "square": E.square, "cumsum": Scan.cumsum, "cumsum_": Scan._cumsum_,
-    "multinomial": Smp.multinomial, "sort": Srt.sort, "argsort": Srt.argsort, "topk": Srt.topk, "kthvalue": Srt.kthvalue,
+    "multinomial": Smp.multinomial, "sort": Srt.sort,
+    **{n: getattr(Cond, n) for n in ("nonzero", "argwhere", "masked_select", "diag")}, "argsort": Srt.argsort, "topk": Srt.topk, "kthvalue": Srt.kthvalue,
     "zero_": I.zero_, "fill_": I.fill_, "copy_": I.copy_,
     # reductions, statistics, softmax: from the flags of their rows (ops/reduce.py,
     # ops/stats.py, ops/softmax.py)

@@ -392,8 +392,10 @@ def test_masks_scans_sorts_and_rolls_on_the_device_as_cpu():
                 nbgrad.cumsum(x, 0), x.sort(1).values, x.sort(0, descending=True).values,
                 nbgrad.topk(x, 2).values, x.kthvalue(2, 0).values, x.roll((1, -1), (0, 1)),
                 nbgrad.square(x)]
+        outs += [nbgrad.diag(x, 1), nbgrad.masked_select(x, x > 0)]
         idx = [x.sort(1).indices, x.topk(2, 0).indices, x.argsort(1, descending=True),
-               nbgrad.cumsum(nbgrad.tensor([[1, 2], [3, 4]], device=dev), 1)]
+               nbgrad.cumsum(nbgrad.tensor([[1, 2], [3, 4]], device=dev), 1),
+               nbgrad.nonzero(x > 0)]
         loss = sum(((o * (i + 1.5)).sum() for i, o in enumerate(outs)), x.sum() * 0)
         (g,) = nbgrad.autograd.grad(loss, (x,))
         return [host(t) for t in outs + idx + [g]]

@@ -277,8 +277,66 @@ def test_errors_are_pytorchs(call):
 def test_docstring_examples_run():
     import doctest
 
-    from nbgrad.ops import concat, sampling, scan, selection, sort
+    from nbgrad.ops import concat, condition, sampling, scan, selection, sort
 
-    for mod in (selection, scan, sort, sampling, concat):
+    for mod in (selection, scan, sort, sampling, concat, condition):
         res = doctest.testmod(mod, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
         assert res.attempted and not res.failed, mod.__name__
+
+
+# ----- nonzero, argwhere, masked_select, diag (ops/condition.py) ----------------------------
+def test_nonzero_argwhere_masked_select_and_diag_by_hand():
+    x = nbgrad.tensor([[0.0, 1.0, 2.0], [3.0, 0.0, 5.0]])
+    assert nbgrad.nonzero(x).tolist() == [[0, 1], [0, 2], [1, 0], [1, 2]]
+    assert [t.tolist() for t in x.nonzero(as_tuple=True)] == [[0, 0, 1, 1], [1, 2, 0, 2]]
+    assert nbgrad.argwhere(x).dtype is nbgrad.int64
+    assert tuple(nbgrad.nonzero(nbgrad.zeros(2, 3)).shape) == (0, 2)
+    assert tuple(nbgrad.nonzero(nbgrad.tensor(3.0)).shape) == (1, 0)
+    assert nbgrad.masked_select(x, x > 1).tolist() == [2.0, 3.0, 5.0]
+    assert x.masked_select(nbgrad.tensor([True, False, True])).tolist() == [0, 2, 3, 5]
+    assert nbgrad.diag(nbgrad.tensor([1, 2]), 1).tolist() == [[0, 1, 0], [0, 0, 2], [0, 0, 0]]
+    assert x.diag().tolist() == [0.0, 0.0] and nbgrad.diag(x, -1).tolist() == [3.0]
+    assert nbgrad.diag(x, 5).tolist() == []
+
+
+def test_masked_select_and_diag_gradients():
+    x = nbgrad.tensor(np.random.default_rng(7).standard_normal((3, 4)), requires_grad=True)
+    mask = nbgrad.tensor([True, False, True, True])
+    assert gradcheck(lambda t: nbgrad.masked_select(t, mask), (x,))
+    assert gradgradcheck(lambda t: nbgrad.masked_select(t * t, t > 0), (x,))
+    assert gradcheck(lambda t: nbgrad.diag(t, 1), (x,))
+    v = nbgrad.tensor([0.5, -1.5, 2.0], dtype=nbgrad.float64, requires_grad=True)
+    assert gradcheck(lambda t: nbgrad.diag(t, -1), (v,))
+    assert gradgradcheck(lambda t: nbgrad.diag(t * t), (v,))
+
+
+@needs_torch
+def test_nonzero_masked_select_and_diag_match_pytorch():
+    rng = np.random.default_rng(8)
+    v = rng.integers(-1, 2, (3, 4)).astype(np.float64)
+    a, t = nbgrad.tensor(v, requires_grad=True), torch.tensor(v, requires_grad=True)
+    _same(nbgrad.nonzero(a), torch.nonzero(t))
+    for x, y in zip(nbgrad.nonzero(a, as_tuple=True), torch.nonzero(t, as_tuple=True)):
+        _same(x, y)
+    for k in (-2, 0, 1, 3):
+        _same(nbgrad.diag(a, k), torch.diag(t, k))
+        _same(nbgrad.diag(a[0], k), torch.diag(t[0], k))
+    got, want = nbgrad.masked_select(a, a > 0), torch.masked_select(t, t > 0)
+    _same(got, want)
+    (got * 2).sum().backward()
+    (want * 2).sum().backward()
+    _same(a.grad, t.grad)
+
+
+CONDITION_ERRORS = [
+    lambda m: m.masked_select(m.ones(3), m.tensor([1, 0, 1])),
+    lambda m: m.diag(m.ones(2, 2, 2)),
+]
+
+
+@pytest.mark.parametrize("call", CONDITION_ERRORS)
+def test_condition_errors_are_pytorchs(call):
+    got = _error(lambda: call(nbgrad))
+    assert got is not None
+    if torch is not None:
+        assert got == _error(lambda: call(torch))
