@@ -31,6 +31,26 @@ def _activation(activation):
     raise RuntimeError(f"activation should be relu/gelu, not {activation}")
 
 
+def _build(layer, d_model, nhead, dim_feedforward, dropout, activation, eps, batch_first,
+           norm_first, bias, kw, cross):
+    """An encoder (``cross=False``) or decoder layer's submodules, registered in PyTorch's
+    order (its state_dict keys): attention(s), feed-forward, norms, dropouts."""
+    layer.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
+                                         batch_first=batch_first, **kw)
+    if cross:
+        layer.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
+                                                  batch_first=batch_first, **kw)
+    layer.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)
+    layer.dropout = Dropout(dropout)
+    layer.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
+    layer.norm_first = norm_first
+    for k in range(1, 4 if cross else 3):
+        setattr(layer, f"norm{k}", LayerNorm(d_model, eps=eps, bias=bias, **kw))
+    for k in range(1, 4 if cross else 3):
+        setattr(layer, f"dropout{k}", Dropout(dropout))
+    layer.activation = _activation(activation)
+
+
 class TransformerEncoderLayer(Module):
     """Self-attention and a feed-forward block, each with a residual connection and layer
     norm (after the block, or before with ``norm_first``); PyTorch's defaults
@@ -40,17 +60,8 @@ class TransformerEncoderLayer(Module):
                  layer_norm_eps=1e-5, batch_first=False, norm_first=False, bias=True,
                  device=None, dtype=None):
         super().__init__()
-        kw = dict(device=device, dtype=dtype)
-        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
-                                            batch_first=batch_first, **kw)
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)
-        self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
-        self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
-        self.dropout1, self.dropout2 = Dropout(dropout), Dropout(dropout)
-        self.activation = _activation(activation)
+        _build(self, d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
+               batch_first, norm_first, bias, dict(device=device, dtype=dtype), cross=False)
 
     def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False):
         x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
@@ -77,21 +88,8 @@ class TransformerDecoderLayer(Module):
                  layer_norm_eps=1e-5, batch_first=False, norm_first=False, bias=True,
                  device=None, dtype=None):
         super().__init__()
-        kw = dict(device=device, dtype=dtype)
-        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
-                                            batch_first=batch_first, **kw)
-        self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
-                                                 batch_first=batch_first, **kw)
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)
-        self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
-        self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
-        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
-        self.dropout1, self.dropout2, self.dropout3 = Dropout(dropout), Dropout(dropout), \
-            Dropout(dropout)
-        self.activation = _activation(activation)
+        _build(self, d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
+               batch_first, norm_first, bias, dict(device=device, dtype=dtype), cross=True)
 
     def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False):
         x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
