@@ -566,3 +566,38 @@ def _load(src, map_location):
         _need(total <= size, f"the tensors declare {total} bytes in a file of {size}")
         tensors = [_read_tensor(zf, m, i, c) for i, (m, c) in enumerate(zip(metas, checked))]
         return _Decoder(tensors).value(header["root"])
+
+
+# ----- PyTorch's allow-lists for unpickling: nbgrad never unpickles, so every global is as
+# safe as any other; these exist so that loaders written for torch.load run unchanged -------
+_SAFE = []
+
+
+def add_safe_globals(safe_globals):
+    """Accepted (and listed by ``get_safe_globals``): nbgrad's files hold no pickles."""
+    _SAFE.extend(safe_globals)
+
+
+def get_safe_globals():
+    return list(_SAFE)
+
+
+def clear_safe_globals():
+    _SAFE.clear()
+
+
+class safe_globals:  # noqa: N801  (PyTorch's name)
+    """Context manager that adds ``safe_globals`` for its body, as PyTorch's (nbgrad's files
+    hold no pickles, so it changes nothing ``load`` does)."""
+
+    def __init__(self, safe_globals):
+        self.safe_globals = list(safe_globals)
+
+    def __enter__(self):
+        self._before = len(_SAFE)
+        _SAFE.extend(self.safe_globals)
+        return self
+
+    def __exit__(self, *exc):
+        del _SAFE[self._before:]
+        return False
