@@ -8,6 +8,7 @@ import warnings
 
 import numpy as np
 import pytest
+from _errors import error_of
 
 import nbgrad
 import nbgrad.nn.functional as F
@@ -266,20 +267,13 @@ ERRORS = [
 ]
 
 
-def _error(call):
-    try:
-        call()
-    except Exception as e:  # noqa: BLE001 (type and message compared)
-        return type(e), str(e)
-    return None
-
 
 @pytest.mark.parametrize("call", ERRORS)
 def test_errors_are_pytorchs(call):
-    got = _error(lambda: call(F, nbgrad))
+    got = error_of(lambda: call(F, nbgrad))
     assert got is not None and "numba" not in got[1].lower()
     if torch is not None:
-        want = _error(lambda: call(TF, torch))
+        want = error_of(lambda: call(TF, torch))
         assert got[0] is want[0]
         assert got[1].replace("nbgrad.Size", "Size") == want[1].replace("torch.Size", "Size")
 

@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 import pytest
+from _errors import error_of
 
 import nbgrad
 
@@ -99,13 +100,6 @@ def test_result_dtypes_follow_promotion():
     assert (nbgrad.tensor([5], dtype=nbgrad.int32) // 2).dtype is nbgrad.int32
 
 
-def _error(call):
-    try:
-        call()
-    except Exception as e:  # noqa: BLE001 (the type and the message are compared)
-        return type(e), str(e)
-    return None
-
 
 ERRORS = [
     (lambda m: m.tensor([5, 3]) // m.tensor([2, 0]), RuntimeError, "ZeroDivisionError"),
@@ -146,7 +140,7 @@ def test_errors_are_pytorchs(call, exc, message):
         call(nbgrad)
     assert str(info.value) == message
     if torch is not None:
-        assert _error(lambda: call(torch)) == (exc, message)
+        assert error_of(lambda: call(torch)) == (exc, message)
 
 
 def test_floor_divide_has_no_derivative():

@@ -4,6 +4,7 @@ fixed expectations always), gradients by finite differences in float64, PyTorch'
 
 import numpy as np
 import pytest
+from _errors import error_of
 
 import nbgrad
 from nbgrad.autograd import gradcheck, gradgradcheck
@@ -26,13 +27,6 @@ def _same(got, want):
     assert str(got.dtype) == str(want.dtype)
     np.testing.assert_array_equal(got, want)
 
-
-def _error(call):
-    try:
-        call()
-    except Exception as e:  # noqa: BLE001 (type and message are compared)
-        return type(e), str(e)
-    return None
 
 
 # ----- fixed expectations -------------------------------------------------------------------
@@ -268,10 +262,10 @@ ERRORS = [
 
 @pytest.mark.parametrize("call", ERRORS)
 def test_errors_are_pytorchs(call):
-    got = _error(lambda: call(nbgrad))
+    got = error_of(lambda: call(nbgrad))
     assert got is not None and "numba" not in got[1].lower()
     if torch is not None:
-        assert got == _error(lambda: call(torch))
+        assert got == error_of(lambda: call(torch))
 
 
 def test_docstring_examples_run():
@@ -336,7 +330,7 @@ CONDITION_ERRORS = [
 
 @pytest.mark.parametrize("call", CONDITION_ERRORS)
 def test_condition_errors_are_pytorchs(call):
-    got = _error(lambda: call(nbgrad))
+    got = error_of(lambda: call(nbgrad))
     assert got is not None
     if torch is not None:
-        assert got == _error(lambda: call(torch))
+        assert got == error_of(lambda: call(torch))

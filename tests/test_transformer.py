@@ -6,6 +6,7 @@ import warnings
 
 import numpy as np
 import pytest
+from _errors import error_of
 
 import nbgrad
 from nbgrad.autograd import gradcheck, gradgradcheck
@@ -155,11 +156,7 @@ ERRORS = [
 @pytest.mark.parametrize("call", ERRORS)
 def test_errors_are_pytorchs(call):
     def error(m):
-        try:
-            call(m)
-        except Exception as e:  # noqa: BLE001
-            return type(e), str(e)
-        return None
+        return error_of(lambda: call(m))
 
     got = error(nbgrad)
     assert got is not None

@@ -51,22 +51,29 @@ def _build(layer, d_model, nhead, dim_feedforward, dropout, activation, eps, bat
     layer.activation = _activation(activation)
 
 
-class TransformerEncoderLayer(Module):
-    """Self-attention and a feed-forward block, each with a residual connection and layer
-    norm (after the block, or before with ``norm_first``); PyTorch's defaults
-    (``dim_feedforward=2048``, ``dropout=0.1``, ``activation=relu``)."""
+class _TransformerLayer(Module):
+    """What the encoder and decoder layers share: the constructor (``_cross``: the decoder's
+    attention over the memory) and the self-attention block."""
+
+    _cross = False
 
     def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation="relu",
                  layer_norm_eps=1e-5, batch_first=False, norm_first=False, bias=True,
                  device=None, dtype=None):
         super().__init__()
         _build(self, d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
-               batch_first, norm_first, bias, dict(device=device, dtype=dtype), cross=False)
+               batch_first, norm_first, bias, dict(device=device, dtype=dtype), cross=self._cross)
 
     def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False):
         x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
                            need_weights=False, is_causal=is_causal)[0]
         return self.dropout1(x)
+
+
+class TransformerEncoderLayer(_TransformerLayer):
+    """Self-attention and a feed-forward block, each with a residual connection and layer
+    norm (after the block, or before with ``norm_first``); PyTorch's defaults
+    (``dim_feedforward=2048``, ``dropout=0.1``, ``activation=relu``)."""
 
     def _ff_block(self, x):
         return self.dropout2(self.linear2(self.dropout(self.activation(self.linear1(x)))))
@@ -80,21 +87,11 @@ class TransformerEncoderLayer(Module):
         return self.norm2(x + self._ff_block(x))
 
 
-class TransformerDecoderLayer(Module):
+class TransformerDecoderLayer(_TransformerLayer):
     """Self-attention, attention over the encoder's ``memory`` and a feed-forward block, each
     with a residual connection and layer norm; PyTorch's defaults."""
 
-    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation="relu",
-                 layer_norm_eps=1e-5, batch_first=False, norm_first=False, bias=True,
-                 device=None, dtype=None):
-        super().__init__()
-        _build(self, d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
-               batch_first, norm_first, bias, dict(device=device, dtype=dtype), cross=True)
-
-    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False):
-        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
-                           is_causal=is_causal, need_weights=False)[0]
-        return self.dropout1(x)
+    _cross = True
 
     def _mha_block(self, x, mem, attn_mask, key_padding_mask, is_causal=False):
         x = self.multihead_attn(x, mem, mem, attn_mask=attn_mask,
