@@ -44,6 +44,7 @@ with _gc_paused():
         rand,
         rand_like,
         randint,
+        randint_like,
         randn,
         randn_like,
         randperm,
@@ -52,6 +53,15 @@ with _gc_paused():
         zeros_like,
     )
     from .device import device  # noqa: E402
+    from . import random  # noqa: E402
+    from .random import (  # noqa: E402
+        Generator,
+        default_generator,
+        get_rng_state,
+        initial_seed,
+        seed,
+        set_rng_state,
+    )
     from .dtypes import (  # noqa: E402
         bool_ as bool,
     )
@@ -85,7 +95,7 @@ with _gc_paused():
     from .ops.concat import cat, chunk, narrow, roll, split, stack, unbind  # noqa: E402
     from .ops.condition import argwhere, diag, masked_select, nonzero  # noqa: E402
     from .ops.einsum import einsum  # noqa: E402
-    from .ops.sampling import multinomial  # noqa: E402
+    from .ops.sampling import bernoulli, multinomial, normal  # noqa: E402
     from .ops.scan import cumsum  # noqa: E402
     from .ops.selection import masked_fill, tril, triu  # noqa: E402
     from .ops.sort import argsort, kthvalue, sort, topk  # noqa: E402

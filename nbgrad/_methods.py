@@ -170,7 +170,9 @@ METHODS = {
     "masked_fill": Sel.masked_fill, "masked_fill_": _masked_fill_,
     "tril": Sel.tril, "triu": Sel.triu, "tril_": _band_("tril"), "triu_": _band_("triu"),
     "square": E.square, "cumsum": Scan.cumsum, "cumsum_": Scan._cumsum_,
-    "multinomial": Smp.multinomial, "sort": Srt.sort,
+    "multinomial": Smp.multinomial, "sort": Srt.sort, "bernoulli": Smp.bernoulli,
+    **{n: getattr(Smp, n) for n in (
+        "uniform_", "normal_", "random_", "bernoulli_", "exponential_")},
     **{n: getattr(Cond, n) for n in ("nonzero", "argwhere", "masked_select", "diag")}, "argsort": Srt.argsort, "topk": Srt.topk, "kthvalue": Srt.kthvalue,
     "zero_": I.zero_, "fill_": I.fill_, "copy_": I.copy_,
     # reductions, statistics, softmax: from the flags of their rows (ops/reduce.py,

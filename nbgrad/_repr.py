@@ -30,9 +30,13 @@ def tensor_repr(t):
     from .storage import for_device
 
     arr = np.asarray(for_device(t._device).to_host(t._data))
+    opts = _fmt(arr)
+    shown = arr
+    if arr.dtype == np.float32 and opts.get("precision") == 0:
+        shown = arr.astype(np.float64)  # (NumPy writes float32 integers from 1e6 as 5.e+06)
     body = np.array2string(
-        arr, separator=", ", prefix="tensor(", threshold=1000, edgeitems=3, max_line_width=80,
-        **_fmt(arr),
+        shown, separator=", ", prefix="tensor(", threshold=1000, edgeitems=3, max_line_width=80,
+        **opts,
     )
     if arr.size == 0 and arr.ndim == 1:
         body = "[]"

@@ -4,24 +4,15 @@ import numbers
 
 import numpy as np
 
+from . import _distributions as _D
 from . import _recording
 from . import dtypes as _dt
 from .device import as_device
+from .random import _check as _generator
+from .random import manual_seed  # noqa: F401  (nbgrad.manual_seed)
 from .storage import for_device
 from .storage._cpupool import out_of_memory
 from .tensor import Tensor, _wrap
-
-_rng = [np.random.default_rng()]
-
-
-def manual_seed(seed):
-    """Seed the generator behind ``rand``, ``randn`` and dropout."""
-    _rng[0] = np.random.default_rng(int(seed))
-
-
-def generator():
-    return _rng[0]
-
 
 _I64 = 2**63 - 1
 
@@ -343,31 +334,75 @@ def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False
     return full(tuple(input.shape), fill_value, dtype=dt, device=dev, requires_grad=requires_grad)
 
 
-@_recording.recorded
-def rand(*size, dtype=None, device=None, requires_grad=False):
-    """Uniform samples in [0, 1)."""
-    dt = _dtype_or_default(dtype)
+def _sample(draw, shape, dt, device, generator, requires_grad, fname):
+    """A tensor of ``shape`` filled by ``draw(gen, n, np_dtype)`` on the host (PyTorch's CPU
+    samples for the generator's state), then moved to ``device``."""
+    dev = as_device(device)
+    gen = _generator(generator, dev, fname)
+    n = int(np.prod(shape, dtype=np.int64))
+    data = _alloc(lambda: draw(gen, n, dt.np).reshape(shape), shape, dt.np)
+    return _finish(data, dt, dev, requires_grad)
+
+
+def _float_only(dt, kernel):
     if not dt.is_floating_point:
-        raise RuntimeError(f'"check_uniform_bounds" not implemented for \'{dt.name}\'')
-    shape = _size(size, "rand")
-    data = _alloc(lambda: _rng[0].random(shape, dtype=dt.np), shape, dt.np)
-    return _finish(data, dt, as_device(device), requires_grad)
+        raise RuntimeError(f'"{kernel}" not implemented for \'{dt.name}\'')
 
 
 @_recording.recorded
-def randn(*size, dtype=None, device=None, requires_grad=False):
-    """Standard normal samples."""
+def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
+    """Samples from the uniform distribution on [0, 1), PyTorch's for the same seed.
+
+    Args:
+        size (int...): the shape, as separate ints or one tuple.
+        generator (Generator, optional): draw from it instead of the default generator.
+        dtype, device, requires_grad: as for ``nbgrad.zeros``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> _ = nbgrad.manual_seed(0)
+        >>> nbgrad.rand(2, 2)
+        tensor([[0.4963, 0.7682],
+                [0.0885, 0.1320]])
+    """
     dt = _dtype_or_default(dtype)
-    if not dt.is_floating_point:
-        raise RuntimeError(f'"normal_kernel_cpu" not implemented for \'{dt.name}\'')
-    shape = _size(size, "randn")
-    data = _alloc(lambda: _rng[0].standard_normal(shape, dtype=dt.np), shape, dt.np)
-    return _finish(data, dt, as_device(device), requires_grad)
+    _float_only(dt, "check_uniform_bounds")
+    return _sample(_D.uniform01, _size(size, "rand"), dt, device, generator, requires_grad,
+                   "rand")
 
 
 @_recording.recorded
-def randint(low, high=None, size=(), *, dtype=None, device=None):
-    """Integers uniform in [low, high)."""
+def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
+    """Samples from the standard normal distribution, PyTorch's for the same seed (float32
+    ones of 16 elements or more to a few units in the last place).
+
+    Example::
+
+        >>> import nbgrad
+        >>> _ = nbgrad.manual_seed(0)
+        >>> nbgrad.randn(3)
+        tensor([ 1.5410, -0.2934, -2.1788])
+    """
+    dt = _dtype_or_default(dtype)
+    _float_only(dt, "normal_kernel_cpu")
+    return _sample(lambda g, n, d: _D.normal(g, n, d, 0.0, 1.0), _size(size, "randn"), dt,
+                   device, generator, requires_grad, "randn")
+
+
+@_recording.recorded
+def randint(low=0, high=None, size=(), *, generator=None, dtype=None, device=None,
+            requires_grad=False):
+    """Integers drawn uniformly from [low, high) (``randint(high, size)`` draws from
+    [0, high)); int64 unless ``dtype`` says otherwise. PyTorch's for the same seed.
+
+    Example::
+
+        >>> import nbgrad
+        >>> _ = nbgrad.manual_seed(0)
+        >>> nbgrad.randint(10, (5,))
+        tensor([4, 9, 3, 0, 3])
+    """
     if high is None:
         low, high = 0, low
     elif isinstance(high, (tuple, list)):  # randint(high, size)
@@ -380,47 +415,56 @@ def randint(low, high=None, size=(), *, dtype=None, device=None):
         raise RuntimeError(
             f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
         )
-    data = _alloc(lambda: _rng[0].integers(low, high, size=shape, dtype=np.int64).astype(dt.np),
-                  shape, np.int64)
-    return _finish(data, dt, as_device(device), False)
+    if requires_grad and not dt.is_floating_point:
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                           "gradients")
+    return _sample(lambda g, n, d: _D.randint(g, n, low, high, d), shape, dt, device,
+                   generator, requires_grad, "randint")
 
 
 @_recording.recorded
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
-    """A random permutation of ``0 .. n-1`` (from nbgrad's generator; ``manual_seed``
-    repeats it, though not PyTorch's order for the same seed).
+    """A random permutation of ``0 .. n-1`` (int64 by default), PyTorch's for the same seed.
 
     Example::
 
         >>> import nbgrad
-        >>> sorted(nbgrad.randperm(4).tolist())
-        [0, 1, 2, 3]
+        >>> _ = nbgrad.manual_seed(0)
+        >>> nbgrad.randperm(5)
+        tensor([4, 0, 1, 3, 2])
     """
-    _no_generator(generator)
     dt = _dt.as_dtype(dtype) if dtype is not None else _dt.int64
     _int64(n)
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
-    data = _alloc(lambda: _rng[0].permutation(int(n)).astype(dt.np), (int(n),), np.int64)
-    return _finish(data, dt, as_device(device), requires_grad)
-
-
-def _no_generator(generator):
-    if generator is not None:
-        raise NotImplementedError("generator= is not supported by nbgrad yet: nbgrad draws "
-                                  "from one generator, seeded by nbgrad.manual_seed")
+    n = int(n)
+    return _sample(lambda g, k, d: _D.randperm(g, k).astype(d), (n,), dt, device,
+                   generator, requires_grad, "randperm")
 
 
 @_recording.recorded
 def rand_like(input, *, dtype=None, device=None, requires_grad=False):
+    """``rand`` with ``input``'s shape, dtype and device."""
     dt, dev = _like(input, dtype, device)
     return rand(tuple(input.shape), dtype=dt, device=dev, requires_grad=requires_grad)
 
 
 @_recording.recorded
 def randn_like(input, *, dtype=None, device=None, requires_grad=False):
+    """``randn`` with ``input``'s shape, dtype and device."""
     dt, dev = _like(input, dtype, device)
     return randn(tuple(input.shape), dtype=dt, device=dev, requires_grad=requires_grad)
+
+
+@_recording.recorded
+def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_grad=False):
+    """``randint`` with ``input``'s shape, dtype and device (``randint_like(x, high)`` draws
+    from [0, high))."""
+    if high is None:
+        low, high = 0, low
+    dt, dev = _like(input, dtype, device)
+    return randint(low, high, tuple(input.shape), dtype=dt, device=dev,
+                   requires_grad=requires_grad)
 
 
 @_recording.recorded

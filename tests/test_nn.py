@@ -533,9 +533,9 @@ def test_init_functions():
         init.xavier_uniform_(nbgrad.zeros(3))
     with pytest.warns(UserWarning):
         init.kaiming_uniform_(nbgrad.zeros(0, 3))
-    gen = np.random.default_rng(3)
+    gen = nbgrad.Generator().manual_seed(3)
     x = init.uniform_(nbgrad.empty(4), generator=gen).numpy().copy()
-    assert np.array_equal(x, np.random.default_rng(3).random(4).astype(np.float32))
+    assert np.array_equal(x, nbgrad.rand(4, generator=nbgrad.Generator().manual_seed(3)).numpy())
 
 
 # ----- training ---------------------------------------------------------------------------------

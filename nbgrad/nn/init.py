@@ -1,8 +1,9 @@
 """``nbgrad.nn.init``: fill tensors in place with the initialisations PyTorch uses.
 
 Every function writes into the tensor's storage without recording a graph (as under
-``no_grad``), bumps its version counter and returns it. Random samples come from nbgrad's
-generator (``nbgrad.manual_seed``), or from ``generator`` (a ``numpy.random.Generator``).
+``no_grad``), bumps its version counter and returns it. Random samples are PyTorch's for the
+same seed: from the default generator (``nbgrad.manual_seed``), or from ``generator`` (an
+``nbgrad.Generator``).
 """
 
 import math
@@ -10,11 +11,12 @@ import warnings
 
 import numpy as np
 
+from ..autograd.grad_mode import no_grad
 from ..tensor import Tensor
 
 __all__ = [
     "calculate_gain", "uniform_", "normal_", "constant_", "zeros_", "ones_", "eye_",
-    "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_",
+    "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "orthogonal_",
 ]
 
 
@@ -46,14 +48,6 @@ def _check(tensor):
         raise TypeError(f"init: expected a Tensor, got {type(tensor).__name__}")
 
 
-def _gen(generator):
-    if generator is not None:
-        return generator
-    from ..creation import generator as g
-
-    return g()
-
-
 def _write(tensor, host):
     """Copy the host array ``host`` (``tensor``'s shape) into ``tensor``, bump its version."""
     dev = tensor._device
@@ -69,31 +63,48 @@ def _write(tensor, host):
     return tensor
 
 
-def _float_only(tensor, what):
-    if not tensor._dtype.is_floating_point:
-        raise RuntimeError(f'"{what}" not implemented for \'{tensor._dtype.name}\'')
-
-
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
     """Fill with samples from U(a, b)."""
     _check(tensor)
-    _float_only(tensor, "check_uniform_bounds")
-    if a > b:
-        raise RuntimeError(
-            f"uniform_ expects to return a [from, to) range, but found from={a} > to={b}"
-        )
-    x = _gen(generator).random(tuple(tensor.shape)) * (b - a) + a
-    return _write(tensor, x)
+    with no_grad():
+        return tensor.uniform_(a, b, generator=generator)
 
 
 def normal_(tensor, mean=0.0, std=1.0, generator=None):
     """Fill with samples from N(mean, std**2)."""
     _check(tensor)
-    _float_only(tensor, "normal_kernel_cpu")
-    if std < 0:
-        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
-    x = _gen(generator).standard_normal(tuple(tensor.shape)) * std + mean
-    return _write(tensor, x)
+    with no_grad():
+        return tensor.normal_(mean, std, generator=generator)
+
+
+def orthogonal_(tensor, gain=1, generator=None):
+    """Fill with a (semi-)orthogonal matrix: the Q of a QR decomposition of normal samples,
+    its columns' signs fixed by R's diagonal, times ``gain`` (dimensions past the second
+    are flattened).
+
+    Example::
+
+        >>> import nbgrad
+        >>> w = nbgrad.nn.init.orthogonal_(nbgrad.empty(3, 3))
+        >>> bool(nbgrad.allclose(w @ w.T, nbgrad.eye(3), atol=1e-6))
+        True
+    """
+    _check(tensor)
+    if tensor.ndim < 2:
+        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    if tensor.numel() == 0:
+        return tensor
+    rows = tensor.shape[0]
+    cols = tensor.numel() // rows
+    with no_grad():
+        flat = tensor.new_empty((rows, cols)).normal_(0, 1, generator=generator).numpy()
+    if rows < cols:
+        flat = flat.T
+    q, r = np.linalg.qr(flat)
+    q = q * np.sign(np.diag(r))
+    if rows < cols:
+        q = q.T
+    return _write(tensor, (q * gain).reshape(tuple(tensor.shape)))
 
 
 def constant_(tensor, val):

@@ -1,5 +1,10 @@
-"""Dropout: a random keep mask, scaled by ``1/(1-p)``, multiplied in."""
+"""Dropout: a random keep mask, scaled by ``1/(1-p)``, multiplied in. The mask is PyTorch's
+CPU one for the same seed (``bernoulli_(1 - p)`` from the default generator)."""
 
+import numpy as np
+
+from .. import _distributions as _D
+from ..random import default_generator
 from ..tensor import _wrap
 from ._core import backend
 from .elementwise import mul
@@ -13,9 +18,7 @@ def dropout(input, p=0.5, training=True, inplace=False):
         return input
     if p == 1:
         return mul(input, 0.0)
-    from ..creation import generator
-
-    keep = generator().random(tuple(input.shape)) >= p
+    keep = _keep(tuple(input.shape), p)
     scale = (keep / (1.0 - p)).astype(input._dtype.np)
     mask = _wrap(backend(input._device).from_host(scale), input._dtype, input._device)
     return mul(input, mask)
@@ -33,10 +36,11 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
         return input
     if p == 1:
         return mul(input, 0.0)
-    from ..creation import generator
-
-    lead = tuple(input.shape[:input.ndim - 2])
-    keep = generator().random(lead + (1, 1)) >= p
+    keep = _keep(tuple(input.shape[:input.ndim - 2]) + (1, 1), p)
     scale = (keep / (1.0 - p)).astype(input._dtype.np)
     mask = _wrap(backend(input._device).from_host(scale), input._dtype, input._device)
     return mul(input, mask)
+
+
+def _keep(shape, p):
+    return _D.bernoulli(default_generator, int(np.prod(shape)), 1.0 - p).reshape(shape)

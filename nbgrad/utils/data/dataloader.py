@@ -8,8 +8,10 @@ import re
 
 import numpy as np
 
+from ...creation import empty
+from ...dtypes import int64
 from .dataset import IterableDataset
-from .sampler import BatchSampler, RandomSampler, SequentialSampler
+from .sampler import BatchSampler, RandomSampler, SequentialSampler, _check_generator
 
 _COLLATE_ERR = ("default_collate: batch must contain tensors, numpy arrays, numbers, dicts "
                 "or lists; found {}")
@@ -82,8 +84,8 @@ def default_collate(batch):
 
 class DataLoader:
     """Iterate over ``dataset`` in batches of ``batch_size`` samples, combined by
-    ``collate_fn``; ``shuffle`` for a new random order each pass (nbgrad's generator, or
-    ``generator``, a NumPy ``Generator``: reproducible, but not PyTorch's order), or your
+    ``collate_fn``; ``shuffle`` for a new random order each pass (PyTorch's order for the
+    same seed: from the default generator, or ``generator``, an ``nbgrad.Generator``), or your
     own ``sampler`` / ``batch_sampler``. ``batch_size=None`` yields single samples.
 
     Example::
@@ -114,7 +116,8 @@ class DataLoader:
             raise ValueError("persistent_workers option needs num_workers > 0")
         self.dataset = dataset
         self.num_workers, self.pin_memory, self.timeout = num_workers, pin_memory, timeout
-        self.worker_init_fn, self.generator = worker_init_fn, generator
+        self.worker_init_fn = worker_init_fn
+        self.generator = _check_generator(generator)
         self.prefetch_factor, self.persistent_workers = prefetch_factor, persistent_workers
         self._iterable = isinstance(dataset, IterableDataset)
         if self._iterable:
@@ -155,6 +158,12 @@ class DataLoader:
         return self.batch_sampler is not None or (self._iterable and self.batch_size is not None)
 
     def __iter__(self):
+        # PyTorch draws its workers' base seed as each pass starts: drawn here too, so the
+        # shuffles that follow are PyTorch's for the same seed
+        empty((), dtype=int64).random_(generator=self.generator)
+        return self._batches()
+
+    def _batches(self):
         collate, ds = self.collate_fn, self.dataset
         if self._iterable:
             if self.batch_size is None:

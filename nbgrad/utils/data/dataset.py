@@ -7,7 +7,8 @@ import itertools
 import math
 import warnings
 
-from .sampler import _rng
+from ...creation import randperm
+from .sampler import _check_generator
 
 
 class Dataset:
@@ -113,8 +114,8 @@ class ConcatDataset(Dataset):
 def random_split(dataset, lengths, generator=None):
     """``dataset`` split at random into ``Subset``s of ``lengths`` (counts that sum to its
     length, or fractions that sum to 1: the remainder goes one item each to the first
-    subsets, as PyTorch does). ``generator``: a NumPy ``Generator`` (default nbgrad's,
-    seeded by ``nbgrad.manual_seed``).
+    subsets, as PyTorch does), PyTorch's split for the same seed. ``generator``: an
+    ``nbgrad.Generator`` (default: the default generator, seeded by ``nbgrad.manual_seed``).
 
     Example::
 
@@ -139,6 +140,6 @@ def random_split(dataset, lengths, generator=None):
                               "This might result in an empty dataset.", stacklevel=2)
     if sum(lengths) != len(dataset):
         raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
-    order = _rng(generator).permutation(sum(lengths)).tolist()
+    order = randperm(sum(lengths), generator=_check_generator(generator)).tolist()
     return [Subset(dataset, order[end - n:end])
             for end, n in zip(itertools.accumulate(lengths), lengths)]

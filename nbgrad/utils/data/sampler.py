@@ -1,26 +1,28 @@
 """Samplers: which dataset indices a ``DataLoader`` reads, in which order, in which batches
 (``torch.utils.data.sampler``'s classes and checks).
 
-Shuffled orders come from nbgrad's generator (``nbgrad.manual_seed``), or from a NumPy
-``Generator`` passed as ``generator=``: reproducible run to run, but not PyTorch's order
-for the same seed.
+Shuffled orders are PyTorch's for the same seed: ``RandomSampler`` draws a seed from the
+default generator (``nbgrad.manual_seed``) for a generator of its own each pass, or draws
+from ``generator`` (an ``nbgrad.Generator``).
 """
 
-import numpy as np
+from ...creation import empty, randint, randperm
+from ...dtypes import int64
+from ...random import Generator
 
 
-def _rng(generator):
-    """The NumPy generator shuffles draw from: nbgrad's own (``manual_seed``'s), or
-    ``generator``."""
-    if generator is None:
-        from ...creation import _rng as current
+def _check_generator(generator):
+    if generator is not None and not isinstance(generator, Generator):
+        raise TypeError("generator must be None (the default generator, seeded by "
+                        "nbgrad.manual_seed) or an nbgrad.Generator, not "
+                        f"{type(generator).__name__}")
+    return generator
 
-        return current[0]
-    if isinstance(generator, np.random.Generator):
-        return generator
-    raise TypeError("generator must be None (nbgrad's generator, seeded by "
-                    f"nbgrad.manual_seed) or a numpy.random.Generator, not "
-                    f"{type(generator).__name__}")
+
+def _fresh_generator():
+    """PyTorch's RandomSampler without a generator: a new one, seeded from the default."""
+    seed = int(empty((), dtype=int64).random_().item())
+    return Generator().manual_seed(seed)
 
 
 class Sampler:
@@ -70,7 +72,7 @@ class RandomSampler(Sampler):
         self.data_source = data_source
         self.replacement = replacement
         self._num_samples = num_samples
-        self.generator = generator
+        self.generator = _check_generator(generator)
         if not isinstance(replacement, bool):
             raise TypeError("replacement should be a boolean value, but got "
                             f"replacement={replacement}")
@@ -85,13 +87,15 @@ class RandomSampler(Sampler):
 
     def __iter__(self):
         n = len(self.data_source)
-        rng = _rng(self.generator)
+        gen = self.generator if self.generator is not None else _fresh_generator()
         if self.replacement:
-            yield from rng.integers(0, n, self.num_samples).tolist()
+            for _ in range(self.num_samples // 32):
+                yield from randint(high=n, size=(32,), generator=gen).tolist()
+            yield from randint(high=n, size=(self.num_samples % 32,), generator=gen).tolist()
             return
         for _ in range(self.num_samples // n):
-            yield from rng.permutation(n).tolist()
-        yield from rng.permutation(n)[:self.num_samples % n].tolist()
+            yield from randperm(n, generator=gen).tolist()
+        yield from randperm(n, generator=gen).tolist()[:self.num_samples % n]
 
     def __len__(self):
         return self.num_samples
@@ -108,10 +112,10 @@ class SubsetRandomSampler(Sampler):
 
     def __init__(self, indices, generator=None):
         self.indices = indices
-        self.generator = generator
+        self.generator = _check_generator(generator)
 
     def __iter__(self):
-        for i in _rng(self.generator).permutation(len(self.indices)).tolist():
+        for i in randperm(len(self.indices), generator=self.generator).tolist():
             yield self.indices[i]
 
     def __len__(self):

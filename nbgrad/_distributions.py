@@ -1,0 +1,153 @@
+"""PyTorch's CPU sampling, draw for draw: how its kernels turn a generator's 32- and 64-bit
+draws into uniform, normal, integer, Bernoulli and exponential samples and permutations
+(ATen's ``TransformationHelper.h``, ``DistributionsHelper.h`` and ``cpu/
+DistributionTemplates.h``). Each function takes an ``nbgrad.random.Generator`` and returns a
+flat host array of ``n`` samples in the order PyTorch writes them (memory order).
+
+Float64 samples are PyTorch's to the bit. Float32 uniforms, integers, permutations and
+Bernoulli masks are too; float32 normals of 16 or more elements agree to a few units in the
+last place (PyTorch's float kernel uses the CPU's vectorised ``log``/``sin``/``cos``).
+"""
+
+import math
+
+import numpy as np
+
+_F32 = np.dtype(np.float32)
+_MASK53 = (1 << 53) - 1
+_TWO28 = 1 << 28
+
+
+def _kernels():
+    from .kernels.cpu import random  # Numba, on the first sample that needs a loop
+
+    return random
+
+
+def _fma(x, a, c):
+    """``x * a + c`` rounded once, in ``x``'s dtype."""
+    out = np.empty_like(x)
+    t = x.dtype.type
+    _kernels().fma(x, t(a), t(c), out)
+    return out
+
+
+def uniform01(gen, n, np_dtype):
+    """PyTorch's ``uniform_real_distribution(0, 1)``: a 32-bit draw's low 24 bits for
+    float32, a 64-bit draw's low 53 for float64, scaled into [0, 1)."""
+    if np.dtype(np_dtype) == _F32:
+        return (gen._random(n) & 0xFFFFFF).astype(np.float32) * np.float32(2.0**-24)
+    return (gen._random64(n) & _MASK53).astype(np.float64) * 2.0**-53
+
+
+def uniform(gen, n, np_dtype, low, high):
+    """``uniform_(low, high)``: ``u * (high - low) + low`` fused, in the sample's dtype; a
+    value rounded up to ``high`` becomes ``low``."""
+    t = np.dtype(np_dtype).type
+    u = uniform01(gen, n, np_dtype)
+    lo, hi = t(low), t(high)
+    if lo == 0 and hi == 1:
+        return u
+    out = _fma(u, hi - lo, lo)
+    out[out == hi] = lo
+    return out
+
+
+def normal(gen, n, np_dtype, mean, std, contiguous=True):
+    """``normal_(mean, std)``: Box-Muller over blocks of 16 uniforms (the last block redrawn
+    over the tail) for 16 or more contiguous elements; else one sample at a time in float64,
+    the second of each pair kept in the generator for the next call."""
+    if n < 16 or not contiguous:
+        return _normal_serial(gen, n, mean, std).astype(np_dtype)
+    t = np.dtype(np_dtype).type
+    k = _kernels()
+    two_pi = t(2.0 * math.pi)
+    consts = (t(1), t(-2), two_pi, t(mean), t(std))
+    data = uniform01(gen, n, np_dtype)
+    k.box_muller16(data, *consts)
+    if n % 16:
+        tail = uniform01(gen, 16, np_dtype)
+        k.box_muller16(tail, *consts)
+        data[n - 16:] = tail
+    return data
+
+
+def _normal_serial(gen, n, mean, std):
+    raw = np.empty(n)
+    i = 0
+    if n and gen._normal is not None:
+        raw[0], gen._normal, i = gen._normal, None, 1
+    pairs = (n - i + 1) // 2
+    if pairs:
+        z = np.empty(2 * pairs)
+        _kernels().box_muller_pairs(uniform01(gen, 2 * pairs, np.float64), z)
+        raw[i:] = z[:n - i]
+        if (n - i) % 2:
+            gen._normal = float(z[-1])
+    return _fma(raw, float(std), float(mean)) if (mean, std) != (0, 1) else raw
+
+
+def randint(gen, n, low, high, np_dtype):
+    """``random_(low, high)`` / ``randint``: ``draw % (high - low) + low``, from a 32-bit
+    draw when the range is under 2**28, else a 64-bit one."""
+    span = int(high) - int(low)
+    bits = gen._random64(n) if span >= _TWO28 else gen._random(n)
+    return ((bits % np.uint64(span)).astype(np.int64) + int(low)).astype(np_dtype)
+
+
+def random_full(gen, n, np_dtype):
+    """``random_()`` without bounds: ``[0, 2**mantissa]`` for floats, ``[0, max]`` for
+    integers, a draw's low bit for bool."""
+    d = np.dtype(np_dtype)
+    if d == np.bool_:
+        return (gen._random(n) & 1).astype(np.bool_)
+    wide = d in (np.int64, np.float64)
+    bits = gen._random64(n) if wide else gen._random(n)
+    if d.kind == "f":
+        span = (1 << np.finfo(d).nmant + 1) + 1
+    else:
+        span = int(np.iinfo(d).max) + 1
+    return (bits % np.uint64(span)).astype(d)
+
+
+def bernoulli(gen, n, p):
+    """``bernoulli_(p)`` for a Python ``p``: a float64 uniform below ``p``."""
+    return uniform01(gen, n, np.float64) < p
+
+
+def bernoulli_tensor(gen, p):
+    """``bernoulli(p)`` for an array of probabilities: a uniform of ``p``'s precision
+    (float64 for float64 ``p``, else float32) below each."""
+    u = uniform01(gen, p.size, np.float64 if p.dtype == np.float64 else np.float32)
+    return u < p.reshape(-1).astype(u.dtype)
+
+
+def exponential(gen, n, lambd):
+    """``exponential_(lambd)``: ``-log(1 - u) / lambd`` of float64 uniforms."""
+    return -1.0 / lambd * np.log1p(-uniform01(gen, n, np.float64))
+
+
+def randperm(gen, n):
+    """``randperm(n)``: Fisher-Yates from 0..n-1, one 32-bit draw per step."""
+    perm = np.arange(n, dtype=np.int64)
+    if n > 1:
+        _kernels().shuffle(perm, gen._random(n - 1).astype(np.int64))
+    return perm
+
+
+def multinomial(gen, w, num_samples, replacement):
+    """``multinomial`` of each row of the 2-d weights ``w``: with replacement, float64
+    uniforms searched in each row's cumulative sums (normalised, the last set to 1); without,
+    the largest ``w / q`` for ``q`` ~ Exp(1) drawn for every weight."""
+    if replacement:
+        out = np.empty((w.shape[0], num_samples), np.int64)
+        for r, row in enumerate(w):
+            cdf = np.cumsum(row)
+            cdf /= cdf[-1]
+            cdf[-1] = 1
+            out[r] = np.searchsorted(cdf.astype(np.float64),
+                                     uniform01(gen, num_samples, np.float64), side="left")
+        return out
+    q = exponential(gen, w.size, 1.0).astype(w.dtype).reshape(w.shape)
+    keys = w / q
+    return np.argsort(-keys, axis=1, kind="stable")[:, :num_samples]

@@ -1,0 +1,240 @@
+"""Random number generators, as ``torch.random``: ``Generator``, the default generator and
+the functions that seed it and save its state.
+
+A generator is PyTorch's CPU generator bit for bit: a 32-bit Mersenne Twister (mt19937)
+seeded as PyTorch seeds it (the seed's low 32 bits), the same cached second normal sample,
+and the same 5,056-byte state (held in a tensor of 632 int64 words: nbgrad has no uint8
+dtype yet). ``nbgrad._distributions`` turns its bits into samples the
+way PyTorch's CPU kernels do, so after ``manual_seed(s)`` a program draws PyTorch's numbers.
+Tensors on a CUDA device draw on the host from the same generator (PyTorch's CUDA
+generator, Philox, gives other numbers).
+"""
+
+import contextlib
+import os
+
+import numpy as np
+
+from .device import as_device
+
+__all__ = ["Generator", "default_generator", "fork_rng", "get_rng_state", "initial_seed",
+           "manual_seed", "seed", "set_rng_state"]
+
+_DEFAULT_SEED = 67280421310721  # PyTorch's, so a program that never seeds draws its numbers
+_N = 624
+_U64 = 2**64
+_STATE_BYTES = 5056
+# PyTorch's CPUGeneratorImplState, byte for byte (so a saved state means the same in both)
+_LAYOUT = np.dtype({
+    "names": ["seed", "left", "seeded", "next", "state", "normal_x", "normal_y",
+              "normal_rho", "normal_is_valid", "next_float", "float_is_valid"],
+    "formats": ["<u8", "<i4", "<i4", "<u8", ("<u8", _N), "<f8", "<f8", "<f8", "<i4", "<f4",
+                "?"],
+    "offsets": [0, 8, 12, 16, 24, 5016, 5024, 5032, 5040, 5048, 5052],
+    "itemsize": _STATE_BYTES,
+})
+
+
+def _seed_int(seed, what="manual_seed"):
+    """PyTorch's parsing of a seed: an int in [-2**63, 2**64), negative ones wrapped."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        if hasattr(seed, "__index__") and not isinstance(seed, float):
+            seed = seed.__index__()
+        else:
+            raise RuntimeError(f"{what} expected a long, but got {type(seed).__name__}")
+    seed = int(seed)
+    if not -(2**63) <= seed < _U64:
+        raise ValueError("Overflow when unpacking long long")
+    return seed % _U64
+
+
+def _genrand_key(seed32):
+    """mt19937's ``init_genrand``: the 624 words a 32-bit seed starts from."""
+    key = np.empty(_N, np.uint32)
+    x = key[0] = seed32
+    for i in range(1, _N):
+        x = (1812433253 * (x ^ (x >> 30)) + i) & 0xFFFFFFFF
+        key[i] = x
+    return key
+
+
+class Generator:
+    """A random number generator, as ``torch.Generator``: pass it as ``generator=`` to
+    sampling functions and methods to draw from it instead of the default generator.
+
+    Args:
+        device: the device of the tensors it serves (``"cpu"`` by default; a ``"cuda"``
+            generator serves CUDA tensors, drawing on the host).
+
+    Example::
+
+        >>> import nbgrad
+        >>> g = nbgrad.Generator().manual_seed(42)
+        >>> nbgrad.rand(2, generator=g)
+        tensor([0.8823, 0.9150])
+    """
+
+    def __init__(self, device="cpu"):
+        kind = device.split(":")[0] if isinstance(device, str) else None
+        if kind is not None and kind not in ("cpu", "cuda"):
+            raise RuntimeError(f"{kind.upper()} device type not an accelerator.")
+        dev = as_device(device)
+        self.device = dev
+        self._bits = np.random.MT19937()
+        self._reseed(_DEFAULT_SEED)
+
+    def _reseed(self, seed):
+        self._seed = seed
+        self._bits.state = {"bit_generator": "MT19937",
+                            "state": {"key": _genrand_key(seed & 0xFFFFFFFF), "pos": _N}}
+        self._fresh = True  # PyTorch's engine says next=0 (not 624) until the first draw
+        self._normal = None  # the cached second sample of a Box-Muller pair (float64)
+        self._normal_f = None
+
+    def manual_seed(self, seed):
+        """Seed the generator (an int in [-2**63, 2**64)); returns the generator."""
+        self._reseed(_seed_int(seed))
+        return self
+
+    def seed(self):
+        """Seed from the operating system's entropy; returns the seed."""
+        s = int.from_bytes(os.urandom(8), "little")
+        self._reseed(s)
+        return s
+
+    def initial_seed(self):
+        """The seed the generator was last seeded with."""
+        return self._seed
+
+    def get_state(self):
+        """The generator's state: PyTorch's 5,056 bytes, as 632 int64 words (a tensor)."""
+        from .creation import from_numpy
+
+        st = self._bits.state["state"]
+        pos = int(st["pos"])
+        rec = np.zeros((), _LAYOUT)
+        rec["seed"], rec["seeded"], rec["state"] = self._seed, 1, st["key"]
+        rec["next"] = 0 if self._fresh else pos
+        rec["left"] = 1 if pos == _N else _N + 1 - pos
+        if self._normal is not None:
+            rec["normal_y"], rec["normal_is_valid"] = self._normal, 1
+        if self._normal_f is not None:
+            rec["next_float"], rec["float_is_valid"] = self._normal_f, True
+        return from_numpy(np.frombuffer(rec.tobytes(), np.int64).copy())
+
+    def set_state(self, new_state):
+        """Restore a state from ``get_state``; returns the generator."""
+        from .tensor import Tensor
+
+        if not isinstance(new_state, Tensor):
+            kind = type(new_state)
+            name = kind.__name__ if kind.__module__ == "builtins" else (
+                f"{kind.__module__.split('.')[0]}.{kind.__name__}")
+            raise TypeError(f"expected a torch.ByteTensor, but got {name}")
+        if new_state.dtype.name != "int64":
+            raise TypeError("RNG state must be an int64 tensor from get_state / get_rng_state")
+        raw = np.ascontiguousarray(new_state.detach().cpu().numpy()).reshape(-1).view(np.uint8)
+        if raw.size != _STATE_BYTES:
+            raise RuntimeError(f"Expected a CPUGeneratorImplState of size {_STATE_BYTES} but "
+                               f"found the input RNG state size to be {raw.size}")
+        rec = np.frombuffer(raw.tobytes(), _LAYOUT)[0]
+        left, nxt = int(rec["left"]), int(rec["next"])
+        if not 1 <= left <= _N or nxt > _N:
+            raise RuntimeError("The input RNG state has an invalid position (left or next)")
+        self._seed = int(rec["seed"])
+        pos = _N if left == 1 else nxt
+        self._bits.state = {"bit_generator": "MT19937",
+                            "state": {"key": rec["state"].astype(np.uint32), "pos": pos}}
+        self._fresh = left == 1 and nxt == 0
+        self._normal = float(rec["normal_y"]) if rec["normal_is_valid"] else None
+        self._normal_f = float(rec["next_float"]) if rec["float_is_valid"] else None
+        return self
+
+    # ---- raw bits, in PyTorch's order (its random() and random64())
+    def _random(self, n):
+        """``n`` 32-bit draws (uint64 array)."""
+        self._fresh = False
+        return self._bits.random_raw(n)
+
+    def _random64(self, n):
+        """``n`` 64-bit draws, each two 32-bit ones, the first the high half."""
+        r = self._random(2 * n)
+        return (r[0::2] << 32) | r[1::2]
+
+
+default_generator = Generator()
+
+
+def manual_seed(seed):
+    """Seed the default generator (CPU, and the host draws of CUDA tensors); returns it.
+
+    After ``manual_seed(s)``, ``rand``, ``randn``, ``randint``, ``randperm``, the in-place
+    samplers (``uniform_``, ``normal_``, ...), ``nn.init``, dropout and shuffling data
+    loaders give PyTorch's CPU numbers for the same seed.
+
+    Example::
+
+        >>> import nbgrad
+        >>> _ = nbgrad.manual_seed(0)
+        >>> nbgrad.rand(3)
+        tensor([0.4963, 0.7682, 0.0885])
+    """
+    return default_generator.manual_seed(seed)
+
+
+def seed():
+    """Seed the default generator from the operating system; returns the seed."""
+    return default_generator.seed()
+
+
+def initial_seed():
+    """The default generator's last seed (67280421310721 when never seeded, as PyTorch)."""
+    return default_generator.initial_seed()
+
+
+def get_rng_state():
+    """The default generator's state (a tensor; see ``Generator.get_state``)."""
+    return default_generator.get_state()
+
+
+def set_rng_state(new_state):
+    """Restore the default generator's state from ``get_rng_state``."""
+    default_generator.set_state(new_state)
+
+
+@contextlib.contextmanager
+def fork_rng(devices=None, enabled=True, _caller="fork_rng", _devices_kw="devices",
+             device_type="cuda"):
+    """Within the block draw freely; afterwards the default generator is where it was.
+
+    Example::
+
+        >>> import nbgrad
+        >>> _ = nbgrad.manual_seed(0)
+        >>> with nbgrad.random.fork_rng():
+        ...     _ = nbgrad.rand(5)
+        >>> nbgrad.rand(1)
+        tensor([0.4963])
+    """
+    if not enabled:
+        yield
+        return
+    state = get_rng_state()
+    try:
+        yield
+    finally:
+        set_rng_state(state)
+
+
+def _check(generator, device, fname):
+    """The generator a sampling function draws from: ``generator``, checked, or the
+    default one."""
+    if generator is None:
+        return default_generator
+    if not isinstance(generator, Generator):
+        raise TypeError(f"{fname}(): argument 'generator' must be torch.Generator, not "
+                        f"{type(generator).__name__}")
+    if generator.device.type != device.type:
+        raise RuntimeError(f"Expected a '{device.type}' device type for generator but found "
+                           f"'{generator.device.type}'")
+    return generator
