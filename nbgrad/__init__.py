@@ -134,6 +134,8 @@ with _gc_paused():
     from .ops.stats import std, std_mean, var, var_mean  # noqa: E402
     from .tensor import Size, Tensor, is_floating_point, is_tensor, numel  # noqa: E402
 
+    is_inference = Tensor.is_inference
+
     from ._version import __version__  # noqa: E402
     from .ops.conv import *  # noqa: E402,F403
     from .ops.advanced_index import *  # noqa: E402,F403

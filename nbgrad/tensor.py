@@ -7,6 +7,9 @@ import numpy as np
 
 from . import _recording
 from .autograd import graph as _graph
+from .autograd.grad_mode import ACTIVE as _INFER
+from .autograd.grad_mode import STATE as _GRAD_STATE
+from .autograd.grad_mode import version_counter as _version_counter
 from .device import CPU
 from .storage import for_device
 
@@ -136,7 +139,13 @@ class Tensor:
 
     @property
     def _version(self):
+        if self._vc.__class__ is not list:
+            raise RuntimeError("Inference tensors do not track version counter.")
         return self._vc[0]
+
+    def is_inference(self):
+        """True for a tensor made in ``inference_mode`` (or a view or alias of one)."""
+        return self._vc.__class__ is not list
 
     @property
     def grad(self):
@@ -203,6 +212,10 @@ class Tensor:
                     "use var_no_grad = var.detach()."
                 )
             return self
+        if requires_grad and self._vc.__class__ is not list:
+            if not _GRAD_STATE.inference:
+                raise RuntimeError("Setting requires_grad=True on inference tensor outside "
+                                   "InferenceMode is not allowed.")
         if requires_grad and not self._dtype.is_floating_point:
             raise RuntimeError(
                 "only Tensors of floating point dtype can require gradients "
@@ -384,7 +397,7 @@ def _wrap(data, dtype, device):
     t._grad = None
     t._grad_fn = None
     t._output_nr = 0
-    t._vc = [0]
+    t._vc = [0] if not _INFER[0] else _version_counter()
     t._base = None
     t._hooks = None
     t._acc = None
@@ -407,7 +420,7 @@ def _fresh(data, dtype, device):
     t._grad = None
     t._grad_fn = None
     t._output_nr = 0
-    t._vc = [0]
+    t._vc = [0] if not _INFER[0] else _version_counter()
     t._base = None
     t._hooks = None
     t._acc = None

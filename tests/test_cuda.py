@@ -630,3 +630,25 @@ def test_a_compiled_function_takes_a_float_argument_on_the_device():
         np.testing.assert_array_equal(host(y), host(z))
         np.testing.assert_array_equal(host(w.grad), host(w2.grad))
     assert len(f._cache) == 1
+
+
+def test_random_numbers_on_the_device_are_the_cpu_generators():
+    # CUDA tensors draw on the host from the same generator: the CPU's (PyTorch's) numbers
+    nbgrad.manual_seed(0)
+    cpu = [nbgrad.rand(3), nbgrad.randn(2, 2), nbgrad.empty(4).uniform_(-1, 1),
+           F.dropout(nbgrad.ones(6), 0.5)]
+    nbgrad.manual_seed(0)
+    dev = [nbgrad.rand(3, device=DEV), nbgrad.randn(2, 2, device=DEV),
+           nbgrad.empty(4, device=DEV).uniform_(-1, 1), F.dropout(nbgrad.ones(6, device=DEV), 0.5)]
+    for c, g in zip(cpu, dev):
+        assert g.device.type == "cuda" and np.array_equal(host(c), host(g))
+    g = nbgrad.Generator(DEV).manual_seed(1)
+    assert np.array_equal(host(nbgrad.randn(2, device=DEV, generator=g)),
+                          host(nbgrad.randn(2, generator=nbgrad.Generator().manual_seed(1))))
+    with pytest.raises(RuntimeError, match="Expected a 'cuda' device type for generator"):
+        nbgrad.rand(2, device=DEV, generator=nbgrad.Generator())
+    with nbgrad.inference_mode():
+        t = nbgrad.ones(2, device=DEV) * 2
+    assert t.is_inference()
+    with pytest.raises(RuntimeError, match="Inplace update to inference tensor"):
+        t.add_(1)

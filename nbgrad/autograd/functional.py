@@ -30,26 +30,67 @@ def _check_out(outs, strict, what):
     for o in outs:
         if not isinstance(o, _tensor.Tensor):
             raise TypeError(f"The outputs of the user-provided function given to {what} must be Tensors")
+    _require_grad(outs, "outputs", strict)
 
 
-def _grads(outs, ins, vs, create_graph, strict, what):
+_NO_GRAD = {  # PyTorch's strict-mode messages for a tensor that does not require grad
+    "outputs": "Output {i} of the user-provided function does not require gradients. The "
+               "outputs must be computed in a differentiable manner from the input when "
+               "running in strict mode.",
+    "grad_inputs": "The gradient with respect to input {i} is independent of the inputs of "
+                   "the user-provided function. This is not allowed in strict mode.",
+    "jacobian": "While computing the hessian, found that the jacobian of the user-provided "
+                "function with respect to input {i} is independent of the input. This is not "
+                "allowed in strict mode. You should ensure that your function is twice "
+                "differentiable and that the jacobian depends on the inputs (this would be "
+                "violated by a linear function for example).",
+}
+_UNUSED = {  # ... and for a gradient that is None, by the backward pass that gave it
+    "back": "The output of the user-provided function is independent of input {i}. This is "
+            "not allowed in strict mode.",
+    "back_trick": "The gradient with respect to the input is independent of entry {i} in the "
+                  "grad_outputs when using the double backward trick to compute forward mode "
+                  "gradients. This is not allowed in strict mode.",
+    "double_back": "The jacobian of the user-provided function is independent of input {i}. "
+                   "This is not allowed in strict mode.",
+}
+
+
+def _require_grad(ts, kind, strict):
+    """PyTorch's strict-mode check that each of ``ts`` is there and requires grad."""
+    if not strict:
+        return
+    for i, t in enumerate(ts):
+        if t is None:
+            raise RuntimeError(_UNUSED["back"].format(i=i))
+        if not t.requires_grad:
+            raise RuntimeError(_NO_GRAD[kind].format(i=i))
+
+
+def _raw_grads(outs, ins, vs, create_graph):
+    """Gradients of ``outs`` (weighted by ``vs``) for ``ins``; None for an unused input."""
     outs_rg = [(o, v) for o, v in zip(outs, vs) if o.requires_grad]
     if not outs_rg:
-        gs = (None,) * len(ins)
-    else:
-        gs = _grad([o for o, _ in outs_rg], ins, [v for _, v in outs_rg],
-                   create_graph=create_graph, retain_graph=True, allow_unused=True)
+        return (None,) * len(ins)
+    return _grad([o for o, _ in outs_rg], ins, [v for _, v in outs_rg],
+                 create_graph=create_graph, retain_graph=True, allow_unused=True)
+
+
+def _grads(outs, ins, vs, create_graph, strict, stage):
+    """``_raw_grads`` with zeros for unused inputs (strict mode: PyTorch's error instead)."""
+    from ..creation import zeros_like
+
     res = []
-    for i, (g, x) in enumerate(zip(gs, ins)):
+    for i, (g, x) in enumerate(zip(_raw_grads(outs, ins, vs, create_graph), ins)):
         if g is None:
             if strict:
-                raise RuntimeError(
-                    f"The output of the user-provided function is independent of input {i}. "
-                    f"This is not allowed in strict mode ({what})."
-                )
-            from ..creation import zeros_like
-
+                raise RuntimeError(_UNUSED[stage].format(i=i))
             g = zeros_like(x)
+        elif strict and create_graph and not g.requires_grad:
+            part = "hessian" if "double" in stage else "jacobian"
+            raise RuntimeError(f"The {part} of the user-provided function is independent of "
+                               f"input {i}. This is not allowed in strict mode when "
+                               "create_graph=True.")
         res.append(g if create_graph else g.detach())
     return tuple(res)
 
@@ -72,7 +113,7 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
             vs = (ones_like(outs[0]),)
         else:
             vs, _ = _tup(v)
-        g = _grads(outs, ins, vs, create_graph, strict, "vjp")
+        g = _grads(outs, ins, vs, create_graph, strict, "back")
     outs = tuple(o if create_graph else o.detach() for o in outs)
     return _untup(outs, out_t), _untup(g, in_t)
 
@@ -96,8 +137,10 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
         else:
             vs, _ = _tup(v)
         us = tuple(zeros_like(o).requires_grad_(True) for o in outs)
-        g = _grads(outs, ins, us, True, strict, "jvp")
-        res = _grads(g, us, vs, create_graph, strict, "jvp")
+        g = _raw_grads(outs, ins, us, True)
+        _require_grad(g, "grad_inputs", strict)
+        g = tuple(zeros_like(x) if gi is None else gi for gi, x in zip(g, ins))
+        res = _grads(g, us, vs, create_graph, strict, "back_trick")
     outs = tuple(o if create_graph else o.detach() for o in outs)
     return _untup(outs, out_t), _untup(res, out_t)
 
@@ -117,13 +160,24 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
         outs, out_t = _tup(func(*ins))
         _check_out(outs, strict, "jacobian")
         table = []
-        for o in outs:
+        for i, o in enumerate(outs):
             rows = [[] for _ in ins]
             for k in range(o.numel()):
                 e = zeros_like(o)
                 e._data.reshape(-1)[k] = 1
-                gs = _grads((o,), ins, (e,), create_graph, strict, "jacobian")
-                for j, g in enumerate(gs):
+                for j, (g, x) in enumerate(zip(_raw_grads((o,), ins, (e,), create_graph), ins)):
+                    if g is None:
+                        if strict:  # (PyTorch's messages, its indices included)
+                            raise RuntimeError(
+                                f"Output {i} of the user-provided function is independent of "
+                                f"input {j}. This is not allowed in strict mode.")
+                        g = zeros_like(x)
+                    elif strict and create_graph and not g.requires_grad:
+                        raise RuntimeError(
+                            "The jacobian of the user-provided function is independent of "
+                            f"input {i}. This is not allowed in strict mode when "
+                            "create_graph=True.")
+                    g = g if create_graph else g.detach()
                     rows[j].append(reshape(g, (1,) + tuple(g.shape)))
             per_in = []
             for j, x in enumerate(ins):
@@ -154,7 +208,9 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, out
             raise RuntimeError(
                 "The Tensor returned by the function given to hessian should contain a single element"
             )
+        _require_grad((out,), "outputs", strict)
         gs = _first(out, xs)
+        _require_grad(gs, "jacobian", strict)
         return gs if in_t else gs[0]
 
     return jacobian(jac_fn, inputs, create_graph=create_graph, strict=strict)
@@ -164,6 +220,12 @@ def _ones_like(x):
     from ..creation import ones_like
 
     return ones_like(x)
+
+
+def _zeros_like(x):
+    from ..creation import zeros_like
+
+    return zeros_like(x)
 
 
 def _first(out, xs):
@@ -183,14 +245,17 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
             raise RuntimeError(
                 "The Tensor returned by the function given to hvp should contain a single element"
             )
-        gs = _first(out, ins)
+        _require_grad((out,), "outputs", strict)
+        gs = _raw_grads((out,), ins, (_ones_like(out),), True)
+        _require_grad(gs, "jacobian", strict)
+        gs = tuple(_zeros_like(x) if g is None else g for g, x in zip(gs, ins))
         if v is None and (len(ins) != 1 or ins[0].numel() != 1):
             raise RuntimeError(
                 "The vector v can only be None if the input to the user-provided function "
                 "is a single Tensor with a single element."
             )
         vs = (_ones_like(ins[0]),) if v is None else _tup(v)[0]
-        res = _grads(gs, ins, vs, create_graph, strict, "vhp")
+        res = _grads(gs, ins, vs, create_graph, strict, "double_back")
     return (out if create_graph else out.detach()), _untup(res, in_t)
 
 

@@ -2,6 +2,7 @@
 ``inference_mode``. Each works as a context manager and as a decorator."""
 
 import functools
+import inspect
 import threading
 
 
@@ -14,6 +15,47 @@ class _State(threading.local):
 
 
 STATE = _State()
+
+# ----- inference tensors: made inside inference_mode, marked by their version counter's type
+# (views and detached aliases share the counter, so they are inference tensors too)
+ACTIVE = [0]  # inference_mode blocks open in any thread: while none is, no new tensor is one
+_LOCK = threading.Lock()
+INPLACE_ERROR = (
+    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
+    "clone to get a normal tensor before doing inplace update.See "
+    "https://github.com/pytorch/rfcs/pull/17 for more details."
+)
+SAVED_ERROR = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+    "inference mode in computation tracked by autograd. To work around this, you can make a "
+    "clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` instead of "
+    "`torch.inference_mode()`."
+)
+
+
+class InferenceVersion(list):
+    """The version counter of an inference tensor: a write to it (an in-place op) outside
+    inference mode is PyTorch's error."""
+
+    __slots__ = ()
+
+    def __setitem__(self, i, v):
+        if not STATE.inference:
+            raise RuntimeError(INPLACE_ERROR)
+        list.__setitem__(self, i, v)
+
+
+def version_counter():
+    """A new tensor's version counter (an inference tensor's in inference mode); callers
+    ask only while ``ACTIVE[0]``, so other tensors cost one list read."""
+    return InferenceVersion([0]) if STATE.inference else [0]
+
+
+def check_not_inference(t):
+    """Before an in-place write into ``t``: PyTorch's error for an inference tensor outside
+    inference mode (the version counter would raise too, but after the write)."""
+    if t._vc.__class__ is InferenceVersion and not STATE.inference:
+        raise RuntimeError(INPLACE_ERROR)
 
 
 def is_grad_enabled():
@@ -32,9 +74,15 @@ class _Mode:
     def __call__(self, fn):
         mode = self
 
+        def block():
+            return mode.__class__(*mode._args())
+
+        if inspect.isgeneratorfunction(fn):
+            return _generator_wrapper(fn, block)
+
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
-            with mode.__class__(*mode._args()):
+            with block():
                 return fn(*args, **kwargs)
 
         return wrapper
@@ -45,6 +93,35 @@ class _Mode:
     def __exit__(self, *exc):
         STATE.enabled = self._prev
         return False
+
+
+def _generator_wrapper(fn, block):
+    """A decorated generator function: its body runs in the mode at each step, the caller's
+    mode is back between steps (as PyTorch's decorators do)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        gen = fn(*args, **kwargs)
+        try:
+            with block():
+                response = gen.send(None)
+            while True:
+                try:
+                    request = yield response
+                except GeneratorExit:
+                    with block():
+                        gen.close()
+                    raise
+                except BaseException as e:  # noqa: BLE001 (thrown in: pass it on)
+                    with block():
+                        response = gen.throw(e)
+                else:
+                    with block():
+                        response = gen.send(request)
+        except StopIteration as e:
+            return e.value
+
+    return wrapper
 
 
 class _NoParam(_Mode):
@@ -94,7 +171,18 @@ class set_grad_enabled(_Mode):
 
 
 class inference_mode(_Mode):
-    """Like ``no_grad`` (nbgrad differs: inference tensors carry no extra flag)."""
+    """Like ``no_grad``, and tensors made inside are inference tensors (as PyTorch's): they
+    cannot be saved for backward, modified in place outside inference mode, or made to
+    require grad; ``Tensor.is_inference()`` tells one.
+
+    Example::
+
+        >>> import nbgrad
+        >>> with nbgrad.inference_mode():
+        ...     y = nbgrad.ones(2) * 2
+        >>> y.is_inference(), y.requires_grad
+        (True, False)
+    """
 
     def __new__(cls, mode=True):
         if callable(mode):  # bare ``@inference_mode``
@@ -112,9 +200,13 @@ class inference_mode(_Mode):
         self._prev_inf = STATE.inference
         STATE.enabled = not self.mode  # inference_mode(False) turns grad mode on, as torch
         STATE.inference = self.mode
+        with _LOCK:
+            ACTIVE[0] += 1
         return self
 
     def __exit__(self, *exc):
         STATE.enabled = self._prev
         STATE.inference = self._prev_inf
+        with _LOCK:
+            ACTIVE[0] -= 1
         return False

@@ -136,11 +136,19 @@ _new = object.__new__
 
 def saved_input(t):
     """Save tensor ``t`` (an op's input) for backward."""
+    if t._vc.__class__ is not list:  # an inference tensor's counter
+        not_saved()
     s = _new(SavedTensor)
     s.version = t._vc[0]
     s.t = t
     s.data = None
     return s
+
+
+def not_saved():
+    from .grad_mode import SAVED_ERROR
+
+    raise RuntimeError(SAVED_ERROR)
 
 
 def saved_output(t):

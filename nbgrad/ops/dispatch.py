@@ -20,7 +20,9 @@ import numpy as np
 from .. import _recording
 from .. import dtypes as _dt
 from ..autograd import graph as _graph
+from ..autograd.grad_mode import ACTIVE as _INFER
 from ..autograd.grad_mode import STATE as _STATE
+from ..autograd.grad_mode import version_counter as _version_counter
 from ..device import CPU as _CPU_DEV
 from ..storage._cpupool import empty as _pool_empty
 from ..tensor import Tensor, _fresh
@@ -318,7 +320,7 @@ def apply2(op, a, b, extra=None, inputs=None, rec=True):
         out._grad = None
         out._grad_fn = None
         out._output_nr = 0
-        out._vc = [0]
+        out._vc = [0] if not _INFER[0] else _version_counter()
         out._base = None
         out._hooks = None
         out._acc = None
@@ -460,7 +462,7 @@ def apply1(op, x, rec=True):
         out._grad = None
         out._grad_fn = None
         out._output_nr = 0
-        out._vc = [0]
+        out._vc = [0] if not _INFER[0] else _version_counter()
         out._base = None
         out._hooks = None
         out._acc = None

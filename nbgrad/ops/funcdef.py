@@ -18,8 +18,11 @@ int or a tuple, error messages) and calls the row with the normalized arguments;
 import sys
 
 from ..autograd import graph as _graph
+from ..autograd.grad_mode import ACTIVE as _INFER
 from ..autograd.grad_mode import STATE as _STATE
+from ..autograd.grad_mode import version_counter as _version_counter
 from ..autograd.graph import Edge, SavedTensor, grad_accumulator, saved_input, saved_output
+from ..autograd.graph import not_saved as _not_saved
 from ..tensor import Tensor, _fresh
 from . import _core
 from .nodegen import EDGE_ITEM, _make_node, _reads, _saved_as_is
@@ -243,7 +246,9 @@ def _saved_lines(op, pad):
     lines, names = [], []
     for i, n in enumerate(op.saves):
         if _saved_as_is(op, n):
-            lines += [f"s{i}_ = _new(_ST)",
+            lines += [f"if {n}._vc.__class__ is not list:",
+                      "    _not_saved()",
+                      f"s{i}_ = _new(_ST)",
                       f"s{i}_.version = {n}._vc[0]",
                       f"s{i}_.t = {n}",
                       f"s{i}_.data = None"]
@@ -265,7 +270,7 @@ def _fresh_lines(pad, dev):
         "out._grad = None",
         "out._grad_fn = None",
         "out._output_nr = 0",
-        "out._vc = [0]",
+        "out._vc = [0] if not _INFER[0] else _version_counter()",
         "out._base = None",
         "out._hooks = None",
         "out._acc = None",
@@ -280,7 +285,8 @@ def _compile_call(op, src):
            "_SEQ": _core._SEQ, "_ANOMALY": _core._ANOMALY,
            "_remember": _core._anomaly_mode.remember, "_si": saved_input,
            "_so": saved_output, "_Edge": Edge, "_view": op.view, "_ST": SavedTensor,
-           "_Tensor": Tensor, "_graph": _graph}
+           "_Tensor": Tensor, "_graph": _graph, "_INFER": _INFER,
+           "_version_counter": _version_counter, "_not_saved": _not_saved}
     exec("\n".join(src), env)  # noqa: S102
     return env["call"]
 

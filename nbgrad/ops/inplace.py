@@ -5,6 +5,7 @@ import numpy as np
 from .. import _recording
 from .. import dtypes as _dt
 from ..autograd.grad_mode import STATE as _STATE
+from ..autograd.grad_mode import check_not_inference
 from ..storage.layout import copy_data, layout3
 from ..tensor import Tensor
 from . import elementwise as E
@@ -186,6 +187,8 @@ _CAT_NAMES = {0: "Bool", 1: "Long", 2: "Float"}
 
 def check_inplace(t):
     """PyTorch's checks before writing into ``t`` while grad mode may record it."""
+    if t._vc.__class__ is not list:
+        check_not_inference(t)
     if not _STATE.enabled:
         return
     if t._rg and t._grad_fn is None:
@@ -223,6 +226,8 @@ def _direct(fn, t, other):
     if not _DIRECT:
         _DIRECT.update({E.add: "add", E.sub: "sub", E.mul: "mul", E.div: "div"})
     kname = _DIRECT.get(fn)
+    if t._vc.__class__ is not list:
+        check_not_inference(t)
     if _recording.RECORDER[0] is not None:
         _recording.end("a tensor was modified in place")
     td = t._data

@@ -18,6 +18,7 @@ from ..autograd.graph import (
     Node,
     SavedTensor,
     grad_accumulator,
+    not_saved,
 )
 from ..tensor import Tensor
 from .dispatch import apply1, apply2
@@ -432,6 +433,7 @@ def _make_record(op):
 
     env = {"_acc": grad_accumulator, "_ST": SavedTensor, "_Edge": Edge, "Tensor": Tensor,
            "node": op.node, "_new": object.__new__, "_SEQ": _core._SEQ, "_ANOMALY": _core._ANOMALY,
+           "_not_saved": not_saved,
            "_remember": _core._anomaly_mode.remember}
     params = op.params
 
@@ -453,6 +455,8 @@ def _make_record(op):
         else:
             v = "a" if n == params[0] else "b"
             lines = [f"if {v}.__class__ is Tensor:",
+                     f"    if {v}._vc.__class__ is not list:",
+                     "        _not_saved()",
                      "    s_ = _new(_ST)",
                      f"    s_.version = {v}._vc[0]",
                      f"    s_.t = {v}",

@@ -1,0 +1,230 @@
+"""Behaviours PyTorch-behaviour tests found missing (issue #16): grad-mode decorators on
+generator functions, inference tensors, the strict-mode errors of
+``autograd.functional``, and the ones that already held, kept here as regression tests
+(the freed-graph error after an indexed copy, a custom Function's gradient cast to its
+input's dtype, ``materialize_grads`` through a higher-order chain, ``retain_grad`` without
+a reference cycle). Each is compared with PyTorch where it is installed."""
+
+import gc
+import weakref
+
+import pytest
+
+import nbgrad
+from tests._errors import error_of
+
+try:
+    import torch
+except ImportError:  # pragma: no cover (the test extra installs it)
+    torch = None
+
+MODULES = [nbgrad] + ([torch] if torch is not None else [])
+
+
+# ----- grad-mode decorators on generator functions ---------------------------------------
+@pytest.mark.parametrize("m", MODULES, ids=lambda m: m.__name__)
+def test_no_grad_decorated_generator_runs_its_body_without_grad(m):
+    @m.no_grad()
+    def steps():
+        for _ in range(2):
+            got = yield m.is_grad_enabled()
+            assert got == "sent"
+
+    g = steps()
+    seen = [next(g), m.is_grad_enabled(), g.send("sent"), m.is_grad_enabled()]
+    assert seen == [False, True, False, True]
+    with pytest.raises(StopIteration):
+        g.send("sent")
+
+    @m.enable_grad()
+    def inner():
+        yield m.is_grad_enabled()
+        return "done"
+
+    with m.no_grad():
+        it = inner()
+        assert next(it) is True and not m.is_grad_enabled()
+        with pytest.raises(StopIteration) as stop:
+            next(it)
+        assert stop.value.value == "done"
+
+    @m.inference_mode()
+    def gen_inf():
+        yield m.is_inference_mode_enabled()
+
+    assert next(gen_inf()) is True and not m.is_inference_mode_enabled()
+
+    @m.no_grad()
+    def catches():
+        try:
+            yield 1
+        except ValueError:
+            yield m.is_grad_enabled()
+
+    c = catches()
+    next(c)
+    assert c.throw(ValueError()) is False and m.is_grad_enabled()
+    c.close()
+
+
+# ----- inference tensors -------------------------------------------------------------------
+def _inference_calls():
+    def make(m):
+        with m.inference_mode():
+            return m.ones(3), m.ones(3).exp()
+
+    return [
+        ("saved by mul", lambda m: (m.ones(3, requires_grad=True) * make(m)[0]).sum()),
+        ("saved by exp's input", lambda m: m.ones(3, requires_grad=True).exp() * make(m)[1]),
+        ("in place", lambda m: make(m)[0].add_(1)),
+        ("in place under no_grad", lambda m: _under(m, lambda: make(m)[0].mul_(2))),
+        ("in place through a view", lambda m: make(m)[0].view(3).add_(1)),
+        ("fill_ of an element", lambda m: make(m)[0][0].fill_(2)),
+        ("copy_", lambda m: make(m)[0].copy_(m.zeros(3))),
+        ("setitem", lambda m: make(m)[0].__setitem__(0, 5.0)),
+        ("requires_grad_", lambda m: make(m)[0].requires_grad_()),
+        ("version", lambda m: make(m)[0]._version),
+        ("add, which saves nothing", lambda m: (m.ones(3, requires_grad=True) + make(m)[0]).sum()),
+        ("in place inside inference mode", lambda m: _inside(m, lambda: make(m)[0].add_(1))),
+        ("a normal tensor in place inside", lambda m: _inside(m, lambda: m.ones(2).add_(1))),
+        ("no grad use", lambda m: _under(m, lambda: make(m)[0] * 2)),
+    ]
+
+
+def _under(m, f):
+    with m.no_grad():
+        return f()
+
+
+def _inside(m, f):
+    with m.inference_mode():
+        return f()
+
+
+@pytest.mark.parametrize("name, call", _inference_calls(), ids=lambda x: x if isinstance(x, str) else "")
+def test_inference_tensors_behave_as_pytorchs(name, call):
+    ours = error_of(lambda: call(nbgrad))
+    if torch is not None:
+        assert ours == error_of(lambda: call(torch)), name
+    if name in ("add, which saves nothing", "in place inside inference mode",
+                "a normal tensor in place inside", "no grad use"):
+        assert ours is None
+
+
+def test_inference_flags_and_values():
+    with nbgrad.inference_mode():
+        a = nbgrad.ones(3)
+        b = a + 1
+        c = a.add_(1)  # in place inside inference mode: allowed
+    assert a.is_inference() and b.is_inference() and c is a
+    assert nbgrad.is_inference(a.detach()) and a.view(3).is_inference() and a[1:].is_inference()
+    assert not (a + 1).is_inference() and not a.clone().is_inference()
+    assert a.tolist() == [2.0, 2.0, 2.0] and not a.requires_grad
+    with pytest.raises(RuntimeError, match="Inplace update to inference tensor"):
+        a.add_(1)
+    assert a.tolist() == [2.0, 2.0, 2.0]  # refused before anything was written
+    w = nbgrad.ones(3, requires_grad=True)
+    (w * a.clone()).sum().backward()  # a clone is a normal tensor
+    assert w.grad.tolist() == [2.0, 2.0, 2.0]
+    with nbgrad.inference_mode(False):
+        assert not nbgrad.ones(1).is_inference()
+    assert not nbgrad.ones(1).is_inference()
+
+
+# ----- autograd.functional in strict mode --------------------------------------------------
+def _functional_calls(m):
+    F, o = m.autograd.functional, m.ones
+    return [
+        lambda: F.jacobian(lambda t: o(2), o(2), strict=True),
+        lambda: F.jacobian(lambda t: t.detach() * 2 + t.sum().detach(), o(2), strict=True),
+        lambda: F.jacobian(lambda t, u: (t * 2, u.detach()), (o(2), o(2)), strict=True),
+        lambda: F.jacobian(lambda t, u: (t * 2, u * 0 + t.sum().detach()), (o(2), o(2)),
+                           strict=True),
+        lambda: F.jacobian(lambda t, u: (t * 2, u * 0 + t.sum().detach()), (o(2), o(2)),
+                           strict=True, create_graph=True),
+        lambda: F.jacobian(lambda t: t * 2, o(2), strict=True, create_graph=True),
+        lambda: F.vjp(lambda t: o(2), o(2), o(2), strict=True),
+        lambda: F.vjp(lambda t, u: t * 2, (o(2), o(2)), o(2), strict=True),
+        lambda: F.vjp(lambda t: t * 2, o(2), o(2), strict=True, create_graph=True),
+        lambda: F.jvp(lambda t: o(2), o(2), o(2), strict=True),
+        lambda: F.jvp(lambda t, u: t * 2, (o(2), o(2)), (o(2), o(2)), strict=True),
+        lambda: F.hessian(lambda t: t.sum(), o(2), strict=True),
+        lambda: F.hessian(lambda t: (t ** 3).sum(), o(2), strict=True),
+        lambda: F.hessian(lambda t, u: (t ** 2).sum(), (o(2), o(2)), strict=True),
+        lambda: F.vhp(lambda t: t.sum(), o(2), o(2), strict=True),
+        lambda: F.vhp(lambda t, u: (t ** 2).sum(), (o(2), o(2)), (o(2), o(2)), strict=True),
+        lambda: F.vhp(lambda t: (t ** 2).sum(), o(2), o(2), strict=True),
+        lambda: F.vhp(lambda t: (t ** 2).sum().detach(), o(2), o(2), strict=True),
+    ]
+
+
+def test_functional_strict_mode_errors_are_pytorchs():
+    ours = [error_of(c) for c in _functional_calls(nbgrad)]
+    assert ours[0] == (RuntimeError, "Output 0 of the user-provided function does not "
+                       "require gradients. The outputs must be computed in a differentiable "
+                       "manner from the input when running in strict mode.")
+    assert ours[3] == (RuntimeError, "Output 0 of the user-provided function is independent "
+                       "of input 1. This is not allowed in strict mode.")
+    assert ours[12] is None and ours[16] is None  # twice differentiable: no error
+    if torch is not None:
+        assert ours == [error_of(c) for c in _functional_calls(torch)]
+
+
+# ----- behaviours that held; kept as regression tests --------------------------------------
+@pytest.mark.parametrize("m", MODULES, ids=lambda m: m.__name__)
+def test_second_backward_after_an_indexed_copy_raises(m):
+    x = m.ones(4, requires_grad=True)
+    z = m.zeros(4)
+    z[m.tensor([0, 2])] = x.exp()[m.tensor([0, 2])]
+    s = (z * z).sum()
+    s.backward()
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second "
+                                           "time"):
+        s.backward()
+
+
+@pytest.mark.parametrize("m", MODULES, ids=lambda m: m.__name__)
+def test_custom_function_gradient_is_cast_to_the_input_dtype(m):
+    class Twice(m.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            return a * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return (g * 2).double()
+
+    a = m.ones(2, requires_grad=True)
+    Twice.apply(a).sum().backward()
+    assert a.grad.dtype == m.float32 and a.grad.tolist() == [2.0, 2.0]
+
+
+@pytest.mark.parametrize("m", MODULES, ids=lambda m: m.__name__)
+def test_materialize_grads_through_a_higher_order_chain(m):
+    x = m.tensor(1.0, requires_grad=True)
+    (g,) = m.autograd.grad(x ** 2, x, create_graph=True)
+    (gg,) = m.autograd.grad(g, x, materialize_grads=True)
+    assert gg.item() == 2.0
+    y = m.tensor(2.0, requires_grad=True)
+    (g1,) = m.autograd.grad(x * 3, x, create_graph=True)  # constant: g1 has no graph
+    with pytest.raises(RuntimeError, match="does not require grad"):
+        m.autograd.grad(g1, x, materialize_grads=True)
+    (z,) = m.autograd.grad((x * y).sum(), y, create_graph=True)
+    (zz,) = m.autograd.grad(z, y, materialize_grads=True, allow_unused=True)
+    assert zz.item() == 0.0  # unused: zeros, not None
+
+
+@pytest.mark.parametrize("m", MODULES, ids=lambda m: m.__name__)
+def test_retain_grad_leaves_no_reference_cycle(m):
+    gc.disable()
+    try:
+        x = m.ones(3, requires_grad=True)
+        y = x * 2
+        y.retain_grad()
+        ref = weakref.ref(y)
+        y.sum().backward()
+        assert y.grad.tolist() == [1.0, 1.0, 1.0]
+        del y
+        assert ref() is None  # freed by reference counting alone
+    finally:
+        gc.enable()
