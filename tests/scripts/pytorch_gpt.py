@@ -1,7 +1,8 @@
 """A nanoGPT-style character model, written for PyTorch (tests/test_compat.py runs it with
 PyTorch and with ``python -m nbgrad.run``): a causal-attention buffer made with tril and
 masked_fill, scaled_dot_product_attention, AdamW with a cosine schedule, GradScaler and
-autocast, gradient clipping, and top-k sampling with multinomial."""
+autocast, gradient clipping, and top-k sampling with multinomial. Seeded once: on nbgrad it
+prints PyTorch's losses and sample (the same initial weights, batches and draws)."""
 
 import math
 import sys
