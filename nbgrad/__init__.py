@@ -99,6 +99,7 @@ with _gc_paused():
     from .ops.scan import cumsum  # noqa: E402
     from .ops.selection import masked_fill, tril, triu  # noqa: E402
     from .ops.sort import argsort, kthvalue, sort, topk  # noqa: E402
+    from .ops.strided import diagonal  # noqa: E402
     from .ops.linalg import bmm, dot, ger, matmul, mm, mv, outer  # noqa: E402
     from .ops.norm import norm  # noqa: E402
     from .ops.reduce import (  # noqa: E402

@@ -28,6 +28,7 @@ from .ops import shape as S
 from .ops import softmax as Sm  # noqa: F401  (its rows join the table)
 from .ops import sort as Srt
 from .ops import stats as St  # noqa: F401  (its rows join the table)
+from .ops import strided as Strd
 from .ops.funcdef import public as func_rows
 from .ops.opdef import TABLE
 from .tensor import _TYPE_NAMES, Tensor
@@ -191,6 +192,7 @@ METHODS = {
     "swapaxes": S.transpose,
     "T": property(lambda self: S.permute(self, tuple(range(self.ndim - 1, -1, -1)))),
     "mT": property(lambda self: S.transpose(self, -2, -1)),
+    "diagonal": Strd.diagonal, "unfold": Strd.unfold,
     "split": C.split, "chunk": C.chunk, "unbind": C.unbind, "narrow": C.narrow,
     "roll": C.roll,
     "repeat": S.repeat, "tile": S._tile_method, "flip": S._flip_method,

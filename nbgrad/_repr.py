@@ -49,7 +49,7 @@ def tensor_repr(t):
     if t._dtype is not dflt and (t._dtype.name not in _DEFAULT_SHOWN or arr.size == 0):
         extras.append(f"dtype={t._dtype!r}")
     if t._grad_fn is not None:
-        extras.append(f"grad_fn=<{t._grad_fn.name()}>")
+        extras.append(f"grad_fn=<{t._grad_fn.name().rsplit('::', 1)[-1]}>")
     elif t._rg:
         extras.append("requires_grad=True")
     return "tensor(" + body + "".join(", " + e for e in extras) + ")"

@@ -951,7 +951,7 @@ def test_grad_fn_next_functions(torch):
     fns = y.grad_fn.next_functions
     assert isinstance(fns, tuple) and len(fns) == 2
     acc, nr = fns[0]
-    assert nr == 0 and acc.name() == "AccumulateGrad" and acc.variable is x
+    assert nr == 0 and acc.name() == "torch::autograd::AccumulateGrad" and acc.variable is x
     assert fns[1] == (None, 0)
     # the same accumulator is shared by every use of x while it is alive
     z = x + 1.0

@@ -652,3 +652,16 @@ def test_random_numbers_on_the_device_are_the_cpu_generators():
     assert t.is_inference()
     with pytest.raises(RuntimeError, match="Inplace update to inference tensor"):
         t.add_(1)
+
+
+def test_diagonal_and_unfold_views_on_the_device_match_cpu():
+    c, g = pair(3, 4)
+    for f in (lambda a: a.diagonal(1), lambda a: a.unfold(1, 2, 2)):
+        yc, yg = f(c), f(g)
+        assert yg._base is g and np.array_equal(host(yc), host(yg))
+        (yc * yc).sum().backward()
+        (yg * yg).sum().backward()
+    assert np.allclose(host(c.grad), host(g.grad))
+    d = nbgrad.zeros(3, 3, device=DEV)
+    d.diagonal().fill_(1.0)  # a write through the view reaches the base
+    assert np.array_equal(host(d), np.eye(3))

@@ -289,7 +289,7 @@ class Node:
         return cls.__name__
 
     def __repr__(self):
-        return f"<{self.name()} object at {id(self):#x}>"
+        return f"<{self.name().rsplit('::', 1)[-1]} object at {id(self):#x}>"
 
     def __call__(self, *grads):
         return self.apply(list(grads))
@@ -378,6 +378,10 @@ class AccumulateGrad(Node):
     (PyTorch's AccumulateGrad holds a mutex too)."""
 
     __slots__ = ("variable", "lock")
+
+    @classmethod
+    def name(cls):
+        return "torch::autograd::AccumulateGrad"  # (PyTorch's C++ name; repr shows the short one)
     _hooked = True  # always takes the engine's full path
 
     def __init__(self, variable):

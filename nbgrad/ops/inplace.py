@@ -387,6 +387,10 @@ class CopySlices(Node):
 
     __slots__ = ()
 
+    @classmethod
+    def name(cls):
+        return "torch::autograd::CopySlices"  # (PyTorch's C++ name; repr shows the short one)
+
     def backward(self, saved, g):
         from .elementwise import sub, sum_to
         from .shape import getitem, index_backward

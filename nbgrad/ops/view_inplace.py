@@ -257,6 +257,10 @@ class CopySlices(_Geo):
 
     __slots__ = ()
 
+    @classmethod
+    def name(cls):
+        return "torch::autograd::CopySlices"  # (PyTorch's C++ name; repr shows the short one)
+
     def backward(self, saved, g):
         from .elementwise import mul
         from .index import index_select

@@ -1,0 +1,155 @@
+"""Views with computed strides: ``diagonal`` and ``Tensor.unfold``. Each is a view of its
+input's storage (a write through it writes the input, as in PyTorch), on every device: the
+backend's ``getitem`` moves the start, ``as_strided`` sets the strides."""
+
+from ..storage.layout import copy_data
+from ..tensor import _wrap_dim
+from ._core import backend, check_tensor
+from .funcdef import deffunc, same_dtype, surface
+from .shape import _view
+
+
+# ----- diagonal ----------------------------------------------------------------------------
+def _diag_dims(ndim, offset, dim1, dim2):
+    d1, d2 = _wrap_dim(dim1, ndim), _wrap_dim(dim2, ndim)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    return d1, d2
+
+
+def _diag_len(shape, offset, d1, d2):
+    n1, n2 = shape[d1], shape[d2]
+    return max(0, min(n1, n2 - offset) if offset >= 0 else min(n1 + offset, n2))
+
+
+def _diag_shape(s, offset, d1, d2):
+    return tuple(n for d, n in enumerate(s) if d not in (d1, d2)) + (_diag_len(s, offset, d1, d2),)
+
+
+def _diag_view(be, x, offset, d1, d2):
+    """The diagonal of array ``x`` over dims ``d1``, ``d2`` as a view, its length last."""
+    key = [slice(None)] * x.ndim
+    n = _diag_len(x.shape, offset, d1, d2)
+    if n:  # (an empty diagonal starts anywhere)
+        key[d2 if offset >= 0 else d1] = slice(abs(offset), None)
+    start = be.getitem(x, tuple(key))
+    st = start.strides
+    keep = [d for d in range(x.ndim) if d not in (d1, d2)]
+    return be.as_strided(start, _diag_shape(x.shape, offset, d1, d2),
+                         tuple(st[d] for d in keep) + (st[d1] + st[d2],))
+
+
+DIAGONAL = deffunc(
+    "diagonal", forward=lambda x, odt, dev, offset, d1, d2: _diag_view(backend(dev), x, offset,
+                                                                       d1, d2),
+    dtype=same_dtype, shape=_diag_shape, args=("offset", "dim1", "dim2"),
+    grads=("diagonal_backward(grad, input_shape, offset, dim1, dim2)",), view=_view, fn=False,
+    method=False)
+
+
+def _diagonal_backward_forward(g, odt, dev, shape, offset, d1, d2):
+    be = backend(dev)
+    data = be.zeros(shape, odt.np)
+    copy_data(g, odt, dev, out=_diag_view(be, data, offset, d1, d2))
+    return data
+
+
+DIAGONAL_BACKWARD = deffunc(
+    "diagonal_backward", params=("grad_output",), kernels=("copy",),
+    forward=_diagonal_backward_forward, dtype=same_dtype,
+    shape=lambda s, shape, offset, d1, d2: tuple(shape),
+    args=("input_sizes", "offset", "dim1", "dim2"),
+    grads=("diagonal(grad, offset, dim1, dim2)",), node="DiagonalBackwardBackward0",
+    torch_names={}, fn=False, method=False)
+
+
+@surface(DIAGONAL)
+def diagonal(input, offset=0, dim1=0, dim2=1):
+    """The diagonal of ``input`` over dims ``dim1`` and ``dim2`` (above it for ``offset > 0``,
+    below for ``offset < 0``), as a view: those dims go and the diagonal is the last dim.
+
+    Example::
+
+        >>> import nbgrad
+        >>> x = nbgrad.arange(9.0).reshape(3, 3)
+        >>> x.diagonal(), nbgrad.diagonal(x, 1)
+        (tensor([0., 4., 8.]), tensor([1., 5.]))
+        >>> x.diagonal().zero_()  # a view: this writes x
+        tensor([0., 0., 0.])
+        >>> x[1]
+        tensor([3., 0., 5.])
+    """
+    check_tensor(input, "diagonal")
+    d1, d2 = _diag_dims(input.ndim, offset, dim1, dim2)
+    return DIAGONAL.call(input, int(offset), d1, d2)
+
+
+@surface(DIAGONAL_BACKWARD)
+def diagonal_backward(grad, input_sizes, offset, dim1, dim2):
+    """Zeros of ``input_sizes`` with ``grad`` on the diagonal (``diagonal``'s backward)."""
+    return DIAGONAL_BACKWARD.call(grad, tuple(input_sizes), offset, dim1, dim2)
+
+
+# ----- unfold ------------------------------------------------------------------------------
+def _unfold_shape(s, dim, size, step):
+    if not s:
+        return (size,)
+    return tuple(s[:dim]) + ((s[dim] - size) // step + 1,) + tuple(s[dim + 1:]) + (size,)
+
+
+def _unfold_view(x, odt, dev, dim, size, step):
+    if x.ndim == 0:
+        return backend(dev).as_strided(x, (size,), (0,))
+    st = x.strides
+    strides = st[:dim] + (st[dim] * step,) + st[dim + 1:] + (st[dim],)
+    return backend(dev).as_strided(x, _unfold_shape(x.shape, dim, size, step), strides)
+
+
+UNFOLD = deffunc(
+    "unfold", forward=_unfold_view, dtype=same_dtype, shape=_unfold_shape,
+    args=("dimension", "size", "step"),
+    grads=("unfold_backward(grad, input_shape, dimension, size, step)",), view=_view,
+    fn=False, method=False)
+
+
+def unfold_backward(grad, input_sizes, dim, size, step):
+    """``unfold``'s backward: each window's gradient added back at its positions (composed
+    of ``index_add``, so it has a backward of its own)."""
+    from ..creation import arange, zeros
+    from .index import index_add
+
+    shape = tuple(input_sizes)
+    if not shape:
+        return grad.sum().reshape(())
+    n_win = grad.shape[dim]
+    pos = (arange(n_win, device=grad.device).unsqueeze(1) * step
+           + arange(size, device=grad.device).unsqueeze(0)).reshape(-1)
+    perm = list(range(grad.ndim - 1))
+    perm.insert(dim + 1, grad.ndim - 1)
+    g = grad.permute(*perm).reshape(shape[:dim] + (n_win * size,) + shape[dim + 1:])
+    return index_add(zeros(shape, dtype=grad.dtype, device=grad.device), dim, pos, g)
+
+
+@surface(UNFOLD)
+def unfold(self, dimension, size, step):
+    """A view of every slice of ``size`` elements along ``dimension``, ``step`` apart: that
+    dim becomes the window count and the windows' elements a new last dim.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.arange(6.0).unfold(0, 3, 2)
+        tensor([[0., 1., 2.],
+                [2., 3., 4.]])
+    """
+    n = self.ndim
+    d = _wrap_dim(dimension, n)
+    length = self.shape[d] if n else 1
+    if size < 0:
+        raise RuntimeError(f"size is {size} but must be >= 0")
+    if size > length:
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {length} but size "
+                           f"is {size}")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    return UNFOLD.call(self, d, int(size), int(step))
