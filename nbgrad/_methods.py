@@ -171,6 +171,7 @@ METHODS = {
     "masked_fill": Sel.masked_fill, "masked_fill_": _masked_fill_,
     "tril": Sel.tril, "triu": Sel.triu, "tril_": _band_("tril"), "triu_": _band_("triu"),
     "square": E.square, "cumsum": Scan.cumsum, "cumsum_": Scan._cumsum_,
+    "cumprod": Scan.cumprod, "cumprod_": Scan._cumprod_,
     "multinomial": Smp.multinomial, "sort": Srt.sort, "bernoulli": Smp.bernoulli,
     **{n: getattr(Smp, n) for n in (
         "uniform_", "normal_", "random_", "bernoulli_", "exponential_")},

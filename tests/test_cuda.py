@@ -381,7 +381,7 @@ def test_rounding_division_and_remainder_of_special_values_as_cpu():
 
 
 def test_masks_scans_sorts_and_rolls_on_the_device_as_cpu():
-    # masked_fill, tril / triu, cumsum (rows.cumsum_line on the device), sort / topk /
+    # masked_fill, tril / triu, cumsum / cumprod (rows.scan_line on the device), fmod, sort / topk /
     # kthvalue (a host round trip), roll and multinomial: values, indices and gradients
     v = np.random.default_rng(6).standard_normal((3, 4))
     v[0, 1] = v[0, 2]  # a tie
@@ -391,10 +391,12 @@ def test_masks_scans_sorts_and_rolls_on_the_device_as_cpu():
         outs = [x.masked_fill(x > 0.2, -1.0), nbgrad.tril(x, 1), x.triu(), x.cumsum(1),
                 nbgrad.cumsum(x, 0), x.sort(1).values, x.sort(0, descending=True).values,
                 nbgrad.topk(x, 2).values, x.kthvalue(2, 0).values, x.roll((1, -1), (0, 1)),
-                nbgrad.square(x)]
+                nbgrad.square(x), x.cumprod(1), nbgrad.fmod(x * 5, 0.7)]
         outs += [nbgrad.diag(x, 1), nbgrad.masked_select(x, x > 0)]
         idx = [x.sort(1).indices, x.topk(2, 0).indices, x.argsort(1, descending=True),
                nbgrad.cumsum(nbgrad.tensor([[1, 2], [3, 4]], device=dev), 1),
+               nbgrad.cumprod(nbgrad.tensor([[1, 2], [3, 4]], device=dev), 1),
+               nbgrad.fmod(nbgrad.tensor([-7, 7], device=dev), 3),
                nbgrad.nonzero(x > 0)]
         loss = sum(((o * (i + 1.5)).sum() for i, o in enumerate(outs)), x.sum() * 0)
         (g,) = nbgrad.autograd.grad(loss, (x,))

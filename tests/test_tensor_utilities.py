@@ -1,4 +1,4 @@
-"""masked_fill, tril / triu, square, cumsum, sort / argsort / topk / kthvalue, roll,
+"""masked_fill, tril / triu, square, cumsum, cumprod, fmod, sort / argsort / topk / kthvalue, roll,
 multinomial and randperm: values, dtypes and nodes against PyTorch where it is installed (and
 fixed expectations always), gradients by finite differences in float64, PyTorch's errors."""
 
@@ -104,6 +104,8 @@ def _x(*shape, seed=0):
     return nbgrad.tensor(v / 7.0 - 0.3, dtype=nbgrad.float64, requires_grad=True)
 
 
+_ZEROS = nbgrad.tensor([[1.0, 0.0, 1.0, 1.0], [0.0, 1.0, 0.0, 1.0], [1.0, 1.0, 1.0, 1.0]],
+                       dtype=nbgrad.float64)
 GRAD_CALLS = {
     "masked_fill": lambda x: x.masked_fill(nbgrad.tensor([True, False, True, False]), 2.0),
     "masked_fill_bcast": lambda x: nbgrad.masked_fill(x[0], x[:, :1] > 0.5, -1.0),
@@ -112,6 +114,11 @@ GRAD_CALLS = {
     "square": lambda x: nbgrad.square(x),
     "cumsum0": lambda x: nbgrad.cumsum(x, 0),
     "cumsum1": lambda x: x.cumsum(-1),
+    "cumprod0": lambda x: nbgrad.cumprod(x, 0),
+    "cumprod1": lambda x: x.cumprod(-1),
+    "cumprod_zeros": lambda x: nbgrad.cumprod(x * _ZEROS, 1),  # (one and two zeros in a row)
+    "fmod": lambda x: nbgrad.fmod(x, x.flip(0) + 2.0),
+    "fmod_scalar": lambda x: x.fmod(0.25),
     "sort": lambda x: nbgrad.sort(x, 1).values,
     "sort_desc0": lambda x: x.sort(0, descending=True).values,
     "topk": lambda x: nbgrad.topk(x, 2, dim=0).values,
@@ -142,6 +149,8 @@ NODES = {
     "MaskedFillBackward1": lambda m, x: x.masked_fill(x > 0, m.tensor(1.0)),
     "TrilBackward0": lambda m, x: m.tril(x), "TriuBackward0": lambda m, x: m.triu(x),
     "PowBackward0": lambda m, x: m.square(x), "CumsumBackward0": lambda m, x: x.cumsum(0),
+    "CumprodBackward0": lambda m, x: x.cumprod(1), "FmodBackward0": lambda m, x: x.fmod(2),
+    "FmodBackward1": lambda m, x: m.fmod(x, x.flip(0)),
     "SortBackward0": lambda m, x: x.sort().values, "TopkBackward0": lambda m, x: x.topk(1)[0],
     "KthvalueBackward0": lambda m, x: x.kthvalue(1)[0], "RollBackward0": lambda m, x: x.roll(1),
 }
@@ -189,7 +198,10 @@ def test_values_match_pytorch(dtype):
     ]
     if dtype != "bool":
         calls += [lambda m, x: m.cumsum(x, 1), lambda m, x: x.cumsum(-1),
-                  lambda m, x: m.square(x)]
+                  lambda m, x: m.square(x), lambda m, x: m.cumprod(x, 0),
+                  lambda m, x: x.cumprod(2, dtype=m.float64),
+                  lambda m, x: m.fmod(x, m.where(x == 0, 5, x).flip(1)),
+                  lambda m, x: m.fmod(x, -3), lambda m, x: x.fmod(2.5)]
     for call in calls:
         _same(call(nbgrad, a), call(torch, t))
     for d in (0, 1, -1):
@@ -218,6 +230,9 @@ def test_float_specials_and_selection_match_pytorch(dtype):
             np.testing.assert_array_equal(got.values.numpy(), want.values.numpy())
             _same(got.indices, want.indices)
         _same(nbgrad.cumsum(a, d), torch.cumsum(t, d))
+        _same(nbgrad.cumprod(a, d), torch.cumprod(t, d))
+    _same(nbgrad.fmod(a, a.flip(0)), torch.fmod(t, t.flip(0)))
+    _same(nbgrad.fmod(a * 1e6, 0.37), torch.fmod(t * 1e6, 0.37))
     w = rng.standard_normal((5, 9)).astype(dtype)  # distinct: topk's order is then unique
     a, t = nbgrad.tensor(w), torch.from_numpy(w.copy())
     for k, d, largest in [(3, 1, True), (2, 0, False), (9, -1, True), (0, 1, True)]:
@@ -235,6 +250,8 @@ def test_gradients_match_pytorch():
     v = np.random.default_rng(4).standard_normal((4, 5))
     seed = np.random.default_rng(5).standard_normal((4, 5))
     for call in [lambda m, x: m.tril(x).cumsum(1) * x.masked_fill(x > 0.3, 0.5),
+                 lambda m, x: m.cumprod(x, 1) + m.cumprod(x.masked_fill(x.abs() < 0.5, 0), 0),
+                 lambda m, x: m.fmod(x * 3, x.flip(1)) + x.fmod(0.3),
                  lambda m, x: m.sort(x, 0, descending=True).values.roll(1, 1) ** 2,
                  lambda m, x: m.topk(x, 3).values.sum(1, keepdim=True) * m.square(x)]:
         a = nbgrad.tensor(v, requires_grad=True)
@@ -249,6 +266,9 @@ ERRORS = [
     lambda m: m.zeros(3).masked_fill(m.tensor([True, False, True]), m.tensor([1.0, 2.0])),
     lambda m: m.tril(m.ones(3)), lambda m: m.triu(m.tensor(1.0)),
     lambda m: m.cumsum(m.ones(2), 2), lambda m: m.topk(m.ones(3), 4),
+    lambda m: m.cumprod(m.ones(2), 1), lambda m: m.fmod(m.tensor([1, 2]), 0),
+    lambda m: m.fmod(m.tensor([True]), m.tensor([True])),
+    lambda m: m.fmod(m.tensor([4, 5]), m.tensor([2, 0])),
     lambda m: m.topk(m.ones(3), -1), lambda m: m.kthvalue(m.ones(3), 0),
     lambda m: m.kthvalue(m.ones(2, 3), 4, 1), lambda m: m.roll(m.ones(3), (1, 2), 0),
     lambda m: m.roll(m.ones(3), 1, 2), lambda m: m.roll(m.ones(3), [], []),

@@ -471,11 +471,15 @@ def max_pool_gather_elem(x, p, i):
 
 # error_model="numpy": a negative p divides by zero at zeros (inf, as PyTorch), not raises
 @njit(**_inline)
-def cumsum_line(x, out, a, b, R, acc):
-    """``out[a, r, b] = x[a, 0, b] + ... + x[a, r, b]``, accumulated in ``acc``'s type
-    (float64 for floats: PyTorch's CPU scan of float32 rounds each output from a double)."""
+def scan_line(x, out, a, b, R, acc, mul):
+    """``out[a, r, b] = x[a, 0, b] + ... + x[a, r, b]`` (``*`` for ``mul``), accumulated from
+    ``acc`` (0 or 1) in its type (float64 for floats: PyTorch's CPU scans of float32 round
+    each output from a double)."""
     for r in range(R):
-        acc += x[a, r, b]
+        if mul:
+            acc *= x[a, r, b]
+        else:
+            acc += x[a, r, b]
         out[a, r, b] = acc
 
 

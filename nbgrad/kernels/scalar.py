@@ -137,6 +137,22 @@ def remainder(a, b):
 
 
 @_jit
+def fmod(a, b):
+    # floats: C's fmod. Of magnitudes Python's % is exact (it needs no sign fix-up, the
+    # step that rounds), and the result takes a's sign
+    return math.copysign(abs(a) % abs(b), a)
+
+
+@_jit
+def fmod_int(a, b):
+    # integers: the remainder of the truncating division, a's sign
+    r = a % b
+    if r != 0 and (r < 0) != (a < 0):
+        r -= b
+    return r
+
+
+@_jit
 def div_trunc_int(a, b):
     # integers: C's truncating division (a float quotient would round large int64s)
     q = a // b

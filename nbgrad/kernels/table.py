@@ -46,7 +46,7 @@ KERNELS = (
     ("prod", "reduce", "prod_arb"),
     ("logsumexp", "reduce", "logsumexp_arb"),
     ("norm", "reduce", "norm_arb"),
-    ("cumsum", "reduce", "cumsum_arb"),
+    ("scan", "reduce", "scan_arb"),
     ("cross_entropy", "nn", "cross_entropy"),
     ("cross_entropy_backward", "nn", "cross_entropy_backward"),
     ("layer_norm", "nn", "layer_norm"),

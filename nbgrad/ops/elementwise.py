@@ -218,6 +218,18 @@ def _remainder(input, other):
                   input, other)
 
 
+def _fmod(input, other):
+    """``fmod(input, other)``: C's remainder, which has ``input``'s sign (``remainder``'s has
+    ``other``'s), in the promoted dtype."""
+    if input.__class__ is not Tensor:
+        raise TypeError(f"fmod(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    _no_integer_zero(input, other)
+    if promote(input, other)._cat < 2:
+        return apply2(_FMOD_INT, input, other)
+    return apply2(_FMOD if other.__class__ is Tensor else _FMOD_SCALAR, input, other)
+
+
 def rounded_div_backward(grad, *operands):
     """Zero: div with a rounding mode is flat where it is differentiable. The formulas name
     the operands that PyTorch's DivBackward2 saves, so that changing one in place is caught
@@ -247,6 +259,14 @@ remainder_tensor_scalar = defop(
 remainder_scalar = defop(
     "remainder_scalar", S.remainder, fn=False, method=False, node="NotImplemented",
     check=_no_bool_result("remainder_cpu"), grads=(None, "not_implemented('remainder')"))
+fmod = defop("fmod", S.fmod, front=_fmod, node="FmodBackward1",
+             check=_no_bool_result("fmod_cpu"), inplace=True,
+             grads=("grad", "neg(mul(grad, div_trunc(input, other)))"))
+fmod_scalar = defop("fmod_scalar", S.fmod, fn=False, method=False, node="FmodBackward0",
+                    check=_no_bool_result("fmod_cpu"), grads=("grad", None))
+fmod_int = defop("fmod_int", S.fmod_int, fn=False, method=False, node="FmodBackward1",
+                 check=_no_bool_result("fmod_cpu"), grads=(None, None))
+_FMOD, _FMOD_SCALAR, _FMOD_INT = (TABLE[n] for n in ("fmod", "fmod_scalar", "fmod_int"))
 _DIV_FLOOR, _DIV_TRUNC, _DIV_TRUNC_INT = (TABLE[n] for n in ("div_floor", "div_trunc",
                                                                "div_trunc_int"))
 _FLOOR_DIVIDE, _REMAINDER = TABLE["floor_divide"], TABLE["remainder"]

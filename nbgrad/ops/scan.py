@@ -1,6 +1,6 @@
-"""Scans along a dim: ``cumsum``. A row of ``ops/funcdef.py`` whose forward runs the
-``cumsum`` kernel (``kernels/rows.cumsum_line``, one body for both targets) on the
-``(A, R, B)`` view with the scanned dim in the middle."""
+"""Scans along a dim: ``cumsum`` and ``cumprod``. Rows of ``ops/funcdef.py`` whose forward
+runs the ``scan`` kernel (``kernels/rows.scan_line``, one body for both targets and both
+scans) on the ``(A, R, B)`` view with the scanned dim in the middle."""
 
 from .. import dtypes as _dt
 from ..storage.layout import cast_data, copy_data
@@ -10,7 +10,7 @@ from .funcdef import deffunc, surface
 from .shape import flip
 
 
-def _cumsum_forward(x, odt, dev, dim, dtype):
+def _scan_forward(x, odt, dev, dim, dtype, mul=False):
     x = cast_data(x, odt, dev)
     if not is_c(x):
         x = copy_data(x, odt, dev)
@@ -22,7 +22,7 @@ def _cumsum_forward(x, odt, dev, dim, dtype):
         B *= s
     R = shape[dim] if shape else 1
     out = backend(dev).empty((A, R, B), odt.np)
-    kernel("cumsum", dev)(x.reshape(A, R, B), out)
+    kernel("scan", dev)(x.reshape(A, R, B), out, mul)
     return out.reshape(shape)
 
 
@@ -36,14 +36,14 @@ def cumsum_backward(grad, dim, dtype):
     return flip(cumsum(flip(grad, (dim,)), dim), (dim,))
 
 
-def _cumsum_dtype(idt, dim, dtype):
+def _scan_dtype(idt, dim, dtype):
     if dtype is not None:
         return dtype
     return idt if idt.is_floating_point else _dt.int64
 
 
-CUMSUM = deffunc("cumsum", kernels=("cumsum",), forward=_cumsum_forward,
-                 dtype=_cumsum_dtype, shape=lambda s, dim, dtype: tuple(s),
+CUMSUM = deffunc("cumsum", kernels=("scan",), forward=_scan_forward,
+                 dtype=_scan_dtype, shape=lambda s, dim, dtype: tuple(s),
                  args=("dim", "dtype"), grads=("cumsum_backward(grad, dim, input_dtype)",),
                  fn=False, method=False)
 
@@ -72,3 +72,70 @@ def _cumsum_(self, dim, *, dtype=None):
 
     return inplace_binary("cumsum_", lambda a, _b: cumsum(a, dim, dtype=dtype), self, False)
 
+
+
+def _cumprod_forward(x, odt, dev, dim, dtype):
+    return _scan_forward(x, odt, dev, dim, dtype, True)
+
+
+def cumprod_backward(grad, input, dim, result):
+    """cumprod's gradient, as PyTorch computes it: ``reversed_cumsum(grad * result) /
+    input`` when no input is zero; otherwise, for each position ``k``, the sum over
+    ``j >= k`` of ``grad[j]`` times the product of ``input[:j+1]`` without ``input[k]``
+    (quadratic in the scanned length, and differentiable again)."""
+    from ..creation import ones
+    from .concat import cat
+    from .elementwise import eq
+    from .reduce import prod, sum
+
+    if grad._dtype is not input._dtype:
+        grad = grad.to(input._dtype)
+    n = input.shape[dim] if input.ndim else 1
+    if input.numel() <= 1 or n == 1:
+        return grad
+    if not bool(eq(input, 0).any()):
+        return cumsum_backward(grad * result, dim, input._dtype) / input
+    parts = []
+    for k in range(n):
+        before = prod(input.narrow(dim, 0, k), dim, keepdim=True) if k else None
+        after = cumprod(input.narrow(dim, k + 1, n - k - 1), dim) if k < n - 1 else None
+        if after is None:
+            omitted = before
+        elif before is None:
+            edge = tuple(1 if d == dim else m for d, m in enumerate(input.shape))
+            omitted = cat([ones(edge, dtype=input.dtype, device=input.device), after], dim)
+        else:
+            omitted = cat([before, before.expand_as(after) * after], dim)
+        parts.append(sum(grad.narrow(dim, k, n - k) * omitted, dim, keepdim=True))
+    return cat(parts, dim)
+
+
+CUMPROD = deffunc("cumprod", kernels=("scan",), forward=_cumprod_forward,
+                  dtype=_scan_dtype, shape=lambda s, dim, dtype: tuple(s),
+                  args=("dim", "dtype"), grads=("cumprod_backward(grad, input, dim, result)",),
+                  fn=False, method=False)
+
+
+@surface(CUMPROD)
+def cumprod(input, dim, *, dtype=None):
+    """The running products of ``input`` along ``dim``: ``out[i] = input[0] * ... *
+    input[i]``; integers and bools multiply in int64 unless ``dtype`` is given, floats in
+    float64 rounded to their dtype (as PyTorch's CPU kernel). Its gradient is right where
+    inputs are zero too.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.cumprod(nbgrad.tensor([1.0, 2.0, 3.0, 4.0]), dim=0)
+        tensor([ 1.,  2.,  6., 24.])
+    """
+    check_tensor(input, "cumprod")
+    d = _wrap_dim(int(dim), max(input.ndim, 1))
+    odt = _dt.as_dtype(dtype) if dtype is not None else None
+    return CUMPROD.call(input, d, odt)
+
+
+def _cumprod_(self, dim, *, dtype=None):
+    from .inplace import inplace_binary
+
+    return inplace_binary("cumprod_", lambda a, _b: cumprod(a, dim, dtype=dtype), self, False)

@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit, prange
 
 from ... import _config
-from ..rows import cumsum_line, logsumexp_row, norm_row
+from ..rows import logsumexp_row, norm_row, scan_line
 from . import _par
 
 # no_cfunc_wrapper: nothing takes these as first-class function values, and the C wrapper
@@ -355,17 +355,17 @@ def _make_more(parallel):
             out[a, b] = norm_row(x, a, b, R, kind, p)
 
     @njit(parallel=parallel, **_opts)
-    def cumsum(x, out, zero):
+    def scan(x, out, start, mul):
         A, R, B = x.shape
         for t in rng(A * B):
             a, b = t // B, t % B
-            cumsum_line(x, out, a, b, R, zero)
+            scan_line(x, out, a, b, R, start, mul)
 
-    return var, prod, logsumexp, norm, cumsum
+    return var, prod, logsumexp, norm, scan
 
 
-_var, _prod, _lse, _norm, _cumsum = _make_more(False)
-_var_p, _prod_p, _lse_p, _norm_p, _cumsum_p = _make_more(True)
+_var, _prod, _lse, _norm, _scan = _make_more(False)
+_var_p, _prod_p, _lse_p, _norm_p, _scan_p = _make_more(True)
 
 
 def var_arb(x, out, correction):
@@ -385,11 +385,11 @@ def logsumexp_arb(x, out):
     _par.run(_lse, _lse_p, x.size, x, out)
 
 
-def cumsum_arb(x, out):
-    """``out[a, :, b]``: the running sums of ``x[a, :, b]`` (``out`` shaped as ``x``;
-    floats accumulate in float64, integers in int64)."""
-    zero = np.float64(0.0) if x.dtype.kind == "f" else np.int64(0)
-    _par.run(_cumsum, _cumsum_p, x.size, x, out, zero)
+def scan_arb(x, out, mul):
+    """``out[a, :, b]``: the running sums of ``x[a, :, b]`` (products for ``mul``; ``out``
+    shaped as ``x``; floats accumulate in float64, integers in int64)."""
+    start = (np.float64 if x.dtype.kind == "f" else np.int64)(1 if mul else 0)
+    _par.run(_scan, _scan_p, x.size, x, out, start, bool(mul))
 
 
 def norm_arb(x, out, kind, p):

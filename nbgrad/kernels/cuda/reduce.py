@@ -14,7 +14,7 @@ import math
 import numpy as np
 from numba import cuda, float64, int64
 
-from ..rows import cumsum_line, logsumexp_row, norm_row
+from ..rows import logsumexp_row, norm_row, scan_line
 from ._launch import device_fn, grid
 
 TPB = 128
@@ -278,16 +278,16 @@ def _norm(x, out, kind, p):
         t += s
 
 
-_cumsum_line = device_fn(cumsum_line)
+_scan_line = device_fn(scan_line)
 
 
 @cuda.jit
-def _cumsum(x, out, zero):
+def _scan(x, out, start, mul):
     A, R, B = x.shape
     t = cuda.grid(1)
     s = cuda.gridsize(1)
     while t < A * B:
-        _cumsum_line(x, out, t // B, t % B, R, zero)
+        _scan_line(x, out, t // B, t % B, R, start, mul)
         t += s
 
 
@@ -315,12 +315,12 @@ def logsumexp_arb(x, out):
         _logsumexp[_cfg(out)](x, out)
 
 
-def cumsum_arb(x, out):
-    """``out[a, :, b]``: the running sums of ``x[a, :, b]`` (one thread per line; floats
-    accumulate in float64, integers in int64, as on the CPU)."""
+def scan_arb(x, out, mul):
+    """``out[a, :, b]``: the running sums (products for ``mul``) of ``x[a, :, b]`` (one
+    thread per line; floats accumulate in float64, integers in int64, as on the CPU)."""
     if out.size:
-        zero = np.float64(0.0) if x.dtype.kind == "f" else np.int64(0)
-        _cumsum[grid(x.shape[0] * x.shape[2])](x, out, zero)
+        start = (np.float64 if x.dtype.kind == "f" else np.int64)(1 if mul else 0)
+        _scan[grid(x.shape[0] * x.shape[2])](x, out, start, bool(mul))
 
 
 def norm_arb(x, out, kind, p):
