@@ -150,6 +150,11 @@ OPS = [
        lambda a, b: np.fix((a * 8).astype(np.int64) / (b * 3).astype(np.int64)).astype(
            np.int64), BINARY[:5], domain=("any", "nz"), out="int64", grad=False),
     Op("remainder", lambda m, a, b: a % b, np.remainder, BINARY, domain=("any", "nz")),
+    Op("fmod", lambda m, a, b: m.fmod(a, b), np.fmod, BINARY, domain=("any", "nz")),
+    Op("fmod_scalar", lambda m, a: a.fmod(-1.25), lambda a: np.fmod(a, -1.25), UNARY),
+    Op("fmod_int", lambda m, a, b: m.fmod((a * 8).long(), (b * 3).long()),
+       lambda a, b: np.fmod((a * 8).astype(np.int64), (b * 3).astype(np.int64)),
+       BINARY[:5], domain=("any", "nz"), out="int64", grad=False),
     Op("remainder_fn", lambda m, a, b: m.remainder(a, b), np.remainder, BINARY[:2],
        domain=("any", "nz")),
     Op("remainder_tensor_scalar", lambda m, a: a % -1.25, lambda a: np.remainder(a, -1.25),
