@@ -667,3 +667,19 @@ def test_diagonal_and_unfold_views_on_the_device_match_cpu():
     d = nbgrad.zeros(3, 3, device=DEV)
     d.diagonal().fill_(1.0)  # a write through the view reaches the base
     assert np.array_equal(host(d), np.eye(3))
+
+
+def test_a_packed_sequence_through_a_gru_on_the_device_matches_cpu():
+    from nbgrad.nn.utils import rnn as R
+
+    res = []
+    for dev in ("cpu", DEV):
+        nbgrad.manual_seed(0)
+        net = nbgrad.nn.GRU(2, 2).double().to(dev)
+        x = nbgrad.tensor(np.random.default_rng(0).standard_normal((3, 2, 2)), device=dev,
+                          requires_grad=True)
+        out, h = net(R.pack_padded_sequence(x, [3, 1]))
+        (R.pad_packed_sequence(out)[0].sum() + h.sum()).backward()
+        res.append([host(out.data), host(h), host(x.grad)])
+    for a, b in zip(*res):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)

@@ -1,5 +1,5 @@
 """Recurrent layers: RNN, LSTM, GRU (multi-layer, bidirectional, ``batch_first``, dropout
-between layers, initial states) and their cells, with PyTorch's parameter names, shapes,
+between layers, initial states, ``PackedSequence`` inputs) and their cells, with PyTorch's parameter names, shapes,
 initialisation and equations. Each step is composed of nbgrad ops (one product of the
 whole input sequence per layer and direction, then one of the hidden state per step), so
 they run on every device and differentiate twice."""
@@ -109,7 +109,63 @@ class RNNBase(Module):
                 what = f"hidden[{k}]" if self.mode == "LSTM" else "hidden"
                 raise RuntimeError(f"Expected {what} size {hx_shape}, got {list(h.shape)}")
 
+    def _initial(self, batch, dtype, device, hx, lstm, dirs):
+        shape = (self.num_layers * dirs, batch, self.hidden_size)
+        if hx is None:
+            from ...creation import zeros
+
+            z = zeros(shape, dtype=dtype, device=device)
+            return shape, ((z, z) if lstm else (z,))
+        return shape, (tuple(hx) if lstm else (hx,))
+
+    def _forward_packed(self, packed, hx):
+        """The layers over a ``PackedSequence``: at step ``t`` only its first
+        ``batch_sizes[t]`` sequences (the longest first) take a step; the others keep their
+        state, so each sequence's final state is its own."""
+        from ..utils.rnn import PackedSequence
+
+        data, sizes = packed.data, [int(b) for b in packed.batch_sizes.tolist()]
+        dirs, lstm = (2 if self.bidirectional else 1), self.mode == "LSTM"
+        batch = sizes[0]
+        hx_shape, hx = self._initial(batch, data.dtype, data.device, hx, lstm, dirs)
+        if packed.sorted_indices is not None and hx[0] is not None:
+            hx = tuple(h.index_select(1, packed.sorted_indices) for h in hx)
+        self._check_input(data, hx_shape, hx)
+        starts = [0]
+        for b in sizes:
+            starts.append(starts[-1] + b)
+        step = _STEPS[self.mode]
+        finals, out = [], data
+        for layer in range(self.num_layers):
+            outs = []
+            for d in range(dirs):
+                w_ih, w_hh, b_ih, b_hh = self._weights(layer, d)
+                k = layer * dirs + d
+                state = (hx[0][k], hx[1][k]) if lstm else (hx[0][k],)
+                gi = linear(out, w_ih, b_ih)
+                hs = [None] * len(sizes)
+                for t in (range(len(sizes) - 1, -1, -1) if d else range(len(sizes))):
+                    b = sizes[t]
+                    cur = tuple(s[:b] for s in state)
+                    new = step(gi[starts[t]:starts[t + 1]], cur if lstm else cur[0], w_hh, b_hh)
+                    new = new if lstm else (new,)
+                    state = new if b == batch else tuple(
+                        cat([n, s[b:]], 0) for n, s in zip(new, state))
+                    hs[t] = new[0]
+                outs.append(cat(hs, 0))
+                finals.append(state)
+            out = outs[0] if dirs == 1 else cat(outs, -1)
+            if self.dropout and self.training and layer < self.num_layers - 1:
+                out = dropout(out, self.dropout, True)
+        h_n = tuple(stack([s[i] for s in finals], 0) for i in range(2 if lstm else 1))
+        if packed.unsorted_indices is not None:
+            h_n = tuple(h.index_select(1, packed.unsorted_indices) for h in h_n)
+        return (PackedSequence(out, packed.batch_sizes, packed.sorted_indices,
+                               packed.unsorted_indices), h_n if lstm else h_n[0])
+
     def forward(self, input, hx=None):
+        if isinstance(input, tuple) and type(input).__name__ == "PackedSequence":
+            return self._forward_packed(input, hx)
         if input.ndim not in (2, 3):
             raise ValueError(f"{type(self).__name__}: Expected input to be 2D or 3D, got "
                              f"{input.ndim}D tensor instead")
