@@ -137,6 +137,7 @@ with _gc_paused():
 
     is_inference = Tensor.is_inference
 
+    from ._repr import set_printoptions  # noqa: E402
     from ._version import __version__  # noqa: E402
     from .ops.conv import *  # noqa: E402,F403
     from .ops.advanced_index import *  # noqa: E402,F403
