@@ -250,10 +250,11 @@ def test_independent_output_gives_zeros_unless_strict():
                        strict=True),
 ], ids=["vjp", "jvp", "jacobian", "hessian", "hvp"])
 def test_strict_raises_for_independent_output(call):
-    with pytest.raises(RuntimeError, match="independent of input 1. .*strict mode"):
+    with pytest.raises(RuntimeError, match="input 1.* strict mode") as ours:
         call(nbgrad, AF)
-    with pytest.raises(RuntimeError, match="independent of .*strict mode"):
+    with pytest.raises(RuntimeError) as theirs:
         call(torch, TAF)
+    assert str(ours.value) == str(theirs.value)  # PyTorch's message, stage by stage
 
 
 @pytest.mark.parametrize("call,msg", [

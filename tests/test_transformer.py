@@ -142,6 +142,48 @@ def test_gradients_by_finite_differences():
     assert gradgradcheck(lambda q: mha(q, q, q)[0], (q,))
 
 
+MHA_OPTIONS = [dict(add_bias_kv=True), dict(add_zero_attn=True), dict(kdim=5, vdim=3),
+               dict(kdim=5, vdim=3, add_bias_kv=True, add_zero_attn=True, batch_first=True),
+               dict(add_bias_kv=True, bias=False)]
+
+
+@pytest.mark.skipif(torch is None, reason="compares with PyTorch")
+@pytest.mark.parametrize("kw", MHA_OPTIONS, ids=str)
+def test_attention_options_match_pytorch(kw):
+    # learned extra key/value (add_bias_kv), a zero key/value (add_zero_attn), keys and values
+    # of other widths (kdim / vdim: separate projections): the same seed gives the same
+    # parameters (names and values), outputs, weights and gradients, under masks
+    rng = np.random.default_rng(0)
+    L, S, N, bf = 4, 6, 2, kw.get("batch_first", False)
+    shape = (lambda T, d: (N, T, d) if bf else (T, N, d))
+    data = [rng.standard_normal(shape(L, 8)), rng.standard_normal(shape(S, kw.get("kdim", 8))),
+            rng.standard_normal(shape(S, kw.get("vdim", 8)))]
+    masks = [(None, None), (np.triu(np.ones((L, S), bool), 1), None),
+             (rng.standard_normal((L, S)), np.array([[False] * 5 + [True], [False] * 6]))]
+    for attn_mask, kpm in masks:
+        got = []
+        for m in (nbgrad, torch):
+            m.manual_seed(3)
+            mha = m.nn.MultiheadAttention(8, 2, **kw).double()
+            q, k, v = (m.tensor(d, requires_grad=True) for d in data)
+            out, w = mha(q, k, v, attn_mask=None if attn_mask is None else m.tensor(attn_mask),
+                         key_padding_mask=None if kpm is None else m.tensor(kpm),
+                         average_attn_weights=False)
+            ((out ** 2).sum() + w.sum()).backward()
+            got.append(([n for n, _ in mha.named_parameters()],
+                        [out, w, q.grad, k.grad, v.grad] + [p.grad for p in mha.parameters()]))
+        assert got[0][0] == got[1][0]
+        for a, b in zip(got[0][1], got[1][1]):
+            np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-10,
+                                       atol=1e-12)
+    nbgrad.manual_seed(0)
+    mha = nbgrad.nn.MultiheadAttention(4, 2, **{**kw, "batch_first": False}).double()
+    q = nbgrad.randn(3, 1, 4, dtype=nbgrad.float64, requires_grad=True)
+    k = nbgrad.randn(2, 1, kw.get("kdim", 4), dtype=nbgrad.float64, requires_grad=True)
+    vv = nbgrad.randn(2, 1, kw.get("vdim", 4), dtype=nbgrad.float64, requires_grad=True)
+    assert gradcheck(lambda q, k, v: mha(q, k, v)[0], (q, k, vv))
+
+
 ERRORS = [
     lambda m: m.nn.MultiheadAttention(7, 2),
     lambda m: m.nn.MultiheadAttention(0, 2),

@@ -4,10 +4,12 @@ order through the parts."""
 
 import math
 
-from ..creation import ones
+from ..creation import ones, zeros
+from .concat import cat
 from .dropout import dropout
 from .elementwise import add, eq, logical_not, mul, where
 from .linalg import linear, matmul
+from .pad import pad
 from .selection import masked_fill, tril
 from .shape import expand, reshape, transpose, unsqueeze
 from .softmax import softmax
@@ -63,6 +65,17 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     return matmul(weights, value)
 
 
+def _heads(x, static, nh, hd, what):
+    """(S, N, E) keys or values as (N * heads, S, head_dim), or the ``static`` ones."""
+    if static is None:
+        return x.reshape(x.shape[0], nh, hd).transpose(0, 1)
+    for d, want in ((0, nh), (2, hd)):
+        if static.shape[d] != want:
+            raise AssertionError(f"expecting static_{what[0]}.size({d}) of {want}, but got "
+                                 f"{static.shape[d]}")
+    return static
+
+
 def _float_mask(mask, like):
     """A bool mask (True: masked out) as 0 / -inf of ``like``'s dtype; a float mask as is."""
     if mask is None or mask.dtype.is_floating_point:
@@ -82,11 +95,6 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     averaged over heads unless ``average_attn_weights=False``, None unless
     ``need_weights``. A bool ``attn_mask`` / ``key_padding_mask`` is True where attention is
     not allowed; a float one is added to the scores."""
-    if bias_k is not None or bias_v is not None or add_zero_attn or use_separate_proj_weight \
-            or static_k is not None or static_v is not None:
-        raise NotImplementedError("multi_head_attention_forward with bias_k / bias_v, "
-                                  "add_zero_attn, separate projections or static keys is not "
-                                  "supported by nbgrad yet")
     if query.shape[-1] != embed_dim_to_check:
         raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but "
                              f"got {query.shape[-1]}")
@@ -96,28 +104,51 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         if key_padding_mask is not None:
             key_padding_mask = key_padding_mask.unsqueeze(0)
     L, N, E = query.shape
-    S = key.shape[0]
     if E % num_heads:
         raise AssertionError(f"embed_dim {E} not divisible by num_heads {num_heads}")
     hd = E // num_heads
-    ws = in_proj_weight.chunk(3)
     bs = in_proj_bias.chunk(3) if in_proj_bias is not None else (None,) * 3
+    if use_separate_proj_weight:
+        ws = (q_proj_weight, k_proj_weight, v_proj_weight)
+        if any(w is None for w in ws):
+            raise AssertionError("use_separate_proj_weight is True but q_proj_weight, "
+                                 "k_proj_weight or v_proj_weight is None")
+    else:
+        ws = in_proj_weight.chunk(3)
     q, k, v = (linear(x, w, b) for x, w, b in zip((query, key, value), ws, bs))
-    q = q.reshape(L, N * num_heads, hd).transpose(0, 1)
-    k = k.reshape(S, N * num_heads, hd).transpose(0, 1)
-    v = v.reshape(S, N * num_heads, hd).transpose(0, 1)
+    S = k.shape[0]
     mask = _float_mask(attn_mask, q)
     if mask is not None and mask.ndim == 2:
         if tuple(mask.shape) != (L, S):
             raise RuntimeError(f"The shape of the 2D attn_mask is {mask.shape}, but "
                                f"should be {(L, S)}.")
         mask = mask.unsqueeze(0)
+    elif mask is not None and tuple(mask.shape) != (N * num_heads, L, S):
+        raise RuntimeError(f"The shape of the 3D attn_mask is {mask.shape}, but should be "
+                           f"{(N * num_heads, L, S)}.")
+    kpm = None
     if key_padding_mask is not None:
         if tuple(key_padding_mask.shape) != (N, S):
             raise AssertionError(f"expecting key_padding_mask shape of {(N, S)}, but got "
                                  f"{tuple(key_padding_mask.shape)}")
-        kpm = _float_mask(key_padding_mask, q).reshape(N, 1, 1, S).expand(
-            N, num_heads, 1, S).reshape(N * num_heads, 1, S)
+        kpm = _float_mask(key_padding_mask, q)
+    if bias_k is not None or bias_v is not None:
+        if bias_k is None or bias_v is None or static_k is not None or static_v is not None:
+            raise AssertionError("bias_k and bias_v go together, and cannot be added to a "
+                                 "static key or value")
+        k = cat([k, bias_k.repeat(1, N, 1)], 0)  # one more key (and value) per sequence
+        v = cat([v, bias_v.repeat(1, N, 1)], 0)
+        mask, kpm = (None if t is None else pad(t, (0, 1)) for t in (mask, kpm))
+    q = q.reshape(L, N * num_heads, hd).transpose(0, 1)
+    k = _heads(k, static_k, N * num_heads, hd, "key")
+    v = _heads(v, static_v, N * num_heads, hd, "value")
+    if add_zero_attn:  # and one more, of zeros
+        zero = zeros((N * num_heads, 1, hd), dtype=k.dtype, device=k.device)
+        k, v = cat([k, zero], 1), cat([v, zero], 1)
+        mask, kpm = (None if t is None else pad(t, (0, 1)) for t in (mask, kpm))
+    S = k.shape[1]
+    if kpm is not None:
+        kpm = kpm.reshape(N, 1, 1, S).expand(N, num_heads, 1, S).reshape(N * num_heads, 1, S)
         mask = kpm if mask is None else add(mask, kpm)
     scores = q.mul(math.sqrt(1.0 / hd)) @ k.transpose(-2, -1)
     if mask is not None:

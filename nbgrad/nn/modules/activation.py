@@ -212,34 +212,46 @@ class MultiheadAttention(Module):
                              f"embed_dim={embed_dim} and num_heads={num_heads} instead")
         if embed_dim % num_heads:
             raise AssertionError("embed_dim must be divisible by num_heads")
-        if add_bias_kv or add_zero_attn or (kdim not in (None, embed_dim)) or (
-                vdim not in (None, embed_dim)):
-            raise NotImplementedError("MultiheadAttention with add_bias_kv, add_zero_attn or "
-                                      "kdim / vdim other than embed_dim is not supported by "
-                                      "nbgrad yet")
         self.embed_dim, self.num_heads, self.dropout = embed_dim, num_heads, dropout
         self.batch_first, self.head_dim = batch_first, embed_dim // num_heads
-        self.kdim = self.vdim = embed_dim
-        self._qkv_same_embed_dim = True
+        self.kdim = kdim if kdim is not None else embed_dim
+        self.vdim = vdim if vdim is not None else embed_dim
+        self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
         new = _factory(device, dtype)
-        self.in_proj_weight = new(3 * embed_dim, embed_dim)
-        for name in ("q_proj_weight", "k_proj_weight", "v_proj_weight"):
-            self.register_parameter(name, None)
+        if self._qkv_same_embed_dim:
+            self.in_proj_weight = new(3 * embed_dim, embed_dim)
+            for name in ("q_proj_weight", "k_proj_weight", "v_proj_weight"):
+                self.register_parameter(name, None)
+        else:  # keys and values of other widths: a projection each
+            self.q_proj_weight = new(embed_dim, embed_dim)
+            self.k_proj_weight = new(embed_dim, self.kdim)
+            self.v_proj_weight = new(embed_dim, self.vdim)
+            self.register_parameter("in_proj_weight", None)
         if bias:
             self.in_proj_bias = new(3 * embed_dim)
         else:
             self.register_parameter("in_proj_bias", None)
         self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias,
                                                         device=device, dtype=dtype)
-        self.bias_k = self.bias_v = None
-        self.add_zero_attn = False
+        if add_bias_kv:  # a learned key and value every query also attends to
+            self.bias_k, self.bias_v = new(1, 1, embed_dim), new(1, 1, embed_dim)
+        else:
+            self.bias_k = self.bias_v = None
+        self.add_zero_attn = add_zero_attn
         self._reset_parameters()
 
     def _reset_parameters(self):
-        init.xavier_uniform_(self.in_proj_weight)
+        if self._qkv_same_embed_dim:
+            init.xavier_uniform_(self.in_proj_weight)
+        else:
+            for w in (self.q_proj_weight, self.k_proj_weight, self.v_proj_weight):
+                init.xavier_uniform_(w)
         if self.in_proj_bias is not None:
             init.constant_(self.in_proj_bias, 0.0)
             init.constant_(self.out_proj.bias, 0.0)
+        for b in (self.bias_k, self.bias_v):
+            if b is not None:
+                init.xavier_normal_(b)
 
     def forward(self, query, key, value, key_padding_mask=None, need_weights=True,
                 attn_mask=None, average_attn_weights=True, is_causal=False):
@@ -253,9 +265,11 @@ class MultiheadAttention(Module):
 
         out, weights = F.multi_head_attention_forward(
             query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight,
-            self.in_proj_bias, None, None, False, self.dropout, self.out_proj.weight,
-            self.out_proj.bias, self.training, key_padding_mask, need_weights, attn_mask,
-            average_attn_weights=average_attn_weights)
+            self.in_proj_bias, self.bias_k, self.bias_v, self.add_zero_attn, self.dropout,
+            self.out_proj.weight, self.out_proj.bias, self.training, key_padding_mask,
+            need_weights, attn_mask, use_separate_proj_weight=not self._qkv_same_embed_dim,
+            q_proj_weight=self.q_proj_weight, k_proj_weight=self.k_proj_weight,
+            v_proj_weight=self.v_proj_weight, average_attn_weights=average_attn_weights)
         if self.batch_first and query.ndim == 3:
             out = out.transpose(0, 1)
         return out, weights
