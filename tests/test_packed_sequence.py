@@ -156,3 +156,41 @@ def test_errors_match_pytorch():
 def test_docstring_examples_run():
     res = doctest.testmod(R, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert res.attempted and not res.failed
+
+
+@pytest.mark.parametrize("kw", [dict(proj_size=2), dict(proj_size=2, num_layers=2,
+                                                        bidirectional=True),
+                                dict(proj_size=3, batch_first=True)], ids=str)
+@pytest.mark.parametrize("packed", [False, True])
+def test_lstm_with_projections_matches_pytorch(kw, packed):
+    # proj_size: h_t = W_hr (o * tanh(c_t)), so h has proj_size features (c keeps
+    # hidden_size); PyTorch's parameter names, shapes, initialisation, repr and values
+    res = []
+    for m in (nbgrad, torch):
+        r = _rnn(m)
+        m.manual_seed(1)
+        net = m.nn.LSTM(3, 4, **kw).double()
+        bf = kw.get("batch_first", False)
+        x = m.tensor(np.random.default_rng(0).standard_normal((2, 5, 3) if bf else (5, 2, 3)),
+                     requires_grad=True)
+        dirs, layers = (2 if kw.get("bidirectional") else 1), kw.get("num_layers", 1)
+        hx = (m.tensor(np.random.default_rng(1).standard_normal((layers * dirs, 2,
+                                                                 kw["proj_size"]))),
+              m.tensor(np.random.default_rng(2).standard_normal((layers * dirs, 2, 4))))
+        out, (h, c) = net(r.pack_padded_sequence(x, [5, 3], batch_first=bf) if packed else x,
+                          hx)
+        if packed:
+            out = r.pad_packed_sequence(out, batch_first=bf)[0]
+        ((out ** 2).sum() + h.sum() + c.sum()).backward()
+        res.append(([n for n, _ in net.named_parameters()], repr(net).replace("torch.", ""),
+                    [out, h, c, x.grad] + [p.grad for p in net.parameters()]))
+    assert res[0][:2] == res[1][:2]
+    for a, b in zip(res[0][2], res[1][2]):
+        np.testing.assert_allclose(_np(a), _np(b), rtol=1e-10, atol=1e-12)
+
+
+def test_projection_errors_match_pytorch():
+    for call in [lambda m: m.nn.LSTM(3, 4, proj_size=4), lambda m: m.nn.LSTM(3, 4, proj_size=-1),
+                 lambda m: m.nn.LSTM(3, 4, proj_size=2)(m.zeros(5, 1, 3),
+                                                        (m.zeros(1, 1, 4), m.zeros(1, 1, 4)))]:
+        assert error_of(lambda: call(nbgrad)) == error_of(lambda: call(torch))

@@ -1,5 +1,6 @@
 """Recurrent layers: RNN, LSTM, GRU (multi-layer, bidirectional, ``batch_first``, dropout
-between layers, initial states, ``PackedSequence`` inputs) and their cells, with PyTorch's parameter names, shapes,
+between layers, initial states, ``PackedSequence`` inputs, LSTM's ``proj_size``) and their
+cells, with PyTorch's parameter names, shapes,
 initialisation and equations. Each step is composed of nbgrad ops (one product of the
 whole input sequence per layer and direction, then one of the hidden state per step), so
 they run on every device and differentiate twice."""
@@ -21,20 +22,21 @@ _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
 
 
 def _rnn_step(act):
-    def step(gi, h, w_hh, b_hh):
+    def step(gi, h, w_hh, b_hh, w_hr=None):
         return act(add(gi, linear(h, w_hh, b_hh)))
 
     return step
 
 
-def _lstm_step(gi, hc, w_hh, b_hh):
+def _lstm_step(gi, hc, w_hh, b_hh, w_hr=None):
     h, c = hc
     i, f, g, o = add(gi, linear(h, w_hh, b_hh)).chunk(4, -1)
     c = add(mul(sigmoid(f), c), mul(sigmoid(i), tanh(g)))
-    return mul(sigmoid(o), tanh(c)), c
+    h = mul(sigmoid(o), tanh(c))
+    return (h if w_hr is None else linear(h, w_hr)), c  # (proj_size: h projected)
 
 
-def _gru_step(gi, h, w_hh, b_hh):
+def _gru_step(gi, h, w_hh, b_hh, w_hr=None):
     gh = linear(h, w_hh, b_hh)
     i_r, i_z, i_n = gi.chunk(3, -1)
     h_r, h_z, h_n = gh.chunk(3, -1)
@@ -56,8 +58,6 @@ class RNNBase(Module):
                  batch_first=False, dropout=0.0, bidirectional=False, proj_size=0,
                  device=None, dtype=None):
         super().__init__()
-        if proj_size:
-            raise NotImplementedError("LSTM(proj_size=...) is not supported by nbgrad yet")
         if not (isinstance(dropout, (int, float)) and 0 <= dropout <= 1) or isinstance(
                 dropout, bool):
             raise ValueError("dropout should be a number in range [0, 1] representing the "
@@ -70,20 +70,30 @@ class RNNBase(Module):
             raise ValueError("hidden_size must be greater than zero")
         if num_layers <= 0:
             raise ValueError("num_layers must be greater than zero")
+        if not isinstance(proj_size, int) or proj_size < 0:
+            raise ValueError("proj_size should be a positive integer or zero to disable "
+                             "projections")
+        if proj_size >= hidden_size:
+            raise ValueError("proj_size has to be smaller than hidden_size")
+        if proj_size and mode != "LSTM":
+            raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
         self.mode, self.input_size, self.hidden_size = mode, input_size, hidden_size
         self.num_layers, self.bias, self.batch_first = num_layers, bias, batch_first
-        self.dropout, self.bidirectional, self.proj_size = float(dropout), bidirectional, 0
+        self.dropout, self.bidirectional, self.proj_size = float(dropout), bidirectional, proj_size
         gates = _GATES[mode] * hidden_size
         new = _factory(device, dtype)
         dirs = 2 if bidirectional else 1
         self._flat_weights_names = []
+        out_size = proj_size or hidden_size
         for layer in range(num_layers):
             for d in range(dirs):
                 suffix = f"_l{layer}" + ("_reverse" if d else "")
-                width = input_size if layer == 0 else hidden_size * dirs
-                names = [("weight_ih", (gates, width)), ("weight_hh", (gates, hidden_size))]
+                width = input_size if layer == 0 else out_size * dirs
+                names = [("weight_ih", (gates, width)), ("weight_hh", (gates, out_size))]
                 if bias:
                     names += [("bias_ih", (gates,)), ("bias_hh", (gates,))]
+                if proj_size:
+                    names.append(("weight_hr", (proj_size, hidden_size)))
                 for name, shape in names:
                     setattr(self, name + suffix, new(*shape))
                     self._flat_weights_names.append(name + suffix)
@@ -98,13 +108,18 @@ class RNNBase(Module):
         suffix = f"_l{layer}" + ("_reverse" if d else "")
         get = (lambda n: getattr(self, n + suffix)) if self.bias else (
             lambda n: getattr(self, n + suffix) if n.startswith("weight") else None)
-        return get("weight_ih"), get("weight_hh"), get("bias_ih"), get("bias_hh")
+        w_hr = get("weight_hr") if self.proj_size else None
+        return get("weight_ih"), get("weight_hh"), get("bias_ih"), get("bias_hh"), w_hr
 
     def _check_input(self, input, hx_shape, hx):
         if input.shape[-1] != self.input_size:
             raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected "
                                f"{self.input_size}, got {input.shape[-1]}")
         for k, h in enumerate(hx):
+            if k == 0 and self.proj_size:  # (h has proj_size features, c hidden_size)
+                hx_shape = hx_shape[:2] + (self.proj_size,)
+            elif k == 1:
+                hx_shape = hx_shape[:2] + (self.hidden_size,)
             if tuple(h.shape) != hx_shape:
                 what = f"hidden[{k}]" if self.mode == "LSTM" else "hidden"
                 raise RuntimeError(f"Expected {what} size {hx_shape}, got {list(h.shape)}")
@@ -115,7 +130,9 @@ class RNNBase(Module):
             from ...creation import zeros
 
             z = zeros(shape, dtype=dtype, device=device)
-            return shape, ((z, z) if lstm else (z,))
+            h = zeros(shape[:2] + (self.proj_size,), dtype=dtype, device=device) \
+                if self.proj_size else z
+            return shape, ((h, z) if lstm else (z,))
         return shape, (tuple(hx) if lstm else (hx,))
 
     def _forward_packed(self, packed, hx):
@@ -139,7 +156,7 @@ class RNNBase(Module):
         for layer in range(self.num_layers):
             outs = []
             for d in range(dirs):
-                w_ih, w_hh, b_ih, b_hh = self._weights(layer, d)
+                w_ih, w_hh, b_ih, b_hh, w_hr = self._weights(layer, d)
                 k = layer * dirs + d
                 state = (hx[0][k], hx[1][k]) if lstm else (hx[0][k],)
                 gi = linear(out, w_ih, b_ih)
@@ -147,7 +164,8 @@ class RNNBase(Module):
                 for t in (range(len(sizes) - 1, -1, -1) if d else range(len(sizes))):
                     b = sizes[t]
                     cur = tuple(s[:b] for s in state)
-                    new = step(gi[starts[t]:starts[t + 1]], cur if lstm else cur[0], w_hh, b_hh)
+                    new = step(gi[starts[t]:starts[t + 1]], cur if lstm else cur[0], w_hh, b_hh,
+                               w_hr)
                     new = new if lstm else (new,)
                     state = new if b == batch else tuple(
                         cat([n, s[b:]], 0) for n, s in zip(new, state))
@@ -176,15 +194,10 @@ class RNNBase(Module):
             input = input.unsqueeze(1)
         dirs = 2 if self.bidirectional else 1
         n = input.shape[1] if input.ndim == 3 else 1
-        hx_shape = (self.num_layers * dirs, n, self.hidden_size)
         lstm = self.mode == "LSTM"
-        if hx is None:
-            from ...creation import zeros
-
-            z = zeros(hx_shape, dtype=input.dtype, device=input.device)
-            hx = (z, z) if lstm else (z,)
-        else:
-            hx = tuple(hx) if lstm else (hx,)
+        given = hx is not None
+        hx_shape, hx = self._initial(n, input.dtype, input.device, hx, lstm, dirs)
+        if given:
             if not batched:
                 if any(h.ndim != 2 for h in hx):
                     raise RuntimeError(f"For unbatched 2-D input, hx should also be 2-D but got "
@@ -197,14 +210,14 @@ class RNNBase(Module):
         for layer in range(self.num_layers):
             outs = []
             for d in range(dirs):
-                w_ih, w_hh, b_ih, b_hh = self._weights(layer, d)
+                w_ih, w_hh, b_ih, b_hh, w_hr = self._weights(layer, d)
                 k = layer * dirs + d
                 state = (hx[0][k], hx[1][k]) if lstm else hx[0][k]
                 gi = linear(out, w_ih, b_ih)  # every step's input product at once
                 hs = []
                 order = range(out.shape[0] - 1, -1, -1) if d else range(out.shape[0])
                 for t in order:
-                    state = step(gi[t], state, w_hh, b_hh)
+                    state = step(gi[t], state, w_hh, b_hh, w_hr)
                     hs.append(state[0] if lstm else state)
                 if d:
                     hs.reverse()
@@ -226,6 +239,8 @@ class RNNBase(Module):
 
     def extra_repr(self):
         s = f"{self.input_size}, {self.hidden_size}"
+        if self.proj_size != 0:
+            s += f", proj_size={self.proj_size}"
         if self.num_layers != 1:
             s += f", num_layers={self.num_layers}"
         if self.bias is not True:
@@ -267,7 +282,7 @@ class RNN(RNNBase):
 class LSTM(RNNBase):
     """Long short-term memory: gates ``i, f, g, o`` from ``x_t W_ih^T + b_ih + h_{t-1} W_hh^T
     + b_hh``; ``c_t = sigmoid(f) c_{t-1} + sigmoid(i) tanh(g)``, ``h_t = sigmoid(o)
-    tanh(c_t)``; returns ``(output, (h_n, c_n))``."""
+    tanh(c_t)`` (times ``W_hr`` with ``proj_size``); returns ``(output, (h_n, c_n))``."""
 
     def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False,
                  dropout=0.0, bidirectional=False, proj_size=0, device=None, dtype=None):
