@@ -61,6 +61,13 @@ CALLS = {
     "avg_pool2d_pad": (lambda f, x: f.avg_pool2d(x, (3, 2), (2, 1), (1, 0)), [X4], 0),
     "avg_pool2d_no_pad_count": (lambda f, x: f.avg_pool2d(x, 3, 2, 1, False, False), [X4], 0),
     "avg_pool2d_divisor": (lambda f, x: f.avg_pool2d(x, 3, 2, 1, divisor_override=5), [X4], 0),
+    # ceil_mode: the last windows run past the padding (what they see there does not count)
+    "avg_pool2d_ceil": (lambda f, x: f.avg_pool2d(x, 2, ceil_mode=True), [X4], 0),
+    "avg_pool2d_ceil_pad": (lambda f, x: f.avg_pool2d(x, 3, 2, 1, ceil_mode=True), [X4], 0),
+    "avg_pool2d_ceil_no_count": (lambda f, x: f.avg_pool2d(x, (3, 2), (2, 3), (1, 1), True,
+                                                           False), [X4], 0),
+    "avg_pool2d_ceil_divisor": (lambda f, x: f.avg_pool2d(x, 2, 3, ceil_mode=True,
+                                                          divisor_override=3), [X4], 0),
     "adaptive_avg_pool2d": (lambda f, x: f.adaptive_avg_pool2d(x, (3, 2)), [X4], 0),
     "adaptive_avg_pool2d_1": (lambda f, x: f.adaptive_avg_pool2d(x, 1), [X4], 0),
     "sdpa": (lambda f, q, k, v: f.scaled_dot_product_attention(q, k, v),
@@ -260,6 +267,7 @@ ERRORS = [
     lambda f, m: f.glu(m.ones(3)),
     lambda f, m: f.avg_pool2d(m.ones(1, 1, 4, 4), 3, padding=2),
     lambda f, m: f.avg_pool2d(m.ones(3, 4), 2),
+    lambda f, m: f.avg_pool2d(m.ones(1, 1, 4, 4, dtype=m.int32), 2),
     lambda f, m: f.adaptive_avg_pool2d(m.ones(3, 4), 2),
     lambda f, m: m.nn.BatchNorm2d(3)(m.ones(3, 4, 4)),
     lambda f, m: m.nn.BatchNorm1d(3)(m.ones(1, 3)),
@@ -286,3 +294,14 @@ def test_docstring_examples_run():
     for mod in (pooling, batch_norm, pad, norm, attention, index):
         res = doctest.testmod(mod, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
         assert res.attempted and not res.failed, mod.__name__
+
+
+@needs_torch
+def test_avg_pool2d_of_integers_matches_pytorch():
+    # int64 windows: summed exactly, divided toward zero (as C's integer division)
+    v = np.random.default_rng(3).integers(-50, 50, (2, 3, 5, 5))
+    for kw in [dict(kernel_size=2), dict(kernel_size=3, stride=2, padding=1, ceil_mode=True),
+               dict(kernel_size=2, stride=1, count_include_pad=False, divisor_override=3)]:
+        got = F.avg_pool2d(nbgrad.tensor(v), **kw)
+        want = TF.avg_pool2d(torch.tensor(v), **kw)
+        assert got.dtype is nbgrad.int64 and got.tolist() == want.tolist()

@@ -7,10 +7,12 @@ row of its own (``ops/conv.py``)."""
 import math
 
 from ..creation import ones
+from ..dtypes import float64, int64
 from ._core import SCALAR_TYPE, check_tensor
 from .concat import stack
 from .conv import _pool_out, _pool_pair, conv2d
 from .elementwise import div, mul
+from .pad import pad
 from .shape import reshape
 
 
@@ -48,12 +50,9 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                          ", but got -3)")
     if input.ndim not in (3, 4):
         raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
-    if not input._dtype.is_floating_point:
+    if input._dtype.name not in ("float32", "float64", "int64"):
         raise NotImplementedError(
-            f"avg_pool2d of {SCALAR_TYPE[input._dtype.name]} tensors is not supported by "
-            "nbgrad yet (floating point only)")
-    if ceil_mode:
-        raise NotImplementedError("avg_pool2d(ceil_mode=True) is not supported by nbgrad yet")
+            f"\"avg_pool2d\" not implemented for '{SCALAR_TYPE[input._dtype.name]}'")
     kh, kw = _pool_pair(kernel_size, "kernel_size")
     st = _pool_pair(stride, "stride", allow_none=True)
     sh, sw = (kh, kw) if st is None else st
@@ -62,23 +61,39 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
         raise RuntimeError("pad should be at most half of effective kernel size, but got "
                            f"pad={max(ph, pw)}, kernel_size={max(kh, kw)} and dilation=1")
     H, W = input.shape[-2:]
-    Ho, Wo = _pool_out(H, kh, ph, sh, 1, False), _pool_out(W, kw, pw, sw, 1, False)
+    Ho, Wo = _pool_out(H, kh, ph, sh, 1, ceil_mode), _pool_out(W, kw, pw, sw, 1, ceil_mode)
     if Ho <= 0 or Wo <= 0:
         c = input.shape[-3]
         raise RuntimeError(f"Given input size: ({c}x{H}x{W}). Calculated output size: "
                            f"({c}x{max(Ho, 0)}x{max(Wo, 0)}). Output size is too small")
     planes, back = _planes(input)
-    dt, dev = input._dtype, input._device
+    integer = not input._dtype.is_floating_point
+    if integer:  # summed exactly in float64, then divided as integers are (toward zero)
+        if input.numel() and float(abs(input).max()) * kh * kw >= 2.0**53:
+            raise RuntimeError("avg_pool2d of int64 values this large is not supported by "
+                               "nbgrad yet (their window sums would round)")
+        planes = planes.to(float64)
+    dt, dev = planes._dtype, planes._device
+    # ceil_mode: the last windows may run past the padding; they see zeros there that do not
+    # count (PyTorch divides by the window clipped to the padded input)
+    eh, ew = (Ho - 1) * sh + kh - (H + 2 * ph), (Wo - 1) * sw + kw - (W + 2 * pw)
+    eh, ew = max(eh, 0), max(ew, 0)
     window = ones(1, 1, kh, kw, dtype=dt, device=dev)
-    sums = conv2d(planes, window, stride=(sh, sw), padding=(ph, pw))
+
+    def windows_over(x, p_h, p_w):
+        return conv2d(pad(x, (p_w, p_w + ew, p_h, p_h + eh)), window, stride=(sh, sw))
+
+    sums = windows_over(planes, ph, pw)
     if divisor_override:
         count = divisor_override
-    elif count_include_pad or not (ph or pw):
+    elif (count_include_pad or not (ph or pw)) and not (eh or ew):
         count = kh * kw
-    else:  # the real elements under each window: the same convolution of a plane of ones
-        count = conv2d(ones(1, 1, H, W, dtype=dt, device=dev), window, stride=(sh, sw),
-                       padding=(ph, pw))
-    return back(div(sums, count))
+    elif count_include_pad:  # the padded input's elements under each window
+        count = windows_over(ones(1, 1, H + 2 * ph, W + 2 * pw, dtype=dt, device=dev), 0, 0)
+    else:  # the real elements under each window
+        count = windows_over(ones(1, 1, H, W, dtype=dt, device=dev), ph, pw)
+    out = div(sums, count)
+    return back(out.trunc().to(int64) if integer else out)
 
 
 def _adaptive_sizes(output_size):
