@@ -24,6 +24,13 @@ from ..ops.activation import (
 from ..ops.attention import multi_head_attention_forward, scaled_dot_product_attention
 from ..ops.batch_norm import batch_norm
 from ..ops.conv import conv2d, max_pool2d
+from ..ops.conv_variants import (
+    avg_pool1d,
+    conv1d,
+    conv_transpose1d,
+    conv_transpose2d,
+    max_pool1d,
+)
 from ..ops.dropout import dropout, dropout2d
 from ..ops.elementwise_loss import (
     binary_cross_entropy,
@@ -50,7 +57,8 @@ globals().update({name: getattr(_elementwise, name) for name in _ELEMENTWISE})
 __all__ = _ELEMENTWISE + [
     "gelu", "silu", "softmax", "log_softmax", "cross_entropy",
     "nll_loss", "mse_loss", "binary_cross_entropy_with_logits", "linear", "dropout",
-    "layer_norm", "conv2d", "max_pool2d",
+    "layer_norm", "conv2d", "max_pool2d", "conv1d", "conv_transpose1d", "conv_transpose2d",
+    "max_pool1d", "avg_pool1d",
     "embedding", "binary_cross_entropy", "l1_loss", "smooth_l1_loss", "huber_loss", "kl_div",
     "batch_norm", "dropout2d", "avg_pool2d", "adaptive_avg_pool2d", "leaky_relu", "elu",
     "celu", "selu", "hardtanh", "relu6", "hardsigmoid", "hardswish", "logsigmoid", "softsign",

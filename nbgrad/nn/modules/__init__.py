@@ -9,7 +9,7 @@ from .activation import *  # noqa: F403
 from .activation import __all__ as _activations
 from .batchnorm import BatchNorm1d, BatchNorm2d
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
-from .conv import Conv2d
+from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
 from .dropout import Dropout, Dropout2d
 from .flatten import Flatten, Unflatten
 from .linear import Identity, Linear
@@ -26,7 +26,7 @@ from .loss import (
 )
 from .module import Module
 from .normalization import LayerNorm
-from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
+from .pooling import AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .sparse import Embedding
 from .transformer import (
@@ -38,7 +38,8 @@ from .transformer import (
 )
 
 __all__ = [
-    *_activations, "Module", "Linear", "Conv2d", "Identity", "Flatten",
+    *_activations, "Module", "Linear", "Conv1d", "Conv2d", "ConvTranspose1d",
+    "ConvTranspose2d", "MaxPool1d", "AvgPool1d", "Identity", "Flatten",
     "Sequential", "ModuleList", "Dropout", "LayerNorm", "Embedding", "MSELoss",
     "CrossEntropyLoss", "NLLLoss", "Unflatten", "ModuleDict",
     "ParameterList", "ParameterDict", "BatchNorm1d", "BatchNorm2d", "Dropout2d", "MaxPool2d",

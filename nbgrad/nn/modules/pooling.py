@@ -1,8 +1,8 @@
-"""Pooling layers: MaxPool2d, AvgPool2d, AdaptiveAvgPool2d."""
+"""Pooling layers: MaxPool1d, MaxPool2d, AvgPool1d, AvgPool2d, AdaptiveAvgPool2d."""
 
 from .module import Module
 
-__all__ = ["MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d"]
+__all__ = ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool2d"]
 
 
 class MaxPool2d(Module):
@@ -25,6 +25,39 @@ class MaxPool2d(Module):
     def extra_repr(self):
         return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
                 f", dilation={self.dilation}, ceil_mode={self.ceil_mode}")
+
+
+class MaxPool1d(MaxPool2d):
+    """1-D max pooling (``F.max_pool1d``) over (N, C, L)."""
+
+    def forward(self, input):
+        from .. import functional as F
+
+        return F.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+
+
+class AvgPool1d(Module):
+    """1-D average pooling (``F.avg_pool1d``) over (N, C, L); its sizes kept as 1-tuples,
+    as PyTorch keeps them."""
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
+                 count_include_pad=True):
+        super().__init__()
+        one = (lambda v: tuple(v) if isinstance(v, (tuple, list)) else (v,))
+        self.kernel_size = one(kernel_size)
+        self.stride = one(stride if stride is not None else kernel_size)
+        self.padding, self.ceil_mode = one(padding), ceil_mode
+        self.count_include_pad = count_include_pad
+
+    def forward(self, input):
+        from .. import functional as F
+
+        return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad)
+
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
 class AvgPool2d(Module):
