@@ -7,7 +7,7 @@ initialisations, in PyTorch's submodules (``nbgrad.nn.modules.linear.Linear``, .
 
 from .activation import *  # noqa: F403
 from .activation import __all__ as _activations
-from .batchnorm import BatchNorm1d, BatchNorm2d
+from .batchnorm import BatchNorm1d, BatchNorm2d, InstanceNorm1d, InstanceNorm2d
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
 from .dropout import Dropout, Dropout2d
@@ -25,7 +25,7 @@ from .loss import (
     SmoothL1Loss,
 )
 from .module import Module
-from .normalization import LayerNorm
+from .normalization import GroupNorm, LayerNorm, RMSNorm
 from .pooling import AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .sparse import Embedding
@@ -39,7 +39,8 @@ from .transformer import (
 
 __all__ = [
     *_activations, "Module", "Linear", "Conv1d", "Conv2d", "ConvTranspose1d",
-    "ConvTranspose2d", "MaxPool1d", "AvgPool1d", "Identity", "Flatten",
+    "ConvTranspose2d", "MaxPool1d", "AvgPool1d", "GroupNorm", "RMSNorm", "InstanceNorm1d",
+    "InstanceNorm2d", "Identity", "Flatten",
     "Sequential", "ModuleList", "Dropout", "LayerNorm", "Embedding", "MSELoss",
     "CrossEntropyLoss", "NLLLoss", "Unflatten", "ModuleDict",
     "ParameterList", "ParameterDict", "BatchNorm1d", "BatchNorm2d", "Dropout2d", "MaxPool2d",
