@@ -683,3 +683,18 @@ def test_a_packed_sequence_through_a_gru_on_the_device_matches_cpu():
         res.append([host(out.data), host(h), host(x.grad)])
     for a, b in zip(*res):
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
+def test_conv_variants_and_group_norms_on_the_device_match_cpu():
+    res = []
+    for dev in ("cpu", DEV):
+        x = nbgrad.tensor(np.random.default_rng(1).standard_normal((1, 2, 3, 3)), device=dev,
+                          requires_grad=True)
+        w = nbgrad.tensor(np.random.default_rng(2).standard_normal((2, 1, 2, 2)), device=dev,
+                          requires_grad=True)
+        outs = [F.conv_transpose2d(x, w, stride=2), F.group_norm(x, 2), F.rms_norm(x, (3,)),
+                F.conv1d(x[0], w[:, :, 0])]
+        (sum((o * o).sum() for o in outs)).backward()
+        res.append([host(o) for o in outs] + [host(x.grad), host(w.grad)])
+    for a, b in zip(*res):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)

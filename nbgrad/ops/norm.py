@@ -165,3 +165,21 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     na = clamp(linalg_vector_norm(a, 2, dim, keepdim=True), min=eps)
     nb = clamp(linalg_vector_norm(b, 2, dim, keepdim=True), min=eps)
     return _sum(mul(div(a, na), div(b, nb)), dim)
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    """The ``p``-norm of ``x1 - x2 + eps`` along the last dim (broadcast together).
+
+    Example::
+
+        >>> import nbgrad
+        >>> F = nbgrad.nn.functional
+        >>> F.pairwise_distance(nbgrad.tensor([[1.0, 2.0]]), nbgrad.tensor([[0.0, 0.0]]))
+        tensor([2.2361])
+    """
+    from .elementwise import add, sub
+
+    check_tensor(x1, "pairwise_distance")
+    check_tensor(x2, "pairwise_distance")
+    d = add(sub(x1, x2), eps)
+    return linalg_vector_norm(d, p, -1 if d.ndim else None, keepdim=keepdim)

@@ -5,11 +5,13 @@ initialisations, in PyTorch's submodules (``nbgrad.nn.modules.linear.Linear``, .
 >>> loss = nbgrad.nn.CrossEntropyLoss()(model(x), y)
 """
 
+from . import padding as _padding
 from .activation import *  # noqa: F403
 from .activation import __all__ as _activations
 from .batchnorm import BatchNorm1d, BatchNorm2d, InstanceNorm1d, InstanceNorm2d
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
+from .distance import CosineSimilarity, PairwiseDistance
 from .dropout import Dropout, Dropout2d
 from .flatten import Flatten, Unflatten
 from .linear import Identity, Linear
@@ -26,6 +28,8 @@ from .loss import (
 )
 from .module import Module
 from .normalization import GroupNorm, LayerNorm, RMSNorm
+from .padding import *  # noqa: F403  (ZeroPad2d, ReflectionPad2d, ...)
+from .pixelshuffle import PixelShuffle, PixelUnshuffle
 from .pooling import AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .sparse import Embedding
@@ -40,7 +44,8 @@ from .transformer import (
 __all__ = [
     *_activations, "Module", "Linear", "Conv1d", "Conv2d", "ConvTranspose1d",
     "ConvTranspose2d", "MaxPool1d", "AvgPool1d", "GroupNorm", "RMSNorm", "InstanceNorm1d",
-    "InstanceNorm2d", "Identity", "Flatten",
+    "InstanceNorm2d", "CosineSimilarity", "PairwiseDistance", "PixelShuffle", "PixelUnshuffle",
+    *_padding.__all__, "Identity", "Flatten",
     "Sequential", "ModuleList", "Dropout", "LayerNorm", "Embedding", "MSELoss",
     "CrossEntropyLoss", "NLLLoss", "Unflatten", "ModuleDict",
     "ParameterList", "ParameterDict", "BatchNorm1d", "BatchNorm2d", "Dropout2d", "MaxPool2d",

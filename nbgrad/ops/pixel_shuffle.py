@@ -1,0 +1,67 @@
+"""``pixel_shuffle`` and ``pixel_unshuffle``: channels to space and back, a reshape, a
+permutation and a reshape (views and a copy, differentiable through them)."""
+
+from ._core import check_tensor
+
+
+def pixel_shuffle(input, upscale_factor):
+    """(*, C * r**2, H, W) to (*, C, H * r, W * r): each group of ``r**2`` channels becomes
+    an ``r x r`` block of pixels.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.nn.functional.pixel_shuffle(nbgrad.arange(4.0).reshape(1, 4, 1, 1), 2)
+        tensor([[[[0., 1.],
+                  [2., 3.]]]])
+    """
+    check_tensor(input, "pixel_shuffle")
+    r = int(upscale_factor)
+    if input.ndim < 3:
+        raise RuntimeError(f"pixel_shuffle expects input to have at least 3 dimensions, but "
+                           f"got input with {input.ndim} dimension(s)")
+    if r <= 0:
+        raise RuntimeError(f"pixel_shuffle expects a positive upscale_factor, but got {r}")
+    *lead, c, h, w = input.shape
+    if c % (r * r):
+        raise RuntimeError("pixel_shuffle expects its input's 'channel' dimension to be "
+                           f"divisible by the square of upscale_factor, but input.size(-3)={c}"
+                           f" is not divisible by {r * r}")
+    n = len(lead)
+    x = input.reshape(*lead, c // (r * r), r, r, h, w)
+    x = x.permute(*range(n), n, n + 3, n + 1, n + 4, n + 2)
+    return x.reshape(*lead, c // (r * r), h * r, w * r)
+
+
+def pixel_unshuffle(input, downscale_factor):
+    """(*, C, H * r, W * r) to (*, C * r**2, H, W): ``pixel_shuffle`` undone.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.nn.functional.pixel_unshuffle(nbgrad.arange(4.0).reshape(1, 1, 2, 2), 2)
+        tensor([[[[0.]],
+        <BLANKLINE>
+                 [[1.]],
+        <BLANKLINE>
+                 [[2.]],
+        <BLANKLINE>
+                 [[3.]]]])
+    """
+    check_tensor(input, "pixel_unshuffle")
+    r = int(downscale_factor)
+    if input.ndim < 3:
+        raise RuntimeError(f"pixel_unshuffle expects input to have at least 3 dimensions, but "
+                           f"got input with {input.ndim} dimension(s)")
+    if r <= 0:
+        raise RuntimeError(f"pixel_unshuffle expects a positive downscale_factor, but got {r}")
+    *lead, c, h, w = input.shape
+    for name, d, size in (("height", -2, h), ("width", -1, w)):
+        if size % r:
+            raise RuntimeError(f"pixel_unshuffle expects {name} to be divisible by "
+                               f"downscale_factor, but input.size({d})={size} is not divisible "
+                               f"by {r}")
+    n = len(lead)
+    x = input.reshape(*lead, c, h // r, r, w // r, r)
+    x = x.permute(*range(n), n, n + 2, n + 4, n + 1, n + 3)
+    return x.reshape(*lead, c * r * r, h // r, w // r)
