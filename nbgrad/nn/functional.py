@@ -43,6 +43,7 @@ from ..ops.elementwise_loss import (
 )
 from ..ops.group_norm import group_norm, instance_norm, rms_norm
 from ..ops.index import embedding, one_hot
+from ..ops.interpolate import interpolate, upsample
 from ..ops.linalg import linear
 from ..ops.loss import cross_entropy, nll_loss
 from ..ops.norm import cosine_similarity, normalize, pairwise_distance
@@ -61,7 +62,7 @@ __all__ = _ELEMENTWISE + [
     "nll_loss", "mse_loss", "binary_cross_entropy_with_logits", "linear", "dropout",
     "layer_norm", "conv2d", "max_pool2d", "conv1d", "conv_transpose1d", "conv_transpose2d",
     "max_pool1d", "avg_pool1d", "group_norm", "instance_norm", "rms_norm",
-    "pairwise_distance", "pixel_shuffle", "pixel_unshuffle",
+    "pairwise_distance", "pixel_shuffle", "pixel_unshuffle", "interpolate", "upsample",
     "embedding", "binary_cross_entropy", "l1_loss", "smooth_l1_loss", "huber_loss", "kl_div",
     "batch_norm", "dropout2d", "avg_pool2d", "adaptive_avg_pool2d", "leaky_relu", "elu",
     "celu", "selu", "hardtanh", "relu6", "hardsigmoid", "hardswish", "logsigmoid", "softsign",

@@ -40,11 +40,13 @@ from .transformer import (
     TransformerEncoder,
     TransformerEncoderLayer,
 )
+from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 
 __all__ = [
     *_activations, "Module", "Linear", "Conv1d", "Conv2d", "ConvTranspose1d",
     "ConvTranspose2d", "MaxPool1d", "AvgPool1d", "GroupNorm", "RMSNorm", "InstanceNorm1d",
     "InstanceNorm2d", "CosineSimilarity", "PairwiseDistance", "PixelShuffle", "PixelUnshuffle",
+    "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d",
     *_padding.__all__, "Identity", "Flatten",
     "Sequential", "ModuleList", "Dropout", "LayerNorm", "Embedding", "MSELoss",
     "CrossEntropyLoss", "NLLLoss", "Unflatten", "ModuleDict",

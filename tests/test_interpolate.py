@@ -1,0 +1,92 @@
+"""interpolate / Upsample (ops/interpolate.py): nearest, nearest-exact, linear and bilinear
+resizing by size or scale factor (with align_corners, recompute_scale_factor), values and
+gradients against PyTorch in float32 and float64, finite differences, errors, reprs."""
+
+import doctest
+
+import numpy as np
+import pytest
+
+import nbgrad
+import nbgrad.nn.functional as F
+from nbgrad.autograd import gradcheck, gradgradcheck
+from tests._errors import error_of
+
+torch = pytest.importorskip("torch")
+
+SIZES = [dict(size=(8, 11)), dict(size=(3, 4)), dict(scale_factor=2), dict(scale_factor=1.7),
+         dict(scale_factor=(0.5, 2.5)), dict(scale_factor=1.3, recompute_scale_factor=True)]
+MODES = [((2, 3, 5, 7), "nearest", None), ((2, 3, 5, 7), "nearest-exact", None),
+         ((2, 3, 5, 7), "bilinear", False), ((2, 3, 5, 7), "bilinear", True),
+         ((2, 3, 9), "linear", False), ((2, 3, 9), "linear", True), ((1, 2, 6), "nearest", None)]
+
+
+def _one_d(kw):
+    k = dict(kw)
+    if "size" in k:
+        k["size"] = k["size"][0]
+    if isinstance(k.get("scale_factor"), tuple):
+        k["scale_factor"] = k["scale_factor"][1]
+    return k
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape, mode, corners", MODES)
+def test_interpolate_matches_pytorch(dtype, shape, mode, corners):
+    x = np.random.default_rng(0).standard_normal(shape).astype(dtype)
+    for kw in SIZES:
+        kw = _one_d(kw) if len(shape) == 3 else kw
+        res = []
+        for m in (nbgrad, torch):
+            t = m.tensor(x, requires_grad=True)
+            y = m.nn.functional.interpolate(t, mode=mode, align_corners=corners, **kw)
+            (y * y).sum().backward()
+            res.append((y.detach().numpy(), t.grad.numpy()))
+        (a, ga), (b, gb) = res
+        assert a.shape == b.shape, kw
+        tol = 2e-6 if dtype == "float32" else 1e-12
+        np.testing.assert_allclose(a, b, rtol=tol, atol=tol)
+        np.testing.assert_allclose(ga, gb, rtol=10 * tol, atol=10 * tol)
+        if mode.startswith("nearest"):
+            np.testing.assert_array_equal(a, b)
+
+
+def test_gradients_by_finite_differences():
+    x = nbgrad.tensor(np.random.default_rng(1).standard_normal((1, 2, 3, 4)), requires_grad=True)
+    for kw in [dict(scale_factor=2, mode="bilinear"), dict(size=(5, 3), mode="bilinear",
+                                                           align_corners=True),
+               dict(size=(6, 7), mode="nearest")]:
+        assert gradcheck(lambda t: F.interpolate(t, **kw), (x,))
+        assert gradgradcheck(lambda t: F.interpolate(t, **kw) ** 2, (x,))
+
+
+def test_layers_and_errors_match_pytorch():
+    for make in [lambda m: m.nn.Upsample(scale_factor=2),
+                 lambda m: m.nn.Upsample(size=(4, 4), mode="bilinear", align_corners=True),
+                 lambda m: m.nn.UpsamplingNearest2d(scale_factor=2),
+                 lambda m: m.nn.UpsamplingBilinear2d(size=(3, 5))]:
+        layer, tlayer = make(nbgrad), make(torch)
+        assert repr(layer) == repr(tlayer)
+        x = np.random.default_rng(2).standard_normal((1, 2, 3, 4))
+        np.testing.assert_allclose(layer(nbgrad.tensor(x)).numpy(),
+                                   tlayer(torch.tensor(x)).numpy(), rtol=1e-12)
+    for call in [lambda m: m.nn.functional.interpolate(m.ones(1, 1, 2, 2), size=(2, 2),
+                                                       scale_factor=2),
+                 lambda m: m.nn.functional.interpolate(m.ones(1, 1, 2, 2), scale_factor=2,
+                                                       align_corners=True),
+                 lambda m: m.nn.functional.interpolate(m.ones(1, 1, 2, 2)),
+                 lambda m: m.nn.functional.interpolate(m.ones(1, 1, 2, 2), size=(2, 2, 2))]:
+        ours = error_of(lambda: call(nbgrad))
+        assert ours is not None and ours == error_of(lambda: call(torch))
+    with pytest.raises(NotImplementedError, match="mode='bicubic'"):
+        F.interpolate(nbgrad.ones(1, 1, 2, 2), scale_factor=2, mode="bicubic")
+
+
+def test_docstring_examples_run():
+    from nbgrad.ops import interpolate
+
+    res = doctest.testmod(interpolate,
+                          optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert res.attempted and not res.failed
+
+
