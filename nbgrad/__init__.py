@@ -101,6 +101,8 @@ with _gc_paused():
     from .ops.sort import argsort, kthvalue, sort, topk  # noqa: E402
     from .ops.strided import diagonal  # noqa: E402
     from .ops.linalg import bmm, dot, ger, matmul, mm, mv, outer  # noqa: E402
+    from .ops.linalg_solve import det, slogdet  # noqa: E402
+    from .ops.linalg_solve import inv as inverse  # noqa: E402
     from .ops.norm import norm  # noqa: E402
     from .ops.reduce import (  # noqa: E402
         amax,

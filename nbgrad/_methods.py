@@ -19,6 +19,7 @@ from .ops import elementwise as E
 from .ops import index as Ix
 from .ops import inplace as I
 from .ops import linalg as L
+from .ops import linalg_solve as LS
 from .ops import norm as Nm
 from .ops import reduce as R  # noqa: F401  (its rows join the table)
 from .ops import sampling as Smp
@@ -183,7 +184,7 @@ METHODS = {
     "norm": Nm._norm_method,
     # linear algebra
     "matmul": L.matmul, "mm": L.mm, "bmm": L.bmm, "dot": L.dot, "mv": L.mv, "outer": L.outer,
-    "ger": L.outer,
+    "ger": L.outer, "inverse": LS.inv, "det": LS.det, "slogdet": LS.slogdet,
     # shape and views
     **{n: getattr(S, n) for n in (
         "reshape", "view", "flatten", "transpose", "permute", "t", "expand", "expand_as",

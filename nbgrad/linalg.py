@@ -1,13 +1,16 @@
 """``nbgrad.linalg``: PyTorch's ``torch.linalg`` norms (``vector_norm``, ``matrix_norm``,
 ``norm``), composed of the vector-norm row and reductions, so they differentiate as those
-do. Decompositions (``svd``, ``inv``, ...) and the spectral / nuclear matrix norms are not
+do, and ``inv``, ``det``, ``slogdet``, ``solve`` (ops/linalg_solve.py). Decompositions
+(``svd``, ``qr``, ``cholesky``, ``eigh``) and the spectral / nuclear matrix norms are not
 there yet."""
 
 from .ops import reduce as _reduce
 from .ops._core import check_tensor
+from .ops.linalg_solve import LinAlgError, det, inv, slogdet, solve
 from .ops.norm import linalg_vector_norm as vector_norm
 
-__all__ = ["vector_norm", "matrix_norm", "norm"]
+__all__ = ["vector_norm", "matrix_norm", "norm", "inv", "det", "slogdet", "solve",
+           "LinAlgError"]
 
 
 def _two_dims(A, dim, fname):

@@ -324,6 +324,12 @@ CASES = [
      if m is torch else nbgrad.ops.strided.diagonal_backward(x, (3, 4), 0, 0, 1),
      ((3, 4), 0, 0, 1)),
     ("unfold", (3, 7), lambda m, x: x.unfold(1, 3, 2), (1, 3, 2)),
+    # (PyTorch's inverse / LU factors are saved under other names than nbgrad's result)
+    ("linalg_inv", (2, 3, 3), lambda m, x: m.linalg.inv(x), (), {"saved": False}),
+    ("linalg_det", (3, 3), lambda m, x: m.linalg.det(x), (), {"saved": False}),
+    ("linalg_slogdet", (2, 3, 3), lambda m, x: m.linalg.slogdet(x), (), {"saved": False}),
+    ("linalg_solve", [(2, 3, 3), (2, 3, 2)], lambda m, a, b: m.linalg.solve(a, b), (False,),
+     {"saved": False}),
     ("sort", (3, 4), lambda m, x: m.sort(x, 1, descending=True), (1, True)),
     ("topk", (3, 4), lambda m, x: x.topk(2, 0), (2, 0, True)),
     ("kthvalue", (3, 4), lambda m, x: m.kthvalue(x, 2, 1), (2, 1, False)),

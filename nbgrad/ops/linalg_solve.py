@@ -1,0 +1,218 @@
+"""Inverses, determinants and linear solves of (batches of) square matrices: ``linalg.inv``,
+``linalg.det``, ``linalg.slogdet``, ``linalg.solve``. The forward is LAPACK's through
+NumPy, on the host (a round trip for device tensors); the backward rules are written in
+nbgrad ops, these rows among them, so every order of derivative works."""
+
+from collections import namedtuple
+
+import numpy as np
+
+from ._core import backend, check_tensor
+from .elementwise import mul
+from .funcdef import deffunc, same_dtype, surface
+from .linalg import matmul
+from .shape import transpose, unsqueeze
+
+_Slogdet = namedtuple("slogdet", ["sign", "logabsdet"])
+
+
+class LinAlgError(RuntimeError):
+    """A linear algebra routine failed on its input (a singular matrix), as
+    ``torch.linalg.LinAlgError``."""
+
+
+def mT(x):
+    """The matrices of ``x`` transposed."""
+    return transpose(x, -2, -1)
+
+
+def _square(A, fname):
+    check_tensor(A, f"linalg.{fname}")
+    if A.ndim < 2:
+        raise RuntimeError(f"linalg.{fname}: The input tensor A must have at least 2 "
+                           "dimensions.")
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"linalg.{fname}: A must be batches of square matrices, but they "
+                           f"are {A.shape[-2]} by {A.shape[-1]} matrices")
+    if not A.dtype.is_floating_point:
+        raise RuntimeError(f"linalg.{fname}: Expected a floating point or complex tensor as "
+                           f"input. Got {A.dtype.name.capitalize()}")
+
+
+def _singular(h, fname):
+    """PyTorch's error for a singular matrix: the first zero pivot of LU with partial
+    pivoting (LAPACK's getrf ``info``), in the first batch element that has one."""
+    flat = h.reshape(-1, h.shape[-2], h.shape[-1]).astype(np.float64)
+    for b, a in enumerate(flat):
+        a = a.copy()
+        n = a.shape[0]
+        for k in range(n):
+            p = k + int(np.argmax(np.abs(a[k:, k])))
+            if a[p, k] == 0:
+                where = f"(Batch element {b}): " if h.ndim > 2 else ""
+                raise LinAlgError(f"linalg.{fname}: {where}The diagonal element {k + 1} is "
+                                   "zero, the inversion could not be completed because the "
+                                   "input matrix is singular.")
+            a[[k, p]] = a[[p, k]]
+            a[k + 1:] -= np.outer(a[k + 1:, k] / a[k, k], a[k])
+    raise LinAlgError(f"linalg.{fname}: the input matrix is singular")
+
+
+def _host(fn, fname):
+    def forward(x, odt, dev, *args):
+        be = backend(dev)
+        h = np.asarray(be.to_host(x))
+        try:
+            out = fn(h, *args)
+        except np.linalg.LinAlgError:
+            _singular(h, fname)
+        if isinstance(out, tuple):  # (one dtype per output)
+            return tuple(be.from_host(np.array(o, d.np, order="C")) for o, d in zip(out, odt))
+        return be.from_host(np.array(out, odt.np, order="C"))
+
+    return forward
+
+
+INV = deffunc("linalg_inv", kernels=(), forward=_host(np.linalg.inv, "inv"),
+              dtype=same_dtype, shape=lambda s: tuple(s), node="LinalgInvExBackward0",
+              grads=("neg(matmul(matmul(mT(result), grad), mT(result)))",), torch_names={},
+              fn=False, method=False)
+DET = deffunc("linalg_det", kernels=(), forward=_host(np.linalg.det, "det"),
+              dtype=same_dtype, shape=lambda s: tuple(s[:-2]), node="LinalgDetBackward0",
+              grads=("mul(unsqueeze(unsqueeze(mul(grad, result), -1), -1), mT(inv(input)))",),
+              torch_names={}, fn=False, method=False)
+
+
+def _slogdet(h):
+    sign, logabs = np.linalg.slogdet(h)
+    return sign, logabs
+
+
+SLOGDET = deffunc("linalg_slogdet", kernels=(), forward=_host(_slogdet, "slogdet"),
+                  dtype=lambda idt: (idt, idt), shape=lambda s: (tuple(s[:-2]),) * 2,
+                  outputs=("sign", "logabsdet"), differentiable=2, node="LinalgSlogdetBackward0",
+                  grads=("slogdet_backward(grads, input)",),
+                  torch_names={}, fn=False, method=False)
+
+
+def slogdet_backward(grads, A):
+    """logabsdet's gradient ``g A^{-T}`` (the sign has none)."""
+    g = grads[1]
+    if g is None:
+        from ..creation import zeros_like
+
+        return zeros_like(A)
+    return mul(unsqueeze(unsqueeze(g, -1), -1), mT(inv(A)))
+
+
+def _solve(a, b, vector):
+    if vector:
+        return np.linalg.solve(a, b[..., None])[..., 0]
+    return np.linalg.solve(a, b)
+
+
+def _solve_forward(a, b, odt, dev, vector):
+    be = backend(dev)
+    ha, hb = np.asarray(be.to_host(a)), np.asarray(be.to_host(b))
+    try:
+        out = _solve(ha, hb, vector)
+    except np.linalg.LinAlgError:
+        raise LinAlgError("torch.linalg.solve: The solver failed because the input matrix is "
+                          "singular.") from None
+    return be.from_host(np.array(out, odt.np, order="C"))
+
+
+def solve_backward_a(grad_b, result, vector):
+    """``-grad_B X^T``: the solution's gradient for ``A``."""
+    if vector:
+        return -matmul(unsqueeze(grad_b, -1), unsqueeze(result, -2))
+    return -matmul(grad_b, mT(result))
+
+
+SOLVE = deffunc("linalg_solve", params=("A", "B"), kernels=(), forward=_solve_forward,
+                dtype=lambda a, b, vector: a,
+                shape=lambda sa, sb, vector: tuple(np.broadcast_shapes(
+                    tuple(sa[:-2]), tuple(sb[:-1] if vector else sb[:-2]))) + (
+                    (sa[-1],) if vector else (sa[-1], sb[-1])),
+                args=("vector",), node="LinalgSolveExBackward0",
+                grads={"A, B": "solve_backward(grad, A, result, vector, grad_input_mask)"},
+                torch_names={}, fn=False, method=False)
+
+
+def solve_backward(grad, A, result, vector, mask):
+    """``(grad_A, grad_B)`` of ``X = A^{-1} B``: ``grad_B = A^{-T} grad``, ``grad_A =
+    -grad_B X^T``."""
+    gb = solve(mT(A), grad)
+    return (solve_backward_a(gb, result, vector) if mask[0] else None), (gb if mask[1]
+                                                                           else None)
+
+
+@surface(INV)
+def inv(A):
+    """The inverse of each square matrix of ``A`` (..., n, n).
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.linalg.inv(nbgrad.tensor([[2.0, 0.0], [0.0, 4.0]]))
+        tensor([[0.5000, 0.0000],
+                [0.0000, 0.2500]])
+    """
+    _square(A, "inv")
+    return INV.call(A)
+
+
+@surface(DET)
+def det(A):
+    """The determinant of each square matrix of ``A`` (..., n, n).
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.linalg.det(nbgrad.tensor([[1.0, 2.0], [3.0, 4.0]]))
+        tensor(-2.)
+    """
+    _square(A, "det")
+    return DET.call(A)
+
+
+@surface(SLOGDET)
+def slogdet(A):
+    """``(sign, logabsdet)`` of each square matrix's determinant.
+
+    Example::
+
+        >>> import nbgrad
+        >>> sign, logabsdet = nbgrad.linalg.slogdet(nbgrad.tensor([[1.0, 2.0], [3.0, 4.0]]))
+        >>> sign, logabsdet
+        (tensor(-1.), tensor(0.6931))
+    """
+    _square(A, "slogdet")
+    return _Slogdet(*SLOGDET.call(A))  # (the sign gets no gradient from the node)
+
+
+@surface(SOLVE)
+def solve(A, B, *, left=True):
+    """``X`` with ``A X = B`` for each square matrix of ``A``; ``B`` a matrix (..., n, k) or
+    a vector (..., n).
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.linalg.solve(nbgrad.tensor([[2.0, 0.0], [0.0, 4.0]]), nbgrad.tensor([2.0, 2.0]))
+        tensor([1.0000, 0.5000])
+    """
+    if not left:
+        return mT(solve(mT(A), mT(B)))
+    _square(A, "solve")
+    check_tensor(B, "linalg.solve")
+    if A.dtype is not B.dtype:
+        raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found "
+                           f"A of type {A.dtype.name.capitalize()} and B of type "
+                           f"{B.dtype.name.capitalize()} instead")
+    vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
+    if B.shape[-1 if vector else -2] != A.shape[-1]:
+        raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation "
+                           f"AX = B ({A.shape[-2]}x{A.shape[-1]} and "
+                           f"{'x'.join(map(str, B.shape[-1 if vector else -2:]))})")
+    return SOLVE.call(A, B, vector)
