@@ -46,6 +46,15 @@ from ..ops.index import embedding, one_hot
 from ..ops.interpolate import interpolate, upsample
 from ..ops.linalg import linear
 from ..ops.loss import cross_entropy, nll_loss
+from ..ops.margin_loss import (
+    cosine_embedding_loss,
+    hinge_embedding_loss,
+    margin_ranking_loss,
+    multilabel_soft_margin_loss,
+    poisson_nll_loss,
+    soft_margin_loss,
+    triplet_margin_loss,
+)
 from ..ops.norm import cosine_similarity, normalize, pairwise_distance
 from ..ops.normalization import layer_norm
 from ..ops.pad import pad
@@ -63,6 +72,8 @@ __all__ = _ELEMENTWISE + [
     "layer_norm", "conv2d", "max_pool2d", "conv1d", "conv_transpose1d", "conv_transpose2d",
     "max_pool1d", "avg_pool1d", "group_norm", "instance_norm", "rms_norm",
     "pairwise_distance", "pixel_shuffle", "pixel_unshuffle", "interpolate", "upsample",
+    "cosine_embedding_loss", "hinge_embedding_loss", "margin_ranking_loss",
+    "multilabel_soft_margin_loss", "poisson_nll_loss", "soft_margin_loss", "triplet_margin_loss",
     "embedding", "binary_cross_entropy", "l1_loss", "smooth_l1_loss", "huber_loss", "kl_div",
     "batch_norm", "dropout2d", "avg_pool2d", "adaptive_avg_pool2d", "leaky_relu", "elu",
     "celu", "selu", "hardtanh", "relu6", "hardsigmoid", "hardswish", "logsigmoid", "softsign",

@@ -18,13 +18,20 @@ from .linear import Identity, Linear
 from .loss import (
     BCELoss,
     BCEWithLogitsLoss,
+    CosineEmbeddingLoss,
     CrossEntropyLoss,
+    HingeEmbeddingLoss,
     HuberLoss,
     KLDivLoss,
     L1Loss,
+    MarginRankingLoss,
     MSELoss,
+    MultiLabelSoftMarginLoss,
     NLLLoss,
+    PoissonNLLLoss,
     SmoothL1Loss,
+    SoftMarginLoss,
+    TripletMarginLoss,
 )
 from .module import Module
 from .normalization import GroupNorm, LayerNorm, RMSNorm
@@ -46,7 +53,9 @@ __all__ = [
     *_activations, "Module", "Linear", "Conv1d", "Conv2d", "ConvTranspose1d",
     "ConvTranspose2d", "MaxPool1d", "AvgPool1d", "GroupNorm", "RMSNorm", "InstanceNorm1d",
     "InstanceNorm2d", "CosineSimilarity", "PairwiseDistance", "PixelShuffle", "PixelUnshuffle",
-    "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d",
+    "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d", "CosineEmbeddingLoss",
+    "HingeEmbeddingLoss", "MarginRankingLoss", "MultiLabelSoftMarginLoss", "PoissonNLLLoss",
+    "SoftMarginLoss", "TripletMarginLoss",
     *_padding.__all__, "Identity", "Flatten",
     "Sequential", "ModuleList", "Dropout", "LayerNorm", "Embedding", "MSELoss",
     "CrossEntropyLoss", "NLLLoss", "Unflatten", "ModuleDict",

@@ -160,3 +160,51 @@ class KLDivLoss(Module):
         from .. import functional as F
 
         return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
+
+
+def _margin_layer(name, fn, options, doc):
+    """A loss layer around ``F.<fn>``: ``options`` its keyword arguments and defaults (in
+    PyTorch's constructor order, before the reduction arguments)."""
+
+    def __init__(self, *args, size_average=None, reduce=None, reduction="mean", **kwargs):
+        Module.__init__(self)
+        values = dict(options)
+        for (key, _), v in zip(options, args):
+            values[key] = v
+        for key, v in kwargs.items():
+            if key not in values:
+                raise TypeError(f"{name}.__init__() got an unexpected keyword argument '{key}'")
+            values[key] = v
+        for key, v in values.items():
+            setattr(self, key, v)
+        self.reduction = _legacy_reduction(size_average, reduce, reduction)
+
+    def forward(self, *inputs):
+        from .. import functional as F
+
+        kw = {key: getattr(self, key) for key, _ in options}
+        return getattr(F, fn)(*inputs, reduction=self.reduction, **kw)
+
+    return type(name, (Module,), {"__init__": __init__, "forward": forward, "__doc__": doc,
+                                  "__module__": __name__})
+
+
+MarginRankingLoss = _margin_layer("MarginRankingLoss", "margin_ranking_loss",
+                                  (("margin", 0.0),), "``F.margin_ranking_loss``.")
+HingeEmbeddingLoss = _margin_layer("HingeEmbeddingLoss", "hinge_embedding_loss",
+                                   (("margin", 1.0),), "``F.hinge_embedding_loss``.")
+SoftMarginLoss = _margin_layer("SoftMarginLoss", "soft_margin_loss", (),
+                               "``F.soft_margin_loss``.")
+CosineEmbeddingLoss = _margin_layer("CosineEmbeddingLoss", "cosine_embedding_loss",
+                                    (("margin", 0.0),), "``F.cosine_embedding_loss``.")
+TripletMarginLoss = _margin_layer("TripletMarginLoss", "triplet_margin_loss",
+                                  (("margin", 1.0), ("p", 2.0), ("eps", 1e-6), ("swap", False)),
+                                  "``F.triplet_margin_loss``.")
+MultiLabelSoftMarginLoss = _margin_layer("MultiLabelSoftMarginLoss",
+                                         "multilabel_soft_margin_loss", (("weight", None),),
+                                         "``F.multilabel_soft_margin_loss``.")
+PoissonNLLLoss = _margin_layer("PoissonNLLLoss", "poisson_nll_loss",
+                               (("log_input", True), ("full", False), ("eps", 1e-8)),
+                               "``F.poisson_nll_loss``.")
+__all__ += ["MarginRankingLoss", "HingeEmbeddingLoss", "SoftMarginLoss", "CosineEmbeddingLoss",
+            "TripletMarginLoss", "MultiLabelSoftMarginLoss", "PoissonNLLLoss"]

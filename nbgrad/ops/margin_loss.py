@@ -1,0 +1,116 @@
+"""Margin, embedding and count losses, each PyTorch's formula composed of ops with rows
+(so on every device, differentiable twice): ``margin_ranking_loss``,
+``hinge_embedding_loss``, ``soft_margin_loss``, ``cosine_embedding_loss``,
+``triplet_margin_loss``, ``multilabel_soft_margin_loss``, ``poisson_nll_loss``."""
+
+import math
+
+from ._core import check_tensor
+from .activation import logsigmoid
+from .elementwise import clamp_min, exp, log, log1p, minimum, sqrt
+from .loss import _legacy, _reduce
+from .norm import pairwise_distance
+from .reduce import sum as _sum
+from .selection import where
+
+
+def _checked(name, *ts):
+    for t in ts:
+        check_tensor(t, name)
+
+
+def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,
+                        reduction="mean"):
+    """``max(0, -target * (input1 - input2) + margin)``, reduced.
+
+    Example::
+
+        >>> import nbgrad
+        >>> F = nbgrad.nn.functional
+        >>> F.margin_ranking_loss(nbgrad.tensor([1.0, 2.0]), nbgrad.tensor([2.0, 1.0]),
+        ...                       nbgrad.tensor([1.0, 1.0]))
+        tensor(0.5000)
+    """
+    _checked("margin_ranking_loss", input1, input2, target)
+    loss = clamp_min(-target * (input1 - input2) + margin, 0)
+    return _reduce(loss, _legacy(size_average, reduce, reduction))
+
+
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,
+                         reduction="mean"):
+    """``input`` where ``target`` is 1, ``max(0, margin - input)`` where it is -1, reduced."""
+    _checked("hinge_embedding_loss", input, target)
+    zero = input * 0
+    loss = (where(target != 1, clamp_min(margin - input, 0), zero)
+            + where(target != -1, input, zero))
+    return _reduce(loss, _legacy(size_average, reduce, reduction))
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """``log(1 + exp(-target * input))``, reduced."""
+    _checked("soft_margin_loss", input, target)
+    return _reduce(log1p(exp(-target * input)), _legacy(size_average, reduce, reduction))
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None,
+                          reduce=None, reduction="mean"):
+    """``1 - cos(input1, input2)`` where ``target`` is 1, ``max(0, cos - margin)`` where it
+    is -1 (the cosine along the last dim, each squared norm plus 1e-12), reduced."""
+    _checked("cosine_embedding_loss", input1, input2, target)
+    d = input1.ndim - 1
+    if input1.ndim not in (1, 2) or input1.shape != input2.shape:
+        raise RuntimeError(f"cosine_embedding_loss: 1D or 2D inputs of the same shape "
+                           f"expected, got {list(input1.shape)} and {list(input2.shape)}")
+    prod = _sum(input1 * input2, d)
+    denom = sqrt((_sum(input1 * input1, d) + 1e-12) * (_sum(input2 * input2, d) + 1e-12))
+    cos = prod / denom
+    zero = cos * 0
+    loss = where(target == 1, 1 - cos, zero) + where(target == -1, clamp_min(cos - margin, 0),
+                                                     zero)
+    return _reduce(loss, _legacy(size_average, reduce, reduction))
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False,
+                        size_average=None, reduce=None, reduction="mean"):
+    """``max(0, margin + d(anchor, positive) - d(anchor, negative))`` with ``d`` the
+    ``p``-norm ``pairwise_distance`` (``swap``: the smaller of d(anchor, negative) and
+    d(positive, negative)), reduced."""
+    _checked("triplet_margin_loss", anchor, positive, negative)
+    if not anchor.ndim == positive.ndim == negative.ndim:
+        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have "
+                           f"the same number of dimensions, but got: anchor {anchor.ndim}D, "
+                           f"positive {positive.ndim}D, and negative {negative.ndim}D inputs")
+    d_pos = pairwise_distance(anchor, positive, p, eps)
+    d_neg = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        d_neg = minimum(d_neg, pairwise_distance(positive, negative, p, eps))
+    loss = clamp_min(margin + d_pos - d_neg, 0)
+    return _reduce(loss, _legacy(size_average, reduce, reduction))
+
+
+def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,
+                                reduction="mean"):
+    """The binary cross-entropy of each class's logit, averaged over the classes (last
+    dim), then reduced over the batch."""
+    _checked("multilabel_soft_margin_loss", input, target)
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    loss = _sum(loss, input.ndim - 1) / input.shape[-1]
+    return _reduce(loss, _legacy(size_average, reduce, reduction))
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8,
+                     reduce=None, reduction="mean"):
+    """The Poisson negative log-likelihood: ``exp(input) - target * input`` (``log_input``)
+    or ``input - target * log(input + eps)``; ``full`` adds Stirling's term where
+    ``target > 1``."""
+    _checked("poisson_nll_loss", input, target)
+    if log_input:
+        loss = exp(input) - target * input
+    else:
+        loss = input - target * log(input + eps)
+    if full:
+        stirling = target * log(target) - target + 0.5 * log(2 * math.pi * target)
+        loss = loss + stirling.masked_fill(target <= 1, 0.0)
+    return _reduce(loss, _legacy(size_average, reduce, reduction))
