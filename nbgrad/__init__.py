@@ -100,6 +100,31 @@ with _gc_paused():
     from .ops.selection import masked_fill, tril, triu  # noqa: E402
     from .ops.sort import argsort, kthvalue, sort, topk  # noqa: E402
     from .ops.strided import diagonal  # noqa: E402
+    from .ops.rearrange import (  # noqa: E402
+        atleast_1d,
+        atleast_2d,
+        atleast_3d,
+        broadcast_tensors,
+        broadcast_to,
+        column_stack,
+        dstack,
+        fliplr,
+        flipud,
+        hsplit,
+        hstack,
+        meshgrid,
+        moveaxis,
+        movedim,
+        repeat_interleave,
+        rot90,
+        select,
+        swapdims,
+        take,
+        tensor_split,
+        unflatten,
+        vsplit,
+        vstack,
+    )
     from .ops.linalg import bmm, dot, ger, matmul, mm, mv, outer  # noqa: E402
     from .ops.linalg_solve import det, slogdet  # noqa: E402
     from .ops.linalg_solve import inv as inverse  # noqa: E402

@@ -21,6 +21,7 @@ from .ops import inplace as I
 from .ops import linalg as L
 from .ops import linalg_solve as LS
 from .ops import norm as Nm
+from .ops import rearrange as Rr
 from .ops import reduce as R  # noqa: F401  (its rows join the table)
 from .ops import sampling as Smp
 from .ops import scan as Scan
@@ -195,6 +196,9 @@ METHODS = {
     "T": property(lambda self: S.permute(self, tuple(range(self.ndim - 1, -1, -1)))),
     "mT": property(lambda self: S.transpose(self, -2, -1)),
     "diagonal": Strd.diagonal, "unfold": Strd.unfold,
+    **{n: getattr(Rr, n) for n in (
+        "broadcast_to", "movedim", "moveaxis", "swapdims", "unflatten", "fliplr", "flipud",
+        "rot90", "tensor_split", "hsplit", "vsplit", "select", "take", "repeat_interleave")},
     "split": C.split, "chunk": C.chunk, "unbind": C.unbind, "narrow": C.narrow,
     "roll": C.roll,
     "repeat": S.repeat, "tile": S._tile_method, "flip": S._flip_method,
