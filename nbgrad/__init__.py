@@ -160,9 +160,14 @@ with _gc_paused():
         softmax,
     )
     from .ops.stats import std, std_mean, var, var_mean  # noqa: E402
-    from .tensor import Size, Tensor, is_floating_point, is_tensor, numel  # noqa: E402
-
-    is_inference = Tensor.is_inference
+    from .tensor import (  # noqa: E402
+        Size,
+        Tensor,
+        is_floating_point,
+        is_inference,
+        is_tensor,
+        numel,
+    )
 
     from ._repr import set_printoptions  # noqa: E402
     from ._version import __version__  # noqa: E402

@@ -387,6 +387,11 @@ class Tensor:
 _API = [None]  # autograd.api.backward, bound on first use
 
 
+def is_inference(input):
+    """True for a tensor made in ``inference_mode`` (or a view or alias of one)."""
+    return input._vc.__class__ is not list
+
+
 def _wrap(data, dtype, device):
     """A new leaf Tensor around ``data`` (no copy)."""
     t = object.__new__(Tensor)

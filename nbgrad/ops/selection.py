@@ -272,8 +272,8 @@ def masked_fill(input, mask, value):
         >>> import nbgrad
         >>> scores = nbgrad.zeros(2, 2)
         >>> scores.masked_fill(nbgrad.tril(nbgrad.ones(2, 2)) == 0, float("-inf"))
-        tensor([[  0., -inf],
-                [  0.,   0.]])
+        tensor([[0., -inf],
+                [0., 0.]])
     """
     if input.__class__ is not Tensor or mask.__class__ is not Tensor:
         bad = "input" if input.__class__ is not Tensor else "mask"
