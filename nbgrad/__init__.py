@@ -100,6 +100,31 @@ with _gc_paused():
     from .ops.selection import masked_fill, tril, triu  # noqa: E402
     from .ops.sort import argsort, kthvalue, sort, topk  # noqa: E402
     from .ops.strided import diagonal  # noqa: E402
+    from .ops.compound import (  # noqa: E402
+        addbmm,
+        addcdiv,
+        addcmul,
+        addmm,
+        addmv,
+        aminmax,
+        baddbmm,
+        cdist,
+        count_nonzero,
+        cross,
+        diff,
+        hypot,
+        kron,
+        lerp,
+        logaddexp,
+        logaddexp2,
+        logit,
+        nan_to_num,
+        nanmean,
+        nansum,
+        sinc,
+        tensordot,
+        xlogy,
+    )
     from .ops.rearrange import (  # noqa: E402
         atleast_1d,
         atleast_2d,

@@ -12,6 +12,7 @@ from . import dtypes as _dt
 from .device import as_device
 from .ops import advanced_index as AIx
 from .ops import comparison as Cmp
+from .ops import compound as Cp
 from .ops import concat as C
 from .ops import condition as Cond
 from .ops import convert
@@ -172,7 +173,11 @@ METHODS = {
     "clamp": E.clamp, "clip": E.clamp, "clamp_": _clamp_,
     "masked_fill": Sel.masked_fill, "masked_fill_": _masked_fill_,
     "tril": Sel.tril, "triu": Sel.triu, "tril_": _band_("tril"), "triu_": _band_("triu"),
-    "square": E.square, "cumsum": Scan.cumsum, "cumsum_": Scan._cumsum_,
+    "square": E.square, "__invert__": E.bitwise_not, "bitwise_not": E.bitwise_not,
+    "__and__": E.bitwise_and, "__rand__": E.bitwise_and, "__or__": E.bitwise_or,
+    "__ror__": E.bitwise_or, "__xor__": E.bitwise_xor, "__rxor__": E.bitwise_xor,
+    "bitwise_and": E.bitwise_and, "bitwise_or": E.bitwise_or, "bitwise_xor": E.bitwise_xor,
+    "logical_xor": E.logical_xor, "cumsum": Scan.cumsum, "cumsum_": Scan._cumsum_,
     "cumprod": Scan.cumprod, "cumprod_": Scan._cumprod_,
     "multinomial": Smp.multinomial, "sort": Srt.sort, "bernoulli": Smp.bernoulli,
     **{n: getattr(Smp, n) for n in (
@@ -196,6 +201,11 @@ METHODS = {
     "T": property(lambda self: S.permute(self, tuple(range(self.ndim - 1, -1, -1)))),
     "mT": property(lambda self: S.transpose(self, -2, -1)),
     "diagonal": Strd.diagonal, "unfold": Strd.unfold,
+    **{n: getattr(Cp, n) for n in (
+        "addmm", "addmv", "addbmm", "baddbmm", "addcmul", "addcdiv", "lerp", "hypot",
+        "logaddexp", "logaddexp2", "xlogy", "logit", "sinc", "nan_to_num", "nansum", "nanmean",
+        "diff", "cross", "count_nonzero", "aminmax", "addcmul_", "addcdiv_", "lerp_", "addmm_",
+        "baddbmm_")},
     **{n: getattr(Rr, n) for n in (
         "broadcast_to", "movedim", "moveaxis", "swapdims", "unflatten", "fliplr", "flipud",
         "rot90", "tensor_split", "hsplit", "vsplit", "select", "take", "repeat_interleave")},

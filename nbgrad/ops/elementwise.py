@@ -438,6 +438,61 @@ def logical_not(input):
     return eq(input, 0) if input._dtype is not _dt.bool_ else eq(input, False)
 
 
+def logical_xor(input, other):
+    """Elementwise logical exclusive or, as a bool tensor."""
+    a = input if input._dtype is _dt.bool_ else ne(input, 0)
+    b = other if other._dtype is _dt.bool_ else ne(other, 0)
+    return ne(a, b)
+
+
+def _bitwise(name, logical, np_fn):
+    def op(input, other):
+        if input.__class__ is not Tensor:
+            input, other = other, input
+        b = other if other.__class__ is Tensor else None
+        bools = input._dtype is _dt.bool_ and (b is None and isinstance(other, bool) or
+                                                b is not None and b._dtype is _dt.bool_)
+        if bools:
+            return logical(input, b if b is not None else _as_bool(other, input))
+        if input._dtype.is_floating_point or (b is not None and b._dtype.is_floating_point) \
+                or isinstance(other, float):
+            raise RuntimeError(f"\"{name}_cpu\" not implemented for 'Float'")
+        from ..storage import for_device
+
+        be = for_device(input._device)
+        x = np.asarray(be.to_host(input._data))
+        y = np.asarray(be.to_host(b._data)) if b is not None else other
+        dt = promote(input, other)
+        out = np_fn(x.astype(dt.np), np.asarray(y).astype(dt.np))  # (integers: no gradient)
+        return wrap(be.from_host(np.ascontiguousarray(out)), input._device)
+
+    op.__name__ = name
+    op.__doc__ = (f"Elementwise ``{name}``: logical for bools, on the bits for integers "
+                  f"(``{ {'bitwise_and': '&', 'bitwise_or': '|', 'bitwise_xor': '^'}[name] }``).")
+    return op
+
+
+def _as_bool(v, like):
+    """A Python bool as a bool tensor of ``like``'s shape (True: ``like == like`` holds
+    everywhere but at NaN, so ones from a bool tensor)."""
+    return eq(like, like) if v else ne(like, like)
+
+
+bitwise_and = _bitwise("bitwise_and", logical_and, np.bitwise_and)
+bitwise_or = _bitwise("bitwise_or", logical_or, np.bitwise_or)
+bitwise_xor = _bitwise("bitwise_xor", logical_xor, np.bitwise_xor)
+
+
+def bitwise_not(input):
+    """``~input``: logical not of bools, the bits flipped (``-x - 1``) of integers."""
+    if input._dtype is _dt.bool_:
+        return logical_not(input)
+    if input._dtype.is_floating_point:
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type "
+                        "tensors")
+    return sub(neg(input), 1)
+
+
 # ----- pow: three rows (PyTorch's overloads and nodes) by which side is a number ---------
 def pow_backward(grad, input, exponent):
     """``grad * exponent * input ** (exponent - 1)`` for a number exponent (pow.Tensor_Scalar's
@@ -607,7 +662,8 @@ from .selection import clamp, clamp_grad, where  # noqa: E402, F401
 # the public surface of this module, from the table's flags (plus the ops with no row)
 PUBLIC = [op.name for op in TABLE.values() if op.fn] + [
     n for op in TABLE.values() if op.fn for n in op.aliases] + [
-    "where", "logical_and", "logical_or", "logical_not", "clamp", "square"]
+    "where", "logical_and", "logical_or", "logical_not", "clamp", "square", "bitwise_not",
+    "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor"]
 for _op in TABLE.values():
     for _alias in _op.aliases:
         globals()[_alias] = globals()[_op.name]

@@ -1,0 +1,245 @@
+"""Arithmetic PyTorch names as single functions, composed of ops with rows (so each is
+differentiable through its parts, on every device): ``addmm addmv addbmm baddbmm addcmul
+addcdiv lerp hypot logaddexp logaddexp2 xlogy logit sinc nan_to_num nansum nanmean diff
+cross kron tensordot cdist count_nonzero aminmax``, and the in-place ``addcmul_ addcdiv_
+lerp_`` that hand-written optimizers use."""
+
+import math
+from collections import namedtuple
+
+from ..creation import full_like, zeros_like
+from ..dtypes import bool_
+from ..tensor import Tensor, _wrap_dim
+from ._core import check_tensor
+from .comparison import isinf, isnan
+from .concat import cat, stack
+from .elementwise import (
+    abs,
+    exp,
+    log,
+    log1p,
+    maximum,
+    sin,
+    sqrt,
+)
+from .linalg import matmul
+from .selection import where
+
+_MinMax = namedtuple("aminmax", ["min", "max"])
+
+
+def _scaled(x, s):
+    return x if s == 1 else x * s
+
+
+def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+    """``beta * input + alpha * (mat1 @ mat2)``."""
+    return _scaled(input, beta) + _scaled(matmul(mat1, mat2), alpha) if beta else _scaled(
+        matmul(mat1, mat2), alpha)
+
+
+def addmv(input, mat, vec, *, beta=1, alpha=1):
+    """``beta * input + alpha * (mat @ vec)``."""
+    return addmm(input, mat, vec, beta=beta, alpha=alpha)
+
+
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    """``beta * input + alpha * (batch1 @ batch2)``, matrix by matrix."""
+    return addmm(input, batch1, batch2, beta=beta, alpha=alpha)
+
+
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    """``beta * input + alpha * sum_i (batch1[i] @ batch2[i])``."""
+    prod = matmul(batch1, batch2).sum(0)
+    return _scaled(input, beta) + _scaled(prod, alpha) if beta else _scaled(prod, alpha)
+
+
+def addcmul(input, tensor1, tensor2, *, value=1):
+    """``input + value * tensor1 * tensor2``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.addcmul(nbgrad.ones(2), nbgrad.tensor([1.0, 2.0]), nbgrad.tensor([3.0, 4.0]),
+        ...                value=0.5)
+        tensor([2.5000, 5.0000])
+    """
+    return input + _scaled(tensor1 * tensor2, value)
+
+
+def addcdiv(input, tensor1, tensor2, *, value=1):
+    """``input + value * tensor1 / tensor2``."""
+    return input + _scaled(tensor1 / tensor2, value)
+
+
+def lerp(input, end, weight):
+    """``input + weight * (end - input)``."""
+    return input + weight * (end - input)
+
+
+def _in_place(fn, name):
+    def method(self, *args, **kwargs):
+        from .inplace import copy_
+
+        check_tensor(self, name)
+        return copy_(self, fn(self, *args, **kwargs))
+
+    method.__name__ = name
+    method.__doc__ = f"In-place ``{fn.__name__}``: the result written into this tensor."
+    return method
+
+
+addcmul_ = _in_place(addcmul, "addcmul_")
+addcdiv_ = _in_place(addcdiv, "addcdiv_")
+lerp_ = _in_place(lerp, "lerp_")
+addmm_ = _in_place(addmm, "addmm_")
+baddbmm_ = _in_place(baddbmm, "baddbmm_")
+
+
+def hypot(input, other):
+    """``sqrt(input**2 + other**2)``."""
+    return sqrt(input * input + other * other)
+
+
+def logaddexp(input, other):
+    """``log(exp(input) + exp(other))``, computed stably."""
+    m = maximum(input, other)
+    return m + log1p(exp(-abs(input - other)))
+
+
+def logaddexp2(input, other):
+    """``log2(2**input + 2**other)``, computed stably."""
+    m = maximum(input, other)
+    return m + log1p(exp(-abs(input - other) * math.log(2))) / math.log(2)
+
+
+def xlogy(input, other):
+    """``input * log(other)``, 0 where ``input`` is 0 (unless ``other`` is NaN)."""
+    if not isinstance(other, Tensor):
+        other = input * 0 + other
+    if not isinstance(input, Tensor):
+        input = other * 0 + input
+    out = input * log(other)
+    return where((input == 0) & ~isnan(other), zeros_like(out), out)
+
+
+def logit(input, eps=None):
+    """``log(p / (1 - p))``, ``p`` clamped to ``[eps, 1 - eps]`` when ``eps`` is given."""
+    p = input if eps is None else input.clamp(eps, 1 - eps)
+    return log(p / (1 - p))
+
+
+def sinc(input):
+    """``sin(pi x) / (pi x)``, 1 at 0."""
+    px = input * math.pi
+    one = full_like(input, 1.0)
+    safe = where(input == 0, one, px)
+    return where(input == 0, one, sin(safe) / safe)
+
+
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
+    """NaN, +inf and -inf replaced (by 0 and the dtype's largest / smallest finite value
+    by default)."""
+    import numpy as np
+
+    info = np.finfo(input.dtype.np) if input.dtype.is_floating_point else None
+    if info is None:
+        return input.clone()
+    big = float(info.max) if posinf is None else posinf
+    small = float(info.min) if neginf is None else neginf
+    out = where(isnan(input), full_like(input, nan), input)
+    out = where(isinf(out) & (out > 0), full_like(input, big), out)
+    return where(isinf(out) & (out < 0), full_like(input, small), out)
+
+
+def nansum(input, dim=None, keepdim=False, *, dtype=None):
+    """The sum, NaNs counted as 0."""
+    x = where(isnan(input), zeros_like(input), input) if input.dtype.is_floating_point \
+        else input
+    return x.sum(dim, keepdim=keepdim, dtype=dtype) if dim is not None else x.sum(dtype=dtype)
+
+
+def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+    """The mean of the elements that are not NaN."""
+    keep = ~isnan(input)
+    total = nansum(input, dim, keepdim, dtype=dtype)
+    count = keep.sum(dim, keepdim=keepdim) if dim is not None else keep.sum()
+    return total / count
+
+
+def diff(input, n=1, dim=-1, prepend=None, append=None):
+    """Differences of neighbours along ``dim``, ``n`` times (``prepend`` / ``append``
+    joined first)."""
+    d = _wrap_dim(dim, input.ndim)
+    x = cat([t for t in (prepend, input, append) if t is not None], d) if (
+        prepend is not None or append is not None) else input
+    for _ in range(n):
+        m = x.shape[d]
+        later, earlier = x.narrow(d, 1, m - 1), x.narrow(d, 0, m - 1)
+        x = later != earlier if x.dtype is bool_ else later - earlier  # (bools: xor)
+    return x
+
+
+def cross(input, other, dim=None):
+    """The cross product of 3-vectors along ``dim`` (the first dim of size 3 when None)."""
+    if dim is None:
+        dim = next(i for i, s in enumerate(input.shape) if s == 3)
+    d = _wrap_dim(dim, input.ndim)
+    if input.shape[d] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
+                           f"{input.shape[d]} and {other.shape[d]}")
+    a = [input.select(d, i) for i in range(3)]
+    b = [other.select(d, i) for i in range(3)]
+    return stack([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2],
+                  a[0] * b[1] - a[1] * b[0]], d)
+
+
+def kron(input, other):
+    """The Kronecker product."""
+    n = max(input.ndim, other.ndim)
+    a = input.reshape((1,) * (n - input.ndim) + tuple(input.shape))
+    b = other.reshape((1,) * (n - other.ndim) + tuple(other.shape))
+    ia = a.reshape(sum(((s, 1) for s in a.shape), ()))
+    ib = b.reshape(sum(((1, s) for s in b.shape), ()))
+    out = ia * ib
+    return out.reshape(tuple(x * y for x, y in zip(a.shape, b.shape)))
+
+
+def tensordot(a, b, dims=2):
+    """Contract the last ``dims`` dims of ``a`` with the first of ``b`` (or the listed
+    pairs ``dims = ([a dims], [b dims])``)."""
+    if isinstance(dims, int):
+        da, db = list(range(a.ndim - dims, a.ndim)), list(range(dims))
+    else:
+        da, db = ([dims[0]] if isinstance(dims[0], int) else list(dims[0]),
+                  [dims[1]] if isinstance(dims[1], int) else list(dims[1]))
+    da = [_wrap_dim(d, a.ndim) for d in da]
+    db = [_wrap_dim(d, b.ndim) for d in db]
+    fa = [d for d in range(a.ndim) if d not in da]
+    fb = [d for d in range(b.ndim) if d not in db]
+    k = math.prod(a.shape[d] for d in da)
+    am = a.permute(*fa, *da).reshape(math.prod(a.shape[d] for d in fa), k)
+    bm = b.permute(*db, *fb).reshape(k, math.prod(b.shape[d] for d in fb))
+    return matmul(am, bm).reshape(tuple(a.shape[d] for d in fa) + tuple(b.shape[d] for d in fb))
+
+
+def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    """The ``p``-norm distance between each row of ``x1`` (..., P, M) and of ``x2``
+    (..., R, M): (..., P, R)."""
+    diffs = x1.unsqueeze(-2) - x2.unsqueeze(-3)
+    from .norm import linalg_vector_norm
+
+    return linalg_vector_norm(diffs, p, -1)
+
+
+def count_nonzero(input, dim=None):
+    """How many elements are not zero (along ``dim``)."""
+    nz = input != 0
+    return nz.sum(dim) if dim is not None else nz.sum()
+
+
+def aminmax(input, *, dim=None, keepdim=False):
+    """``(min, max)`` of ``input`` (along ``dim``)."""
+    if dim is None:
+        return _MinMax(input.amin(), input.amax())
+    return _MinMax(input.amin(dim, keepdim), input.amax(dim, keepdim))

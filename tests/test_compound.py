@@ -1,0 +1,81 @@
+"""Arithmetic composites (ops/compound.py) and the bitwise / logical operators (``~ & | ^``
+on bool and integer tensors): values and gradients against PyTorch, the in-place forms
+hand-written optimizers use, finite differences in float64."""
+
+import doctest
+
+import numpy as np
+import pytest
+
+import nbgrad
+from nbgrad.autograd import gradcheck, gradgradcheck
+from tests._errors import error_of
+
+torch = pytest.importorskip("torch")
+
+rng = np.random.default_rng(0)
+A, B, C = rng.standard_normal((3, 4)), rng.standard_normal((4, 5)), rng.standard_normal((3, 5))
+P = rng.random((3, 4)) * 0.8 + 0.1
+N = np.array([1.0, np.nan, np.inf, -np.inf, 0.0])
+calls = [
+ lambda m, a, b, c: m.addmm(c, a, b, beta=0.5, alpha=2), lambda m, a, b, c: m.addmv(c[:, 0], a, b[:, 0]), lambda m, a, b, c: m.baddbmm(c.unsqueeze(0), a.unsqueeze(0), b.unsqueeze(0), alpha=0.3),
+  lambda m, a, b, c: m.addbmm(c, a.unsqueeze(0).repeat(2, 1, 1), b.unsqueeze(0).repeat(2, 1, 1)), lambda m, a, b, c: m.addcmul(c, c, c.exp(), value=0.5), lambda m, a, b, c: a.addcdiv(a, a.exp(), value=-2),
+  lambda m, a, b, c: m.lerp(a, a * 3, 0.25), lambda m, a, b, c: m.lerp(a, a.flip(0), a.sigmoid()), lambda m, a, b, c: m.hypot(a, a.flip(1)), lambda m, a, b, c: m.logaddexp(a, a.flip(1) * 50), lambda m, a, b, c: m.logaddexp2(a, a.flip(0)),
+  lambda m, a, b, c: m.xlogy(a.relu(), a.exp()), lambda m, a, b, c: m.logit(m.tensor(P, requires_grad=False) * a.sigmoid(), 1e-3), lambda m, a, b, c: m.sinc(a), lambda m, a, b, c: m.sinc(m.tensor([0.0, 0.5])),
+  lambda m, a, b, c: m.nan_to_num(m.tensor(N)), lambda m, a, b, c: m.nan_to_num(m.tensor(N), nan=1.0, posinf=2.0), lambda m, a, b, c: m.nansum(m.tensor(N[:2]) * a[0, :2]), lambda m, a, b, c: m.nanmean(m.tensor([1.0, np.nan, 3.0])),
+  lambda m, a, b, c: m.diff(a), lambda m, a, b, c: m.diff(a, 2, 0, prepend=a[:1]), lambda m, a, b, c: m.cross(a[:, :3], b[:3, :3].T[:3], dim=1), lambda m, a, b, c: m.kron(a[:2, :2], b[:2, :3]), lambda m, a, b, c: m.tensordot(a, b, 1),
+  lambda m, a, b, c: m.tensordot(a.reshape(3, 2, 2), b.reshape(2, 2, 5), ([1, 2], [0, 1])), lambda m, a, b, c: m.cdist(a, c[:, :4]), lambda m, a, b, c: m.count_nonzero(a.relu(), 1), lambda m, a, b, c: m.aminmax(a, dim=0)]
+
+
+@pytest.mark.parametrize("call", calls)
+def test_matches_pytorch(call):
+    got = []
+    for m in (nbgrad, torch):
+        a, b, c = (m.tensor(v, requires_grad=True) for v in (A, B, C))
+        out = call(m, a, b, c)
+        outs = out if isinstance(out, tuple) else (out,)
+        s = sum((o.double() * 1.5).sum() for o in outs
+                if o.dtype.is_floating_point and o.requires_grad)
+        if hasattr(s, "backward"):
+            s.backward()
+        got.append([o.detach().numpy() for o in outs]
+                   + [t.grad.numpy() if t.grad is not None else np.zeros(1) for t in (a, b, c)])
+    assert len(got[0]) == len(got[1])
+    for x, y in zip(*got):
+        assert x.shape == y.shape
+        np.testing.assert_allclose(x, y, rtol=1e-10, atol=1e-12, equal_nan=True)
+
+
+def test_in_place_forms_and_bitwise_operators():
+    got = []
+    for m in (nbgrad, torch):
+        t = m.zeros(3)
+        t.addcmul_(m.ones(3) * 2, m.ones(3) * 3, value=0.5).addcdiv_(
+            m.ones(3), m.ones(3) * 4, value=-1).lerp_(m.ones(3), 0.5)
+        a, b = m.tensor([True, False, True]), m.tensor([True, True, False])
+        i, j = m.tensor([6, 3, -4]), m.tensor([3, 5, 1])
+        got.append([t.tolist(), (a & b).tolist(), (a | b).tolist(), (a ^ b).tolist(),
+                    (~a).tolist(), (a & True).tolist(), (i & j).tolist(), (i | 1).tolist(),
+                    (i ^ j).tolist(), (3 & i).tolist(), (~i).tolist(),
+                    m.logical_xor(a, b).tolist(), m.bitwise_and(i, j).tolist()])
+    assert got[0] == got[1]
+    assert error_of(lambda: ~nbgrad.ones(1)) == error_of(lambda: ~torch.ones(1))
+
+
+def test_finite_differences():
+    a = nbgrad.tensor(A, requires_grad=True)
+    b = nbgrad.tensor(B, requires_grad=True)
+    for f, xs in [(lambda x, y: nbgrad.addmm(x[:, :1] * 1.0, x, y, beta=0.5), (a, b)),
+                  (lambda x: nbgrad.logaddexp(x, x.flip(1)), (a,)),
+                  (lambda x: nbgrad.cross(x[:, :3], x[:, 1:], dim=1), (a,)),
+                  (lambda x, y: nbgrad.tensordot(x, y, 1), (a, b)),
+                  (lambda x: nbgrad.cdist(x, x.flip(0) + 0.1), (a,)),
+                  (lambda x: nbgrad.sinc(x), (a,)), (lambda x: nbgrad.kron(x[:2, :2], x), (a,))]:
+        assert gradcheck(f, xs) and gradgradcheck(f, xs)
+
+
+def test_docstring_examples_run():
+    from nbgrad.ops import compound
+
+    res = doctest.testmod(compound, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert res.attempted and not res.failed
