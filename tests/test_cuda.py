@@ -693,7 +693,7 @@ def test_conv_variants_and_group_norms_on_the_device_match_cpu():
         w = nbgrad.tensor(np.random.default_rng(2).standard_normal((2, 1, 2, 2)), device=dev,
                           requires_grad=True)
         outs = [F.conv_transpose2d(x, w, stride=2), F.group_norm(x, 2), F.rms_norm(x, (3,)),
-                F.conv1d(x[0], w[:, :, 0])]
+                F.conv1d(x[0, 0, :1], w[:, :, 0])]
         (sum((o * o).sum() for o in outs)).backward()
         res.append([host(o) for o in outs] + [host(x.grad), host(w.grad)])
     for a, b in zip(*res):

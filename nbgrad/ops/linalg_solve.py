@@ -73,11 +73,11 @@ def _host(fn, fname):
     return forward
 
 
-INV = deffunc("linalg_inv", kernels=(), forward=_host(np.linalg.inv, "inv"),
+INV = deffunc("inv", kernels=(), forward=_host(np.linalg.inv, "inv"),
               dtype=same_dtype, shape=lambda s: tuple(s), node="LinalgInvExBackward0",
               grads=("neg(matmul(matmul(mT(result), grad), mT(result)))",), torch_names={},
               fn=False, method=False)
-DET = deffunc("linalg_det", kernels=(), forward=_host(np.linalg.det, "det"),
+DET = deffunc("det", kernels=(), forward=_host(np.linalg.det, "det"),
               dtype=same_dtype, shape=lambda s: tuple(s[:-2]), node="LinalgDetBackward0",
               grads=("mul(unsqueeze(unsqueeze(mul(grad, result), -1), -1), mT(inv(input)))",),
               torch_names={}, fn=False, method=False)
@@ -88,7 +88,7 @@ def _slogdet(h):
     return sign, logabs
 
 
-SLOGDET = deffunc("linalg_slogdet", kernels=(), forward=_host(_slogdet, "slogdet"),
+SLOGDET = deffunc("slogdet", kernels=(), forward=_host(_slogdet, "slogdet"),
                   dtype=lambda idt: (idt, idt), shape=lambda s: (tuple(s[:-2]),) * 2,
                   outputs=("sign", "logabsdet"), differentiable=2, node="LinalgSlogdetBackward0",
                   grads=("slogdet_backward(grads, input)",),
@@ -129,7 +129,7 @@ def solve_backward_a(grad_b, result, vector):
     return -matmul(grad_b, mT(result))
 
 
-SOLVE = deffunc("linalg_solve", params=("A", "B"), kernels=(), forward=_solve_forward,
+SOLVE = deffunc("solve", params=("A", "B"), kernels=(), forward=_solve_forward,
                 dtype=lambda a, b, vector: a,
                 shape=lambda sa, sb, vector: tuple(np.broadcast_shapes(
                     tuple(sa[:-2]), tuple(sb[:-1] if vector else sb[:-2]))) + (

@@ -8,12 +8,13 @@ initialisations, in PyTorch's submodules (``nbgrad.nn.modules.linear.Linear``, .
 from . import padding as _padding
 from .activation import *  # noqa: F403
 from .activation import __all__ as _activations
-from .batchnorm import BatchNorm1d, BatchNorm2d, InstanceNorm1d, InstanceNorm2d
+from .batchnorm import BatchNorm1d, BatchNorm2d
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
 from .distance import CosineSimilarity, PairwiseDistance
 from .dropout import Dropout, Dropout2d
 from .flatten import Flatten, Unflatten
+from .instancenorm import InstanceNorm1d, InstanceNorm2d
 from .linear import Identity, Linear
 from .loss import (
     BCELoss,
