@@ -445,15 +445,14 @@ def logical_xor(input, other):
     return ne(a, b)
 
 
-def _bitwise(name, logical, np_fn):
+def _bitwise(name, symbol, np_fn):
+    """``input <symbol> other`` of bool or integer tensors (or a tensor and a number), by
+    NumPy's ufunc on the host: logical for bools, on the bits for integers; no gradient."""
+
     def op(input, other):
         if input.__class__ is not Tensor:
             input, other = other, input
         b = other if other.__class__ is Tensor else None
-        bools = input._dtype is _dt.bool_ and (b is None and isinstance(other, bool) or
-                                                b is not None and b._dtype is _dt.bool_)
-        if bools:
-            return logical(input, b if b is not None else _as_bool(other, input))
         if input._dtype.is_floating_point or (b is not None and b._dtype.is_floating_point) \
                 or isinstance(other, float):
             raise RuntimeError(f"\"{name}_cpu\" not implemented for 'Float'")
@@ -463,24 +462,18 @@ def _bitwise(name, logical, np_fn):
         x = np.asarray(be.to_host(input._data))
         y = np.asarray(be.to_host(b._data)) if b is not None else other
         dt = promote(input, other)
-        out = np_fn(x.astype(dt.np), np.asarray(y).astype(dt.np))  # (integers: no gradient)
+        out = np_fn(x.astype(dt.np), np.asarray(y).astype(dt.np))
         return wrap(be.from_host(np.ascontiguousarray(out)), input._device)
 
     op.__name__ = name
-    op.__doc__ = (f"Elementwise ``{name}``: logical for bools, on the bits for integers "
-                  f"(``{ {'bitwise_and': '&', 'bitwise_or': '|', 'bitwise_xor': '^'}[name] }``).")
+    op.__doc__ = (f"Elementwise ``{symbol}``: logical for bools, on the bits for integers "
+                  "(no gradient).")
     return op
 
 
-def _as_bool(v, like):
-    """A Python bool as a bool tensor of ``like``'s shape (True: ``like == like`` holds
-    everywhere but at NaN, so ones from a bool tensor)."""
-    return eq(like, like) if v else ne(like, like)
-
-
-bitwise_and = _bitwise("bitwise_and", logical_and, np.bitwise_and)
-bitwise_or = _bitwise("bitwise_or", logical_or, np.bitwise_or)
-bitwise_xor = _bitwise("bitwise_xor", logical_xor, np.bitwise_xor)
+bitwise_and = _bitwise("bitwise_and", "&", np.bitwise_and)
+bitwise_or = _bitwise("bitwise_or", "|", np.bitwise_or)
+bitwise_xor = _bitwise("bitwise_xor", "^", np.bitwise_xor)
 
 
 def bitwise_not(input):
