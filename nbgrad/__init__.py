@@ -69,8 +69,11 @@ with _gc_paused():
     from .dtypes import float64 as double
     from .dtypes import int32 as int  # noqa: A001
     from .dtypes import int64 as long
+    from .dtypes import float16 as half
     from .dtypes import (
+        bfloat16,
         dtype,
+        float16,
         float32,
         float64,
         get_default_dtype,

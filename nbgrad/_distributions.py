@@ -32,9 +32,27 @@ def _fma(x, a, c):
     return out
 
 
+def _low(np_dtype):
+    return np.dtype(np_dtype).char in "eE"  # float16, bfloat16
+
+
+def _narrow(a, np_dtype, lo=None, hi=None):
+    """Samples ``a`` computed in float32 (PyTorch's opmath type for 16-bit floats) rounded
+    to 16-bit ``np_dtype``; a value that rounds to ``hi`` becomes ``lo``, as PyTorch's
+    uniform kernel clamps it."""
+    out = a.astype(_F32).astype(np_dtype)
+    if hi is not None:
+        t = np.dtype(np_dtype).type
+        out[out == t(hi)] = t(lo)
+    return out
+
+
 def uniform01(gen, n, np_dtype):
     """PyTorch's ``uniform_real_distribution(0, 1)``: a 32-bit draw's low 24 bits for
-    float32, a 64-bit draw's low 53 for float64, scaled into [0, 1)."""
+    float32 (and, rounded, for float16 and bfloat16), a 64-bit draw's low 53 for float64,
+    scaled into [0, 1)."""
+    if _low(np_dtype):
+        return _narrow(uniform01(gen, n, _F32), np_dtype, 0.0, 1.0)
     if np.dtype(np_dtype) == _F32:
         return (gen._random(n) & 0xFFFFFF).astype(np.float32) * np.float32(2.0**-24)
     return (gen._random64(n) & _MASK53).astype(np.float64) * 2.0**-53
@@ -43,6 +61,8 @@ def uniform01(gen, n, np_dtype):
 def uniform(gen, n, np_dtype, low, high):
     """``uniform_(low, high)``: ``u * (high - low) + low`` fused, in the sample's dtype; a
     value rounded up to ``high`` becomes ``low``."""
+    if _low(np_dtype):
+        return _narrow(uniform(gen, n, _F32, low, high), np_dtype, low, high)
     t = np.dtype(np_dtype).type
     u = uniform01(gen, n, np_dtype)
     lo, hi = t(low), t(high)
@@ -56,20 +76,28 @@ def uniform(gen, n, np_dtype, low, high):
 def normal(gen, n, np_dtype, mean, std, contiguous=True):
     """``normal_(mean, std)``: Box-Muller over blocks of 16 uniforms (the last block redrawn
     over the tail) for 16 or more contiguous elements; else one sample at a time in float64,
-    the second of each pair kept in the generator for the next call."""
+    the second of each pair kept in the generator for the next call. float16 and bfloat16
+    samples are float32's rounded, except that before the tail's block only the whole
+    blocks' uniforms are drawn (PyTorch's float path draws all ``n``)."""
+    low = _low(np_dtype)
     if n < 16 or not contiguous:
-        return _normal_serial(gen, n, mean, std).astype(np_dtype)
-    t = np.dtype(np_dtype).type
+        raw = _normal_serial(gen, n, mean, std)
+        return _narrow(raw, np_dtype) if low else raw.astype(np_dtype)
+    cdt = _F32 if low else np_dtype
+    t = np.dtype(cdt).type
     k = _kernels()
     two_pi = t(2.0 * math.pi)
     consts = (t(1), t(-2), two_pi, t(mean), t(std))
-    data = uniform01(gen, n, np_dtype)
+    m = 16 * (n // 16) if low else n
+    data = uniform01(gen, m, cdt)
     k.box_muller16(data, *consts)
+    if m < n:
+        data = np.concatenate([data, np.empty(n - m, cdt)])
     if n % 16:
-        tail = uniform01(gen, 16, np_dtype)
+        tail = uniform01(gen, 16, cdt)
         k.box_muller16(tail, *consts)
         data[n - 16:] = tail
-    return data
+    return _narrow(data, np_dtype) if low else data
 
 
 def _normal_serial(gen, n, mean, std):

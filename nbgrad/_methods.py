@@ -228,6 +228,7 @@ METHODS = {
     "type_as": lambda self, other: self.to(other._dtype), "type": _type,
     "float": _converter(_dt.float32), "double": _converter(_dt.float64),
     "long": _converter(_dt.int64), "int": _converter(_dt.int32), "bool": _converter(_dt.bool_),
+    "half": _converter(_dt.float16), "bfloat16": _converter(_dt.bfloat16),
 }
 
 for _name, _fn in METHODS.items():

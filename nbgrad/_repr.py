@@ -164,6 +164,8 @@ def tensor_repr(t):
     from .storage import for_device
 
     arr = np.asarray(for_device(t._device).to_host(t._data))
+    if t._dtype.low:  # (PyTorch prints 16-bit floats through float32)
+        arr = arr.astype(np.float32)
     prefix = "tensor("
     indent = len(prefix)
     suffixes = []

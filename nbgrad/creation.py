@@ -7,11 +7,12 @@ import numpy as np
 from . import _distributions as _D
 from . import _recording
 from . import dtypes as _dt
-from .device import as_device
+from .device import CPU, as_device
 from .random import _check as _generator
 from .random import manual_seed  # noqa: F401  (nbgrad.manual_seed)
 from .storage import for_device
 from .storage._cpupool import out_of_memory
+from .storage.layout import copy_data
 from .tensor import Tensor, _wrap
 
 _I64 = 2**63 - 1
@@ -170,9 +171,11 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
         if isinstance(data, (list, tuple)):
             data = _unwrap(data)
         # a float dtype takes any Python int (2**70 too), as in PyTorch
-        arr = np.asarray(data, dtype=dt.np if dt._cat == 2 else None)
+        arr = np.asarray(data, dtype=(np.float32 if dt.low else dt.np) if dt._cat == 2 else None)
         if arr.dtype == object:
             raise ValueError("expected a sequence of numbers with a regular (rectangular) shape")
+    if dt.low and arr.dtype != dt.np:  # rounded to 16 bits through float32, as PyTorch
+        return _finish(copy_data(np.asarray(arr), dt, CPU), dt, dev, requires_grad)
     return _finish(np.array(arr, dtype=dt.np, copy=True), dt, dev, requires_grad)
 
 
@@ -260,6 +263,9 @@ def _fill(size, value, dtype, device, requires_grad, fname):
     dev = as_device(device)
     dt = _dtype_or_default(dtype)
     shape = _size(size, fname)
+    if dt.low and isinstance(value, float):  # to 16 bits through float32, as PyTorch
+        with np.errstate(over="ignore"):
+            value = np.float32(value)
     data = _alloc(lambda: for_device(dev).full(shape, value, dt.np), shape, dt.np)
     return _finish_dev(data, dt, dev, requires_grad)
 

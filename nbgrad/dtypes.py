@@ -1,4 +1,10 @@
-"""nbgrad dtypes and PyTorch's type-promotion rules for them."""
+"""nbgrad dtypes and PyTorch's type-promotion rules for them.
+
+float16 and bfloat16 are storage types: they are kept, copied, cast, printed and saved
+as such, and an op on them computes in float32 (PyTorch's "opmath" type on the CPU) and
+rounds its result back, as PyTorch's CPU kernels do. bfloat16 is ml_dtypes' NumPy dtype,
+imported on first use (importing it takes ~0.5 s).
+"""
 
 import numpy as np
 
@@ -6,15 +12,22 @@ import numpy as np
 class dtype:
     """A tensor element type, e.g. ``nbgrad.float32``."""
 
-    __slots__ = ("name", "np", "is_floating_point", "itemsize", "_rank", "_cat")
+    __slots__ = ("name", "np", "is_floating_point", "itemsize", "is_signed", "low", "_rank",
+                 "_cat", "scalar_type", "legacy")
 
-    def __init__(self, name, np_dtype, rank, cat):
+    def __init__(self, name, np_dtype, rank, cat, scalar_type, legacy):
         self.name = name
-        self.np = np.dtype(np_dtype)
-        self.itemsize = self.np.itemsize
+        if np_dtype is not None:  # (None: a subclass's property gives it)
+            self.np = np.dtype(np_dtype)
+        self.itemsize = 2 if np_dtype is None else self.np.itemsize
         self.is_floating_point = cat == 2
+        self.is_signed = cat == 2 or (cat == 1 and np.dtype(np_dtype).kind == "i")
+        # a reduced-precision float: ops compute in float32 and round back (see above)
+        self.low = name in ("float16", "bfloat16")
         self._rank = rank  # position in the promotion lattice
         self._cat = cat  # 0 bool, 1 integer, 2 floating
+        self.scalar_type = scalar_type  # PyTorch's ScalarType name ("Float", "Half")
+        self.legacy = legacy  # its legacy name ("float", "half"): Tensor.half, HalfTensor
 
     def __repr__(self):
         return "nbgrad." + self.name
@@ -23,16 +36,35 @@ class dtype:
         return (_by_name, (self.name,))
 
 
-bool_ = dtype("bool", np.bool_, 0, 0)
-int32 = dtype("int32", np.int32, 1, 1)
-int64 = dtype("int64", np.int64, 2, 1)
-float32 = dtype("float32", np.float32, 3, 2)
-float64 = dtype("float64", np.float64, 4, 2)
+class _BFloat16(dtype):
+    """bfloat16, whose NumPy dtype (ml_dtypes') is imported when first asked for."""
 
-ALL = (bool_, int32, int64, float32, float64)
-_FROM_NP = {d.np: d for d in ALL}
+    __slots__ = ()
+
+    @property
+    def np(self):
+        if not _BF16:
+            import ml_dtypes
+
+            _BF16.append(np.dtype(ml_dtypes.bfloat16))
+            _FROM_NP[_BF16[0]] = self
+        return _BF16[0]
+
+
+_BF16 = []
+bool_ = dtype("bool", np.bool_, 0, 0, "Bool", "bool")
+int32 = dtype("int32", np.int32, 1, 1, "Int", "int")
+int64 = dtype("int64", np.int64, 2, 1, "Long", "long")
+float16 = dtype("float16", np.float16, 3, 2, "Half", "half")
+bfloat16 = _BFloat16("bfloat16", None, 3, 2, "BFloat16", "bfloat16")
+float32 = dtype("float32", np.float32, 4, 2, "Float", "float")
+float64 = dtype("float64", np.float64, 5, 2, "Double", "double")
+
+ALL = (bool_, int32, int64, float16, bfloat16, float32, float64)
+LOW = (float16, bfloat16)
+_FROM_NP = {d.np: d for d in ALL if d is not bfloat16}  # (bfloat16's: on first use)
 _NAMES = {d.name: d for d in ALL}
-_NAMES.update({"float": float32, "double": float64, "long": int64, "int": int32})
+_NAMES.update({d.legacy: d for d in ALL})
 _BY_RANK = sorted(ALL, key=lambda d: d._rank)
 
 _default = [float32]
@@ -71,16 +103,18 @@ def as_dtype(d):
         nd = np.dtype(d)
     except TypeError:
         raise TypeError(f"unsupported dtype {d!r}") from None
+    if nd.name == "bfloat16" and not _BF16:  # (ml_dtypes' dtype, before nbgrad asked for it)
+        bfloat16.np  # noqa: B018
     r = _FROM_NP.get(nd)
     if r is None:
-        raise TypeError(
-            f"unsupported dtype {nd}: nbgrad supports float32, float64, int64, int32 and bool"
-        )
+        raise TypeError(f"unsupported dtype {nd}: nbgrad supports "
+                        f"{', '.join(d.name for d in ALL)}")
     return r
 
 
 def from_numpy_dtype(nd):
-    """nbgrad dtype of a NumPy dtype; float16 and other types raise TypeError."""
+    """nbgrad dtype of a NumPy dtype; a type nbgrad lacks (uint8, complex64) raises
+    TypeError."""
     r = _FROM_NP.get(nd)
     if r is None:
         return as_dtype(nd)
@@ -88,7 +122,14 @@ def from_numpy_dtype(nd):
 
 
 def promote_types(a, b):
-    """The smallest dtype both ``a`` and ``b`` convert to, as ``torch.promote_types``."""
+    """The smallest dtype both ``a`` and ``b`` convert to, as ``torch.promote_types``.
+
+    Example:
+        >>> nbgrad.promote_types(nbgrad.float16, nbgrad.bfloat16)
+        nbgrad.float32
+    """
+    if a._rank == b._rank and a is not b:  # float16 and bfloat16: neither holds the other
+        return float32
     return a if a._rank >= b._rank else b
 
 

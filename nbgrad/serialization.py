@@ -18,7 +18,7 @@ files) with these entries:
                       "data": "tensors/0"}, ...],
          "root": VALUE}
 
-    ``dtype`` is one of ``bool int32 int64 float32 float64``.
+    ``dtype`` is one of ``bool int32 int64 float16 bfloat16 float32 float64``.
 
 ``tensors/<i>``
     Tensor ``i``'s elements in C order, little-endian, exactly ``numel * itemsize`` bytes
@@ -82,7 +82,7 @@ from .tensor import Tensor
 FORMAT = "nbgrad"
 VERSION = 1
 HEADER = "nbgrad.json"
-_DTYPES = ("bool", "int32", "int64", "float32", "float64")
+_DTYPES = tuple(d.name for d in _dt.ALL)
 _DATE = (1980, 1, 1, 0, 0, 0)
 
 # Bounds on what a file may make ``load`` build, so that a crafted file costs memory and time
@@ -312,7 +312,7 @@ def _write_zip(fh, header, metas, arrays):
             zi = _zinfo(meta["data"], arr.nbytes)
             with zf.open(zi, "w", force_zip64=arr.nbytes >= zipfile.ZIP64_LIMIT) as out:
                 if arr.nbytes:
-                    out.write(memoryview(arr.reshape(-1)).cast("B"))
+                    out.write(memoryview(arr.reshape(-1).view(np.uint8)))
 
 
 # ----- load -------------------------------------------------------------------------------------
@@ -445,7 +445,7 @@ def _read_tensor(zf, meta, i, checked):
     store = np.dtype(np.uint8) if dt.name == "bool" else dt.np.newbyteorder("<")
     arr = np.empty(nbytes // store.itemsize, dtype=store)
     with zf.open(info) as fh:
-        view = memoryview(arr).cast("B")
+        view = memoryview(arr.view(np.uint8))
         got = 0
         while got < nbytes:
             n = fh.readinto(view[got:])

@@ -6,6 +6,7 @@ import weakref
 import numpy as np
 
 from . import _recording
+from . import dtypes as _dt
 from .autograd import graph as _graph
 from .autograd.grad_mode import ACTIVE as _INFER
 from .autograd.grad_mode import STATE as _GRAD_STATE
@@ -13,13 +14,8 @@ from .autograd.grad_mode import version_counter as _version_counter
 from .device import CPU
 from .storage import for_device
 
-_TYPE_NAMES = {
-    "float32": "FloatTensor", "float64": "DoubleTensor", "int64": "LongTensor",
-    "int32": "IntTensor", "bool": "BoolTensor",
-}
-
-
-_LEGACY = {"float32": "float", "float64": "double", "int64": "long", "int32": "int", "bool": "bool"}
+_TYPE_NAMES = {d.name: d.scalar_type + "Tensor" for d in _dt.ALL}
+_LEGACY = {d.name: d.legacy for d in _dt.ALL}
 
 
 class Size(tuple):
@@ -291,6 +287,8 @@ class Tensor:
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
             )
+        if self._dtype is _dt.bfloat16:  # (NumPy has no bfloat16; ml_dtypes' is ours)
+            raise TypeError("Got unsupported ScalarType BFloat16")
         if self._device.type != "cpu":
             if not force:
                 raise TypeError(

@@ -698,3 +698,21 @@ def test_conv_variants_and_group_norms_on_the_device_match_cpu():
         res.append([host(o) for o in outs] + [host(x.grad), host(w.grad)])
     for a, b in zip(*res):
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
+def test_float16_and_bfloat16_on_the_device_match_cpu():
+    """16-bit tensors on the device: stored, cast, computed in float32 and rounded, with
+    gradients, to the same bits as on the CPU (the casts run through the host)."""
+    res = []
+    for dev in ("cpu", DEV):
+        out = []
+        for dt in (nbgrad.float16, nbgrad.bfloat16):
+            x = nbgrad.tensor([[1.1, -2.5, 3.3], [0.1, 7.0, -1e-3]], device=dev).to(dt)
+            x.requires_grad_()
+            y = (x * 3 + 1).exp().sum(1) + x.t().matmul(x).sum()
+            y.sum().backward()
+            assert y.dtype is dt and x.grad.dtype is dt and y.device.type == dev.split(":")[0]
+            out += [host(y.double()), host(x.grad.double()), host(x[:, ::2].contiguous().float())]
+        res.append(out)
+    for a, b in zip(*res):
+        np.testing.assert_array_equal(a, b)

@@ -550,3 +550,73 @@ print("ok")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr[-2000:]
     assert r.stdout.strip() == "ok"
+
+
+_LOW_EPS = {"float16": 2.0**-10, "bfloat16": 2.0**-7}
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("case", CASES, ids=_ids())
+def test_row_in_16_bit_floats(case, dtype):
+    """Every row on float16 / bfloat16 operands (its float operands cast, the others kept):
+    PyTorch's result dtypes, and values and gradients to a few 16-bit roundings of
+    PyTorch's CPU (or, where PyTorch has no 16-bit kernel, of its float32 result)."""
+    qualname, data, call, args = case[:4]
+    arrays = _inputs(data)
+    opts = case[4] if len(case) > 4 else {}
+    rg = opts.get("requires", (True,) * len(arrays))
+    tdt = getattr(torch, dtype)
+
+    def lows(m, dt):
+        out = []
+        for a, r in zip(arrays, rg):
+            t = m.tensor(a)
+            if t.dtype.is_floating_point:
+                t = t.to(dt).requires_grad_(r)
+            out.append(t)
+        return out
+
+    xs, txs = lows(nbgrad, getattr(nbgrad, dtype)), lows(torch, tdt)
+    y = call(nbgrad, *xs)
+    m = torch  # the oracle
+    try:
+        ty = call(torch, *txs)
+    except (RuntimeError, NotImplementedError):  # no 16-bit kernel in PyTorch: float32's
+        txs = [t.detach().float().requires_grad_(t.requires_grad) if t.dtype == tdt else t
+               for t in txs]
+        try:
+            ty = call(torch, *txs)
+        except RuntimeError:  # (a case whose torch call makes float64 operands itself:
+            m = nbgrad         # nbgrad's float32 values, tested against torch above)
+            txs = [m.tensor(t.detach().numpy()).requires_grad_(t.requires_grad) for t in txs]
+            ty = call(m, *txs)
+        low = getattr(m, dtype)
+        ty = tuple(t.to(low) if t.dtype == m.float32 else t for t in ty) \
+            if isinstance(ty, tuple) else (ty.to(low) if ty.dtype == m.float32 else ty)
+    ys, tys = (y, ty) if isinstance(y, tuple) else ((y,), (ty,))
+    eps = _LOW_EPS[dtype]
+    for o, t in zip(ys, tys):
+        assert str(o.dtype).split(".")[-1] == str(t.dtype).split(".")[-1]
+        want = t.detach().double().numpy()
+        scale = max(1.0, float(np.abs(want[np.isfinite(want)]).max(initial=0)))
+        np.testing.assert_allclose(o.detach().double().numpy(), want, rtol=4 * eps,
+                                   atol=4 * eps * scale)
+    diff = [(o, t) for o, t in zip(ys, tys) if t.grad_fn is not None]
+    if not diff or not all(o.grad_fn is not None for o, _ in diff):
+        return
+    rng = np.random.default_rng(1)
+    ws = [rng.standard_normal(tuple(o.shape)) for o, _ in diff]
+    want = [x for x in xs if x.requires_grad]
+    gs = nbgrad.autograd.grad(sum((o.double() * nbgrad.tensor(w)).sum()
+                                  for (o, _), w in zip(diff, ws)), want, allow_unused=True)
+    tgs = m.autograd.grad(sum((t.double() * m.tensor(w)).sum()
+                                  for (_, t), w in zip(diff, ws)),
+                              [x for x in txs if x.requires_grad], allow_unused=True)
+    for g, x, tg in zip(gs, want, tgs):
+        assert (g is None) == (tg is None)
+        if g is not None:
+            assert g.dtype is x.dtype
+            tgv = tg.double().numpy()
+            scale = max(1.0, float(np.abs(tgv[np.isfinite(tgv)]).max(initial=0)))
+            np.testing.assert_allclose(g.double().numpy(), tgv, rtol=8 * eps,
+                                       atol=8 * eps * scale)

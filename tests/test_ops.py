@@ -1172,3 +1172,52 @@ def test_cached_plan_and_general_path_agree(name, dtype):
         for r in (first, again):
             assert r.dtype == ref.dtype and r.shape == ref.shape
             np.testing.assert_array_equal(r.numpy(), ref.numpy())
+
+
+# ----- 5. float16 and bfloat16: computed in float32, rounded once, as PyTorch's CPU does ------
+_LOW_EPS = {"float16": 2.0**-10, "bfloat16": 2.0**-7}
+
+
+def _first_case_per_op():
+    seen, out = set(), []
+    for op in OPS:
+        if op.name not in seen and (op.out is None or op.out == "bool"):
+            seen.add(op.name)
+            out.append(pytest.param(op, op.shapes[0], id=op.name))
+    return out
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("op,shapes", _first_case_per_op())
+def test_low_precision_matches_torch(op, shapes, dtype):
+    """Every elementwise op on float16 / bfloat16 tensors: the result's dtype and values
+    (to one 16-bit rounding) and the gradients' dtype and values, against PyTorch's CPU
+    (or, where PyTorch has no 16-bit kernel, its float32 result rounded)."""
+    torch = pytest.importorskip("torch")
+    arrs = _inputs(op, shapes, "float64", seed=4)
+    tdt = getattr(torch, dtype)
+    nb = [nbgrad.tensor(a).to(getattr(nbgrad, dtype)).requires_grad_(op.grad) for a in arrs]
+    th = [torch.tensor(a).to(tdt).requires_grad_(op.grad) for a in arrs]
+    out_nb = op.fn(nbgrad, *nb)
+    try:
+        out_th = op.fn(torch, *th)
+    except (RuntimeError, NotImplementedError):  # no 16-bit kernel in PyTorch: float32's
+        th = [t.detach().float().requires_grad_(op.grad) for t in th]
+        out_th = op.fn(torch, *th)
+        out_th = out_th if out_th.dtype == torch.bool else out_th.to(tdt)
+    assert out_nb.dtype.name == str(out_th.dtype).removeprefix("torch.")
+    eps = _LOW_EPS[dtype]
+    tol = dict(rtol=2 * eps, atol=2 * eps)
+    np.testing.assert_allclose(out_nb.detach().double().numpy(),
+                               out_th.detach().double().numpy(), **tol)
+    if op.grad and out_nb.numel():
+        go = np.random.default_rng(3).standard_normal(tuple(out_nb.shape))
+        out_nb.backward(nbgrad.tensor(go).to(out_nb.dtype))
+        out_th.backward(torch.tensor(go).to(out_th.dtype))
+        for t_nb, t_th in zip(nb, th):
+            assert (t_nb.grad is None) == (t_th.grad is None)
+            if t_th.grad is not None:
+                assert t_nb.grad.dtype is getattr(nbgrad, dtype)
+                np.testing.assert_allclose(t_nb.grad.double().numpy(),
+                                           t_th.grad.double().numpy(), rtol=8 * eps,
+                                           atol=8 * eps)

@@ -28,8 +28,10 @@ def test_tensor_type():
     assert x.type(nbgrad.float64).dtype is nbgrad.float64
     assert x.type("torch.IntTensor").dtype is nbgrad.int32
     assert x.type("nbgrad.BoolTensor").dtype is nbgrad.bool
+    assert x.type("torch.HalfTensor").dtype is nbgrad.float16
+    assert x.type("torch.BFloat16Tensor").type() == "nbgrad.BFloat16Tensor"
     with pytest.raises(ValueError, match="invalid type"):
-        x.type("torch.HalfTensor")
+        x.type("torch.ComplexFloatTensor")
 
 
 def _scaled_training(m, scaler, steps):
@@ -107,7 +109,7 @@ def test_disabled_scaler_and_cuda_spellings():
 def test_autocast_accepts_pytorchs_arguments():
     with nbgrad.autocast("cpu", enabled=False):
         y = nbgrad.ones(2, 2) @ nbgrad.ones(2, 2)
-    assert y.dtype is nbgrad.float32  # (nbgrad has no reduced precision to cast to)
+    assert y.dtype is nbgrad.float32  # (disabled: no cast, as in PyTorch)
 
     @nbgrad.amp.autocast("cpu", dtype=nbgrad.float32)
     def f(x):

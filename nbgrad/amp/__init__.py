@@ -1,5 +1,5 @@
-"""``nbgrad.amp``: PyTorch's mixed-precision training API. nbgrad has no reduced precision
-(no float16 / bfloat16), so ``autocast`` runs every op in its own dtype; ``GradScaler``
+"""``nbgrad.amp``: PyTorch's mixed-precision training API. ``autocast`` does not cast to
+float16 / bfloat16 yet, so it runs every op in its own dtype; ``GradScaler``
 scales losses and unscales gradients as PyTorch's does (it is harmless at full precision),
 so training scripts written for AMP run unchanged."""
 

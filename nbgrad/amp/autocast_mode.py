@@ -1,5 +1,6 @@
 """``autocast``: accepted as PyTorch's context manager and decorator; ops keep their dtypes
-(nbgrad has no float16 or bfloat16 to cast to)."""
+(it does not cast to float16 / bfloat16 yet: cast a model with ``.half()`` or
+``.bfloat16()`` for 16-bit)."""
 
 import functools
 import warnings
@@ -14,8 +15,9 @@ def is_autocast_available(device_type):
 
 class autocast:  # noqa: N801  (PyTorch's name)
     """``autocast(device_type, dtype=None, enabled=True, cache_enabled=None)``: in PyTorch,
-    the region's matrix products run in a reduced precision; nbgrad has none, so they run in
-    their own dtype (a warning says so once, when an enabled region is entered).
+    the region's matrix products run in a reduced precision; nbgrad's autocast does not
+    cast yet, so they run in their own dtype (a warning says so once, when an enabled
+    region is entered).
 
     Example::
 
@@ -40,8 +42,9 @@ class autocast:  # noqa: N801  (PyTorch's name)
     def __enter__(self):
         if self._enabled and not _WARNED:
             _WARNED.append(True)
-            warnings.warn("nbgrad has no reduced precision (float16 / bfloat16): autocast "
-                          "runs every op in its own dtype", stacklevel=2)
+            warnings.warn("nbgrad's autocast does not cast to float16 / bfloat16 yet: every "
+                          "op runs in its own dtype (cast the model with .half() or "
+                          ".bfloat16() for 16-bit)", stacklevel=2)
         return self
 
     def __exit__(self, *exc):

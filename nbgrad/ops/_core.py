@@ -1,5 +1,7 @@
 """What every op shares: wrapping results, recording nodes, operands, iteration layout."""
 
+import functools
+
 import numpy as np
 
 from .. import _config
@@ -170,7 +172,7 @@ def check_number(x, op):
 
 
 # ScalarType names PyTorch prints, as in "expected scalar type Float but found Double"
-SCALAR_TYPE = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int", "bool": "Bool"}
+SCALAR_TYPE = {d.name: d.scalar_type for d in _dt.ALL}
 
 
 def check_tensor(x, op):
@@ -207,6 +209,35 @@ def to_dtype_data(x, dt, device):
     if x._dtype is dt:
         return d
     return copy_data(d, dt, device)
+
+
+def in_float32(fn):
+    """``fn`` (a function of Tensors that runs kernels on their storage itself, such as a
+    backward step) for float16 / bfloat16 Tensor arguments, which no kernel takes: those
+    are widened to float32 (PyTorch's "opmath" type on the CPU) and every float32 Tensor
+    ``fn`` returns (alone, or in a tuple) is rounded back to their dtype."""
+
+    @functools.wraps(fn)
+    def run(*args, **kwargs):
+        low = None
+        for a in args:
+            if a.__class__ is Tensor and a._dtype.low:
+                low = a._dtype
+                break
+        if low is None:
+            return fn(*args, **kwargs)
+        from .convert import to
+
+        def wide(a):
+            return to(a, _dt.float32) if a.__class__ is Tensor and a._dtype.low else a
+
+        r = fn(*[wide(a) for a in args], **{k: wide(a) for k, a in kwargs.items()})
+        if r.__class__ is tuple:
+            return tuple([to(x, low) if x.__class__ is Tensor and x._dtype is _dt.float32
+                          else x for x in r])
+        return to(r, low) if r.__class__ is Tensor and r._dtype is _dt.float32 else r
+
+    return run
 
 
 def contiguous_data(t):

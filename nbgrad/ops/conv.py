@@ -26,6 +26,7 @@ from ._core import (
     Tensor,
     backend,
     contiguous_data,
+    in_float32,
     kernel,
     needs_grad,
     same_device,
@@ -38,7 +39,8 @@ from .shape import reshape, squeeze, transpose, unsqueeze
 __all__ = ["conv2d", "max_pool2d"]
 
 # C++ type names PyTorch prints in "Input type (float) and bias type (double)" messages
-_CPP = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int", "bool": "bool"}
+_CPP = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int", "bool": "bool",
+        "float16": "c10::Half", "bfloat16": "c10::BFloat16"}
 
 
 def _trivial(ks, stride, pad, dil):
@@ -166,6 +168,7 @@ def _tensor_arg(x, name, op, pos):
         )
 
 
+@in_float32
 def convolution_backward(g, x, w, stride, pad, dil, groups, ohw, mask):
     """conv2d's gradients ``(grad_input, grad_weight, grad_bias)`` (None where ``mask`` is
     False). Without a graph to record, each from one kernel (image by image where it

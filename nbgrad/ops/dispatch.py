@@ -25,6 +25,7 @@ from ..autograd.grad_mode import STATE as _STATE
 from ..autograd.grad_mode import version_counter as _version_counter
 from ..device import CPU as _CPU_DEV
 from ..storage._cpupool import empty as _pool_empty
+from ..storage.layout import copy_data
 from ..tensor import Tensor, _fresh
 from ._core import small_key, small_key_of
 
@@ -156,6 +157,9 @@ def _plan2(op, a, b):
         from ._core import same_device
 
         same_device(op.name, a, b)
+    if cdt.low:  # float16 / bfloat16: the general path computes in float32
+        return _plan(GENERAL, bcast=ta and tb and (a._data.shape != b._data.shape
+                                                   or a._dtype is not b._dtype))
     odt = _out_dtype(op, cdt)
     ka, kb = _key(a), _key(b)
     cpu_same = op.dtype == _BOOL or odt is cdt
@@ -243,6 +247,8 @@ def _plan1(op, x):
         raise TypeError(f"{op.name}(): argument 'input' must be Tensor, not {type(x).__name__}")
     if op.check is not None:
         op.check(x)
+    if x._dtype.low:  # float16 / bfloat16: the general path computes in float32
+        return _plan(GENERAL)
     odt = _out_dtype(op, x._dtype)
     k = _key(x)
     if k and k.__class__ is not tuple and odt is x._dtype:
@@ -427,6 +433,9 @@ def general2(op, a, b):
     odt = _out_dtype(op, cdt)
     if op.dtype == _FLOAT:
         cdt = odt
+    if cdt.low:  # PyTorch's "opmath": computed in float32, rounded once to 16 bits
+        data = binary_data(op.name, a, b, _dt.float32, _dt.float32 if odt.low else odt, dev)
+        return _fresh(copy_data(data, odt, dev) if odt.low else data, odt, dev)
     data = binary_data(op.name, a, b, cdt, odt, dev)
     return _fresh(data, _dt._FROM_NP[data.dtype], dev)
 
@@ -491,6 +500,9 @@ def general1(op, x):
     if op.check is not None:
         op.check(x)
     odt = _out_dtype(op, x._dtype)
+    if odt.low:  # PyTorch's "opmath": computed in float32, rounded once to 16 bits
+        data = unary_data(op.name, x, _dt.float32, x._device)
+        return _fresh(copy_data(data, odt, x._device), odt, x._device)
     data = unary_data(op.name, x, odt, x._device)
     return _fresh(data, _dt._FROM_NP[data.dtype], x._device)
 

@@ -386,10 +386,13 @@ def _round(input, *, decimals=None):
         return apply1(_ROUND, input)
     with no_grad():
         scale = 10.0 ** (decimals if decimals > 0 else -decimals)
+        # (16-bit floats: the three steps in float32, one rounding, as PyTorch's one kernel)
+        x = input.to(_dt.float32) if input._dtype.low else input
         if decimals > 0:
-            out = div(apply1(_ROUND, mul(input, scale)), scale)
+            out = div(apply1(_ROUND, mul(x, scale)), scale)
         else:
-            out = mul(apply1(_ROUND, div(input, scale)), scale)
+            out = mul(apply1(_ROUND, div(x, scale)), scale)
+        out = out.to(input._dtype)
     if input._rg and _STATE.enabled:
         _ROUND_DECIMALS.record(out, input)
     return out

@@ -17,12 +17,14 @@ int or a tuple, error messages) and calls the row with the normalized arguments;
 
 import sys
 
+from .. import dtypes as _dt
 from ..autograd import graph as _graph
 from ..autograd.grad_mode import ACTIVE as _INFER
 from ..autograd.grad_mode import STATE as _STATE
 from ..autograd.grad_mode import version_counter as _version_counter
 from ..autograd.graph import Edge, SavedTensor, grad_accumulator, saved_input, saved_output
 from ..autograd.graph import not_saved as _not_saved
+from ..storage.layout import _LOW_CHARS, copy_data
 from ..tensor import Tensor, _fresh
 from . import _core
 from .nodegen import EDGE_ITEM, _make_node, _reads, _saved_as_is
@@ -279,8 +281,64 @@ def _fresh_lines(pad, dev):
         "out._owner = _graph.OWNER")]
 
 
+def _low_test(op):
+    """The generated test that some operand of ``op`` is float16 or bfloat16 (the row's
+    forward then runs through ``_low_forward``), or None for a view (a view of a 16-bit
+    array is one, and copies nothing)."""
+    if op.view is not None:
+        return None
+    if op.listed:
+        return f"any([t_._dtype.low for t_ in {op.params[0]}])"
+    opt = set(op.optional)
+    return " or ".join(f"({p} is not None and {p}._dtype.low)" if p in opt else f"{p}._dtype.low"
+                       for p in op.params)
+
+
+def _low_forward(op):
+    """Row ``op``'s forward for operands of which some are float16 or bfloat16, which no
+    kernel takes: they are widened to float32 (PyTorch's "opmath" type on the CPU), the
+    forward computes in float32, and each output the dtype rule makes 16-bit is rounded
+    back once (an in-place row's into its operand's own storage)."""
+    n = 1 if op.listed else len(op.params)
+    forward, listed, inplace = op.forward, op.listed, op.inplace
+
+    def wide(a, dev):
+        return a if a is None or a.dtype.char not in _LOW_CHARS else copy_data(a, _dt.float32, dev)
+
+    def narrow(out, odt, dev):
+        return out if out is None or not odt.low else copy_data(out, odt, dev)
+
+    def run(*a):
+        arrays, odt, dev, args = a[:n], a[n], a[n + 1], a[n + 2:]
+        if listed:
+            up = ([wide(x, dev) for x in arrays[0]],)
+        else:
+            up = [wide(x, dev) for x in arrays]
+        multi = isinstance(odt, tuple)
+        odt32 = (tuple(_dt.float32 if d is not None and d.low else d for d in odt) if multi
+                 else _dt.float32 if odt.low else odt)
+        # (a dtype argument, a compute dtype such as clamp_grad's, is widened too)
+        args = [_dt.float32 if a.__class__ is _dt.dtype and a.low else a for a in args]
+        out = forward(*up, odt32, dev, *args)
+        if inplace:
+            copy_data(up[0], _dt.from_numpy_dtype(arrays[0].dtype), dev, out=arrays[0])
+            return arrays[0]
+        if multi:
+            return tuple(narrow(o, d, dev) for o, d in zip(out, odt))
+        if isinstance(out, (list, tuple)):  # a row with a list of outputs (split, unbind)
+            return out.__class__(narrow(o, odt, dev) for o in out)
+        return narrow(out, odt, dev)
+
+    return run
+
+
 def _compile_call(op, src):
+    test = _low_test(op)
+    if test is not None:
+        src = [line.replace("data = _forward(", f"data = (_low if {test} else _forward)(", 1)
+               for line in src]
     env = {"_dtype": op.dtype, "_forward": op.forward, "_fresh": _fresh, "_STATE": _STATE,
+           "_low": _low_forward(op),
            "_new": object.__new__, "_node": op.node, "_acc": grad_accumulator,
            "_SEQ": _core._SEQ, "_ANOMALY": _core._ANOMALY,
            "_remember": _core._anomaly_mode.remember, "_si": saved_input,
@@ -356,6 +414,12 @@ def _make_call(op):
             src += [f"        if {differ}:",
                     "            node_._casts = (" + "".join(
                         attr(p, "_dtype") + ", " for p in edged) + ")"]
+        elif op.dtype is not same_dtype and not op.inplace:
+            # an output of another dtype (``sum(x, dtype=...)``): the gradient goes back in
+            # the operand's, as PyTorch's engine casts it to the input's metadata
+            d = "odt[0]" if len(op.outputs) > 1 else "odt"
+            src += [f"        if {edged[0]}._dtype is not {d}:",
+                    f"            node_._casts = ({edged[0]}._dtype,)"]
         if op.differentiable == 1:
             src += ["        out._grad_fn = node_",
                     "        out._rg = True"]

@@ -17,6 +17,7 @@ from ._core import (
     Tensor,
     backend,
     broadcast_shapes,
+    in_float32,
     kernel,
     needs_grad,
     same_device,
@@ -158,6 +159,7 @@ def _as_1d(x):
 
 
 # ----- index_select / index_add ---------------------------------------------------------------
+@in_float32
 def index_select_backward(grad, sizes, dim, index):
     """``index_add(zeros(sizes), dim, index, grad)``, the backward of a read of rows
     ``index`` (index_select, embedding): a fresh zero buffer takes ``grad`` directly (no

@@ -231,7 +231,8 @@ def _direct(fn, t, other):
     if _recording.RECORDER[0] is not None:
         _recording.end("a tensor was modified in place")
     td = t._data
-    if kname is None or td.__class__ is not np.ndarray or not td.size or t._dtype is _dt.bool_:
+    if (kname is None or td.__class__ is not np.ndarray or not td.size or t._dtype is _dt.bool_
+            or t._dtype.low):
         return False
     f = td.flags
     if not (f.c_contiguous and f.writeable):

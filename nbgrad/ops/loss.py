@@ -17,6 +17,7 @@ from ._core import (
     attach,
     backend,
     contiguous_data,
+    in_float32,
     kernel,
     needs_grad,
     record,
@@ -347,6 +348,7 @@ def _log_probs(x, rows, stats):
     return _wrap(lp, dt, dev), be.zeros(tuple(stats.shape), dt.np)
 
 
+@in_float32
 def _cross_entropy_fused(input, target, weight, ignore_index, reduction):
     x = _float_input(input, "log_softmax")
     if reduction not in ("none", "sum", "mean"):
@@ -407,6 +409,7 @@ class CrossEntropyBackwardBackward0(Node):
         return dg, dx
 
 
+@in_float32
 def cross_entropy_backward(grad, input, target, weight=None, ignore_index=-100, stats=None,
                            _edge=None):
     """Gradient of the per-row cross-entropy ``w[t] * (logsumexp(x_row) - x_row[t])`` with

@@ -289,7 +289,8 @@ def _general_source(op, run=False):
                 "    return r_ if self._casts is None else _recast(r_, self._casts)"]
         return src
     if len(grads) == 1:  # a node exists only when its one edge needs a gradient
-        src.append(f"    return ({grads[0]},)")
+        src += [f"    r_ = ({grads[0]},)",
+                "    return r_ if self._casts is None else _recast(r_, self._casts)"]
         return src
     src.append("    nf_ = self._next")  # (a tuple: the node has several edges)
     done = set()

@@ -240,7 +240,8 @@ def clamp_grad(grad, input, bound, side):
 
 
 # ----- masked_fill: where with the fill as its input; tril / triu: where with a band mask --
-_CPP = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int"}
+_CPP = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
+        "float16": "c10::Half", "bfloat16": "c10::BFloat16"}
 
 
 def _fill_data(x, mask, value, odt, dev, number):

@@ -11,11 +11,30 @@ from collections import defaultdict
 
 import numpy as np
 
+from .. import dtypes as _dt
 from ..autograd.grad_mode import enable_grad
 from ..kernels.table import kernel
 from ..ops.inplace import assert_writable, zero_grads
-from ..storage.layout import copy_data, is_c
+from ..storage.layout import _LOW_CHARS, copy_data, is_c
 from ..tensor import Tensor
+
+_F32 = _dt.float32
+
+
+def _update_in_float32(body, p, flat, g, state, hp):
+    """The update kernel on float32 copies of a 16-bit parameter's flat data and 16-bit
+    state arrays (no kernel takes 16-bit floats), each written back rounded; the gradient
+    ``g`` is float32 already (``_flat_grad``)."""
+    dev = p._device
+
+    def wide(a):
+        return copy_data(a, _F32, dev) if a.dtype.char in _LOW_CHARS else a
+
+    wflat, wstate = wide(flat), tuple(wide(s) for s in state)
+    kernel("optim_update", dev)(body, wflat, g, wstate, hp)
+    for src, dst in zip((wflat,) + wstate, (flat,) + tuple(state)):
+        if src is not dst:
+            copy_data(src, _dt.from_numpy_dtype(dst.dtype), dev, out=dst)
 
 
 class _RequiredParameter:
@@ -225,7 +244,10 @@ class Optimizer:
         contiguous copy written back) with flat gradient ``g``, the tuple of flat state
         arrays ``state`` and hyperparameters ``hp``, and bump ``p``'s version."""
         flat, back = Optimizer._flat_param(p)
-        kernel("optim_update", p._device)(body, flat, g, state, hp)
+        if p._dtype.low:  # float16 / bfloat16: the step in float32, rounded back once
+            _update_in_float32(body, p, flat, g, state, hp)
+        else:
+            kernel("optim_update", p._device)(body, flat, g, state, hp)
         Optimizer._write_back(p, back)
 
     @staticmethod
@@ -254,8 +276,11 @@ class Optimizer:
             raise RuntimeError(
                 f"gradient on {g._device} does not match its parameter's device {p._device}"
             )
-        if g._dtype is not p._dtype or not is_c(d):
-            d = copy_data(d, p._dtype, p._device)
+        # (a 16-bit parameter's step runs in float32: its gradient, and so the step's
+        # scalars, which the optimizers make in the gradient's dtype, are float32)
+        want = _F32 if p._dtype.low else p._dtype
+        if g._dtype is not want or not is_c(d):
+            d = copy_data(d, want, p._device)
         if tuple(d.shape) != tuple(p._data.shape):
             raise RuntimeError(
                 f"gradient of shape {list(d.shape)} does not match its parameter's shape "

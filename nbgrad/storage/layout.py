@@ -126,6 +126,8 @@ def bcast3(shape, arrs):
 def copy_data(src, dt, device, out=None):
     """A C-contiguous copy of array ``src`` as dtype ``dt`` (into ``out`` if given)."""
     be = for_device(device)
+    if dt.low or src.dtype.char in _LOW_CHARS:
+        return _low_copy(src, dt, device, be, out)
     if out is None:
         out = be.empty(src.shape, dt.np)
     k = kernel("copy", device)
@@ -154,6 +156,41 @@ def copy_data(src, dt, device, out=None):
             copy_data(src[i], dt, device, out[i])
         return out
     k(views[0], views[1])
+    return out
+
+
+_LOW_CHARS = "eE"  # NumPy's float16 and ml_dtypes' bfloat16
+_F32 = np.dtype(np.float32)
+_BITS = np.dtype(np.uint16)
+
+
+class _Bits16:
+    """Stands for a dtype in ``copy_data``: 16-bit patterns, which the copy kernel moves."""
+
+    np = _BITS
+    low = False
+
+
+def _low_copy(src, dt, device, be, out):
+    """``copy_data`` where either side is float16 or bfloat16, which Numba's kernels do not
+    take. Without a cast the copy kernel moves the 16-bit patterns; a cast runs on the host
+    with NumPy, through float32 as PyTorch's conversions go (a double or an integer becomes
+    a float before it is rounded to 16 bits; a 16-bit float is widened before it becomes
+    anything else but float32), so the rounding is PyTorch's."""
+    if out is None:
+        out = be.empty(src.shape, dt.np)
+    if src.dtype == dt.np:
+        copy_data(src.view(_BITS), _Bits16, device, out.view(_BITS))
+        return out
+    host = be.to_host(src)
+    if host.dtype != _F32 and dt.np != _F32:
+        host = host.astype(_F32)
+    with np.errstate(over="ignore", invalid="ignore"):  # (inf and nan, as PyTorch gives)
+        host = host.astype(dt.np)
+    if out.__class__ is np.ndarray:
+        np.copyto(out, host)
+    else:
+        copy_data(be.from_host(np.ascontiguousarray(host)), dt, device, out)
     return out
 
 

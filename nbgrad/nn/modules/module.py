@@ -394,6 +394,18 @@ class Module:
 
         return self.to(dtypes.float64)
 
+    def half(self):
+        """Cast the floating-point parameters and buffers to float16 (in place)."""
+        from ... import dtypes
+
+        return self.to(dtypes.float16)
+
+    def bfloat16(self):
+        """Cast the floating-point parameters and buffers to bfloat16 (in place)."""
+        from ... import dtypes
+
+        return self.to(dtypes.bfloat16)
+
     def cpu(self):
         return self.to("cpu")
 
