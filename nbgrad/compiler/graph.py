@@ -175,7 +175,7 @@ class Graph:
                 total.clear()
 
         for i, op in enumerate(ops):
-            if op.elem:
+            if op.elem and not self._low(op):
                 if region and (self.meta[region[0].outs[0]][1:] != self.meta[op.outs[0]][1:]
                                or (total and not self._flat(op, made, total))):
                     close(i)
@@ -196,6 +196,12 @@ class Graph:
                 steps.append(Call(op))
         close(len(ops))
         return steps
+
+    def _low(self, op):
+        """Whether ``op`` reads or makes a float16 / bfloat16 value: no generated kernel
+        takes one, so it runs as its eager call (which computes in float32)."""
+        meta = self.meta
+        return any(meta[v][0].low for v in op.values()) or any(meta[v][0].low for v in op.outs)
 
     def _flat(self, op, made, total):
         """Whether elementwise ``op`` may join a region that sums a value (``total``): it
@@ -218,7 +224,7 @@ class Graph:
             return False
         v = op.operands[0]
         if (v not in made or last.get(v) != i or not self.meta[v][0].is_floating_point
-                or self.meta[v][2].type != "cpu"):  # (the CPU's loops only)
+                or self.meta[v][0].low or self.meta[v][2].type != "cpu"):  # (CPU loops only)
             return False
         shape = self.meta[region[0].outs[0]][1]
         for o in region:

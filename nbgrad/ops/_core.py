@@ -213,19 +213,17 @@ def to_dtype_data(x, dt, device):
 
 def in_float32(fn):
     """``fn`` (a function of Tensors that runs kernels on their storage itself, such as a
-    backward step) for float16 / bfloat16 Tensor arguments, which no kernel takes: those
-    are widened to float32 (PyTorch's "opmath" type on the CPU) and every float32 Tensor
-    ``fn`` returns (alone, or in a tuple) is rounded back to their dtype."""
+    backward step) when its first argument is a float16 / bfloat16 Tensor, which no kernel
+    takes: its 16-bit Tensor arguments are widened to float32 (PyTorch's "opmath" type on
+    the CPU) and every float32 Tensor ``fn`` returns (alone, or in a tuple) is rounded back
+    to that dtype. (One test of the first argument: the common call pays no more.)"""
 
     @functools.wraps(fn)
     def run(*args, **kwargs):
-        low = None
-        for a in args:
-            if a.__class__ is Tensor and a._dtype.low:
-                low = a._dtype
-                break
-        if low is None:
+        first = args[0]
+        if first.__class__ is not Tensor or not first._dtype.low:
             return fn(*args, **kwargs)
+        low = first._dtype
         from .convert import to
 
         def wide(a):

@@ -318,7 +318,7 @@ def _low_forward(op):
         odt32 = (tuple(_dt.float32 if d is not None and d.low else d for d in odt) if multi
                  else _dt.float32 if odt.low else odt)
         # (a dtype argument, a compute dtype such as clamp_grad's, is widened too)
-        args = [_dt.float32 if a.__class__ is _dt.dtype and a.low else a for a in args]
+        args = [_dt.float32 if isinstance(a, _dt.dtype) and a.low else a for a in args]
         out = forward(*up, odt32, dev, *args)
         if inplace:
             copy_data(up[0], _dt.from_numpy_dtype(arrays[0].dtype), dev, out=arrays[0])
