@@ -73,10 +73,12 @@ with _gc_paused():
     from .dtypes import (
         bfloat16,
         dtype,
+        finfo,
         float16,
         float32,
         float64,
         get_default_dtype,
+        iinfo,
         int32,
         int64,
         promote_types,

@@ -165,3 +165,57 @@ def result_type(tensors, scalars=()):
         elif sd._cat > res._cat:
             res = sd
     return res
+
+
+class finfo:  # noqa: N801  (PyTorch's name)
+    """The numerical properties of a floating dtype (default: the default dtype), as
+    ``torch.finfo``: ``bits eps max min tiny smallest_normal resolution dtype``.
+
+    Example:
+        >>> nbgrad.finfo(nbgrad.float16).max
+        65504.0
+        >>> nbgrad.finfo(nbgrad.bfloat16).eps
+        0.0078125
+    """
+
+    def __init__(self, type=None):  # noqa: A002  (PyTorch's argument name)
+        d = _default[0] if type is None else as_dtype(type)
+        if not d.is_floating_point:
+            raise TypeError("nbgrad.finfo() requires a floating point input type. Use "
+                            "nbgrad.iinfo to handle 'nbgrad.finfo'")
+        if d is bfloat16:
+            import ml_dtypes
+
+            f = ml_dtypes.finfo(d.np)
+        else:
+            f = np.finfo(d.np)
+        self.bits, self.dtype = d.itemsize * 8, d.name
+        self.eps, self.max, self.min = float(f.eps), float(f.max), float(f.min)
+        self.tiny = self.smallest_normal = float(f.smallest_normal)
+        self.resolution = 10.0 ** -int(f.precision)  # (exact: NumPy's is a 16-bit value)
+
+    def __repr__(self):
+        return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, "
+                f"eps={self.eps:g}, smallest_normal={self.smallest_normal:g}, "
+                f"tiny={self.tiny:g}, dtype={self.dtype})")
+
+
+class iinfo:  # noqa: N801  (PyTorch's name)
+    """The range of an integer dtype, as ``torch.iinfo``: ``bits max min dtype``.
+
+    Example:
+        >>> nbgrad.iinfo(nbgrad.int32).max
+        2147483647
+    """
+
+    def __init__(self, type):  # noqa: A002  (PyTorch's argument name)
+        d = as_dtype(type)
+        if d._cat != 1:
+            raise TypeError("nbgrad.iinfo() requires an integer input type. Use nbgrad.finfo "
+                            "to handle 'nbgrad.iinfo'")
+        i = np.iinfo(d.np)
+        self.bits, self.dtype = d.itemsize * 8, d.name
+        self.max, self.min = int(i.max), int(i.min)
+
+    def __repr__(self):
+        return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"

@@ -287,3 +287,30 @@ def test_compiled_function_on_16_bit_tensors_equals_eager(dtype):
     assert got.dtype is want.dtype is nbgrad.float32 and g.dtype is d
     assert got.item() == want.item()
     _same(g.double().numpy(), x.grad.double().numpy())
+
+
+def test_finfo_and_iinfo_as_torch():
+    for name in ALL:
+        if name in ("float16", "bfloat16", "float32", "float64"):
+            a, b = nbgrad.finfo(getattr(nbgrad, name)), torch.finfo(getattr(torch, name))
+            for f in ("bits", "eps", "max", "min", "tiny", "smallest_normal", "resolution"):
+                assert getattr(a, f) == getattr(b, f), (name, f)
+            assert a.dtype == b.dtype == name and repr(a) == repr(b)
+            with pytest.raises(TypeError, match="requires an integer input type"):
+                nbgrad.iinfo(getattr(nbgrad, name))
+        elif name != "bool":
+            a, b = nbgrad.iinfo(getattr(nbgrad, name)), torch.iinfo(getattr(torch, name))
+            assert (a.bits, a.max, a.min, a.dtype) == (b.bits, b.max, b.min, b.dtype)
+            assert repr(a) == repr(b)
+            with pytest.raises(TypeError, match="requires a floating point input type"):
+                nbgrad.finfo(getattr(nbgrad, name))
+    assert repr(nbgrad.finfo()) == repr(torch.finfo())
+
+
+def test_the_docstring_examples_run():
+    import doctest
+
+    from nbgrad import dtypes
+
+    res = doctest.testmod(dtypes, extraglobs={"nbgrad": nbgrad})
+    assert res.attempted >= 4 and not res.failed

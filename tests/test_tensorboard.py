@@ -132,3 +132,12 @@ def test_default_log_dir_and_the_torch_name(tmp_path, monkeypatch):
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                        timeout=300)
     assert r.stdout.strip() == "nbgrad.utils.tensorboard.writer", r.stderr
+
+
+def test_the_docstring_example_runs():
+    import doctest
+
+    from nbgrad.utils.tensorboard import writer
+
+    res = doctest.testmod(writer)
+    assert res.attempted and not res.failed
