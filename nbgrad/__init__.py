@@ -70,6 +70,7 @@ with _gc_paused():
     from .dtypes import int32 as int  # noqa: A001
     from .dtypes import int64 as long
     from .dtypes import float16 as half
+    from .dtypes import int16 as short
     from .dtypes import (
         bfloat16,
         dtype,
@@ -79,10 +80,13 @@ with _gc_paused():
         float64,
         get_default_dtype,
         iinfo,
+        int8,
+        int16,
         int32,
         int64,
         promote_types,
         set_default_dtype,
+        uint8,
     )
     from .ops.convert import clone  # noqa: E402
     from .ops.elementwise import *  # noqa: E402,F403  (the op table's public names)

@@ -131,6 +131,9 @@ def random_full(gen, n, np_dtype):
         return (gen._random(n) & 1).astype(np.bool_)
     wide = d in (np.int64, np.float64)
     bits = gen._random64(n) if wide else gen._random(n)
+    if _low(d):  # (11 and 8 significant bits)
+        span = (1 << (11 if d.char == "e" else 8)) + 1
+        return (bits % np.uint64(span)).astype(_F32).astype(d)
     if d.kind == "f":
         span = (1 << np.finfo(d).nmant + 1) + 1
     else:

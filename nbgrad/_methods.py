@@ -177,6 +177,9 @@ METHODS = {
     "__and__": E.bitwise_and, "__rand__": E.bitwise_and, "__or__": E.bitwise_or,
     "__ror__": E.bitwise_or, "__xor__": E.bitwise_xor, "__rxor__": E.bitwise_xor,
     "bitwise_and": E.bitwise_and, "bitwise_or": E.bitwise_or, "bitwise_xor": E.bitwise_xor,
+    "__lshift__": E.bitwise_left_shift, "__rshift__": E.bitwise_right_shift,
+    "__rlshift__": _r(E.bitwise_left_shift), "__rrshift__": _r(E.bitwise_right_shift),
+    "bitwise_left_shift": E.bitwise_left_shift, "bitwise_right_shift": E.bitwise_right_shift,
     "logical_xor": E.logical_xor, "cumsum": Scan.cumsum, "cumsum_": Scan._cumsum_,
     "cumprod": Scan.cumprod, "cumprod_": Scan._cumprod_,
     "multinomial": Smp.multinomial, "sort": Srt.sort, "bernoulli": Smp.bernoulli,
@@ -229,6 +232,7 @@ METHODS = {
     "float": _converter(_dt.float32), "double": _converter(_dt.float64),
     "long": _converter(_dt.int64), "int": _converter(_dt.int32), "bool": _converter(_dt.bool_),
     "half": _converter(_dt.float16), "bfloat16": _converter(_dt.bfloat16),
+    "byte": _converter(_dt.uint8), "char": _converter(_dt.int8), "short": _converter(_dt.int16),
 }
 
 for _name, _fn in METHODS.items():

@@ -174,6 +174,8 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
         arr = np.asarray(data, dtype=(np.float32 if dt.low else dt.np) if dt._cat == 2 else None)
         if arr.dtype == object:
             raise ValueError("expected a sequence of numbers with a regular (rectangular) shape")
+        if dt._narrow:
+            _check_range(data, dt, np.iinfo(dt.np))
     if dt.low and arr.dtype != dt.np:  # rounded to 16 bits through float32, as PyTorch
         return _finish(copy_data(np.asarray(arr), dt, CPU), dt, dev, requires_grad)
     return _finish(np.array(arr, dtype=dt.np, copy=True), dt, dev, requires_grad)
@@ -213,6 +215,18 @@ def _check_int64(data):
             _check_int64(y)
     else:
         _int64(data)
+
+
+def _check_range(data, dt, info):
+    """PyTorch's (c10's) check of each Python number for a narrow integer type: an int may
+    wrap into an unsigned type from ``-max``; a float must lie in the type's range."""
+    if isinstance(data, (list, tuple)):
+        for y in data:
+            _check_range(y, dt, info)
+        return
+    lo = -info.max if info.min == 0 and isinstance(data, numbers.Integral) else info.min
+    if not lo <= data <= info.max:
+        raise RuntimeError(f"value cannot be converted to type {dt.name} without overflow")
 
 
 def _unwrap(x):

@@ -13,7 +13,7 @@ class dtype:
     """A tensor element type, e.g. ``nbgrad.float32``."""
 
     __slots__ = ("name", "np", "is_floating_point", "itemsize", "is_signed", "low", "_rank",
-                 "_cat", "scalar_type", "legacy")
+                 "_cat", "scalar_type", "legacy", "_narrow", "number")
 
     def __init__(self, name, np_dtype, rank, cat, scalar_type, legacy):
         self.name = name
@@ -28,6 +28,12 @@ class dtype:
         self._cat = cat  # 0 bool, 1 integer, 2 floating
         self.scalar_type = scalar_type  # PyTorch's ScalarType name ("Float", "Half")
         self.legacy = legacy  # its legacy name ("float", "half"): Tensor.half, HalfTensor
+        # an integer type narrower than 64 bits: a float becomes one through int64, and a
+        # Python int wraps into its range, as C's casts in PyTorch do (300 -> 44 in uint8)
+        self._narrow = cat == 1 and name != "int64"
+        if np_dtype is not None:  # (bfloat16's: a property)
+            nd = np.dtype(np_dtype)
+            self.number = _wrapping(nd) if self._narrow else nd.type
 
     def __repr__(self):
         return "nbgrad." + self.name
@@ -36,10 +42,28 @@ class dtype:
         return (_by_name, (self.name,))
 
 
+def _wrapping(nd):
+    """A converter of Python numbers to NumPy integers of ``nd`` that wraps out-of-range
+    values (NumPy refuses them)."""
+    t, info = nd.type, np.iinfo(nd)
+    lo, hi, span = int(info.min), int(info.max), 1 << (8 * nd.itemsize)
+
+    def number(v):
+        if lo <= v <= hi:
+            return t(v)
+        return t((int(v) - lo) % span + lo)
+
+    return number
+
+
 class _BFloat16(dtype):
     """bfloat16, whose NumPy dtype (ml_dtypes') is imported when first asked for."""
 
     __slots__ = ()
+
+    @property
+    def number(self):
+        return self.np.type
 
     @property
     def np(self):
@@ -53,14 +77,17 @@ class _BFloat16(dtype):
 
 _BF16 = []
 bool_ = dtype("bool", np.bool_, 0, 0, "Bool", "bool")
-int32 = dtype("int32", np.int32, 1, 1, "Int", "int")
-int64 = dtype("int64", np.int64, 2, 1, "Long", "long")
-float16 = dtype("float16", np.float16, 3, 2, "Half", "half")
-bfloat16 = _BFloat16("bfloat16", None, 3, 2, "BFloat16", "bfloat16")
-float32 = dtype("float32", np.float32, 4, 2, "Float", "float")
-float64 = dtype("float64", np.float64, 5, 2, "Double", "double")
+uint8 = dtype("uint8", np.uint8, 1, 1, "Byte", "byte")
+int8 = dtype("int8", np.int8, 1, 1, "Char", "char")
+int16 = dtype("int16", np.int16, 2, 1, "Short", "short")
+int32 = dtype("int32", np.int32, 3, 1, "Int", "int")
+int64 = dtype("int64", np.int64, 4, 1, "Long", "long")
+float16 = dtype("float16", np.float16, 5, 2, "Half", "half")
+bfloat16 = _BFloat16("bfloat16", None, 5, 2, "BFloat16", "bfloat16")
+float32 = dtype("float32", np.float32, 6, 2, "Float", "float")
+float64 = dtype("float64", np.float64, 7, 2, "Double", "double")
 
-ALL = (bool_, int32, int64, float16, bfloat16, float32, float64)
+ALL = (bool_, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64)
 LOW = (float16, bfloat16)
 _FROM_NP = {d.np: d for d in ALL if d is not bfloat16}  # (bfloat16's: on first use)
 _NAMES = {d.name: d for d in ALL}
@@ -128,8 +155,8 @@ def promote_types(a, b):
         >>> nbgrad.promote_types(nbgrad.float16, nbgrad.bfloat16)
         nbgrad.float32
     """
-    if a._rank == b._rank and a is not b:  # float16 and bfloat16: neither holds the other
-        return float32
+    if a._rank == b._rank and a is not b:  # neither holds the other: the next type up
+        return float32 if a._cat == 2 else int16  # (float16 and bfloat16; uint8 and int8)
     return a if a._rank >= b._rank else b
 
 

@@ -3,8 +3,7 @@ the functions that seed it and save its state.
 
 A generator is PyTorch's CPU generator bit for bit: a 32-bit Mersenne Twister (mt19937)
 seeded as PyTorch seeds it (the seed's low 32 bits), the same cached second normal sample,
-and the same 5,056-byte state (held in a tensor of 632 int64 words: nbgrad has no uint8
-dtype yet). ``nbgrad._distributions`` turns its bits into samples the
+and the same 5,056-byte state (a uint8 tensor, as PyTorch's). ``nbgrad._distributions`` turns its bits into samples the
 way PyTorch's CPU kernels do, so after ``manual_seed(s)`` a program draws PyTorch's numbers.
 Tensors on a CUDA device draw on the host from the same generator (PyTorch's CUDA
 generator, Philox, gives other numbers).
@@ -107,7 +106,7 @@ class Generator:
         return self._seed
 
     def get_state(self):
-        """The generator's state: PyTorch's 5,056 bytes, as 632 int64 words (a tensor)."""
+        """The generator's state: PyTorch's 5,056 bytes (a uint8 tensor)."""
         from .creation import from_numpy
 
         st = self._bits.state["state"]
@@ -120,7 +119,7 @@ class Generator:
             rec["normal_y"], rec["normal_is_valid"] = self._normal, 1
         if self._normal_f is not None:
             rec["next_float"], rec["float_is_valid"] = self._normal_f, True
-        return from_numpy(np.frombuffer(rec.tobytes(), np.int64).copy())
+        return from_numpy(np.frombuffer(rec.tobytes(), np.uint8).copy())
 
     def set_state(self, new_state):
         """Restore a state from ``get_state``; returns the generator."""
@@ -131,8 +130,9 @@ class Generator:
             name = kind.__name__ if kind.__module__ == "builtins" else (
                 f"{kind.__module__.split('.')[0]}.{kind.__name__}")
             raise TypeError(f"expected a torch.ByteTensor, but got {name}")
-        if new_state.dtype.name != "int64":
-            raise TypeError("RNG state must be an int64 tensor from get_state / get_rng_state")
+        # (int64: the 632 words in which nbgrad held the bytes before it had uint8)
+        if new_state.dtype.name not in ("uint8", "int64"):
+            raise TypeError("RNG state must be a torch.ByteTensor")
         raw = np.ascontiguousarray(new_state.detach().cpu().numpy()).reshape(-1).view(np.uint8)
         if raw.size != _STATE_BYTES:
             raise RuntimeError(f"Expected a CPUGeneratorImplState of size {_STATE_BYTES} but "

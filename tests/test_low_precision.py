@@ -15,7 +15,8 @@ import nbgrad
 torch = pytest.importorskip("torch")
 
 LOW = ("float16", "bfloat16")
-ALL = ("bool", "int32", "int64", "float16", "bfloat16", "float32", "float64")
+ALL = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
+       "float64")
 # values where rounding to 16 bits is delicate: ties, overflow, subnormals, the non-finite
 EDGES = np.array([0.0, -0.0, 1.0, 1.0009765625, 1.00048828125, 1.00146484375, 65504.0,
                   65519.99, 65520.0, 1e5, -1e5, 6e-8, 3e-8, 1e-40, 3.3895e38, 3.4e38,
@@ -314,3 +315,14 @@ def test_the_docstring_examples_run():
 
     res = doctest.testmod(dtypes, extraglobs={"nbgrad": nbgrad})
     assert res.attempted >= 4 and not res.failed
+
+
+def test_random_integers_in_16_bit_floats_as_torch():
+    for f in (lambda m, dt: m.empty(6, dtype=dt).random_(0, 100),
+              lambda m, dt: m.empty(5, dtype=dt).random_(),
+              lambda m, dt: m.empty(3, dtype=dt).random_(-4, 9)):
+        for dtype in LOW:
+            torch.manual_seed(2)
+            nbgrad.manual_seed(2)
+            want, got = f(torch, getattr(torch, dtype)), f(nbgrad, getattr(nbgrad, dtype))
+            _same(got.double().numpy(), want.double().numpy())

@@ -269,13 +269,12 @@ def _fields(state_bytes):
 
 @pytest.mark.parametrize("draws", [0, 3, 624, 700])
 def test_state_bytes_are_pytorchs(draws):
-    # (nbgrad holds the 5,056 bytes in int64 words: it has no uint8 dtype yet)
     for m in (nbgrad, torch):
         m.manual_seed(5)
         m.rand(draws)
         m.randn(3)  # leaves a cached normal in the state
     ours = nbgrad.get_rng_state()
-    assert ours.dtype is nbgrad.int64 and ours.shape == (632,)
+    assert ours.dtype is nbgrad.uint8 and ours.shape == (5056,)
     assert _fields(ours.numpy().tobytes()) == _fields(torch.get_rng_state().numpy().tobytes())
     torch.manual_seed(5)
     assert _fields(nbgrad.manual_seed(5).get_state().numpy().tobytes()) == _fields(
@@ -301,10 +300,13 @@ def test_state_round_trip_fork_rng_and_seed():
     assert g.initial_seed() == s1 and 0 <= s1 < 2**64
     assert nbgrad.seed() == nbgrad.initial_seed()
     with pytest.raises(RuntimeError, match="size 5056 but found the input RNG state size "
-                                           "to be 80"):
-        nbgrad.set_rng_state(nbgrad.zeros(10, dtype=nbgrad.int64))
-    with pytest.raises(TypeError, match="must be an int64 tensor"):
-        nbgrad.set_rng_state(nbgrad.zeros(632))
+                                           "to be 10"):
+        nbgrad.set_rng_state(nbgrad.zeros(10, dtype=nbgrad.uint8))
+    with pytest.raises(TypeError, match="RNG state must be a torch.ByteTensor"):
+        nbgrad.set_rng_state(nbgrad.zeros(5056))
+    # a state saved as the 632 int64 words of earlier nbgrad versions still loads
+    nbgrad.set_rng_state(nbgrad.from_numpy(s.numpy().view(np.int64).copy()))
+    assert np.array_equal(nbgrad.randn(5).numpy(), a[0])
     assert nbgrad.random.manual_seed is nbgrad.manual_seed
     assert nbgrad.manual_seed(-1).initial_seed() == 2**64 - 1  # (negative seeds wrap)
 

@@ -193,8 +193,9 @@ _CAST = _Cast()
 _KERNELS = {}
 # eager's sum of one row (kernels/cpu/reduce.py): blocks and parallel chunks
 _SUM_BLOCK, _SUM_CHUNK = 256, 4096
-_CASTS = {"bool": "np.bool_", "int32": "np.int32", "int64": "np.int64",
-          "float32": "np.float32", "float64": "np.float64"}
+_CASTS = {"bool": "np.bool_", "uint8": "np.uint8", "int8": "np.int8", "int16": "np.int16",
+          "int32": "np.int32", "int64": "np.int64", "float32": "np.float32",
+          "float64": "np.float64"}
 
 
 def _source(p, target):

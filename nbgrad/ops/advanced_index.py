@@ -10,8 +10,11 @@ there, so the kernels never see a bad index. The backward of ``x[idx]``
 ``index.Tensor``, ``index_put_zeros`` and ``index_zero`` on a precomputed plan.
 """
 
+import warnings
+
 import numpy as np
 
+from .. import dtypes as _dt
 from ..storage.layout import _bstrides, c_data, copy_data
 from ._core import (
     SCALAR_TYPE,
@@ -54,11 +57,15 @@ def _norm_item(k, dev, tensors_adv):
                 f"({dev})"
             )
         cat = k._dtype._cat
-        if cat == 2:
+        if cat == 2 or k._dtype in (_dt.int8, _dt.int16):
             raise IndexError(_ERR_DTYPE)
         h = _host(k)
         if cat == 0:
             return ("m", h)
+        if k._dtype is _dt.uint8:  # a mask, as PyTorch still reads one (and warns)
+            warnings.warn("indexing with dtype nbgrad.uint8 is now deprecated, please use a "
+                          "dtype nbgrad.bool instead.", UserWarning, stacklevel=3)
+            return ("m", h.astype(np.bool_))
         if h.ndim == 0 and not tensors_adv:
             return ("i", int(h))
         return ("a", h.astype(np.int64, copy=False))

@@ -193,7 +193,7 @@ def _plan2(op, a, b):
             and cpu_same and t._data.size
             and (b.__class__ if ta else a.__class__) in _NUMBERS):
         p = _plan(S_CONTIG if first else CONTIG_S, dt=odt, shape=kt[3])
-        p.stype = np.dtype(cdt.np).type
+        p.stype = cdt.number  # (a number out of a narrow int type's range wraps)
         return p
     if (kt and kt.__class__ is not tuple and t._dtype is cdt and cpu_same
             and (b.__class__ if ta else a.__class__) in _NUMBERS):
@@ -206,7 +206,7 @@ def _plan2(op, a, b):
         else:
             p = _plan(SMALL_S, _entry(op, _FLAT_S, npd, npd + "s", out_np), ok, odt, None,
                       not kt.flat)
-        p.stype = kt.np.type
+        p.stype = kt.dt.number
         return p
     return _plan(GENERAL, bcast=False)
 

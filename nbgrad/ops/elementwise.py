@@ -448,25 +448,31 @@ def logical_xor(input, other):
     return ne(a, b)
 
 
+def _on_host(kernel_name, input, other, fn):
+    """``fn(x, y, dt)`` of bool or integer operands (a tensor and a tensor or a number,
+    either side) as NumPy arrays of their promoted dtype ``dt``, on the host; no gradient."""
+    t = input if input.__class__ is Tensor else other
+    for v in (input, other):
+        if (v._dtype.is_floating_point if v.__class__ is Tensor else isinstance(v, float)):
+            raise RuntimeError(f"\"{kernel_name}_cpu\" not implemented for 'Float'")
+    from ..storage import for_device
+
+    be = for_device(t._device)
+    dt = promote(input, other)
+
+    def host(v):  # (a number out of a narrow type's range wraps, as PyTorch's casts)
+        return np.asarray(be.to_host(v._data) if v.__class__ is Tensor else v).astype(dt.np)
+
+    out = fn(host(input), host(other), dt)
+    return wrap(be.from_host(np.ascontiguousarray(out)), t._device)
+
+
 def _bitwise(name, symbol, np_fn):
     """``input <symbol> other`` of bool or integer tensors (or a tensor and a number), by
     NumPy's ufunc on the host: logical for bools, on the bits for integers; no gradient."""
 
     def op(input, other):
-        if input.__class__ is not Tensor:
-            input, other = other, input
-        b = other if other.__class__ is Tensor else None
-        if input._dtype.is_floating_point or (b is not None and b._dtype.is_floating_point) \
-                or isinstance(other, float):
-            raise RuntimeError(f"\"{name}_cpu\" not implemented for 'Float'")
-        from ..storage import for_device
-
-        be = for_device(input._device)
-        x = np.asarray(be.to_host(input._data))
-        y = np.asarray(be.to_host(b._data)) if b is not None else other
-        dt = promote(input, other)
-        out = np_fn(x.astype(dt.np), np.asarray(y).astype(dt.np))
-        return wrap(be.from_host(np.ascontiguousarray(out)), input._device)
+        return _on_host(name, input, other, lambda x, y, dt: np_fn(x, y))
 
     op.__name__ = name
     op.__doc__ = (f"Elementwise ``{symbol}``: logical for bools, on the bits for integers "
@@ -477,6 +483,31 @@ def _bitwise(name, symbol, np_fn):
 bitwise_and = _bitwise("bitwise_and", "&", np.bitwise_and)
 bitwise_or = _bitwise("bitwise_or", "|", np.bitwise_or)
 bitwise_xor = _bitwise("bitwise_xor", "^", np.bitwise_xor)
+
+
+def _shift(name, kernel_name, left):
+    def shifted(x, s, dt):
+        if dt is _dt.bool_:  # (two bools: PyTorch shifts them as int64 too)
+            dt, x, s = _dt.int64, x.astype(np.int64), s.astype(np.int64)
+        over = (s < 0) | (s >= 8 * dt.itemsize)  # all bits shifted out: 0, or the sign's
+        s = np.where(over, 0, s).astype(dt.np)
+        out = np.left_shift(x, s) if left else np.right_shift(x, s)
+        fill = 0 if left else np.where(x < 0, -1, 0)
+        return np.where(over, fill, out).astype(dt.np)
+
+    def op(input, other):
+        return _on_host(kernel_name, input, other, shifted)
+
+    op.__name__ = name
+    op.__doc__ = (f"Elementwise ``input {'<<' if left else '>>'} other`` of integer tensors "
+                  f"(or a tensor and a number), {'left' if left else 'arithmetic right'} "
+                  "shift in the promoted type; a shift by the type's width or more gives "
+                  f"{'0' if left else '0 or -1 (the sign)'}, as PyTorch (no gradient).")
+    return op
+
+
+bitwise_left_shift = _shift("bitwise_left_shift", "lshift", True)
+bitwise_right_shift = _shift("bitwise_right_shift", "rshift", False)
 
 
 def bitwise_not(input):
@@ -659,7 +690,8 @@ from .selection import clamp, clamp_grad, where  # noqa: E402, F401
 PUBLIC = [op.name for op in TABLE.values() if op.fn] + [
     n for op in TABLE.values() if op.fn for n in op.aliases] + [
     "where", "logical_and", "logical_or", "logical_not", "clamp", "square", "bitwise_not",
-    "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor"]
+    "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",
+    "bitwise_right_shift"]
 for _op in TABLE.values():
     for _alias in _op.aliases:
         globals()[_alias] = globals()[_op.name]

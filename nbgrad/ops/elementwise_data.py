@@ -16,7 +16,7 @@ def _operand(x, dt, dev, be):
     if x.__class__ is Tensor:
         return to_dtype_data(x, dt, dev)
     if isinstance(x, (bool, int, float, np.generic)):
-        return dt.np.type(x)
+        return dt.number(x)
     return cast_data(x, dt, dev)  # a storage array
 
 

@@ -114,8 +114,13 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
 
 
 _BOUNDS = {"int32": ("int", -(2**31), 2**31 - 1), "int64": ("long", -(2**63), 2**63 - 1),
+           "uint8": ("unsigned char", 0, 255), "int8": ("signed char", -128, 127),
+           "int16": ("short", -(2**15), 2**15 - 1),
            "bool": ("bool", 0, 1), "float32": ("float", -(2**24), 2**24),
-           "float64": ("double", -(2**53), 2**53)}
+           "float64": ("double", -(2**53), 2**53),
+           # (PyTorch only warns past these 16-bit ranges; the draws are rounded)
+           "float16": ("c10::Half", -(2**63), 2**63 - 1),
+           "bfloat16": ("c10::BFloat16", -(2**63), 2**63 - 1)}
 
 
 def random_(self, *args, generator=None, **kw):

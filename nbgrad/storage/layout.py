@@ -128,6 +128,8 @@ def copy_data(src, dt, device, out=None):
     be = for_device(device)
     if dt.low or src.dtype.char in _LOW_CHARS:
         return _low_copy(src, dt, device, be, out)
+    if dt._narrow and src.dtype.kind == "f":  # through int64: truncated, then wrapped
+        src = copy_data(src, _FROM_NP[np.dtype(np.int64)], device)
     if out is None:
         out = be.empty(src.shape, dt.np)
     k = kernel("copy", device)
@@ -168,7 +170,7 @@ class _Bits16:
     """Stands for a dtype in ``copy_data``: 16-bit patterns, which the copy kernel moves."""
 
     np = _BITS
-    low = False
+    low = _narrow = False
 
 
 def _low_copy(src, dt, device, be, out):
