@@ -37,7 +37,7 @@ class Op:
     fn: Callable  # fn(m, *tensors) with m = nbgrad or torch
     ref: Callable  # ref(*ndarrays) -> ndarray, the NumPy reference
     shapes: tuple  # input shape tuples, one per case
-    domain: object = "any"  # "any" | "pos" | "nz" (|x| >= 0.5), or one per input
+    domain: object = "any"  # "any" | "pos" | "nz" (|x| >= 0.5) | "unit" | "gt1", or one per input
     out: str = None  # result dtype name; None means the inputs' float dtype
     grad: bool = True  # differentiable: gradients compared (non-contiguous, torch)
     check: bool = True  # run gradcheck / gradgradcheck
@@ -206,6 +206,20 @@ OPS = [
     Op("cos", lambda m, a: a.cos(), np.cos, UNARY),
     Op("tan", lambda m, a: m.tan(a), np.tan, UNARY),
     Op("erf", lambda m, a: m.erf(a), lambda a: np.vectorize(math.erf)(a).astype(a.dtype), UNARY),
+    # (one shape each: the shared loops are covered by the ops above)
+    Op("erfc", lambda m, a: m.erfc(a), lambda a: np.vectorize(math.erfc)(a).astype(a.dtype), S),
+    Op("asin", lambda m, a: m.asin(a), np.arcsin, S, domain="unit"),
+    Op("acos", lambda m, a: a.acos(), np.arccos, S, domain="unit"),
+    Op("atan", lambda m, a: m.arctan(a), np.arctan, S),
+    Op("atan2", lambda m, a, b: m.atan2(a, b), np.arctan2, BINARY[1:2], domain=("any", "nz")),
+    Op("sinh", lambda m, a: m.sinh(a), np.sinh, S),
+    Op("cosh", lambda m, a: a.cosh(), np.cosh, S),
+    Op("asinh", lambda m, a: m.asinh(a), np.arcsinh, S),
+    Op("acosh", lambda m, a: m.acosh(a), np.arccosh, S, domain="gt1"),
+    Op("atanh", lambda m, a: m.atanh(a), np.arctanh, S, domain="unit"),
+    Op("exp2", lambda m, a: m.exp2(a), np.exp2, S),
+    Op("fmax", lambda m, a, b: m.fmax(a, b), np.fmax, BINARY[1:2]),
+    Op("fmin", lambda m, a, b: a.fmin(b), np.fmin, BINARY[1:2]),
     Op("reciprocal", lambda m, a: m.reciprocal(a), lambda a: 1 / a, UNARY, domain="nz"),
     Op("rsub", lambda m, a, b: m.rsub(a, b), lambda a, b: b - a, BINARY[:3]),
     Op("multiply", lambda m, a, b: m.multiply(a, b), np.multiply, BINARY[:2]),
@@ -407,7 +421,8 @@ def _numel(shape):
 
 
 def _out_numel(op, shapes):
-    return np.asarray(op.ref(*[np.ones(s) for s in shapes])).size
+    with np.errstate(all="ignore"):  # (ones may lie on a domain's edge: atanh's)
+        return np.asarray(op.ref(*[np.ones(s) for s in shapes])).size
 
 
 def _small(op, shapes, limit):
@@ -439,6 +454,10 @@ def _inputs(op, shapes, dtype, seed=0):
             a = rng.uniform(0.5, 2.0, s)
         elif d == "nz":  # away from the kinks of abs/relu/sign and the pole of 1/x
             a = rng.uniform(0.5, 2.0, s) * rng.choice([-1.0, 1.0], s)
+        elif d == "unit":  # inside asin's, acos's and atanh's domain, away from its ends
+            a = rng.uniform(-0.9, 0.9, s)
+        elif d == "gt1":  # inside acosh's
+            a = rng.uniform(1.2, 3.0, s)
         else:
             a = rng.standard_normal(s)
         out.append(np.asarray(a, dtype=dtype))

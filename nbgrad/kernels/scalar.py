@@ -317,6 +317,76 @@ def erf(a):
     return math.erf(a)
 
 
+@_jit
+def erfc(a):
+    return math.erfc(a)
+
+
+@_jit
+def asin(a):
+    return math.asin(a)
+
+
+@_jit
+def acos(a):
+    return math.acos(a)
+
+
+@_jit
+def atan(a):
+    return math.atan(a)
+
+
+@_jit
+def atan2(a, b):
+    return math.atan2(a, b)
+
+
+@_jit
+def sinh(a):
+    return math.sinh(a)
+
+
+@_jit
+def cosh(a):
+    return math.cosh(a)
+
+
+@_jit
+def asinh(a):
+    return math.asinh(a)
+
+
+@_jit
+def acosh(a):
+    return math.acosh(a)
+
+
+@_jit
+def atanh(a):
+    return math.atanh(a)
+
+
+@_jit
+def exp2(a):
+    return 2.0 ** a
+
+
+# fmax / fmin: a NaN on one side gives the other (maximum / minimum propagate it)
+@_jit
+def fmax(a, b):
+    if a != a or b > a:
+        return b
+    return a
+
+
+@_jit
+def fmin(a, b):
+    if a != a or b < a:
+        return b
+    return a
+
+
 # clamp_min(a, b) is also maximum(a, b): NaN on either side propagates, a tie keeps a
 @_jit
 def clamp_min(a, lo):

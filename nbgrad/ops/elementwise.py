@@ -321,6 +321,34 @@ erf = defop("erf", S.erf, inplace=True, cpu_body=S.erf_v, dtype=_FLOAT,
             grads=("mul(grad, mul(exp(neg(mul(input, input))), _TWO_OVER_SQRT_PI))",),
             doc="The error function.")
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+erfc = defop("erfc", S.erfc, inplace=True, dtype=_FLOAT,
+             grads=("mul(grad, mul(exp(neg(mul(input, input))), -_TWO_OVER_SQRT_PI))",),
+             doc="The complementary error function, ``1 - erf(input)``, accurate in the tails.")
+# (1 - x**2 is written neg(x**2 - 1): a formula's operands are tensors first)
+asin = defop("asin", S.asin, inplace=True, dtype=_FLOAT, aliases=("arcsin",),
+             grads=("div(grad, sqrt(neg(sub(mul(input, input), 1.0))))",),
+             doc="Elementwise arcsine.")
+acos = defop("acos", S.acos, inplace=True, dtype=_FLOAT, aliases=("arccos",),
+             grads=("neg(div(grad, sqrt(neg(sub(mul(input, input), 1.0)))))",),
+             doc="Elementwise arccosine.")
+atan = defop("atan", S.atan, inplace=True, dtype=_FLOAT, aliases=("arctan",),
+             grads=("div(grad, add(mul(input, input), 1.0))",), doc="Elementwise arctangent.")
+sinh = defop("sinh", S.sinh, inplace=True, dtype=_FLOAT, grads=("mul(grad, cosh(input))",),
+             doc="Elementwise hyperbolic sine.")
+cosh = defop("cosh", S.cosh, inplace=True, dtype=_FLOAT, grads=("mul(grad, sinh(input))",),
+             doc="Elementwise hyperbolic cosine.")
+asinh = defop("asinh", S.asinh, inplace=True, dtype=_FLOAT, aliases=("arcsinh",),
+              grads=("div(grad, sqrt(add(mul(input, input), 1.0)))",),
+              doc="Elementwise inverse hyperbolic sine.")
+acosh = defop("acosh", S.acosh, inplace=True, dtype=_FLOAT, aliases=("arccosh",),
+              grads=("div(grad, sqrt(sub(mul(input, input), 1.0)))",),
+              doc="Elementwise inverse hyperbolic cosine.")
+atanh = defop("atanh", S.atanh, inplace=True, dtype=_FLOAT, aliases=("arctanh",),
+              grads=("div(grad, neg(sub(mul(input, input), 1.0)))",),
+              doc="Elementwise inverse hyperbolic tangent.")
+exp2 = defop("exp2", S.exp2, inplace=True, dtype=_FLOAT,
+             grads=("mul(grad, mul(result, _LN2))",), doc="Elementwise ``2 ** input``.")
+_LN2 = math.log(2.0)
 
 def _softplus(input, beta=1.0, threshold=20.0):
     """``log(1 + exp(beta * input)) / beta``, the input itself where ``beta * input >
@@ -620,6 +648,29 @@ def _tensor_operands(name):
 
 # maximum(a, b) runs clamp_min's body (NaN on either side wins, a tie keeps a); PyTorch's
 # rule: a tie splits the gradient in half, the side that lost gets none
+def atan2_recip(input, other):
+    """``1 / (input**2 + other**2)``, 0 where that is 0 (atan2's gradient is 0 at the origin,
+    as PyTorch's)."""
+    d = add(mul(input, input), mul(other, other))
+    return where(eq(d, 0.0), 0.0, reciprocal(d))
+
+
+atan2 = defop("atan2", S.atan2, inplace=True, dtype=_FLOAT, aliases=("arctan2",),
+              check=_tensor_operands("atan2"),
+              grads=("mul(mul(grad, other), atan2_recip(input, other))",
+                     "mul(mul(grad, neg(input)), atan2_recip(input, other))"),
+              doc="The angle of the point (``other``, ``input``): ``atan(input / other)`` "
+                  "in the right quadrant.")
+fmax = defop("fmax", S.fmax, check=_tensor_operands("fmax"), grads=(
+    "where(logical_or(ge(input, other), ne(other, other)), grad, 0.0)",
+    "where(logical_or(ge(input, other), ne(other, other)), 0.0, grad)"),
+    doc="Elementwise maximum that ignores a NaN (NaN only where both are; a tie's gradient "
+        "goes to ``input``).")
+fmin = defop("fmin", S.fmin, check=_tensor_operands("fmin"), grads=(
+    "where(logical_or(le(input, other), ne(other, other)), grad, 0.0)",
+    "where(logical_or(le(input, other), ne(other, other)), 0.0, grad)"),
+    doc="Elementwise minimum that ignores a NaN (NaN only where both are; a tie's gradient "
+        "goes to ``input``).")
 maximum = defop("maximum", S.clamp_min, check=_tensor_operands("maximum"), grads=(
     "where(lt(input, other), 0.0, where(eq(input, other), mul(grad, 0.5), grad))",
     "where(gt(input, other), 0.0, where(eq(input, other), mul(grad, 0.5), grad))"),
