@@ -11,6 +11,16 @@ from tensorboard.summary.writer.event_file_writer import EventFileWriter
 from . import summary as S
 
 
+def _refused(name):
+    """A method of PyTorch's writer that nbgrad's lacks: it says so."""
+
+    def method(self, *args, **kwargs):
+        raise NotImplementedError(f"SummaryWriter.{name} is not supported by nbgrad yet")
+
+    method.__name__ = name
+    return method
+
+
 class SummaryWriter:
     """Writes scalars, histograms, images, text and hyperparameters to an event file in
     ``log_dir`` that TensorBoard reads (``tensorboard --logdir runs``), as
@@ -120,29 +130,13 @@ class SummaryWriter:
             for k, v in metric_dict.items():
                 w.add_scalar(k, v, global_step)
 
-    def _unsupported(self, name):
-        raise NotImplementedError(f"SummaryWriter.{name} is not supported by nbgrad yet")
-
-    def add_graph(self, *args, **kwargs):
-        self._unsupported("add_graph")
-
-    def add_embedding(self, *args, **kwargs):
-        self._unsupported("add_embedding")
-
-    def add_audio(self, *args, **kwargs):
-        self._unsupported("add_audio")
-
-    def add_video(self, *args, **kwargs):
-        self._unsupported("add_video")
-
-    def add_figure(self, *args, **kwargs):
-        self._unsupported("add_figure")
-
-    def add_pr_curve(self, *args, **kwargs):
-        self._unsupported("add_pr_curve")
-
-    def add_mesh(self, *args, **kwargs):
-        self._unsupported("add_mesh")
+    add_graph = _refused("add_graph")
+    add_embedding = _refused("add_embedding")
+    add_audio = _refused("add_audio")
+    add_video = _refused("add_video")
+    add_figure = _refused("add_figure")
+    add_pr_curve = _refused("add_pr_curve")
+    add_mesh = _refused("add_mesh")
 
     def flush(self):
         """Write the held events to disk."""
