@@ -218,6 +218,7 @@ METHODS = {
     # indexing
     **{n: getattr(Ix, n) for n in (
         "index_select", "index_add", "index_add_", "gather", "scatter_add", "scatter_add_",
+        "scatter", "scatter_", "index_fill", "index_fill_", "index_copy", "index_copy_",
         "take_along_dim")},
     "index_put": AIx.index_put, "index_put_": AIx.index_put_,
     # tests of values (bool results)

@@ -273,6 +273,17 @@ CASES = [
      {"requires": (True, False, True), "saved": False}),
     ("scatter_add", [(5, 3), np.array([[0, 2, 1], [1, 1, 0]]), (2, 3)],
      lambda m, x, i, s: x.scatter_add(0, i, s), (0,), {"requires": (True, False, True)}),
+    ("scatter.src", [(5, 3), np.array([[0, 2, 1], [1, 3, 0]]), (2, 3)],
+     lambda m, x, i, s: x.scatter(0, i, s), (0,), {"requires": (True, False, True)}),
+    ("scatter.src", [(4, 3), np.array([[0], [2]]), (3, 2)],  # (src's corner is read)
+     lambda m, x, i, s: m.scatter(x, 1, i, s), (1,), {"requires": (True, False, False)}),
+    ("scatter.value", [(5, 3), np.array([[1], [0], [2], [1], [0]])],
+     lambda m, x, i: x.scatter(1, i, -1.0), (-1.0, 1), {"requires": (True, False)}),
+    ("index_fill", [(5, 3), np.array([1, 3])], lambda m, x, i: x.index_fill(0, i, 7.0),
+     (7.0, 0), {"requires": (True, False)}),
+    ("index_copy", [(5, 3), np.array([2, 0]), (5, 2)],
+     lambda m, x, i, s: x.index_copy(1, i, s), (1,), {"requires": (True, False, True),
+                                                       "saved": False}),  # (torch's: source)
     ("embedding", [(5, 3), np.array([[0, 2], [2, 4]])],
      lambda m, w, i: m.nn.functional.embedding(i, w), (-1, False),
      {"requires": (True, False), "saved": False}),

@@ -619,3 +619,37 @@ def test_embedding_gradgradcheck():
     i = nbgrad.tensor([[1, 4, 1], [0, 1, 3]])
     assert gradcheck(lambda t: F.embedding(i, t), (w,))
     assert gradgradcheck(lambda t: F.embedding(i, t) ** 2, (w,))
+
+
+def test_scatter_index_fill_index_copy_in_place_and_errors():
+    """The assigning ops (their values and gradients: tests/test_func_rows.py) in place,
+    with a number, with ``reduce=``, and PyTorch's errors."""
+    import doctest
+
+    import torch
+
+    from nbgrad.ops import index as ix
+
+    for m in (nbgrad, torch):
+        x = m.zeros(2, 4)
+        assert x.scatter_(1, m.tensor([[1], [3]]), 1.0) is x
+        assert x.tolist() == [[0, 1, 0, 0], [0, 0, 0, 1]] and x._version == 1
+        y = m.zeros(3)
+        y.index_fill_(0, m.tensor([1]), 2)
+        y.index_copy_(0, m.tensor([2]), m.tensor([5.0]))
+        assert y.tolist() == [0, 2, 5]
+        with pytest.warns(UserWarning, match="reduce argument of .*scatter with Tensor src is "
+                                             "deprecated"):
+            z = m.zeros(2, 3).scatter(0, m.tensor([[1, 0, 1]]), m.ones(2, 3), reduce="add")
+        assert z.tolist() == [[0, 1, 0], [1, 0, 1]]
+        assert m.zeros(3).index_fill(0, m.tensor([2]), m.tensor(4.0)).tolist() == [0, 0, 4]
+        with pytest.raises(RuntimeError, match="index 5 is out of bounds for dimension 0"):
+            m.zeros(2, 3).scatter(0, m.tensor([[5, 0, 0]]), 1.0)
+        with pytest.raises(IndexError, match="index 3 is out of bounds for dimension 1"):
+            m.zeros(2, 3).index_fill(1, m.tensor([3]), 1.0)
+        with pytest.raises(RuntimeError, match="same dtype"):
+            m.zeros(3).index_copy(0, m.tensor([0]), m.ones(1, dtype=m.float64))
+        with pytest.raises(RuntimeError, match="Index tensor must have the same number"):
+            m.zeros(2, 3).scatter(0, m.tensor([1]), 1.0)
+    res = doctest.testmod(ix, optionflags=doctest.ELLIPSIS)
+    assert res.attempted >= 2 and not res.failed

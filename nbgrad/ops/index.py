@@ -7,6 +7,8 @@ Every backward rule is written with these same ops, so double backward works:
 accumulate their gradients.
 """
 
+import warnings
+
 import numpy as np
 
 from .. import dtypes as _dt
@@ -222,6 +224,60 @@ SCATTER_ADD = deffunc("scatter_add", params=("input", "index", "src"),
                       grads=("grad", None, "gather(grad, dim, index)"))
 
 
+def _host_write(write, operand):
+    """A forward that copies ``x`` and lets ``write(out, index, value, dim)`` set some of
+    its elements on the host with NumPy (CUDA storage makes a round trip): the assigning
+    ops (scatter, index_fill, index_copy), which no kernel of the table does. The values
+    are a tensor operand (``operand``) or a number argument."""
+
+    def forward(x, idx, *rest):
+        if operand:  # (x, idx, src, odt, dev, dim)
+            value, odt, dev, dim = rest
+        else:  # (x, idx, odt, dev, value, dim)
+            odt, dev, value, dim = rest
+        be = backend(dev)
+        out = np.array(be.to_host(x), dtype=odt.np)
+        i = np.asarray(be.to_host(idx)).astype(np.int64)
+        if not isinstance(value, (bool, int, float)):
+            value = np.asarray(be.to_host(value)).astype(odt.np)
+        write(out, i, value, dim)
+        return be.from_host(out)
+
+    return forward
+
+
+def _scatter_write(out, i, value, dim):
+    # (the corner of out that the index spans off ``dim``: NumPy's put_along_axis spans
+    # all of out; and of src, the index's own shape)
+    corner = tuple(slice(None) if a == dim else slice(0, n) for a, n in enumerate(i.shape))
+    if isinstance(value, np.ndarray):
+        value = value[tuple(slice(0, n) for n in i.shape)]
+    np.put_along_axis(out[corner], i, value, axis=dim)
+
+
+def _index_write(out, i, value, dim):
+    out[(slice(None),) * dim + (i,)] = value
+
+
+_SCATTER_SHAPE = {"shape": lambda sx, si, *rest: tuple(sx), "dtype": _first}
+SCATTER = deffunc("scatter", overload="src", params=("input", "index", "src"),
+                  kernels=(), forward=_host_write(_scatter_write, True), args=("dim",),
+                  node="ScatterBackward0", **_SCATTER_SHAPE,
+                  grads=("scatter(grad, dim, index, 0.0)", None, "gather(grad, dim, index)"))
+SCATTER_VALUE = deffunc("scatter", overload="value", params=("input", "index"),
+                        kernels=(), forward=_host_write(_scatter_write, False), args=("value", "dim"),
+                        node="ScatterBackward1", **_SCATTER_SHAPE,
+                        grads=("scatter(grad, dim, index, 0.0)", None))
+INDEX_FILL = deffunc("index_fill", params=("input", "index"), kernels=(),
+                     forward=_host_write(_index_write, False), args=("value", "dim"),
+                     node="IndexFillBackward0", **_SCATTER_SHAPE,
+                     grads=("index_fill(grad, dim, index, 0.0)", None))
+INDEX_COPY = deffunc("index_copy", params=("input", "index", "source"), kernels=(),
+                     forward=_host_write(_index_write, True), args=("dim",), **_SCATTER_SHAPE,
+                     grads=("index_fill(grad, dim, index, 0.0)", None,
+                            "index_select(grad, dim, index)"))
+
+
 def _check_select(input, dim, index, op):
     _need_tensor(input, op, "input", 1)
     _int_index(index, op, f"{op}(): Expected dtype int32 or int64 for index")
@@ -322,22 +378,21 @@ def gather(input, dim, index, *, sparse_grad=False):
     return GATHER.call(input, index, d)
 
 
-@surface(SCATTER_ADD)
-def scatter_add(input, dim, index, src):
-    """``input`` with ``src[i][j]`` added at ``[index[i][j]][j]`` (for ``dim=0``), out of
-    place; duplicate indices add up."""
-    op = "scatter_add"
+def _scatter_args(op, input, dim, index, src):
+    """PyTorch's checks of a scatter's operands (``src`` None: a number); the dim, and the
+    index-shaped corner of ``src`` (a view: gradients flow), as the rows take them."""
     _need_tensor(input, op, "input", 1)
     _int_index(index, op, "scatter(): Expected dtype int64 for index")
-    _need_tensor(src, op, "src", 4)
-    same_device(op, input, index, src)
-    if src._dtype is not input._dtype:
-        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
-    if input.ndim == 0 or index.ndim == 0 or src.ndim == 0:
-        r = scatter_add(_as_1d(input), dim, _as_1d(index), _as_1d(src))
-        return r if input.ndim else reshape(r, ())
-    d = _wrap_dim(int(dim), input.ndim)
-    xs, ishape, ss = tuple(input.shape), tuple(index.shape), tuple(src.shape)
+    if src is not None:
+        _need_tensor(src, op, "src", 4)
+        same_device(op, input, index, src)
+        if src._dtype is not input._dtype:
+            raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    else:
+        same_device(op, input, index)
+    d = _wrap_dim(int(dim), max(input.ndim, 1))
+    xs, ishape = tuple(input.shape) or (1,), tuple(index.shape) or (1,)
+    ss = ishape if src is None else (tuple(src.shape) or (1,))
     if len(ishape) != len(xs):
         raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
     if len(ishape) != len(ss):
@@ -350,9 +405,119 @@ def scatter_add(input, dim, index, src):
             f"dimension {d} and to be no larger size than src {list(ss)}"
         )
     _check_bounds_rt(index, d, xs[d])
-    if ss != ishape:  # only the index-shaped corner of src is used (a view: grads flow)
+    if src is not None and ss != ishape:
         src = getitem(src, tuple(slice(0, n) for n in ishape))
+    return d, src
+
+
+def _zero_dim(fn, input, index, *rest):
+    """``fn`` of 0-dim operands, run on their 1-element forms (PyTorch takes them as such)."""
+    r = fn(_as_1d(input), 0, _as_1d(index),
+           *[_as_1d(x) if isinstance(x, Tensor) else x for x in rest])
+    return r if input.ndim else reshape(r, ())
+
+
+@surface(SCATTER_ADD)
+def scatter_add(input, dim, index, src):
+    """``input`` with ``src[i][j]`` added at ``[index[i][j]][j]`` (for ``dim=0``), out of
+    place; duplicate indices add up."""
+    if isinstance(input, Tensor) and (input.ndim == 0 or index.ndim == 0 or src.ndim == 0):
+        return _zero_dim(scatter_add, input, index, src)
+    d, src = _scatter_args("scatter_add", input, dim, index, src)
     return SCATTER_ADD.call(input, index, src, d)
+
+
+@surface(SCATTER, SCATTER_VALUE)
+def scatter(input, dim, index, src=None, value=None, *, reduce=None):
+    """``input`` with ``src[i][j]`` (or the number ``value``) written at
+    ``[index[i][j]][j]`` (for ``dim=0``), out of place; of duplicate indices one write wins.
+    ``reduce="add"`` adds instead (as ``scatter_add``).
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.zeros(2, 4).scatter(1, nbgrad.tensor([[1], [3]]), 1.0)
+        tensor([[0., 1., 0., 0.],
+                [0., 0., 0., 1.]])
+    """
+    if src is not None and not isinstance(src, Tensor):
+        src, value = None, src  # (PyTorch's overload with a number in src's place)
+    if (src is None) == (value is None):
+        raise TypeError("scatter() takes a src tensor or a value, one of them")
+    if reduce is not None:
+        if reduce not in ("add", "multiply"):
+            raise RuntimeError("reduce argument must be either add or multiply.")
+        if reduce == "multiply" or src is None:
+            raise NotImplementedError(f"scatter(reduce={reduce!r}) with a "
+                                      f"{'value' if src is None else 'src'} is not "
+                                      "supported by nbgrad yet")
+        warnings.warn("The reduce argument of scatter with Tensor src is deprecated, as in "
+                      "PyTorch: use scatter_add", UserWarning, stacklevel=2)
+        return scatter_add(input, dim, index, src)
+    if isinstance(input, Tensor) and (input.ndim == 0 or index.ndim == 0):
+        return _zero_dim(scatter, input, index, src, value)
+    d, src = _scatter_args("scatter", input, dim, index, src)
+    if src is None:
+        return SCATTER_VALUE.call(input, index, value, d)
+    return SCATTER.call(input, index, src, d)
+
+
+def _index_args(op, input, dim, index, source=None):
+    _need_tensor(input, op, "input", 1)
+    _int_index(index, op, f"{op}(): Expected a long tensor for index, but got "
+                          f"{SCALAR_TYPE.get(index._dtype.name, index._dtype.name)}")
+    same_device(op, input, index)
+    if index.ndim > 1:
+        raise IndexError(f"{op}(): Index is supposed to be a vector")
+    d = _wrap_dim(int(dim), max(input.ndim, 1))
+    size = (tuple(input.shape) or (1,))[d]
+    bad = _first_bad(_host(index), size)
+    if bad is not None:  # (an IndexError here, as PyTorch's)
+        raise IndexError(f"index {bad} is out of bounds for dimension {d} with size {size}")
+    return d
+
+
+@surface(INDEX_FILL)
+def index_fill(input, dim, index, value):
+    """``input`` with the number ``value`` in the slices ``index`` along ``dim``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.zeros(2, 3).index_fill(1, nbgrad.tensor([0, 2]), -1.0)
+        tensor([[-1.,  0., -1.],
+                [-1.,  0., -1.]])
+    """
+    if isinstance(value, Tensor):
+        if value.ndim:
+            raise RuntimeError("index_fill_ only supports a 0-dimensional value tensor, but "
+                               f"got tensor with {value.ndim} dimension(s).")
+        value = value.item()
+    if isinstance(input, Tensor) and input.ndim == 0:
+        return _zero_dim(index_fill, input, index, value)
+    d = _index_args("index_fill", input, dim, index)
+    return INDEX_FILL.call(input, index, value, d)
+
+
+@surface(INDEX_COPY)
+def index_copy(input, dim, index, source):
+    """``input`` with the slices ``index`` along ``dim`` replaced by ``source``'s (in
+    order; of duplicate indices one copy wins)."""
+    d = _index_args("index_copy", input, dim, index)
+    _need_tensor(source, "index_copy", "source", 4)
+    same_device("index_copy", input, source)
+    if source._dtype is not input._dtype:
+        raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, "
+                           f"but got (self) {SCALAR_TYPE[input._dtype.name]} and (source) "
+                           f"{SCALAR_TYPE[source._dtype.name]}")
+    want = list(input.shape)
+    if want:
+        want[d] = index.numel()
+    if list(source.shape) != want:
+        raise RuntimeError(f"index_copy_(): Source/destination tensor must have same slice "
+                           f"shapes. Destination slice shape: {want}, source slice shape: "
+                           f"{list(source.shape)}")
+    return INDEX_COPY.call(input, index, source, d)
 
 
 def take_along_dim(input, indices, dim=None):
@@ -388,6 +553,34 @@ def scatter_add_(input, dim, index, src):
     from .inplace import inplace_binary
 
     return inplace_binary("scatter_add_", lambda a, b: scatter_add(a, dim, index, b), input, src)
+
+
+def scatter_(input, dim, index, src=None, value=None, *, reduce=None):
+    """In-place ``scatter``."""
+    from .inplace import inplace_binary
+
+    if src is not None and not isinstance(src, Tensor):
+        src, value = None, src
+    other = src if src is not None else value
+    return inplace_binary("scatter_", lambda a, b: scatter(
+        a, dim, index, b if src is not None else None, None if src is not None else b,
+        reduce=reduce), input, other)
+
+
+def index_fill_(input, dim, index, value):
+    """In-place ``index_fill``."""
+    from .inplace import inplace_binary
+
+    return inplace_binary("index_fill_", lambda a, b: index_fill(a, dim, index, b), input,
+                          value)
+
+
+def index_copy_(input, dim, index, source):
+    """In-place ``index_copy``."""
+    from .inplace import inplace_binary
+
+    return inplace_binary("index_copy_", lambda a, b: index_copy(a, dim, index, b), input,
+                          source)
 
 
 def index_add_(input, dim, index, source, *, alpha=1):
@@ -485,7 +678,8 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
                           bool(scale_grad_by_freq))
 
 
-__all__ = ["index_select", "index_add", "gather", "scatter_add", "take_along_dim"]
+__all__ = ["index_select", "index_add", "gather", "scatter_add", "scatter", "index_fill",
+           "index_copy", "take_along_dim"]
 
 
 def one_hot(tensor, num_classes=-1):
