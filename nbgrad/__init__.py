@@ -208,6 +208,7 @@ with _gc_paused():
     from .ops.conv import *  # noqa: E402,F403
     from .ops.advanced_index import *  # noqa: E402,F403
     from .ops.index import *  # noqa: E402,F403
+    from .ops.search import *  # noqa: E402,F403
     from . import accelerator, amp, backends, cpu, cuda, linalg, nn, onnx  # noqa: E402
     from . import serialization  # noqa: E402
     from .amp import autocast  # noqa: E402

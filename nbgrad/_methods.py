@@ -26,6 +26,7 @@ from .ops import rearrange as Rr
 from .ops import reduce as R  # noqa: F401  (its rows join the table)
 from .ops import sampling as Smp
 from .ops import scan as Scan
+from .ops import search as Sr
 from .ops import selection as Sel
 from .ops import shape as S
 from .ops import softmax as Sm  # noqa: F401  (its rows join the table)
@@ -204,6 +205,7 @@ METHODS = {
     "T": property(lambda self: S.permute(self, tuple(range(self.ndim - 1, -1, -1)))),
     "mT": property(lambda self: S.transpose(self, -2, -1)),
     "diagonal": Strd.diagonal, "unfold": Strd.unfold,
+    **{n: getattr(Sr, n) for n in ("unique", "unique_consecutive", "bincount", "histc")},
     **{n: getattr(Cp, n) for n in (
         "addmm", "addmv", "addbmm", "baddbmm", "addcmul", "addcdiv", "lerp", "hypot",
         "logaddexp", "logaddexp2", "xlogy", "logit", "sinc", "nan_to_num", "nansum", "nanmean",
