@@ -38,6 +38,7 @@ with _gc_paused():
         full,
         full_like,
         linspace,
+        logspace,
         manual_seed,
         ones,
         ones_like,
@@ -49,6 +50,8 @@ with _gc_paused():
         randn_like,
         randperm,
         tensor,
+        tril_indices,
+        triu_indices,
         zeros,
         zeros_like,
     )
@@ -110,6 +113,15 @@ with _gc_paused():
     from .ops.sort import argsort, kthvalue, sort, topk  # noqa: E402
     from .ops.strided import diagonal  # noqa: E402
     from .ops.compound import (  # noqa: E402
+        deg2rad,
+        float_power,
+        isneginf,
+        isposinf,
+        positive,
+        rad2deg,
+        signbit,
+        trace,
+        true_divide,
         addbmm,
         addcdiv,
         addcmul,
@@ -135,6 +147,9 @@ with _gc_paused():
         xlogy,
     )
     from .ops.rearrange import (  # noqa: E402
+        block_diag,
+        cartesian_prod,
+        combinations,
         atleast_1d,
         atleast_2d,
         atleast_3d,

@@ -208,6 +208,8 @@ METHODS = {
     **{n: getattr(Sr, n) for n in ("unique", "unique_consecutive", "bincount", "histc")},
     **{n: getattr(Cp, n) for n in (
         "addmm", "addmv", "addbmm", "baddbmm", "addcmul", "addcdiv", "lerp", "hypot",
+        "trace", "positive", "true_divide", "deg2rad", "rad2deg", "float_power", "signbit",
+        "isneginf", "isposinf",
         "logaddexp", "logaddexp2", "xlogy", "logit", "sinc", "nan_to_num", "nansum", "nanmean",
         "diff", "cross", "count_nonzero", "aminmax", "addcmul_", "addcdiv_", "lerp_", "addmm_",
         "baddbmm_")},

@@ -535,6 +535,41 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
     return _finish(data, dt, as_device(device), requires_grad)
 
 
+def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
+    """``steps`` values from ``base ** start`` to ``base ** end``, evenly spaced in the
+    exponent."""
+    exps = linspace(start, end, steps, dtype=_dt.float64)
+    dt = _dtype_or_default(dtype)
+    data = np.power(float(base), exps.numpy())
+    if dt._cat != 2:
+        data = np.trunc(data)
+    return tensor(data, dtype=dt, device=device, requires_grad=requires_grad)
+
+
+def _tri_indices(name, numpy_fn, row, col, offset, dtype, device):
+    for v in (row, col, offset):
+        _int64(v)
+    if row < 0 or col < 0:
+        raise RuntimeError(f"{name} expects row and col to be non-negative, got "
+                           f"row = {row}, col = {col}")
+    dt = _dt.int64 if dtype is None else _dt.as_dtype(dtype)
+    if dt._cat != 1:
+        raise RuntimeError(f"\"{name}\" not implemented for '{dt.scalar_type}'")
+    return tensor(np.stack(numpy_fn(row, offset, col)).reshape(2, -1), dtype=dt, device=device)
+
+
+def triu_indices(row, col, offset=0, *, dtype=None, device="cpu"):
+    """The (row, column) indices of a ``row`` x ``col`` matrix's upper triangle (from the
+    ``offset``-th diagonal), as a 2 x N tensor in row-major order."""
+    return _tri_indices("triu_indices", np.triu_indices, row, col, offset, dtype, device)
+
+
+def tril_indices(row, col, offset=0, *, dtype=None, device="cpu"):
+    """The (row, column) indices of a ``row`` x ``col`` matrix's lower triangle (up to the
+    ``offset``-th diagonal), as a 2 x N tensor in row-major order."""
+    return _tri_indices("tril_indices", np.tril_indices, row, col, offset, dtype, device)
+
+
 @_recording.recorded
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
     """An identity matrix of ``n`` rows (and ``m`` columns)."""

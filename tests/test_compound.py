@@ -79,3 +79,57 @@ def test_docstring_examples_run():
 
     res = doctest.testmod(compound, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert res.attempted and not res.failed
+
+
+_MORE = [
+    lambda m, x: m.trace(x),
+    lambda m, x: x.trace() * 2,
+    lambda m, x: m.positive(x) * 3,
+    lambda m, x: m.true_divide(x, 2.5),
+    lambda m, x: x.true_divide(x + 3),
+    lambda m, x: m.deg2rad(x),
+    lambda m, x: x.rad2deg(),
+    lambda m, x: m.float_power(x, 2),
+    lambda m, x: m.float_power(x.abs() + 0.5, x),
+    lambda m, x: m.cartesian_prod(x[0], x[1, :2]),
+    lambda m, x: m.combinations(x[0]),
+    lambda m, x: m.combinations(x[1], r=3, with_replacement=True),
+    lambda m, x: m.block_diag(x, x[0], x[1, 1], x[:2, :1]),
+]
+
+
+@pytest.mark.parametrize("k", range(len(_MORE)))
+def test_more_composites_values_and_gradients_match_torch(k):
+    x = np.random.default_rng(k).standard_normal((3, 3))
+    a, ta = nbgrad.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    y, ty = _MORE[k](nbgrad, a), _MORE[k](torch, ta)
+    assert str(y.dtype).split(".")[-1] == str(ty.dtype).split(".")[-1]
+    np.testing.assert_allclose(y.detach().numpy(), ty.detach().numpy(), rtol=1e-12)
+    w = np.random.default_rng(9).standard_normal(tuple(ty.shape))
+    (y * nbgrad.tensor(w)).sum().backward()
+    (ty * torch.tensor(w)).sum().backward()
+    np.testing.assert_allclose(a.grad.numpy(), ta.grad.numpy(), rtol=1e-12, atol=1e-15)
+
+
+def test_tests_of_signs_and_index_creations_match_torch():
+    v = [-0.0, 0.0, -2.0, 3.0, float("inf"), -float("inf"), float("nan")]
+    for f in (lambda m: m.signbit(m.tensor(v)), lambda m: m.isneginf(m.tensor(v)),
+              lambda m: m.isposinf(m.tensor(v)), lambda m: m.signbit(m.tensor([-1, 2])),
+              lambda m: m.isneginf(m.tensor([1, 2])), lambda m: m.triu_indices(3, 3),
+              lambda m: m.tril_indices(3, 4, offset=1), lambda m: m.triu_indices(4, 2, -1),
+              lambda m: m.logspace(0, 2, 3), lambda m: m.logspace(0, 2, 3, base=2,
+                                                                dtype=m.float64),
+              lambda m: m.logspace(-1, 1, 5, dtype=m.float64),
+              lambda m: m.deg2rad(m.tensor([180])), lambda m: m.trace(m.tensor([[1, 2], [3, 4]])),
+              lambda m: m.block_diag(m.tensor(5), m.tensor([1, 2]), m.ones(1, 1, dtype=m.float64)),
+              lambda m: m.cartesian_prod(m.tensor([1, 2])),
+              lambda m: m.combinations(m.tensor([1, 2]), r=3)):
+        got, want = f(nbgrad), f(torch)
+        assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1]
+        assert tuple(got.shape) == tuple(want.shape)
+        np.testing.assert_allclose(got.double().numpy(), want.double().numpy(), rtol=1e-6)
+    for m in (nbgrad, torch):
+        with pytest.raises(RuntimeError, match="trace: expected a matrix"):
+            m.trace(m.ones(2, 2, 2))
+        with pytest.raises(RuntimeError, match="on a bool tensor is not supported"):
+            m.positive(m.tensor([True]))

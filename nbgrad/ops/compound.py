@@ -243,3 +243,64 @@ def aminmax(input, *, dim=None, keepdim=False):
     if dim is None:
         return _MinMax(input.amin(), input.amax())
     return _MinMax(input.amin(dim, keepdim), input.amax(dim, keepdim))
+
+
+def trace(input):
+    """The sum of a matrix's diagonal."""
+    check_tensor(input, "trace")
+    if input.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
+    return input.diagonal().sum()
+
+
+def positive(input):
+    """``+input``: the tensor itself (bool refused, as PyTorch)."""
+    check_tensor(input, "positive")
+    if input.dtype is bool_:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return input
+
+
+def true_divide(input, other):
+    """``input / other`` (PyTorch's alias of ``div``)."""
+    return input / other if isinstance(input, Tensor) else other.__rtruediv__(input)
+
+
+def deg2rad(input):
+    """Degrees to radians (integers become the default float)."""
+    return input * (math.pi / 180.0)
+
+
+def rad2deg(input):
+    """Radians to degrees (integers become the default float)."""
+    return input * (180.0 / math.pi)
+
+
+def float_power(input, exponent):
+    """``input ** exponent`` computed in float64 (PyTorch's ``float_power``)."""
+    from ..dtypes import float64
+
+    base = input.to(float64) if isinstance(input, Tensor) else float(input)
+    exp_ = exponent.to(float64) if isinstance(exponent, Tensor) else float(exponent)
+    return base ** exp_
+
+
+def signbit(input):
+    """Whether each element's sign bit is set (``-0.0`` too), as a bool tensor."""
+    check_tensor(input, "signbit")
+    if not input.dtype.is_floating_point:
+        return input < 0
+    # (-0.0 is the zero whose reciprocal is -inf)
+    return (input < 0) | ((input == 0) & ((1.0 / input) < 0))
+
+
+def isneginf(input):
+    """Whether each element is ``-inf``, as a bool tensor."""
+    check_tensor(input, "isneginf")
+    return input == -math.inf if input.dtype.is_floating_point else input != input
+
+
+def isposinf(input):
+    """Whether each element is ``inf``, as a bool tensor."""
+    check_tensor(input, "isposinf")
+    return input == math.inf if input.dtype.is_floating_point else input != input

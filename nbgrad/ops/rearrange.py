@@ -281,3 +281,69 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         raise RuntimeError("repeats can not be negative")
     idx = tensor(np.repeat(np.arange(n), reps), dtype=int64, device=input.device)
     return x.index_select(d, idx)
+
+
+def cartesian_prod(*tensors):
+    """The rows of every combination of one element of each 1-d tensor (``itertools.product``
+    order); one tensor is returned as it is."""
+    for t in tensors:
+        check_tensor(t, "cartesian_prod")
+        if t.ndim != 1:
+            raise RuntimeError("Expect a 1D vector, but got shape "
+                               f"{list(t.shape)}")
+    if len(tensors) == 1:
+        return tensors[0]
+    from .concat import stack
+
+    grids = meshgrid(*tensors, indexing="ij")
+    return stack([reshape(g, (-1,)) for g in grids], 1)
+
+
+def combinations(input, r=2, with_replacement=False):
+    """The rows of every length-``r`` combination of the 1-d ``input``'s elements
+    (``itertools.combinations`` order; ``with_replacement`` as its namesake)."""
+    import itertools
+
+    from .index import index_select
+
+    check_tensor(input, "combinations")
+    if input.ndim != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.shape)}")
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    pick = itertools.combinations_with_replacement if with_replacement else (
+        itertools.combinations)
+    idx = list(pick(range(input.shape[0]), r))
+    if r == 0:
+        return input.new_empty((0,))
+    flat = tensor([i for row in idx for i in row], dtype=int64, device=input.device)
+    return reshape(index_select(input, 0, flat), (len(idx), r))
+
+
+def block_diag(*tensors):
+    """The tensors (0-, 1- or 2-d; a 1-d one as a row) along the diagonal of one matrix,
+    zeros elsewhere, in their promoted dtype."""
+    from ..creation import zeros
+    from ..dtypes import result_type
+
+    mats = []
+    for t in tensors:
+        check_tensor(t, "block_diag")
+        if t.ndim > 2:
+            raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer "
+                               f"dimensions. Input {len(mats)} has {t.ndim} dimensions")
+        mats.append(reshape(t, (1, 1)) if t.ndim == 0 else reshape(t, (1, -1)) if t.ndim == 1
+                    else t)
+    if not mats:
+        return zeros((0, 0))
+    dt = result_type(mats)
+    dev = mats[0].device
+    width = sum(m.shape[1] for m in mats)
+    rows, left = [], 0
+    for m in mats:
+        r, c = m.shape
+        parts = [zeros((r, left), dtype=dt, device=dev), m.to(dt),
+                 zeros((r, width - left - c), dtype=dt, device=dev)]
+        rows.append(cat(parts, 1))
+        left += c
+    return cat(rows, 0)
