@@ -114,6 +114,21 @@ def _clamp_(self, min=None, max=None):
     return I.inplace_binary("clamp_", lambda a, _b: E.clamp(a, min, max), self, bound)
 
 
+def _fill_diagonal_(self, fill_value, wrap=False):
+    """Write ``fill_value`` on the main diagonal in place (every dim of equal size for a
+    tensor of more than 2 dims; ``wrap``: a tall matrix's diagonal starts again every
+    ``cols + 1`` rows, as NumPy's ``fill_diagonal``)."""
+    if self.ndim < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    if self.ndim > 2 and len(set(self.shape)) != 1:
+        raise RuntimeError("all dimensions of input must be of equal length")
+    import numpy as np
+
+    mask = np.zeros(tuple(self.shape), bool)
+    np.fill_diagonal(mask, True, wrap=wrap)
+    return _masked_fill_(self, Cr.tensor(mask, device=self._device), fill_value)
+
+
 def _masked_fill_(self, mask, value):
     # (False: the fill is cast to self's dtype, no promotion to check)
     return I.inplace_binary("masked_fill_", lambda a, _b: Sel.masked_fill(a, mask, value),
@@ -171,7 +186,10 @@ METHODS = {
     "__matmul__": L.matmul, "__rmatmul__": _r(L.matmul),
     "__getitem__": S.getitem, "__setitem__": I.setitem,
     "where": lambda self, condition, other: E.where(condition, self, other),
-    "clamp": E.clamp, "clip": E.clamp, "clamp_": _clamp_,
+    "clamp": E.clamp, "clip": E.clamp, "clamp_": _clamp_, "clip_": _clamp_,
+    "clamp_min_": lambda self, min: _clamp_(self, min=min),
+    "clamp_max_": lambda self, max: _clamp_(self, max=max),
+    "fill_diagonal_": _fill_diagonal_, "ndimension": lambda self: self.ndim,
     "masked_fill": Sel.masked_fill, "masked_fill_": _masked_fill_,
     "tril": Sel.tril, "triu": Sel.triu, "tril_": _band_("tril"), "triu_": _band_("triu"),
     "square": E.square, "__invert__": E.bitwise_not, "bitwise_not": E.bitwise_not,

@@ -354,3 +354,26 @@ def test_condition_errors_are_pytorchs(call):
     assert got is not None
     if torch is not None:
         assert got == error_of(lambda: call(torch))
+
+
+def test_fill_diagonal_clamp_min_max_and_ndimension_match_torch():
+    import torch
+
+    res = []
+    for m in (nbgrad, torch):
+        x = m.zeros(5, 3)
+        x.fill_diagonal_(2.0)
+        y = m.zeros(7, 3)
+        y.fill_diagonal_(1.0, wrap=True)
+        z = m.zeros(2, 2, 2)
+        z.fill_diagonal_(4)
+        a = m.tensor([-1.0, 2, 5])
+        a.clamp_min_(0)
+        b = m.tensor([-1.0, 2, 5])
+        b.clamp_max_(1)
+        c = m.tensor([-1.0, 2.0])
+        c.clip_(0, 1)
+        res.append([t.tolist() for t in (x, y, z, a, b, c)] + [x.ndimension()])
+        with pytest.raises(RuntimeError, match="all dimensions of input must be of equal"):
+            m.zeros(2, 3, 2).fill_diagonal_(1)
+    assert res[0] == res[1]
