@@ -172,3 +172,114 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     if not 1 <= k <= _size(input, d):
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
     return kthvalue_result(*KTHVALUE.call(input, int(k), d, bool(keepdim)))
+
+
+median_result = namedtuple("median", ["values", "indices"])
+
+
+def median(input, dim=None, keepdim=False):
+    """The lower median: of the whole tensor (a 0-d value), or along ``dim`` as a ``(values,
+    indices)`` named tuple. A slice holding NaN has NaN for its median, at its first NaN.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.median(nbgrad.tensor([3.0, 1.0, 2.0, 5.0]))
+        tensor(2.)
+    """
+    check_tensor(input, "median")
+    if dim is None:
+        if input.numel() == 0:
+            return input.new_full((), float("nan"))
+        return median(input.reshape(-1), 0).values
+    from .index import gather
+
+    d = _dim(input, dim)
+    n = _size(input, d)
+    if n == 0:
+        raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
+    values, idx = kthvalue(input, (n - 1) // 2 + 1, d, keepdim=True)
+    if input._dtype.is_floating_point and input.ndim:
+        be = backend(input._device)
+        nan = np.isnan(np.asarray(be.to_host(input._data)).astype(np.float64))
+        if nan.any():  # (the first NaN's index; its value, through gather, keeps a gradient)
+            at = np.where(nan.any(d, keepdims=True), np.expand_dims(nan.argmax(d), d),
+                          be.to_host(idx._data))
+            idx = _int64(at, input)
+            values = gather(input, d, idx)
+    if not keepdim and input.ndim:
+        values, idx = values.squeeze(d), idx.squeeze(d)
+    return median_result(values, idx)
+
+
+def _int64(arr, like):
+    from ..creation import tensor
+
+    return tensor(np.ascontiguousarray(arr), dtype=_dt.int64, device=like._device)
+
+
+_QUANTILE_MODES = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
+    """The ``q``-th quantiles (``q`` a number or a 1-d tensor in [0, 1]) of the whole tensor
+    or along ``dim``, between the sorted values at ``q * (n - 1)`` as ``interpolation``
+    says; a ``q`` tensor's dim comes first. A slice holding NaN gives NaN.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.quantile(nbgrad.tensor([1.0, 2.0, 3.0, 4.0]), 0.25)
+        tensor(1.7500)
+    """
+    from ..tensor import Tensor
+    from .index import gather
+    from .rearrange import movedim
+
+    check_tensor(input, "quantile")
+    if not input._dtype.is_floating_point or input._dtype.low:
+        raise RuntimeError("quantile() input tensor must be either float or double dtype")
+    if interpolation not in _QUANTILE_MODES:
+        raise RuntimeError("quantile() interpolation must be one of linear, lower, higher, "
+                           f"midpoint or nearest. Got {interpolation}")
+    one = not isinstance(q, Tensor) or q.ndim == 0
+    qs = np.atleast_1d(np.asarray(q.tolist() if isinstance(q, Tensor) else q,
+                                  dtype=input._dtype.np))
+    if isinstance(q, Tensor) and q.ndim > 1:
+        raise RuntimeError("quantile() q must be a scalar or 1D tensor")
+    if ((qs < 0) | (qs > 1)).any():
+        raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {q}"
+                           if one and not isinstance(q, Tensor) else
+                           "quantile() q values must be in the range [0, 1]")
+    x = input.reshape(-1) if dim is None else movedim(input, _dim(input, dim), -1)
+    if x.ndim == 0:
+        x = x.reshape(1)
+    n = x.shape[-1]
+    if n == 0:
+        raise IndexError("quantile() input tensor must be non-empty")
+    s = sort(x, -1).values  # (NaN last)
+    ranks = np.broadcast_to(qs * np.asarray(n - 1, qs.dtype), tuple(s.shape[:-1]) + qs.shape)
+    hs = np.asarray(backend(input._device).to_host(s._data))
+    ranks = np.where(np.isnan(hs).any(-1, keepdims=True), n - 1, ranks)  # NaN rows: NaN
+    lo, hi = np.floor(ranks), np.ceil(ranks)
+    if interpolation == "lower":
+        hi = lo
+    elif interpolation == "higher":
+        lo = hi
+    elif interpolation == "nearest":
+        lo = hi = np.round(ranks)  # (half to even, as PyTorch)
+    below = gather(s, -1, _int64(lo.astype(np.int64), input))
+    above = gather(s, -1, _int64(hi.astype(np.int64), input))
+    w = np.full(ranks.shape, 0.5, qs.dtype) if interpolation == "midpoint" else (
+        (ranks - lo).astype(qs.dtype))
+    from ..creation import tensor
+
+    out = below + tensor(w, device=input._device) * (above - below)
+    out = out.squeeze(-1) if one else movedim(out, -1, 0)
+    if keepdim:
+        if dim is None:
+            shape = (1,) * input.ndim
+            out = out.reshape(shape if one else (len(qs),) + shape)
+        else:
+            out = out.unsqueeze(_dim(input, dim) + (0 if one else 1))
+    return out

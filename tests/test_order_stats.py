@@ -1,0 +1,54 @@
+"""median and quantile against PyTorch: values, indices, shapes, NaN, gradients, errors."""
+
+import numpy as np
+import pytest
+
+import nbgrad
+from nbgrad.ops import sort
+
+torch = pytest.importorskip("torch")
+NAN = float("nan")
+A = [[3.0, 1.0, 2.0, 5.0], [NAN, 1.0, 0.0, 2.0]]
+CALLS = [
+    lambda m, x: m.median(x),
+    lambda m, x: m.median(x, 1),
+    lambda m, x: x.median(0, keepdim=True),
+    lambda m, x: m.median(m.tensor([2, 1, 2, 2]), 0),
+    lambda m, x: m.median(x[0]),
+    lambda m, x: m.quantile(x[0], 0.3),
+    lambda m, x: m.quantile(x, m.tensor([0.25, 0.5], dtype=x.dtype), dim=1, keepdim=True),
+    lambda m, x: m.quantile(x, 0.5, dim=1),
+    lambda m, x: x[:, 1:].quantile(m.tensor([0.5, 0.9], dtype=x.dtype), keepdim=True),
+] + [(lambda i: lambda m, x: m.quantile(x[0], m.tensor([0.1, 0.375, 0.625], dtype=x.dtype),
+                                         interpolation=i))(i)
+     for i in ("lower", "higher", "midpoint", "nearest")]
+
+
+@pytest.mark.parametrize("k", range(len(CALLS)))
+def test_values_indices_and_gradients_match_torch(k):
+    a, ta = nbgrad.tensor(A, requires_grad=True), torch.tensor(A, requires_grad=True)
+    got, want = CALLS[k](nbgrad, a), CALLS[k](torch, ta)
+    got = got if isinstance(got, tuple) else (got,)
+    want = want if isinstance(want, tuple) else (want,)
+    for g, w in zip(got, want):
+        assert tuple(g.shape) == tuple(w.shape)
+        assert str(g.dtype).split(".")[-1] == str(w.dtype).split(".")[-1]
+        np.testing.assert_allclose(g.detach().double().numpy(), w.detach().double().numpy(),
+                                   rtol=1e-6)
+    if want[0].requires_grad:
+        seed = np.arange(want[0].numel(), dtype=np.float32).reshape(tuple(want[0].shape)) + 1
+        got[0].backward(nbgrad.tensor(seed))
+        want[0].backward(torch.tensor(seed))
+        np.testing.assert_allclose(a.grad.numpy(), ta.grad.numpy(), rtol=1e-6)
+
+
+def test_errors_and_the_docstring_examples():
+    import doctest
+
+    for m in (nbgrad, torch):
+        with pytest.raises(RuntimeError, match="must be either float or double"):
+            m.quantile(m.tensor([1, 2]), 0.5)
+        with pytest.raises(RuntimeError, match=r"q must be in the range \[0, 1\]"):
+            m.quantile(m.tensor([1.0, 2.0]), 1.5)
+    res = doctest.testmod(sort)
+    assert res.attempted and not res.failed
