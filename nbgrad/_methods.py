@@ -202,7 +202,7 @@ METHODS = {
     "logical_xor": E.logical_xor, "cumsum": Scan.cumsum, "cumsum_": Scan._cumsum_,
     "cumprod": Scan.cumprod, "cumprod_": Scan._cumprod_,
     "multinomial": Smp.multinomial, "sort": Srt.sort, "bernoulli": Smp.bernoulli,
-    "median": Srt.median, "quantile": Srt.quantile,
+    "median": Srt.median, "quantile": Srt.quantile, "cummax": Scan.cummax, "cummin": Scan.cummin,
     **{n: getattr(Smp, n) for n in (
         "uniform_", "normal_", "random_", "bernoulli_", "exponential_")},
     **{n: getattr(Cond, n) for n in ("nonzero", "argwhere", "masked_select", "diag")}, "argsort": Srt.argsort, "topk": Srt.topk, "kthvalue": Srt.kthvalue,

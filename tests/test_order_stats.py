@@ -52,3 +52,31 @@ def test_errors_and_the_docstring_examples():
             m.quantile(m.tensor([1.0, 2.0]), 1.5)
     res = doctest.testmod(sort)
     assert res.attempted and not res.failed
+
+
+SCANS = [
+    lambda m: m.cummax(m.tensor([1.0, 3, 3, 2, NAN, 5, NAN]), 0),
+    lambda m: m.cummin(m.tensor([[3, 1, 1], [0, 2, -1]]), 1),
+    lambda m: m.cummax(m.tensor(2.0), 0),
+    lambda m: m.tensor([[1.0, 5], [2, 2], [7, 0]]).cummax(0),
+    lambda m: m.cummin(m.tensor([NAN, 1.0, 0.0]), 0),
+    lambda m: m.cummax(m.zeros(2, 0), 1),
+]
+
+
+@pytest.mark.parametrize("k", range(len(SCANS)))
+def test_cummax_cummin_match_torch(k):
+    got, want = SCANS[k](nbgrad), SCANS[k](torch)
+    for g, w in zip(got, want):
+        assert tuple(g.shape) == tuple(w.shape) and str(g.dtype)[7:] == str(w.dtype)[6:]
+        np.testing.assert_array_equal(g.double().numpy(), w.double().numpy())
+
+
+def test_cummax_gradient_matches_torch():
+    grads = []
+    for m in (nbgrad, torch):
+        x = m.tensor([[1.0, 5], [2, 2], [7, 0]], requires_grad=True)
+        (m.cummax(x, 0).values * m.arange(6.0).reshape(3, 2)).sum().backward()
+        (m.cummin(x, 1).values * 3).sum().backward()
+        grads.append(x.grad.tolist())
+    assert grads[0] == grads[1]

@@ -2,6 +2,10 @@
 runs the ``scan`` kernel (``kernels/rows.scan_line``, one body for both targets and both
 scans) on the ``(A, R, B)`` view with the scanned dim in the middle."""
 
+from collections import namedtuple
+
+import numpy as np
+
 from .. import dtypes as _dt
 from ..storage.layout import cast_data, copy_data
 from ..tensor import _wrap_dim
@@ -139,3 +143,47 @@ def _cumprod_(self, dim, *, dtype=None):
     from .inplace import inplace_binary
 
     return inplace_binary("cumprod_", lambda a, _b: cumprod(a, dim, dtype=dtype), self, False)
+
+
+
+
+def _running_extreme(name, better, accumulate):
+    """``cummax`` / ``cummin``: the indices found on the host (where the value is NaN, or,
+    the extreme so far being a number, where it is at least as good: ties take the later
+    index, and a NaN once met stays, as PyTorch's scan), the values gathered at them (so
+    with gradients)."""
+    result = namedtuple(name, ["values", "indices"])
+
+    def op(input, dim):
+        from ..creation import tensor
+        from .index import gather
+
+        check_tensor(input, name)
+        d = _wrap_dim(int(dim), max(input.ndim, 1))
+        h = np.asarray(backend(input._device).to_host(input._data))
+        x = np.moveaxis(h.reshape(h.shape or (1,)), d, -1)
+        x = x.astype(np.float32) if x.dtype.char in "eE" else x
+        n = x.shape[-1]
+        nan = np.isnan(x) if x.dtype.kind == "f" else np.zeros(x.shape, bool)
+        before = np.zeros(x.shape[:-1] + (min(n, 1),), x.dtype)
+        prev = np.concatenate([before, accumulate(x, -1)[..., :-1]], -1)
+        prev_nan = np.concatenate([np.zeros(before.shape, bool),
+                                   np.logical_or.accumulate(nan, -1)[..., :-1]], -1)
+        moves = nan | (~prev_nan & better(x, prev))
+        moves[..., :1] = True
+        pos = np.where(moves, np.arange(n), 0)
+        idx = np.moveaxis(np.maximum.accumulate(pos, -1), -1, d).reshape(h.shape)
+        idx = tensor(np.array(idx, order="C"), dtype=_dt.int64, device=input._device)
+        if not input.ndim:
+            return result(input.clone(), idx)
+        return result(gather(input, d, idx), idx)
+
+    op.__name__ = name
+    op.__doc__ = (f"The running {'maximum' if name == 'cummax' else 'minimum'} along ``dim`` "
+                  "and where each was found, as a ``(values, indices)`` named tuple (ties "
+                  "take the later index; a NaN, once met, stays), with gradients.")
+    return op
+
+
+cummax = _running_extreme("cummax", np.greater_equal, np.fmax.accumulate)
+cummin = _running_extreme("cummin", np.less_equal, np.fmin.accumulate)
