@@ -110,7 +110,16 @@ with _gc_paused():
     from .ops.sampling import bernoulli, multinomial, normal  # noqa: E402
     from .ops.scan import cummax, cummin, cumprod, cumsum  # noqa: E402
     from .ops.selection import masked_fill, tril, triu  # noqa: E402
-    from .ops.sort import argsort, kthvalue, median, quantile, sort, topk  # noqa: E402
+    from .ops.sort import (  # noqa: E402
+        argsort,
+        kthvalue,
+        median,
+        nanmedian,
+        nanquantile,
+        quantile,
+        sort,
+        topk,
+    )
     from .ops.strided import diagonal  # noqa: E402
     from .ops.compound import (  # noqa: E402
         deg2rad,

@@ -203,6 +203,7 @@ METHODS = {
     "cumprod": Scan.cumprod, "cumprod_": Scan._cumprod_,
     "multinomial": Smp.multinomial, "sort": Srt.sort, "bernoulli": Smp.bernoulli,
     "median": Srt.median, "quantile": Srt.quantile, "cummax": Scan.cummax, "cummin": Scan.cummin,
+    "nanmedian": Srt.nanmedian, "nanquantile": Srt.nanquantile,
     **{n: getattr(Smp, n) for n in (
         "uniform_", "normal_", "random_", "bernoulli_", "exponential_")},
     **{n: getattr(Cond, n) for n in ("nonzero", "argwhere", "masked_select", "diag")}, "argsort": Srt.argsort, "topk": Srt.topk, "kthvalue": Srt.kthvalue,

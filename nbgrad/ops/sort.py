@@ -212,6 +212,31 @@ def median(input, dim=None, keepdim=False):
     return median_result(values, idx)
 
 
+def nanmedian(input, dim=None, keepdim=False):
+    """``median`` of the values that are not NaN (NaN where a slice has none), with the
+    index of the value chosen."""
+    from .index import gather
+
+    check_tensor(input, "nanmedian")
+    if dim is None:
+        if input.numel() == 0:
+            return input.new_full((), float("nan"))
+        return nanmedian(input.reshape(-1), 0).values
+    d = _dim(input, dim)
+    x = input if input.ndim else input.reshape(1)
+    order = sort(x, d).indices  # (NaN last)
+    h = np.asarray(backend(input._device).to_host(x._data)).astype(np.float64)
+    count = (~np.isnan(h)).sum(d, keepdims=True)
+    k = np.where(count > 0, (count - 1) // 2, 0)  # (all NaN: the first, a NaN)
+    idx = gather(order, d, _int64(k, input))
+    values = gather(x, d, idx)
+    if not input.ndim:
+        values, idx = values.reshape(()), idx.reshape(())
+    elif not keepdim:
+        values, idx = values.squeeze(d), idx.squeeze(d)
+    return median_result(values, idx)
+
+
 def _int64(arr, like):
     from ..creation import tensor
 
@@ -232,35 +257,49 @@ def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
         >>> nbgrad.quantile(nbgrad.tensor([1.0, 2.0, 3.0, 4.0]), 0.25)
         tensor(1.7500)
     """
+    return _quantile("quantile", input, q, dim, keepdim, interpolation, False)
+
+
+def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
+    """``quantile`` of the values that are not NaN (NaN where a slice has none)."""
+    return _quantile("nanquantile", input, q, dim, keepdim, interpolation, True)
+
+
+def _quantile(name, input, q, dim, keepdim, interpolation, skip_nan):
     from ..tensor import Tensor
     from .index import gather
     from .rearrange import movedim
 
-    check_tensor(input, "quantile")
+    check_tensor(input, name)
     if not input._dtype.is_floating_point or input._dtype.low:
-        raise RuntimeError("quantile() input tensor must be either float or double dtype")
+        raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
     if interpolation not in _QUANTILE_MODES:
-        raise RuntimeError("quantile() interpolation must be one of linear, lower, higher, "
+        raise RuntimeError(f"{name}() interpolation must be one of linear, lower, higher, "
                            f"midpoint or nearest. Got {interpolation}")
     one = not isinstance(q, Tensor) or q.ndim == 0
     qs = np.atleast_1d(np.asarray(q.tolist() if isinstance(q, Tensor) else q,
                                   dtype=input._dtype.np))
     if isinstance(q, Tensor) and q.ndim > 1:
-        raise RuntimeError("quantile() q must be a scalar or 1D tensor")
+        raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
     if ((qs < 0) | (qs > 1)).any():
-        raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {q}"
+        raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {q}"
                            if one and not isinstance(q, Tensor) else
-                           "quantile() q values must be in the range [0, 1]")
+                           f"{name}() q values must be in the range [0, 1]")
     x = input.reshape(-1) if dim is None else movedim(input, _dim(input, dim), -1)
     if x.ndim == 0:
         x = x.reshape(1)
     n = x.shape[-1]
     if n == 0:
-        raise IndexError("quantile() input tensor must be non-empty")
+        raise IndexError(f"{name}() input tensor must be non-empty")
     s = sort(x, -1).values  # (NaN last)
-    ranks = np.broadcast_to(qs * np.asarray(n - 1, qs.dtype), tuple(s.shape[:-1]) + qs.shape)
     hs = np.asarray(backend(input._device).to_host(s._data))
-    ranks = np.where(np.isnan(hs).any(-1, keepdims=True), n - 1, ranks)  # NaN rows: NaN
+    nan = np.isnan(hs)
+    if skip_nan:  # over each slice's numbers (all NaN: the last, a NaN)
+        count = (~nan).sum(-1, keepdims=True)
+        ranks = np.where(count > 0, qs * (count - 1).astype(qs.dtype), n - 1)
+    else:  # a slice with NaN: its last, a NaN
+        ranks = np.where(nan.any(-1, keepdims=True), n - 1, qs * np.asarray(n - 1, qs.dtype))
+    ranks = np.broadcast_to(ranks, tuple(s.shape[:-1]) + qs.shape)
     lo, hi = np.floor(ranks), np.ceil(ranks)
     if interpolation == "lower":
         hi = lo
