@@ -1022,3 +1022,21 @@ def test_two_inputs_that_share_an_array_stay_two_inputs():
         x = nbgrad.full((3,), 2.0, requires_grad=True)
         f(x.detach(), x).backward()
         assert x.grad is not None and x.grad.tolist() == [6.0, 6.0, 6.0]
+
+
+def test_an_output_without_gradient_adds_nothing_to_the_backward():
+    """An output that gets no gradient (eager's engine runs none of its paths): its
+    inf/NaN derivative must not reach the inputs through a zero seed (0 * NaN)."""
+    def fn(x):
+        return -x, x ** 0.5  # (NaN, and a NaN derivative, where x < 0)
+
+    f = nbgrad.compile(fn)
+    for _ in range(3):
+        x = nbgrad.tensor([-1.0, 4.0, -9.0], requires_grad=True)
+        neg, _root = f(x)
+        neg.sum().backward()
+        assert x.grad.tolist() == [-1.0, -1.0, -1.0]
+        x.grad = None
+        neg, _root = f(x)
+        nbgrad.autograd.backward([neg], [nbgrad.ones(3)], create_graph=True)
+        assert x.grad.tolist() == [-1.0, -1.0, -1.0]

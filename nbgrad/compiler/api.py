@@ -22,7 +22,7 @@ import warnings
 from .. import _recording
 from ..autograd import graph as _graph
 from ..autograd.function import Function
-from ..autograd.grad_mode import is_grad_enabled
+from ..autograd.grad_mode import enable_grad, is_grad_enabled
 from ..tensor import Tensor
 from . import lazy
 from .backward import record_backward
@@ -384,13 +384,16 @@ class _Region(Function):
         tensors = ctx.inputs
         n = len(tensors)
         gs = [grads[m] for m in bt.outs]
-        reached = None
-        if any(g is None for g in gs):
-            reached = _reached_inputs(trace, [m for m, g in zip(bt.outs, gs) if g is not None])
-            meta = trace.graph.meta
-            gs = [_zeros(meta[trace.graph.outputs[m]]) if g is None else g
-                  for m, g in zip(bt.outs, gs)]
         out = [None] * n
+        if any(g is None for g in gs):
+            # an output that gets no gradient: eager's engine runs none of its paths, where
+            # a zero seed through the compiled backward could meet an inf or a NaN of a
+            # value only it reads (0 * NaN): its ops are run again eagerly, and their
+            # backward from the outputs that have gradients
+            res = _eager_grads(trace, tensors, gs, ctx.numbers, is_grad_enabled())
+            for j, g in zip(bt.wrt, res):
+                out[j] = g
+            return tuple(out)
         if is_grad_enabled():  # create_graph: a differentiable backward
             for t, version in zip(tensors, ctx.versions):
                 if t._vc[0] != version:
@@ -406,31 +409,8 @@ class _Region(Function):
         else:
             res = bt.graph.run([*values, *gs], (), ctx.numbers)[0]
         for j, g in zip(bt.wrt, res):
-            if reached is None or j in reached:
-                out[j] = g
+            out[j] = g
         return tuple(out)
-
-
-def _reached_inputs(trace, outs):
-    """The positions of the inputs that outputs ``outs`` (positions) of the traced call
-    are computed from."""
-    g = trace.graph
-    deps = trace.deps
-    if deps is None:  # (once a trace: each value's inputs)
-        env = {v: {j} for j, v in enumerate(g.inputs)}
-        for op in g.ops:
-            d = set().union(*[env.get(v, ()) for v in op.values()])
-            for v in op.outs:
-                if v is not None:
-                    env[v] = d
-        deps = trace.deps = [env.get(v, set()) for v in g.outputs]
-    return set().union(*[deps[m] for m in outs])
-
-
-def _zeros(meta):
-    from ..creation import zeros
-
-    return zeros(meta[1], dtype=meta[0], device=meta[2])
 
 
 _ONES = {}
@@ -447,19 +427,22 @@ def _ones(dt, device):
     return t
 
 
-def _eager_grads(trace, tensors, gs, numbers=()):
+def _eager_grads(trace, tensors, gs, numbers=(), create_graph=True):
     """The gradients of the traced call computed by its ops run eagerly (a graph for the
-    next order)."""
+    next order with ``create_graph``), from the outputs whose gradient ``gs`` holds (None:
+    an output that gets none)."""
     from ..autograd import grad as _grad
 
     g = trace.graph
     env = dict(zip(g.inputs, tensors))
     bind_numbers(env, numbers)
-    for op in g.ops:
-        op.run(env)
-    outs = [env[g.outputs[m]] for m in trace.backward.outs]
+    with enable_grad():  # (the engine runs a backward without a graph)
+        for op in g.ops:
+            op.run(env)
+    pairs = [(env[g.outputs[m]], s) for m, s in zip(trace.backward.outs, gs) if s is not None]
     wrt = [tensors[j] for j in trace.backward.wrt]
-    return _grad(outs, wrt, gs, create_graph=True, allow_unused=True)
+    return _grad([o for o, _ in pairs], wrt, [s for _, s in pairs],
+                 create_graph=create_graph, allow_unused=True)
 
 
 def _replay(trace, fn, args):

@@ -409,7 +409,6 @@ class Trace:
         self.sources = [src for _, src in recorder.inputs]
         self.backward = None  # a BackwardTrace, when calls need gradients
         self.numbers = ()  # where in the arguments each number argument of the graph is
-        self.deps = None  # each output's inputs (api._reached_inputs), found when needed
 
 
 class Counter(Recorder):
