@@ -434,6 +434,9 @@ def _eager_grads(trace, tensors, gs, numbers=(), create_graph=True):
     from ..autograd import grad as _grad
 
     g = trace.graph
+    if not create_graph:  # (leaves of their own: this backward must not run, or free,
+        # the nodes that made the inputs, which the engine runs after it)
+        tensors = [t.detach().requires_grad_(t._rg) for t in tensors]
     env = dict(zip(g.inputs, tensors))
     bind_numbers(env, numbers)
     with enable_grad():  # (the engine runs a backward without a graph)
