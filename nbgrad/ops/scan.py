@@ -156,11 +156,11 @@ def _running_extreme(name, better, accumulate):
 
     def op(input, dim):
         from ..creation import tensor
-        from .index import gather
+        from .index import _host, gather
 
         check_tensor(input, name)
         d = _wrap_dim(int(dim), max(input.ndim, 1))
-        h = np.asarray(backend(input._device).to_host(input._data))
+        h = _host(input)
         x = np.moveaxis(h.reshape(h.shape or (1,)), d, -1)
         x = x.astype(np.float32) if x.dtype.char in "eE" else x
         n = x.shape[-1]

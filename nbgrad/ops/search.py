@@ -8,10 +8,7 @@ from .. import dtypes as _dt
 from ..storage import for_device
 from ..tensor import Tensor, _wrap_dim
 from ._core import SCALAR_TYPE, check_tensor, wrap
-
-
-def _host(t):
-    return np.asarray(for_device(t._device).to_host(t._data))
+from .index import _host
 
 
 def _out(arr, like, dtype=None):

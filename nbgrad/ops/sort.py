@@ -192,7 +192,7 @@ def median(input, dim=None, keepdim=False):
         if input.numel() == 0:
             return input.new_full((), float("nan"))
         return median(input.reshape(-1), 0).values
-    from .index import gather
+    from .index import _host, gather
 
     d = _dim(input, dim)
     n = _size(input, d)
@@ -200,11 +200,10 @@ def median(input, dim=None, keepdim=False):
         raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
     values, idx = kthvalue(input, (n - 1) // 2 + 1, d, keepdim=True)
     if input._dtype.is_floating_point and input.ndim:
-        be = backend(input._device)
-        nan = np.isnan(np.asarray(be.to_host(input._data)).astype(np.float64))
+        nan = np.isnan(_host(input).astype(np.float64))
         if nan.any():  # (the first NaN's index; its value, through gather, keeps a gradient)
             at = np.where(nan.any(d, keepdims=True), np.expand_dims(nan.argmax(d), d),
-                          be.to_host(idx._data))
+                          _host(idx))
             idx = _int64(at, input)
             values = gather(input, d, idx)
     if not keepdim and input.ndim:
@@ -215,7 +214,7 @@ def median(input, dim=None, keepdim=False):
 def nanmedian(input, dim=None, keepdim=False):
     """``median`` of the values that are not NaN (NaN where a slice has none), with the
     index of the value chosen."""
-    from .index import gather
+    from .index import _host, gather
 
     check_tensor(input, "nanmedian")
     if dim is None:
@@ -225,8 +224,7 @@ def nanmedian(input, dim=None, keepdim=False):
     d = _dim(input, dim)
     x = input if input.ndim else input.reshape(1)
     order = sort(x, d).indices  # (NaN last)
-    h = np.asarray(backend(input._device).to_host(x._data)).astype(np.float64)
-    count = (~np.isnan(h)).sum(d, keepdims=True)
+    count = (~np.isnan(_host(x).astype(np.float64))).sum(d, keepdims=True)
     k = np.where(count > 0, (count - 1) // 2, 0)  # (all NaN: the first, a NaN)
     idx = gather(order, d, _int64(k, input))
     values = gather(x, d, idx)
@@ -267,7 +265,7 @@ def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
 
 def _quantile(name, input, q, dim, keepdim, interpolation, skip_nan):
     from ..tensor import Tensor
-    from .index import gather
+    from .index import _host, gather
     from .rearrange import movedim
 
     check_tensor(input, name)
@@ -292,8 +290,7 @@ def _quantile(name, input, q, dim, keepdim, interpolation, skip_nan):
     if n == 0:
         raise IndexError(f"{name}() input tensor must be non-empty")
     s = sort(x, -1).values  # (NaN last)
-    hs = np.asarray(backend(input._device).to_host(s._data))
-    nan = np.isnan(hs)
+    nan = np.isnan(_host(s))
     if skip_nan:  # over each slice's numbers (all NaN: the last, a NaN)
         count = (~nan).sum(-1, keepdims=True)
         ranks = np.where(count > 0, qs * (count - 1).astype(qs.dtype), n - 1)
