@@ -488,6 +488,18 @@ def test_an_in_place_change_to_a_tensor_reached_by_name_breaks_the_graph():
     assert isinstance(entry, GraphBreak) and "modified in place" in str(entry)
 
 
+def test_a_backward_that_eager_refuses_is_refused_compiled_with_the_same_error():
+    # (pow's derivative subtracts 1 from a bool exponent; the recorded backward computes
+    # shapes only, and must still run the rows' checks)
+    f = nbgrad.compile(lambda x, e: x ** e)
+    for _ in range(2):
+        x = nbgrad.tensor([2.0, 4.0, 3.0], requires_grad=True)
+        out = f(x, nbgrad.tensor([True, False, True]))
+        _same(out.detach(), nbgrad.tensor([2.0, 1.0, 3.0]))
+        with pytest.raises(RuntimeError, match="with a bool tensor is not supported. If you"):
+            out.sum().backward()
+
+
 # ----- random programs: compiled forward and backward against eager ----------------------
 # (rows whose backward raises, as PyTorch's floor_divide: tests/test_rounding.py compiles them)
 # The draws below are derandomized over this list, so a row added to the table changes

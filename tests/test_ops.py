@@ -985,6 +985,12 @@ ERRORS = [
      "Tensors of floating point .*can require gradients", True),
     ("bool_sub", lambda m: m.tensor([True]) - m.tensor([False]), RuntimeError,
      "Subtraction, the `-` operator, with two bool tensors is not supported", True),
+    ("bool_sub_number", lambda m: 1 - m.tensor([True]), RuntimeError,
+     "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying "
+     "to invert a mask", True),
+    ("bool_exponent_backward",  # (its derivative subtracts 1 from the exponent)
+     lambda m: (_ones(m, 2, requires_grad=True) ** m.tensor([True, False])).sum().backward(),
+     RuntimeError, "Subtraction, the `-` operator, with a bool tensor is not supported", True),
     ("bool_neg", lambda m: -m.tensor([True]), RuntimeError,
      "Negation, the `-` operator, on a bool tensor is not supported", True),
     ("int_neg_pow", lambda m: m.tensor([1, 2]) ** -1, RuntimeError,

@@ -179,6 +179,8 @@ class Recorder:
         """Elementwise row ``op`` of ``operands`` (``apply(op, *operands, *rest)``, the
         dispatch path's call), run and recorded."""
         if self.shapes_only:  # (values nobody reads: a recorded backward, a segment)
+            if op.check is not None:  # (but the operands eager refuses are refused)
+                op.check(*operands)
             out = self.unrecorded(_dispatch._shaped, op, operands)
             if self.nodes:
                 _node(op, operands, out)

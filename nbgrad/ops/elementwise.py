@@ -86,10 +86,18 @@ def _no_bool_neg(x):
 
 
 def _no_bool_sub(a, b):
-    if _is_bool(a) or _is_bool(b):
+    # (a Python bool counts as a bool tensor here, as PyTorch wraps it)
+    a_bool, b_bool = _is_bool(a) or a is True or a is False, _is_bool(b) or b is True or b is False
+    if a_bool and b_bool:
         raise RuntimeError(
             "Subtraction, the `-` operator, with two bool tensors is not supported. "
             "Use the `^` or `logical_xor()` operator instead."
+        )
+    if _is_bool(a) or _is_bool(b):
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with a bool tensor is not supported. "
+            "If you are trying to invert a mask, use the `~` or `logical_not()` operator "
+            "instead."
         )
 
 
