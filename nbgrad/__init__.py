@@ -236,6 +236,17 @@ with _gc_paused():
     from . import accelerator, amp, backends, cpu, cuda, linalg, nn, onnx  # noqa: E402
     from . import serialization  # noqa: E402
     from .amp import autocast  # noqa: E402
+    from .amp.autocast_mode import (  # noqa: E402
+        clear_autocast_cache,
+        get_autocast_cpu_dtype,
+        get_autocast_dtype,
+        is_autocast_cache_enabled,
+        is_autocast_cpu_enabled,
+        is_autocast_enabled,
+        set_autocast_cache_enabled,
+        set_autocast_dtype,
+        set_autocast_enabled,
+    )
     from . import compiler, optim, utils  # noqa: E402
     from .compiler import compile  # noqa: A004
     from .serialization import load, save  # noqa: E402

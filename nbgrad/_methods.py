@@ -99,6 +99,8 @@ def _elementwise_methods():
                 rows[d] = _r(fn)
             else:
                 rows[d] = fn
+        # (an in-place form is in no autocast list: it runs the row without the cast)
+        fn = getattr(fn, "__wrapped__", fn)
         if op.inplace and op.arity == 1:
             rows[op.name + "_"] = _inplace_unary(op.name + "_", fn, op.dtype == "float")
         elif op.inplace:

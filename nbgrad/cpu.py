@@ -17,4 +17,19 @@ def set_pool_limit(megabytes):
     _cpupool.set_limit(int(megabytes) << 20)
 
 
+def __getattr__(name):
+    if name == "amp":  # torch.cpu.amp: torch.amp's classes for the "cpu" device
+        import functools
+        import types
+
+        from . import amp
+        from .dtypes import bfloat16
+
+        ns = globals()["amp"] = types.SimpleNamespace(
+            autocast=amp.autocast_mode._deprecated_autocast("cpu", bfloat16),
+            GradScaler=functools.partial(amp.GradScaler, "cpu"))
+        return ns
+    raise AttributeError(f"module 'nbgrad.cpu' has no attribute '{name}'")
+
+
 __all__ = ["empty_cache", "pooled_bytes", "set_pool_limit"]

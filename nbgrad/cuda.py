@@ -58,9 +58,11 @@ def __getattr__(name):
         import types
 
         from . import amp
+        from .dtypes import float16
 
         return types.SimpleNamespace(
-            autocast=lambda enabled=True, dtype=None, cache_enabled=True: amp.autocast(
-                "cuda", dtype, enabled, cache_enabled),
+            autocast=amp.autocast_mode._deprecated_autocast("cuda", float16),
+            custom_fwd=functools.partial(amp.custom_fwd, device_type="cuda"),
+            custom_bwd=functools.partial(amp.custom_bwd, device_type="cuda"),
             GradScaler=functools.partial(amp.GradScaler, "cuda"))
     raise AttributeError(f"module 'nbgrad.cuda' has no attribute '{name}'")

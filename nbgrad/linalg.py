@@ -4,6 +4,7 @@ do, and ``inv``, ``det``, ``slogdet``, ``solve`` (ops/linalg_solve.py). Decompos
 (``svd``, ``qr``, ``cholesky``, ``eigh``) and the spectral / nuclear matrix norms are not
 there yet."""
 
+from .amp.policy import autocast_op
 from .ops import reduce as _reduce
 from .ops._core import check_tensor
 from .ops.linalg_solve import LinAlgError, det, inv, slogdet, solve
@@ -23,6 +24,7 @@ def _two_dims(A, dim, fname):
     return d0, d1
 
 
+@autocast_op("linalg_matrix_norm")
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     """The matrix norm of the matrices in ``dim`` of ``A``: ``"fro"`` (Frobenius), ``1`` /
     ``-1`` (largest / smallest column sum of absolute values), ``inf`` / ``-inf`` (rows).

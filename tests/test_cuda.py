@@ -722,3 +722,20 @@ def test_float16_and_bfloat16_on_the_device_match_cpu():
         res.append(out)
     for a, b in zip(*res):
         np.testing.assert_array_equal(a, b)
+
+
+def test_cuda_autocast_uses_pytorchs_cuda_lists():
+    """``autocast("cuda")``: products in float16 on the device, exp and sum of float16 in
+    float32 (CUDA's lists, not the CPU's), CPU tensors untouched, binary_cross_entropy
+    refused with PyTorch's message."""
+    m = nbgrad.ones(2, 2, device=DEV)
+    h = m.half()
+    c = nbgrad.ones(2, 2)
+    with nbgrad.autocast("cuda"):
+        assert nbgrad.is_autocast_enabled() and not nbgrad.is_autocast_enabled("cpu")
+        p = m @ m
+        assert p.dtype is nbgrad.float16 and host(p.float()).tolist() == [[2.0, 2.0]] * 2
+        assert h.exp().dtype is nbgrad.float32 and h.sum().dtype is nbgrad.float32
+        assert (c @ c).dtype is nbgrad.float32
+        with pytest.raises(RuntimeError, match="are unsafe to autocast"):
+            F.binary_cross_entropy(m.sigmoid(), m)

@@ -1,9 +1,8 @@
-"""``nbgrad.amp``: PyTorch's mixed-precision training API. ``autocast`` does not cast to
-float16 / bfloat16 yet, so it runs every op in its own dtype; ``GradScaler``
-scales losses and unscales gradients as PyTorch's does (it is harmless at full precision),
-so training scripts written for AMP run unchanged."""
+"""``nbgrad.amp``: PyTorch's mixed-precision training API. ``autocast`` runs matrix
+products and convolutions in bfloat16 / float16 and precision-sensitive ops in float32, by
+PyTorch's op lists; ``GradScaler`` scales losses and unscales gradients as PyTorch's does."""
 
-from .autocast_mode import autocast, is_autocast_available
+from .autocast_mode import autocast, custom_bwd, custom_fwd, is_autocast_available
 from .grad_scaler import GradScaler
 
-__all__ = ["autocast", "GradScaler", "is_autocast_available"]
+__all__ = ["autocast", "custom_bwd", "custom_fwd", "GradScaler", "is_autocast_available"]

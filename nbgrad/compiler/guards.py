@@ -9,6 +9,7 @@ each call (``_resolve``).
 import functools
 import math
 
+from ..amp.policy import STATE as _AUTOCAST
 from ..autograd.grad_mode import is_grad_enabled
 from ..tensor import Tensor
 from .trace import Sym
@@ -34,6 +35,9 @@ def _guard_key(args, floats=True):
     """What a trace of a call with ``args`` assumes, or None when an argument is of a kind
     the guards cannot check. ``floats=False``: float arguments by their type only."""
     key = [is_grad_enabled()]
+    ac = _AUTOCAST
+    if ac.on:  # (a trace holds the casts its autocast region made)
+        key.append((tuple(ac.enabled.values()), tuple(ac.dtype.values())))
     first = {}
     for i, a in enumerate(args):
         k = _guard(a, (i,), first, floats)

@@ -4,6 +4,7 @@ elu, hardtanh, ...) composed of ops."""
 
 import math
 
+from ..amp.policy import autocast_op
 from ..kernels import scalar as S
 from .dispatch import apply1
 from .elementwise import (
@@ -183,9 +184,13 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
     return softmax(neg(input), dim, dtype=dtype)
 
 
+@autocast_op("prelu")
 def prelu(input, weight):
     """``input`` where positive, else ``weight * input``, ``weight`` one value or one per
     channel (dim 1)."""
+    if input.dtype is not weight.dtype:
+        raise RuntimeError(f"prelu: Type promoting not supported. Got "
+                           f"{input.dtype.scalar_type} and {weight.dtype.scalar_type}")
     w = weight
     if weight.numel() > 1:
         w = weight.reshape((1, -1) + (1,) * max(input.ndim - 2, 0))

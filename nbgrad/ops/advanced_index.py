@@ -15,6 +15,7 @@ import warnings
 import numpy as np
 
 from .. import dtypes as _dt
+from ..amp.policy import autocast_op
 from ..storage.layout import _bstrides, c_data, copy_data
 from ._core import (
     SCALAR_TYPE,
@@ -421,6 +422,7 @@ def index_put_(input, indices, values, accumulate=False):
     return _index_put(input, key, values, bool(accumulate), "index_put_", tensors_adv=True)
 
 
+@autocast_op("index_put")
 def index_put(input, indices, values, accumulate=False):
     """Out-of-place ``index_put_``."""
     from .convert import clone

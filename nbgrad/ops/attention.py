@@ -4,6 +4,7 @@ order through the parts."""
 
 import math
 
+from ..amp.policy import autocast_op
 from ..creation import ones, zeros
 from .concat import cat
 from .dropout import dropout
@@ -24,6 +25,7 @@ def _repeat_heads(t, groups):
     return reshape(wide, s[:-3] + (s[-3] * groups,) + s[-2:])
 
 
+@autocast_op("scaled_dot_product_attention")
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
                                  is_causal=False, scale=None, enable_gqa=False):
     """Attention of ``query`` (..., L, E) over ``key`` (..., S, E) and ``value`` (..., S, Ev):

@@ -7,6 +7,7 @@ lerp_`` that hand-written optimizers use."""
 import math
 from collections import namedtuple
 
+from ..amp.policy import autocast_op
 from ..creation import full_like, zeros_like
 from ..dtypes import bool_
 from ..tensor import Tensor, _wrap_dim
@@ -22,7 +23,7 @@ from .elementwise import (
     sin,
     sqrt,
 )
-from .linalg import matmul
+from .linalg import _matmul, matmul
 from .selection import where
 
 _MinMax = namedtuple("aminmax", ["min", "max"])
@@ -32,28 +33,66 @@ def _scaled(x, s):
     return x if s == 1 else x * s
 
 
-def addmm(input, mat1, mat2, *, beta=1, alpha=1):
-    """``beta * input + alpha * (mat1 @ mat2)``."""
-    return _scaled(input, beta) + _scaled(matmul(mat1, mat2), alpha) if beta else _scaled(
-        matmul(mat1, mat2), alpha)
+def _types(*ts):
+    return tuple(t.dtype.scalar_type for t in ts)
 
 
-def addmv(input, mat, vec, *, beta=1, alpha=1):
-    """``beta * input + alpha * (mat @ vec)``."""
-    return addmm(input, mat, vec, beta=beta, alpha=alpha)
+def _addmm_dtypes(input, mat1, mat2):
+    # (PyTorch's checks, in its order: no promotion between the three)
+    if mat1.dtype is not mat2.dtype:
+        raise RuntimeError("mat1 and mat2 must have the same dtype, but got %s and %s"
+                           % _types(mat1, mat2))
+    if input.dtype is not mat2.dtype:
+        raise RuntimeError("self and mat2 must have the same dtype, but got %s and %s"
+                           % _types(input, mat2))
 
 
-def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
-    """``beta * input + alpha * (batch1 @ batch2)``, matrix by matrix."""
-    return addmm(input, batch1, batch2, beta=beta, alpha=alpha)
-
-
-def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
-    """``beta * input + alpha * sum_i (batch1[i] @ batch2[i])``."""
-    prod = matmul(batch1, batch2).sum(0)
+def _product_sum(input, mat1, mat2, beta, alpha):
+    # (the plain matmul: each public front applies its own autocast policy)
+    prod = _matmul(mat1, mat2)
     return _scaled(input, beta) + _scaled(prod, alpha) if beta else _scaled(prod, alpha)
 
 
+@autocast_op("addmm")
+def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+    """``beta * input + alpha * (mat1 @ mat2)``."""
+    _addmm_dtypes(input, mat1, mat2)
+    return _product_sum(input, mat1, mat2, beta, alpha)
+
+
+@autocast_op("addmv")
+def addmv(input, mat, vec, *, beta=1, alpha=1):
+    """``beta * input + alpha * (mat @ vec)``."""
+    if not input.dtype is mat.dtype is vec.dtype:
+        raise RuntimeError("addmv input tensors must have the same dtype, but got %s, %s, "
+                           "and %s" % _types(input, mat, vec))
+    return _product_sum(input, mat, vec, beta, alpha)
+
+
+# (the names PyTorch's baddbmm message gives dtypes: its C++ type names)
+_CPP_NAMES = {"float64": "double", "float32": "float", "bfloat16": "c10::BFloat16",
+              "float16": "c10::Half", "int64": "long int", "int32": "int"}
+
+
+@autocast_op("baddbmm")
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    """``beta * input + alpha * (batch1 @ batch2)``, matrix by matrix."""
+    if not input.dtype is batch1.dtype is batch2.dtype:
+        names = [_CPP_NAMES.get(t.dtype.name, t.dtype.name) for t in (input, batch1, batch2)]
+        raise RuntimeError("Input dtypes must be the same, got: input %s, batch1: %s, "
+                           "batch2: %s" % tuple(names))
+    return _product_sum(input, batch1, batch2, beta, alpha)
+
+
+@autocast_op("addbmm")
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    """``beta * input + alpha * sum_i (batch1[i] @ batch2[i])``."""
+    _addmm_dtypes(input, batch1, batch2)
+    prod = _matmul(batch1, batch2).sum(0)
+    return _scaled(input, beta) + _scaled(prod, alpha) if beta else _scaled(prod, alpha)
+
+
+@autocast_op("addcmul")
 def addcmul(input, tensor1, tensor2, *, value=1):
     """``input + value * tensor1 * tensor2``.
 
@@ -67,6 +106,7 @@ def addcmul(input, tensor1, tensor2, *, value=1):
     return input + _scaled(tensor1 * tensor2, value)
 
 
+@autocast_op("addcdiv")
 def addcdiv(input, tensor1, tensor2, *, value=1):
     """``input + value * tensor1 / tensor2``."""
     return input + _scaled(tensor1 / tensor2, value)
@@ -180,6 +220,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     return x
 
 
+@autocast_op("cross")
 def cross(input, other, dim=None):
     """The cross product of 3-vectors along ``dim`` (the first dim of size 3 when None)."""
     if dim is None:
@@ -205,6 +246,7 @@ def kron(input, other):
     return out.reshape(tuple(x * y for x, y in zip(a.shape, b.shape)))
 
 
+@autocast_op("tensordot")
 def tensordot(a, b, dims=2):
     """Contract the last ``dims`` dims of ``a`` with the first of ``b`` (or the listed
     pairs ``dims = ([a dims], [b dims])``)."""
@@ -223,9 +265,12 @@ def tensordot(a, b, dims=2):
     return matmul(am, bm).reshape(tuple(a.shape[d] for d in fa) + tuple(b.shape[d] for d in fb))
 
 
+@autocast_op("cdist")
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     """The ``p``-norm distance between each row of ``x1`` (..., P, M) and of ``x2``
     (..., R, M): (..., P, R)."""
+    if x1.dtype is not x2.dtype:
+        raise RuntimeError("expected scalar type %s but found %s" % _types(x1, x2))
     diffs = x1.unsqueeze(-2) - x2.unsqueeze(-3)
     from .norm import linalg_vector_norm
 
@@ -245,6 +290,7 @@ def aminmax(input, *, dim=None, keepdim=False):
     return _MinMax(input.amin(dim, keepdim), input.amax(dim, keepdim))
 
 
+@autocast_op("trace")
 def trace(input):
     """The sum of a matrix's diagonal."""
     check_tensor(input, "trace")

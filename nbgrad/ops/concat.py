@@ -4,6 +4,7 @@ pieces put back together shifted)."""
 import functools
 
 from .. import dtypes as _dt
+from ..amp.policy import autocast_op
 from ..creation import zeros
 from ..storage.layout import copy_data
 from ._core import Tensor, backend, same_device
@@ -64,6 +65,7 @@ CAT = deffunc("cat", params=("tensors",), listed=True, kernels=("copy",), forwar
 
 
 @surface(CAT)
+@autocast_op("cat")
 def cat(tensors, dim=0):
     """Join tensors along an existing dim (their dtypes promoted).
 
@@ -135,6 +137,7 @@ STACK = deffunc("stack", params=("tensors",), listed=True, kernels=("copy",),
 
 
 @surface(STACK)
+@autocast_op("stack")
 def stack(tensors, dim=0):
     """Join tensors of one shape along a new dim (their dtypes promoted).
 

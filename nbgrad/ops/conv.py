@@ -19,6 +19,7 @@ import operator
 import numpy as np
 
 from .. import dtypes as _dt
+from ..amp.policy import autocast_op
 from ..storage.layout import c_data
 from ..tensor import _fresh, _wrap
 from ._core import (
@@ -247,6 +248,7 @@ CONV2D = deffunc(
 
 
 @surface(CONV2D)
+@autocast_op("conv2d")
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """2-D convolution (cross-correlation) of ``input`` (N, C, H, W) or (C, H, W) with
     ``weight`` (O, C/groups, kh, kw); ``padding`` is an int, a pair, 'valid' or 'same'."""

@@ -3,6 +3,7 @@ they run on every device and differentiate twice; their nodes are the parts'):
 ``conv_transpose2d`` is conv2d's input gradient (``conv_mm`` then ``col2im``), and the 1-d
 forms are the 2-d ones over a height of one."""
 
+from ..amp.policy import autocast_op
 from .conv import _conv_pair, _tensor_arg, col2im, conv2d, conv_mm, max_pool2d
 from .pooling import avg_pool2d
 from .shape import reshape, squeeze, transpose, unsqueeze
@@ -19,6 +20,7 @@ def _one(v, name):
     return v
 
 
+@autocast_op("conv1d")
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """1-D convolution of ``input`` (N, C, L) or (C, L) with ``weight`` (O, C/groups, k):
     conv2d over a height of one.
@@ -44,6 +46,7 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return squeeze(out, -2)
 
 
+@autocast_op("conv_transpose2d")
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
                      groups=1, dilation=1):
     """2-D transposed convolution ("deconvolution") of ``input`` (N, C_in, H, W) or
@@ -109,6 +112,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     return out if input.ndim == 4 else squeeze(out, 0)
 
 
+@autocast_op("conv_transpose1d")
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
                      groups=1, dilation=1):
     """1-D transposed convolution of ``input`` (N, C_in, L) or (C_in, L) with ``weight``

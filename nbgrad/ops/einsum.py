@@ -3,6 +3,7 @@
 ops and it needs no backward rule of its own."""
 
 from .. import dtypes as _dt
+from ..amp.policy import autocast_op
 from ._core import SCALAR_TYPE, Tensor
 from .elementwise import mul, where
 from .linalg import matmul
@@ -100,6 +101,7 @@ def _contract(a, la, b, lb, keep, sizes):
     return reshape(r, tuple(sizes[x] for x in out_labels)), out_labels
 
 
+@autocast_op("einsum")
 def einsum(equation, *operands):
     """Einstein summation, e.g. ``einsum('bij,bjk->bik', a, b)``.
 

@@ -5,6 +5,7 @@ l1, smooth l1, huber and kl_div, composed of table ops (their nodes are the part
 import math
 
 from .. import dtypes as _dt
+from ..amp.policy import autocast_op
 from ..autograd.grad_mode import no_grad
 from ..storage.layout import cast_data
 from ..tensor import _wrap
@@ -69,6 +70,7 @@ MSE_LOSS = deffunc(
 
 
 @surface(MSE_LOSS)
+@autocast_op("mse_loss")
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """Mean squared error: ``(input - target) ** 2``, averaged (``"mean"``), summed
     (``"sum"``) or per element (``"none"``).
@@ -186,6 +188,7 @@ BCE_WITH_LOGITS = deffunc(
 
 
 @surface(BCE_WITH_LOGITS)
+@autocast_op("binary_cross_entropy_with_logits")
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,
                                      reduce=None, reduction="mean", pos_weight=None):
     """Sigmoid + binary cross-entropy in one stable expression. A ``weight`` or
@@ -211,6 +214,7 @@ def _pointwise_loss(name, input, target, reduction, loss):
     return _reduce(loss(input, target), reduction)
 
 
+@autocast_op("l1_loss")
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """Mean absolute error: ``|input - target|``, reduced as ``mse_loss``.
 
@@ -232,6 +236,7 @@ def _quadratic_near_zero(d, width, scale):
                  div(mul(sub(ad, 0.5 * width), width), scale))
 
 
+@autocast_op("smooth_l1_loss")
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     """``0.5 d^2 / beta`` where ``|d| < beta``, else ``|d| - beta / 2`` (``d = input -
     target``); ``beta=0`` is ``l1_loss``."""
@@ -244,6 +249,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
                            lambda x, t: _quadratic_near_zero(sub(x, t), beta, beta))
 
 
+@autocast_op("huber_loss")
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     """``0.5 d^2`` where ``|d| <= delta``, else ``delta (|d| - delta / 2)`` (``d = input -
     target``): ``delta * smooth_l1_loss`` with ``beta = delta``."""
@@ -298,6 +304,7 @@ BCE = deffunc(
 
 
 @surface(BCE)
+@autocast_op("binary_cross_entropy")
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
                          reduction="mean"):
     """Binary cross-entropy of probabilities ``input`` (in [0, 1]) against ``target``:
@@ -328,6 +335,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     return BCE.call(input, target, weight, _REDUCTION[reduction])
 
 
+@autocast_op("kl_div")
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
     """Kullback-Leibler divergence of ``target`` from log-probabilities ``input``:
     ``t (log t - x)`` per element (0 where ``t == 0``; with ``log_target``, ``exp(t) (t -

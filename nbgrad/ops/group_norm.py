@@ -4,6 +4,7 @@ the parts (whose nodes they are)."""
 
 import numpy as np
 
+from ..amp.policy import autocast_op
 from ._core import check_tensor
 from .batch_norm import _per_channel, batch_norm
 from .elementwise import add, mul, rsqrt, sub
@@ -12,6 +13,7 @@ from .shape import reshape
 from .stats import var as _var
 
 
+@autocast_op("group_norm")
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     """Normalise ``input`` (N, C, ...) over each group of ``C / num_groups`` channels (and
     all positions), then scale and shift per channel.
@@ -81,6 +83,7 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     return reshape(out, shape)
 
 
+@autocast_op("rms_norm")
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """``input`` divided by the root mean square over its trailing ``normalized_shape``
     dims (plus ``eps``, by default the dtype's machine epsilon), times ``weight``.

@@ -12,6 +12,7 @@ import warnings
 import numpy as np
 
 from .. import dtypes as _dt
+from ..amp.policy import autocast_op
 from ..storage.layout import c_data, copy_data
 from ..tensor import _wrap
 from ._core import (
@@ -418,6 +419,7 @@ def _zero_dim(fn, input, index, *rest):
 
 
 @surface(SCATTER_ADD)
+@autocast_op("scatter_add")
 def scatter_add(input, dim, index, src):
     """``input`` with ``src[i][j]`` added at ``[index[i][j]][j]`` (for ``dim=0``), out of
     place; duplicate indices add up."""
@@ -500,6 +502,7 @@ def index_fill(input, dim, index, value):
 
 
 @surface(INDEX_COPY)
+@autocast_op("index_copy")
 def index_copy(input, dim, index, source):
     """``input`` with the slices ``index`` along ``dim`` replaced by ``source``'s (in
     order; of duplicate indices one copy wins)."""

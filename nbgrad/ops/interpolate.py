@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 
+from ..amp.policy import autocast_op
 from ..creation import tensor
 from ..dtypes import int64
 from ._core import check_tensor
@@ -75,6 +76,7 @@ def _linear(t, n_in, n_out, scale, align_corners):
     return i0, i1, (t(1) - w1).astype(t), w1
 
 
+@autocast_op("interpolate")
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
     """Resize the spatial dims of ``input`` (N, C, *spatial) to ``size`` or by

@@ -5,6 +5,7 @@ import math
 
 from numpy import ndarray as _ndarray
 
+from ..amp.policy import autocast_op
 from ..storage._cpupool import empty as _pool_empty
 from ..storage.layout import cast_data, copy_data, layout3
 from ._core import (
@@ -366,6 +367,7 @@ def _vector_grads(a, b, g, want_a, want_b, a1, b1):
 
 
 # ----- the public functions -----------------------------------------------------------------
+@autocast_op("matmul")
 def matmul(input, other):
     """Matrix product with NumPy's rules for 1-d operands and batch broadcasting.
 
@@ -397,6 +399,9 @@ def matmul(input, other):
     return _product(input, other)
 
 
+_matmul = matmul.__wrapped__  # (mm, bmm, dot and mv: each its own autocast policy)
+
+
 def _product(a, b):
     """``a @ b`` through the row PyTorch's matmul would pick, unchecked: for operands that
     ``matmul`` checked, or that a backward formula made."""
@@ -406,14 +411,16 @@ def _product(a, b):
 
 
 @surface(MM)
+@autocast_op("mm")
 def mm(input, mat2):
     """Product of two 2-d matrices."""
     if input.ndim != 2 or mat2.ndim != 2:
         raise RuntimeError("self must be a matrix" if input.ndim != 2 else "mat2 must be a matrix")
-    return matmul(input, mat2)
+    return _matmul(input, mat2)
 
 
 @surface(BMM)
+@autocast_op("bmm")
 def bmm(input, mat2):
     """Batched product of two 3-d tensors with equal batch sizes."""
     if input.ndim != 3 or mat2.ndim != 3:
@@ -423,29 +430,32 @@ def bmm(input, mat2):
             f"Expected size for first two dimensions of batch2 tensor to be: "
             f"[{input.shape[0]}, {input.shape[2]}] but got: [{mat2.shape[0]}, {mat2.shape[1]}]."
         )
-    return matmul(input, mat2)
+    return _matmul(input, mat2)
 
 
 @surface(DOT)
+@autocast_op("dot")
 def dot(input, other):
     """Inner product of two 1-d tensors."""
     if input.ndim != 1 or other.ndim != 1:
         raise RuntimeError(
             f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors"
         )
-    return matmul(input, other)
+    return _matmul(input, other)
 
 
 @surface(MV)
+@autocast_op("mv")
 def mv(input, vec):
     """Product of a 2-d matrix and a 1-d vector."""
     if input.ndim != 2 or vec.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got {vec.ndim}, {input.ndim}, "
                            f"{vec.ndim}")
-    return matmul(input, vec)
+    return _matmul(input, vec)
 
 
 @surface(LINEAR, LINEAR_NO_BIAS)
+@autocast_op("linear")
 def linear(input, weight, bias=None):
     """``input @ weight.T + bias`` for input (..., in), weight (out, in), bias (out,).
 

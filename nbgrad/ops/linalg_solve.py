@@ -7,6 +7,7 @@ from collections import namedtuple
 
 import numpy as np
 
+from ..amp.policy import autocast_op
 from ._core import backend, check_tensor
 from .elementwise import mul
 from .funcdef import deffunc, same_dtype, surface
@@ -148,6 +149,7 @@ def solve_backward(grad, A, result, vector, mask):
 
 
 @surface(INV)
+@autocast_op("linalg_inv")
 def inv(A):
     """The inverse of each square matrix of ``A`` (..., n, n).
 
@@ -192,6 +194,7 @@ def slogdet(A):
 
 
 @surface(SOLVE)
+@autocast_op("linalg_solve")
 def solve(A, B, *, left=True):
     """``X`` with ``A X = B`` for each square matrix of ``A``; ``B`` a matrix (..., n, k) or
     a vector (..., n).

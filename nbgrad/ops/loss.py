@@ -6,6 +6,7 @@ import math
 import numpy as np
 
 from .. import dtypes as _dt
+from ..amp.policy import autocast_op
 from ..autograd.grad_mode import STATE as _STATE
 from ..autograd.graph import edge_of
 from ..storage.layout import c_data, cast_data, copy_data
@@ -151,6 +152,7 @@ NLL_LOSS_BACKWARD = deffunc(
 
 
 @surface(NLL_LOSS)
+@autocast_op("nll_loss")
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
              reduction="mean"):
     """Negative log-likelihood of class indices ``target`` under log-probabilities ``input``
@@ -205,6 +207,7 @@ def _legacy(size_average, reduce, reduction):
     return ("mean" if sa else "sum") if rd else "none"
 
 
+@autocast_op("cross_entropy")
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,
                   reduce=None, reduction="mean", label_smoothing=0.0):
     """Softmax cross-entropy of logits ``input`` (N, C, ...) against class indices or

@@ -5,6 +5,7 @@
 
 import math
 
+from ..amp.policy import autocast_op
 from ._core import check_tensor
 from .activation import logsigmoid
 from .elementwise import clamp_min, exp, log, log1p, minimum, sqrt
@@ -19,6 +20,7 @@ def _checked(name, *ts):
         check_tensor(t, name)
 
 
+@autocast_op("margin_ranking_loss")
 def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,
                         reduction="mean"):
     """``max(0, -target * (input1 - input2) + margin)``, reduced.
@@ -36,6 +38,7 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, r
     return _reduce(loss, _legacy(size_average, reduce, reduction))
 
 
+@autocast_op("hinge_embedding_loss")
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,
                          reduction="mean"):
     """``input`` where ``target`` is 1, ``max(0, margin - input)`` where it is -1, reduced."""
@@ -46,12 +49,14 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
     return _reduce(loss, _legacy(size_average, reduce, reduction))
 
 
+@autocast_op("soft_margin_loss")
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """``log(1 + exp(-target * input))``, reduced."""
     _checked("soft_margin_loss", input, target)
     return _reduce(log1p(exp(-target * input)), _legacy(size_average, reduce, reduction))
 
 
+@autocast_op("cosine_embedding_loss")
 def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None,
                           reduce=None, reduction="mean"):
     """``1 - cos(input1, input2)`` where ``target`` is 1, ``max(0, cos - margin)`` where it
@@ -70,6 +75,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None,
     return _reduce(loss, _legacy(size_average, reduce, reduction))
 
 
+@autocast_op("triplet_margin_loss")
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False,
                         size_average=None, reduce=None, reduction="mean"):
     """``max(0, margin + d(anchor, positive) - d(anchor, negative))`` with ``d`` the
@@ -100,6 +106,7 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
     return _reduce(loss, _legacy(size_average, reduce, reduction))
 
 
+@autocast_op("poisson_nll_loss")
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8,
                      reduce=None, reduction="mean"):
     """The Poisson negative log-likelihood: ``exp(input) - target * input`` (``log_input``)

@@ -4,6 +4,7 @@ reduced dims, PyTorch's subgradients in nbgrad ops) and ``norm``, its PyTorch fr
 import math
 
 from .. import dtypes as _dt
+from ..amp.policy import autocast_op
 from ._core import SCALAR_TYPE, backend, check_tensor, kernel
 from .elementwise import abs, div, eq, mul, pow, sign, where, zeros_like
 from .funcdef import deffunc, surface
@@ -83,6 +84,7 @@ LINALG_VECTOR_NORM = deffunc(
 
 
 @surface(LINALG_VECTOR_NORM)
+@autocast_op("linalg_vector_norm")
 def linalg_vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None):
     """The vector norm of order ``ord`` over ``dim`` (all dims when None): PyTorch's
     ``torch.linalg.vector_norm``. ``ord`` is any float: 2, 1, ``inf``, ``-inf``, 0 (the
@@ -143,6 +145,7 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     return div(input, n)
 
 
+@autocast_op("cosine_similarity")
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """The cosine of the angle between ``x1`` and ``x2`` along ``dim`` (broadcast together),
     each divided by its norm clamped to at least ``eps``.

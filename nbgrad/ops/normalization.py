@@ -6,6 +6,7 @@ any order are exact."""
 
 import math
 
+from ..amp.policy import autocast_op
 from ..storage import for_device as backend
 from ..storage.layout import c_data
 from ._core import kernel, needs_grad, same_device
@@ -124,6 +125,7 @@ def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, we
                                            tuple(bool(m) for m in output_mask))
 
 
+@autocast_op("layer_norm")
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     """Normalize over the trailing ``normalized_shape`` dims, then scale by ``weight`` and
     shift by ``bias``: one fused kernel per row (float64 statistics).

@@ -168,8 +168,10 @@ def defop(name, body=None, **kw):
 
 def public_function(op):
     """The function ``nbgrad.<name>`` of ``op``: its ``front``, or ``apply`` of its operands."""
+    from ..amp import policy as _autocast
+
     if op.front is not None:
-        return op.front
+        return _autocast.wrap(op.name, op.front)
     if op.arity == 1:
         def fn(input):
             return apply1(op, input)
@@ -180,5 +182,5 @@ def public_function(op):
     fn.__doc__ = op.doc
     fn.__module__ = "nbgrad"
     fn.op = op
-    return fn
+    return _autocast.wrap(op.name, fn)
 

@@ -11,6 +11,7 @@ from collections import namedtuple
 import numpy as np
 
 from .. import dtypes as _dt
+from ..amp.policy import autocast_op
 from ..autograd.grad_mode import no_grad
 from ..storage.layout import cast_data, copy_data
 from ..tensor import _wrap
@@ -420,6 +421,7 @@ LOGSUMEXP = deffunc("logsumexp", kernels=("logsumexp",), forward=_reducer("logsu
 
 # ----- the public functions: PyTorch's arguments, then one row ------------------------------
 @surface(SUM, SUM_DIM)
+@autocast_op("sum")
 def sum(input, dim=None, keepdim=False, *, dtype=None):
     """Sum over ``dim`` (int or tuple; all dims when None)."""
     if dim is None:
@@ -524,6 +526,7 @@ def argmin(input, dim=None, keepdim=False):
 
 
 @surface(PROD, PROD_DIM)
+@autocast_op("prod")
 def prod(input, dim=None, keepdim=False, *, dtype=None):
     """Product over ``dim`` (all dims when None; nbgrad also takes a tuple). Integer and
     bool inputs give int64. Floats multiply in float64 inside the kernel."""
@@ -538,6 +541,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
 
 
 @surface(LOGSUMEXP)
+@autocast_op("logsumexp")
 def logsumexp(input, dim, keepdim=False):
     """``log(sum(exp(input), dim))``, computed stably (the max is taken out first), so
     logits like +-1e4 stay finite. Integer inputs give the default float dtype."""

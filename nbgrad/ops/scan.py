@@ -7,6 +7,7 @@ from collections import namedtuple
 import numpy as np
 
 from .. import dtypes as _dt
+from ..amp.policy import autocast_op
 from ..storage.layout import cast_data, copy_data
 from ..tensor import _wrap_dim
 from ._core import backend, check_tensor, is_c, kernel
@@ -53,6 +54,7 @@ CUMSUM = deffunc("cumsum", kernels=("scan",), forward=_scan_forward,
 
 
 @surface(CUMSUM)
+@autocast_op("cumsum")
 def cumsum(input, dim, *, dtype=None):
     """The running sums of ``input`` along ``dim``: ``out[i] = input[0] + ... + input[i]``.
     Integers and bools sum in int64 unless ``dtype`` is given (the input is cast to it
@@ -121,6 +123,7 @@ CUMPROD = deffunc("cumprod", kernels=("scan",), forward=_cumprod_forward,
 
 
 @surface(CUMPROD)
+@autocast_op("cumprod")
 def cumprod(input, dim, *, dtype=None):
     """The running products of ``input`` along ``dim``: ``out[i] = input[0] * ... *
     input[i]``; integers and bools multiply in int64 unless ``dtype`` is given, floats in

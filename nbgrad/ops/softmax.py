@@ -6,6 +6,7 @@ of any order come from the formulas."""
 
 import math
 
+from ..amp.policy import autocast_op
 from ..storage import for_device as backend
 from ..storage.layout import c_data
 from ._core import Tensor, kernel, same_device
@@ -92,6 +93,7 @@ def _dim(x, dim, op):
 
 
 @surface(SOFTMAX)
+@autocast_op("softmax")
 def softmax(input, dim=None, dtype=None):
     """Softmax along ``dim``: ``exp(x - max) / sum(exp(x - max))``, stable for any logits,
     in one fused kernel. ``dtype`` converts the input first.
@@ -107,6 +109,7 @@ def softmax(input, dim=None, dtype=None):
 
 
 @surface(LOG_SOFTMAX)
+@autocast_op("log_softmax")
 def log_softmax(input, dim=None, dtype=None):
     """``log(softmax(input))`` along ``dim``, computed stably in one fused kernel.
 

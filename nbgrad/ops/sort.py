@@ -12,6 +12,7 @@ from collections import namedtuple
 import numpy as np
 
 from .. import dtypes as _dt
+from ..amp.policy import autocast_op
 from ..tensor import _wrap_dim
 from ._core import backend, check_tensor
 from .funcdef import deffunc, surface
@@ -244,6 +245,7 @@ def _int64(arr, like):
 _QUANTILE_MODES = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
+@autocast_op("quantile")
 def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
     """The ``q``-th quantiles (``q`` a number or a 1-d tensor in [0, 1]) of the whole tensor
     or along ``dim``, between the sorted values at ``q * (n - 1)`` as ``interpolation``
@@ -258,6 +260,7 @@ def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
     return _quantile("quantile", input, q, dim, keepdim, interpolation, False)
 
 
+@autocast_op("nanquantile")
 def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
     """``quantile`` of the values that are not NaN (NaN where a slice has none)."""
     return _quantile("nanquantile", input, q, dim, keepdim, interpolation, True)
