@@ -312,3 +312,37 @@ def test_the_table_names_public_functions_and_the_docs_run():
         warnings.simplefilter("error")
         with nbgrad.autocast("cpu"):
             pass
+
+
+def test_layers_under_autocast_give_pytorchs_dtypes():
+    # (normalizations take a 16-bit input with float32 parameters as PyTorch's CPU kernels
+    # do: computed in float32, the result in the input's dtype)
+    torch = pytest.importorskip("torch")
+
+    def dtypes(lib):
+        nn = lib.nn
+        lib.manual_seed(0)
+        x, img = lib.randn(2, 5, 16), lib.randn(2, 3, 8, 8)
+        mha = nn.MultiheadAttention(16, 2, batch_first=True)
+        mods = [(nn.Sequential(nn.Linear(16, 16), nn.LayerNorm(16)), x),
+                (nn.TransformerEncoderLayer(16, 2, 32, dropout=0.0, batch_first=True), x),
+                (lambda a: mha(a, a, a)[0], x),
+                (nn.Sequential(nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4), nn.ReLU()), img),
+                (nn.Sequential(nn.Conv2d(3, 4, 3), nn.GroupNorm(2, 4)), img),
+                (lambda a: nn.functional.rms_norm(a.bfloat16(), (16,), lib.ones(16)), x)]
+        out = []
+        for m, inp in mods:
+            with lib.autocast("cpu"):
+                y = m(inp)
+            y = y[0] if isinstance(y, tuple) else y
+            if y.requires_grad:
+                y.float().sum().backward()
+            out.append(str(y.dtype).split(".")[1])
+        return out
+
+    assert dtypes(nbgrad) == dtypes(torch)
+    x = nbgrad.ones(2, 4)
+    with pytest.raises(RuntimeError, match="mixed dtype \\(CPU\\): all inputs must share"):
+        F.layer_norm(x.double(), (4,), nbgrad.ones(4))
+    with pytest.raises(RuntimeError, match="expect parameter to have scalar type of Float"):
+        F.group_norm(x, 2, nbgrad.ones(4).bfloat16())

@@ -827,9 +827,11 @@ def test_layer_norm_layouts_and_edge_cases():
     y = F.layer_norm(nbgrad.tensor(big), (512,))
     np.testing.assert_allclose(val(y), val(TF.layer_norm(T(big.astype(np.float64)), (512,))),
                                rtol=0, atol=2e-3)
-    # mixed dtypes keep the composed path's promotion
-    y = F.layer_norm(nbgrad.tensor(a.astype(np.float32)), (6,), N(rnd(6, seed=66)))
-    assert y.dtype == nbgrad.float64
+    # mixed dtypes: PyTorch's CPU rule (a 16-bit input with float32 parameters only)
+    with pytest.raises(RuntimeError, match="expect parameter to have scalar type of Float"):
+        F.layer_norm(nbgrad.tensor(a.astype(np.float32)), (6,), N(rnd(6, seed=66)))
+    y = F.layer_norm(nbgrad.tensor(a).bfloat16(), (6,), N(rnd(6, seed=66)).float())
+    assert y.dtype == nbgrad.bfloat16
 
 
 def test_cross_entropy_backward_op():

@@ -181,6 +181,22 @@ def check_tensor(x, op):
         raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}")
 
 
+def mixed_norm_dtypes(input, *params):
+    """PyTorch's rule for a normalization's parameters (weight, bias, running statistics:
+    None for those not given) of another dtype than ``input``'s: a float16 / bfloat16 input
+    may come with float32 ones (it is computed in float32, and the result has the input's
+    dtype: True); any other mix is refused, with PyTorch's messages."""
+    ps = [p for p in params if p is not None]
+    dt = input._dtype
+    if all(p._dtype is dt for p in ps) or not dt.is_floating_point:
+        return False
+    if dt.low and all(p._dtype is _dt.float32 for p in ps):
+        return True
+    if dt is not _dt.float64:
+        raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+    raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+
+
 def broadcast_shapes(a, b):
     """NumPy/PyTorch broadcasting of two shapes; RuntimeError in PyTorch's words."""
     if a == b:

@@ -4,7 +4,7 @@ PyTorch's ``NativeBatchNormBackward0``). The running statistics are updated in p
 no graph, as PyTorch updates its buffers."""
 
 from ..autograd.grad_mode import no_grad
-from ._core import Tensor, check_tensor
+from ._core import Tensor, check_tensor, mixed_norm_dtypes
 from .elementwise import add, mul, rsqrt, sub
 from .reduce import mean as _mean
 from .shape import reshape
@@ -34,6 +34,10 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     check_tensor(input, "batch_norm")
     if input.ndim < 2:
         raise ValueError(f"expected 2D or 3D input (got {input.ndim}D input)")
+    if mixed_norm_dtypes(input, weight, bias, running_mean, running_var):
+        # (16-bit input, float32 parameters and statistics: computed in float32)
+        return batch_norm(input.float(), running_mean, running_var, weight, bias, training,
+                          momentum, eps).to(input.dtype)
     nd = input.ndim
     dims = (0,) + tuple(range(2, nd))
     if training:

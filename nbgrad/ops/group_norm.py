@@ -5,7 +5,7 @@ the parts (whose nodes they are)."""
 import numpy as np
 
 from ..amp.policy import autocast_op
-from ._core import check_tensor
+from ._core import check_tensor, mixed_norm_dtypes
 from .batch_norm import _per_channel, batch_norm
 from .elementwise import add, mul, rsqrt, sub
 from .reduce import mean as _mean
@@ -39,6 +39,8 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
             raise RuntimeError(f"Expected {name} to be a vector of size equal to the number "
                                f"of channels in input, but got {name} of shape "
                                f"{list(t.shape)} and input of shape {list(input.shape)}")
+    if mixed_norm_dtypes(input, weight, bias):  # (16-bit input, float32 weight and bias)
+        return group_norm(input.float(), num_groups, weight, bias, eps).to(input.dtype)
     g = reshape(input, (N, num_groups, -1))
     mean, var = _mean(g, -1, keepdim=True), _var(g, -1, keepdim=True, correction=0)
     out = reshape(mul(sub(g, mean), rsqrt(add(var, eps))), tuple(input.shape))
@@ -104,5 +106,9 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     if eps is None:
         eps = float(np.finfo(input.dtype.np).eps)
     dims = tuple(range(input.ndim - len(shape), input.ndim))
+    if input.dtype.low:  # (PyTorch's: computed in float32, each result in input's dtype)
+        x = input.float()
+        out = mul(x, rsqrt(add(_mean(mul(x, x), dims, keepdim=True), eps))).to(input.dtype)
+        return out if weight is None else mul(out, weight).to(input.dtype)
     out = mul(input, rsqrt(add(_mean(mul(input, input), dims, keepdim=True), eps)))
     return out if weight is None else mul(out, weight)

@@ -9,7 +9,7 @@ import math
 from ..amp.policy import autocast_op
 from ..storage import for_device as backend
 from ..storage.layout import c_data
-from ._core import kernel, needs_grad, same_device
+from ._core import kernel, mixed_norm_dtypes, needs_grad, same_device
 from .elementwise import add, add_grads, div, mul, rsqrt, sub
 from .funcdef import deffunc, surface
 from .reduce import mean as _mean
@@ -152,8 +152,10 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
                 f"shape {list(p.shape)} and normalized_shape = {list(normalized_shape)}"
             )
     dt = input._dtype
-    if not dt.is_floating_point or any(p is not None and p._dtype is not dt for p in (weight, bias)):
-        # integer input or mixed dtypes: the composed form (promotes like the ops it uses)
+    if mixed_norm_dtypes(input, weight, bias):  # (16-bit input, float32 weight and bias)
+        out = layer_norm(input.float(), normalized_shape, weight, bias, eps)
+        return out.to(dt)
+    if not dt.is_floating_point:  # integer input: the composed form (it promotes)
         return _layer_norm_composed(input, normalized_shape, weight, bias, eps)
     same_device("layer_norm", input, weight, bias)
     return NATIVE_LAYER_NORM.call(input, weight, bias, normalized_shape, float(eps))[0]
