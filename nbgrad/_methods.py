@@ -192,6 +192,10 @@ METHODS = {
     "clamp_min_": lambda self, min: _clamp_(self, min=min),
     "clamp_max_": lambda self, max: _clamp_(self, max=max),
     "fill_diagonal_": _fill_diagonal_, "ndimension": lambda self: self.ndim,
+    # (Tensor.polygamma(n): the order of torch.polygamma(n, input) turned round)
+    "polygamma": lambda self, n: E.polygamma(n, self),
+    "polygamma_": lambda self, n: I.inplace_binary(
+        "polygamma_", lambda a, _b: E.polygamma(n, a), self, 0.0),
     "masked_fill": Sel.masked_fill, "masked_fill_": _masked_fill_,
     "tril": Sel.tril, "triu": Sel.triu, "tril_": _band_("tril"), "triu_": _band_("triu"),
     "square": E.square, "__invert__": E.bitwise_not, "bitwise_not": E.bitwise_not,

@@ -44,6 +44,44 @@ class Op:
     check: bool = True  # run gradcheck / gradgradcheck
 
 
+# ----- references without SciPy ---------------------------------------------------------
+def _ref_erfinv(a):
+    def one(y):
+        x = 0.0
+        for _ in range(60):  # Newton on erf(x) = y, from 0 (|y| <= 0.9 here)
+            x -= (math.erf(x) - y) / (2 / math.sqrt(math.pi) * math.exp(-x * x))
+        return x
+
+    return np.vectorize(one)(a.astype(np.float64))
+
+
+def _ref_polygamma(n, a):
+    """digamma (n = 0) or its n-th derivative, for x > 0: the recurrence up to x >= 30,
+    then the asymptotic series (Euler-Maclaurin), in float64."""
+    def one(x):
+        acc = 0.0
+        while x < 30:
+            acc += -1 / x if n == 0 else math.factorial(n) * x ** -(n + 1)
+            x += 1
+        if n == 0:
+            tail = math.log(x) - 1 / (2 * x) - sum(
+                b / (2 * k * x ** (2 * k)) for k, b in enumerate(_BERNOULLI, 1))
+            return acc + tail
+        s = n + 1  # sum over k >= 0 of (x + k) ** -s, then times n!
+        tail = x ** (1 - s) / (s - 1) + x ** -s / 2
+        rising = s
+        for k, b in enumerate(_BERNOULLI, 1):
+            tail += b / math.factorial(2 * k) * rising * x ** (-s - 2 * k + 1)
+            rising *= (s + 2 * k - 1) * (s + 2 * k)
+        return acc + math.factorial(n) * tail
+
+    sign = 1.0 if n % 2 else (-1.0 if n else 1.0)
+    return (sign * np.vectorize(one)(a.astype(np.float64))).astype(a.dtype)
+
+
+_BERNOULLI = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730)
+
+
 # ----- input shape sets ---------------------------------------------------------------
 S = (((3, 4),),)
 BINARY = (
@@ -209,6 +247,13 @@ OPS = [
     Op("erf", lambda m, a: m.erf(a), lambda a: np.vectorize(math.erf)(a).astype(a.dtype), UNARY),
     # (one shape each: the shared loops are covered by the ops above)
     Op("erfc", lambda m, a: m.erfc(a), lambda a: np.vectorize(math.erfc)(a).astype(a.dtype), S),
+    Op("erfinv", lambda m, a: m.erfinv(a), lambda a: _ref_erfinv(a).astype(a.dtype), S,
+       domain="unit"),
+    Op("lgamma", lambda m, a: m.lgamma(a), lambda a: np.vectorize(math.lgamma)(a).astype(
+        a.dtype), S),
+    Op("digamma", lambda m, a: a.digamma(), lambda a: _ref_polygamma(0, a), S, domain="pos"),
+    Op("polygamma", lambda m, a: m.polygamma(2, a), lambda a: _ref_polygamma(2, a), S,
+       domain="pos"),
     Op("asin", lambda m, a: m.asin(a), np.arcsin, S, domain="unit"),
     Op("acos", lambda m, a: a.acos(), np.arccos, S, domain="unit"),
     Op("atan", lambda m, a: m.arctan(a), np.arctan, S),

@@ -529,3 +529,149 @@ def stable_row_max(x, a, b):
     if m == -math.inf:
         m = 0.0
     return m
+
+# the Euler-Maclaurin tail's divisors (Cephes' zeta: (2k)! / B_2k)
+_ZETA_A = (12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9,
+           7.47242496e10, -2.950130727918164224e12, 1.1646782814350067249e14,
+           -4.5979787224074726105e15, 1.8152105401943546773e17, -7.1661652561756670113e18)
+
+
+# ----- special functions: the algorithms PyTorch's CPU kernels use (ATen's Math.h: an
+# initial rational guess polished by Newton for erfinv, Cephes' digamma and Hurwitz zeta),
+# so values agree to rounding; computed in float64 (literals), rounded once to the output
+@_jit
+def erfinv(y):
+    ay = abs(y)
+    if ay > 1.0:
+        return math.nan
+    if ay == 1.0:
+        return math.copysign(math.inf, y)
+    if ay <= 0.7:  # the central range: a rational function of y**2
+        z = y * y
+        num = ((-0.140543331 * z + 0.914624893) * z - 1.645349621) * z + 0.886226899
+        den = (((0.012229801 * z - 0.329097515) * z + 1.442710462) * z - 2.118377725) * z + 1.0
+        x = y * num / den
+    else:  # the tails: a rational function of sqrt(-log((1 - |y|) / 2))
+        z = math.sqrt(-math.log((1.0 - ay) / 2.0))
+        num = ((1.641345311 * z + 3.429567803) * z - 1.624906493) * z - 1.970840454
+        den = (1.637067800 * z + 3.543889200) * z + 1.0
+        x = math.copysign(num, y) / den
+    for _ in range(2):  # Newton on erf(x) = y (erf' = 2/sqrt(pi) exp(-x**2))
+        x = x - (math.erf(x) - y) / (1.1283791670955126 * math.exp(-x * x))
+    return x
+
+
+@_jit
+def lgamma(a):
+    return math.lgamma(a)
+
+
+@_jit
+def _digamma_positive(x):
+    # recurrence up to x >= 10, then the asymptotic series in 1/x**2
+    acc = 0.0
+    while x < 10.0:
+        acc -= 1.0 / x
+        x += 1.0
+    if x == 10.0:
+        return acc + 2.25175258906672110764  # digamma(10)
+    tail = 0.0
+    if x < 1.0e17:
+        z = 1.0 / (x * x)
+        tail = z * ((((((8.33333333333333333333e-2 * z - 2.10927960927960927961e-2) * z
+                        + 7.57575757575757575758e-3) * z - 4.16666666666666666667e-3) * z
+                      + 3.96825396825396825397e-3) * z - 8.33333333333333333333e-3) * z
+                    + 8.33333333333333333333e-2)
+    return acc + math.log(x) - 0.5 / x - tail
+
+
+@_jit
+def digamma(a):
+    x = float(a)
+    if x == 0.0:
+        return math.copysign(math.inf, -x)  # (a pole: -inf from the right of +0)
+    if x < 0.0:
+        # (x % 1.0, not trunc: Numba's math.trunc and math.floor return integers)
+        up = x % 1.0  # (x - floor(x): exact, NaN for -inf)
+        if up == 0.0 or x == -math.inf:
+            return math.nan
+        # reflection, with tan of the fractional part x - trunc(x) (pi * x loses digits for
+        # large |x|)
+        return _digamma_positive(1.0 - x) - math.pi / math.tan(math.pi * (up - 1.0))
+    return _digamma_positive(x)
+
+
+@_jit
+def _hurwitz_zeta(s, q):
+    """sum over k >= 0 of (k + q) ** -s, for s > 1 (Cephes: a direct sum, then the
+    Euler-Maclaurin tail)."""
+    if s == 1.0:
+        return math.inf
+    if s < 1.0:
+        return math.nan
+    if q <= 0.0:  # (% 1.0: Numba's math.floor returns an integer; -inf is a pole too)
+        if q == -math.inf or q % 1.0 == 0.0:
+            return math.inf
+        if s % 1.0 != 0.0:
+            return math.nan
+    eps = 1.11022302462515654042e-16
+    total = q ** -s
+    a = q
+    i = 0
+    b = 0.0
+    while i < 9 or a <= 9.0:
+        i += 1
+        a += 1.0
+        b = a ** -s
+        total += b
+        if -eps * total < b < eps * total:
+            return total
+    w = a
+    total += b * w / (s - 1.0)
+    total -= 0.5 * b
+    fac = 1.0
+    k = 0.0
+    for j in range(12):
+        fac *= s + k
+        b /= w
+        term = fac * b / _ZETA_A[j]
+        total += term
+        if abs(term / total) < eps:
+            return total
+        k += 1.0
+        fac *= s + k
+        b /= w
+        k += 1.0
+    return total
+
+
+@_jit
+def _trigamma(x):
+    sign = 1.0
+    acc = 0.0
+    if x < 0.5:  # reflection
+        sign = -1.0
+        sp = math.sin(math.pi * x)
+        acc -= math.pi * math.pi / (sp * sp)
+        x = 1.0 - x
+    for _ in range(6):
+        acc += 1.0 / (x * x)
+        x += 1.0
+    ixx = 1.0 / (x * x)
+    acc += (1.0 + 1.0 / (2.0 * x) + ixx * (1.0 / 6.0 - ixx * (1.0 / 30.0 - ixx * (1.0 / 42.0)))) / x
+    return sign * acc
+
+
+@_jit
+def polygamma(a, n):
+    """The ``n``-th derivative of digamma at ``a`` (``n`` a whole number >= 0)."""
+    k = int(n)
+    x = float(a)
+    if k < 0:  # (the public function refuses it)
+        return math.nan
+    if k == 0:
+        return digamma(x)
+    if k == 1:
+        return _trigamma(x)
+    sign = 1.0 if k % 2 else -1.0
+    return sign * math.exp(math.lgamma(k + 1.0)) * _hurwitz_zeta(k + 1.0, x)

@@ -17,6 +17,7 @@ from ..tensor import Tensor
 __all__ = [
     "calculate_gain", "uniform_", "normal_", "constant_", "zeros_", "ones_", "eye_",
     "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "orthogonal_",
+    "trunc_normal_",
 ]
 
 
@@ -75,6 +76,66 @@ def normal_(tensor, mean=0.0, std=1.0, generator=None):
     _check(tensor)
     with no_grad():
         return tensor.normal_(mean, std, generator=generator)
+
+
+def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
+    """Fill with samples from N(mean, std**2) truncated to [a, b], drawn as PyTorch draws
+    them (so the same numbers for the same seed): when the interval holds more than 30% of
+    the mass, normal samples with the outside ones drawn again; else uniform samples on
+    [a, b] kept with probability pdf(x) / pdf(mode), the rejected ones drawn again.
+
+    Example::
+
+        >>> import nbgrad
+        >>> w = nbgrad.nn.init.trunc_normal_(nbgrad.empty(1000), std=0.02, a=-0.04, b=0.04)
+        >>> bool(w.abs().max() <= 0.04)
+        True
+    """
+    _check(tensor)
+
+    def cdf(x):
+        return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+
+    if mean < a - 2 * std or mean > b + 2 * std:
+        warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
+                      "The distribution of values may be incorrect.", stacklevel=2)
+    from ..ops.selection import where
+
+    with no_grad():
+        if cdf((b - mean) / std) - cdf((a - mean) / std) > 0.3:
+            # (the bounds as the tensor's dtype holds them: the test sees those values)
+            lo, hi = tensor.new_tensor(a).item(), tensor.new_tensor(b).item()
+            result = tensor.normal_(mean, std, generator=generator)
+            while True:
+                outside = (result < lo) | (result > hi)
+                if not outside.any():
+                    break
+                fresh = tensor.new_empty(tuple(tensor.shape)).normal_(mean, std,
+                                                                      generator=generator)
+                result = where(outside, fresh, result)
+            if result is not tensor:
+                tensor.copy_(result)
+            return tensor
+        mode = max(a, min(mean, b))
+        log_peak = -0.5 * ((mode - mean) / std) ** 2
+        candidates = tensor.new_empty(tuple(tensor.shape))
+        accept = tensor.new_empty(tuple(tensor.shape))
+
+        def log_ratio(x):  # log(pdf(x) / pdf(mode)), in place on x
+            return x.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+
+        tensor.uniform_(a, b, generator=generator)
+        candidates.copy_(tensor)
+        pending = accept.uniform_(generator=generator).log_().gt(log_ratio(candidates))
+        result = tensor
+        while pending.any():
+            candidates.uniform_(a, b, generator=generator)
+            result = where(pending, candidates, result)
+            redraw = accept.uniform_(generator=generator).log_().gt(log_ratio(candidates))
+            pending = where(pending, redraw, pending)
+        if result is not tensor:
+            tensor.copy_(result)
+    return tensor
 
 
 def orthogonal_(tensor, gain=1, generator=None):

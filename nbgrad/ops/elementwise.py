@@ -332,6 +332,42 @@ _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 erfc = defop("erfc", S.erfc, inplace=True, dtype=_FLOAT,
              grads=("mul(grad, mul(exp(neg(mul(input, input))), -_TWO_OVER_SQRT_PI))",),
              doc="The complementary error function, ``1 - erf(input)``, accurate in the tails.")
+erfinv = defop("erfinv", S.erfinv, inplace=True, dtype=_FLOAT,
+               grads=("mul(grad, mul(exp(mul(result, result)), _HALF_SQRT_PI))",),
+               doc="The inverse error function on [-1, 1]: ``erf(erfinv(y)) == y``.")
+_HALF_SQRT_PI = 0.5 * math.sqrt(math.pi)
+lgamma = defop("lgamma", S.lgamma, inplace=True, dtype=_FLOAT,
+               grads=("mul(grad, digamma(input))",),
+               doc="``log(abs(gamma(input)))``, the log of the gamma function's magnitude.")
+digamma = defop("digamma", S.digamma, inplace=True, dtype=_FLOAT,
+                grads=("mul(grad, _polygamma_next(input, 0))",),
+                doc="The derivative of ``lgamma`` (-inf at 0, NaN at the negative integers).")
+
+
+def _polygamma(n, input):
+    """``polygamma(n, input)``: the ``n``-th derivative of ``digamma`` (``n`` = 0 is
+    digamma itself)."""
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+        raise TypeError(f"polygamma(): argument 'n' (position 1) must be int, not "
+                        f"{type(n).__name__}")
+    if n < 0:
+        raise RuntimeError("polygamma(n, x) does not support negative n.")
+    if input.__class__ is not Tensor:
+        raise TypeError(f"polygamma(): argument 'input' (position 2) must be Tensor, not "
+                        f"{type(input).__name__}")
+    return apply2(_POLYGAMMA, input, int(n))
+
+
+def _polygamma_next(input, n):
+    # (n is a number through the public function; the row itself also takes a tensor)
+    return apply2(_POLYGAMMA, input, add(n, 1) if n.__class__ is Tensor else int(n) + 1)
+
+
+polygamma = defop("polygamma", S.polygamma, params=("input", "n"), dtype=_FLOAT,
+                  front=_polygamma, method=False,
+                  grads=("mul(grad, _polygamma_next(input, n))", None),
+                  doc="The ``n``-th derivative of ``digamma``.")
+_POLYGAMMA = TABLE["polygamma"]
 # (1 - x**2 is written neg(x**2 - 1): a formula's operands are tensors first)
 asin = defop("asin", S.asin, inplace=True, dtype=_FLOAT, aliases=("arcsin",),
              grads=("div(grad, sqrt(neg(sub(mul(input, input), 1.0))))",),
