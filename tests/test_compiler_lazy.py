@@ -391,3 +391,23 @@ def test_the_functions_own_exception_propagates_not_a_flushs(monkeypatch):
     monkeypatch.setattr(lazy.LazyRecorder, "flush", failing)
     with pytest.raises(KeyError, match="the function's"):
         f(_t(3))
+
+
+def test_a_row_without_a_derivative_makes_no_gradient_in_a_lazy_segment():
+    # (a segment's recording computes shapes only: its outputs required grad by their
+    # operands even from rows that record no node, clamp_min's kernel row)
+    from nbgrad.ops.opdef import TABLE
+
+    row = TABLE["clamp_min"]
+
+    def f(x):
+        y = row(x * 2, x)
+        s = float(y.sum())  # (a break: the segment before it runs)
+        return y, x * s
+
+    g = nbgrad.compile(f)
+    for _ in range(3):
+        x = _t(4).requires_grad_()
+        y, z = g(x)
+        assert not y.requires_grad and z.requires_grad
+        _same(y, f(x)[0])

@@ -536,8 +536,9 @@ def _shaped(op, operands):
     if odt.is_floating_point:  # (nan: a value that leaked anywhere would show)
         out = full(shape, float("nan"), dtype=odt, device=ts[0]._device)
         # requiring grad where eager's would (the recording builds a graph): formulas that
-        # take another path for a gradient that needs none must take eager's
-        out._rg = _STATE.enabled and any(t._rg for t in ts)
+        # take another path for a gradient that needs none must take eager's; a row with
+        # no derivative (no record) makes none
+        out._rg = _STATE.enabled and op.record is not None and any(t._rg for t in ts)
         return out
     # (zeros: an integer value may index a row's read, where garbage would read anywhere)
     return zeros(shape, dtype=odt, device=ts[0]._device)
