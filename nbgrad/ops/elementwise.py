@@ -296,8 +296,8 @@ log = defop("log", S.log, inplace=True, cpu_body=S.log_v, dtype=_FLOAT,
 sqrt = defop("sqrt", S.sqrt, inplace=True, dtype=_FLOAT, grads=("div(grad, mul(result, 2))",),
              doc="Elementwise square root.")
 abs = defop("abs", S.abs_, inplace=True, check=_no_bool("abs_cpu"), grads=("mul(grad, sign(input))",), dunders=("__abs__",),
-            doc="Elementwise absolute value (gradient 0 at 0).")
-sign = defop("sign", S.sign, inplace=True, grads=("mul(grad, 0)",),
+            aliases=("absolute",), doc="Elementwise absolute value (gradient 0 at 0).")
+sign = defop("sign", S.sign, inplace=True, grads=("mul(grad, 0)",), aliases=("sgn",),
              doc="-1, 0 or 1 by the sign of each element.")
 tanh = defop("tanh", S.tanh, inplace=True, cpu_body=S.tanh_v, dtype=_FLOAT, grad_once=True, functional=True,
              grads=("tanh_backward(grad, result)",),
@@ -325,6 +325,11 @@ cos = defop("cos", S.cos, inplace=True, dtype=_FLOAT, grads=("mul(grad, neg(sin(
 tan = defop("tan", S.tan, inplace=True, dtype=_FLOAT,
             grads=("mul(grad, add(mul(result, result), 1.0))",),
             doc="Elementwise tangent.")
+log10 = defop("log10", S.log10, inplace=True, dtype=_FLOAT,
+              grads=("div(grad, mul(input, _LN10))",), doc="Base-10 logarithm.")
+log2 = defop("log2", S.log2, inplace=True, dtype=_FLOAT,
+             grads=("div(grad, mul(input, _LN2))",), doc="Base-2 logarithm.")
+_LN10, _LN2 = math.log(10.0), math.log(2.0)
 erf = defop("erf", S.erf, inplace=True, cpu_body=S.erf_v, dtype=_FLOAT,
             grads=("mul(grad, mul(exp(neg(mul(input, input))), _TWO_OVER_SQRT_PI))",),
             doc="The error function.")
@@ -333,7 +338,7 @@ erfc = defop("erfc", S.erfc, inplace=True, dtype=_FLOAT,
              grads=("mul(grad, mul(exp(neg(mul(input, input))), -_TWO_OVER_SQRT_PI))",),
              doc="The complementary error function, ``1 - erf(input)``, accurate in the tails.")
 erfinv = defop("erfinv", S.erfinv, inplace=True, dtype=_FLOAT,
-               grads=("mul(grad, mul(exp(mul(result, result)), _HALF_SQRT_PI))",),
+               grads=("mul(grad, mul(exp(square(erfinv(input))), _HALF_SQRT_PI))",),
                doc="The inverse error function on [-1, 1]: ``erf(erfinv(y)) == y``.")
 _HALF_SQRT_PI = 0.5 * math.sqrt(math.pi)
 lgamma = defop("lgamma", S.lgamma, inplace=True, dtype=_FLOAT,
@@ -487,11 +492,11 @@ _ROUND, _ROUND_DECIMALS = TABLE["round"], TABLE["round_decimals"]
 
 # ----- comparisons (bool results, no gradient) ----------------------------------------------
 eq = defop("eq", S.eq, dtype=_BOOL, dunders=("__eq__",), doc="Elementwise ``==`` as a bool tensor.")
-ne = defop("ne", S.ne, dtype=_BOOL, dunders=("__ne__",), doc="Elementwise ``!=`` as a bool tensor.")
-lt = defop("lt", S.lt, dtype=_BOOL, dunders=("__lt__",), doc="Elementwise ``<`` as a bool tensor.")
-le = defop("le", S.le, dtype=_BOOL, dunders=("__le__",), doc="Elementwise ``<=`` as a bool tensor.")
-gt = defop("gt", S.gt, dtype=_BOOL, dunders=("__gt__",), doc="Elementwise ``>`` as a bool tensor.")
-ge = defop("ge", S.ge, dtype=_BOOL, dunders=("__ge__",), doc="Elementwise ``>=`` as a bool tensor.")
+ne = defop("ne", S.ne, dtype=_BOOL, aliases=("not_equal",), dunders=("__ne__",), doc="Elementwise ``!=`` as a bool tensor.")
+lt = defop("lt", S.lt, dtype=_BOOL, aliases=("less",), dunders=("__lt__",), doc="Elementwise ``<`` as a bool tensor.")
+le = defop("le", S.le, dtype=_BOOL, aliases=("less_equal",), dunders=("__le__",), doc="Elementwise ``<=`` as a bool tensor.")
+gt = defop("gt", S.gt, dtype=_BOOL, aliases=("greater",), dunders=("__gt__",), doc="Elementwise ``>`` as a bool tensor.")
+ge = defop("ge", S.ge, dtype=_BOOL, aliases=("greater_equal",), dunders=("__ge__",), doc="Elementwise ``>=`` as a bool tensor.")
 
 
 def logical_and(input, other):
