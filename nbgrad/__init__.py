@@ -139,7 +139,14 @@ with _gc_paused():
         aminmax,
         baddbmm,
         cdist,
+        copysign,
         count_nonzero,
+        dist,
+        heaviside,
+        inner,
+        ldexp,
+        renorm,
+        vdot,
         cross,
         diff,
         hypot,
@@ -177,6 +184,7 @@ with _gc_paused():
         rot90,
         select,
         swapdims,
+        swapdims as swapaxes,
         take,
         tensor_split,
         unflatten,
@@ -217,7 +225,13 @@ with _gc_paused():
         log_softmax,
         softmax,
     )
-    from .ops.stats import std, std_mean, var, var_mean  # noqa: E402
+    from .ops.stats import corrcoef, cov, std, std_mean, var, var_mean  # noqa: E402
+    from .ops.host_math import frexp, gcd, lcm, nextafter  # noqa: E402
+    from .ops.scan import logcumsumexp  # noqa: E402
+    from .ops.linalg_solve import logdet, matrix_power  # noqa: E402
+    from .ops.rearrange import diag_embed, diagflat  # noqa: E402
+    from .ops.activation import hardshrink, prelu  # noqa: E402
+    from .special import multigammaln as mvlgamma  # noqa: E402
     from .tensor import (  # noqa: E402
         Size,
         Tensor,

@@ -17,6 +17,7 @@ from .ops import concat as C
 from .ops import condition as Cond
 from .ops import convert
 from .ops import elementwise as E
+from .ops import host_math as HM
 from .ops import index as Ix
 from .ops import inplace as I
 from .ops import linalg as L
@@ -31,7 +32,7 @@ from .ops import selection as Sel
 from .ops import shape as S
 from .ops import softmax as Sm  # noqa: F401  (its rows join the table)
 from .ops import sort as Srt
-from .ops import stats as St  # noqa: F401  (its rows join the table)
+from .ops import stats as St
 from .ops import strided as Strd
 from .ops.funcdef import public as func_rows
 from .ops.opdef import TABLE
@@ -108,6 +109,9 @@ def _elementwise_methods():
             rows[op.name + "_"] = method
             if op.inplace == "operator":
                 rows["__i" + op.dunders[0][2:]] = method
+        if op.inplace:  # (PyTorch's second names have in-place forms too: arccos_, sgn_)
+            for alias in op.aliases:
+                rows[alias + "_"] = rows[op.name + "_"]
     return rows
 
 
@@ -175,6 +179,29 @@ def _contiguous(self):
     if self.is_contiguous():
         return self
     return convert.clone(self)
+
+
+def _activation():
+    # (imported on use: its rows join the table after this module's are read)
+    from .ops import activation
+
+    return activation
+
+
+def _special():
+    from . import special
+
+    return special
+
+
+def _is_nonzero(self):
+    """The truth of a one-element tensor (PyTorch's errors for others)."""
+    n = self.numel()
+    if n == 0:
+        raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
+    if n > 1:
+        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+    return bool(self.item() != 0)
 
 
 def _converter(dt):
@@ -265,6 +292,79 @@ METHODS = {
     "half": _converter(_dt.float16), "bfloat16": _converter(_dt.bfloat16),
     "byte": _converter(_dt.uint8), "char": _converter(_dt.int8), "short": _converter(_dt.int16),
 }
+
+
+
+def _result_into_self(name, fn):
+    """``Tensor.<name>(other)``: ``fn(self, other)`` written into ``self`` (a comparison's or
+    logical op's bool result as ``self``'s dtype)."""
+    def method(self, other):
+        return I.inplace_binary(name, lambda a, b: fn(a, b).to(a.dtype), self, other)
+
+    method.__name__ = name
+    return method
+
+
+def _unary_into_self(name, fn):
+    def method(self, *args, **kwargs):
+        return I.inplace_binary(name, lambda a, _b: fn(a, *args, **kwargs).to(a.dtype), self,
+                                False)
+
+    method.__name__ = name
+    return method
+
+
+METHODS.update({
+    **{n + "_": _result_into_self(n + "_", getattr(E, n)) for n in (
+        "eq", "ne", "lt", "le", "gt", "ge", "not_equal", "less", "less_equal", "greater",
+        "greater_equal", "logical_and", "logical_or", "logical_xor", "bitwise_and",
+        "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift")},
+    "logical_and": E.logical_and, "logical_or": E.logical_or, "logical_not": E.logical_not,
+    "logical_not_": _unary_into_self("logical_not_", E.logical_not),
+    "bitwise_not_": _unary_into_self("bitwise_not_", E.bitwise_not),
+    # (PyTorch's second names of the in-place arithmetic)
+    **{alias: METHODS[name] for alias, name in (
+        ("multiply_", "mul_"), ("subtract_", "sub_"), ("divide_", "div_"),
+        ("true_divide_", "div_"), ("fix_", "trunc_")) if alias not in METHODS},
+    "square_": lambda self: METHODS["mul_"](self, self.clone()),
+    **{n + "_": _unary_into_self(n + "_", getattr(Cp, n)) for n in (
+        "logit", "sinc", "nan_to_num", "deg2rad", "rad2deg")},
+    "hypot_": _result_into_self("hypot_", Cp.hypot),
+    "xlogy_": _result_into_self("xlogy_", Cp.xlogy),
+    "float_power_": _result_into_self("float_power_", Cp.float_power),
+    "copysign_": _result_into_self("copysign_", Cp.copysign),
+    "ldexp_": _result_into_self("ldexp_", Cp.ldexp),
+    "heaviside": Cp.heaviside, "heaviside_": _result_into_self("heaviside_", Cp.heaviside),
+    **{n: getattr(Cp, n) for n in ("inner", "vdot", "dist", "copysign", "ldexp", "renorm",
+                                   "kron")},
+    "renorm_": lambda self, p, dim, maxnorm: I.inplace_binary(
+        "renorm_", lambda a, _b: Cp.renorm(a, p, dim, maxnorm), self, False),
+    **{n: getattr(HM, n) for n in ("gcd", "lcm", "frexp", "nextafter")},
+    **{n + "_": _result_into_self(n + "_", getattr(HM, n)) for n in ("gcd", "lcm", "nextafter")},
+    "logcumsumexp": Scan.logcumsumexp, "cov": St.cov, "corrcoef": St.corrcoef,
+    "diag_embed": Rr.diag_embed, "diagflat": Rr.diagflat,
+    "matrix_power": LS.matrix_power, "logdet": LS.logdet,
+    "msort": lambda self: Srt.sort(self, 0).values,
+    "ravel": lambda self: S.reshape(self, (-1,)),
+    "prelu": lambda self, weight: _activation().prelu(self, weight),
+    "hardshrink": lambda self, lambd=0.5: _activation().hardshrink(self, lambd),
+    "split_with_sizes": lambda self, split_sizes, dim=0: C.split(self, list(split_sizes), dim),
+    "narrow_copy": lambda self, dim, start, length: convert.clone(C.narrow(self, dim, start,
+                                                                           length)),
+    "sum_to_size": lambda self, *size: E.sum_to(self, tuple(
+        size[0] if len(size) == 1 and isinstance(size[0], (tuple, list)) else size)),
+    "is_nonzero": _is_nonzero,
+    "is_same_size": lambda self, other: tuple(self.shape) == tuple(other.shape),
+    "swapdims": S.transpose,
+    "mvlgamma": lambda self, p: _special().multigammaln(self, p),
+    "is_signed": lambda self: self._dtype.is_signed,
+    "is_complex": lambda self: False, "is_conj": lambda self: False,
+    "is_neg": lambda self: False,
+    "get_device": lambda self: -1 if self._device.type == "cpu" else self._device.index or 0,
+    "is_cpu": property(lambda self: self._device.type == "cpu"),
+    "itemsize": property(lambda self: self._dtype.itemsize),
+    "nbytes": property(lambda self: self._dtype.itemsize * self.numel()),
+})
 
 for _name, _fn in METHODS.items():
     setattr(Tensor, _name, _fn)

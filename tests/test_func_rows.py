@@ -327,6 +327,7 @@ CASES = [
     ("cumsum", (3, 4), lambda m, x: x.cumsum(0, dtype=m.float32), (0, nbgrad.float32),
      {"gradcheck": False, "rtol": 1e-6, "saved": False}),
     ("cumprod", (3, 4), lambda m, x: m.cumprod(x, 1), (1, None)),
+    ("logcumsumexp", (3, 4), lambda m, x: m.logcumsumexp(x, 1), (1,)),
     ("cumprod", [np.array([[1.0, 0.0, 2.0], [0.0, 3.0, 0.0]])], lambda m, x: x.cumprod(1),
      (1, None)),
     ("diagonal", (3, 4), lambda m, x: x.diagonal(1), (1, 0, 1)),

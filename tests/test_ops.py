@@ -247,6 +247,8 @@ OPS = [
     Op("erf", lambda m, a: m.erf(a), lambda a: np.vectorize(math.erf)(a).astype(a.dtype), UNARY),
     # (one shape each: the shared loops are covered by the ops above)
     Op("erfc", lambda m, a: m.erfc(a), lambda a: np.vectorize(math.erfc)(a).astype(a.dtype), S),
+    Op("log10", lambda m, a: m.log10(a), np.log10, S, domain="pos"),
+    Op("log2", lambda m, a: a.log2(), np.log2, S, domain="pos"),
     Op("erfinv", lambda m, a: m.erfinv(a), lambda a: _ref_erfinv(a).astype(a.dtype), S,
        domain="unit"),
     Op("lgamma", lambda m, a: m.lgamma(a), lambda a: np.vectorize(math.lgamma)(a).astype(

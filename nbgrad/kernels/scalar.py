@@ -675,3 +675,13 @@ def polygamma(a, n):
         return _trigamma(x)
     sign = 1.0 if k % 2 else -1.0
     return sign * math.exp(math.lgamma(k + 1.0)) * _hurwitz_zeta(k + 1.0, x)
+
+
+@_jit
+def log10(a):
+    return math.log10(a)
+
+
+@_jit
+def log2(a):
+    return math.log2(a)

@@ -195,3 +195,22 @@ def prelu(input, weight):
     if weight.numel() > 1:
         w = weight.reshape((1, -1) + (1,) * max(input.ndim - 2, 0))
     return where(gt(input, 0), input, mul(w, input))
+
+
+def hardshrink(input, lambd=0.5):
+    """``input`` where ``|input| > lambd``, else 0 (NaN stays NaN)."""
+    return where(ge(input, -lambd) & le(input, lambd), 0.0, input)
+
+
+def softshrink(input, lambd=0.5):
+    """``input`` moved ``lambd`` towards 0, 0 within ``[-lambd, lambd]``."""
+    import numpy as np
+
+    if lambd < 0:
+        fmax = np.finfo(np.float32 if input.dtype.low else input.dtype.np).max
+        raise RuntimeError(f"lambda must be in range [0, {fmax:g}] for input dtype "
+                           f"{input.dtype.scalar_type}, but found {lambd:g}")
+    from .elementwise import sign
+
+    return where(ge(input, -lambd) & le(input, lambd), 0.0,
+                 sub(input, mul(sign(input), lambd)))

@@ -350,3 +350,79 @@ def isposinf(input):
     """Whether each element is ``inf``, as a bool tensor."""
     check_tensor(input, "isposinf")
     return input == math.inf if input.dtype.is_floating_point else input != input
+
+
+# ----- products, distances and sign manipulation PyTorch names ---------------------------
+def inner(input, other):
+    """Sum of products over the last dim of both (a product with a 0-dim operand)."""
+    if input.ndim == 0 or other.ndim == 0:
+        return input * other
+    if input.shape[-1] != other.shape[-1]:
+        raise RuntimeError(f"inner() the last dimension must match on both input tensors but "
+                           f"got shapes {list(input.shape)} and {list(other.shape)}")
+    return tensordot(input, other, dims=([input.ndim - 1], [other.ndim - 1]))
+
+
+def vdot(input, other):
+    """The dot product of two 1-d tensors (real: ``dot``)."""
+    if input.ndim != 1 or other.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {other.ndim}D "
+                           "tensors")
+    if input.dtype is not other.dtype:
+        raise RuntimeError("dot : expected both vectors to have same dtype, but found %s and %s"
+                           % _types(input, other))
+    return _matmul(input, other)
+
+
+def dist(input, other, p=2):
+    """The ``p``-norm of ``input - other`` (broadcast), a 0-dim tensor."""
+    from .norm import linalg_vector_norm
+
+    return linalg_vector_norm(input - other, p)
+
+
+def copysign(input, other):
+    """``|input|`` with the sign (bit) of ``other``; integers give the default float dtype."""
+    from .. import dtypes as _dt
+    from .dispatch import promote
+
+    rt = promote(input, other)
+    if not rt.is_floating_point:
+        rt = _dt.get_default_dtype()
+    x = input.to(rt) if isinstance(input, Tensor) else full_like(other, input, dtype=rt)
+    if not isinstance(other, Tensor):
+        other = full_like(x, other)
+    mag = abs(x)
+    return where(signbit(other), -mag, mag)
+
+
+def heaviside(input, values):
+    """The step function: 0 below zero, 1 above, ``values`` at zero (no gradient)."""
+    if input.dtype is not values.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different "
+                           "dtypes.")
+    from ..autograd.grad_mode import no_grad
+
+    with no_grad():
+        return where(input == 0, values, (input > 0).to(input.dtype))
+
+
+def ldexp(input, other):
+    """``input * 2 ** other``."""
+    return input * (2.0 ** other)
+
+
+def renorm(input, p, dim, maxnorm):
+    """Each slice along ``dim`` whose ``p``-norm exceeds ``maxnorm`` scaled down to norm
+    ``maxnorm`` (PyTorch's factor ``maxnorm / (norm + 1e-7)``)."""
+    if p <= 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm:g}")
+    from .norm import linalg_vector_norm
+
+    d = _wrap_dim(dim, input.ndim)
+    others = tuple(i for i in range(input.ndim) if i != d)
+    norms = linalg_vector_norm(input, p, others, keepdim=True)
+    factor = where(norms > maxnorm, maxnorm / (norms + 1e-7), full_like(norms, 1.0))
+    return input * factor

@@ -219,3 +219,52 @@ def solve(A, B, *, left=True):
                            f"AX = B ({A.shape[-2]}x{A.shape[-1]} and "
                            f"{'x'.join(map(str, B.shape[-1 if vector else -2:]))})")
     return SOLVE.call(A, B, vector)
+
+
+def matrix_power(A, n):
+    """``A`` (..., m, m) multiplied by itself ``n`` times (``n`` < 0: of its inverse; 0:
+    the identity), by PyTorch's binary decomposition of ``n``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.matrix_power(nbgrad.tensor([[1.0, 1.0], [0.0, 1.0]]), 3)
+        tensor([[1., 3.],
+                [0., 1.]])
+    """
+    from ..creation import eye
+
+    check_tensor(A, "matrix_power")
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+        raise TypeError(f"matrix_power(): argument 'n' (position 2) must be int, not "
+                        f"{type(n).__name__}")
+    if A.ndim < 2 or A.shape[-1] != A.shape[-2]:
+        shape = tuple(A.shape[-2:]) if A.ndim >= 2 else (A.numel(), 1)
+        raise RuntimeError("linalg.matrix_power: A must be batches of square matrices, but "
+                           f"they are {shape[0]} by {shape[1]} matrices")
+    n = int(n)
+    if n == 0:
+        return eye(A.shape[-1], dtype=A.dtype, device=A.device).expand(tuple(A.shape)).clone()
+    if n < 0:
+        A, n = inv(A), -n
+    if n == 1:
+        return A.clone()
+    if n == 2:
+        return matmul(A, A)
+    if n == 3:
+        return matmul(matmul(A, A), A)
+    z = result = None
+    while n > 0:
+        bit, n = n % 2, n // 2
+        z = A if z is None else matmul(z, z)
+        if bit:
+            result = z if result is None else matmul(result, z)
+    return result
+
+
+def logdet(A):
+    """``log(det(A))``: NaN where the determinant is negative, -inf where it is 0."""
+    sign, logabs = slogdet(A)
+    from .elementwise import lt, where
+
+    return where(lt(sign, 0), float("nan"), logabs)

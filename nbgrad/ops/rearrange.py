@@ -347,3 +347,48 @@ def block_diag(*tensors):
         rows.append(cat(parts, 1))
         left += c
     return cat(rows, 0)
+
+
+def diag_embed(input, offset=0, dim1=-2, dim2=-1):
+    """A tensor whose diagonals (``offset`` of the planes of output dims ``dim1``,
+    ``dim2``) are ``input``'s last dim; zeros elsewhere (PyTorch's ``diag_embed``).
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.diag_embed(nbgrad.tensor([1.0, 2.0]))
+        tensor([[1., 0.],
+                [0., 2.]])
+    """
+    check_tensor(input, "diag_embed")
+    nd = input.ndim + 1
+    d1, d2 = _wrap_dim(dim1, nd), _wrap_dim(dim2, nd)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    if input.ndim == 0:
+        raise RuntimeError("diag_embed(): input must be at least 1-dimensional")
+    n = input.shape[-1]
+    m = n + abs(offset)
+    lead = tuple(input.shape[:-1])
+    flat = reshape(input, (-1, n))
+    k = np.arange(n)
+    index = (tensor(np.arange(flat.shape[0]))[:, None], tensor(k + max(-offset, 0))[None],
+             tensor(k + max(offset, 0))[None])
+    out = flat.new_zeros((flat.shape[0], m, m)).index_put(index, flat)
+    out = reshape(out, lead + (m, m))
+    if (d1, d2) != (nd - 2, nd - 1):
+        rest = [i for i in range(nd) if i not in (d1, d2)]
+        order = [0] * nd
+        for src, dst in zip(range(nd - 2), rest):
+            order[dst] = src
+        order[d1], order[d2] = nd - 2, nd - 1
+        out = permute(out, order)
+    return out
+
+
+def diagflat(input, offset=0):
+    """The 2-d matrix with ``input`` (flattened) on its ``offset`` diagonal."""
+    from .condition import diag
+
+    check_tensor(input, "diagflat")
+    return diag(reshape(input, (-1,)), offset)

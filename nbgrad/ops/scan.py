@@ -190,3 +190,55 @@ def _running_extreme(name, better, accumulate):
 
 cummax = _running_extreme("cummax", np.greater_equal, np.fmax.accumulate)
 cummin = _running_extreme("cummin", np.less_equal, np.fmin.accumulate)
+
+
+# ----- logcumsumexp: the running log-sum-exp, on the host with NumPy's logaddexp (stable
+# for any range of values), its gradient PyTorch's formula in log space
+def _logcumsumexp_forward(x, odt, dev, dim):
+    be = backend(dev)
+    h = np.asarray(be.to_host(x), dtype=np.float64)
+    out = np.logaddexp.accumulate(h, axis=dim) if h.ndim else h
+    return be.from_host(np.ascontiguousarray(out.astype(odt.np)))
+
+
+def logcumsumexp_backward(grad, input, result, dim):
+    """``d logcumsumexp / d input`` applied to ``grad``: sums of ``grad_i * exp(x_j - out_i)``
+    over ``i >= j``, taken apart by the gradient's sign and accumulated as reversed
+    log-cumsum-exps, so nothing overflows (PyTorch's formula, differentiable again)."""
+    from .elementwise import abs, exp, gt, log, lt, sub, where
+
+    if grad.ndim == 0:
+        return grad
+    lowest = float(np.finfo(np.float32 if grad.dtype.low else grad.dtype.np).min)
+    log_abs = log(abs(grad))
+
+    def reverse(x):
+        return flip(logcumsumexp(flip(x, (dim,)), dim), (dim,))
+
+    pos = where(gt(grad, 0), log_abs, lowest)
+    neg = where(lt(grad, 0), log_abs, lowest)
+    return sub(exp(reverse(pos - result) + input), exp(reverse(neg - result) + input))
+
+
+LOGCUMSUMEXP = deffunc("logcumsumexp", kernels=(), forward=_logcumsumexp_forward,
+                       dtype=lambda idt, dim: idt, shape=lambda s, dim: tuple(s),
+                       args=("dim",),
+                       grads=("logcumsumexp_backward(grad, input, result, dim)",),
+                       fn=False, method=False)
+
+
+@surface(LOGCUMSUMEXP)
+def logcumsumexp(input, dim):
+    """``log(cumsum(exp(input), dim))``, computed without overflow or underflow.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.logcumsumexp(nbgrad.tensor([0.0, 0.0, 1000.0]), 0)
+        tensor([0.0000e+00, 6.9315e-01, 1.0000e+03])
+    """
+    check_tensor(input, "logcumsumexp")
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"\"logcumsumexp_out_cpu\" not implemented for "
+                           f"'{input.dtype.scalar_type}'")
+    return LOGCUMSUMEXP.call(input, _wrap_dim(int(dim), max(input.ndim, 1)))

@@ -201,3 +201,84 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """``(std(input, ...), mean(input, ...))`` over the same dims, one graph node for both
     (``StdMeanBackward0``)."""
     return _stat(STD_MEAN, "std_mean", input, dim, unbiased, keepdim, correction)
+
+
+# ----- covariance and correlation of variables (rows) over observations (columns) ------
+def cov(input, *, correction=1, fweights=None, aweights=None):
+    """The covariance matrix of the variables in ``input``'s rows (a 1-d input: one
+    variable), observations in columns, optionally weighted by integer frequencies
+    ``fweights`` and observation weights ``aweights`` (PyTorch's and NumPy's formula).
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.cov(nbgrad.tensor([[0.0, 1.0, 2.0], [2.0, 1.0, 0.0]]))
+        tensor([[ 1., -1.],
+                [-1.,  1.]])
+    """
+    import warnings
+
+    from .linalg import matmul
+    from .reduce import sum as _sum
+    from .shape import reshape, squeeze, transpose, unsqueeze
+
+    check_tensor(input, "cov")
+    if input.ndim > 2:
+        raise RuntimeError("cov(): expected input to have two or fewer dimensions but got an "
+                           f"input with {input.ndim} dimensions")
+    if input.dtype.name == "bool":
+        raise RuntimeError("cov(): bool dtype is not supported for input")
+    x = reshape(input, (1, -1)) if input.ndim < 2 else input
+    n = x.shape[1]
+    w = None
+    if fweights is not None:
+        if fweights.ndim > 1 or fweights.dtype.is_floating_point:
+            raise RuntimeError("cov(): expected fweights to have one or fewer dimensions "
+                               "and an integral dtype")
+        w = fweights
+    if aweights is not None:
+        if aweights.ndim > 1 or not aweights.dtype.is_floating_point:
+            raise RuntimeError("cov(): expected aweights to have one or fewer dimensions "
+                               "and a floating point dtype")
+        w = aweights if w is None else mul(w, aweights)
+    if w is not None and tuple(w.shape) != (n,):
+        raise RuntimeError(f"cov(): expected weights to have the same number of elements as "
+                           f"the number of observations ({n}) but got {w.numel()}")
+    w_sum = w.sum() if w is not None else float(n)
+    if w is not None and bool(eq(w_sum, 0)):
+        raise RuntimeError("cov(): weights sum to zero, can't be normalized")
+    avg = div(_sum(mul(x, w) if w is not None else x, 1), w_sum)
+    if w is not None and correction != 0 and aweights is not None:
+        factor = sub(w_sum, div(mul(_sum(mul(w, aweights)), correction), w_sum))
+    else:
+        factor = sub(w_sum, correction) if w is not None else w_sum - correction
+    if float(factor) <= 0:
+        warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less "
+                      "than the number of observations.", stacklevel=2)
+        factor = 0.0
+    xc = sub(x, unsqueeze(avg, 1))
+    c = matmul(xc, transpose(mul(xc, w) if w is not None else xc, 0, 1))
+    return squeeze(div(c, factor))
+
+
+def corrcoef(input):
+    """Pearson's correlation coefficients of the variables in ``input``'s rows (clipped to
+    [-1, 1]).
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.corrcoef(nbgrad.tensor([[0.0, 1.0, 2.0], [2.0, 1.0, 0.0]]))
+        tensor([[ 1., -1.],
+                [-1.,  1.]])
+    """
+    from .elementwise import clamp, sqrt
+    from .shape import reshape
+    from .strided import diagonal
+
+    c = cov(input)
+    if c.ndim == 0:
+        return div(c, c)
+    sd = sqrt(diagonal(c))
+    c = div(div(c, reshape(sd, (-1, 1))), reshape(sd, (1, -1)))
+    return clamp(c, -1, 1)

@@ -9,7 +9,7 @@ from .utils import _factory
 
 __all__ = ["ReLU", "GELU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax", "LeakyReLU", "ELU",
            "CELU", "SELU", "SiLU", "Mish", "Hardtanh", "ReLU6", "Hardsigmoid", "Hardswish",
-           "LogSigmoid", "Softsign", "Tanhshrink", "Softplus", "Threshold", "GLU", "Softmin",
+           "LogSigmoid", "Softsign", "Tanhshrink", "Hardshrink", "Softshrink", "Softplus", "Threshold", "GLU", "Softmin",
            "PReLU", "MultiheadAttention"]
 
 
@@ -154,6 +154,10 @@ Hardswish = _layer("Hardswish", "hardswish", (("inplace", False),),
 LogSigmoid = _layer("LogSigmoid", "logsigmoid", (), "``log(sigmoid(input))``.")
 Softsign = _layer("Softsign", "softsign", (), "``input / (1 + |input|)``.")
 Tanhshrink = _layer("Tanhshrink", "tanhshrink", (), "``input - tanh(input)``.")
+Hardshrink = _layer("Hardshrink", "hardshrink", (("lambd", 0.5),),
+                    "``input`` where ``|input| > lambd``, else 0.")
+Softshrink = _layer("Softshrink", "softshrink", (("lambd", 0.5),),
+                    "``input`` moved ``lambd`` towards 0, 0 within ``[-lambd, lambd]``.")
 Softplus = _layer("Softplus", "softplus", (("beta", 1.0), ("threshold", 20.0)),
                   "``log(1 + exp(beta * input)) / beta`` (linear above ``threshold``).")
 Threshold = _layer("Threshold", "threshold",
