@@ -15,6 +15,7 @@ from ..ops.activation import (
     mish,
     prelu,
     relu6,
+    rrelu,
     selu,
     silu,
     softmin,
@@ -33,10 +34,18 @@ from ..ops.conv_variants import (
     conv_transpose2d,
     max_pool1d,
 )
-from ..ops.dropout import dropout, dropout2d
+from ..ops.dropout import (
+    alpha_dropout,
+    dropout,
+    dropout1d,
+    dropout2d,
+    dropout3d,
+    feature_alpha_dropout,
+)
 from ..ops.elementwise_loss import (
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
+    gaussian_nll_loss,
     huber_loss,
     kl_div,
     l1_loss,
@@ -46,12 +55,13 @@ from ..ops.elementwise_loss import (
 from ..ops.group_norm import group_norm, instance_norm, rms_norm
 from ..ops.index import embedding, one_hot
 from ..ops.interpolate import interpolate, upsample
-from ..ops.linalg import linear
+from ..ops.linalg import bilinear, linear
 from ..ops.loss import cross_entropy, nll_loss
 from ..ops.margin_loss import (
     cosine_embedding_loss,
     hinge_embedding_loss,
     margin_ranking_loss,
+    multi_margin_loss,
     multilabel_soft_margin_loss,
     poisson_nll_loss,
     soft_margin_loss,
@@ -62,7 +72,7 @@ from ..ops.normalization import layer_norm
 from ..ops.pad import pad
 from ..ops.pixel_shuffle import pixel_shuffle, pixel_unshuffle
 from ..ops.pooling import adaptive_avg_pool2d, avg_pool2d
-from ..ops.softmax import log_softmax, softmax
+from ..ops.softmax import gumbel_softmax, log_softmax, softmax
 
 # the elementwise ops whose rows ask for an ``nn.functional`` name (relu, sigmoid, tanh)
 _ELEMENTWISE = [op.name for op in _elementwise.TABLE.values() if op.functional]
@@ -77,7 +87,9 @@ __all__ = _ELEMENTWISE + [
     "cosine_embedding_loss", "hinge_embedding_loss", "margin_ranking_loss",
     "multilabel_soft_margin_loss", "poisson_nll_loss", "soft_margin_loss", "triplet_margin_loss",
     "embedding", "binary_cross_entropy", "l1_loss", "smooth_l1_loss", "huber_loss", "kl_div",
-    "batch_norm", "dropout2d", "avg_pool2d", "adaptive_avg_pool2d", "leaky_relu", "elu",
+    "batch_norm", "dropout2d", "dropout1d", "dropout3d", "alpha_dropout",
+    "feature_alpha_dropout", "gumbel_softmax", "bilinear", "rrelu", "gaussian_nll_loss",
+    "multi_margin_loss", "avg_pool2d", "adaptive_avg_pool2d", "leaky_relu", "elu",
     "celu", "selu", "hardtanh", "relu6", "hardsigmoid", "hardswish", "logsigmoid", "softsign",
     "hardshrink", "softshrink",
     "tanhshrink", "mish", "threshold", "glu", "softmin", "prelu", "one_hot", "pad",

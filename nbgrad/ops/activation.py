@@ -214,3 +214,15 @@ def softshrink(input, lambd=0.5):
 
     return where(ge(input, -lambd) & le(input, lambd), 0.0,
                  sub(input, mul(sign(input), lambd)))
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    """Randomized leaky ReLU: while training, each non-positive element times its own slope
+    drawn from U(lower, upper); else the mean slope ``(lower + upper) / 2``."""
+    if not training:
+        return leaky_relu(input, (lower + upper) / 2)
+    from ..autograd.grad_mode import no_grad
+
+    with no_grad():
+        slopes = input.new_empty(tuple(input.shape)).uniform_(lower, upper)
+    return where(gt(input, 0), input, mul(input, slopes))

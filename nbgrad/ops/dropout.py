@@ -44,3 +44,81 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
 
 def _keep(shape, p):
     return _D.bernoulli(default_generator, int(np.prod(shape)), 1.0 - p).reshape(shape)
+
+
+def _channels(input, p, training, batched_ndim, name):
+    """``input`` times a mask that keeps whole channels (dim 1 of a batched input of
+    ``batched_ndim`` dims, dim 0 of an unbatched one), scaled by ``1/(1-p)``."""
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0:
+        return input
+    if p == 1:
+        return mul(input, 0.0)
+    batched = input.ndim == batched_ndim
+    lead = tuple(input.shape[:2]) if batched else tuple(input.shape[:1])
+    keep = _keep(lead + (1,) * (input.ndim - len(lead)), p)
+    scale = (keep / (1.0 - p)).astype(input._dtype.np)
+    return mul(input, _wrap(backend(input._device).from_host(scale), input._dtype,
+                            input._device))
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels of (N, C, L) or (C, L) with probability ``p`` (training)."""
+    if input.ndim not in (2, 3):
+        raise RuntimeError(
+            f"dropout1d: Expected 2D or 3D input, but received a {input.ndim}D input. Note "
+            "that dropout1d exists to provide channel-wise dropout on inputs with 1 spatial "
+            "dimension, a channel dimension, and an optional batch dimension (i.e. 2D or 3D "
+            "inputs).")
+    return _channels(input, p, training, 3, "dropout1d")
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels of (N, C, D, H, W) or (C, D, H, W) with probability ``p``."""
+    if input.ndim not in (4, 5):
+        import warnings
+
+        warnings.warn(f"dropout3d: Received a {input.ndim}-D input to dropout3d, which is "
+                      "deprecated and will result in an error in a future release. To retain "
+                      "the behavior and silence this warning, please use dropout instead. "
+                      "Note that dropout3d exists to provide channel-wise dropout on inputs "
+                      "with 3 spatial dimensions, a channel dimension, and an optional batch "
+                      "dimension (i.e. 4D or 5D inputs).", stacklevel=2)
+    return _channels(input, p, training, 5, "dropout3d")
+
+
+_SELU_ALPHA = 1.7580993408473766  # (-SELU's negative saturation, scale * alpha)
+
+
+def _alpha(input, p, training, feature):
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0:
+        return input
+    if p == 1:
+        return mul(input, 0.0)
+    from .elementwise import add
+
+    shape = tuple(input.shape)
+    if feature:
+        shape = shape[:2] + (1,) * (input.ndim - 2)
+    keep = _keep(shape, p)
+    a = 1.0 / np.sqrt((_SELU_ALPHA * _SELU_ALPHA * p + 1) * (1 - p))
+    # (PyTorch's: dropped values go to SELU's saturation, then an affine map keeps the mean
+    # and variance)
+    b = ((keep - 1.0) * (_SELU_ALPHA * a) + _SELU_ALPHA * a * p).astype(input._dtype.np)
+    be = backend(input._device)
+    mask = _wrap(be.from_host((keep * a).astype(input._dtype.np)), input._dtype, input._device)
+    return add(mul(input, mask), _wrap(be.from_host(b), input._dtype, input._device))
+
+
+def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """Dropout for SELU networks: dropped values set to SELU's negative saturation, then
+    scaled and shifted to keep the mean and variance (training only)."""
+    return _alpha(input, p, training, False)
+
+
+def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """``alpha_dropout`` of whole channels (dim 1)."""
+    return _alpha(input, p, training, True)

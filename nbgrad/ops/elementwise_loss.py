@@ -358,3 +358,30 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     if reduction == "batchmean":
         return div(_reduce(loss, "sum"), input.shape[0]) if input.ndim else _reduce(loss, "sum")
     return _reduce(loss, reduction)
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    """The negative log-likelihood of ``target`` under N(``input``, ``var``):
+    ``0.5 (log var + (input - target)**2 / var)`` (+ ``0.5 log(2 pi)`` when ``full``), ``var``
+    clamped to ``eps`` below (without changing its gradient); ``var`` per element, or one
+    per sample (one dim short of ``input``, or a last dim of 1)."""
+    import math
+
+    from ..autograd.grad_mode import no_grad
+
+    if tuple(var.shape) != tuple(input.shape):
+        if tuple(input.shape[:-1]) == tuple(var.shape):
+            var = var.unsqueeze(-1)
+        elif not (tuple(input.shape[:-1]) == tuple(var.shape[:-1]) and var.shape[-1] == 1):
+            raise ValueError("var is of incorrect size")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    if bool((var < 0).any()):
+        raise ValueError("var has negative entry/entries")
+    var = var.clone()
+    with no_grad():
+        var.clamp_(min=eps)
+    loss = 0.5 * (var.log() + (input - target) ** 2 / var)
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
+    return loss.mean() if reduction == "mean" else loss.sum() if reduction == "sum" else loss

@@ -506,3 +506,18 @@ def outer(input, vec2):
 
 
 ger = outer
+
+
+def bilinear(input1, input2, weight, bias=None):
+    """``y[..., o] = input1[..., i] weight[o, i, j] input2[..., j] + bias[o]``."""
+    from .einsum import einsum
+
+    if input1.shape[:-1] != input2.shape[:-1]:
+        raise RuntimeError(f"bilinear(): input batch dimensions do not match: got "
+                           f"{list(input1.shape[:-1])} and {list(input2.shape[:-1])}")
+    if weight.ndim != 3 or (weight.shape[1], weight.shape[2]) != (input1.shape[-1],
+                                                                 input2.shape[-1]):
+        raise RuntimeError(f"bilinear(): weight of shape {list(weight.shape)} does not match "
+                           f"the inputs' last dims {input1.shape[-1]} and {input2.shape[-1]}")
+    out = einsum("...i,oij,...j->...o", input1, weight, input2)
+    return out if bias is None else out + bias

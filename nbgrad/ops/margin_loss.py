@@ -121,3 +121,34 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
         stirling = target * log(target) - target + 0.5 * log(2 * math.pi * target)
         loss = loss + stirling.masked_fill(target <= 1, 0.0)
     return _reduce(loss, _legacy(size_average, reduce, reduction))
+
+
+@autocast_op("multi_margin_loss")
+def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None,
+                      reduce=None, reduction="mean"):
+    """The multi-class hinge loss: for each sample, the mean over classes ``i != y`` of
+    ``max(0, margin - input[y] + input[i]) ** p`` (times ``weight[y]``)."""
+    from ..creation import arange
+    from .elementwise import ne
+    from .index import gather
+    from .shape import reshape, unsqueeze
+
+    if p not in (1, 2):
+        raise ValueError("only p == 1 and p == 2 supported")
+    reduction = _legacy(size_average, reduce, reduction)
+    x = input if input.ndim == 2 else reshape(input, (1, -1))
+    y = reshape(target, (-1, 1))
+    if x.shape[0] != y.shape[0] or input.ndim > 2:
+        raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: "
+                           f"{list(input.shape)}")
+    z = clamp_min(margin - gather(x, 1, y) + x, 0)
+    if p == 2:
+        z = z * z
+    if weight is not None:
+        z = z * unsqueeze(weight[reshape(y, (-1,))], 1)
+    classes = unsqueeze(arange(x.shape[1], device=x.device), 0)
+    z = where(ne(classes, y), z, 0.0)
+    loss = z.sum(1) / x.shape[1]
+    if input.ndim < 2 and reduction == "none":
+        loss = reshape(loss, ())
+    return _reduce(loss, reduction)

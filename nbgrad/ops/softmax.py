@@ -153,3 +153,20 @@ def _float_input(x, op):
         raise TypeError(f"{op}(): argument 'input' must be Tensor, not {type(x).__name__}")
     _float_dtype(op)(x._dtype, None)
     return x
+
+
+def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
+    """A sample of the Gumbel-softmax distribution over ``dim``: ``softmax((logits + g) /
+    tau)`` with Gumbel noise ``g``; ``hard``: the one-hot of its argmax, with the soft
+    sample's gradient (straight through)."""
+    from ..autograd.grad_mode import no_grad
+    from .index import scatter
+
+    with no_grad():
+        gumbels = -logits.new_empty(tuple(logits.shape)).exponential_().log()
+    y = softmax((logits + gumbels) / tau, dim)
+    if not hard:
+        return y
+    index = y.max(dim, keepdim=True)[1]
+    one_hot = scatter(logits.new_zeros(tuple(logits.shape)), dim, index, 1.0)
+    return one_hot - y.detach() + y

@@ -12,15 +12,23 @@ from .batchnorm import BatchNorm1d, BatchNorm2d
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
 from .distance import CosineSimilarity, PairwiseDistance
-from .dropout import Dropout, Dropout2d
+from .dropout import (
+    AlphaDropout,
+    Dropout,
+    Dropout1d,
+    Dropout2d,
+    Dropout3d,
+    FeatureAlphaDropout,
+)
 from .flatten import Flatten, Unflatten
 from .instancenorm import InstanceNorm1d, InstanceNorm2d
-from .linear import Identity, Linear
+from .linear import Bilinear, Identity, Linear
 from .loss import (
     BCELoss,
     BCEWithLogitsLoss,
     CosineEmbeddingLoss,
     CrossEntropyLoss,
+    GaussianNLLLoss,
     HingeEmbeddingLoss,
     HuberLoss,
     KLDivLoss,
@@ -28,6 +36,7 @@ from .loss import (
     MarginRankingLoss,
     MSELoss,
     MultiLabelSoftMarginLoss,
+    MultiMarginLoss,
     NLLLoss,
     PoissonNLLLoss,
     SmoothL1Loss,
@@ -65,4 +74,6 @@ __all__ = [
     "BCEWithLogitsLoss", "KLDivLoss", "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase",
     "RNNCell", "LSTMCell", "GRUCell", "TransformerEncoderLayer",
     "TransformerEncoder", "TransformerDecoderLayer", "TransformerDecoder", "Transformer",
+    "Bilinear", "Dropout1d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout",
+    "GaussianNLLLoss", "MultiMarginLoss",
 ]

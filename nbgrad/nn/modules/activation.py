@@ -10,7 +10,7 @@ from .utils import _factory
 __all__ = ["ReLU", "GELU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax", "LeakyReLU", "ELU",
            "CELU", "SELU", "SiLU", "Mish", "Hardtanh", "ReLU6", "Hardsigmoid", "Hardswish",
            "LogSigmoid", "Softsign", "Tanhshrink", "Hardshrink", "Softshrink", "Softplus", "Threshold", "GLU", "Softmin",
-           "PReLU", "MultiheadAttention"]
+           "PReLU", "MultiheadAttention", "RReLU"]
 
 
 class ReLU(Module):
@@ -277,3 +277,21 @@ class MultiheadAttention(Module):
         if self.batch_first and query.ndim == 3:
             out = out.transpose(0, 1)
         return out, weights
+
+
+class RReLU(Module):
+    """Randomized leaky ReLU (``F.rrelu``): random slopes in [lower, upper] while training,
+    their mean in eval mode."""
+
+    def __init__(self, lower=1.0 / 8, upper=1.0 / 3, inplace=False):
+        super().__init__()
+        self.lower, self.upper, self.inplace = lower, upper, inplace
+
+    def forward(self, input):
+        from .. import functional as F
+
+        return F.rrelu(input, self.lower, self.upper, self.training)
+
+    def extra_repr(self):
+        return f"lower={self.lower}, upper={self.upper}" + (", inplace=True" if self.inplace
+                                                             else "")

@@ -1,8 +1,9 @@
-"""Dropout, Dropout2d."""
+"""Dropout and its channel and alpha forms."""
 
 from .module import Module
 
-__all__ = ["Dropout", "Dropout2d"]
+__all__ = ["Dropout", "Dropout2d", "Dropout1d", "Dropout3d", "AlphaDropout",
+           "FeatureAlphaDropout"]
 
 
 class Dropout(Module):
@@ -31,3 +32,39 @@ class Dropout2d(Dropout):
         from .. import functional as F
 
         return F.dropout2d(input, self.p, self.training)
+
+
+class Dropout1d(Dropout):
+    """Zero whole channels of (N, C, L) inputs with probability ``p`` (``F.dropout1d``)."""
+
+    def forward(self, input):
+        from .. import functional as F
+
+        return F.dropout1d(input, self.p, self.training)
+
+
+class Dropout3d(Dropout):
+    """Zero whole channels of (N, C, D, H, W) inputs (``F.dropout3d``)."""
+
+    def forward(self, input):
+        from .. import functional as F
+
+        return F.dropout3d(input, self.p, self.training)
+
+
+class AlphaDropout(Dropout):
+    """``F.alpha_dropout`` while training: dropout that keeps SELU's mean and variance."""
+
+    def forward(self, input):
+        from .. import functional as F
+
+        return F.alpha_dropout(input, self.p, self.training)
+
+
+class FeatureAlphaDropout(Dropout):
+    """``F.feature_alpha_dropout`` while training."""
+
+    def forward(self, input):
+        from .. import functional as F
+
+        return F.feature_alpha_dropout(input, self.p, self.training)

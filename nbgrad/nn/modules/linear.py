@@ -1,4 +1,4 @@
-"""Identity and Linear."""
+"""Identity, Linear and Bilinear."""
 
 import math
 
@@ -6,7 +6,7 @@ from .. import init
 from .module import Module
 from .utils import _factory
 
-__all__ = ["Identity", "Linear", "NonDynamicallyQuantizableLinear"]
+__all__ = ["Identity", "Linear", "NonDynamicallyQuantizableLinear", "Bilinear"]
 
 
 class Identity(Module):
@@ -56,3 +56,36 @@ class Linear(Module):
 
 class NonDynamicallyQuantizableLinear(Linear):
     """``Linear``, under the name PyTorch gives ``MultiheadAttention.out_proj``."""
+
+
+class Bilinear(Module):
+    """``y = x1 @ weight @ x2 + bias`` per output feature; weight ``(out_features,
+    in1_features, in2_features)``, initialised as PyTorch: U(-1/sqrt(in1), 1/sqrt(in1))."""
+
+    def __init__(self, in1_features, in2_features, out_features, bias=True, device=None,
+                 dtype=None):
+        super().__init__()
+        new = _factory(device, dtype)
+        self.in1_features, self.in2_features = in1_features, in2_features
+        self.out_features = out_features
+        self.weight = new(out_features, in1_features, in2_features)
+        if bias:
+            self.bias = new(out_features)
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        bound = 1 / math.sqrt(self.weight.size(1))
+        init.uniform_(self.weight, -bound, bound)
+        if self.bias is not None:
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input1, input2):
+        from .. import functional as F
+
+        return F.bilinear(input1, input2, self.weight, self.bias)
+
+    def extra_repr(self):
+        return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+                f"out_features={self.out_features}, bias={self.bias is not None}")

@@ -208,3 +208,10 @@ PoissonNLLLoss = _margin_layer("PoissonNLLLoss", "poisson_nll_loss",
                                "``F.poisson_nll_loss``.")
 __all__ += ["MarginRankingLoss", "HingeEmbeddingLoss", "SoftMarginLoss", "CosineEmbeddingLoss",
             "TripletMarginLoss", "MultiLabelSoftMarginLoss", "PoissonNLLLoss"]
+
+GaussianNLLLoss = _margin_layer("GaussianNLLLoss", "gaussian_nll_loss",
+                                (("full", False), ("eps", 1e-6)), "``F.gaussian_nll_loss``.")
+MultiMarginLoss = _margin_layer("MultiMarginLoss", "multi_margin_loss",
+                                (("p", 1), ("margin", 1.0), ("weight", None)),
+                                "``F.multi_margin_loss``.")
+__all__ += ["GaussianNLLLoss", "MultiMarginLoss"]
