@@ -12,55 +12,46 @@ from .elementwise import mul
 
 def dropout(input, p=0.5, training=True, inplace=False):
     """Zero elements with probability ``p`` and scale the rest by ``1/(1-p)`` (training)."""
-    if not 0.0 <= p <= 1.0:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    if not training or p == 0:
-        return input
-    if p == 1:
-        return mul(input, 0.0)
-    keep = _keep(tuple(input.shape), p)
-    scale = (keep / (1.0 - p)).astype(input._dtype.np)
-    mask = _wrap(backend(input._device).from_host(scale), input._dtype, input._device)
-    return mul(input, mask)
+    return _masked(input, p, training, tuple(input.shape))
 
 
 def dropout2d(input, p=0.5, training=True, inplace=False):
     """Zero whole channels (dim 1 of (N, C, H, W); dim 0 of unbatched (C, H, W)) with
     probability ``p`` and scale the rest by ``1/(1-p)`` (training)."""
-    if not 0.0 <= p <= 1.0:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    _check_p(p)
     if input.ndim not in (3, 4):
         raise RuntimeError("dropout2d: expected a 3D (C, H, W) or 4D (N, C, H, W) input, "
                            f"got {input.ndim}D")
-    if not training or p == 0:
-        return input
-    if p == 1:
-        return mul(input, 0.0)
-    keep = _keep(tuple(input.shape[:input.ndim - 2]) + (1, 1), p)
-    scale = (keep / (1.0 - p)).astype(input._dtype.np)
-    mask = _wrap(backend(input._device).from_host(scale), input._dtype, input._device)
-    return mul(input, mask)
+    return _channels(input, p, training, 4)
+
+
+def _check_p(p):
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
 
 
 def _keep(shape, p):
     return _D.bernoulli(default_generator, int(np.prod(shape)), 1.0 - p).reshape(shape)
 
 
-def _channels(input, p, training, batched_ndim, name):
-    """``input`` times a mask that keeps whole channels (dim 1 of a batched input of
-    ``batched_ndim`` dims, dim 0 of an unbatched one), scaled by ``1/(1-p)``."""
-    if not 0.0 <= p <= 1.0:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+def _masked(input, p, training, mask_shape):
+    """``input`` times a keep mask of ``mask_shape`` (broadcast over the rest) scaled by
+    ``1/(1-p)``; ``input`` itself when not training or ``p`` is 0."""
+    _check_p(p)
     if not training or p == 0:
         return input
     if p == 1:
         return mul(input, 0.0)
-    batched = input.ndim == batched_ndim
-    lead = tuple(input.shape[:2]) if batched else tuple(input.shape[:1])
-    keep = _keep(lead + (1,) * (input.ndim - len(lead)), p)
-    scale = (keep / (1.0 - p)).astype(input._dtype.np)
+    scale = (_keep(mask_shape, p) / (1.0 - p)).astype(input._dtype.np)
     return mul(input, _wrap(backend(input._device).from_host(scale), input._dtype,
                             input._device))
+
+
+def _channels(input, p, training, batched_ndim):
+    """Dropout of whole channels: dim 1 of a batched input of ``batched_ndim`` dims, dim 0
+    of an unbatched one."""
+    lead = tuple(input.shape[:2 if input.ndim == batched_ndim else 1])
+    return _masked(input, p, training, lead + (1,) * (input.ndim - len(lead)))
 
 
 def dropout1d(input, p=0.5, training=True, inplace=False):
@@ -71,7 +62,7 @@ def dropout1d(input, p=0.5, training=True, inplace=False):
             "that dropout1d exists to provide channel-wise dropout on inputs with 1 spatial "
             "dimension, a channel dimension, and an optional batch dimension (i.e. 2D or 3D "
             "inputs).")
-    return _channels(input, p, training, 3, "dropout1d")
+    return _channels(input, p, training, 3)
 
 
 def dropout3d(input, p=0.5, training=True, inplace=False):
@@ -85,15 +76,14 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
                       "Note that dropout3d exists to provide channel-wise dropout on inputs "
                       "with 3 spatial dimensions, a channel dimension, and an optional batch "
                       "dimension (i.e. 4D or 5D inputs).", stacklevel=2)
-    return _channels(input, p, training, 5, "dropout3d")
+    return _channels(input, p, training, 5)
 
 
 _SELU_ALPHA = 1.7580993408473766  # (-SELU's negative saturation, scale * alpha)
 
 
 def _alpha(input, p, training, feature):
-    if not 0.0 <= p <= 1.0:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    _check_p(p)
     if not training or p == 0:
         return input
     if p == 1:

@@ -25,46 +25,23 @@ class Dropout(Module):
         return f"p={self.p}, inplace={self.inplace}"
 
 
-class Dropout2d(Dropout):
-    """Zero whole channels with probability ``p`` while training (``F.dropout2d``)."""
-
+def _variant(name, fn, doc):
+    """A ``Dropout`` whose forward is ``F.<fn>(input, p, training)``."""
     def forward(self, input):
         from .. import functional as F
 
-        return F.dropout2d(input, self.p, self.training)
+        return getattr(F, fn)(input, self.p, self.training)
+
+    return type(name, (Dropout,), {"forward": forward, "__doc__": doc, "__module__": __name__})
 
 
-class Dropout1d(Dropout):
-    """Zero whole channels of (N, C, L) inputs with probability ``p`` (``F.dropout1d``)."""
-
-    def forward(self, input):
-        from .. import functional as F
-
-        return F.dropout1d(input, self.p, self.training)
-
-
-class Dropout3d(Dropout):
-    """Zero whole channels of (N, C, D, H, W) inputs (``F.dropout3d``)."""
-
-    def forward(self, input):
-        from .. import functional as F
-
-        return F.dropout3d(input, self.p, self.training)
-
-
-class AlphaDropout(Dropout):
-    """``F.alpha_dropout`` while training: dropout that keeps SELU's mean and variance."""
-
-    def forward(self, input):
-        from .. import functional as F
-
-        return F.alpha_dropout(input, self.p, self.training)
-
-
-class FeatureAlphaDropout(Dropout):
-    """``F.feature_alpha_dropout`` while training."""
-
-    def forward(self, input):
-        from .. import functional as F
-
-        return F.feature_alpha_dropout(input, self.p, self.training)
+Dropout1d = _variant("Dropout1d", "dropout1d",
+                     "Zero whole channels of (N, C, L) inputs with probability ``p``.")
+Dropout2d = _variant("Dropout2d", "dropout2d",
+                     "Zero whole channels of (N, C, H, W) inputs with probability ``p``.")
+Dropout3d = _variant("Dropout3d", "dropout3d",
+                     "Zero whole channels of (N, C, D, H, W) inputs with probability ``p``.")
+AlphaDropout = _variant("AlphaDropout", "alpha_dropout",
+                        "Dropout that keeps SELU's mean and variance (``F.alpha_dropout``).")
+FeatureAlphaDropout = _variant("FeatureAlphaDropout", "feature_alpha_dropout",
+                               "``F.feature_alpha_dropout`` of whole channels.")
