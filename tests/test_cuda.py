@@ -740,3 +740,15 @@ def test_cuda_autocast_uses_pytorchs_cuda_lists():
         assert (c @ c).dtype is nbgrad.float32
         with pytest.raises(RuntimeError, match="are unsafe to autocast"):
             F.binary_cross_entropy(m.sigmoid(), m)
+
+
+def test_diag_embed_on_the_device_matches_cpu():
+    x = np.arange(6.0).reshape(2, 3)
+    res = []
+    for dev in ("cpu", DEV):
+        t = nbgrad.tensor(x, device=dev, requires_grad=True)
+        y = nbgrad.diag_embed(t, 1)
+        (y * y).sum().backward()
+        res.append((host(y), host(t.grad)))
+    for a, b in zip(*res):
+        np.testing.assert_array_equal(a, b)

@@ -371,9 +371,12 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     m = n + abs(offset)
     lead = tuple(input.shape[:-1])
     flat = reshape(input, (-1, n))
-    k = np.arange(n)
-    index = (tensor(np.arange(flat.shape[0]))[:, None], tensor(k + max(-offset, 0))[None],
-             tensor(k + max(offset, 0))[None])
+    from ..creation import arange
+
+    dev = input.device  # (the index on the input's device, as index_put takes it)
+    k = arange(n, device=dev)
+    index = (arange(flat.shape[0], device=dev)[:, None], (k + max(-offset, 0))[None],
+             (k + max(offset, 0))[None])
     out = flat.new_zeros((flat.shape[0], m, m)).index_put(index, flat)
     out = reshape(out, lead + (m, m))
     if (d1, d2) != (nd - 2, nd - 1):
