@@ -28,24 +28,24 @@ def _pair(name, input, other, floats):
     rt = promote(input, other)
     if rt.is_floating_point != floats or rt is _dt.bool_:
         raise RuntimeError(f"\"{name}_cpu\" not implemented for '{rt.scalar_type}'")
-    return _host(input).astype(rt.np), _host(other).astype(rt.np), rt, other
+    return _host(input).astype(rt.np), _host(other).astype(rt.np), rt
 
 
 def gcd(input, other):
     """Greatest common divisor of integers (non-negative; ``gcd(0, 0)`` is 0)."""
-    a, b, rt, _ = _pair("gcd", input, other, False)
+    a, b, rt = _pair("gcd", input, other, False)
     return _on(np.gcd(a, b), rt, input)
 
 
 def lcm(input, other):
     """Least common multiple of integers (non-negative; 0 where either is 0)."""
-    a, b, rt, _ = _pair("lcm", input, other, False)
+    a, b, rt = _pair("lcm", input, other, False)
     return _on(np.lcm(a, b), rt, input)
 
 
 def nextafter(input, other):
     """The next floating-point value after ``input`` towards ``other``."""
-    a, b, rt, _ = _pair("nextafter", input, other, True)
+    a, b, rt = _pair("nextafter", input, other, True)
     if rt.low:
         raise RuntimeError(f"\"nextafter_cpu\" not implemented for '{rt.scalar_type}'")
     return _on(np.nextafter(a, b), rt, input)
