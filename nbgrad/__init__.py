@@ -229,6 +229,11 @@ with _gc_paused():
     from .ops.host_math import frexp, gcd, lcm, nextafter  # noqa: E402
     from .ops.scan import logcumsumexp  # noqa: E402
     from .ops.linalg_solve import logdet, matrix_power  # noqa: E402
+    from .ops.linalg_decomp import cholesky_inverse, cholesky_solve  # noqa: E402
+    from .ops.linalg_decomp import cholesky_old as cholesky  # noqa: E402
+    from .ops.linalg_decomp import qr_old as qr  # noqa: E402
+    from .ops.linalg_decomp import svd_old as svd  # noqa: E402
+    from .ops.linalg_spectral import pinverse  # noqa: E402
     from .ops.rearrange import diag_embed, diagflat  # noqa: E402
     from .ops.activation import hardshrink, prelu  # noqa: E402
     from .special import multigammaln as mvlgamma  # noqa: E402

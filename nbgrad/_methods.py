@@ -21,7 +21,9 @@ from .ops import host_math as HM
 from .ops import index as Ix
 from .ops import inplace as I
 from .ops import linalg as L
+from .ops import linalg_decomp as LD
 from .ops import linalg_solve as LS
+from .ops import linalg_spectral as LSp
 from .ops import norm as Nm
 from .ops import rearrange as Rr
 from .ops import reduce as R  # noqa: F401  (its rows join the table)
@@ -344,6 +346,9 @@ METHODS.update({
     "logcumsumexp": Scan.logcumsumexp, "cov": St.cov, "corrcoef": St.corrcoef,
     "diag_embed": Rr.diag_embed, "diagflat": Rr.diagflat,
     "matrix_power": LS.matrix_power, "logdet": LS.logdet,
+    "svd": LD.svd_old, "qr": LD.qr_old, "cholesky": LD.cholesky_old,
+    "cholesky_solve": LD.cholesky_solve, "cholesky_inverse": LD.cholesky_inverse,
+    "pinverse": LSp.pinverse,
     "msort": lambda self: Srt.sort(self, 0).values,
     "ravel": lambda self: S.reshape(self, (-1,)),
     "prelu": lambda self, weight: _activation().prelu(self, weight),

@@ -1,17 +1,88 @@
 """``nbgrad.linalg``: PyTorch's ``torch.linalg`` norms (``vector_norm``, ``matrix_norm``,
-``norm``), composed of the vector-norm row and reductions, so they differentiate as those
-do, and ``inv``, ``det``, ``slogdet``, ``solve`` (ops/linalg_solve.py). Decompositions
-(``svd``, ``qr``, ``cholesky``, ``eigh``) and the spectral / nuclear matrix norms are not
-there yet."""
+``norm``), composed of the vector-norm row, reductions and singular values, so they
+differentiate as those do; ``inv``, ``det``, ``slogdet``, ``solve`` (ops/linalg_solve.py);
+the decompositions ``cholesky qr eigh svd`` and ``solve_triangular`` (ops/linalg_decomp.py)
+and what is computed from them (ops/linalg_spectral.py)."""
 
 from .amp.policy import autocast_op
 from .ops import reduce as _reduce
 from .ops._core import check_tensor
-from .ops.linalg_solve import LinAlgError, det, inv, slogdet, solve
+from .ops.compound import cross as _cross
+from .ops.linalg import matmul
+from .ops.linalg_decomp import cholesky, eigh, eigvalsh, qr, solve_triangular, svd, svdvals
+from .ops.linalg_solve import LinAlgError, det, inv, matrix_power, slogdet, solve
+from .ops.linalg_spectral import cond, lstsq, matrix_rank, pinv, spectral_norms
 from .ops.norm import linalg_vector_norm as vector_norm
+from .ops.strided import diagonal as _diagonal
 
 __all__ = ["vector_norm", "matrix_norm", "norm", "inv", "det", "slogdet", "solve",
-           "LinAlgError"]
+           "LinAlgError", "cholesky", "eigh", "eigvalsh", "qr", "solve_triangular", "svd",
+           "svdvals", "cond", "lstsq", "matrix_rank", "pinv", "matmul", "matrix_power",
+           "multi_dot", "vecdot", "diagonal", "cross"]
+
+
+def multi_dot(tensors):
+    """The product of a chain of matrices; the first may be a vector (a row) and the last
+    a vector (a column).
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.linalg.multi_dot([nbgrad.ones(2, 3), nbgrad.ones(3, 4), nbgrad.ones(4)])
+        tensor([12., 12.])
+    """
+    tensors = list(tensors)
+    if len(tensors) < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(tensors)}")
+    for i, t in enumerate(tensors):
+        check_tensor(t, "linalg.multi_dot")
+        inner = 0 < i < len(tensors) - 1
+        if t.ndim != 2 and (inner or t.ndim != 1):
+            where = "first" if i == 0 else ("last" if not inner else None)
+            raise RuntimeError(
+                f"multi_dot(): the {where} tensor must be 1D or 2D but got {t.ndim}D"
+                if where else
+                f"multi_dot(): tensor {i} must be 2D but got {t.ndim}D")
+    out = tensors[0]
+    for t in tensors[1:]:
+        out = matmul(out, t)
+    return out
+
+
+def vecdot(x, y, *, dim=-1):
+    """The dot products of the vectors of ``x`` and ``y`` along ``dim`` (broadcast).
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.linalg.vecdot(nbgrad.tensor([[1.0, 2.0]]), nbgrad.tensor([3.0, 4.0]))
+        tensor([11.])
+    """
+    return (x * y).sum(dim)
+
+
+def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+    """``torch.diagonal`` with the last two dims as default.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.linalg.diagonal(nbgrad.eye(2))
+        tensor([1., 1.])
+    """
+    return _diagonal(A, offset, dim1, dim2)
+
+
+def cross(input, other, *, dim=-1):
+    """``torch.cross`` along ``dim`` (default the last).
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.linalg.cross(nbgrad.tensor([1.0, 0.0, 0.0]), nbgrad.tensor([0.0, 1.0, 0.0]))
+        tensor([0., 0., 1.])
+    """
+    return _cross(input, other, dim)
 
 
 def _two_dims(A, dim, fname):
@@ -27,7 +98,8 @@ def _two_dims(A, dim, fname):
 @autocast_op("linalg_matrix_norm")
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     """The matrix norm of the matrices in ``dim`` of ``A``: ``"fro"`` (Frobenius), ``1`` /
-    ``-1`` (largest / smallest column sum of absolute values), ``inf`` / ``-inf`` (rows).
+    ``-1`` (largest / smallest column sum of absolute values), ``inf`` / ``-inf`` (rows),
+    ``2`` / ``-2`` (largest / smallest singular value), ``"nuc"`` (their sum).
 
     Example::
 
@@ -41,10 +113,11 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
         A = A.to(dtype)
     if ord == "fro":
         return vector_norm(A, 2, (d0, d1), keepdim)
+    if ord in (2, -2, "nuc"):
+        return spectral_norms(A, ord, d0, d1, keepdim)
     inf = float("inf")
     if ord not in (1, -1, inf, -inf):
-        raise NotImplementedError(f"linalg.matrix_norm(ord={ord!r}) is not supported by nbgrad "
-                                  "yet (it needs a singular value decomposition)")
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
     summed, kept = (d0, d1) if ord in (1, -1) else (d1, d0)  # column sums, then over columns
     sums = A.abs().sum(summed, keepdim=True)
     pick = _reduce.amax if ord > 0 else _reduce.amin

@@ -752,3 +752,18 @@ def test_diag_embed_on_the_device_matches_cpu():
         res.append((host(y), host(t.grad)))
     for a, b in zip(*res):
         np.testing.assert_array_equal(a, b)
+
+
+def test_decompositions_on_the_device_match_cpu():
+    # (LAPACK on the host for both; the backward's products and triangles on the device)
+    a = np.array([[4.0, 1.0, 0.5], [1.0, 3.0, -0.2], [0.5, -0.2, 2.0]])
+    res = []
+    for dev in ("cpu", DEV):
+        t = nbgrad.tensor(a, device=dev, requires_grad=True)
+        L = nbgrad.linalg.cholesky(t)
+        S = nbgrad.linalg.svdvals(t)
+        (L.sum() + S.sum()).backward()
+        assert L.device.type == S.device.type == dev
+        res.append((host(L), host(S), host(t.grad)))
+    for x, y in zip(*res):
+        np.testing.assert_allclose(x, y, rtol=1e-12)

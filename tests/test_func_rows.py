@@ -6,6 +6,8 @@ is its own, PyTorch's composed ops' values and gradients); the row's shape and d
 give what the op returns; gradcheck and gradgradcheck pass in float64; the public surface
 comes from the rows' flags."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -88,6 +90,12 @@ COND = np.array([[True, False, True, True], [False, False, True, False],
 # True), "requires" (which operands require grad), "torch_node" (whether torch's output
 # has the same node; default True), "saved" (whether it saves what torch's does), "rtol"
 # for the gradients
+_SPD = np.array([[4.0, 1.0, 0.5], [1.0, 3.0, -0.2], [0.5, -0.2, 2.0]])
+_LAPACK = {"low": False}
+_GAUGE = {"low": False, "gauge": True}
+_SVD = dict(_GAUGE, saved=False)
+
+
 CASES = [
     ("sum", (3, 4), lambda m, x: x.sum(), (None,)),
     ("sum.dim_IntList", (3, 4, 2), lambda m, x: m.sum(x, (0, 2)), ((0, 2), False, None)),
@@ -342,6 +350,33 @@ CASES = [
     ("slogdet", (2, 3, 3), lambda m, x: m.linalg.slogdet(x), (), {"saved": False}),
     ("solve", [(2, 3, 3), (2, 3, 2)], lambda m, a, b: m.linalg.solve(a, b), (False,),
      {"saved": False}),
+    # the decompositions (ops/linalg_decomp.py), LAPACK's in both. A symmetric input is
+    # made symmetric in the call (as PyTorch's own gradchecks do: its formulas give the
+    # gradient of a symmetric matrix), eigenvectors and singular vectors are compared up to
+    # sign (``gauge``: the two LAPACKs may pick either), and none has a 16-bit kernel
+    ("cholesky", [_SPD], lambda m, x: m.linalg.cholesky((x + x.mT) / 2), (False,), _LAPACK),
+    ("cholesky", [_SPD], lambda m, x: m.linalg.cholesky((x + x.mT) / 2, upper=True), (True,),
+     _LAPACK),
+    # (nbgrad's node keeps A's and B's sizes to sum a broadcast gradient; PyTorch's engine
+    # sums it, so its node keeps none)
+    ("solve_triangular", [(2, 3, 3), (3, 2)], lambda m, a, b: m.linalg.solve_triangular(
+        a + 3 * m.eye(3, dtype=a.dtype), b, upper=True), (True, True, False),
+     dict(_LAPACK, saved=False)),
+    ("solve_triangular", [(3, 3), (2, 3)], lambda m, a, b: m.linalg.solve_triangular(
+        a, b, upper=False, left=False, unitriangular=True), (False, False, True),
+     dict(_LAPACK, saved=False)),
+    ("qr", (4, 3), lambda m, x: m.linalg.qr(x), ("reduced",), _LAPACK),
+    ("qr", (2, 3, 4), lambda m, x: m.linalg.qr(x, "complete"), ("complete",), _LAPACK),
+    ("eigh", [_SPD], lambda m, x: m.linalg.eigh((x + x.mT) / 2), ("L",), _GAUGE),
+    ("pinv", (4, 3), lambda m, x: m.linalg.pinv(x), (None, None, False), _LAPACK),
+    ("pinv", [_SPD], lambda m, x: m.linalg.pinv((x + x.mT) / 2, hermitian=True),
+     (None, None, True), _LAPACK),
+    # (PyTorch's node keeps S's length besides S; nbgrad's reads it from S)
+    ("svd", (4, 3), lambda m, x: m.linalg.svd(x, full_matrices=False), (False,), _SVD),
+    ("svd", (2, 3, 4), lambda m, x: m.linalg.svd(x, full_matrices=False), (False,), _SVD),
+    # (a full decomposition's extra vectors get no gradient: PyTorch's rule, not
+    # finite differences')
+    ("svd", (2, 3, 4), lambda m, x: m.linalg.svd(x), (True,), dict(_SVD, gradcheck=False)),
     ("sort", (3, 4), lambda m, x: m.sort(x, 1, descending=True), (1, True)),
     ("topk", (3, 4), lambda m, x: x.topk(2, 0), (2, 0, True)),
     ("kthvalue", (3, 4), lambda m, x: m.kthvalue(x, 2, 1), (2, 1, False)),
@@ -396,9 +431,10 @@ def test_row_matches_torch(case):
     txs = [torch.tensor(a, requires_grad=r) for a, r in zip(arrays, rg)]
     y, ty = call(nbgrad, *xs), call(torch, *txs)
     ys, tys = (y, ty) if isinstance(y, tuple) else ((y,), (ty,))
+    gauge = np.abs if opts.get("gauge") else (lambda v: v)
     for o, t in zip(ys, tys):
-        np.testing.assert_allclose(o.detach().numpy(), t.detach().numpy(), rtol=1e-12,
-                                   atol=1e-12)
+        np.testing.assert_allclose(gauge(o.detach().numpy()), gauge(t.detach().numpy()),
+                                   rtol=1e-12, atol=1e-12)
         assert str(o.dtype).split(".")[-1] == str(t.dtype).split(".")[-1]
     y, ty = ys[0], tys[0]
     # the rules a compiler reads, without running the op
@@ -433,7 +469,8 @@ def test_row_matches_torch(case):
         if isinstance(tv, (tuple, list)):  # (in a list too: roll's shifts)
             tv = [t - 2**64 if isinstance(t, int) and t >= 2**63 else t for t in tv]
         if isinstance(tv, torch.Tensor):
-            np.testing.assert_allclose(v.detach().numpy(), tv.detach().numpy(), rtol=1e-12)
+            np.testing.assert_allclose(gauge(v.detach().numpy()), gauge(tv.detach().numpy()),
+                                       rtol=1e-12)
         elif n == "_saved_correction":  # (torch keeps None for the default, 1)
             assert v == (1 if tv is None else tv)
         elif n == "_saved_dim":  # nbgrad records dims normalized: every dim for None/()
@@ -445,9 +482,12 @@ def test_row_matches_torch(case):
     diff = [(o, t) for o, t in zip(ys, tys) if t.grad_fn is not None]
     ws = [rng.standard_normal(tuple(o.shape)) for o, _ in diff]
     want = [x for x, r in zip(xs, rg) if r]
-    gs = nbgrad.autograd.grad(sum((o * nbgrad.tensor(w)).sum() for (o, _), w in zip(diff, ws)),
-                              want, allow_unused=True)
-    tgs = torch.autograd.grad(sum((t * torch.tensor(w)).sum() for (_, t), w in zip(diff, ws)),
+    # (squares: a loss that does not depend on the vectors' signs, for a gauge case)
+    sq = (lambda v: v * v) if opts.get("gauge") else (lambda v: v)
+    gs = nbgrad.autograd.grad(sum((sq(o) * nbgrad.tensor(w)).sum()
+                                  for (o, _), w in zip(diff, ws)), want, allow_unused=True)
+    tgs = torch.autograd.grad(sum((sq(t) * torch.tensor(w)).sum()
+                                  for (_, t), w in zip(diff, ws)),
                               [x for x, r in zip(txs, rg) if r], allow_unused=True)
     # (through a float32 input torch rounds the float64 gradient to float32 on its way;
     # nbgrad, before and after the rows, hands it on unrounded)
@@ -593,6 +633,12 @@ def test_row_in_16_bit_floats(case, dtype):
         return out
 
     xs, txs = lows(nbgrad, getattr(nbgrad, dtype)), lows(torch, tdt)
+    if not opts.get("low", True):  # (no 16-bit kernel: PyTorch's error)
+        with pytest.raises(Exception) as want:
+            call(torch, *txs)
+        with pytest.raises(type(want.value), match=re.escape(str(want.value))):
+            call(nbgrad, *xs)
+        return
     y = call(nbgrad, *xs)
     m = torch  # the oracle
     try:

@@ -51,8 +51,10 @@ def test_by_hand_and_errors():
         nbgrad.linalg.matrix_norm(nbgrad.ones(3))
     with pytest.raises(RuntimeError, match="the input must be 1D or 2D. Got 3D"):
         nbgrad.linalg.norm(nbgrad.ones(2, 2, 2), 1)
-    with pytest.raises(NotImplementedError, match="singular value decomposition"):
-        nbgrad.linalg.matrix_norm(A, "nuc")
+    # (the spectral and nuclear norms: tests/test_linalg_decomp.py)
+    assert nbgrad.linalg.matrix_norm(nbgrad.tensor([[3.0, 0.0], [0.0, -4.0]]), "nuc").item() == 7.0
+    with pytest.raises(RuntimeError, match="^linalg.matrix_norm: Order 3 not supported.$"):
+        nbgrad.linalg.matrix_norm(A, 3)
 
 
 def test_safe_globals_are_accepted():

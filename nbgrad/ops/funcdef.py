@@ -208,7 +208,7 @@ class FuncDef:
 def _saver(op, name):
     """The expression of what the node saves for formula name ``name`` (the generated
     call's names: the operands', ``out``, ``outs``)."""
-    if name == "result":
+    if name == "result" or op.outputs == (name,):  # (a lone output, named as PyTorch does)
         return "_so(out)"
     if name in op.outputs[:op.differentiable]:  # an output with the node: no cycle
         return f"_so(outs[{op.outputs.index(name)}])"

@@ -8,7 +8,7 @@ from collections import namedtuple
 import numpy as np
 
 from ..amp.policy import autocast_op
-from ._core import backend, check_tensor
+from ._core import SCALAR_TYPE, backend, check_tensor
 from .elementwise import mul
 from .funcdef import deffunc, same_dtype, surface
 from .linalg import matmul
@@ -37,7 +37,7 @@ def _square(A, fname):
                            f"are {A.shape[-2]} by {A.shape[-1]} matrices")
     if not A.dtype.is_floating_point:
         raise RuntimeError(f"linalg.{fname}: Expected a floating point or complex tensor as "
-                           f"input. Got {A.dtype.name.capitalize()}")
+                           f"input. Got {SCALAR_TYPE[A._dtype.name]}")
 
 
 def _singular(h, fname):
@@ -211,8 +211,8 @@ def solve(A, B, *, left=True):
     check_tensor(B, "linalg.solve")
     if A.dtype is not B.dtype:
         raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found "
-                           f"A of type {A.dtype.name.capitalize()} and B of type "
-                           f"{B.dtype.name.capitalize()} instead")
+                           f"A of type {SCALAR_TYPE[A._dtype.name]} and B of type "
+                           f"{SCALAR_TYPE[B._dtype.name]} instead")
     vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
     if B.shape[-1 if vector else -2] != A.shape[-1]:
         raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation "
