@@ -268,5 +268,36 @@ with _gc_paused():
         set_autocast_enabled,
     )
     from . import compiler, optim, utils  # noqa: E402
+    from ._runtime import (  # noqa: E402
+        are_deterministic_algorithms_enabled,
+        get_deterministic_debug_mode,
+        get_float32_matmul_precision,
+        get_num_interop_threads,
+        get_num_threads,
+        is_deterministic_algorithms_warn_only_enabled,
+        is_warn_always_enabled,
+        set_deterministic_debug_mode,
+        set_float32_matmul_precision,
+        set_flush_denormal,
+        set_num_interop_threads,
+        set_num_threads,
+        set_warn_always,
+        use_deterministic_algorithms,
+    )
+    from .ops.compound import cumulative_trapezoid, trapezoid, trapz, vander  # noqa: E402
+    from .ops.windows import (  # noqa: E402
+        bartlett_window,
+        blackman_window,
+        hamming_window,
+        hann_window,
+        kaiser_window,
+    )
+    from .ops.concat import cat as concat  # noqa: E402
+    from .ops.concat import cat as concatenate  # noqa: E402
+    from ._torch_names import broadcast_shapes, can_cast, chain_matmul  # noqa: E402
+    from ._torch_names import result_type, row_stack, scalar_tensor  # noqa: E402
+    from ._torch_names import names as _top_level_forms  # noqa: E402
+
+    globals().update({_k: _v for _k, _v in _top_level_forms().items() if _k not in globals()})
     from .compiler import compile  # noqa: A004
     from .serialization import load, save  # noqa: E402

@@ -316,6 +316,27 @@ def _unary_into_self(name, fn):
     return method
 
 
+def _no_imag(self):
+    raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+
+
+def _matrix_transpose(self):
+    if self.ndim not in (0, 2):
+        raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got "
+                           f"{self.ndim}-D tensor.")
+    return S.t(self) if self.ndim else self
+
+
+def _view_in_place(name):
+    def method(self, *args, **kwargs):
+        I.check_inplace(self)
+        return I.view_in_place(self, getattr(S, name)(self, *args, **kwargs))
+
+    method.__name__ = method.__qualname__ = name + "_"
+    method.__doc__ = f"``{name}`` in place: the tensor's own shape and strides change."
+    return method
+
+
 METHODS.update({
     **{n + "_": _result_into_self(n + "_", getattr(E, n)) for n in (
         "eq", "ne", "lt", "le", "gt", "ge", "not_equal", "less", "less_equal", "greater",
@@ -365,6 +386,17 @@ METHODS.update({
     "is_signed": lambda self: self._dtype.is_signed,
     "is_complex": lambda self: False, "is_conj": lambda self: False,
     "is_neg": lambda self: False,
+    # (no complex dtypes: a tensor is its own conjugate and real part)
+    **{n: (lambda self: self) for n in ("conj", "conj_physical", "resolve_conj",
+                                        "resolve_neg")},
+    "real": property(lambda self: self),
+    "imag": property(_no_imag),
+    "isreal": lambda self: Cr.ones_like(self, dtype=_dt.bool_),
+    "mH": property(lambda self: S.transpose(self, -2, -1)),
+    "adjoint": lambda self: S.transpose(self, -2, -1),
+    "H": property(_matrix_transpose),
+    **{n + "_": _view_in_place(n) for n in ("t", "transpose", "squeeze", "unsqueeze")},
+    "swapdims_": _view_in_place("transpose"), "swapaxes_": _view_in_place("transpose"),
     "get_device": lambda self: -1 if self._device.type == "cpu" else self._device.index or 0,
     "is_cpu": property(lambda self: self._device.type == "cpu"),
     "itemsize": property(lambda self: self._dtype.itemsize),

@@ -426,3 +426,110 @@ def renorm(input, p, dim, maxnorm):
     norms = linalg_vector_norm(input, p, others, keepdim=True)
     factor = where(norms > maxnorm, maxnorm / (norms + 1e-7), full_like(norms, 1.0))
     return input * factor
+
+
+def _trapezoid_dim(y, dim, name):
+    check_tensor(y, name)
+    if y.dtype is bool_:
+        raise RuntimeError(f"{name}: received a bool input for `y`, but bool is not supported")
+    return _wrap_dim(dim, y.ndim)
+
+
+def _spacing(x, y, d, name):
+    """The sample points ``x`` viewed along ``y``'s dim ``d`` (a vector, or padded with
+    leading ones), and their differences."""
+    if x.dtype is bool_:
+        raise RuntimeError(f"{name}: received a bool input for `x` or `y`, but bool is not "
+                           "supported")
+    if x.ndim == 1:
+        if x.shape[0] != y.shape[d]:
+            raise RuntimeError(f"{name}: There must be one `x` value for each sample point")
+        x = x.view(tuple(x.shape[0] if i == d else 1 for i in range(y.ndim)))
+    elif x.ndim < y.ndim:
+        x = x.view((1,) * (y.ndim - x.ndim) + tuple(x.shape))
+    m = x.shape[d]
+    return x.narrow(d, 1, m - 1) - x.narrow(d, 0, m - 1)
+
+
+def trapezoid(y, x=None, *, dx=None, dim=-1):
+    """The trapezoidal rule along ``dim``: samples ``y`` at points ``x`` (or spaced ``dx``
+    apart, 1 by default).
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.trapezoid(nbgrad.tensor([1.0, 2.0, 3.0]))
+        tensor(4.)
+    """
+    if x is not None and dx is not None:
+        raise RuntimeError("trapezoid: received both x and dx, but only one may be given")
+    d = _trapezoid_dim(y, dim, "trapezoid")
+    if y.shape[d] == 0:
+        from ..creation import zeros
+
+        return zeros(tuple(s for i, s in enumerate(y.shape) if i != d), dtype=y.dtype,
+                     device=y.device)
+    m = y.shape[d]
+    if x is not None:
+        pairs = y.narrow(d, 1, m - 1) + y.narrow(d, 0, m - 1)
+        return (_spacing(x, y, d, "trapezoid") * pairs).sum(d) / 2.0
+    dx = 1.0 if dx is None else float(dx)
+    return (y.sum(d) - (y.select(d, 0) + y.select(d, -1)) * 0.5) * dx
+
+
+def trapz(y, x=None, *, dx=None, dim=-1):
+    """``trapezoid`` (PyTorch's older name)."""
+    return trapezoid(y, x, dx=dx, dim=dim)
+
+
+def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
+    """The running trapezoidal rule along ``dim`` (one value fewer than ``y`` has there).
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.cumulative_trapezoid(nbgrad.tensor([1.0, 2.0, 3.0]))
+        tensor([1.5000, 4.0000])
+    """
+    if x is not None and dx is not None:
+        raise RuntimeError("cumulative_trapezoid: received both x and dx, but only one may "
+                           "be given")
+    d = _trapezoid_dim(y, dim, "cumulative_trapezoid")
+    m = y.shape[d]
+    if m == 0:
+        return zeros_like(y)
+    pairs = y.narrow(d, 1, m - 1) + y.narrow(d, 0, m - 1)
+    if x is not None:
+        return (_spacing(x, y, d, "cumulative_trapezoid") * pairs).cumsum(d) / 2.0
+    dx = 1.0 if dx is None else float(dx)
+    return (dx / 2.0 * pairs).cumsum(d)
+
+
+def vander(x, N=None, increasing=False):
+    """The Vandermonde matrix of the vector ``x``: column k holds ``x ** (N - 1 - k)``
+    (``increasing``: ``x ** k``), by running products as PyTorch computes it; integer
+    inputs give int64.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.vander(nbgrad.tensor([1, 2, 3]), N=3)
+        tensor([[1, 1, 1],
+                [4, 2, 1],
+                [9, 3, 1]])
+    """
+    from .. import dtypes as _dt
+    from ..creation import ones
+
+    check_tensor(x, "vander")
+    if x.ndim != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    n = x.shape[0] if N is None else int(N)
+    if n < 0:
+        raise RuntimeError("N must be non-negative.")
+    dt = _dt.promote_types(x._dtype, _dt.int64)
+    out = ones((x.shape[0], n), dtype=dt, device=x.device)
+    if n > 1:
+        powers = x.to(dt).unsqueeze(1).expand(x.shape[0], n - 1).cumprod(1)
+        out = cat([out.narrow(1, 0, 1), powers], 1)
+    return out if increasing else out.flip(1)

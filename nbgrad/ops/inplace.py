@@ -447,3 +447,16 @@ def setitem(t, key, value):
         t._output_nr = 0
         _views.after_inplace(t)
     return t
+
+
+def view_in_place(t, view):
+    """PyTorch's in-place view ops (``t_ transpose_ squeeze_ unsqueeze_``): ``t`` takes the
+    geometry of ``view`` (the out-of-place op's result on it) and, when autograd recorded
+    that, its history; its version is bumped; no data moves, so no other view of its
+    storage changes."""
+    t._data = view._data
+    if view._grad_fn is not None:
+        t._grad_fn, t._output_nr = view._grad_fn, view._output_nr
+        t._retains_grad = False
+    t._vc[0] += 1
+    return t

@@ -541,7 +541,10 @@ _DEPRECATED = {
                 "replaced with\nL = torch.linalg.cholesky(A)\nand\nU = torch.cholesky(A, "
                 "upper=True)\nshould be replaced with\nU = torch.linalg.cholesky(A).mH\n"
                 "This transform will produce equivalent results for all valid (symmetric "
-                "positive definite) inputs."}
+                "positive definite) inputs.",
+    "chain_matmul": "torch.chain_matmul is deprecated and will be removed in a future "
+                    "PyTorch release. Use torch.linalg.multi_dot instead, which accepts a list "
+                    "of two or more tensors rather than multiple parameters."}
 
 
 def _deprecated(name):
