@@ -285,6 +285,16 @@ with _gc_paused():
         use_deterministic_algorithms,
     )
     from .ops.compound import cumulative_trapezoid, trapezoid, trapz, vander  # noqa: E402
+    from .ops.scatter_reduce import index_reduce, scatter_reduce  # noqa: E402
+    from .ops.scatter_into import (  # noqa: E402
+        diagonal_scatter,
+        masked_scatter,
+        put,
+        select_scatter,
+        slice_scatter,
+    )
+    from .ops.sort import mode  # noqa: E402
+    from .ops.compound import addr  # noqa: E402
     from .ops.windows import (  # noqa: E402
         bartlett_window,
         blackman_window,

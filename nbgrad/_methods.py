@@ -29,6 +29,8 @@ from .ops import rearrange as Rr
 from .ops import reduce as R  # noqa: F401  (its rows join the table)
 from .ops import sampling as Smp
 from .ops import scan as Scan
+from .ops import scatter_into as ScI
+from .ops import scatter_reduce as ScR
 from .ops import search as Sr
 from .ops import selection as Sel
 from .ops import shape as S
@@ -267,7 +269,7 @@ METHODS = {
         "isneginf", "isposinf",
         "logaddexp", "logaddexp2", "xlogy", "logit", "sinc", "nan_to_num", "nansum", "nanmean",
         "diff", "cross", "count_nonzero", "aminmax", "addcmul_", "addcdiv_", "lerp_", "addmm_",
-        "baddbmm_")},
+        "baddbmm_", "addr", "addr_", "addmv_", "addbmm_")},
     **{n: getattr(Rr, n) for n in (
         "broadcast_to", "movedim", "moveaxis", "swapdims", "unflatten", "fliplr", "flipud",
         "rot90", "tensor_split", "hsplit", "vsplit", "select", "take", "repeat_interleave")},
@@ -397,6 +399,11 @@ METHODS.update({
     "H": property(_matrix_transpose),
     **{n + "_": _view_in_place(n) for n in ("t", "transpose", "squeeze", "unsqueeze")},
     "swapdims_": _view_in_place("transpose"), "swapaxes_": _view_in_place("transpose"),
+    **{n: getattr(ScR, n) for n in ("scatter_reduce", "scatter_reduce_", "index_reduce",
+                                    "index_reduce_")},
+    **{n: getattr(ScI, n) for n in ("select_scatter", "slice_scatter", "diagonal_scatter",
+                                    "masked_scatter", "masked_scatter_", "put", "put_")},
+    "mode": Srt.mode,
     "get_device": lambda self: -1 if self._device.type == "cpu" else self._device.index or 0,
     "is_cpu": property(lambda self: self._device.type == "cpu"),
     "itemsize": property(lambda self: self._dtype.itemsize),

@@ -767,3 +767,19 @@ def test_decompositions_on_the_device_match_cpu():
         res.append((host(L), host(S), host(t.grad)))
     for x, y in zip(*res):
         np.testing.assert_allclose(x, y, rtol=1e-12)
+
+
+def test_scatter_reduce_and_masked_scatter_on_the_device_match_cpu():
+    x = np.array([[1.0, 2.0, 2.0], [3.0, 0.0, -1.0]])
+    s = np.array([[2.0, 5.0, 1.0]])
+    res = []
+    for dev in ("cpu", DEV):
+        t = nbgrad.tensor(x, device=dev, requires_grad=True)
+        src = nbgrad.tensor(s, device=dev, requires_grad=True)
+        i = nbgrad.tensor([[1, 0, 0]], device=dev)
+        y = t.scatter_reduce(0, i, src, "amax") + t.masked_scatter(t > 1.5, src.expand(2, 3))
+        (y * y).sum().backward()
+        assert y.device.type == dev
+        res.append((host(y), host(t.grad), host(src.grad)))
+    for a, b in zip(*res):
+        np.testing.assert_array_equal(a, b)

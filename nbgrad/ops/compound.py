@@ -92,6 +92,27 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     return _scaled(input, beta) + _scaled(prod, alpha) if beta else _scaled(prod, alpha)
 
 
+@autocast_op("addr")
+def addr(input, vec1, vec2, *, beta=1, alpha=1):
+    """``beta * input + alpha * outer(vec1, vec2)``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.addr(nbgrad.ones(2, 2), nbgrad.tensor([1.0, 2.0]), nbgrad.tensor([3.0, 4.0]))
+        tensor([[4., 5.],
+                [7., 9.]])
+    """
+    if vec1.ndim != 1 or vec2.ndim != 1:
+        raise RuntimeError(f"addr: Expected 1-D argument vec1, but got {vec1.ndim}-D"
+                           if vec1.ndim != 1 else
+                           f"addr: Expected 1-D argument vec2, but got {vec2.ndim}-D")
+    from .linalg import outer
+
+    prod = outer(vec1, vec2)
+    return _scaled(input, beta) + _scaled(prod, alpha) if beta else _scaled(prod, alpha)
+
+
 @autocast_op("addcmul")
 def addcmul(input, tensor1, tensor2, *, value=1):
     """``input + value * tensor1 * tensor2``.
@@ -134,6 +155,9 @@ addcdiv_ = _in_place(addcdiv, "addcdiv_")
 lerp_ = _in_place(lerp, "lerp_")
 addmm_ = _in_place(addmm, "addmm_")
 baddbmm_ = _in_place(baddbmm, "baddbmm_")
+addmv_ = _in_place(addmv, "addmv_")
+addbmm_ = _in_place(addbmm, "addbmm_")
+addr_ = _in_place(addr, "addr_")
 
 
 def hypot(input, other):

@@ -234,7 +234,12 @@ def vsplit(input, indices_or_sections):
 def select(input, dim, index):
     """The slice at ``index`` of dim ``dim`` (a view, that dim gone)."""
     key = [slice(None)] * input.ndim
-    key[_wrap_dim(dim, input.ndim)] = index
+    d = _wrap_dim(dim, input.ndim)
+    size = input.shape[d]
+    if isinstance(index, int) and not -size <= index < size:  # (PyTorch's select message)
+        raise IndexError(f"select(): index {index} out of range for tensor of size "
+                         f"{list(input.shape)} at dimension {d}")
+    key[d] = index
     return input[tuple(key)]
 
 

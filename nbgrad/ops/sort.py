@@ -322,3 +322,47 @@ def _quantile(name, input, q, dim, keepdim, interpolation, skip_nan):
         else:
             out = out.unsqueeze(_dim(input, dim) + (0 if one else 1))
     return out
+
+
+mode_result = namedtuple("mode", ["values", "indices"])
+
+
+def _modes(h):
+    """Along the last axis of host array ``h``: the most frequent value (of equally
+    frequent ones the smallest) and the index of its last occurrence, as PyTorch's CPU."""
+    rows = h.reshape(-1, h.shape[-1])
+    vals = np.empty(rows.shape[0], h.dtype)
+    idx = np.empty(rows.shape[0], np.int64)
+    for r, row in enumerate(rows):
+        # (ascending: ties go to the least; each NaN its own value, as PyTorch counts them)
+        uniq, counts = np.unique(row, return_counts=True, equal_nan=False)
+        vals[r] = uniq[np.argmax(counts)]
+        idx[r] = row.shape[0] - 1 - int(np.argmax((row == vals[r])[::-1]))
+    return vals.reshape(h.shape[:-1]), idx.reshape(h.shape[:-1])
+
+
+def mode(input, dim=-1, keepdim=False):
+    """The most frequent value along ``dim`` (of equally frequent ones the smallest) and the
+    index of its last occurrence, as a ``(values, indices)`` named tuple.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.mode(nbgrad.tensor([[1, 2, 2, 3], [3, 3, 1, 1]]))
+        mode(values=tensor([2, 1]), indices=tensor([2, 3]))
+    """
+    from .index import _host, gather
+
+    check_tensor(input, "mode")
+    d = _dim(input, dim)
+    x = input if input.ndim else input.reshape(1)
+    if x.shape[d] == 0:
+        raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
+    _, at = _modes(np.moveaxis(_host(x), d, -1))
+    idx = _int64(np.expand_dims(at, d), input)
+    values = gather(x, d, idx)  # (through gather: the gradient goes to the chosen element)
+    if not input.ndim:
+        values, idx = values.reshape(()), idx.reshape(())
+    elif not keepdim:
+        values, idx = values.squeeze(d), idx.squeeze(d)
+    return mode_result(values, idx)
