@@ -72,6 +72,18 @@ from ..ops.normalization import layer_norm
 from ..ops.pad import pad
 from ..ops.pixel_shuffle import pixel_shuffle, pixel_unshuffle
 from ..ops.pooling import adaptive_avg_pool2d, avg_pool2d
+from ..ops.pooling_more import (
+    adaptive_avg_pool1d,
+    adaptive_max_pool1d,
+    adaptive_max_pool2d,
+    fold,
+    local_response_norm,
+    lp_pool1d,
+    lp_pool2d,
+    max_unpool1d,
+    max_unpool2d,
+    unfold,
+)
 from ..ops.softmax import gumbel_softmax, log_softmax, softmax
 
 # the elementwise ops whose rows ask for an ``nn.functional`` name (relu, sigmoid, tanh)
@@ -94,5 +106,56 @@ __all__ = _ELEMENTWISE + [
     "hardshrink", "softshrink",
     "tanhshrink", "mish", "threshold", "glu", "softmin", "prelu", "one_hot", "pad",
     "normalize", "cosine_similarity", "scaled_dot_product_attention",
-    "multi_head_attention_forward",
+    "multi_head_attention_forward", "adaptive_avg_pool1d", "adaptive_max_pool1d",
+    "adaptive_max_pool2d", "adaptive_max_pool1d_with_indices",
+    "adaptive_max_pool2d_with_indices", "max_pool1d_with_indices", "max_pool2d_with_indices",
+    "fold", "unfold", "local_response_norm", "lp_pool1d", "lp_pool2d", "max_unpool1d",
+    "max_unpool2d", "relu_", "elu_", "leaky_relu_", "hardtanh_", "celu_", "selu_", "rrelu_",
+    "threshold_",
 ]
+
+
+def relu(input, inplace=False):
+    """``max(input, 0)``, in place if ``inplace``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> relu(nbgrad.tensor([-1.0, 2.0]))
+        tensor([0., 2.])
+    """
+    return input.relu_() if inplace else _elementwise.relu(input)
+
+
+def relu_(input):
+    """``relu(input, inplace=True)``."""
+    return input.relu_()
+
+
+def _in_place_form(fn):
+    def form(input, *args, **kwargs):
+        return fn(input, *args, inplace=True, **kwargs)
+
+    form.__name__ = form.__qualname__ = fn.__name__ + "_"
+    form.__doc__ = f"``{fn.__name__}(..., inplace=True)``."
+    return form
+
+
+elu_, leaky_relu_, hardtanh_, celu_, selu_, rrelu_, threshold_ = (
+    _in_place_form(f) for f in (elu, leaky_relu, hardtanh, celu, selu, rrelu, threshold))
+
+
+def _with_indices(fn):
+    def form(*args, **kwargs):
+        kwargs["return_indices"] = True
+        return fn(*args, **kwargs)
+
+    form.__name__ = form.__qualname__ = fn.__name__ + "_with_indices"
+    form.__doc__ = f"``{fn.__name__}(..., return_indices=True)``: (values, indices)."
+    return form
+
+
+adaptive_max_pool1d_with_indices, adaptive_max_pool2d_with_indices = (
+    _with_indices(adaptive_max_pool1d), _with_indices(adaptive_max_pool2d))
+max_pool1d_with_indices, max_pool2d_with_indices = (
+    _with_indices(max_pool1d), _with_indices(max_pool2d))

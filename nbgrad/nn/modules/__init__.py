@@ -21,6 +21,7 @@ from .dropout import (
     FeatureAlphaDropout,
 )
 from .flatten import Flatten, Unflatten
+from .fold import Fold, Unfold
 from .instancenorm import InstanceNorm1d, InstanceNorm2d
 from .linear import Bilinear, Identity, Linear
 from .loss import (
@@ -44,10 +45,23 @@ from .loss import (
     TripletMarginLoss,
 )
 from .module import Module
-from .normalization import GroupNorm, LayerNorm, RMSNorm
+from .normalization import GroupNorm, LayerNorm, LocalResponseNorm, RMSNorm
 from .padding import *  # noqa: F403  (ZeroPad2d, ReflectionPad2d, ...)
 from .pixelshuffle import PixelShuffle, PixelUnshuffle
-from .pooling import AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d
+from .pooling import (
+    AdaptiveAvgPool1d,
+    AdaptiveAvgPool2d,
+    AdaptiveMaxPool1d,
+    AdaptiveMaxPool2d,
+    AvgPool1d,
+    AvgPool2d,
+    LPPool1d,
+    LPPool2d,
+    MaxPool1d,
+    MaxPool2d,
+    MaxUnpool1d,
+    MaxUnpool2d,
+)
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .sparse import Embedding
 from .transformer import (
@@ -75,5 +89,7 @@ __all__ = [
     "RNNCell", "LSTMCell", "GRUCell", "TransformerEncoderLayer",
     "TransformerEncoder", "TransformerDecoderLayer", "TransformerDecoder", "Transformer",
     "Bilinear", "Dropout1d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout",
-    "GaussianNLLLoss", "MultiMarginLoss",
+    "GaussianNLLLoss", "MultiMarginLoss", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d",
+    "AdaptiveMaxPool2d", "LPPool1d", "LPPool2d", "MaxUnpool1d", "MaxUnpool2d", "Fold", "Unfold",
+    "LocalResponseNorm",
 ]

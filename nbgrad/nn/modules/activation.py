@@ -7,7 +7,7 @@ from .linear import NonDynamicallyQuantizableLinear
 from .module import Module
 from .utils import _factory
 
-__all__ = ["ReLU", "GELU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax", "LeakyReLU", "ELU",
+__all__ = ["Softmax2d", "ReLU", "GELU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax", "LeakyReLU", "ELU",
            "CELU", "SELU", "SiLU", "Mish", "Hardtanh", "ReLU6", "Hardsigmoid", "Hardswish",
            "LogSigmoid", "Softsign", "Tanhshrink", "Hardshrink", "Softshrink", "Softplus", "Threshold", "GLU", "Softmin",
            "PReLU", "MultiheadAttention", "RReLU"]
@@ -295,3 +295,15 @@ class RReLU(Module):
     def extra_repr(self):
         return f"lower={self.lower}, upper={self.upper}" + (", inplace=True" if self.inplace
                                                              else "")
+
+
+class Softmax2d(Module):
+    """``softmax`` over the channels of (N, C, H, W) or (C, H, W) (dim -3)."""
+
+    def forward(self, input):
+        if input.ndim not in (3, 4):
+            raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.ndim}D "
+                             "instead")
+        from .. import functional as F
+
+        return F.softmax(input, -3)

@@ -1,8 +1,11 @@
-"""Pooling layers: MaxPool1d, MaxPool2d, AvgPool1d, AvgPool2d, AdaptiveAvgPool2d."""
+"""Pooling layers: MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool1d/2d, AdaptiveMaxPool1d/2d,
+LPPool1d/2d, MaxUnpool1d/2d."""
 
 from .module import Module
 
-__all__ = ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool2d"]
+__all__ = ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool2d",
+           "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "LPPool1d",
+           "LPPool2d", "MaxUnpool1d", "MaxUnpool2d"]
 
 
 class MaxPool2d(Module):
@@ -95,3 +98,92 @@ class AdaptiveAvgPool2d(Module):
 
     def extra_repr(self):
         return f"output_size={self.output_size}"
+
+
+def _F():
+    from .. import functional
+
+    return functional
+
+
+class AdaptiveAvgPool1d(AdaptiveAvgPool2d):
+    """1-d average pooling to a fixed output size (``F.adaptive_avg_pool1d``)."""
+
+    def forward(self, input):
+        return _F().adaptive_avg_pool1d(input, self.output_size)
+
+
+class AdaptiveMaxPool2d(Module):
+    """Max pooling to a fixed output size (``F.adaptive_max_pool2d``)."""
+
+    def __init__(self, output_size, return_indices=False):
+        super().__init__()
+        self.output_size, self.return_indices = output_size, return_indices
+
+    def forward(self, input):
+        return _F().adaptive_max_pool2d(input, self.output_size, self.return_indices)
+
+    def extra_repr(self):
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveMaxPool1d(AdaptiveMaxPool2d):
+    """1-d max pooling to a fixed output size (``F.adaptive_max_pool1d``)."""
+
+    def forward(self, input):
+        return _F().adaptive_max_pool1d(input, self.output_size, self.return_indices)
+
+
+class LPPool2d(Module):
+    """The ``norm_type``-norm of each window (``F.lp_pool2d``)."""
+
+    def __init__(self, norm_type, kernel_size, stride=None, ceil_mode=False):
+        super().__init__()
+        self.norm_type, self.kernel_size = norm_type, kernel_size
+        self.stride, self.ceil_mode = stride, ceil_mode
+
+    def forward(self, input):
+        return _F().lp_pool2d(input, float(self.norm_type), self.kernel_size, self.stride,
+                              self.ceil_mode)
+
+    def extra_repr(self):
+        return (f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, "
+                f"stride={self.stride}, ceil_mode={self.ceil_mode}")
+
+
+class LPPool1d(LPPool2d):
+    """1-d ``LPPool2d`` (``F.lp_pool1d``)."""
+
+    def forward(self, input):
+        return _F().lp_pool1d(input, float(self.norm_type), self.kernel_size, self.stride,
+                              self.ceil_mode)
+
+
+class MaxUnpool2d(Module):
+    """The inverse of ``MaxPool2d(return_indices=True)`` (``F.max_unpool2d``)."""
+
+    _n = 2
+
+    def __init__(self, kernel_size, stride=None, padding=0):
+        super().__init__()
+        as_n = (lambda v: tuple(v) if isinstance(v, (tuple, list)) else (v,) * self._n)
+        self.kernel_size = as_n(kernel_size)
+        self.stride = as_n(stride if stride is not None else kernel_size)
+        self.padding = as_n(padding)
+
+    def forward(self, input, indices, output_size=None):
+        return _F().max_unpool2d(input, indices, self.kernel_size, self.stride, self.padding,
+                                 output_size)
+
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class MaxUnpool1d(MaxUnpool2d):
+    """The inverse of ``MaxPool1d(return_indices=True)`` (``F.max_unpool1d``)."""
+
+    _n = 1
+
+    def forward(self, input, indices, output_size=None):
+        return _F().max_unpool1d(input, indices, self.kernel_size, self.stride, self.padding,
+                                 output_size)
