@@ -52,6 +52,7 @@ from ..ops.elementwise_loss import (
     mse_loss,
     smooth_l1_loss,
 )
+from ..ops.embedding_bag import embedding_bag
 from ..ops.group_norm import group_norm, instance_norm, rms_norm
 from ..ops.index import embedding, one_hot
 from ..ops.interpolate import interpolate, upsample
@@ -111,7 +112,7 @@ __all__ = _ELEMENTWISE + [
     "adaptive_max_pool2d_with_indices", "max_pool1d_with_indices", "max_pool2d_with_indices",
     "fold", "unfold", "local_response_norm", "lp_pool1d", "lp_pool2d", "max_unpool1d",
     "max_unpool2d", "relu_", "elu_", "leaky_relu_", "hardtanh_", "celu_", "selu_", "rrelu_",
-    "threshold_",
+    "threshold_", "embedding_bag",
 ]
 
 

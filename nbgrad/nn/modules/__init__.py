@@ -63,7 +63,7 @@ from .pooling import (
     MaxUnpool2d,
 )
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
-from .sparse import Embedding
+from .sparse import Embedding, EmbeddingBag
 from .transformer import (
     Transformer,
     TransformerDecoder,
@@ -91,5 +91,5 @@ __all__ = [
     "Bilinear", "Dropout1d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout",
     "GaussianNLLLoss", "MultiMarginLoss", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d",
     "AdaptiveMaxPool2d", "LPPool1d", "LPPool2d", "MaxUnpool1d", "MaxUnpool2d", "Fold", "Unfold",
-    "LocalResponseNorm",
+    "LocalResponseNorm", "EmbeddingBag",
 ]
