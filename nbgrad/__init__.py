@@ -295,6 +295,9 @@ with _gc_paused():
     )
     from .ops.sort import mode  # noqa: E402
     from .ops.compound import addr  # noqa: E402
+    from .ops.norm import pdist  # noqa: E402
+    from .ops.pixel_shuffle import channel_shuffle  # noqa: E402
+    from .ops.pixel_shuffle import channel_shuffle as native_channel_shuffle  # noqa: E402
     from .ops.windows import (  # noqa: E402
         bartlett_window,
         blackman_window,

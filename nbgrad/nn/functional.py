@@ -55,7 +55,7 @@ from ..ops.elementwise_loss import (
 from ..ops.embedding_bag import embedding_bag
 from ..ops.group_norm import group_norm, instance_norm, rms_norm
 from ..ops.index import embedding, one_hot
-from ..ops.interpolate import interpolate, upsample
+from ..ops.interpolate import interpolate, upsample, upsample_bilinear, upsample_nearest
 from ..ops.linalg import bilinear, linear
 from ..ops.loss import cross_entropy, nll_loss
 from ..ops.margin_loss import (
@@ -63,15 +63,17 @@ from ..ops.margin_loss import (
     hinge_embedding_loss,
     margin_ranking_loss,
     multi_margin_loss,
+    multilabel_margin_loss,
     multilabel_soft_margin_loss,
     poisson_nll_loss,
     soft_margin_loss,
     triplet_margin_loss,
+    triplet_margin_with_distance_loss,
 )
-from ..ops.norm import cosine_similarity, normalize, pairwise_distance
+from ..ops.norm import cosine_similarity, normalize, pairwise_distance, pdist
 from ..ops.normalization import layer_norm
 from ..ops.pad import pad
-from ..ops.pixel_shuffle import pixel_shuffle, pixel_unshuffle
+from ..ops.pixel_shuffle import channel_shuffle, pixel_shuffle, pixel_unshuffle
 from ..ops.pooling import adaptive_avg_pool2d, avg_pool2d
 from ..ops.pooling_more import (
     adaptive_avg_pool1d,
@@ -112,8 +114,12 @@ __all__ = _ELEMENTWISE + [
     "adaptive_max_pool2d_with_indices", "max_pool1d_with_indices", "max_pool2d_with_indices",
     "fold", "unfold", "local_response_norm", "lp_pool1d", "lp_pool2d", "max_unpool1d",
     "max_unpool2d", "relu_", "elu_", "leaky_relu_", "hardtanh_", "celu_", "selu_", "rrelu_",
-    "threshold_", "embedding_bag",
+    "threshold_", "embedding_bag", "multilabel_margin_loss",
+    "triplet_margin_with_distance_loss", "pdist", "channel_shuffle", "native_channel_shuffle",
+    "upsample_nearest", "upsample_bilinear",
 ]
+
+native_channel_shuffle = channel_shuffle
 
 
 def relu(input, inplace=False):

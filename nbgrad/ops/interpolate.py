@@ -145,3 +145,23 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
     """``interpolate`` by its older name."""
     return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input, size=None, scale_factor=None):
+    """``interpolate(..., mode="nearest")`` (PyTorch's deprecated name, with its
+    warning)."""
+    import warnings
+
+    warnings.warn("`nn.functional.upsample_nearest` is deprecated. Use "
+                  "`nn.functional.interpolate` instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):
+    """``interpolate(..., mode="bilinear", align_corners=True)`` (PyTorch's deprecated
+    name, with its warning)."""
+    import warnings
+
+    warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use "
+                  "`nn.functional.interpolate` instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)

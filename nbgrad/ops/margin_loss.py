@@ -1,7 +1,8 @@
 """Margin, embedding and count losses, each PyTorch's formula composed of ops with rows
 (so on every device, differentiable twice): ``margin_ranking_loss``,
 ``hinge_embedding_loss``, ``soft_margin_loss``, ``cosine_embedding_loss``,
-``triplet_margin_loss``, ``multilabel_soft_margin_loss``, ``poisson_nll_loss``."""
+``triplet_margin_loss``, ``triplet_margin_with_distance_loss``,
+``multilabel_soft_margin_loss``, ``multilabel_margin_loss``, ``poisson_nll_loss``."""
 
 import math
 
@@ -152,3 +153,70 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     if input.ndim < 2 and reduction == "none":
         loss = reshape(loss, ())
     return _reduce(loss, reduction)
+
+
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None,
+                                      margin=1.0, swap=False, reduction="mean"):
+    """``triplet_margin_loss`` with any ``distance_function`` (default
+    ``pairwise_distance``).
+
+    Example::
+
+        >>> import nbgrad
+        >>> a, p, n = nbgrad.zeros(1, 2), nbgrad.zeros(1, 2), nbgrad.ones(1, 2)
+        >>> nbgrad.nn.functional.triplet_margin_with_distance_loss(a, p, n, margin=2.0)
+        tensor(0.5858)
+    """
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    _checked("triplet_margin_with_distance_loss", anchor, positive, negative)
+    if not anchor.ndim == positive.ndim == negative.ndim:
+        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have "
+                           f"the same number of dimensions, but got: anchor {anchor.ndim}D, "
+                           f"positive {positive.ndim}D, and negative {negative.ndim}D inputs")
+    dist = distance_function if distance_function is not None else pairwise_distance
+    d_pos, d_neg = dist(anchor, positive), dist(anchor, negative)
+    if swap:
+        d_neg = minimum(d_neg, dist(positive, negative))
+    return _reduce(clamp_min(margin + d_pos - d_neg, 0), _legacy(None, None, reduction))
+
+
+def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """For each sample, ``sum_j sum_i max(0, 1 - (x[y_j] - x[i])) / C`` over its target
+    classes ``y_j`` (``target``'s leading entries, up to the first -1) and the other classes
+    ``i``, reduced over the batch.
+
+    Example::
+
+        >>> import nbgrad
+        >>> x = nbgrad.tensor([[0.1, 0.2, 0.4, 0.8]])
+        >>> nbgrad.nn.functional.multilabel_margin_loss(x, nbgrad.tensor([[3, 0, -1, 1]]))
+        tensor(0.8500)
+    """
+    import numpy as np
+
+    from ..creation import tensor
+    from .index import _host
+
+    _checked("multilabel_margin_loss", input, target)
+    if input.ndim > 2 or tuple(target.shape) != tuple(input.shape):
+        raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: "
+                           f"{list(input.shape)}")
+    one = input.ndim <= 1
+    x = input.reshape(1, -1) if one else input
+    t = _host(target).reshape(x.shape).astype(np.int64)
+    C = x.shape[1]
+    valid = np.cumprod(t >= 0, axis=1).astype(bool)  # (the targets before the first -1)
+    if ((t >= C) & valid).any():
+        raise RuntimeError(f"target index out of bounds: {int(t[valid].max())}")
+    is_target = np.zeros(x.shape, bool)
+    rows = np.nonzero(valid)[0]
+    is_target[rows, t[valid]] = True
+    dev, dt = input.device, input.dtype
+    xt = x.gather(1, tensor(np.where(valid, t, 0), device=dev))  # (N, T)
+    gaps = clamp_min(1 - xt.unsqueeze(2) + x.unsqueeze(1), 0)  # (N, T, C)
+    keep = valid[:, :, None] & ~is_target[:, None, :]
+    loss = (gaps * tensor(keep, dtype=dt, device=dev)).sum((1, 2)) / C
+    if one:
+        loss = loss.reshape(())
+    return _reduce(loss, _legacy(size_average, reduce, reduction))

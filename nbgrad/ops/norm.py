@@ -186,3 +186,24 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     check_tensor(x2, "pairwise_distance")
     d = add(sub(x1, x2), eps)
     return linalg_vector_norm(d, p, -1 if d.ndim else None, keepdim=keepdim)
+
+
+def pdist(input, p=2.0):
+    """The ``p``-norm distances between the rows of (N, M) ``input``, pair ``(i, j)`` for
+    ``i < j`` in row-major order (``N (N - 1) / 2`` of them).
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.pdist(nbgrad.tensor([[0.0, 0.0], [3.0, 4.0], [6.0, 8.0]]))
+        tensor([ 5., 10.,  5.])
+    """
+    check_tensor(input, "pdist")
+    if input.ndim != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    from ..creation import triu_indices
+
+    i, j = triu_indices(input.shape[0], input.shape[0], 1, device=input.device)
+    return linalg_vector_norm(input.index_select(0, i) - input.index_select(0, j), p, 1)

@@ -65,3 +65,32 @@ def pixel_unshuffle(input, downscale_factor):
     x = input.reshape(*lead, c, h // r, r, w // r, r)
     x = x.permute(*range(n), n, n + 2, n + 4, n + 1, n + 3)
     return x.reshape(*lead, c * r * r, h // r, w // r)
+
+
+def channel_shuffle(input, groups):
+    """The channels (dim 1) of (N, C, *) regrouped: ``groups`` groups of C / groups
+    channels, read across the groups (ShuffleNet's shuffle).
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.nn.functional.channel_shuffle(nbgrad.arange(4.0).reshape(1, 4, 1), 2)
+        tensor([[[0.],
+                 [2.],
+                 [1.],
+                 [3.]]])
+    """
+    check_tensor(input, "channel_shuffle")
+    if input.ndim < 3:
+        raise RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with "
+                           f"sizes {list(input.shape)}")
+    if groups <= 0:
+        raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of "
+                           f"groups:{groups}")
+    C = input.shape[1]
+    if C % groups:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got {C} channels "
+                           f"and {groups} groups.")
+    n, rest = input.shape[0], tuple(input.shape[2:])
+    return input.reshape((n, groups, C // groups) + rest).transpose(1, 2).reshape(
+        (n, C) + rest)

@@ -9,6 +9,7 @@ from . import padding as _padding
 from .activation import *  # noqa: F403
 from .activation import __all__ as _activations
 from .batchnorm import BatchNorm1d, BatchNorm2d
+from .channelshuffle import ChannelShuffle
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
 from .distance import CosineSimilarity, PairwiseDistance
@@ -36,6 +37,7 @@ from .loss import (
     L1Loss,
     MarginRankingLoss,
     MSELoss,
+    MultiLabelMarginLoss,
     MultiLabelSoftMarginLoss,
     MultiMarginLoss,
     NLLLoss,
@@ -43,6 +45,7 @@ from .loss import (
     SmoothL1Loss,
     SoftMarginLoss,
     TripletMarginLoss,
+    TripletMarginWithDistanceLoss,
 )
 from .module import Module
 from .normalization import GroupNorm, LayerNorm, LocalResponseNorm, RMSNorm
@@ -91,5 +94,6 @@ __all__ = [
     "Bilinear", "Dropout1d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout",
     "GaussianNLLLoss", "MultiMarginLoss", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d",
     "AdaptiveMaxPool2d", "LPPool1d", "LPPool2d", "MaxUnpool1d", "MaxUnpool2d", "Fold", "Unfold",
-    "LocalResponseNorm", "EmbeddingBag",
+    "LocalResponseNorm", "EmbeddingBag", "ChannelShuffle", "MultiLabelMarginLoss",
+    "TripletMarginWithDistanceLoss",
 ]

@@ -215,3 +215,31 @@ MultiMarginLoss = _margin_layer("MultiMarginLoss", "multi_margin_loss",
                                 (("p", 1), ("margin", 1.0), ("weight", None)),
                                 "``F.multi_margin_loss``.")
 __all__ += ["GaussianNLLLoss", "MultiMarginLoss"]
+
+MultiLabelMarginLoss = _margin_layer("MultiLabelMarginLoss", "multilabel_margin_loss", (),
+                                     "``F.multilabel_margin_loss``.")
+
+
+class TripletMarginWithDistanceLoss(Module):
+    """``F.triplet_margin_with_distance_loss``; the default distance is a
+    ``PairwiseDistance`` submodule, as PyTorch's."""
+
+    def __init__(self, *, distance_function=None, margin=1.0, swap=False, reduction="mean"):
+        super().__init__()
+        if margin <= 0:
+            raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater "
+                             f"than 0, got {margin} instead")
+        from .distance import PairwiseDistance
+
+        self.distance_function = (distance_function if distance_function is not None
+                                  else PairwiseDistance())
+        self.margin, self.swap, self.reduction = margin, swap, reduction
+
+    def forward(self, anchor, positive, negative):
+        from .. import functional as F
+
+        return F.triplet_margin_with_distance_loss(
+            anchor, positive, negative, distance_function=self.distance_function,
+            margin=self.margin, swap=self.swap, reduction=self.reduction)
+
+__all__ += ["MultiLabelMarginLoss", "TripletMarginWithDistanceLoss"]
