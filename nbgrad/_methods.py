@@ -318,6 +318,18 @@ def _unary_into_self(name, fn):
     return method
 
 
+def _address(a):
+    i = getattr(a, "__cuda_array_interface__", None)
+    return (i if i is not None else a.__array_interface__)["data"][0]
+
+
+def _storage_offset(self):
+    """Elements from the start of the storage (the root base's memory) to this tensor's
+    first element."""
+    root = self._base if self._base is not None else self
+    return (_address(self._data) - _address(root._data)) // self._dtype.itemsize
+
+
 def _no_imag(self):
     raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
 
@@ -395,6 +407,7 @@ METHODS.update({
     "imag": property(_no_imag),
     "isreal": lambda self: Cr.ones_like(self, dtype=_dt.bool_),
     "mH": property(lambda self: S.transpose(self, -2, -1)),
+    "data_ptr": lambda self: _address(self._data), "storage_offset": _storage_offset,
     "adjoint": lambda self: S.transpose(self, -2, -1),
     "H": property(_matrix_transpose),
     **{n + "_": _view_in_place(n) for n in ("t", "transpose", "squeeze", "unsqueeze")},

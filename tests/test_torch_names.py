@@ -237,3 +237,14 @@ def test_docstring_examples_run():
     for mod in (_runtime, _torch_names, windows):  # (compound's: tests/test_compound.py)
         res = doctest.testmod(mod)
         assert res.attempted and not res.failed, mod.__name__
+
+
+def test_data_ptr_and_storage_offset():
+    for key in [(slice(None),), (1,), (slice(1, None), 2), (Ellipsis, slice(None, None, 2))]:
+        x, tx = nbgrad.arange(24.0).reshape(2, 3, 4), torch.arange(24.0).reshape(2, 3, 4)
+        v, tv = x[key], tx[key]
+        assert v.storage_offset() == tv.storage_offset()
+        assert v.data_ptr() - x.data_ptr() == tv.data_ptr() - tx.data_ptr()
+        t, tt = v.t() if v.ndim == 2 else v, tv.t() if tv.ndim == 2 else tv
+        assert t.storage_offset() == tt.storage_offset()
+    assert nbgrad.ones(3).storage_offset() == 0
