@@ -158,6 +158,25 @@ def exponential(gen, n, lambd):
     return -1.0 / lambd * np.log1p(-uniform01(gen, n, np.float64))
 
 
+def cauchy(gen, n, median, sigma):
+    """``cauchy_(median, sigma)``: ``median + sigma * tan(pi (u - 1/2))`` of float64
+    uniforms."""
+    return median + sigma * np.tan(math.pi * (uniform01(gen, n, np.float64) - 0.5))
+
+
+def log_normal(gen, n, mean, std):
+    """``log_normal_(mean, std)``: ``exp`` of float64 normal samples drawn one at a time (the
+    generator's kept second sample first)."""
+    return np.exp(_normal_serial(gen, n, mean, std))
+
+
+def geometric(gen, n, p):
+    """``geometric_(p)``: ``ceil(log(u) / log(1 - p))`` of float64 uniforms: the number of
+    trials to the first success."""
+    with np.errstate(divide="ignore"):
+        return np.ceil(np.log(uniform01(gen, n, np.float64)) / np.log1p(-p))
+
+
 def randperm(gen, n):
     """``randperm(n)``: Fisher-Yates from 0..n-1, one 32-bit draw per step."""
     perm = np.arange(n, dtype=np.int64)

@@ -242,7 +242,8 @@ METHODS = {
     "median": Srt.median, "quantile": Srt.quantile, "cummax": Scan.cummax, "cummin": Scan.cummin,
     "nanmedian": Srt.nanmedian, "nanquantile": Srt.nanquantile,
     **{n: getattr(Smp, n) for n in (
-        "uniform_", "normal_", "random_", "bernoulli_", "exponential_")},
+        "uniform_", "normal_", "random_", "bernoulli_", "exponential_", "cauchy_",
+        "log_normal_", "geometric_")},
     **{n: getattr(Cond, n) for n in ("nonzero", "argwhere", "masked_select", "diag")}, "argsort": Srt.argsort, "topk": Srt.topk, "kthvalue": Srt.kthvalue,
     "zero_": I.zero_, "fill_": I.fill_, "copy_": I.copy_,
     # reductions, statistics, softmax: from the flags of their rows (ops/reduce.py,

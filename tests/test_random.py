@@ -375,3 +375,27 @@ def test_docstring_examples_run():
     for mod in (random, creation, sampling, init):
         res = doctest.testmod(mod, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
         assert res.attempted and not res.failed, mod.__name__
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_cauchy_log_normal_geometric_give_pytorchs_samples(dtype):
+    for name, args in (("cauchy_", ()), ("cauchy_", (1.5, 0.5)), ("log_normal_", ()),
+                       ("log_normal_", (0.2, 0.7)), ("geometric_", (0.3,))):
+        for n, transpose in ((3, False), (40, False), (6, True)):
+            out = []
+            for m in (nbgrad, torch):
+                m.manual_seed(7)
+                x = m.empty(n, dtype=getattr(m, dtype))
+                m.empty(3).normal_()  # (a kept second normal sample: log_normal_ reads it)
+                x = x.reshape(2, -1).t() if transpose else x
+                out.append(getattr(x, name)(*args).numpy())
+            # (float64 log-normal: NumPy's exp and C's may differ in the last bit)
+            np.testing.assert_allclose(out[0], out[1], rtol=4e-16 if name == "log_normal_"
+                                       else 0)
+    x = nbgrad.empty(4, dtype=nbgrad.int64).geometric_(0.5)
+    assert x.dtype == nbgrad.int64 and (x.numpy() >= 1).all()
+    for call in (lambda m: m.empty(2, dtype=m.int64).cauchy_(),
+                 lambda m: m.empty(2).log_normal_(std=0.0),
+                 lambda m: m.empty(2).geometric_(1.5),
+                 lambda m: m.empty(2).cauchy_(sigma=-1.0)):
+        assert error_of(lambda: call(nbgrad)) == error_of(lambda: call(torch))

@@ -202,6 +202,65 @@ def exponential_(self, lambd=1.0, *, generator=None):
                   lambda g, n, d: _D.exponential(g, n, lambd).astype(d), generator)
 
 
+_CPP_TYPE = {"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+             "uint8": "unsigned char", "bool": "bool"}
+
+
+def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
+    """Fill with samples from the Cauchy distribution at ``median`` of scale ``sigma``
+    (PyTorch's for the same seed).
+
+    Example::
+
+        >>> import nbgrad
+        >>> _ = nbgrad.manual_seed(0)
+        >>> nbgrad.empty(2).cauchy_()
+        tensor([10.5977,  0.7648])
+    """
+    if not self._dtype.is_floating_point:  # (PyTorch names C++'s type here)
+        raise RuntimeError("Cauchy distribution is a continuous probability distribution. "
+                           "dtype must be a floating point but you specified "
+                           f"{_CPP_TYPE.get(self._dtype.name, self._dtype.name)}")
+    if not sigma > 0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma:g}")
+    return _fill_(self, "cauchy_",
+                  lambda g, n, d: _D.cauchy(g, n, median, sigma).astype(d), generator)
+
+
+def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
+    """Fill with ``exp`` of samples from N(mean, std**2) (PyTorch's for the same seed).
+
+    Example::
+
+        >>> import nbgrad
+        >>> _ = nbgrad.manual_seed(0)
+        >>> nbgrad.empty(2).log_normal_()
+        tensor([59.2634,  1.5116])
+    """
+    _float_kernel(self, "log_normal_cpu")
+    if not std > 0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std:g}")
+    return _fill_(self, "log_normal_",
+                  lambda g, n, d: _D.log_normal(g, n, mean, std).astype(d), generator)
+
+
+def geometric_(self, p, *, generator=None):
+    """Fill with the number of Bernoulli(``p``) trials to the first success (PyTorch's for
+    the same seed).
+
+    Example::
+
+        >>> import nbgrad
+        >>> _ = nbgrad.manual_seed(0)
+        >>> nbgrad.empty(3).geometric_(0.5)
+        tensor([1., 1., 2.])
+    """
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p:g}")
+    return _fill_(self, "geometric_",
+                  lambda g, n, d: _D.geometric(g, n, p).astype(d), generator)
+
+
 def bernoulli(input, p=None, *, generator=None):
     """0/1 samples, 1 with probability ``input[i]`` (or ``p`` for every element); the
     result has ``input``'s shape and dtype and no gradient.
