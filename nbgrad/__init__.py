@@ -309,8 +309,6 @@ with _gc_paused():
     from .ops.concat import cat as concatenate  # noqa: E402
     from ._torch_names import broadcast_shapes, can_cast, chain_matmul  # noqa: E402
     from ._torch_names import result_type, row_stack, scalar_tensor  # noqa: E402
-    from ._torch_names import names as _top_level_forms  # noqa: E402
-
-    globals().update({_k: _v for _k, _v in _top_level_forms().items() if _k not in globals()})
+    from ._torch_names import *  # noqa: E402,F403  (the generated top-level forms)
     from .compiler import compile  # noqa: A004
     from .serialization import load, save  # noqa: E402

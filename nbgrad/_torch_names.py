@@ -363,3 +363,18 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None,
 
     return tensor(s, dtype=_dt.get_default_dtype() if dtype is None else dtype, device=device,
                   requires_grad=requires_grad)
+
+
+def _exported():
+    """The generated forms as this module's globals, and the names ``from _torch_names
+    import *`` gives ``nbgrad``: those it does not define already (it imports this module
+    last)."""
+    import sys
+
+    forms = names()
+    globals().update({k: v for k, v in forms.items() if k not in globals()})
+    pkg = sys.modules.get(__name__.rsplit(".", 1)[0])
+    return sorted(k for k in forms if pkg is None or not hasattr(pkg, k))
+
+
+__all__ = _exported()

@@ -248,3 +248,27 @@ def test_data_ptr_and_storage_offset():
         t, tt = v.t() if v.ndim == 2 else v, tv.t() if tv.ndim == 2 else tv
         assert t.storage_offset() == tt.storage_offset()
     assert nbgrad.ones(3).storage_offset() == 0
+
+
+def test_buffer_registers_when_assigned():
+    for m in (nbgrad, torch):
+        mod = m.nn.Module()
+        mod.a = m.nn.Buffer(m.ones(2))
+        mod.b = m.nn.Buffer(m.zeros(1), persistent=False)
+        mod.c = m.nn.Buffer(m.ones(1))
+        mod.c = m.nn.Buffer(m.ones(1) * 2)  # (a buffer replaced)
+        mod.p = m.nn.Parameter(m.ones(1))
+        with pytest.raises(TypeError, match="as parameter 'p'"):
+            mod.p = m.nn.Buffer(m.ones(1))
+        mod.q = 3
+        with pytest.raises(KeyError, match="attribute 'q' already exists"):
+            mod.q = m.nn.Buffer(m.ones(1))  # (as register_buffer)
+        assert isinstance(mod.a, m.nn.Buffer) and not isinstance(m.ones(1), m.nn.Buffer)
+        assert type(mod.a) is m.Tensor and not mod.a.requires_grad
+        assert list(mod.state_dict()) == ["p", "a", "c"] and mod.c.item() == 2
+        assert [n for n, _ in mod.named_buffers()] == ["a", "b", "c"]
+    src = nbgrad.ones(2, requires_grad=True)
+    b = nbgrad.nn.Buffer(src)
+    assert not b.requires_grad and b.data_ptr() == src.data_ptr()
+    with pytest.raises(TypeError, match="expected a Tensor as data, but got list"):
+        nbgrad.nn.Buffer([1.0])

@@ -3,6 +3,6 @@
 from . import functional, init, utils
 from .modules import *  # noqa: F403  (the layers, by modules.__all__)
 from .modules import __all__ as _layers
-from .parameter import Parameter
+from .parameter import Buffer, Parameter
 
-__all__ = ["functional", "init", "Parameter", "utils", *_layers]
+__all__ = ["functional", "init", "Parameter", "Buffer", "utils", *_layers]

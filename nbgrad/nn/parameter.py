@@ -13,7 +13,7 @@ PyTorch.
 from ..tensor import Tensor, is_parameter
 from ..tensor import mark_parameter as mark
 
-__all__ = ["Parameter", "is_parameter", "mark"]
+__all__ = ["Parameter", "Buffer", "is_parameter", "mark"]
 
 
 class _ParameterMeta(type):
@@ -42,3 +42,59 @@ class Parameter(metaclass=_ParameterMeta):
             p.requires_grad_(True)
         return mark(p)
 
+
+
+# ----- nn.Buffer: a tensor a Module registers as a buffer when assigned to an attribute ------
+_BUFFERS = {}  # id(tensor) -> (weakref to it, persistent), for every live marked buffer
+
+
+def _forget_buffer(key):
+    def callback(ref):
+        if _BUFFERS.get(key, (None,))[0] is ref:
+            del _BUFFERS[key]
+
+    return callback
+
+
+def buffer_mark(obj):
+    """``(True, persistent)`` for a tensor made by ``nn.Buffer``, else ``(False, None)``."""
+    entry = _BUFFERS.get(id(obj))
+    if entry is not None and entry[0]() is obj:
+        return True, entry[1]
+    return False, None
+
+
+class _BufferMeta(type):
+    def __instancecheck__(cls, obj):
+        return buffer_mark(obj)[0]
+
+
+class Buffer(metaclass=_BufferMeta):
+    """``Buffer(data, *, persistent=True)``: ``data`` (detached, sharing its storage) marked
+    so that assigning it to a Module's attribute registers it as a buffer (in
+    ``state_dict`` unless ``persistent=False``), as ``register_buffer`` does.
+
+    The result's class is ``nbgrad.Tensor``; ``isinstance(b, nn.Buffer)`` is True.
+
+    Example::
+
+        >>> import nbgrad
+        >>> m = nbgrad.nn.Module()
+        >>> m.scale = nbgrad.nn.Buffer(nbgrad.ones(2))
+        >>> list(m.state_dict())
+        ['scale']
+    """
+
+    def __new__(cls, data=None, *, persistent=True):
+        if data is None:
+            from ..creation import empty
+
+            data = empty(0)
+        if not isinstance(data, Tensor):
+            raise TypeError(f"Buffer(): expected a Tensor as data, but got "
+                            f"{type(data).__name__}")
+        import weakref
+
+        b = data.detach()
+        _BUFFERS[id(b)] = (weakref.ref(b, _forget_buffer(id(b))), bool(persistent))
+        return b

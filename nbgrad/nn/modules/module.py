@@ -8,7 +8,7 @@ from ...autograd.grad_mode import no_grad
 from ...autograd.graph import RemovableHandle
 from ...ops.inplace import zero_grads
 from ...tensor import Tensor
-from ..parameter import Parameter, is_parameter
+from ..parameter import Parameter, buffer_mark, is_parameter
 
 __all__ = ["Module"]
 
@@ -235,7 +235,10 @@ class Module:
                 modules[name] = value
             else:
                 buffers = d.get("_buffers")
-                if buffers is not None and name in buffers:
+                marked, persistent = buffer_mark(value)
+                if marked:  # (an nn.Buffer: as register_buffer, which refuses other names)
+                    self.register_buffer(name, value, persistent=persistent)
+                elif buffers is not None and name in buffers:
                     if value is not None and not isinstance(value, Tensor):
                         raise TypeError(
                             f"cannot assign '{_typename(value)}' as buffer '{name}' "
