@@ -9,6 +9,19 @@ from .utils import _factory
 __all__ = ["Embedding", "EmbeddingBag"]
 
 
+def _lookup_options(layer):
+    """The repr's part for the options Embedding and EmbeddingBag share (each shown when not
+    its default, as PyTorch's)."""
+    s = ""
+    if layer.max_norm is not None:
+        s += ", max_norm={max_norm}"
+    if layer.norm_type != 2:
+        s += ", norm_type={norm_type}"
+    if layer.scale_grad_by_freq is not False:
+        s += ", scale_grad_by_freq={scale_grad_by_freq}"
+    return s
+
+
 class Embedding(Module):
     """A lookup table of ``num_embeddings`` vectors of size ``embedding_dim``, through
     ``nn.functional.embedding``; weight initialised N(0, 1), the ``padding_idx`` row zero."""
@@ -76,12 +89,7 @@ class Embedding(Module):
         s = "{num_embeddings}, {embedding_dim}"
         if self.padding_idx is not None:
             s += ", padding_idx={padding_idx}"
-        if self.max_norm is not None:
-            s += ", max_norm={max_norm}"
-        if self.norm_type != 2:
-            s += ", norm_type={norm_type}"
-        if self.scale_grad_by_freq is not False:
-            s += ", scale_grad_by_freq={scale_grad_by_freq}"
+        s += _lookup_options(self)
         if self.sparse is not False:
             s += ", sparse=True"
         return s.format(**self.__dict__)
@@ -113,11 +121,7 @@ class EmbeddingBag(Module):
                                      "embedding_dim")
             self.weight = Parameter(_weight)
 
-    def reset_parameters(self):
-        init.normal_(self.weight)
-        if self.padding_idx is not None:
-            with no_grad():
-                self.weight[self.padding_idx] = 0.0
+    reset_parameters = Embedding.reset_parameters
 
     def forward(self, input, offsets=None, per_sample_weights=None):
         from .. import functional as F
@@ -139,14 +143,7 @@ class EmbeddingBag(Module):
         return bag
 
     def extra_repr(self):
-        s = "{num_embeddings}, {embedding_dim}"
-        if self.max_norm is not None:
-            s += ", max_norm={max_norm}"
-        if self.norm_type != 2:
-            s += ", norm_type={norm_type}"
-        if self.scale_grad_by_freq is not False:
-            s += ", scale_grad_by_freq={scale_grad_by_freq}"
-        s += ", mode={mode}"
+        s = "{num_embeddings}, {embedding_dim}" + _lookup_options(self) + ", mode={mode}"
         if self.padding_idx is not None:
             s += ", padding_idx={padding_idx}"
         return s.format(**dict(self.__dict__, mode=repr(self.mode)))
