@@ -263,7 +263,8 @@ METHODS = {
     "T": property(lambda self: S.permute(self, tuple(range(self.ndim - 1, -1, -1)))),
     "mT": property(lambda self: S.transpose(self, -2, -1)),
     "diagonal": Strd.diagonal, "unfold": Strd.unfold,
-    **{n: getattr(Sr, n) for n in ("unique", "unique_consecutive", "bincount", "histc")},
+    **{n: getattr(Sr, n) for n in ("unique", "unique_consecutive", "bincount", "histc",
+                                           "histogram")},
     **{n: getattr(Cp, n) for n in (
         "addmm", "addmv", "addbmm", "baddbmm", "addcmul", "addcdiv", "lerp", "hypot",
         "trace", "positive", "true_divide", "deg2rad", "rad2deg", "float_power", "signbit",

@@ -1,5 +1,6 @@
 """scatter_reduce / index_reduce (their forms in place too), masked_scatter, select_scatter,
-slice_scatter, diagonal_scatter, put, mode and addr / addr_ / addmv_ / addbmm_ (issue #16):
+slice_scatter, diagonal_scatter, put, mode, histogram and addr / addr_ / addmv_ / addbmm_
+(issue #16):
 values, dtypes, gradients (PyTorch's rule for amax / amin ties included) and errors against
 PyTorch; gradcheck and gradgradcheck in float64."""
 
@@ -158,3 +159,29 @@ def test_docstring_examples_run():
     for mod in (scatter_into, scatter_reduce):
         res = doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE)
         assert res.attempted and not res.failed, mod.__name__
+
+
+def test_histogram_matches_torch():
+    rng = np.random.default_rng(0)
+    for dt in ("float32", "float64"):
+        for trial in range(12):
+            x = rng.standard_normal(int(rng.integers(1, 200))).astype(dt)
+            if trial % 3 == 0:
+                x = np.round(x * 4) / 4  # (values on the edges)
+            w = rng.random(x.size).astype(dt)
+            edges = np.sort(rng.standard_normal(5)).astype(dt)
+            for kw in ({"bins": 7}, {"bins": 10, "range": (-1.0, 1.0)},
+                       {"bins": 5, "weight": w}, {"bins": 6, "density": True},
+                       {"bins": edges}, {"bins": edges, "weight": w, "density": True}):
+                got, want = (m.histogram(m.tensor(x), **{
+                    k: m.tensor(v) if isinstance(v, np.ndarray) else v for k, v in kw.items()})
+                    for m in (nbgrad, torch))
+                assert type(got).__name__ == "histogram" and got.hist.dtype == got.bin_edges.dtype
+                np.testing.assert_allclose(got.hist.numpy(), want.hist.numpy(), rtol=1e-6)
+                # (PyTorch's linspace rounds by vector chunks: edges to an ulp)
+                tol = 1e-6 if dt == "float32" else 1e-15
+                np.testing.assert_allclose(got.bin_edges.numpy(), want.bin_edges.numpy(),
+                                           rtol=tol, atol=tol)
+    got = nbgrad.tensor([1.0, 1.0]).histogram(2)
+    assert got.hist.tolist() == [0.0, 2.0] and got.bin_edges.tolist() == [0.5, 1.0, 1.5]
+    assert_same_error(lambda m: m.histogram(m.tensor([1, 2]), 2), torch, nbgrad)

@@ -141,6 +141,70 @@ def histc(input, bins=100, min=0, max=0):  # noqa: A002  (PyTorch's argument nam
     return _out(counts, input, input._dtype)
 
 
+def histogram(input, bins, *, range=None, weight=None, density=False):  # noqa: A002
+    """Counts (or summed ``weight``, or a density with ``density``) of ``input``'s values in
+    ``bins`` equal bins over ``range`` (the data's own by default), or between the edges of
+    a 1-d tensor ``bins``; a ``(hist, bin_edges)`` named tuple. The last bin holds its right
+    edge; values outside are left out.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.histogram(nbgrad.tensor([1.0, 2.0, 1.0]), bins=4, range=(0.0, 3.0))
+        histogram(hist=tensor([0., 2., 1., 0.]), bin_edges=tensor([0.0000, 0.7500, 1.5000, 2.2500, 3.0000]))
+    """
+    from collections import namedtuple
+
+    from ..creation import linspace
+
+    check_tensor(input, "histogram")
+    if not input._dtype.is_floating_point:
+        raise NotImplementedError(
+            f"\"histogramdd\" not implemented for '{SCALAR_TYPE[input._dtype.name]}'")
+    dt = input._dtype.np
+    x = _host(input).reshape(-1)
+    if isinstance(bins, Tensor):
+        edges_t = bins
+        edges = _host(bins).astype(dt)
+    else:
+        if bins <= 0:
+            raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for "
+                               "dimension 0")
+        if range is not None:
+            lo, hi = float(range[0]), float(range[1])
+        elif x.size:
+            lo, hi = float(x.min()), float(x.max())
+        else:
+            lo = hi = 0.0
+        if lo > hi:
+            raise RuntimeError(f"torch.histogram(): min should not exceed max, but got min "
+                               f"{lo} max {hi} for dimension 0")
+        if lo == hi:
+            lo, hi = lo - 0.5, hi + 0.5
+        edges_t = linspace(lo, hi, int(bins) + 1, dtype=input.dtype, device=input.device)
+        edges = _host(edges_t)
+    n = edges.size - 1
+    w = None if weight is None else _host(weight).reshape(-1).astype(dt)
+    inside = (x >= edges[0]) & (x <= edges[-1])
+    xs = x[inside]
+    if isinstance(bins, Tensor):  # (given edges: a binary search)
+        pos = np.searchsorted(edges, xs, side="right") - 1
+    else:  # (equal bins: PyTorch's linear guess, corrected by one either way)
+        pos = ((xs - edges[0]) * dt.type(n) / (edges[-1] - edges[0])).astype(np.int64)
+        pos = np.clip(pos, 0, n)
+        pos[(pos < n) & (xs < edges[np.minimum(pos, n)])] -= 1
+        up = (pos < n - 1) & (xs >= edges[np.minimum(pos + 1, n)])
+        pos[up] += 1
+    pos = np.minimum(pos, n - 1)  # (the right edge belongs to the last bin)
+    hist = np.zeros(n, dt)
+    np.add.at(hist, pos, 1 if w is None else w[inside])
+    if density:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            hist = hist / (hist.sum() * np.diff(edges))
+    result = namedtuple("histogram", ["hist", "bin_edges"])
+    return result(_out(hist, input, input._dtype), edges_t)
+
+
 def _inverse_shape(inv, input, dim):
     return inv.reshape(tuple(input.shape) if dim is None else (input.shape[dim],))
 
@@ -223,5 +287,5 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
     return _out(np.isin(a, b, assume_unique=assume_unique, invert=invert), like, _dt.bool_)
 
 
-__all__ = ["searchsorted", "bucketize", "bincount", "histc", "unique", "unique_consecutive",
+__all__ = ["searchsorted", "bucketize", "bincount", "histc", "histogram", "unique", "unique_consecutive",
            "isin"]
