@@ -9,13 +9,12 @@ from collections import namedtuple
 
 import numpy as np
 
-from .._recording import stand_ins
 from ..amp.policy import autocast_op
-from ._core import SCALAR_TYPE, backend, check_tensor
+from ._core import SCALAR_TYPE, check_tensor
 from .elementwise import add, div, mul, sub, sum_to
 from .funcdef import deffunc, surface
 from .linalg import matmul
-from .linalg_solve import LinAlgError, _square, mT
+from .linalg_solve import LinAlgError, _same_shape, _square, host_lapack, mT
 from .rearrange import diag_embed
 from .selection import tril, triu
 from .shape import unsqueeze
@@ -45,28 +44,6 @@ def _matrices(A, fname, kernel, square=True):
                                   f"'{SCALAR_TYPE[A._dtype.name]}'")
 
 
-def _host(fn, shape, arrays=1):
-    """A row's forward from ``fn`` of the host arrays of its ``arrays`` operands and its
-    arguments: the outputs in the row's dtypes, on its device. (On the compiler's
-    stand-ins, NaN of the row's ``shape``: LAPACK may refuse them, and nobody reads them.)"""
-    def forward(*operands):
-        odt, dev, args = operands[arrays], operands[arrays + 1], operands[arrays + 2:]
-        be = backend(dev)
-        hs = [np.asarray(be.to_host(a)) for a in operands[:arrays]]
-        if stand_ins():
-            out = shape(*[h.shape for h in hs], *args)
-            out = tuple(np.full(s, np.nan) for s in out) if isinstance(odt, tuple) else \
-                np.full(out, np.nan)
-        else:
-            out = fn(*hs, *args)
-        dts = odt if isinstance(odt, tuple) else (odt,)
-        outs = out if isinstance(out, tuple) else (out,)
-        res = tuple(be.from_host(np.array(o, d.np, order="C")) for o, d in zip(outs, dts))
-        return res if isinstance(odt, tuple) else res[0]
-
-    return forward
-
-
 # ----- Cholesky: A = L L^H ------------------------------------------------------------------
 def _not_positive_definite(h):
     """PyTorch's error: the first leading minor that is not positive-definite (potrf's
@@ -92,11 +69,7 @@ def _cholesky(h, upper):
     return np.swapaxes(low, -1, -2) if upper else low
 
 
-def _same_shape(s, *args):
-    return tuple(s)
-
-
-CHOLESKY = deffunc("cholesky", kernels=(), forward=_host(_cholesky, _same_shape),
+CHOLESKY = deffunc("cholesky", kernels=(), forward=host_lapack(_cholesky, _same_shape),
                    args=("upper",), dtype=lambda dt, upper: dt, shape=_same_shape,
                    node="LinalgCholeskyExBackward0", outputs=("L",),
                    grads=("cholesky_backward(grad, upper, L)",), torch_names={},
@@ -162,7 +135,7 @@ def _solve_tri_shape(sa, sb, *args):
 
 SOLVE_TRIANGULAR = deffunc(
     "solve_triangular", params=("A", "B"), kernels=(),
-    forward=_host(_solve_tri, _solve_tri_shape, 2), args=("upper", "left", "unitriangular"),
+    forward=host_lapack(_solve_tri, _solve_tri_shape, 2), args=("upper", "left", "unitriangular"),
     dtype=lambda a, b, *args: a, shape=_solve_tri_shape, node="LinalgSolveTriangularBackward0", torch_names={"A": "self"},
     grads={"A, B": "solve_triangular_backward(grad, A, result, upper, left, unitriangular, "
                    "grad_input_mask, A_shape, B_shape)"}, fn=False, method=False)
@@ -228,7 +201,7 @@ def _qr_shape(s, mode):
     return q, batch + ((m if mode == "complete" else k), n)
 
 
-QR = deffunc("qr", kernels=(), forward=_host(_qr, _qr_shape), args=("mode",),
+QR = deffunc("qr", kernels=(), forward=host_lapack(_qr, _qr_shape), args=("mode",),
              dtype=lambda dt, mode: (dt, dt), shape=_qr_shape, outputs=("Q", "R"),
              differentiable=2, node="LinalgQrBackward0", torch_names={},
              grads=("qr_backward(grads, Q, R, mode)",), fn=False, method=False)
@@ -308,7 +281,7 @@ def _eigh_shape(s, uplo):
     return tuple(s[:-1]), tuple(s)
 
 
-EIGH = deffunc("eigh", kernels=(), forward=_host(_eigh, _eigh_shape), args=("UPLO",),
+EIGH = deffunc("eigh", kernels=(), forward=host_lapack(_eigh, _eigh_shape), args=("UPLO",),
                dtype=lambda dt, uplo: (dt, dt), shape=_eigh_shape,
                outputs=("eigenvalues", "eigenvectors"), differentiable=2,
                node="LinalgEighBackward0", torch_names={},
@@ -393,7 +366,7 @@ def _svd_shape(s, full):
     return (batch + (m, m if full else k), batch + (k,), batch + ((n if full else k), n))
 
 
-SVD = deffunc("svd", kernels=(), forward=_host(_svd, _svd_shape), args=("full_matrices",),
+SVD = deffunc("svd", kernels=(), forward=host_lapack(_svd, _svd_shape), args=("full_matrices",),
               dtype=lambda dt, full: (dt, dt, dt), shape=_svd_shape, outputs=("U", "S", "Vh"),
               differentiable=3, node="LinalgSvdBackward0", torch_names={},
               grads=("svd_backward(grads, U, S, Vh, full_matrices)",), fn=False, method=False)

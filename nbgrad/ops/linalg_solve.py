@@ -7,6 +7,7 @@ from collections import namedtuple
 
 import numpy as np
 
+from .._recording import stand_ins
 from ..amp.policy import autocast_op
 from ._core import SCALAR_TYPE, backend, check_tensor
 from .elementwise import mul
@@ -59,27 +60,56 @@ def _singular(h, fname):
     raise LinAlgError(f"linalg.{fname}: the input matrix is singular")
 
 
-def _host(fn, fname):
-    def forward(x, odt, dev, *args):
+def host_lapack(fn, shape, arrays=1):
+    """A row's forward from ``fn`` of the host arrays of its ``arrays`` operands and its
+    arguments: the outputs (one, or a tuple) in the row's dtypes, on its device. On the
+    compiler's stand-ins (a shape-only recording: NaN, never read), NaN of the row's
+    ``shape`` rule instead, since LAPACK may refuse them."""
+    def forward(*operands):
+        odt, dev, args = operands[arrays], operands[arrays + 1], operands[arrays + 2:]
         be = backend(dev)
-        h = np.asarray(be.to_host(x))
-        try:
-            out = fn(h, *args)
-        except np.linalg.LinAlgError:
-            _singular(h, fname)
-        if isinstance(out, tuple):  # (one dtype per output)
-            return tuple(be.from_host(np.array(o, d.np, order="C")) for o, d in zip(out, odt))
-        return be.from_host(np.array(out, odt.np, order="C"))
+        hs = [np.asarray(be.to_host(a)) for a in operands[:arrays]]
+        if stand_ins():
+            out = shape(*[h.shape for h in hs], *args)
+            out = tuple(np.full(s, np.nan) for s in out) if isinstance(odt, tuple) else \
+                np.full(out, np.nan)
+        else:
+            out = fn(*hs, *args)
+        dts = odt if isinstance(odt, tuple) else (odt,)
+        outs = out if isinstance(out, tuple) else (out,)
+        res = tuple(be.from_host(np.array(o, d.np, order="C")) for o, d in zip(outs, dts))
+        return res if isinstance(odt, tuple) else res[0]
 
     return forward
 
 
-INV = deffunc("inv", kernels=(), forward=_host(np.linalg.inv, "inv"),
-              dtype=same_dtype, shape=lambda s: tuple(s), node="LinalgInvExBackward0",
+def _or_singular(fn, fname):
+    """``fn`` of a host matrix, PyTorch's singular-matrix error where LAPACK fails."""
+    def call(h):
+        try:
+            return fn(h)
+        except np.linalg.LinAlgError:
+            _singular(h, fname)
+
+    return call
+
+
+def _same_shape(s, *args):
+    return tuple(s)
+
+
+INV = deffunc("inv", kernels=(), forward=host_lapack(_or_singular(np.linalg.inv, "inv"),
+                                                      _same_shape),
+              dtype=same_dtype, shape=_same_shape, node="LinalgInvExBackward0",
               grads=("neg(matmul(matmul(mT(result), grad), mT(result)))",), torch_names={},
               fn=False, method=False)
-DET = deffunc("det", kernels=(), forward=_host(np.linalg.det, "det"),
-              dtype=same_dtype, shape=lambda s: tuple(s[:-2]), node="LinalgDetBackward0",
+def _batch_shape(s):
+    return tuple(s[:-2])
+
+
+DET = deffunc("det", kernels=(), forward=host_lapack(_or_singular(np.linalg.det, "det"),
+                                                      _batch_shape),
+              dtype=same_dtype, shape=_batch_shape, node="LinalgDetBackward0",
               grads=("mul(unsqueeze(unsqueeze(mul(grad, result), -1), -1), mT(inv(input)))",),
               torch_names={}, fn=False, method=False)
 
@@ -89,8 +119,13 @@ def _slogdet(h):
     return sign, logabs
 
 
-SLOGDET = deffunc("slogdet", kernels=(), forward=_host(_slogdet, "slogdet"),
-                  dtype=lambda idt: (idt, idt), shape=lambda s: (tuple(s[:-2]),) * 2,
+def _slogdet_shape(s):
+    return (_batch_shape(s),) * 2
+
+
+SLOGDET = deffunc("slogdet", kernels=(),
+                  forward=host_lapack(_or_singular(_slogdet, "slogdet"), _slogdet_shape),
+                  dtype=lambda idt: (idt, idt), shape=_slogdet_shape,
                   outputs=("sign", "logabsdet"), differentiable=2, node="LinalgSlogdetBackward0",
                   grads=("slogdet_backward(grads, input)",),
                   torch_names={}, fn=False, method=False)
@@ -112,15 +147,17 @@ def _solve(a, b, vector):
     return np.linalg.solve(a, b)
 
 
-def _solve_forward(a, b, odt, dev, vector):
-    be = backend(dev)
-    ha, hb = np.asarray(be.to_host(a)), np.asarray(be.to_host(b))
+def _solve_or_raise(a, b, vector):
     try:
-        out = _solve(ha, hb, vector)
+        return _solve(a, b, vector)
     except np.linalg.LinAlgError:
         raise LinAlgError("torch.linalg.solve: The solver failed because the input matrix is "
                           "singular.") from None
-    return be.from_host(np.array(out, odt.np, order="C"))
+
+
+def _solve_shape(sa, sb, vector):
+    batch = tuple(np.broadcast_shapes(tuple(sa[:-2]), tuple(sb[:-1] if vector else sb[:-2])))
+    return batch + ((sa[-1],) if vector else (sa[-1], sb[-1]))
 
 
 def solve_backward_a(grad_b, result, vector):
@@ -130,11 +167,9 @@ def solve_backward_a(grad_b, result, vector):
     return -matmul(grad_b, mT(result))
 
 
-SOLVE = deffunc("solve", params=("A", "B"), kernels=(), forward=_solve_forward,
-                dtype=lambda a, b, vector: a,
-                shape=lambda sa, sb, vector: tuple(np.broadcast_shapes(
-                    tuple(sa[:-2]), tuple(sb[:-1] if vector else sb[:-2]))) + (
-                    (sa[-1],) if vector else (sa[-1], sb[-1])),
+SOLVE = deffunc("solve", params=("A", "B"), kernels=(),
+                forward=host_lapack(_solve_or_raise, _solve_shape, 2),
+                dtype=lambda a, b, vector: a, shape=_solve_shape,
                 args=("vector",), node="LinalgSolveExBackward0",
                 grads={"A, B": "solve_backward(grad, A, result, vector, grad_input_mask)"},
                 torch_names={}, fn=False, method=False)

@@ -12,8 +12,8 @@ from ._core import SCALAR_TYPE, check_tensor
 from .elementwise import add, div, mul, sub
 from .funcdef import deffunc, surface
 from .linalg import matmul
-from .linalg_decomp import _eigh, _host, finite_for_svd, svdvals
-from .linalg_solve import _square, mT
+from .linalg_decomp import _eigh, finite_for_svd, svdvals
+from .linalg_solve import _square, host_lapack, mT
 from .shape import unsqueeze
 
 _LSTSQ = namedtuple("linalg_lstsq", ["solution", "residuals", "rank", "singular_values"])
@@ -69,7 +69,7 @@ def _pinv_shape(s, *args):
     return tuple(s[:-2]) + (s[-1], s[-2])
 
 
-PINV = deffunc("pinv", kernels=(), forward=_host(_pinv, _pinv_shape),
+PINV = deffunc("pinv", kernels=(), forward=host_lapack(_pinv, _pinv_shape),
                args=("atol", "rtol", "hermitian"), dtype=lambda dt, *args: dt, shape=_pinv_shape,
                node="LinalgPinvBackward0", grads=("pinv_backward(grad, result, input)",),
                fn=False, method=False)
