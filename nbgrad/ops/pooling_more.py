@@ -19,6 +19,21 @@ def _pair(v, name):
     return tuple(int(x) for x in v)
 
 
+def _single(v):
+    """A 1-d size given as an int or a 1-sequence, as an int."""
+    return v[0] if isinstance(v, (tuple, list)) else v
+
+
+def _sequence(input, output_size, name):
+    """The 1-d adaptive pools' check (PyTorch's message) and their output size."""
+    check_tensor(input, name)
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional "
+                           f"tensor for argument #1 'self' (while checking arguments for "
+                           f"{name})")
+    return _single(output_size)
+
+
 def adaptive_avg_pool1d(input, output_size):
     """1-d average pooling to ``output_size`` over (N, C, L) or (C, L).
 
@@ -28,12 +43,7 @@ def adaptive_avg_pool1d(input, output_size):
         >>> nbgrad.nn.functional.adaptive_avg_pool1d(nbgrad.arange(6.0).reshape(1, 1, 6), 2)
         tensor([[[1., 4.]]])
     """
-    check_tensor(input, "adaptive_avg_pool1d")
-    if input.ndim not in (2, 3):
-        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional "
-                           f"tensor for argument #1 'self' (while checking arguments for "
-                           f"adaptive_avg_pool1d)")
-    size = output_size[0] if isinstance(output_size, (tuple, list)) else output_size
+    size = _sequence(input, output_size, "adaptive_avg_pool1d")
     return adaptive_avg_pool2d(input.unsqueeze(-2), (1, size)).squeeze(-2)
 
 
@@ -73,12 +83,7 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
 
 def adaptive_max_pool1d(input, output_size, return_indices=False):
     """1-d ``adaptive_max_pool2d`` over (N, C, L) or (C, L)."""
-    check_tensor(input, "adaptive_max_pool1d")
-    if input.ndim not in (2, 3):
-        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional "
-                           f"tensor for argument #1 'self' (while checking arguments for "
-                           f"adaptive_max_pool1d)")
-    size = output_size[0] if isinstance(output_size, (tuple, list)) else output_size
+    size = _sequence(input, output_size, "adaptive_max_pool1d")
     out = adaptive_max_pool2d(input.unsqueeze(-2), (1, size), return_indices)
     if return_indices:
         return out[0].squeeze(-2), out[1].squeeze(-2)
@@ -102,9 +107,8 @@ def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
 
 def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     """1-d ``lp_pool2d`` over (N, C, L) or (C, L)."""
-    k = kernel_size[0] if isinstance(kernel_size, (tuple, list)) else kernel_size
-    s = None if stride is None else (1, stride[0] if isinstance(stride, (tuple, list))
-                                     else stride)
+    k = _single(kernel_size)
+    s = None if stride is None else (1, _single(stride))
     out = avg_pool2d(input.pow(norm_type).unsqueeze(-2), (1, k), s, 0, ceil_mode).squeeze(-2)
     return (out.sign() * out.abs().relu()).mul(k).pow(1.0 / norm_type)
 
@@ -146,10 +150,9 @@ def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_siz
 
 def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     """The inverse of ``max_pool1d`` with ``return_indices``."""
-    one = (lambda v: v[0] if isinstance(v, (tuple, list)) else v)
-    k = one(kernel_size)
-    s = one(stride) if stride is not None else k
-    (L,) = _unpool_size(input, (k,), (s,), (one(padding),), output_size, 1)
+    k = _single(kernel_size)
+    s = _single(stride) if stride is not None else k
+    (L,) = _unpool_size(input, (k,), (s,), (_single(padding),), output_size, 1)
     lead = tuple(input.shape[:-1])
     plane = zeros(lead + (L,), dtype=input.dtype, device=input.device)
     return plane.scatter(-1, indices, input)
