@@ -40,6 +40,7 @@ from .ops import stats as St
 from .ops import strided as Strd
 from .ops.funcdef import public as func_rows
 from .ops.opdef import TABLE
+from .ops.view_inplace import _ptr
 from .tensor import _TYPE_NAMES, Tensor
 
 
@@ -320,16 +321,11 @@ def _unary_into_self(name, fn):
     return method
 
 
-def _address(a):
-    i = getattr(a, "__cuda_array_interface__", None)
-    return (i if i is not None else a.__array_interface__)["data"][0]
-
-
 def _storage_offset(self):
     """Elements from the start of the storage (the root base's memory) to this tensor's
     first element."""
     root = self._base if self._base is not None else self
-    return (_address(self._data) - _address(root._data)) // self._dtype.itemsize
+    return (_ptr(self._data) - _ptr(root._data)) // self._dtype.itemsize
 
 
 def _no_imag(self):
@@ -409,7 +405,7 @@ METHODS.update({
     "imag": property(_no_imag),
     "isreal": lambda self: Cr.ones_like(self, dtype=_dt.bool_),
     "mH": property(lambda self: S.transpose(self, -2, -1)),
-    "data_ptr": lambda self: _address(self._data), "storage_offset": _storage_offset,
+    "data_ptr": lambda self: _ptr(self._data), "storage_offset": _storage_offset,
     "adjoint": lambda self: S.transpose(self, -2, -1),
     "H": property(_matrix_transpose),
     **{n + "_": _view_in_place(n) for n in ("t", "transpose", "squeeze", "unsqueeze")},

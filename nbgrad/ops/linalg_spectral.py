@@ -25,7 +25,9 @@ def _host_value(v):
     """A tolerance argument on the host: None, a number, or a tensor's values."""
     if v is None or not hasattr(v, "shape"):
         return v
-    return np.asarray(v.detach().cpu().numpy(), np.float64)
+    from .index import _host
+
+    return np.asarray(_host(v), np.float64)
 
 
 def _tolerance(s, atol, rtol, m, n):
