@@ -89,7 +89,7 @@ def test_digits_trains_compiled_to_the_same_accuracy(tmp_path, capsys):
     args = ["--epochs", "2", "--out", str(tmp_path), "--no-progress"]
     eager = digits.main(args)
     compiled = digits.main(args + ["--compile"])
-    # (traced, cross_entropy runs as log_softmax and nll_loss: last-bit differences only)
+    # (equal here; a fused region may round differently in the last bits on another CPU)
     assert compiled == pytest.approx(eager, abs=0.006)  # at most 2 of 359 test digits
     out = capsys.readouterr().out
     assert f"test accuracy: {compiled * 100:.2f}% (mlp, compiled, 2 epochs" in out

@@ -21,7 +21,7 @@ from nbgrad.ops.conv import col2im, conv_mm, im2col, max_pool2d_backward, max_po
 from nbgrad.ops.elementwise import clamp_grad
 from nbgrad.ops.funcdef import TABLE
 from nbgrad.ops.linalg import linear_backward, matmul_backward
-from nbgrad.ops.loss import nll_loss_backward
+from nbgrad.ops.loss import cross_entropy_backward, nll_loss_backward
 from nbgrad.ops.normalization import native_layer_norm, native_layer_norm_backward
 from nbgrad.ops.shape import index_backward
 
@@ -306,6 +306,22 @@ CASES = [
     ("nll_loss", [(2, 4, 3), np.array([[0, 3, 1], [2, 2, -100]])],
      lambda m, x, t: m.nn.functional.nll_loss(x, t, reduction="none"), (0, -100),
      {"requires": (True, False), "torch_node": False}),  # (torch's: nll_loss2d and views)
+    # (torch's cross_entropy is log_softmax then nll_loss: its NllLossBackward0 has an edge
+    # to LogSoftmaxBackward0, ours to the logits; the saved values are compared in
+    # test_functional.py)
+    ("cross_entropy_loss", [(3, 4), np.array([0, 3, 1]), np.array([0.5, 1.0, 2.0, 1.5])],
+     lambda m, x, t, w: m.nn.functional.cross_entropy(x, t, w), (1, -100, True),
+     {"requires": (True, False, False), "torch_node": False}),
+    ("cross_entropy_loss", [(2, 4, 3), np.array([[0, 3, 1], [2, 2, 1]])],
+     lambda m, x, t: m.nn.functional.cross_entropy(x, t, reduction="none", ignore_index=2),
+     (0, 2, True), {"requires": (True, False), "torch_node": False}),
+    ("cross_entropy_backward", [(3,), (3, 4), np.array([0, 3, 1]),
+                                np.array([0.5, 1.0, 2.0, 1.5])],
+     lambda m, g, x, t, w: (
+         torch.autograd.grad(m.nn.functional.cross_entropy(x, t, w, reduction="none"), x, g,
+                             create_graph=True)[0]
+         if m is torch else cross_entropy_backward(g, x, t, w)),
+     (-100, False), {"requires": (True, True, False, False), "torch_node": False}),
     # (total_weight: the weights the targets take, 0.5 + 1.5 + 1.0)
     ("nll_loss_backward", [np.array(1.3), (3, 4), np.array([0, 3, 1]),
                            np.array([0.5, 1.0, 2.0, 1.5]), np.array(3.0)],

@@ -667,6 +667,20 @@ def test_fused_grad_fn_names_match_torch():
     assert F.cross_entropy(N(a), nbgrad.tensor([0, 3, 1])).grad_fn is None
 
 
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_cross_entropy_saved_attributes_match_torch(reduction):
+    # (PyTorch's node is nll_loss's, over log_softmax's output: what ours saves as "self")
+    a, tgt, w = rnd(4, 3, seed=73), np.array([2, 0, 1, 1]), np.array([0.5, 2.0, 1.5])
+    nodes = [f.cross_entropy(x, m.tensor(tgt), weight=m.tensor(w), reduction=reduction).grad_fn
+             for m, f, x in ((nbgrad, F, N(a, True)), (torch, TF, T(a, True)))]
+    nb, nt = nodes
+    for name in ("self", "target", "weight", "total_weight"):
+        np.testing.assert_allclose(val(getattr(nb, "_saved_" + name)),
+                                   val(getattr(nt, "_saved_" + name)), rtol=1e-12)
+    assert nb._saved_reduction == nt._saved_reduction
+    assert nb._saved_ignore_index == -100 == nt._saved_ignore_index - 2**64
+
+
 def _ln_vs_torch(shape, nshape, dtype, seed, rtol):
     a = rnd(*shape, seed=seed) * 3 + 2
     w, b = rnd(*nshape, seed=seed + 1), rnd(*nshape, seed=seed + 2)

@@ -80,8 +80,8 @@ class FuncDef:
             formula may give several operands' gradients as a tuple (key ``"input, weight,
             bias"``) and reads ``grad_input_mask``, which of them are needed. The node saves
             what the formulas read and has one edge per operand with a formula.
-        torch_names: PyTorch's names of operands whose name differs (``{"input": "self"}``,
-            the default), for ``grad_fn._saved_<name>``.
+        torch_names: PyTorch's names of operands (or saved outputs) whose name differs
+            (``{"input": "self"}``, the default), for ``grad_fn._saved_<name>``.
         node: the node class name (PyTorch's: ``SumBackward1``; default
             ``<Name>Backward0``).
         listed: the row's one operand is a list of tensors (PyTorch's ``Tensor[]``, as
@@ -511,7 +511,7 @@ def _expose_saved(op):
             for suffix, (tsuffix, _) in _DERIVED.items():
                 if n == p + suffix:
                     return tp + tsuffix
-        return n
+        return op.torch_names.get(n, n)  # (an output saved under PyTorch's operand name)
 
     for i, n in enumerate(op.saves):
         setattr(cls, "_saved_" + torch_name(n), property(lambda self, i=i: self.unpack_saved()[i]))

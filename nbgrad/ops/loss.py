@@ -7,23 +7,14 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..amp.policy import autocast_op
-from ..autograd.grad_mode import STATE as _STATE
-from ..autograd.graph import edge_of
 from ..storage.layout import c_data, cast_data, copy_data
 from ..tensor import _wrap
-from . import dispatch as _dispatch
 from ._core import (
-    Node,
     Tensor,
-    attach,
     backend,
-    contiguous_data,
-    in_float32,
     kernel,
     needs_grad,
-    record,
     same_device,
-    save,
     to_dtype_data,
 )
 from .elementwise import (
@@ -37,9 +28,11 @@ from .elementwise import (
     where,
     zeros_like,  # noqa: F401  (a formula names it)
 )
+from .elementwise_data import binary_data
 from .funcdef import deffunc, surface
 from .index import gather
 from .normalization import flat_param
+from .reduce import _sum_all_forward
 from .reduce import mean as _mean
 from .reduce import sum as _sum
 from .shape import expand, permute, reshape, squeeze, unsqueeze
@@ -80,6 +73,7 @@ def _class_mask(target, weight, ignore_index, n_classes, dtype, device):
 
 
 _REDUCTION = {"none": 0, "mean": 1, "sum": 2}  # PyTorch's enum, as its nodes save it
+_REDUCTION_NAME = {v: k for k, v in _REDUCTION.items()}
 
 
 def _acb_data(x, dt, dev):
@@ -180,8 +174,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     if reduction not in _REDUCTION:
         raise ValueError(f"{reduction} is not a valid value for reduction")
     same_device("nll_loss", input, target, weight)
-    _ce_weight(weight, input.shape[1] if input.ndim > 1 else input.shape[0], input._dtype,
-               input._device)  # (its shape check)
+    _ce_weight(weight, input.shape[1] if input.ndim > 1 else input.shape[0])
     return NLL_LOSS.call(input, target, weight, _REDUCTION[reduction], int(ignore_index))[0]
 
 
@@ -215,11 +208,9 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     reduction = _legacy(size_average, reduce, reduction)
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
-    # (the fused op's node is not a table row: while the compiler traces, the same loss
-    # runs as its rows, log_softmax then nll_loss, which a trace can hold)
     if (label_smoothing <= 0 and isinstance(target, Tensor) and isinstance(input, Tensor)
-            and target._dtype._cat == 1 and not _dispatch._TRACING):
-        return _cross_entropy_fused(input, target, weight, ignore_index, reduction)
+            and target._dtype._cat == 1):
+        return cross_entropy_loss(input, target, weight, reduction, ignore_index)
     cdim = 1 if input.ndim > 1 else 0
     C = input.shape[cdim]
     logp = log_softmax(input, cdim)
@@ -262,211 +253,194 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     return add(mul(nll, 1 - label_smoothing), mul(ret, label_smoothing / C))
 
 
-def _flat_int64(t, dev):
-    """Contiguous 1-D int64 storage of index tensor ``t``."""
-    return _int64_data(t._data, dev)
-
-
-def _ce_weight(weight, C, dt, dev):
+def _ce_weight(weight, C):
+    """PyTorch's check of a class weight's shape."""
     if weight is not None and tuple(weight.shape) != (C,):
         raise RuntimeError(
             f"weight tensor should be defined either for all {C} classes or no classes but got "
             f"weight tensor of shape: {list(weight.shape)}"
         )
-    return flat_param(None if weight is None else weight._data, C, dt, dev)
 
 
-def _ce_rows(x, cdim, target, wv, has_w, ignore_index, want_lp=False):
-    """Run the fused forward kernel: per-row losses (target's shape), the per-row
-    (max, log-sum-exp) statistics, the weight sum and, with ``want_lp``, the rows of
+def _class_rows(x, odt, dev):
+    """Logits array (N, C, d1, ...), (N, C) or (C,) as C-contiguous rows ``(M, C)``,
+    classes last, of dtype ``odt`` (a copy only for K-dim, non-contiguous or other-dtype
+    input)."""
+    cdim = 1 if x.ndim > 1 else 0
+    C = x.shape[cdim]
+    M = math.prod(x.shape[:cdim] + x.shape[cdim + 1:])
+    if x.ndim <= 2:
+        return c_data(x, dev, odt).reshape(M, C)
+    perm = (0,) + tuple(range(2, x.ndim)) + (1,)
+    return copy_data(backend(dev).permute(x, perm), odt, dev).reshape(M, C)
+
+
+def _in_layout(rows, shape, dev, copy):
+    """Rows ``(M, C)`` (classes last) as an array of the logits' ``shape`` (N, C, d1, ...):
+    a view, or with ``copy`` a C-contiguous copy."""
+    if len(shape) <= 2:
+        return rows.reshape(shape)
+    nd = len(shape)
+    lead = (shape[0],) + tuple(shape[2:]) + (shape[1],)
+    v = backend(dev).permute(rows.reshape(lead), (0, nd - 1) + tuple(range(1, nd - 1)))
+    return copy_data(v, _dt.from_numpy_dtype(rows.dtype), dev) if copy else v
+
+
+def _ce_kernel(xv, t, wv, has_w, ignore_index, odt, dev, want_lp):
+    """The fused forward kernel over logits rows ``xv``: per-row losses (``t``'s shape),
+    per-row (max, log-sum-exp), the weight sum (a float) and, with ``want_lp``, the rows of
     log-probabilities (else None); IndexError for a bad target."""
-    dev, dt = x._device, x._dtype
     be = backend(dev)
-    xv = _class_rows(x, cdim)
-    tv = _flat_int64(target, dev)
+    tv = _int64_data(t, dev)
     M = tv.size
-    loss = be.empty(tuple(target.shape), dt.np)
-    stats = be.empty((M, 2), dt.np)
-    lp = be.empty(tuple(xv.shape), dt.np) if want_lp else None
+    loss = be.empty(tuple(t.shape), odt.np)
+    stats = be.empty((M, 2), odt.np)
+    lp = be.empty(tuple(xv.shape), odt.np) if want_lp else None
     wsum = np.zeros(1, np.float64)
     bad = kernel("cross_entropy", dev)(xv, tv, wv, has_w, ignore_index, loss.reshape((M,)),
                                        stats, wsum, lp)
     if bad is not None:
         raise IndexError(f"Target {bad} is out of bounds.")
-    return loss, stats, float(wsum[0]), xv, tv, lp
+    return loss, stats, float(wsum[0]), tv, lp
 
 
-class _CrossEntropyBackward(Node):
-    """The fused cross_entropy's node (named as PyTorch's there, whose last op is
-    nll_loss): the reduction's gradient, then the fused ``cross_entropy_backward``. Not a
-    row yet: it saves the log-probabilities in place of the logits, whose edge it keeps."""
-
-    __slots__ = ()
-
-    @classmethod
-    def name(cls):
-        return "NllLossBackward0"
-
-    def backward(self, saved, g):
-        lp, target, weight, stats = saved
-        ignore_index, reduction, wsum = self.attrs
-        tshape = tuple(target.shape)
-        if reduction == "sum":
-            g = expand(g, tshape)
-        elif reduction == "mean":
-            g = expand(div(g, wsum if wsum != 0 else math.nan), tshape)
-        # the log-probabilities stand in for the logits (softmax(lp) == softmax(x), and the
-        # statistics of lp are 0), their gradient going to the logits' edge
-        return (cross_entropy_backward(g, lp, target, weight, ignore_index, stats,
-                                       _edge=self.next_functions[0]),)
-
-    # PyTorch's saved attributes (grad_fn._saved_<name>): the log-probabilities, target,
-    # weight, total weight (a 0-d tensor), ignore_index and reduction (0 none, 1 mean, 2 sum)
-    _saved_self = property(lambda self: self.unpack_saved()[0])
-    _saved_target = property(lambda self: self.unpack_saved()[1])
-    _saved_weight = property(lambda self: self.unpack_saved()[2])
-    _saved_ignore_index = property(lambda self: self.attrs[0])
-    _saved_reduction = property(lambda self: {"none": 0, "mean": 1, "sum": 2}[self.attrs[1]])
-
-    @property
-    def _saved_total_weight(self):
-        x = self.unpack_saved()[0]
-        v = self.attrs[2] if self.attrs[1] != "none" else 0.0  # (PyTorch's: not summed)
-        return _wrap(backend(x._device).full((), v, x._dtype.np), x._dtype, x._device)
-
-
-def _log_probs(x, rows, stats):
-    """``log_softmax(x)`` in ``x``'s layout from the fused forward's rows of
-    log-probabilities (``(x - max) - lse``): what PyTorch's cross-entropy saves (its
-    log_softmax's output) instead of the logits, so that the logits may change in place
-    before backward. Also zero statistics for the backward kernel to read them with."""
-    dev, dt = x._device, x._dtype
+def _ce_forward(x, t, w, odts, dev, reduction, ignore_index, keep):
+    odt = odts[0]
+    xv = _class_rows(x, odt, dev)
+    wv, has_w = flat_param(w, xv.shape[1], odt, dev)
+    loss, _, wsum, _, rows = _ce_kernel(xv, t, wv, has_w, ignore_index, odt, dev, keep)
+    # what PyTorch's cross-entropy saves is its log_softmax's output, not the logits (which
+    # may then change in place before backward): the rows of log-probabilities, in x's layout
+    lp = None if rows is None else _in_layout(rows, x.shape, dev, False)
     be = backend(dev)
-    if x.ndim <= 2:
-        lp = rows.reshape(tuple(x.shape))
-    else:  # rows in (N, d1, ..., C) order: a view in (N, C, d1, ...) order
-        nd = x.ndim
-        lead = (x.shape[0],) + tuple(x.shape[2:]) + (x.shape[1],)
-        lp = be.permute(rows.reshape(lead), (0, nd - 1) + tuple(range(1, nd - 1)))
-    return _wrap(lp, dt, dev), be.zeros(tuple(stats.shape), dt.np)
+    if reduction == 0:
+        return loss, lp, be.full((), 0.0, odt.np)  # (PyTorch's total weight there)
+    s = _sum_all_forward(loss, odt, dev, None)
+    if reduction == 1:  # (0/0 is nan, as PyTorch's mean over no weight)
+        s = binary_data("div", _wrap(s, odt, dev), wsum if wsum != 0 else math.nan, odt,
+                        odt, dev)
+    return s, lp, be.full((), wsum, odt.np)
 
 
-@in_float32
-def _cross_entropy_fused(input, target, weight, ignore_index, reduction):
-    x = _float_input(input, "log_softmax")
-    if reduction not in ("none", "sum", "mean"):
-        raise ValueError(f"{reduction} is not a valid value for reduction")
-    if x.ndim < 1:
-        raise ValueError("Expected input to have at least 1 dimension")
-    cdim = 1 if x.ndim > 1 else 0
-    n = x.shape[0] if x.ndim > 1 else 1
-    if x.ndim > 1 and (target.ndim == 0 or target.shape[0] != n) or (x.ndim == 1 and target.ndim != 0):
-        raise ValueError(
-            f"Expected input batch_size ({n}) to match target batch_size "
-            f"({target.shape[0] if target.ndim else 1})."
-        )
-    want = tuple(x.shape[:cdim]) + tuple(x.shape[cdim + 1:])
-    if tuple(target.shape) != want:
-        raise RuntimeError(f"Expected target size {list(want)}, got {list(target.shape)}")
-    dev, dt = same_device("cross_entropy", x, target, weight), x._dtype
-    wv, has_w = _ce_weight(weight, x.shape[cdim], dt, dev)
-    loss, stats, wsum, _, _, rows = _ce_rows(x, cdim, target, wv, has_w, ignore_index,
-                                             needs_grad(x))
-    per = _wrap(loss, dt, dev)
-    if reduction == "none":
-        out = per
-    elif reduction == "sum":
-        out = _sum(per)
+def _ce_shapes(sx, st, sw, reduction, ignore_index, keep):
+    return (tuple(st) if reduction == 0 else (), tuple(sx) if keep else None, ())
+
+
+def _ce_input_grad(grads, log_probs, target, weight, total_weight, reduction, ignore_index):
+    """The logits' gradient from the loss's (``grads[0]``) and, in a higher-order backward,
+    the log-probabilities' (``grads[1]``: they stand in for the logits in the loss's own
+    backward, whose derivative in them comes back here, through log_softmax's)."""
+    g, glp = grads
+    gx = None
+    if g is not None:
+        if reduction == 1:
+            g = div(g, total_weight)
+        if reduction != 0:
+            g = expand(g, tuple(target.shape))
+        gx = CROSS_ENTROPY_BACKWARD.call(g, log_probs, target, weight, ignore_index, True)
+    if glp is not None:
+        cdim = 1 if log_probs.ndim > 1 else 0
+        # softmax(lp) rather than exp(lp): an ignored row holds the logits themselves
+        d = sub(glp, mul(softmax(log_probs, cdim), _sum(glp, cdim, keepdim=True)))
+        gx = d if gx is None else add(gx, d)
+    return gx
+
+
+def _ce_backward_forward(g, x, t, w, odt, dev, ignore_index, log_probs):
+    be = backend(dev)
+    xv = _class_rows(x, odt, dev)
+    wv, has_w = flat_param(w, xv.shape[1], odt, dev)
+    if log_probs:  # (the statistics of log-probabilities are 0: exp(lp) is the softmax)
+        tv = _int64_data(t, dev)
+        stats = be.zeros((tv.size, 2), odt.np)
     else:
-        out = div(_sum(per), wsum if wsum != 0 else math.nan)
-    if needs_grad(x):
-        lp, zstats = _log_probs(x, rows, stats)
-        record(_CrossEntropyBackward, out, (x,), (lp, save(target), save(weight), zstats),
-               (ignore_index, reduction, wsum))
-    return out
-
-
-class CrossEntropyBackwardBackward0(Node):
-    """Derivatives of ``w[t] * g * (softmax(x) - onehot(t))`` with respect to ``g`` and
-    ``x``, written with softmax / _softmax_backward_data so they are differentiable again."""
-
-    __slots__ = ()
-
-    def backward(self, saved, gg):
-        g, x, target, weight = saved
-        ignore_index = self.attrs
-        fg, fx = self.needs_input_grad
-        cdim = 1 if x.ndim > 1 else 0
-        dt = x._dtype
-        ign = eq(target, ignore_index)
-        keep = rsub(ign.to(dt), 1)
-        ts = mul(target, eq(ign, False).to(target._dtype))  # ignored rows -> class 0
-        wr = keep if weight is None else mul(weight.detach().to(dt)[ts], keep)
-        p = softmax(x, cdim)
-        dg = dx = None
-        if fg:
-            picked = squeeze(gather(gg, cdim, unsqueeze(ts, cdim)), cdim)
-            dg = mul(wr, sub(_sum(mul(gg, p), cdim), picked))
-        if fx:
-            dx = _softmax_backward_data(mul(gg, unsqueeze(mul(wr, g), cdim)), p, cdim)
-        return dg, dx
-
-
-@in_float32
-def cross_entropy_backward(grad, input, target, weight=None, ignore_index=-100, stats=None,
-                           _edge=None):
-    """Gradient of the per-row cross-entropy ``w[t] * (logsumexp(x_row) - x_row[t])`` with
-    respect to the logits ``input`` (N, C, ...), given ``grad`` per row (target's shape):
-    ``w[t] * grad * (softmax(x_row) - onehot(t))``, 0 for ignored rows, in one fused pass.
-    ``stats`` are the forward's per-row (max, log-sum-exp) (recomputed when None). With
-    ``_edge``, ``input`` holds log-probabilities standing in for logits whose autograd edge
-    ``_edge`` is (see ``_CrossEntropyBackward``)."""
-    x = input
-    dev, dt = x._device, x._dtype
-    cdim = 1 if x.ndim > 1 else 0
-    wv, has_w = _ce_weight(weight, x.shape[cdim], dt, dev)
-    if stats is None:
-        _, stats, _, xv, tv, _ = _ce_rows(x, cdim, target, wv, has_w, ignore_index)
-    else:
-        xv, tv = _class_rows(x, cdim), _flat_int64(target, dev)
+        _, stats, _, tv, _ = _ce_kernel(xv, t, wv, has_w, ignore_index, odt, dev, False)
     M = tv.size
-    if grad._dtype is not dt:
-        grad = grad.to(dt)
-    gv = grad._data
-    be = backend(dev)
-    if tuple(gv.shape) != (M,):
-        gv = be.reshape_view(gv, (M,))
-        if gv is None:
-            gv = copy_data(grad._data, dt, dev).reshape((M,))
-    if x.ndim <= 2:
-        out = be.empty(tuple(x.shape), dt.np)
-        rows = out.reshape(xv.shape)
-    else:  # rows in (N, d1, ..., C) order, then back to (N, C, d1, ...)
-        rows = be.empty(xv.shape, dt.np)
+    gv = cast_data(g, odt, dev)
+    gv = be.reshape_view(gv, (M,)) if gv.size else gv.reshape((0,))
+    if gv is None:
+        gv = copy_data(g, odt, dev).reshape((M,))
+    rows = be.empty(tuple(xv.shape), odt.np)
     if rows.size:
         kernel("cross_entropy_backward", dev)(gv, xv, tv, wv, has_w, ignore_index, stats, rows)
-    if x.ndim > 2:
-        nd = x.ndim
-        lead = (x.shape[0],) + tuple(x.shape[2:]) + (x.shape[1],)
-        back = (0, nd - 1) + tuple(range(1, nd - 1))
-        out = copy_data(be.permute(rows.reshape(lead), back), dt, dev)
-    res = _wrap(out, dt, dev)
-    if _edge is None:
-        if needs_grad(grad, x):
-            record(CrossEntropyBackwardBackward0, res, (grad, x),
-                   (save(grad), save(x), save(target), weight), ignore_index)
-    elif _STATE.enabled and (grad._rg or _edge[0] is not None):
-        attach(CrossEntropyBackwardBackward0, res, (edge_of(grad), _edge),
-               (save(grad), x, save(target), weight), ignore_index)
-    return res
+    return _in_layout(rows, x.shape, dev, True)
 
 
-def _class_rows(x, cdim):
-    """Logits (N, C, d1, ...) as C-contiguous rows ``(M, C)``, classes last (a copy only
-    for K-dim or non-contiguous input)."""
-    C = x.shape[cdim]
-    M = x.numel() // C if C else math.prod(x.shape[:cdim] + x.shape[cdim + 1:])
-    if x.ndim <= 2:
-        return contiguous_data(x).reshape(M, C)
-    perm = (0,) + tuple(range(2, x.ndim)) + (1,)
-    return copy_data(backend(x._device).permute(x._data, perm), x._dtype, x._device).reshape(M, C)
+def _ce_double_backward(grad, grad_output, input, target, weight, ignore_index, mask):
+    """Derivatives of ``w[t] * g * (softmax(x) - onehot(t))`` in ``g`` (``grad_output``) and
+    ``x`` (``input``), in ops (softmax and its backward), so differentiable again."""
+    cdim = 1 if input.ndim > 1 else 0
+    ign = eq(target, ignore_index)
+    keep = rsub(ign.to(input.dtype), 1)
+    ts = mul(target, eq(ign, False).to(target.dtype))  # ignored rows -> class 0
+    wr = keep if weight is None else mul(weight.detach().to(input.dtype)[ts], keep)
+    p = softmax(input, cdim)
+    dg = dx = None
+    if mask[0]:
+        picked = squeeze(gather(grad, cdim, unsqueeze(ts, cdim)), cdim)
+        dg = mul(wr, sub(_sum(mul(grad, p), cdim), picked))
+    if mask[1]:
+        dx = _softmax_backward_data(mul(grad, unsqueeze(mul(wr, grad_output), cdim)), p, cdim)
+    return dg, dx
+
+
+# PyTorch's cross_entropy is log_softmax then nll_loss; here one fused kernel a row, its node
+# named as PyTorch's last one. It saves the log-probabilities (an output, differentiable
+# only so that a higher-order gradient through them reaches the logits), not the logits.
+CROSS_ENTROPY = deffunc(
+    "cross_entropy_loss", params=("input", "target", "weight"), optional=("weight",),
+    kernels=("cross_entropy",), forward=_ce_forward,
+    dtype=lambda x, t, w, *args: (x, x, x), shape=_ce_shapes,
+    args=("reduction", "ignore_index", "keep"),
+    outputs=("result", "log_probs", "total_weight"), differentiable=2,
+    node="NllLossBackward0", torch_names={"log_probs": "self"},
+    grads=("_ce_input_grad(grads, log_probs, target, weight, total_weight, reduction, "
+           "ignore_index)", None, None), fn=False, method=False)
+# the per-row gradient w[t] * g * (softmax(x) - onehot(t)) in one pass (``log_probs``: the
+# input holds log-probabilities, else logits)
+CROSS_ENTROPY_BACKWARD = deffunc(
+    "cross_entropy_backward", params=("grad_output", "input", "target", "weight"),
+    optional=("weight",), kernels=("cross_entropy", "cross_entropy_backward"),
+    forward=_ce_backward_forward, dtype=lambda g, x, *rest: x,
+    shape=lambda sg, sx, *rest: tuple(sx), args=("ignore_index", "log_probs"),
+    node="CrossEntropyBackwardBackward0",
+    grads={"grad_output, input": "_ce_double_backward(grad, grad_output, input, target, "
+           "weight, ignore_index, grad_input_mask)", "target": None, "weight": None},
+    torch_names={}, fn=False, method=False)
+
+
+@surface(CROSS_ENTROPY)
+def cross_entropy_loss(input, target, weight=None, reduction="mean", ignore_index=-100):
+    """Softmax cross-entropy of logits ``input`` (N, C, d1, ...) or (C,) against class
+    indices ``target`` in one fused pass per row (PyTorch's ``cross_entropy`` for index
+    targets without label smoothing; ``reduction`` its name or PyTorch's enum, 0 none,
+    1 mean, 2 sum)."""
+    x = _float_input(input, "log_softmax")
+    reduction = _REDUCTION_NAME.get(reduction, reduction)
+    if reduction not in _REDUCTION:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    xs, ts = x._data.shape, target._data.shape
+    if not xs:
+        raise ValueError("Expected input to have at least 1 dimension")
+    cdim = 1 if len(xs) > 1 else 0
+    n = xs[0] if cdim else 1
+    if cdim and (not ts or ts[0] != n) or (not cdim and ts):
+        raise ValueError(
+            f"Expected input batch_size ({n}) to match target batch_size "
+            f"({ts[0] if ts else 1})."
+        )
+    want = xs[:cdim] + xs[cdim + 1:]
+    if ts != want:
+        raise RuntimeError(f"Expected target size {list(want)}, got {list(ts)}")
+    same_device("cross_entropy", x, target, weight)
+    _ce_weight(weight, xs[cdim])
+    return CROSS_ENTROPY.call(x, target, weight, _REDUCTION[reduction], int(ignore_index),
+                              needs_grad(x))[0]
+
+
+@surface(CROSS_ENTROPY_BACKWARD)
+def cross_entropy_backward(grad, input, target, weight=None, ignore_index=-100):
+    """Gradient of the per-row cross-entropy ``w[t] * (logsumexp(x_row) - x_row[t])`` with
+    respect to the logits ``input`` (N, C, ...), given ``grad`` per row (target's shape):
+    ``w[t] * grad * (softmax(x_row) - onehot(t))``, 0 for ignored rows, in one fused pass."""
+    return CROSS_ENTROPY_BACKWARD.call(grad, input, target, weight, int(ignore_index), False)
