@@ -783,3 +783,20 @@ def test_scatter_reduce_and_masked_scatter_on_the_device_match_cpu():
         res.append((host(y), host(t.grad), host(src.grad)))
     for a, b in zip(*res):
         np.testing.assert_array_equal(a, b)
+
+
+def test_grid_sample_and_affine_grid_on_the_device_match_cpu():
+    rng = np.random.default_rng(3)
+    x, th = rng.standard_normal((1, 2, 3, 3)), rng.standard_normal((1, 2, 3))
+    res = []
+    for dev in ("cpu", DEV):
+        t = nbgrad.tensor(x, device=dev, requires_grad=True)
+        theta = nbgrad.tensor(th, device=dev, requires_grad=True)
+        grid = F.affine_grid(theta, (1, 2, 2, 2), align_corners=False)
+        # (one mode: under the simulator each of the composite's ops compiles a kernel)
+        y = F.grid_sample(t, grid, padding_mode="border", align_corners=False)
+        (y * y).sum().backward()
+        assert y.device.type == dev.split(":")[0]
+        res.append((host(y), host(t.grad), host(theta.grad)))
+    for a, b in zip(*res):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14)

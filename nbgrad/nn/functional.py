@@ -53,6 +53,7 @@ from ..ops.elementwise_loss import (
     smooth_l1_loss,
 )
 from ..ops.embedding_bag import embedding_bag
+from ..ops.grid_sample import affine_grid, grid_sample
 from ..ops.group_norm import group_norm, instance_norm, rms_norm
 from ..ops.index import embedding, one_hot
 from ..ops.interpolate import interpolate, upsample, upsample_bilinear, upsample_nearest
@@ -116,7 +117,7 @@ __all__ = _ELEMENTWISE + [
     "max_unpool2d", "relu_", "elu_", "leaky_relu_", "hardtanh_", "celu_", "selu_", "rrelu_",
     "threshold_", "embedding_bag", "multilabel_margin_loss",
     "triplet_margin_with_distance_loss", "pdist", "channel_shuffle", "native_channel_shuffle",
-    "upsample_nearest", "upsample_bilinear",
+    "upsample_nearest", "upsample_bilinear", "grid_sample", "affine_grid",
 ]
 
 native_channel_shuffle = channel_shuffle
