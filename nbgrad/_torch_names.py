@@ -216,6 +216,11 @@ def max_pool1d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=F
     return _F().max_pool1d(input, kernel_size, stride or None, padding, dilation, ceil_mode)
 
 
+def max_pool3d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    """``F.max_pool3d`` (an empty ``stride``: the kernel size)."""
+    return _F().max_pool3d(input, kernel_size, stride or None, padding, dilation, ceil_mode)
+
+
 def avg_pool1d(input, kernel_size, stride=(), padding=0, ceil_mode=False,
                count_include_pad=True):
     """``F.avg_pool1d`` (an empty ``stride``: the kernel size)."""
@@ -232,7 +237,7 @@ def _same_as_functional(name):
 
 
 # nn.functional names whose top-level form takes the same arguments
-_SAME = ("conv1d conv_transpose1d conv_transpose2d cosine_similarity pairwise_distance "
+_SAME = ("conv1d conv_transpose1d conv_transpose2d conv3d cosine_similarity pairwise_distance "
          "pixel_shuffle pixel_unshuffle bilinear rms_norm").split()
 
 
@@ -251,7 +256,7 @@ def names():
         "instance_norm embedding kl_div margin_ranking_loss hinge_embedding_loss "
         "cosine_embedding_loss triplet_margin_loss poisson_nll_loss "
         "binary_cross_entropy_with_logits celu celu_ selu selu_ rrelu rrelu_ threshold "
-        "threshold_ relu_ max_pool1d avg_pool1d").split()})
+        "threshold_ relu_ max_pool1d avg_pool1d max_pool3d").split()})
     return out
 
 

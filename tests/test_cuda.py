@@ -800,3 +800,20 @@ def test_grid_sample_and_affine_grid_on_the_device_match_cpu():
         res.append((host(y), host(t.grad), host(theta.grad)))
     for a, b in zip(*res):
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14)
+
+
+def test_conv3d_and_3d_pools_on_the_device_match_cpu():
+    rng = np.random.default_rng(4)
+    x, w = rng.standard_normal((1, 2, 3, 3, 3)), rng.standard_normal((2, 2, 2, 2, 2))
+    res = []
+    for dev in ("cpu", DEV):
+        t = nbgrad.tensor(x, device=dev, requires_grad=True)
+        k = nbgrad.tensor(w, device=dev, requires_grad=True)
+        # (the 3-d ops are compositions of 2-d rows; one conv and one pool: under the
+        # simulator each kernel they run compiles)
+        y = F.conv3d(t, k)
+        F.max_pool3d(y, 2).sum().backward()
+        assert y.device.type == dev.split(":")[0]
+        res.append((host(y), host(t.grad), host(k.grad)))
+    for a, b in zip(*res):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-13)

@@ -89,6 +89,13 @@ from ..ops.pooling_more import (
     unfold,
 )
 from ..ops.softmax import gumbel_softmax, log_softmax, softmax
+from ..ops.volumetric import (
+    adaptive_avg_pool3d,
+    adaptive_max_pool3d,
+    avg_pool3d,
+    conv3d,
+    max_pool3d,
+)
 
 # the elementwise ops whose rows ask for an ``nn.functional`` name (relu, sigmoid, tanh)
 _ELEMENTWISE = [op.name for op in _elementwise.TABLE.values() if op.functional]
@@ -117,7 +124,9 @@ __all__ = _ELEMENTWISE + [
     "max_unpool2d", "relu_", "elu_", "leaky_relu_", "hardtanh_", "celu_", "selu_", "rrelu_",
     "threshold_", "embedding_bag", "multilabel_margin_loss",
     "triplet_margin_with_distance_loss", "pdist", "channel_shuffle", "native_channel_shuffle",
-    "upsample_nearest", "upsample_bilinear", "grid_sample", "affine_grid",
+    "upsample_nearest", "upsample_bilinear", "grid_sample", "affine_grid", "conv3d",
+    "max_pool3d", "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool3d",
+    "adaptive_max_pool3d_with_indices", "max_pool3d_with_indices",
 ]
 
 native_channel_shuffle = channel_shuffle
@@ -163,7 +172,9 @@ def _with_indices(fn):
     return form
 
 
-adaptive_max_pool1d_with_indices, adaptive_max_pool2d_with_indices = (
-    _with_indices(adaptive_max_pool1d), _with_indices(adaptive_max_pool2d))
-max_pool1d_with_indices, max_pool2d_with_indices = (
-    _with_indices(max_pool1d), _with_indices(max_pool2d))
+adaptive_max_pool1d_with_indices, adaptive_max_pool2d_with_indices, \
+    adaptive_max_pool3d_with_indices = (_with_indices(adaptive_max_pool1d),
+                                        _with_indices(adaptive_max_pool2d),
+                                        _with_indices(adaptive_max_pool3d))
+max_pool1d_with_indices, max_pool2d_with_indices, max_pool3d_with_indices = (
+    _with_indices(max_pool1d), _with_indices(max_pool2d), _with_indices(max_pool3d))

@@ -159,7 +159,7 @@ def _conv_pair(v, name, n=2):
             )
         return tuple(vals)
     x = _int(v, "conv2d", name)
-    return (x, x)
+    return (x,) * n
 
 
 def _tensor_arg(x, name, op, pos):
@@ -214,6 +214,41 @@ def convolution_backward(g, x, w, stride, pad, dil, groups, ohw, mask):
         ones = _wrap(backend(g._device).full((L,), 1, g._dtype.np), g._dtype, g._device)
         gb = _sum(matmul(reshape(g, (N, O, L)), ones), 0)
     return gx, gw, gb
+
+
+def check_shapes(x, ws, bias, groups, padded, eff):
+    """PyTorch's checks of a convolution's operands against each other, in its order:
+    ``x`` the batched input, ``ws`` the weight's sizes, ``padded`` the input's padded
+    spatial sizes and ``eff`` the dilated kernel's."""
+    O, Cg = ws[0], ws[1]
+    C = x.shape[1]
+    if O < groups:
+        raise RuntimeError(
+            f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, "
+            f"but got weight of size {list(ws)} instead"
+        )
+    if O % groups:
+        raise RuntimeError(
+            f"Given groups={groups}, expected weight to be divisible by {groups} at dimension "
+            f"0, but got weight of size [{list(ws)}] instead"
+        )
+    if C != Cg * groups:
+        raise RuntimeError(
+            f"Given groups={groups}, weight of size {list(ws)}, expected input{list(x.shape)} to "
+            f"have {Cg * groups} channels, but got {C} channels instead"
+        )
+    if bias is not None and (bias.ndim != 1 or bias.shape[0] != O):
+        raise RuntimeError(
+            f"Given weight of size {list(ws)}, expected bias to be 1-dimensional with {O} "
+            f"elements, but got bias of size {list(bias.shape)} instead"
+        )
+    if any(p < e for p, e in zip(padded, eff)):
+        raise RuntimeError(
+            f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). "
+            f"Kernel size: ({' x '.join(map(str, eff))}). Kernel size can't be greater than "
+            "actual input size"
+        )
+
 
 
 def _conv2d_forward(x, w, b, odt, dev, stride, padding, dilation, groups, out_hw):
@@ -304,26 +339,6 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     ws = tuple(weight.shape)
     O, Cg, kh, kw = ws
     dh, dw = dilation
-    if O < groups:
-        raise RuntimeError(
-            f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, "
-            f"but got weight of size {list(ws)} instead"
-        )
-    if O % groups:
-        raise RuntimeError(
-            f"Given groups={groups}, expected weight to be divisible by {groups} at dimension "
-            f"0, but got weight of size [{list(ws)}] instead"
-        )
-    if C != Cg * groups:
-        raise RuntimeError(
-            f"Given groups={groups}, weight of size {list(ws)}, expected input{list(x.shape)} to "
-            f"have {Cg * groups} channels, but got {C} channels instead"
-        )
-    if bias is not None and (bias.ndim != 1 or bias.shape[0] != O):
-        raise RuntimeError(
-            f"Given weight of size {list(ws)}, expected bias to be 1-dimensional with {O} "
-            f"elements, but got bias of size {list(bias.shape)} instead"
-        )
     if same:  # total padding d*(k-1) per dim, the odd one extra at the bottom/right
         th, tw = dh * (kh - 1), dw * (kw - 1)
         pad = (th // 2, tw // 2)
@@ -331,12 +346,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     else:
         pad_hw = (2 * pad[0], 2 * pad[1])
     eff = (dh * (kh - 1) + 1, dw * (kw - 1) + 1)
-    if H + pad_hw[0] < eff[0] or W + pad_hw[1] < eff[1]:
-        raise RuntimeError(
-            f"Calculated padded input size per channel: ({H + pad_hw[0]} x {W + pad_hw[1]}). "
-            f"Kernel size: ({eff[0]} x {eff[1]}). Kernel size can't be greater than actual "
-            "input size"
-        )
+    check_shapes(x, ws, bias, groups, (H + pad_hw[0], W + pad_hw[1]), eff)
     if kh <= 0 or kw <= 0:
         raise RuntimeError(
             f"kernel size should be greater than zero, but got kernel_height: {kh} "

@@ -1,4 +1,4 @@
-"""Batch norm layers: BatchNorm1d, BatchNorm2d (running statistics as buffers)."""
+"""Batch norm layers: BatchNorm1d, BatchNorm2d, BatchNorm3d (running statistics as buffers)."""
 
 from ... import dtypes
 from ...autograd.grad_mode import no_grad
@@ -7,7 +7,7 @@ from .. import init
 from .module import Module
 from .utils import _factory
 
-__all__ = ["BatchNorm1d", "BatchNorm2d"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d"]
 
 
 class _BatchNorm(Module):
@@ -83,3 +83,9 @@ class BatchNorm2d(_BatchNorm):
 
     _dims = (4,)
 
+
+
+class BatchNorm3d(_BatchNorm):
+    """Batch norm over (N, C, D, H, W) input, per channel C."""
+
+    _dims = (5,)

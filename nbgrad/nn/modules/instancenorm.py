@@ -1,9 +1,9 @@
-"""Instance norm layers: InstanceNorm1d, InstanceNorm2d (the batch-norm layers' parameters
+"""Instance norm layers: InstanceNorm1d, InstanceNorm2d, InstanceNorm3d (the batch-norm layers' parameters
 and buffers, ``F.instance_norm``'s statistics)."""
 
 from .batchnorm import _BatchNorm
 
-__all__ = ["InstanceNorm1d", "InstanceNorm2d"]
+__all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"]
 
 
 class _InstanceNorm(_BatchNorm):
@@ -40,3 +40,9 @@ class InstanceNorm2d(_InstanceNorm):
     """Instance norm over (N, C, H, W) or (C, H, W) input."""
 
     _dims = (4,)
+
+
+class InstanceNorm3d(_InstanceNorm):
+    """Instance norm over (N, C, D, H, W) or (C, D, H, W) input."""
+
+    _dims = (5,)

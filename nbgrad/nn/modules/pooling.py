@@ -1,11 +1,12 @@
-"""Pooling layers: MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool1d/2d, AdaptiveMaxPool1d/2d,
-LPPool1d/2d, MaxUnpool1d/2d."""
+"""Pooling layers: MaxPool1d/2d/3d, AvgPool1d/2d/3d, AdaptiveAvgPool1d/2d/3d,
+AdaptiveMaxPool1d/2d/3d, LPPool1d/2d, MaxUnpool1d/2d."""
 
 from .module import Module
 
 __all__ = ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool2d",
            "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "LPPool1d",
-           "LPPool2d", "MaxUnpool1d", "MaxUnpool2d"]
+           "LPPool2d", "MaxUnpool1d", "MaxUnpool2d", "MaxPool3d", "AvgPool3d",
+           "AdaptiveAvgPool3d", "AdaptiveMaxPool3d"]
 
 
 class MaxPool2d(Module):
@@ -132,6 +133,37 @@ class AdaptiveMaxPool1d(AdaptiveMaxPool2d):
 
     def forward(self, input):
         return _F().adaptive_max_pool1d(input, self.output_size, self.return_indices)
+
+
+class MaxPool3d(MaxPool2d):
+    """3-D max pooling (``F.max_pool3d``) over (N, C, D, H, W)."""
+
+    def forward(self, input):
+        return _F().max_pool3d(input, self.kernel_size, self.stride, self.padding,
+                               self.dilation, ceil_mode=self.ceil_mode,
+                               return_indices=self.return_indices)
+
+
+class AvgPool3d(AvgPool2d):
+    """3-D average pooling (``F.avg_pool3d``) over (N, C, D, H, W)."""
+
+    def forward(self, input):
+        return _F().avg_pool3d(input, self.kernel_size, self.stride, self.padding,
+                               self.ceil_mode, self.count_include_pad, self.divisor_override)
+
+
+class AdaptiveAvgPool3d(AdaptiveAvgPool2d):
+    """3-d average pooling to a fixed output size (``F.adaptive_avg_pool3d``)."""
+
+    def forward(self, input):
+        return _F().adaptive_avg_pool3d(input, self.output_size)
+
+
+class AdaptiveMaxPool3d(AdaptiveMaxPool2d):
+    """3-d max pooling to a fixed output size (``F.adaptive_max_pool3d``)."""
+
+    def forward(self, input):
+        return _F().adaptive_max_pool3d(input, self.output_size, self.return_indices)
 
 
 class LPPool2d(Module):
