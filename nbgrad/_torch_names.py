@@ -237,8 +237,8 @@ def _same_as_functional(name):
 
 
 # nn.functional names whose top-level form takes the same arguments
-_SAME = ("conv1d conv_transpose1d conv_transpose2d conv3d cosine_similarity pairwise_distance "
-         "pixel_shuffle pixel_unshuffle bilinear rms_norm").split()
+_SAME = ("conv1d conv_transpose1d conv_transpose2d conv3d conv_transpose3d cosine_similarity "
+         "pairwise_distance pixel_shuffle pixel_unshuffle bilinear rms_norm").split()
 
 
 def names():

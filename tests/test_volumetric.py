@@ -1,7 +1,8 @@
 """3-d convolution, pooling and normalization against PyTorch: values, gradients and
-indices (F.conv3d max_pool3d avg_pool3d adaptive_avg_pool3d adaptive_max_pool3d), finite
-differences to second order, PyTorch's errors, the layers (Conv3d MaxPool3d AvgPool3d
-AdaptiveAvgPool3d AdaptiveMaxPool3d BatchNorm3d InstanceNorm3d) in a training step."""
+indices (F.conv3d conv_transpose3d max_pool3d avg_pool3d adaptive_avg_pool3d
+adaptive_max_pool3d), finite differences to second order, PyTorch's errors, the layers
+(Conv3d ConvTranspose3d MaxPool3d AvgPool3d AdaptiveAvgPool3d AdaptiveMaxPool3d BatchNorm3d
+InstanceNorm3d) in a training step."""
 
 import numpy as np
 import pytest
@@ -64,6 +65,32 @@ def test_conv3d_unbatched_float32_and_top_level():
 
 
 @pytest.mark.parametrize("kw", [
+    {}, {"stride": 2, "output_padding": (1, 0, 1)},
+    {"stride": (3, 1, 2), "padding": (1, 1, 0), "dilation": (2, 1, 1)},
+    {"groups": 2, "stride": (2, 2, 1), "padding": 1},
+])
+def test_conv_transpose3d_matches_torch(kw):
+    x, w = RNG.standard_normal((2, 4, 3, 4, 5)), RNG.standard_normal((4, 3, 2, 3, 2))
+    b = RNG.standard_normal(3 * kw.get("groups", 1))
+    _both(lambda m, x, w, b: m.nn.functional.conv_transpose3d(x, w, b, **kw), [x, w, b])
+    _both(lambda m, x, w: m.conv_transpose3d(x, w, **kw), [x[0], w])
+
+
+def test_conv_transpose3d_layer_output_size():
+    for m in (nbgrad, torch):
+        m.manual_seed(0)
+    ours, theirs = nbgrad.nn.ConvTranspose3d(2, 3, 3, stride=2), torch.nn.ConvTranspose3d(2, 3, 3,
+                                                                                     stride=2)
+    ours.load_state_dict({k: nbgrad.tensor(v.numpy()) for k, v in theirs.state_dict().items()})
+    assert repr(ours) == repr(theirs)
+    x = RNG.standard_normal((1, 2, 2, 3, 2)).astype(np.float32)
+    y = ours(nbgrad.tensor(x), output_size=(6, 7, 5))
+    ty = theirs(torch.tensor(x), output_size=(6, 7, 5))
+    assert tuple(y.shape) == tuple(ty.shape) == (1, 3, 6, 7, 5)
+    np.testing.assert_allclose(y.detach().numpy(), ty.detach().numpy(), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("kw", [
     {"kernel_size": 2}, {"kernel_size": (3, 2, 2), "stride": (2, 1, 2), "padding": (1, 1, 0)},
     {"kernel_size": 2, "dilation": (2, 1, 2), "ceil_mode": True},
     {"kernel_size": 3, "stride": 2, "padding": 1, "ceil_mode": True},
@@ -91,12 +118,13 @@ def test_adaptive_pools_3d_match_torch(size):
 
 def test_finite_differences_to_second_order():
     rng = np.random.default_rng(1)
-    x = nbgrad.tensor(rng.standard_normal((1, 2, 3, 3, 4)), requires_grad=True)
+    x = nbgrad.tensor(rng.standard_normal((1, 2, 2, 3, 3)), requires_grad=True)
     w = nbgrad.tensor(rng.standard_normal((2, 1, 2, 2, 2)), requires_grad=True)
     b = nbgrad.tensor(rng.standard_normal(2), requires_grad=True)
 
     def f(x, w, b):
         y = F.conv3d(x, w, b, padding=(1, 0, 1), groups=2)
+        y = F.conv_transpose3d(y, w, stride=(2, 1, 1), groups=2)
         return (F.max_pool3d(y, 2, ceil_mode=True), F.avg_pool3d(y, 2, padding=1),
                 F.adaptive_avg_pool3d(y, (2, 1, 2)), F.adaptive_max_pool3d(y, 2))
 
@@ -169,6 +197,21 @@ def test_a_3d_cnn_trains_as_pytorchs():
     lambda m: m.nn.functional.adaptive_avg_pool3d(m.zeros(1, 1, 4, 4, 4), (2, 2)),
     lambda m: m.nn.functional.max_pool3d(m.zeros(1, 1, 4, 4, 4), (2, 2)),
     lambda m: m.nn.functional.avg_pool3d(m.zeros(1, 1, 4, 4, 4), 2, stride=0),
+    lambda m: m.nn.functional.conv_transpose3d(m.zeros(3, 4, 5), m.zeros(4, 3, 2, 3, 2)),
+    lambda m: m.nn.functional.conv_transpose3d(m.zeros(2, 4, 3, 4, 5), m.zeros(4, 3, 2, 3)),
+    lambda m: m.nn.functional.conv_transpose3d(m.zeros(2, 4, 3, 4, 5), m.zeros(4, 3, 2, 3, 2),
+                                               output_padding=2),
+    lambda m: m.nn.functional.conv_transpose3d(m.zeros(2, 4, 3, 4, 5), m.zeros(4, 3, 2, 3, 2),
+                                               groups=3),
+    lambda m: m.nn.functional.conv_transpose3d(m.zeros(2, 4, 3, 4, 5), m.zeros(4, 3, 2, 3, 2),
+                                               m.zeros(5)),
+    lambda m: m.nn.functional.conv_transpose2d(m.zeros(2, 3, 4, 5), m.zeros(4, 3, 3, 2)),
+    lambda m: m.nn.functional.conv_transpose2d(m.zeros(2, 4, 4, 5), m.zeros(4, 3, 3, 2),
+                                               stride=0),
+    lambda m: m.nn.functional.conv_transpose2d(m.zeros(2, 4, 4, 5), m.zeros(4, 3, 3, 2),
+                                               padding=-1),
+    lambda m: m.nn.functional.conv_transpose2d(m.zeros(2, 4, 4, 5), m.zeros(4, 3, 3, 2),
+                                               output_padding=-1),
     lambda m: m.nn.BatchNorm3d(2)(m.zeros(2, 2, 3, 3)),
     lambda m: m.nn.InstanceNorm3d(2)(m.zeros(2, 3, 3)),
 ])

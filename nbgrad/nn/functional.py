@@ -94,6 +94,7 @@ from ..ops.volumetric import (
     adaptive_max_pool3d,
     avg_pool3d,
     conv3d,
+    conv_transpose3d,
     max_pool3d,
 )
 
@@ -126,7 +127,7 @@ __all__ = _ELEMENTWISE + [
     "triplet_margin_with_distance_loss", "pdist", "channel_shuffle", "native_channel_shuffle",
     "upsample_nearest", "upsample_bilinear", "grid_sample", "affine_grid", "conv3d",
     "max_pool3d", "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool3d",
-    "adaptive_max_pool3d_with_indices", "max_pool3d_with_indices",
+    "adaptive_max_pool3d_with_indices", "max_pool3d_with_indices", "conv_transpose3d",
 ]
 
 native_channel_shuffle = channel_shuffle

@@ -46,6 +46,50 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return squeeze(out, -2)
 
 
+def _transposed_sizes(x, weight, bias, G, st, pad, opad, dil):
+    """A transposed convolution's checks (PyTorch's messages) of batched ``x`` (N, C_in,
+    *spatial) and ``weight`` (C_in, C_out/G, *kernel): its output channels and sizes."""
+    if G <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    if min(st) <= 0:
+        raise RuntimeError("non-positive stride is not supported")
+    if min(pad) < 0:
+        raise RuntimeError("negative padding is not supported")
+    if min(opad) < 0:
+        raise RuntimeError("negative output_padding is not supported")
+    if min(dil) <= 0:
+        raise RuntimeError("non-positive dilation is not supported")
+    names = ("depth", "height", "width")[3 - len(st):]
+    if any(o >= s and o >= d for o, s, d in zip(opad, st, dil)):
+        raise RuntimeError(
+            "output padding must be smaller than either stride or dilation, but got "
+            + " ".join(f"output_padding_{n}: {o}" for n, o in zip(names, opad)) + " "
+            + " ".join(f"stride_{n}: {s}" for n, s in zip(names, st)) + " "
+            + " ".join(f"dilation_{n}: {d}" for n, d in zip(names, dil)))
+    ws, C = list(weight.shape), x.shape[1]
+    Cin, Cog = ws[0], ws[1]
+    if Cin % G:
+        raise RuntimeError(f"Given groups={G}, expected weight to be divisible by {G} at "
+                           f"dimension 0, but got weight of size [{ws}] instead")
+    if C != Cin:
+        raise RuntimeError(f"Given transposed=1, weight of size {ws}, expected "
+                           f"input{list(x.shape)} to have {Cin} channels, but got {C} channels "
+                           "instead")
+    Cout = Cog * G
+    if bias is not None and (bias.ndim != 1 or bias.shape[0] != Cout):
+        raise RuntimeError(f"Given transposed=1, weight of size {ws}, expected bias to be "
+                           f"1-dimensional with {Cout} elements, but got bias of size "
+                           f"{list(bias.shape)} instead")
+    size = tuple(x.shape[2:])
+    out = tuple((n - 1) * s - 2 * p + d * (k - 1) + o + 1
+                for n, s, p, d, k, o in zip(size, st, pad, dil, ws[2:], opad))
+    if min(out) <= 0:
+        raise RuntimeError(f"Given input size per channel: ({' x '.join(map(str, size))}). "
+                           f"Calculated output size per channel: "
+                           f"({' x '.join(map(str, out))}). Output size is too small")
+    return Cout, out
+
+
 @autocast_op("conv_transpose2d")
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
                      groups=1, dilation=1):
@@ -77,31 +121,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     N, C, H, W = x.shape
     Cin, Cog, kh, kw = weight.shape
     G = int(groups)
-    if G <= 0:
-        raise RuntimeError("non-positive groups is not supported")
-    if min(st) <= 0 or min(dil) <= 0 or min(pad) < 0 or min(opad) < 0:
-        raise RuntimeError("conv_transpose2d: stride and dilation must be positive and "
-                           "padding and output_padding non-negative")
-    if any(o >= s and o >= d for o, s, d in zip(opad, st, dil)):
-        raise RuntimeError(
-            "output padding must be smaller than either stride or dilation, but got "
-            f"output_padding_height: {opad[0]} output_padding_width: {opad[1]} stride_height: "
-            f"{st[0]} stride_width: {st[1]} dilation_height: {dil[0]} dilation_width: "
-            f"{dil[1]}")
-    if C != Cin or Cin % G:
-        raise RuntimeError(f"Given transposed=1, weight of size {list(weight.shape)}, expected "
-                           f"input{list(x.shape)} to have {Cin} channels, but got {C} channels "
-                           "instead")
-    Cout = Cog * G
-    if bias is not None and (bias.ndim != 1 or bias.shape[0] != Cout):
-        raise RuntimeError(f"Given transposed=1, weight of size {list(weight.shape)}, expected "
-                           f"bias to be 1-dimensional with {Cout} elements, but got bias of "
-                           f"size {list(bias.shape)} instead")
-    Ho = (H - 1) * st[0] - 2 * pad[0] + dil[0] * (kh - 1) + opad[0] + 1
-    Wo = (W - 1) * st[1] - 2 * pad[1] + dil[1] * (kw - 1) + opad[1] + 1
-    if Ho <= 0 or Wo <= 0:
-        raise RuntimeError(f"Given input size per channel: ({H} x {W}). Calculated output "
-                           f"size per channel: ({Ho} x {Wo}). Output size is too small")
+    Cout, (Ho, Wo) = _transposed_sizes(x, weight, bias, G, st, pad, opad, dil)
     # the columns each input pixel spreads over its output window, then those windows summed
     wt = transpose(reshape(weight, (G, Cin // G, Cog * kh * kw)), 1, 2)
     cols = conv_mm(wt, reshape(x, (N, G, Cin // G, H * W)))

@@ -12,6 +12,7 @@ from ..creation import tensor
 from ._core import check_tensor
 from .concat import stack
 from .conv import _conv_pair, _pool_out, _tensor_arg, check_shapes, conv2d, max_pool2d
+from .conv_variants import _transposed_sizes, conv_transpose2d
 from .elementwise import add, div, mul
 from .index import gather
 from .pad import pad as _pad
@@ -96,6 +97,56 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     out = permute(reshape(flat, (N, Do, O) + tuple(flat.shape[2:])), (0, 2, 1, 3, 4))
     if bias is not None:
         out = add(out, reshape(bias, (1, O, 1, 1, 1)))
+    return out if input.ndim == 5 else squeeze(out, 0)
+
+
+@autocast_op("conv_transpose3d")
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
+                     groups=1, dilation=1):
+    """3-D transposed convolution of ``input`` (N, C_in, D, H, W) or (C_in, D, H, W) with
+    ``weight`` (C_in, C_out/groups, kd, kh, kw): the gradient of a conv3d with that weight.
+    Each depth tap's ``conv_transpose2d`` of every input plane lands on the output planes
+    ``d * stride + tap * dilation``; those are summed, then ``padding`` cropped.
+
+    Example::
+
+        >>> import nbgrad
+        >>> x = nbgrad.ones(1, 1, 2, 2, 2)
+        >>> nbgrad.nn.functional.conv_transpose3d(x, nbgrad.ones(1, 1, 2, 2, 2)).shape
+        nbgrad.Size([1, 1, 3, 3, 3])
+    """
+    _tensor_arg(input, "input", "conv_transpose3d", 1)
+    _tensor_arg(weight, "weight", "conv_transpose3d", 2)
+    if input.ndim not in (4, 5):
+        raise RuntimeError("Expected 4D (unbatched) or 5D (batched) input to conv_transpose3d, "
+                           f"but got input of size: {list(input.shape)}")
+    st = _conv_pair(stride, "stride", 3)
+    if weight.ndim != 5:
+        raise RuntimeError(
+            f"expected stride to be a single integer value or a list of {weight.ndim - 2} "
+            f"values to match the convolution dimensions, but got stride={list(st)}")
+    pad, opad = _conv_pair(padding, "padding", 3), _conv_pair(output_padding, "output_padding", 3)
+    dil = _conv_pair(dilation, "dilation", 3)
+    x = _batched(input)
+    N, C, D, H, W = x.shape
+    kd = weight.shape[2]
+    Cout, (Do, Ho, Wo) = _transposed_sizes(x, weight, bias, int(groups), st, pad, opad, dil)
+    full = Do + 2 * pad[0]  # (the depth before the padding is cropped)
+    planes = reshape(permute(x, (0, 2, 1, 3, 4)), (N * D, C, H, W))
+    out = None
+    for a in range(kd):
+        y = conv_transpose2d(planes, weight[:, :, a], None, st[1:], pad[1:], opad[1:], groups,
+                             dil[1:])
+        y = permute(reshape(y, (N, D, Cout, Ho, Wo)), (0, 2, 1, 3, 4))
+        if st[0] > 1:  # (stride - 1 empty planes after each)
+            gaps = [y] + [mul(y, 0.0).detach()] * (st[0] - 1)
+            y = reshape(stack(gaps, 3), (N, Cout, D * st[0], Ho, Wo))[:, :, :(D - 1) * st[0] + 1]
+        first = a * dil[0]
+        y = _pad(y, (0, 0, 0, 0, first, full - first - y.shape[2]))
+        out = y if out is None else add(out, y)
+    out = out[:, :, pad[0]:pad[0] + Do]
+    if bias is not None:
+        out = add(out, reshape(bias, (1, Cout, 1, 1, 1)))
     return out if input.ndim == 5 else squeeze(out, 0)
 
 

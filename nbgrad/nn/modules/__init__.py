@@ -11,7 +11,7 @@ from .activation import __all__ as _activations
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
 from .channelshuffle import ChannelShuffle
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
-from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d
+from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .distance import CosineSimilarity, PairwiseDistance
 from .dropout import (
     AlphaDropout,
@@ -100,5 +100,5 @@ __all__ = [
     "AdaptiveMaxPool2d", "LPPool1d", "LPPool2d", "MaxUnpool1d", "MaxUnpool2d", "Fold", "Unfold",
     "LocalResponseNorm", "EmbeddingBag", "ChannelShuffle", "MultiLabelMarginLoss",
     "TripletMarginWithDistanceLoss", "Conv3d", "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d",
-    "AdaptiveMaxPool3d", "BatchNorm3d", "InstanceNorm3d",
+    "AdaptiveMaxPool3d", "BatchNorm3d", "InstanceNorm3d", "ConvTranspose3d",
 ]

@@ -1,4 +1,4 @@
-"""Convolution layers: Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, one base class with
+"""Convolution layers: Conv1d/2d/3d, ConvTranspose1d/2d/3d, one base class with
 PyTorch's arguments, checks, parameter shapes, initialisation and repr."""
 
 import math
@@ -7,7 +7,8 @@ from .. import init
 from .module import Module
 from .utils import _factory
 
-__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
+           "ConvTranspose3d"]
 
 
 def _ntuple(x, n):
@@ -221,5 +222,19 @@ class ConvTranspose2d(_ConvTransposeNd):
         from .. import functional as F
 
         return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding,
+                                  self._output_padding(input, output_size), self.groups,
+                                  self.dilation)
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """3-D transposed convolution over ``(N, C, D, H, W)`` input (``nn.functional.
+    conv_transpose3d``); ``forward(input, output_size=None)``."""
+
+    _dims = 3
+
+    def forward(self, input, output_size=None):
+        from .. import functional as F
+
+        return F.conv_transpose3d(input, self.weight, self.bias, self.stride, self.padding,
                                   self._output_padding(input, output_size), self.groups,
                                   self.dilation)
