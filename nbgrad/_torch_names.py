@@ -128,6 +128,13 @@ def kl_div(input, target, reduction=0, *, log_target=False):
     return _F().kl_div(input, target, reduction=_reduction(reduction), log_target=log_target)
 
 
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=0,
+             zero_infinity=False):
+    """``F.ctc_loss`` with the reduction as PyTorch's enum."""
+    return _F().ctc_loss(log_probs, targets, input_lengths, target_lengths, blank,
+                         _reduction(reduction), zero_infinity)
+
+
 def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=0):
     """``F.margin_ranking_loss`` with the reduction as PyTorch's enum."""
     return _F().margin_ranking_loss(input1, input2, target, margin,
@@ -253,7 +260,7 @@ def names():
     out.update({n: g[n] for n in (
         "dropout dropout_ alpha_dropout alpha_dropout_ feature_alpha_dropout "
         "feature_alpha_dropout_ layer_norm group_norm batch_norm "
-        "instance_norm embedding kl_div margin_ranking_loss hinge_embedding_loss "
+        "instance_norm embedding kl_div ctc_loss margin_ranking_loss hinge_embedding_loss "
         "cosine_embedding_loss triplet_margin_loss poisson_nll_loss "
         "binary_cross_entropy_with_logits celu celu_ selu selu_ rrelu rrelu_ threshold "
         "threshold_ relu_ max_pool1d avg_pool1d max_pool3d").split()})

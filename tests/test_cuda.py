@@ -817,3 +817,18 @@ def test_conv3d_and_3d_pools_on_the_device_match_cpu():
         res.append((host(y), host(t.grad), host(k.grad)))
     for a, b in zip(*res):
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-13)
+
+
+def test_ctc_loss_on_the_device_matches_cpu():
+    # (the recursions run on the host: a round trip for a device tensor)
+    x = np.random.default_rng(5).standard_normal((4, 2, 3))
+    res = []
+    for dev in ("cpu", DEV):
+        t = nbgrad.tensor(x, device=dev, requires_grad=True)
+        loss = F.ctc_loss(t.log_softmax(2), nbgrad.tensor([[1, 2], [2, 2]], device=dev),
+                          [4, 4], [2, 1])
+        loss.backward()
+        assert loss.device.type == dev.split(":")[0]
+        res.append((host(loss), host(t.grad)))
+    for a, b in zip(*res):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14)

@@ -18,6 +18,7 @@ from nbgrad.ops import softmax as Sm  # noqa: F401
 from nbgrad.ops import stats as St  # noqa: F401
 from nbgrad.ops.advanced_index import _plan, index_put_zeros, index_zero
 from nbgrad.ops.conv import col2im, conv_mm, im2col, max_pool2d_backward, max_pool2d_gather
+from nbgrad.ops.ctc import _ctc_loss, _ctc_loss_backward
 from nbgrad.ops.elementwise import clamp_grad
 from nbgrad.ops.funcdef import TABLE
 from nbgrad.ops.linalg import linear_backward, matmul_backward
@@ -37,6 +38,11 @@ def _ln_stats(x):
 
 
 _LN_X = np.random.default_rng(5).standard_normal((3, 5)) * 2 + 1
+_CTC_LP = np.log(np.random.default_rng(6).dirichlet(np.ones(3), (4, 2)))  # (T, N, C)
+# (its losses and log-alphas, for the backward's case: the forward's case compares them)
+_CTC_OUT = [t.detach().numpy() for t in _ctc_loss(nbgrad.tensor(_CTC_LP),
+                                                  nbgrad.tensor([[1, 2], [2, 2]]), [4, 4],
+                                                  [2, 2])]
 
 
 def _ln(m, x, w, b):
@@ -322,6 +328,20 @@ CASES = [
                              create_graph=True)[0]
          if m is torch else cross_entropy_backward(g, x, t, w)),
      (-100, False), {"requires": (True, True, False, False), "torch_node": False}),
+    # (full lengths: torch leaves the log-alphas past a sample's lengths unwritten; its
+    # gradient is exp(lp) - posterior, for log-probabilities out of a log_softmax, not the
+    # derivative that finite differences measure)
+    ("_ctc_loss", [_CTC_LP, np.array([[1, 2], [2, 2]])],
+     lambda m, lp, t: (torch.ops.aten._ctc_loss if m is torch else _ctc_loss)(
+         lp, t, [4, 4], [2, 2], 0, False), ((4, 4), (2, 2), 0, False),
+     {"requires": (True, False), "gradcheck": False}),
+    ("_ctc_loss_backward", [(2,), _CTC_LP, np.array([[1, 2], [2, 2]]), *_CTC_OUT],
+     lambda m, g, lp, t, nll, la: (
+         torch.ops.aten._ctc_loss_backward if m is torch else _ctc_loss_backward)(
+             g, lp, t, [4, 4], [2, 2], nll, la, 0, False),
+     ((4, 4), (2, 2), 0, False),
+     {"requires": (True, True, False, False, False), "derivative": False, "gradcheck": False,
+      "torch_node": False}),  # (torch's node: "torch::autograd::NotImplemented")
     # (total_weight: the weights the targets take, 0.5 + 1.5 + 1.0)
     ("nll_loss_backward", [np.array(1.3), (3, 4), np.array([0, 3, 1]),
                            np.array([0.5, 1.0, 2.0, 1.5]), np.array(3.0)],
@@ -500,6 +520,11 @@ def test_row_matches_torch(case):
         else:
             assert (tuple(v) if isinstance(tv, (tuple, list)) else v) == (
                 tuple(tv) if isinstance(tv, (tuple, list)) else tv), n
+    if not opts.get("derivative", True):  # (PyTorch has none: a backward raises in both)
+        for lib, outs, ins in ((nbgrad, ys, xs), (torch, tys, txs)):
+            with pytest.raises(RuntimeError, match="is not implemented"):
+                lib.autograd.grad(outs[0].sum(), [x for x, r in zip(ins, rg) if r])
+        return
     rng = np.random.default_rng(1)
     diff = [(o, t) for o, t in zip(ys, tys) if t.grad_fn is not None]
     ws = [rng.standard_normal(tuple(o.shape)) for o, _ in diff]
@@ -686,7 +711,8 @@ def test_row_in_16_bit_floats(case, dtype):
         np.testing.assert_allclose(o.detach().double().numpy(), want, rtol=4 * eps,
                                    atol=4 * eps * scale)
     diff = [(o, t) for o, t in zip(ys, tys) if t.grad_fn is not None]
-    if not diff or not all(o.grad_fn is not None for o, _ in diff):
+    if not diff or not all(o.grad_fn is not None for o, _ in diff) or not opts.get(
+            "derivative", True):
         return
     rng = np.random.default_rng(1)
     ws = [rng.standard_normal(tuple(o.shape)) for o, _ in diff]

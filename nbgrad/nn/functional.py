@@ -34,6 +34,7 @@ from ..ops.conv_variants import (
     conv_transpose2d,
     max_pool1d,
 )
+from ..ops.ctc import ctc_loss
 from ..ops.dropout import (
     alpha_dropout,
     dropout,
@@ -128,6 +129,7 @@ __all__ = _ELEMENTWISE + [
     "upsample_nearest", "upsample_bilinear", "grid_sample", "affine_grid", "conv3d",
     "max_pool3d", "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool3d",
     "adaptive_max_pool3d_with_indices", "max_pool3d_with_indices", "conv_transpose3d",
+    "ctc_loss",
 ]
 
 native_channel_shuffle = channel_shuffle

@@ -30,6 +30,7 @@ from .loss import (
     BCEWithLogitsLoss,
     CosineEmbeddingLoss,
     CrossEntropyLoss,
+    CTCLoss,
     GaussianNLLLoss,
     HingeEmbeddingLoss,
     HuberLoss,
@@ -101,4 +102,5 @@ __all__ = [
     "LocalResponseNorm", "EmbeddingBag", "ChannelShuffle", "MultiLabelMarginLoss",
     "TripletMarginWithDistanceLoss", "Conv3d", "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d",
     "AdaptiveMaxPool3d", "BatchNorm3d", "InstanceNorm3d", "ConvTranspose3d",
+    "CTCLoss",
 ]

@@ -1,5 +1,5 @@
 """Loss layers: MSELoss, CrossEntropyLoss, NLLLoss, L1Loss, SmoothL1Loss, HuberLoss, BCELoss,
-BCEWithLogitsLoss, KLDivLoss."""
+BCEWithLogitsLoss, KLDivLoss, the margin losses, CTCLoss."""
 
 import warnings
 
@@ -243,3 +243,21 @@ class TripletMarginWithDistanceLoss(Module):
             margin=self.margin, swap=self.swap, reduction=self.reduction)
 
 __all__ += ["MultiLabelMarginLoss", "TripletMarginWithDistanceLoss"]
+
+
+class CTCLoss(Module):
+    """The connectionist temporal classification loss (``F.ctc_loss``): ``forward(log_probs,
+    targets, input_lengths, target_lengths)``."""
+
+    def __init__(self, blank=0, reduction="mean", zero_infinity=False):
+        super().__init__()
+        self.blank, self.reduction, self.zero_infinity = blank, reduction, zero_infinity
+
+    def forward(self, log_probs, targets, input_lengths, target_lengths):
+        from .. import functional as F
+
+        return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank,
+                          self.reduction, self.zero_infinity)
+
+
+__all__ += ["CTCLoss"]
