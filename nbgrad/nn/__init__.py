@@ -3,6 +3,7 @@
 from . import functional, init, utils
 from .modules import *  # noqa: F403  (the layers, by modules.__all__)
 from .modules import __all__ as _layers
-from .parameter import Buffer, Parameter
+from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter
 
-__all__ = ["functional", "init", "Parameter", "Buffer", "utils", *_layers]
+__all__ = ["functional", "init", "Parameter", "Buffer", "UninitializedParameter",
+           "UninitializedBuffer", "utils", *_layers]

@@ -13,7 +13,8 @@ PyTorch.
 from ..tensor import Tensor, is_parameter
 from ..tensor import mark_parameter as mark
 
-__all__ = ["Parameter", "Buffer", "is_parameter", "mark"]
+__all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer", "is_lazy",
+           "is_parameter", "mark"]
 
 
 class _ParameterMeta(type):
@@ -98,3 +99,70 @@ class Buffer(metaclass=_BufferMeta):
         b = data.detach()
         _BUFFERS[id(b)] = (weakref.ref(b, _forget_buffer(id(b))), bool(persistent))
         return b
+
+
+# ----- uninitialized parameters and buffers (the lazy modules'), shaped at a first call --------
+_LAZY = {}  # id(tensor) -> weakref to it, for every tensor not yet materialized
+
+
+def is_lazy(obj):
+    """Whether ``obj`` is an uninitialized parameter or buffer (not yet materialized)."""
+    r = _LAZY.get(id(obj))
+    return r is not None and r() is obj
+
+
+def _lazy(t):
+    import weakref
+
+    key = id(t)
+
+    def forget(ref):
+        if _LAZY.get(key) is ref:
+            del _LAZY[key]
+
+    _LAZY[key] = weakref.ref(t, forget)
+    return t
+
+
+class _LazyMeta(type):
+    def __instancecheck__(cls, obj):
+        return is_lazy(obj) and (is_parameter(obj) == cls._parameter)
+
+
+class UninitializedParameter(metaclass=_LazyMeta):
+    """``UninitializedParameter(requires_grad=True, device=None, dtype=None)``: a parameter
+    whose shape is not known yet (a lazy module's, until its first call), holding no
+    elements; ``materialize(shape)`` gives it storage of that shape in place — the same
+    object, so an optimizer made before the first call updates it."""
+
+    _parameter = True
+
+    def __new__(cls, requires_grad=True, device=None, dtype=None):
+        from ..creation import empty
+
+        return _lazy(Parameter(empty(0, dtype=dtype, device=device), requires_grad))
+
+
+class UninitializedBuffer(metaclass=_LazyMeta):
+    """``UninitializedBuffer(requires_grad=False, device=None, dtype=None)``: a buffer whose
+    shape is not known yet; ``materialize(shape)`` as for ``UninitializedParameter``."""
+
+    _parameter = False
+
+    def __new__(cls, requires_grad=False, device=None, dtype=None):
+        from ..creation import empty
+
+        return _lazy(empty(0, dtype=dtype, device=device, requires_grad=requires_grad))
+
+
+def materialize(t, shape):
+    """Give uninitialized ``t`` storage of ``shape`` (its dtype and device), uninitialized
+    values, in place; it is then an ordinary parameter or buffer."""
+    from ..creation import empty
+
+    if not is_lazy(t):
+        raise RuntimeError("materialize() expects an uninitialized parameter or buffer")
+    t._data = empty(tuple(shape), dtype=t.dtype, device=t.device)._data
+    t._vc[0] += 1
+    del _LAZY[id(t)]
+    return t

@@ -1,13 +1,16 @@
-"""Batch norm layers: BatchNorm1d, BatchNorm2d, BatchNorm3d (running statistics as buffers)."""
+"""Batch norm layers: BatchNorm1d, BatchNorm2d, BatchNorm3d (running statistics as buffers)
+and their lazy forms."""
 
 from ... import dtypes
 from ...autograd.grad_mode import no_grad
 from ...creation import ones, tensor, zeros
 from .. import init
+from .lazy import lazy_norm
 from .module import Module
 from .utils import _factory
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LazyBatchNorm1d", "LazyBatchNorm2d",
+           "LazyBatchNorm3d"]
 
 
 class _BatchNorm(Module):
@@ -89,3 +92,8 @@ class BatchNorm3d(_BatchNorm):
     """Batch norm over (N, C, D, H, W) input, per channel C."""
 
     _dims = (5,)
+
+
+LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d = (
+    lazy_norm(f"LazyBatchNorm{n}d", b)
+    for n, b in ((1, BatchNorm1d), (2, BatchNorm2d), (3, BatchNorm3d)))

@@ -1,14 +1,16 @@
-"""Convolution layers: Conv1d/2d/3d, ConvTranspose1d/2d/3d, one base class with
+"""Convolution layers: Conv1d/2d/3d, ConvTranspose1d/2d/3d (and their lazy forms), one base class with
 PyTorch's arguments, checks, parameter shapes, initialisation and repr."""
 
 import math
 
 from .. import init
+from .lazy import lazy_conv, lazy_conv_transpose
 from .module import Module
 from .utils import _factory
 
 __all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
-           "ConvTranspose3d"]
+           "ConvTranspose3d", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
+           "LazyConvTranspose2d", "LazyConvTranspose3d"]
 
 
 def _ntuple(x, n):
@@ -238,3 +240,10 @@ class ConvTranspose3d(_ConvTransposeNd):
         return F.conv_transpose3d(input, self.weight, self.bias, self.stride, self.padding,
                                   self._output_padding(input, output_size), self.groups,
                                   self.dilation)
+
+
+LazyConv1d, LazyConv2d, LazyConv3d = (lazy_conv(f"LazyConv{n}d", b)
+                                      for n, b in ((1, Conv1d), (2, Conv2d), (3, Conv3d)))
+LazyConvTranspose1d, LazyConvTranspose2d, LazyConvTranspose3d = (
+    lazy_conv_transpose(f"LazyConvTranspose{n}d", b)
+    for n, b in ((1, ConvTranspose1d), (2, ConvTranspose2d), (3, ConvTranspose3d)))

@@ -1,9 +1,11 @@
-"""Instance norm layers: InstanceNorm1d, InstanceNorm2d, InstanceNorm3d (the batch-norm layers' parameters
+"""Instance norm layers: InstanceNorm1d, InstanceNorm2d, InstanceNorm3d, their lazy forms (the batch-norm layers' parameters
 and buffers, ``F.instance_norm``'s statistics)."""
 
 from .batchnorm import _BatchNorm
+from .lazy import lazy_norm
 
-__all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"]
+__all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LazyInstanceNorm1d",
+           "LazyInstanceNorm2d", "LazyInstanceNorm3d"]
 
 
 class _InstanceNorm(_BatchNorm):
@@ -46,3 +48,8 @@ class InstanceNorm3d(_InstanceNorm):
     """Instance norm over (N, C, D, H, W) or (C, D, H, W) input."""
 
     _dims = (5,)
+
+
+LazyInstanceNorm1d, LazyInstanceNorm2d, LazyInstanceNorm3d = (
+    lazy_norm(f"LazyInstanceNorm{n}d", b)
+    for n, b in ((1, InstanceNorm1d), (2, InstanceNorm2d), (3, InstanceNorm3d)))

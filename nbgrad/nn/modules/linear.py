@@ -1,12 +1,14 @@
-"""Identity, Linear and Bilinear."""
+"""Identity, Linear, Bilinear and LazyLinear."""
 
 import math
 
 from .. import init
+from ..parameter import UninitializedParameter
+from .lazy import LazyModuleMixin
 from .module import Module
 from .utils import _factory
 
-__all__ = ["Identity", "Linear", "NonDynamicallyQuantizableLinear", "Bilinear"]
+__all__ = ["Identity", "Linear", "NonDynamicallyQuantizableLinear", "Bilinear", "LazyLinear"]
 
 
 class Identity(Module):
@@ -89,3 +91,35 @@ class Bilinear(Module):
     def extra_repr(self):
         return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
                 f"out_features={self.out_features}, bias={self.bias is not None}")
+
+
+class LazyLinear(LazyModuleMixin, Linear):
+    """A ``Linear`` layer whose ``in_features`` is the first input's last dim.
+
+    Example::
+
+        >>> import nbgrad
+        >>> m = nbgrad.nn.LazyLinear(3)
+        >>> tuple(m(nbgrad.ones(2, 5)).shape), type(m).__name__, m.in_features
+        ((2, 3), 'Linear', 5)
+    """
+
+    cls_to_become = Linear
+
+    def __init__(self, out_features, bias=True, device=None, dtype=None):
+        super().__init__(0, 0, False, device, dtype)
+        self.weight = UninitializedParameter(device=device, dtype=dtype)
+        self.out_features = out_features
+        if bias:
+            self.bias = UninitializedParameter(device=device, dtype=dtype)
+        self._lazy_start()
+
+    def _in_size(self):
+        return self.in_features
+
+    def _set_in_size(self, n):
+        self.in_features = n
+
+    def initialize_parameters(self, input, *args):
+        n = input.shape[-1]
+        self._shape(input, n, {"weight": (self.out_features, n), "bias": (self.out_features,)})
