@@ -37,6 +37,21 @@ def _triple(v, what, op):
     return (int(v),) * 3
 
 
+def _operands(op, input, weight, stride):
+    """A 3-d convolution's checks of its tensors (PyTorch's messages): its stride triple."""
+    _tensor_arg(input, "input", op, 1)
+    _tensor_arg(weight, "weight", op, 2)
+    if input.ndim not in (4, 5):
+        raise RuntimeError(f"Expected 4D (unbatched) or 5D (batched) input to {op}, but got "
+                           f"input of size: {list(input.shape)}")
+    stride = _conv_pair(stride, "stride", 3)
+    if weight.ndim != 5:
+        raise RuntimeError(
+            f"expected stride to be a single integer value or a list of {weight.ndim - 2} "
+            f"values to match the convolution dimensions, but got stride={list(stride)}")
+    return stride
+
+
 @autocast_op("conv3d")
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """3-D convolution (cross-correlation) of ``input`` (N, C, D, H, W) or (C, D, H, W) with
@@ -50,12 +65,8 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
         >>> nbgrad.nn.functional.conv3d(x, nbgrad.ones(1, 1, 2, 2, 2)).shape
         nbgrad.Size([1, 1, 2, 2, 2])
     """
-    _tensor_arg(input, "input", "conv3d", 1)
-    _tensor_arg(weight, "weight", "conv3d", 2)
-    if input.ndim not in (4, 5):
-        raise RuntimeError("Expected 4D (unbatched) or 5D (batched) input to conv3d, but got "
-                           f"input of size: {list(input.shape)}")
-    stride, dilation = _conv_pair(stride, "stride", 3), _conv_pair(dilation, "dilation", 3)
+    stride = _operands("conv3d", input, weight, stride)
+    dilation = _conv_pair(dilation, "dilation", 3)
     same = padding == "same"
     if isinstance(padding, str):
         if padding not in ("valid", "same"):
@@ -65,10 +76,6 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
         pads = (0, 0, 0)
     else:
         pads = _conv_pair(padding, "padding", 3)
-    if weight.ndim != 5:
-        raise RuntimeError(
-            f"expected stride to be a single integer value or a list of {weight.ndim - 2} "
-            f"values to match the convolution dimensions, but got stride={list(stride)}")
     if min(pads) < 0:
         raise RuntimeError("negative padding is not supported")
     if min(stride) <= 0:
@@ -115,16 +122,7 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
         >>> nbgrad.nn.functional.conv_transpose3d(x, nbgrad.ones(1, 1, 2, 2, 2)).shape
         nbgrad.Size([1, 1, 3, 3, 3])
     """
-    _tensor_arg(input, "input", "conv_transpose3d", 1)
-    _tensor_arg(weight, "weight", "conv_transpose3d", 2)
-    if input.ndim not in (4, 5):
-        raise RuntimeError("Expected 4D (unbatched) or 5D (batched) input to conv_transpose3d, "
-                           f"but got input of size: {list(input.shape)}")
-    st = _conv_pair(stride, "stride", 3)
-    if weight.ndim != 5:
-        raise RuntimeError(
-            f"expected stride to be a single integer value or a list of {weight.ndim - 2} "
-            f"values to match the convolution dimensions, but got stride={list(st)}")
+    st = _operands("conv_transpose3d", input, weight, stride)
     pad, opad = _conv_pair(padding, "padding", 3), _conv_pair(output_padding, "output_padding", 3)
     dil = _conv_pair(dilation, "dilation", 3)
     x = _batched(input)

@@ -29,9 +29,19 @@ class LazyModuleMixin:
     the checkpoint's tensors."""
 
     cls_to_become = None
+    _in_attr = None  # the attribute holding the input size ("in_features", ...)
 
-    def _lazy_start(self):
+    def _lazy_start(self, names, device, dtype):
+        """Make parameters ``names`` uninitialized; hook the first call."""
+        for name in names:
+            setattr(self, name, UninitializedParameter(device=device, dtype=dtype))
         self._initialize_hook = self.register_forward_pre_hook(_infer_parameters)
+
+    def _in_size(self):
+        return getattr(self, self._in_attr)
+
+    def _set_in_size(self, n):
+        setattr(self, self._in_attr, n)
 
     def has_uninitialized_params(self):
         """Whether some parameter or buffer of this module is not shaped yet."""
@@ -70,18 +80,11 @@ class LazyModuleMixin:
 
 
 class _LazyConvXdMixin(LazyModuleMixin):
+    _in_attr = "in_channels"
+
     def _init_lazy(self, out_channels, bias, device, dtype):
-        self.weight = UninitializedParameter(device=device, dtype=dtype)
         self.out_channels = out_channels
-        if bias:
-            self.bias = UninitializedParameter(device=device, dtype=dtype)
-        self._lazy_start()
-
-    def _in_size(self):
-        return self.in_channels
-
-    def _set_in_size(self, n):
-        self.in_channels = n
+        self._lazy_start(("weight", "bias") if bias else ("weight",), device, dtype)
 
     def initialize_parameters(self, input, *args):
         n = self._dims
@@ -124,11 +127,10 @@ def lazy_conv_transpose(name, base):
 
 
 class _LazyNormMixin(LazyModuleMixin):
+    _in_attr = "num_features"
+
     def _init_lazy(self, affine, track_running_stats, device, dtype):
         self.affine, self.track_running_stats = affine, track_running_stats
-        if affine:
-            self.weight = UninitializedParameter(device=device, dtype=dtype)
-            self.bias = UninitializedParameter(device=device, dtype=dtype)
         if track_running_stats:
             from ... import dtypes
             from ...creation import tensor
@@ -136,13 +138,7 @@ class _LazyNormMixin(LazyModuleMixin):
             self.running_mean = UninitializedBuffer(device=device, dtype=dtype)
             self.running_var = UninitializedBuffer(device=device, dtype=dtype)
             self.num_batches_tracked = tensor(0, dtype=dtypes.int64, device=device)
-        self._lazy_start()
-
-    def _in_size(self):
-        return self.num_features
-
-    def _set_in_size(self, n):
-        self.num_features = n
+        self._lazy_start(("weight", "bias") if affine else (), device, dtype)
 
     def initialize_parameters(self, input, *args):
         n = input.shape[1]  # (as PyTorch's, for unbatched instance norm too)

@@ -3,7 +3,6 @@
 import math
 
 from .. import init
-from ..parameter import UninitializedParameter
 from .lazy import LazyModuleMixin
 from .module import Module
 from .utils import _factory
@@ -105,20 +104,12 @@ class LazyLinear(LazyModuleMixin, Linear):
     """
 
     cls_to_become = Linear
+    _in_attr = "in_features"
 
     def __init__(self, out_features, bias=True, device=None, dtype=None):
         super().__init__(0, 0, False, device, dtype)
-        self.weight = UninitializedParameter(device=device, dtype=dtype)
         self.out_features = out_features
-        if bias:
-            self.bias = UninitializedParameter(device=device, dtype=dtype)
-        self._lazy_start()
-
-    def _in_size(self):
-        return self.in_features
-
-    def _set_in_size(self, n):
-        self.in_features = n
+        self._lazy_start(("weight", "bias") if bias else ("weight",), device, dtype)
 
     def initialize_parameters(self, input, *args):
         n = input.shape[-1]
