@@ -250,7 +250,6 @@ def check_shapes(x, ws, bias, groups, padded, eff):
         )
 
 
-
 def _conv2d_forward(x, w, b, odt, dev, stride, padding, dilation, groups, out_hw):
     N, C, H, W = x.shape
     O, Cg, kh, kw = w.shape
