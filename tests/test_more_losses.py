@@ -98,3 +98,10 @@ def test_docstring_examples_run():
     for mod in (margin_loss, norm, pixel_shuffle):
         res = doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE)
         assert res.attempted and not res.failed, mod.__name__
+
+
+def test_nll_loss_2d_is_nll_loss_with_pytorchs_warning():
+    for m in (nbgrad, torch):
+        with pytest.warns(FutureWarning, match="`NLLLoss2d` has been deprecated"):
+            layer = m.nn.NLLLoss2d(reduction="sum")
+        assert isinstance(layer, m.nn.NLLLoss) and repr(layer) == "NLLLoss2d()"

@@ -226,3 +226,27 @@ def test_docstring_examples_run():
 
     res = doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert res.attempted >= 10 and res.failed == 0
+
+
+@pytest.mark.parametrize("kw", [{"norm_type": 2, "kernel_size": 2},
+                                {"norm_type": 3, "kernel_size": (3, 2, 2), "stride": (1, 2, 1),
+                                 "ceil_mode": True}])
+def test_lp_pool3d_matches_torch(kw):
+    _both(lambda m, x: m.nn.functional.lp_pool3d(x, **kw), [np.abs(X) + 0.1])
+
+
+def test_max_unpool3d_and_the_layers_match_torch():
+    res = []
+    for m in (nbgrad, torch):
+        x = m.tensor(XR, requires_grad=True)
+        v, i = m.nn.MaxPool3d(2, return_indices=True)(x)
+        y = m.nn.MaxUnpool3d(2)(v, i, output_size=XR.shape[-3:])
+        z = m.nn.LPPool3d(2, (1, 2, 2))(y + 1)
+        (z * z).sum().backward()
+        res.append((y.detach().numpy(), z.detach().numpy(), x.grad.numpy(),
+                    repr(m.nn.MaxUnpool3d(2)), repr(m.nn.LPPool3d(2, 2))))
+    for a, b in zip(*res):
+        if isinstance(a, str):
+            assert a == b
+        else:
+            np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)

@@ -96,7 +96,9 @@ from ..ops.volumetric import (
     avg_pool3d,
     conv3d,
     conv_transpose3d,
+    lp_pool3d,
     max_pool3d,
+    max_unpool3d,
 )
 
 # the elementwise ops whose rows ask for an ``nn.functional`` name (relu, sigmoid, tanh)
@@ -129,7 +131,7 @@ __all__ = _ELEMENTWISE + [
     "upsample_nearest", "upsample_bilinear", "grid_sample", "affine_grid", "conv3d",
     "max_pool3d", "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool3d",
     "adaptive_max_pool3d_with_indices", "max_pool3d_with_indices", "conv_transpose3d",
-    "ctc_loss",
+    "ctc_loss", "lp_pool3d", "max_unpool3d",
 ]
 
 native_channel_shuffle = channel_shuffle

@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from ..amp.policy import autocast_op
-from ..creation import tensor
+from ..creation import tensor, zeros
 from ._core import check_tensor
 from .concat import stack
 from .conv import _conv_pair, _pool_out, _tensor_arg, check_shapes, conv2d, max_pool2d
@@ -17,7 +17,7 @@ from .elementwise import add, div, mul
 from .index import gather
 from .pad import pad as _pad
 from .pooling import _windows, adaptive_avg_pool2d, avg_pool2d
-from .pooling_more import adaptive_max_pool2d
+from .pooling_more import _unpool_size, adaptive_max_pool2d
 from .shape import permute, reshape, squeeze, unsqueeze
 
 
@@ -317,3 +317,40 @@ def adaptive_max_pool3d(input, output_size, return_indices=False):
     if input.ndim == 4:
         out, idx = squeeze(out, 0), squeeze(idx, 0)
     return (out, idx) if return_indices else out
+
+
+def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """The ``norm_type``-norm of each 3-d window, computed as PyTorch's: ``(sign(a) relu(|a|)
+    kd kh kw)^(1/p)`` of the windows' mean ``a`` of ``x^p`` (``avg_pool3d``).
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.nn.functional.lp_pool3d(nbgrad.ones(1, 1, 2, 2, 2) * 3, 2, 2)
+        tensor([[[[[8.4853]]]]])
+    """
+    k = _triple(kernel_size, "kernel_size", "lp_pool3d")
+    out = avg_pool3d(input.pow(norm_type), k, stride, 0, ceil_mode)
+    return (out.sign() * out.abs().relu()).mul(math.prod(k)).pow(1.0 / norm_type)
+
+
+def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """The inverse of ``max_pool3d`` with ``return_indices``: a zero (D, H, W) volume with
+    each value at its index (into the flattened volume).
+
+    Example::
+
+        >>> import nbgrad
+        >>> F = nbgrad.nn.functional
+        >>> v, i = F.max_pool3d(nbgrad.arange(8.0).reshape(1, 1, 2, 2, 2), 2, return_indices=True)
+        >>> F.max_unpool3d(v, i, 2).flatten().tolist()
+        [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 7.0]
+    """
+    k = _triple(kernel_size, "kernel_size", "max_unpool3d")
+    s = k if stride is None else _triple(stride, "stride", "max_unpool3d")
+    p = _triple(padding, "padding", "max_unpool3d")
+    D, H, W = _unpool_size(input, k, s, p, output_size, 3)
+    lead = tuple(input.shape[:-3])
+    volume = zeros(lead + (D * H * W,), dtype=input.dtype, device=input.device)
+    out = volume.scatter(-1, indices.flatten(-3), input.flatten(-3))
+    return out.reshape(lead + (D, H, W))

@@ -1,12 +1,12 @@
 """Pooling layers: MaxPool1d/2d/3d, AvgPool1d/2d/3d, AdaptiveAvgPool1d/2d/3d,
-AdaptiveMaxPool1d/2d/3d, LPPool1d/2d, MaxUnpool1d/2d."""
+AdaptiveMaxPool1d/2d/3d, LPPool1d/2d/3d, MaxUnpool1d/2d/3d."""
 
 from .module import Module
 
 __all__ = ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool2d",
            "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "LPPool1d",
            "LPPool2d", "MaxUnpool1d", "MaxUnpool2d", "MaxPool3d", "AvgPool3d",
-           "AdaptiveAvgPool3d", "AdaptiveMaxPool3d"]
+           "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "LPPool3d", "MaxUnpool3d"]
 
 
 class MaxPool2d(Module):
@@ -218,4 +218,22 @@ class MaxUnpool1d(MaxUnpool2d):
 
     def forward(self, input, indices, output_size=None):
         return _F().max_unpool1d(input, indices, self.kernel_size, self.stride, self.padding,
+                                 output_size)
+
+
+class LPPool3d(LPPool2d):
+    """3-d ``LPPool2d`` (``F.lp_pool3d``)."""
+
+    def forward(self, input):
+        return _F().lp_pool3d(input, float(self.norm_type), self.kernel_size, self.stride,
+                              self.ceil_mode)
+
+
+class MaxUnpool3d(MaxUnpool2d):
+    """The inverse of ``MaxPool3d(return_indices=True)`` (``F.max_unpool3d``)."""
+
+    _n = 3
+
+    def forward(self, input, indices, output_size=None):
+        return _F().max_unpool3d(input, indices, self.kernel_size, self.stride, self.padding,
                                  output_size)
