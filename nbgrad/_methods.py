@@ -21,6 +21,7 @@ from .ops import host_math as HM
 from .ops import index as Ix
 from .ops import inplace as I
 from .ops import linalg as L
+from .ops import linalg_compose as LC
 from .ops import linalg_decomp as LD
 from .ops import linalg_solve as LS
 from .ops import linalg_spectral as LSp
@@ -378,7 +379,7 @@ METHODS.update({
     **{n + "_": _result_into_self(n + "_", getattr(HM, n)) for n in ("gcd", "lcm", "nextafter")},
     "logcumsumexp": Scan.logcumsumexp, "cov": St.cov, "corrcoef": St.corrcoef,
     "diag_embed": Rr.diag_embed, "diagflat": Rr.diagflat,
-    "matrix_power": LS.matrix_power, "logdet": LS.logdet,
+    "matrix_power": LS.matrix_power, "logdet": LS.logdet, "matrix_exp": LC.matrix_exp,
     "svd": LD.svd_old, "qr": LD.qr_old, "cholesky": LD.cholesky_old,
     "cholesky_solve": LD.cholesky_solve, "cholesky_inverse": LD.cholesky_inverse,
     "pinverse": LSp.pinverse,

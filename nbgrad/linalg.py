@@ -9,6 +9,7 @@ from .ops import reduce as _reduce
 from .ops._core import check_tensor
 from .ops.compound import cross as _cross
 from .ops.linalg import matmul
+from .ops.linalg_compose import matrix_exp, tensorinv, tensorsolve, vander
 from .ops.linalg_decomp import cholesky, eigh, eigvalsh, qr, solve_triangular, svd, svdvals
 from .ops.linalg_solve import LinAlgError, det, inv, matrix_power, slogdet, solve
 from .ops.linalg_spectral import cond, lstsq, matrix_rank, pinv, spectral_norms
@@ -18,7 +19,8 @@ from .ops.strided import diagonal as _diagonal
 __all__ = ["vector_norm", "matrix_norm", "norm", "inv", "det", "slogdet", "solve",
            "LinAlgError", "cholesky", "eigh", "eigvalsh", "qr", "solve_triangular", "svd",
            "svdvals", "cond", "lstsq", "matrix_rank", "pinv", "matmul", "matrix_power",
-           "multi_dot", "vecdot", "diagonal", "cross"]
+           "multi_dot", "vecdot", "diagonal", "cross", "matrix_exp", "vander", "tensorinv",
+           "tensorsolve"]
 
 
 def multi_dot(tensors):
