@@ -230,6 +230,7 @@ with _gc_paused():
     from .ops.scan import logcumsumexp  # noqa: E402
     from .ops.linalg_solve import logdet, matrix_power  # noqa: E402
     from .ops.linalg_compose import matrix_exp  # noqa: E402
+    from .ops.linalg_lu import lu_unpack  # noqa: E402
     from .ops.linalg_decomp import cholesky_inverse, cholesky_solve  # noqa: E402
     from .ops.linalg_decomp import cholesky_old as cholesky  # noqa: E402
     from .ops.linalg_decomp import qr_old as qr  # noqa: E402

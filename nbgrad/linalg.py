@@ -11,6 +11,7 @@ from .ops.compound import cross as _cross
 from .ops.linalg import matmul
 from .ops.linalg_compose import matrix_exp, tensorinv, tensorsolve, vander
 from .ops.linalg_decomp import cholesky, eigh, eigvalsh, qr, solve_triangular, svd, svdvals
+from .ops.linalg_lu import lu, lu_factor, lu_factor_ex, lu_solve
 from .ops.linalg_solve import LinAlgError, det, inv, matrix_power, slogdet, solve
 from .ops.linalg_spectral import cond, lstsq, matrix_rank, pinv, spectral_norms
 from .ops.norm import linalg_vector_norm as vector_norm
@@ -20,7 +21,7 @@ __all__ = ["vector_norm", "matrix_norm", "norm", "inv", "det", "slogdet", "solve
            "LinAlgError", "cholesky", "eigh", "eigvalsh", "qr", "solve_triangular", "svd",
            "svdvals", "cond", "lstsq", "matrix_rank", "pinv", "matmul", "matrix_power",
            "multi_dot", "vecdot", "diagonal", "cross", "matrix_exp", "vander", "tensorinv",
-           "tensorsolve"]
+           "tensorsolve", "lu", "lu_factor", "lu_factor_ex", "lu_solve"]
 
 
 def multi_dot(tensors):

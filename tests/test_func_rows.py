@@ -342,6 +342,11 @@ CASES = [
      ((4, 4), (2, 2), 0, False),
      {"requires": (True, True, False, False, False), "derivative": False, "gradcheck": False,
       "torch_node": False}),  # (torch's node: "torch::autograd::NotImplemented")
+    # (torch's node also records its `pivot` flag; nbgrad's row pivots always)
+    ("lu_factor_ex", [(3, 3)], lambda m, a: tuple(m.linalg.lu_factor_ex(a)), (),
+     {"saved": False, "low": False}),
+    ("lu_factor_ex", [(2, 4, 3)], lambda m, a: tuple(m.linalg.lu_factor_ex(a)), (),
+     {"saved": False, "low": False}),
     # (total_weight: the weights the targets take, 0.5 + 1.5 + 1.0)
     ("nll_loss_backward", [np.array(1.3), (3, 4), np.array([0, 3, 1]),
                            np.array([0.5, 1.0, 2.0, 1.5]), np.array(3.0)],

@@ -1,0 +1,241 @@
+"""The LU decomposition with partial pivoting (``linalg.lu_factor``, ``lu_factor_ex``,
+``linalg.lu``, ``linalg.lu_solve``, ``lu_unpack``): the factorization is a row computed on the host with
+NumPy (LAPACK's unblocked ``getf2``, vectorized over the batch: the same pivots, equal to a
+rounding), its backward written in nbgrad ops for square, tall and wide matrices; the
+rest is composed of triangular solves and products, so every derivative is exact."""
+
+import numpy as np
+
+from ._core import SCALAR_TYPE, check_tensor
+from .concat import cat
+from .funcdef import deffunc, surface
+from .linalg import matmul
+from .linalg_decomp import solve_triangular
+from .linalg_solve import host_lapack
+from .selection import tril, triu
+
+
+def _getf2(a):
+    """LU with partial pivoting of host matrices ``a`` (*, m, n): the packed factors, the
+    1-based int32 pivots (*, min(m, n)) and LAPACK's ``info`` per matrix (the 1-based place
+    of the first zero pivot, which is left undivided, or 0), as LAPACK's ``getrf``."""
+    lu = np.array(a, dtype=np.result_type(a.dtype, np.float32), copy=True)
+    *batch, m, n = lu.shape
+    k = min(m, n)
+    flat = lu.reshape(-1, m, n)
+    piv = np.zeros((flat.shape[0], k), np.int32)
+    info = np.zeros(flat.shape[0], np.int32)
+    rows = np.arange(flat.shape[0])
+    for j in range(k):
+        p = j + np.argmax(np.abs(flat[:, j:, j]), axis=1)
+        piv[:, j] = p + 1
+        top = flat[rows, j].copy()
+        flat[rows, j] = flat[rows, p]
+        flat[rows, p] = top
+        d = flat[:, j, j]
+        info = np.where((info == 0) & (d == 0), j + 1, info)
+        safe = np.where(d == 0, 1, d)
+        flat[:, j + 1:, j] = np.where((d == 0)[:, None], flat[:, j + 1:, j],
+                                      flat[:, j + 1:, j] / safe[:, None])
+        flat[:, j + 1:, j + 1:] -= flat[:, j + 1:, j:j + 1] * flat[:, j:j + 1, j + 1:]
+    return flat.reshape(lu.shape), piv.reshape(tuple(batch) + (k,)), info.reshape(batch)
+
+
+def _permutation(piv, m):
+    """The row order (*, m) the pivots make: row i of ``P^T A`` is row ``order[i]`` of A."""
+    flat = piv.reshape(-1, piv.shape[-1]) - 1
+    order = np.tile(np.arange(m), (flat.shape[0], 1))
+    rows = np.arange(flat.shape[0])
+    for j in range(flat.shape[1]):
+        p = flat[:, j]
+        a, b = order[rows, j].copy(), order[rows, p].copy()
+        order[rows, j], order[rows, p] = b, a
+    return order.reshape(piv.shape[:-1] + (m,))
+
+
+def _lu_shapes(sa):
+    k = min(sa[-2], sa[-1])
+    return tuple(sa), tuple(sa[:-2]) + (k,), tuple(sa[:-2])
+
+
+def _lu_dtypes(dt):
+    if not dt.is_floating_point or dt.low:
+        raise NotImplementedError(f"\"lu_cpu\" not implemented for '{SCALAR_TYPE[dt.name]}'")
+    from ..dtypes import int32
+
+    return dt, int32, int32
+
+
+LU_FACTOR = deffunc(
+    "lu_factor_ex", params=("A",), kernels=(), forward=host_lapack(_getf2, _lu_shapes),
+    dtype=_lu_dtypes, shape=_lu_shapes, outputs=("LU", "pivots", "info"),
+    node="LinalgLuFactorExBackward0", torch_names={},
+    grads=("lu_factor_backward(grad, LU, pivots)",), fn=False, method=False)
+
+
+def _factors(LU, pivots):
+    """``(P, L, U)`` of packed factors: P (*, m, m) a permutation matrix with A = P L U, L
+    (*, m, k) unit lower trapezoidal, U (*, k, n) upper trapezoidal."""
+    from ..creation import eye, tensor
+
+    m, n = LU.shape[-2:]
+    k = min(m, n)
+    order = _permutation(np.asarray(pivots.detach().to("cpu").numpy()), m)
+    ident = np.eye(m)
+    P = tensor(np.swapaxes(ident[order], -1, -2), dtype=LU.dtype, device=LU.device)
+    L = tril(LU[..., :, :k], -1) + eye(m, k, dtype=LU.dtype, device=LU.device)
+    U = triu(LU[..., :k, :])
+    return P, L, U
+
+
+def lu_factor_backward(grad, LU, pivots):
+    """The input's gradient from the packed factors' (``L``'s below the diagonal, ``U``'s
+    on and above it): for A = P L U with square L and U, ``P L^-H (tril(L^H gL, -1) +
+    triu(gU U^H)) U^-H``; a tall matrix's extra rows of L and a wide one's extra columns of
+    U first change the square part's gradient (their own is a triangular solve)."""
+    P, L, U = _factors(LU, pivots)
+    m, n = LU.shape[-2:]
+    k = min(m, n)
+    gL, gU = tril(grad[..., :, :k], -1), triu(grad[..., :k, :])
+    L1, U1 = L[..., :k, :], U[..., :, :k]
+    gL1, gU1 = gL[..., :k, :], gU[..., :, :k]
+    inner_l = matmul(L1.mH, gL1)
+    inner_u = matmul(gU1, U1.mH)
+    if m > n:  # L2 = A2 U^-1
+        L2, gL2 = L[..., k:, :], gL[..., k:, :]
+        inner_u = inner_u - matmul(L2.mH, gL2)
+    if n > m:  # U2 = L^-1 A2
+        U2, gU2 = U[..., :, k:], gU[..., :, k:]
+        inner_l = inner_l - matmul(gU2, U2.mH)
+    phi = tril(inner_l, -1) + triu(inner_u)
+    # L^-H phi U^-H, by two triangular solves
+    g1 = solve_triangular(L1.mH, phi, upper=True, unitriangular=True)
+    g1 = solve_triangular(U1.mH, g1, upper=False, left=False)
+    if m > n:
+        g = cat([g1, solve_triangular(U1.mH, gL2, upper=False, left=False)], -2)
+    elif n > m:
+        g = cat([g1, solve_triangular(L1.mH, gU2, upper=True, unitriangular=True)], -1)
+    else:
+        g = g1
+    return matmul(P, g)
+
+
+@surface(LU_FACTOR)
+def lu_factor_ex(A, *, pivot=True, check_errors=False):
+    """``(LU, pivots, info)``: ``lu_factor``'s factors and, per matrix, LAPACK's ``info``
+    (the 1-based place of the first zero pivot, or 0); with ``check_errors``, a zero pivot
+    raises as in ``lu_factor``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.linalg.lu_factor_ex(nbgrad.zeros(2, 2)).info
+        tensor(1, dtype=nbgrad.int32)
+    """
+    check_tensor(A, "linalg.lu_factor_ex")
+    if A.ndim < 2:
+        raise RuntimeError("nbgrad.lu_factor: Expected tensor with 2 or more dimensions. Got "
+                           f"size: {list(A.shape)} instead")
+    if not pivot:
+        raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the "
+                           "CPU")
+    LU, pivots, info = LU_FACTOR.call(A)
+    if check_errors:
+        _raise_zero_pivot(info, "lu_factor_ex")
+    return _LuFactorEx(LU, pivots, info)
+
+
+def _raise_zero_pivot(info, fname):
+    bad = np.asarray(info.to("cpu").numpy()).reshape(-1)
+    for b, i in enumerate(bad):
+        if i > 0:
+            where = f"(Batch element {b}): " if info.ndim else ""
+            raise RuntimeError(
+                f"nbgrad.linalg.{fname}: {where}U[{i},{i}] is zero and using it on lu_solve "
+                "would result in a division by zero. If you still want to perform the "
+                "factorization, consider calling linalg.lu(A, pivot) or "
+                "linalg.lu_factor_ex(A, pivot)")
+
+
+class _LuFactorEx(tuple):
+    """``(LU, pivots, info)``, also by name (PyTorch's named tuple)."""
+
+    LU, pivots, info = (property(lambda self, i=i: self[i]) for i in range(3))
+
+    def __new__(cls, LU, pivots, info):
+        return tuple.__new__(cls, (LU, pivots, info))
+
+
+def lu_factor(A, *, pivot=True):
+    """The LU decomposition with partial pivoting of matrices ``A`` (*, m, n), packed:
+    ``(LU, pivots)``, L's entries below the diagonal (its diagonal is ones) and U's on and
+    above it, and the 1-based row swaps (LAPACK's ``getrf``).
+
+    Example::
+
+        >>> import nbgrad
+        >>> LU, pivots = nbgrad.linalg.lu_factor(nbgrad.tensor([[1.0, 2.0], [3.0, 4.0]]))
+        >>> LU, pivots
+        (tensor([[3.0000, 4.0000],
+                [0.3333, 0.6667]]), tensor([2, 2], dtype=nbgrad.int32))
+    """
+    LU, pivots, info = lu_factor_ex(A, pivot=pivot)
+    _raise_zero_pivot(info, "lu_factor")
+    return LU, pivots
+
+
+def lu(A, *, pivot=True):
+    """``(P, L, U)`` with ``A = P L U``: the LU decomposition with partial pivoting of
+    ``A`` (*, m, n) unpacked (``lu_factor``'s, then ``lu_unpack``).
+
+    Example::
+
+        >>> import nbgrad
+        >>> P, L, U = nbgrad.linalg.lu(nbgrad.tensor([[1.0, 2.0], [3.0, 4.0]]))
+        >>> P @ L @ U
+        tensor([[1., 2.],
+                [3., 4.]])
+    """
+    LU, pivots, _ = lu_factor_ex(A, pivot=pivot)  # (a zero pivot is no error here)
+    return lu_unpack(LU, pivots)
+
+
+def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
+    """``(P, L, U)`` from packed LU factors and pivots (empty tensors for the parts not
+    asked for)."""
+    P, L, U = _factors(LU_data, LU_pivots)
+    empty = LU_data.new_empty((0,))
+    return (P if unpack_pivots else empty), (L if unpack_data else empty), \
+        (U if unpack_data else empty)
+
+
+def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
+    """The solution ``X`` of ``A X = B`` (``left=False``: ``X A = B``; ``adjoint``: with
+    ``A^H``) from ``A``'s packed LU factors: triangular solves and the row order.
+
+    Example::
+
+        >>> import nbgrad
+        >>> A = nbgrad.tensor([[1.0, 2.0], [3.0, 4.0]])
+        >>> nbgrad.linalg.lu_solve(*nbgrad.linalg.lu_factor(A), nbgrad.tensor([[5.0], [6.0]]))
+        tensor([[-4.0000],
+                [ 4.5000]])
+    """
+    check_tensor(B, "linalg.lu_solve")
+    if LU.shape[-1] != LU.shape[-2]:
+        raise RuntimeError("linalg.lu_solve: Expected LU to be square, but got "
+                           f"{LU.shape[-2]} by {LU.shape[-1]} matrices")
+    P, L, U = _factors(LU, pivots)
+    if left and not adjoint:  # P L U X = B
+        y = solve_triangular(L, matmul(P.mT, B), upper=False, unitriangular=True)
+        return solve_triangular(U, y, upper=True)
+    if left:  # U^H L^H P^T X = B
+        y = solve_triangular(U.mH, B, upper=False)
+        return matmul(P, solve_triangular(L.mH, y, upper=True, unitriangular=True))
+    if not adjoint:  # X P L U = B
+        y = solve_triangular(U, B, upper=True, left=False)
+        return matmul(solve_triangular(L, y, upper=False, left=False, unitriangular=True),
+                      P.mT)
+    # X U^H L^H P^T = B
+    y = solve_triangular(L.mH, matmul(B, P), upper=True, left=False, unitriangular=True)
+    return solve_triangular(U.mH, y, upper=False, left=False)
