@@ -832,3 +832,17 @@ def test_ctc_loss_on_the_device_matches_cpu():
         res.append((host(loss), host(t.grad)))
     for a, b in zip(*res):
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14)
+
+
+def test_lu_factor_on_the_device_matches_cpu():
+    # (the factorization on the host, a round trip; its backward's solves on the device)
+    a = np.array([[1.0, 2.0], [3.0, 4.0]])
+    res = []
+    for dev in ("cpu", DEV):
+        t = nbgrad.tensor(a, device=dev, requires_grad=True)
+        LU, pivots = nbgrad.linalg.lu_factor(t)
+        LU.sum().backward()
+        assert LU.device.type == dev.split(":")[0]
+        res.append((host(LU), host(pivots), host(t.grad)))
+    for p, q in zip(*res):
+        np.testing.assert_allclose(p, q, rtol=1e-12, atol=1e-13)
