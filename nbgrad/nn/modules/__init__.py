@@ -8,6 +8,7 @@ initialisations, in PyTorch's submodules (``nbgrad.nn.modules.linear.Linear``, .
 from . import padding as _padding
 from .activation import *  # noqa: F403
 from .activation import __all__ as _activations
+from .adaptive import AdaptiveLogSoftmaxWithLoss
 from .batchnorm import (
     BatchNorm1d,
     BatchNorm2d,
@@ -136,5 +137,5 @@ __all__ = [
     "CTCLoss", "LazyLinear", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
     "LazyConvTranspose2d", "LazyConvTranspose3d", "LazyBatchNorm1d", "LazyBatchNorm2d",
     "LazyBatchNorm3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d",
-    "LPPool3d", "MaxUnpool3d", "NLLLoss2d",
+    "LPPool3d", "MaxUnpool3d", "NLLLoss2d", "AdaptiveLogSoftmaxWithLoss",
 ]
