@@ -57,3 +57,15 @@ def test_matches_torch(kw):
 ])
 def test_errors_match_torch(call):
     assert_same_error(call, torch, nbgrad, lambda text: text.replace("torch.", "nbgrad."))
+
+
+def test_docstring_examples_run():
+    import doctest
+    import warnings
+
+    import nbgrad.nn.modules.adaptive as mod
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (a zero-width cluster layer: PyTorch's warning)
+        res = doctest.testmod(mod)
+    assert res.attempted >= 3 and res.failed == 0
