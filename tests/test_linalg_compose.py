@@ -65,6 +65,8 @@ def test_vander_tensorinv_tensorsolve_match_torch():
 @pytest.mark.parametrize("call", [
     lambda m: m.linalg.matrix_exp(m.zeros(2, 3)),
     lambda m: m.linalg.matrix_exp(m.zeros(2, 2, dtype=m.int64)),
+    lambda m: m.linalg.matrix_exp(m.zeros(3)),
+    lambda m: m.linalg.matrix_exp(m.zeros(2, 3, dtype=m.int64)),
     lambda m: m.linalg.vander(m.tensor([1.0]), N=1),
     lambda m: m.linalg.tensorinv(m.zeros(2, 3, 4), ind=1),
     lambda m: m.linalg.tensorinv(m.zeros(2, 2), ind=0),

@@ -6,10 +6,11 @@ import math
 
 import numpy as np
 
-from ._core import SCALAR_TYPE, check_tensor
+from ._core import check_tensor
 from .concat import cat
+from .index import _host
 from .linalg import matmul
-from .linalg_solve import inv, solve
+from .linalg_solve import _square, inv, solve
 from .scan import cumprod
 
 # Higham (2005): the Padé [13/13] coefficients, and the largest 1-norm for which it is
@@ -18,12 +19,6 @@ _PADE13 = (64764752532480000.0, 32382376266240000.0, 7771770303897600.0,
            1187353796428800.0, 129060195264000.0, 10559470521600.0, 670442572800.0,
            33522128640.0, 1323241920.0, 40840800.0, 960960.0, 16380.0, 182.0, 1.0)
 _THETA13 = 5.371920351148152
-
-
-def _square_matrices(A, fname):
-    if A.ndim < 2 or A.shape[-1] != A.shape[-2]:
-        raise RuntimeError(f"{fname}: A must be batches of square matrices, but they are "
-                           f"{A.shape[-2] if A.ndim > 1 else 1} by {A.shape[-1]} matrices")
 
 
 def matrix_exp(A):
@@ -38,15 +33,11 @@ def matrix_exp(A):
         tensor([[1., 1.],
                 [0., 1.]])
     """
-    check_tensor(A, "linalg.matrix_exp")
-    if not A.dtype.is_floating_point:
-        raise RuntimeError("linalg.matrix_exp: Expected a floating point or complex tensor as "
-                           f"input. Got {SCALAR_TYPE[A.dtype.name]}")
-    _square_matrices(A, "linalg.matrix_exp")
+    _square(A, "matrix_exp")
     n = A.shape[-1]
     if n == 0 or A.numel() == 0:
         return A.clone()
-    norm = float(np.max(np.abs(A.detach().to("cpu").double().numpy()).sum(-2), initial=0.0))
+    norm = float(np.max(np.abs(_host(A)).sum(-2), initial=0.0))
     s = max(0, math.ceil(math.log2(norm / _THETA13))) if norm > _THETA13 else 0
     X = A / (2.0 ** s) if s else A
     from ..creation import eye

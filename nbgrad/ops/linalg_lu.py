@@ -9,6 +9,7 @@ import numpy as np
 from ._core import SCALAR_TYPE, check_tensor
 from .concat import cat
 from .funcdef import deffunc, surface
+from .index import _host
 from .linalg import matmul
 from .linalg_decomp import solve_triangular
 from .linalg_solve import host_lapack
@@ -80,7 +81,7 @@ def _factors(LU, pivots):
 
     m, n = LU.shape[-2:]
     k = min(m, n)
-    order = _permutation(np.asarray(pivots.detach().to("cpu").numpy()), m)
+    order = _permutation(_host(pivots), m)
     ident = np.eye(m)
     P = tensor(np.swapaxes(ident[order], -1, -2), dtype=LU.dtype, device=LU.device)
     L = tril(LU[..., :, :k], -1) + eye(m, k, dtype=LU.dtype, device=LU.device)
@@ -146,7 +147,7 @@ def lu_factor_ex(A, *, pivot=True, check_errors=False):
 
 
 def _raise_zero_pivot(info, fname):
-    bad = np.asarray(info.to("cpu").numpy()).reshape(-1)
+    bad = _host(info).reshape(-1)
     for b, i in enumerate(bad):
         if i > 0:
             where = f"(Batch element {b}): " if info.ndim else ""

@@ -90,6 +90,12 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
     return out.squeeze(-2)
 
 
+def lp_from_mean(mean, size, norm_type):
+    """The ``norm_type``-norm of windows of ``size`` elements from the mean ``a`` of their
+    ``x^p``, as PyTorch computes it: ``(sign(a) relu(|a|) size)^(1/p)``."""
+    return (mean.sign() * mean.abs().relu()).mul(size).pow(1.0 / norm_type)
+
+
 def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     """The ``norm_type``-norm of each window: ``(sum x^p)^(1/p)``, computed as PyTorch's
     ``(sign(a) relu(|a|) kh kw)^(1/p)`` of the windows' mean ``a`` of ``x^p``.
@@ -102,7 +108,7 @@ def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     """
     kh, kw = _pair(kernel_size, "kernel_size")
     out = avg_pool2d(input.pow(norm_type), (kh, kw), stride, 0, ceil_mode)
-    return (out.sign() * out.abs().relu()).mul(kh * kw).pow(1.0 / norm_type)
+    return lp_from_mean(out, kh * kw, norm_type)
 
 
 def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
@@ -110,7 +116,7 @@ def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     k = _single(kernel_size)
     s = None if stride is None else (1, _single(stride))
     out = avg_pool2d(input.pow(norm_type).unsqueeze(-2), (1, k), s, 0, ceil_mode).squeeze(-2)
-    return (out.sign() * out.abs().relu()).mul(k).pow(1.0 / norm_type)
+    return lp_from_mean(out, k, norm_type)
 
 
 def _unpool_size(input, k, s, p, output_size, n):

@@ -17,7 +17,7 @@ from .elementwise import add, div, mul
 from .index import gather
 from .pad import pad as _pad
 from .pooling import _windows, adaptive_avg_pool2d, avg_pool2d
-from .pooling_more import _unpool_size, adaptive_max_pool2d
+from .pooling_more import _unpool_size, adaptive_max_pool2d, lp_from_mean
 from .shape import permute, reshape, squeeze, unsqueeze
 
 
@@ -331,7 +331,7 @@ def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     """
     k = _triple(kernel_size, "kernel_size", "lp_pool3d")
     out = avg_pool3d(input.pow(norm_type), k, stride, 0, ceil_mode)
-    return (out.sign() * out.abs().relu()).mul(math.prod(k)).pow(1.0 / norm_type)
+    return lp_from_mean(out, math.prod(k), norm_type)
 
 
 def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
