@@ -56,6 +56,17 @@ with _gc_paused():
         zeros_like,
     )
     from .device import device  # noqa: E402
+    from . import memory_format as _mf  # noqa: E402
+    from .memory_format import (  # noqa: E402
+        channels_last,
+        channels_last_3d,
+        contiguous_format,
+        layout,
+        legacy_contiguous_format,
+        preserve_format,
+        strided,
+    )
+    memory_format = _mf.memory_format
     from . import random  # noqa: E402
     from .random import (  # noqa: E402
         Generator,
@@ -313,4 +324,7 @@ with _gc_paused():
     from ._torch_names import result_type, row_stack, scalar_tensor  # noqa: E402
     from ._torch_names import *  # noqa: E402,F403  (the generated top-level forms)
     from .compiler import compile  # noqa: A004
+    # (PyTorch's constants: ``torch.pi``, ``torch.inf``, ``x[:, torch.newaxis]``)
+    from math import e, inf, nan, pi  # noqa: E402
+    newaxis = None
     from .serialization import load, save  # noqa: E402

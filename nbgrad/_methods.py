@@ -10,6 +10,7 @@ import numpy as np
 from . import creation as Cr
 from . import dtypes as _dt
 from .device import as_device
+from .memory_format import contiguous_format, preserve_format, strided
 from .ops import advanced_index as AIx
 from .ops import comparison as Cmp
 from .ops import compound as Cp
@@ -180,11 +181,14 @@ def _cuda(self, device=None):
     return self.to("cuda" if device is None else as_device(device if not isinstance(device, int) else f"cuda:{device}"))
 
 
-def _contiguous(self):
-    """``self`` if C-contiguous, else a contiguous copy."""
-    if self.is_contiguous():
+def _contiguous(self, memory_format=contiguous_format):
+    """``self`` if dense in the order ``memory_format`` names (row-major by default), else
+    a copy laid out so."""
+    if self.is_contiguous(memory_format if memory_format is not contiguous_format else None):
         return self
-    return convert.clone(self)
+    if memory_format is preserve_format:
+        raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
+    return convert.clone(self, memory_format=memory_format)
 
 
 def _activation():
@@ -420,6 +424,14 @@ METHODS.update({
     "is_cpu": property(lambda self: self._device.type == "cpu"),
     "itemsize": property(lambda self: self._dtype.itemsize),
     "nbytes": property(lambda self: self._dtype.itemsize * self.numel()),
+    "layout": property(lambda self: strided),
+    # (dense CPU / CUDA tensors only: the layouts, backends and states nbgrad lacks are
+    # never a tensor's)
+    **{n: property(lambda self: False) for n in (
+        "is_sparse", "is_sparse_csr", "is_quantized", "is_meta", "is_mkldnn", "is_nested",
+        "is_xpu", "is_mps", "is_ipu", "is_xla", "is_vulkan", "is_maia", "is_mtia")},
+    "is_pinned": lambda self, device=None: False,
+    "is_shared": lambda self: False,
 })
 
 for _name, _fn in METHODS.items():

@@ -8,6 +8,7 @@ from . import _distributions as _D
 from . import _recording
 from . import dtypes as _dt
 from .device import CPU, as_device
+from .memory_format import contiguous_format, dim_order, ordered, preserve_format
 from .random import _check as _generator
 from .random import manual_seed  # noqa: F401  (nbgrad.manual_seed)
 from .storage import for_device
@@ -304,12 +305,23 @@ def ones(*size, dtype=None, device=None, requires_grad=False):
 
 
 @_recording.recorded
-def empty(*size, dtype=None, device=None, requires_grad=False):
-    """An uninitialised tensor."""
+def empty(*size, dtype=None, device=None, requires_grad=False,
+          memory_format=contiguous_format):
+    """An uninitialised tensor (laid out in memory as ``memory_format`` says)."""
     dev = as_device(device)
     dt = _dtype_or_default(dtype)
     shape = _size(size, "empty")
-    data = _alloc(lambda: for_device(dev).empty(shape, dt.np), shape, dt.np)
+    order = None
+    if memory_format is not contiguous_format:
+        if memory_format is preserve_format:
+            raise RuntimeError("preserve memory format is unsupported by empty")
+        order = dim_order(None, memory_format, "empty")
+        if len(shape) != len(order):
+            name = repr(memory_format)[len("torch."):]
+            raise RuntimeError(f"required rank {len(order)} tensor to use {name} format")
+    be = for_device(dev)
+    data = _alloc(lambda: be.empty(shape, dt.np) if order is None
+                  else ordered(be, shape, dt.np, order), shape, dt.np)
     return _finish_dev(data, dt, dev, requires_grad)
 
 
@@ -326,32 +338,66 @@ def _like(t, dtype, device):
     return (dtype if dtype is not None else t._dtype), (device if device is not None else t._device)
 
 
+def _like_in(make, input, memory_format, fname, requires_grad):
+    """``make(shape)`` (a new leaf of ``input``'s shape) laid out as ``memory_format``
+    says: for another order than row-major, made in the permuted shape and viewed back,
+    so samples fill memory in order (as PyTorch's kernels write them)."""
+    order = dim_order(input, memory_format, fname)
+    if order is None:
+        return make(tuple(input.shape), requires_grad)
+    t = make(tuple(input.shape[d] for d in order), False)
+    back = tuple(int(i) for i in np.argsort(order))
+    return _finish_dev(for_device(t._device).permute(t._data, back), t._dtype, t._device,
+                       requires_grad)
+
+
+def _sample_like(draw, fill, input, memory_format, fname, requires_grad, dt, dev):
+    """Samples of ``input``'s shape: ``draw(shape)``, or for another memory order than
+    row-major an empty tensor in that order filled in place by ``fill`` (PyTorch's
+    ``*_like`` samplers fill the new tensor so: the draws are its own for those strides)."""
+    order = dim_order(input, memory_format, fname)
+    t = draw(tuple(input.shape)) if order is None else empty_like(
+        input, dtype=dt, device=dev, memory_format=memory_format)
+    if order is not None:
+        fill(t)
+    return t.requires_grad_() if requires_grad else t
+
+
 @_recording.recorded
-def zeros_like(input, *, dtype=None, device=None, requires_grad=False):
+def zeros_like(input, *, dtype=None, device=None, requires_grad=False,
+               memory_format=preserve_format):
     """Zeros with ``input``'s shape, dtype and device."""
     dt, dev = _like(input, dtype, device)
-    return zeros(tuple(input.shape), dtype=dt, device=dev, requires_grad=requires_grad)
+    return _like_in(lambda shape, rg: zeros(shape, dtype=dt, device=dev, requires_grad=rg),
+                    input, memory_format, "zeros_like", requires_grad)
 
 
 @_recording.recorded
-def ones_like(input, *, dtype=None, device=None, requires_grad=False):
+def ones_like(input, *, dtype=None, device=None, requires_grad=False,
+              memory_format=preserve_format):
     """Ones with ``input``'s shape, dtype and device."""
     dt, dev = _like(input, dtype, device)
-    return ones(tuple(input.shape), dtype=dt, device=dev, requires_grad=requires_grad)
+    return _like_in(lambda shape, rg: ones(shape, dtype=dt, device=dev, requires_grad=rg),
+                    input, memory_format, "ones_like", requires_grad)
 
 
 @_recording.recorded
-def empty_like(input, *, dtype=None, device=None, requires_grad=False):
+def empty_like(input, *, dtype=None, device=None, requires_grad=False,
+               memory_format=preserve_format):
     """Uninitialised, with ``input``'s shape, dtype and device."""
     dt, dev = _like(input, dtype, device)
-    return empty(tuple(input.shape), dtype=dt, device=dev, requires_grad=requires_grad)
+    return _like_in(lambda shape, rg: empty(shape, dtype=dt, device=dev, requires_grad=rg),
+                    input, memory_format, "empty_like", requires_grad)
 
 
 @_recording.recorded
-def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False):
+def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False,
+              memory_format=preserve_format):
     """``fill_value`` with ``input``'s shape, dtype and device."""
     dt, dev = _like(input, dtype, device)
-    return full(tuple(input.shape), fill_value, dtype=dt, device=dev, requires_grad=requires_grad)
+    return _like_in(lambda shape, rg: full(shape, fill_value, dtype=dt, device=dev,
+                                           requires_grad=rg),
+                    input, memory_format, "full_like", requires_grad)
 
 
 def _sample(draw, shape, dt, device, generator, requires_grad, fname):
@@ -463,28 +509,36 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False)
 
 
 @_recording.recorded
-def rand_like(input, *, dtype=None, device=None, requires_grad=False):
+def rand_like(input, *, dtype=None, device=None, requires_grad=False,
+              memory_format=preserve_format):
     """``rand`` with ``input``'s shape, dtype and device."""
     dt, dev = _like(input, dtype, device)
-    return rand(tuple(input.shape), dtype=dt, device=dev, requires_grad=requires_grad)
+    return _sample_like(lambda shape: rand(shape, dtype=dt, device=dev),
+                        lambda t: t.uniform_(), input, memory_format, "rand_like", requires_grad,
+                        dt, dev)
 
 
 @_recording.recorded
-def randn_like(input, *, dtype=None, device=None, requires_grad=False):
+def randn_like(input, *, dtype=None, device=None, requires_grad=False,
+               memory_format=preserve_format):
     """``randn`` with ``input``'s shape, dtype and device."""
     dt, dev = _like(input, dtype, device)
-    return randn(tuple(input.shape), dtype=dt, device=dev, requires_grad=requires_grad)
+    return _sample_like(lambda shape: randn(shape, dtype=dt, device=dev),
+                        lambda t: t.normal_(), input, memory_format, "randn_like", requires_grad,
+                        dt, dev)
 
 
 @_recording.recorded
-def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_grad=False):
+def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_grad=False,
+                 memory_format=preserve_format):
     """``randint`` with ``input``'s shape, dtype and device (``randint_like(x, high)`` draws
     from [0, high))."""
     if high is None:
         low, high = 0, low
     dt, dev = _like(input, dtype, device)
-    return randint(low, high, tuple(input.shape), dtype=dt, device=dev,
-                   requires_grad=requires_grad)
+    return _sample_like(lambda shape: randint(low, high, shape, dtype=dt, device=dev),
+                        lambda t: t.random_(low, high), input, memory_format, "randint_like",
+                        requires_grad, dt, dev)
 
 
 @_recording.recorded

@@ -98,8 +98,14 @@ class Tensor:
         s = tuple(x // self._dtype.itemsize for x in self._data.strides)
         return s if dim is None else s[_wrap_dim(dim, self.ndim)]
 
-    def is_contiguous(self):
+    def is_contiguous(self, memory_format=None):
+        """Whether the tensor is dense in memory in row-major order, or in the order
+        ``memory_format`` names (``nbgrad.channels_last``, ...)."""
         d = self._data
+        if memory_format is not None:
+            from .memory_format import is_contiguous_as
+
+            return is_contiguous_as(d.shape, self.stride(), memory_format)
         if d.__class__ is np.ndarray:
             return d.flags.c_contiguous
         return for_device(self._device).is_contiguous(d)

@@ -14,6 +14,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..autograd.grad_mode import enable_grad
 from ..kernels.table import kernel
+from ..memory_format import contiguous_format
 from ..ops.inplace import assert_writable, zero_grads
 from ..storage.layout import _LOW_CHARS, copy_data, is_c
 from ..tensor import Tensor
@@ -188,7 +189,7 @@ class Optimizer:
                     dt = param._dtype if param.is_floating_point() else v._dtype
                     v = v.to(device=param._device, dtype=dt)
                 if v._data is value._data or not v.is_contiguous():
-                    v = v.clone()  # own, C-contiguous storage
+                    v = v.clone(memory_format=contiguous_format)  # own, C-contiguous storage
                 return v
             if isinstance(value, dict):
                 return {k: cast(param, x, k) for k, x in value.items()}

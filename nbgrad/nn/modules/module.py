@@ -374,16 +374,20 @@ class Module:
         Only floating-point tensors change dtype. Parameters keep their identity (their
         storage is swapped), so optimizers built before ``to`` stay valid.
         """
+        from ...memory_format import preserve_format
         from ...ops.convert import _parse
 
-        dev, dt, _ = _parse(args, dict(kwargs))
+        dev, dt, _, fmt = _parse(args, dict(kwargs))
         if dt is not None and not dt.is_floating_point:
             raise TypeError(
                 f"nn.Module.to only accepts floating point dtypes, but got desired dtype={dt}"
             )
 
         def fn(t):
-            return t.to(device=dev or t._device, dtype=dt if (dt is not None and t.is_floating_point()) else t._dtype)
+            # (a memory format reaches the 4-d and 5-d tensors only, as in PyTorch)
+            f = fmt if t.ndim in (4, 5) else preserve_format
+            return t.to(device=dev or t._device, memory_format=f,
+                        dtype=dt if (dt is not None and t.is_floating_point()) else t._dtype)
 
         return self._apply_tensors(fn)
 
