@@ -31,6 +31,7 @@ with _gc_paused():
     from .creation import (  # noqa: E402
         arange,
         as_tensor,
+        asarray,
         empty,
         empty_like,
         eye,
@@ -186,6 +187,7 @@ with _gc_paused():
         dstack,
         fliplr,
         flipud,
+        dsplit,
         hsplit,
         hstack,
         meshgrid,
@@ -242,6 +244,8 @@ with _gc_paused():
     from .ops.linalg_solve import logdet, matrix_power  # noqa: E402
     from .ops.linalg_compose import matrix_exp  # noqa: E402
     from .ops.linalg_lu import lu_unpack  # noqa: E402
+    from .ops.linalg_lu import lu_old as lu  # noqa: E402
+    from .ops.linalg_lu import lu_solve_old as lu_solve  # noqa: E402
     from .ops.linalg_decomp import cholesky_inverse, cholesky_solve  # noqa: E402
     from .ops.linalg_decomp import cholesky_old as cholesky  # noqa: E402
     from .ops.linalg_decomp import qr_old as qr  # noqa: E402

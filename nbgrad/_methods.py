@@ -24,6 +24,7 @@ from .ops import inplace as I
 from .ops import linalg as L
 from .ops import linalg_compose as LC
 from .ops import linalg_decomp as LD
+from .ops import linalg_lu as LU_
 from .ops import linalg_solve as LS
 from .ops import linalg_spectral as LSp
 from .ops import norm as Nm
@@ -280,7 +281,7 @@ METHODS = {
         "baddbmm_", "addr", "addr_", "addmv_", "addbmm_")},
     **{n: getattr(Rr, n) for n in (
         "broadcast_to", "movedim", "moveaxis", "swapdims", "unflatten", "fliplr", "flipud",
-        "rot90", "tensor_split", "hsplit", "vsplit", "select", "take", "repeat_interleave")},
+        "rot90", "tensor_split", "hsplit", "vsplit", "dsplit", "select", "take", "repeat_interleave")},
     "split": C.split, "chunk": C.chunk, "unbind": C.unbind, "narrow": C.narrow,
     "roll": C.roll,
     "repeat": S.repeat, "tile": S._tile_method, "flip": S._flip_method,
@@ -392,6 +393,12 @@ METHODS.update({
     "prelu": lambda self, weight: _activation().prelu(self, weight),
     "hardshrink": lambda self, lambd=0.5: _activation().hardshrink(self, lambd),
     "split_with_sizes": lambda self, split_sizes, dim=0: C.split(self, list(split_sizes), dim),
+    # (PyTorch's unsafe_ forms skip view tracking; here they are the same views)
+    "unsafe_chunk": C.chunk, "unsafe_split": C.split,
+    "unsafe_split_with_sizes": lambda self, split_sizes, dim=0: C.split(self, list(split_sizes),
+                                                                        dim),
+    "lu": LU_.lu_old,
+    "lu_solve": lambda self, LU_data, LU_pivots: LU_.lu_solve_old(self, LU_data, LU_pivots),
     "narrow_copy": lambda self, dim, start, length: convert.clone(C.narrow(self, dim, start,
                                                                            length)),
     "sum_to_size": lambda self, *size: E.sum_to(self, tuple(

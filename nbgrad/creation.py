@@ -247,6 +247,54 @@ def as_tensor(data, dtype=None, device=None):
     return tensor(data, dtype=dtype, device=device)
 
 
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
+    """``obj`` as a tensor, sharing its memory where it can (a tensor, or a NumPy array of
+    the dtype asked for, on the CPU), as ``torch.asarray``.
+
+    Args:
+        obj: a tensor, a NumPy array or scalar, a Python number or (nested) sequence, or
+            anything NumPy reads as an array.
+        dtype (nbgrad.dtype, optional): the result's dtype (``obj``'s, or inferred as
+            ``tensor`` does).
+        device (optional): the result's device (``obj``'s, or the CPU).
+        copy (bool, optional): ``True`` always copies; ``False`` never does (an error when
+            it would have to); ``None`` copies only when it must.
+        requires_grad (bool): whether the result requires grad. Default: False.
+
+    Example::
+
+        >>> import nbgrad, numpy as np
+        >>> a = np.arange(3.0)
+        >>> t = nbgrad.asarray(a)
+        >>> a[0] = 9.0
+        >>> t
+        tensor([9., 1., 2.], dtype=nbgrad.float64)
+    """
+    dt = None if dtype is None else _dt.as_dtype(dtype)
+    if isinstance(obj, Tensor):
+        out = obj.to(device=device or obj.device, dtype=dt or obj.dtype)
+        if out is obj and copy:
+            out = obj.clone()
+        if out is not obj and copy is False:
+            raise ValueError(f"can't alias tensor with dtype '{obj.dtype.scalar_type}' into "
+                             f"dtype '{out.dtype.scalar_type}'.")
+    elif isinstance(obj, np.ndarray) and as_device(device).type == "cpu":
+        want = dt or _dt.from_numpy_dtype(obj.dtype)
+        if want.np != obj.dtype and copy is False:
+            raise ValueError("can't alias tensor with dtype "
+                             f"'{_dt.from_numpy_dtype(obj.dtype).scalar_type}' into dtype "
+                             f"'{want.scalar_type}'.")
+        out = (from_numpy(obj) if want.np == obj.dtype and not copy
+               else tensor(obj, dtype=want))
+    else:
+        if copy is False and not isinstance(obj, np.ndarray):
+            raise ValueError(f"can't alias {type(obj).__name__} without a copy")
+        out = tensor(obj, dtype=dt, device=device)
+    if requires_grad:  # (on the caller's tensor itself when it is returned, as PyTorch)
+        out.requires_grad_(True)
+    return out
+
+
 def from_numpy(ndarray):
     """A CPU tensor sharing memory with ``ndarray``."""
     if not isinstance(ndarray, np.ndarray):

@@ -2,6 +2,8 @@
 gradients for square, tall and wide matrices, every solve form, finite differences to
 second order, errors."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -43,6 +45,31 @@ def test_lu_solve_matches_torch(left, adjoint):
         res.append((x.detach().numpy(), a.grad.numpy(), b.grad.numpy()))
     for x, y in zip(*res):
         np.testing.assert_allclose(x, y, rtol=1e-11, atol=1e-12)
+
+
+def test_the_older_lu_and_lu_solve_match_torch():
+    A, B = RNG.standard_normal((2, 3, 3)), RNG.standard_normal((2, 3, 2))
+    res = []
+    for m in (nbgrad, torch):
+        a, b = m.tensor(A, requires_grad=True), m.tensor(B, requires_grad=True)
+        with pytest.warns(UserWarning, match="torch.lu is deprecated"):
+            warnings.simplefilter("always")
+            LU, piv = a.lu()
+        LU2, piv2, info = m.lu(a, get_infos=True)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            x = m.lu_solve(b, LU, piv)
+        assert "torch.lu_solve is deprecated" in str(caught[0].message)
+        assert info.tolist() == [0, 0] and piv.dtype == m.int32
+        np.testing.assert_array_equal(LU.detach().numpy(), LU2.detach().numpy())
+        np.testing.assert_array_equal(x.detach().numpy(), b.lu_solve(LU2, piv2).detach().numpy())
+        (x * x).sum().backward()
+        res.append((LU.detach().numpy(), piv.numpy(), x.detach().numpy(), a.grad.numpy(),
+                    b.grad.numpy()))
+    for x, y in zip(*res):
+        np.testing.assert_allclose(x, y, rtol=1e-11, atol=1e-12)
+    for m in (nbgrad, torch):  # a singular matrix: its info, no error
+        assert m.lu(m.zeros(2, 2), get_infos=True)[2].item() == 1
 
 
 def test_finite_differences_and_unpack():

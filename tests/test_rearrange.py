@@ -25,6 +25,8 @@ calls = [
   lambda m, x, v, w: m.dstack([x[:, :, 0], x[:, :, 1]]), lambda m, x, v, w: m.column_stack([v, v * 2]), lambda m, x, v, w: m.atleast_2d(v), lambda m, x, v, w: m.atleast_3d(x[0]), lambda m, x, v, w: m.atleast_1d(v[0]),
   lambda m, x, v, w: m.fliplr(x), lambda m, x, v, w: m.flipud(x), lambda m, x, v, w: m.rot90(x), lambda m, x, v, w: m.rot90(x, 2, (1, 2)), lambda m, x, v, w: m.rot90(x, -1),
   lambda m, x, v, w: m.tensor_split(x, 2, 1), lambda m, x, v, w: m.tensor_split(x, [1, 3]), lambda m, x, v, w: x.hsplit(2), lambda m, x, v, w: m.vsplit(x, [1]), lambda m, x, v, w: m.select(x, 1, 2), lambda m, x, v, w: x.select(-1, 0),
+  lambda m, x, v, w: m.dsplit(x, 2), lambda m, x, v, w: x.dsplit([1]), lambda m, x, v, w: m.hsplit(v, [1, 3]),
+  lambda m, x, v, w: x.unsafe_chunk(2, 1), lambda m, x, v, w: x.unsafe_split(3, 1), lambda m, x, v, w: x.unsafe_split_with_sizes([1, 3], 1),
   lambda m, x, v, w: m.take(x, m.tensor([[0, 5], [-1, 7]])), lambda m, x, v, w: m.repeat_interleave(v, 2), lambda m, x, v, w: x.repeat_interleave(m.tensor([1, 0, 2]), dim=0), lambda m, x, v, w: m.repeat_interleave(m.tensor([2, 1]))]
 
 
@@ -63,3 +65,15 @@ def test_docstring_examples_run():
 
     res = doctest.testmod(rearrange, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert res.attempted and not res.failed
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.dsplit(m.zeros(2, 3), 2), lambda m: m.dsplit(m.zeros(2, 3, 3), 2),
+    lambda m: m.hsplit(m.zeros(()), 2), lambda m: m.hsplit(m.zeros(5), 2),
+    lambda m: m.hsplit(m.zeros(2, 5), 0), lambda m: m.vsplit(m.zeros(5), 2),
+    lambda m: m.vsplit(m.zeros(5, 2), 2)])
+def test_split_errors_are_pytorchs(call):
+    from tests._errors import assert_same_error
+
+    assert_same_error(call, torch, nbgrad, lambda text: text.replace("torch.", "nbgrad."))
+

@@ -682,7 +682,41 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
 
 
 __all__ = ["index_select", "index_add", "gather", "scatter_add", "scatter", "index_fill",
-           "index_copy", "take_along_dim"]
+           "index_copy", "take_along_dim", "unravel_index"]
+
+
+def unravel_index(indices, shape):
+    """The coordinates in a tensor of ``shape`` of the flat (row-major) ``indices``: one
+    int64 tensor per dim, each shaped as ``indices``. Indices outside ``[0, prod(shape))``
+    wrap around, as in PyTorch.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.unravel_index(nbgrad.tensor([4, 1, 7]), (3, 3))
+        (tensor([1, 0, 2]), tensor([1, 1, 1]))
+    """
+    from ..creation import tensor
+    from .concat import unbind
+    from .elementwise import floor_divide, remainder
+    from .shape import unsqueeze
+
+    if indices.__class__ is not Tensor:
+        raise TypeError(f"expected 'indices' to be a tensor, but got {type(indices)}")
+    if indices.dtype.is_floating_point or indices.dtype is _dt.bool_:
+        raise TypeError(f"expected 'indices' to be integer dtype, but got {indices.dtype}")
+    shape = (int(shape),) if isinstance(shape, int) else tuple(int(n) for n in shape)
+    if any(n < 0 for n in shape):
+        raise ValueError(f"'shape' cannot have negative values, but got {shape}")
+    if not shape:
+        return ()
+    # the elements each coordinate counts for: the products of the dims after it
+    steps = np.cumprod((1,) + shape[:0:-1])[::-1].tolist()
+    dev = indices.device
+    idx = unsqueeze(indices, -1)
+    coords = remainder(floor_divide(idx, tensor(steps, dtype=_dt.int64, device=dev)),
+                       tensor(list(shape), dtype=_dt.int64, device=dev))
+    return unbind(coords, -1)
 
 
 def one_hot(tensor, num_classes=-1):

@@ -515,6 +515,13 @@ _DEPRECATED = {
                 "upper=True)\nshould be replaced with\nU = torch.linalg.cholesky(A).mH\n"
                 "This transform will produce equivalent results for all valid (symmetric "
                 "positive definite) inputs.",
+    "lu": "torch.lu is deprecated in favor of torch.linalg.lu_factor / "
+          "torch.linalg.lu_factor_ex and will be removed in a future PyTorch release.",
+    # (PyTorch's text, its missing space included)
+    "lu_solve": "torch.lu_solve is deprecated in favor of torch.linalg.lu_solveand will be "
+                "removed in a future PyTorch release.\nNote that torch.linalg.lu_solve has its "
+                "arguments reversed.\nX = torch.lu_solve(B, LU, pivots)\nshould be replaced "
+                "with\nX = torch.linalg.lu_solve(LU, pivots, B)",
     "chain_matmul": "torch.chain_matmul is deprecated and will be removed in a future "
                     "PyTorch release. Use torch.linalg.multi_dot instead, which accepts a list "
                     "of two or more tensors rather than multiple parameters."}

@@ -11,7 +11,7 @@ from .concat import cat
 from .funcdef import deffunc, surface
 from .index import _host
 from .linalg import matmul
-from .linalg_decomp import solve_triangular
+from .linalg_decomp import _deprecated, solve_triangular
 from .linalg_solve import host_lapack
 from .selection import tril, triu
 
@@ -240,3 +240,27 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
     # X U^H L^H P^T = B
     y = solve_triangular(L.mH, matmul(B, P), upper=True, left=False, unitriangular=True)
     return solve_triangular(U.mH, y, upper=False, left=False)
+
+
+def lu_old(A, pivot=True, get_infos=False):
+    """PyTorch's older ``torch.lu`` / ``Tensor.lu``: ``(LU, pivots)``, with ``get_infos``
+    also LAPACK's ``info`` per matrix; a singular matrix does not raise (``lu_factor_ex``).
+
+    Example::
+
+        >>> import nbgrad
+        >>> LU, pivots = nbgrad.tensor([[1.0, 2.0], [3.0, 4.0]]).lu()
+        >>> pivots
+        tensor([2, 2], dtype=nbgrad.int32)
+    """
+    _deprecated("lu")
+    LU, pivots, info = lu_factor_ex(A, pivot=pivot)
+    return (LU, pivots, info) if get_infos else (LU, pivots)
+
+
+def lu_solve_old(b, LU_data, LU_pivots):
+    """PyTorch's older ``torch.lu_solve(b, LU_data, LU_pivots)``: ``linalg.lu_solve`` with
+    the right-hand side first (deprecated, as in PyTorch)."""
+    _deprecated("lu_solve")
+    return lu_solve(LU_data, LU_pivots, b)
+

@@ -223,12 +223,43 @@ def tensor_split(input, indices_or_sections, dim=0):
     return tuple(part(a, b) for a, b in bounds)
 
 
+def _split_along(name, input, indices_or_sections, dim, min_ndim):
+    """``tensor_split`` for hsplit / vsplit / dsplit, with their checks: enough dims, and
+    a number of sections that divides the dim."""
+    check_tensor(input, name)
+    if input.ndim < min_ndim:
+        raise RuntimeError(f"nbgrad.{name} requires a tensor with at least {min_ndim} "
+                           f"dimension, but got a tensor with {input.ndim} dimensions!")
+    if not isinstance(indices_or_sections, (list, tuple, Tensor)):
+        s, n = int(indices_or_sections), input.shape[dim]
+        if s == 0 or n % s:
+            raise RuntimeError(f"nbgrad.{name} attempted to split along dimension {dim}, but "
+                               f"the size of the dimension {n} is not divisible by the "
+                               f"split_size {s}!")
+    return tensor_split(input, indices_or_sections, dim)
+
+
 def hsplit(input, indices_or_sections):
-    return tensor_split(input, indices_or_sections, 1 if input.ndim > 1 else 0)
+    """Views split along dim 1 (dim 0 of a 1-d tensor): at ``indices`` or into equal
+    ``sections``."""
+    return _split_along("hsplit", input, indices_or_sections, 1 if input.ndim > 1 else 0, 1)
 
 
 def vsplit(input, indices_or_sections):
-    return tensor_split(input, indices_or_sections, 0)
+    """Views split along dim 0 of a tensor of 2 or more dims."""
+    return _split_along("vsplit", input, indices_or_sections, 0, 2)
+
+
+def dsplit(input, indices_or_sections):
+    """Views split along dim 2 (depth) of a tensor of 3 or more dims.
+
+    Example::
+
+        >>> import nbgrad
+        >>> [p.shape for p in nbgrad.zeros(2, 3, 4).dsplit([1, 3])]
+        [nbgrad.Size([2, 3, 1]), nbgrad.Size([2, 3, 2]), nbgrad.Size([2, 3, 1])]
+    """
+    return _split_along("dsplit", input, indices_or_sections, 2, 3)
 
 
 def select(input, dim, index):
