@@ -56,7 +56,7 @@ with _gc_paused():
         zeros,
         zeros_like,
     )
-    from .device import device  # noqa: E402
+    from .device import device, get_default_device, set_default_device  # noqa: E402
     from . import memory_format as _mf  # noqa: E402
     from .memory_format import (  # noqa: E402
         channels_last,

@@ -7,7 +7,7 @@ import numpy as np
 from . import _distributions as _D
 from . import _recording
 from . import dtypes as _dt
-from .device import CPU, as_device
+from .device import CPU, as_device, factory_device
 from .memory_format import contiguous_format, dim_order, ordered, preserve_format
 from .random import _check as _generator
 from .random import manual_seed  # noqa: F401  (nbgrad.manual_seed)
@@ -154,7 +154,7 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
     tensor([[1., 2.],
             [3., 4.]], requires_grad=True)
     """
-    dev = as_device(device)
+    dev = factory_device(device)
     if isinstance(data, np.generic):  # a NumPy scalar: its own dtype, as a 0-d array
         data = np.asarray(data)
     if isinstance(data, Tensor):
@@ -242,7 +242,7 @@ def as_tensor(data, dtype=None, device=None):
     """Like ``tensor`` but shares memory with a matching ndarray or Tensor."""
     if isinstance(data, Tensor):
         return data.to(device=device or data.device, dtype=dtype or data.dtype)
-    if isinstance(data, np.ndarray) and dtype is None and device in (None, "cpu"):
+    if isinstance(data, np.ndarray) and dtype is None and factory_device(device).type == "cpu":
         return from_numpy(data)
     return tensor(data, dtype=dtype, device=device)
 
@@ -278,7 +278,7 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
         if out is not obj and copy is False:
             raise ValueError(f"can't alias tensor with dtype '{obj.dtype.scalar_type}' into "
                              f"dtype '{out.dtype.scalar_type}'.")
-    elif isinstance(obj, np.ndarray) and as_device(device).type == "cpu":
+    elif isinstance(obj, np.ndarray) and (device is None or as_device(device).type == "cpu"):
         want = dt or _dt.from_numpy_dtype(obj.dtype)
         if want.np != obj.dtype and copy is False:
             raise ValueError("can't alias tensor with dtype "
@@ -323,7 +323,7 @@ def _dtype_or_default(dtype):
 
 
 def _fill(size, value, dtype, device, requires_grad, fname):
-    dev = as_device(device)
+    dev = factory_device(device)
     dt = _dtype_or_default(dtype)
     shape = _size(size, fname)
     if dt.low and isinstance(value, float):  # to 16 bits through float32, as PyTorch
@@ -356,7 +356,7 @@ def ones(*size, dtype=None, device=None, requires_grad=False):
 def empty(*size, dtype=None, device=None, requires_grad=False,
           memory_format=contiguous_format):
     """An uninitialised tensor (laid out in memory as ``memory_format`` says)."""
-    dev = as_device(device)
+    dev = factory_device(device)
     dt = _dtype_or_default(dtype)
     shape = _size(size, "empty")
     order = None
@@ -451,7 +451,7 @@ def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False
 def _sample(draw, shape, dt, device, generator, requires_grad, fname):
     """A tensor of ``shape`` filled by ``draw(gen, n, np_dtype)`` on the host (PyTorch's CPU
     samples for the generator's state), then moved to ``device``."""
-    dev = as_device(device)
+    dev = factory_device(device)
     gen = _generator(generator, dev, fname)
     n = int(np.prod(shape, dtype=np.int64))
     data = _alloc(lambda: draw(gen, n, dt.np).reshape(shape), shape, dt.np)
@@ -613,7 +613,7 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     n = max(0, int(size))
     wt = np.float64 if dt.is_floating_point else np.int64
     data = _alloc(lambda: (start + step * np.arange(n, dtype=wt)).astype(dt.np), (n,), dt.np)
-    return _finish(data, dt, as_device(device), requires_grad)
+    return _finish(data, dt, factory_device(device), requires_grad)
 
 
 def _num(v):
@@ -634,7 +634,7 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     data = _alloc(lambda: np.linspace(start, end, int(steps)).astype(dt.np), (int(steps),), dt.np)
-    return _finish(data, dt, as_device(device), requires_grad)
+    return _finish(data, dt, factory_device(device), requires_grad)
 
 
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
@@ -686,7 +686,7 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
     if n * m > _I64:
         raise RuntimeError("numel: integer multiplication overflow")
     data = _alloc(lambda: np.eye(n, m, dtype=dt.np), (n, m), dt.np)
-    return _finish(data, dt, as_device(device), requires_grad)
+    return _finish(data, dt, factory_device(device), requires_grad)
 
 
 # ----- Tensor.new_*: creations with a tensor's dtype and device by default -----------------

@@ -75,6 +75,17 @@ class device:
         if cacheable and len(_parsed) < _CACHE_MAX:
             _parsed[type] = (name, index)
 
+    def __enter__(self):
+        """Inside ``with nbgrad.device(...)``, factories make tensors on this device by
+        default (as ``set_default_device``, undone on exit)."""
+        _entered.append(_default[0])
+        _default[0] = None if self == CPU_NAME else self
+        return self
+
+    def __exit__(self, *exc):
+        _default[0] = _entered.pop()
+        return False
+
     def __eq__(self, other):
         if other is self:
             return True
@@ -98,7 +109,39 @@ class device:
 
 
 CPU = device("cpu")
+CPU_NAME = "cpu"
 _cache = {"cpu": CPU}
+# the device factories use when given none (None: the CPU), and the ones that ``with
+# device(...)`` blocks replaced, innermost last
+_default = [None]
+_entered = []
+
+
+def set_default_device(device):
+    """Make ``device`` the one that factory functions (``zeros``, ``tensor``, ``randn``,
+    the layers' parameters, ...) use when they are given none; ``None`` restores the CPU.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.set_default_device("cpu")
+        >>> nbgrad.get_default_device()
+        device(type='cpu')
+    """
+    d = None if device is None else as_device(device)
+    _default[0] = None if d == CPU else d
+
+
+def get_default_device():
+    """The device factory functions use when given none (``set_default_device``)."""
+    return _default[0] or CPU
+
+
+def factory_device(d):
+    """``as_device`` for a factory's ``device`` argument: ``None`` is the default device."""
+    if d is None:
+        return _default[0] or CPU
+    return as_device(d)
 
 
 def as_device(d):

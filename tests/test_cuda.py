@@ -846,3 +846,27 @@ def test_lu_factor_on_the_device_matches_cpu():
         res.append((host(LU), host(pivots), host(t.grad)))
     for p, q in zip(*res):
         np.testing.assert_allclose(p, q, rtol=1e-12, atol=1e-13)
+
+
+def test_the_default_device_makes_factories_and_layers_on_the_device():
+    with nbgrad.device(DEV):
+        made = [nbgrad.zeros(2), nbgrad.tensor([1.0, 2.0]), nbgrad.randn(2), nbgrad.arange(3),
+                nbgrad.empty(1), nbgrad.nn.Linear(2, 1).weight]
+    assert all(t.device.type == "cuda" for t in made)
+    assert nbgrad.zeros(1).device.type == "cpu"
+    nbgrad.set_default_device(DEV)
+    try:
+        nbgrad.manual_seed(0)
+        x = nbgrad.rand(3)
+        assert x.device.type == "cuda" and nbgrad.full((2,), 1.5).device.type == "cuda"
+    finally:
+        nbgrad.set_default_device(None)
+    nbgrad.manual_seed(0)
+    np.testing.assert_array_equal(host(x), nbgrad.rand(3).numpy())  # the host's draws
+
+
+def test_channels_last_on_the_device_matches_cpu():
+    c, g = pair(1, 2, 2, 3)
+    yc, yg = (t.contiguous(memory_format=nbgrad.channels_last) for t in (c, g))
+    assert yg.stride() == yc.stride() == (12, 1, 6, 2)
+    np.testing.assert_array_equal(host(yg), host(yc))
