@@ -132,7 +132,7 @@ with _gc_paused():
         sort,
         topk,
     )
-    from .ops.strided import diagonal  # noqa: E402
+    from .ops.strided import as_strided, diagonal  # noqa: E402
     from .ops.compound import (  # noqa: E402
         deg2rad,
         float_power,

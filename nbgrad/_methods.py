@@ -269,7 +269,9 @@ METHODS = {
     "swapaxes": S.transpose,
     "T": property(lambda self: S.permute(self, tuple(range(self.ndim - 1, -1, -1)))),
     "mT": property(lambda self: S.transpose(self, -2, -1)),
-    "diagonal": Strd.diagonal, "unfold": Strd.unfold,
+    "diagonal": Strd.diagonal, "unfold": Strd.unfold, "as_strided": Strd.as_strided,
+    "as_strided_": lambda self, size, stride, storage_offset=None: _adopt_view(
+        self, Strd.as_strided(self, size, stride, storage_offset)),
     **{n: getattr(Sr, n) for n in ("unique", "unique_consecutive", "bincount", "histc",
                                            "histogram")},
     **{n: getattr(Cp, n) for n in (
@@ -345,10 +347,15 @@ def _matrix_transpose(self):
     return S.t(self) if self.ndim else self
 
 
+def _adopt_view(self, view):
+    """``self`` made into ``view`` (a view of its own storage): in-place view ops."""
+    I.check_inplace(self)
+    return I.view_in_place(self, view)
+
+
 def _view_in_place(name):
     def method(self, *args, **kwargs):
-        I.check_inplace(self)
-        return I.view_in_place(self, getattr(S, name)(self, *args, **kwargs))
+        return _adopt_view(self, getattr(S, name)(self, *args, **kwargs))
 
     method.__name__ = method.__qualname__ = name + "_"
     method.__doc__ = f"``{name}`` in place: the tensor's own shape and strides change."

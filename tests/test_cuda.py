@@ -870,3 +870,14 @@ def test_channels_last_on_the_device_matches_cpu():
     yc, yg = (t.contiguous(memory_format=nbgrad.channels_last) for t in (c, g))
     assert yg.stride() == yc.stride() == (12, 1, 6, 2)
     np.testing.assert_array_equal(host(yg), host(yc))
+
+
+def test_as_strided_on_the_device_matches_cpu():
+    c, g = pair(6)
+    outs = [(t * 1)[1:].as_strided((2, 3), (1, 1), 2) for t in (c, g)]
+    np.testing.assert_array_equal(host(outs[1]), host(outs[0]))
+    for o in outs:
+        o.sum().backward()
+    np.testing.assert_array_equal(host(g.grad), host(c.grad))
+    with pytest.raises(NotImplementedError, match="before its input's first element"):
+        g[2:].as_strided((2,), (1,), 0)

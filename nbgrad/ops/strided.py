@@ -1,6 +1,9 @@
-"""Views with computed strides: ``diagonal`` and ``Tensor.unfold``. Each is a view of its
-input's storage (a write through it writes the input, as in PyTorch), on every device: the
-backend's ``getitem`` moves the start, ``as_strided`` sets the strides."""
+"""Views with computed strides: ``diagonal``, ``Tensor.unfold`` and ``as_strided``. Each
+is a view of its input's storage (a write through it writes the input, as in PyTorch), on
+every device: the backend's ``getitem`` moves the start, ``as_strided`` sets the strides,
+``storage_view`` places a view anywhere in the storage."""
+
+import numpy as np
 
 from ..storage.layout import copy_data
 from ..tensor import _wrap_dim
@@ -153,3 +156,101 @@ def unfold(self, dimension, size, step):
     if step <= 0:
         raise RuntimeError(f"step is {step} but must be > 0")
     return UNFOLD.call(self, d, int(size), int(step))
+
+
+# ----- as_strided --------------------------------------------------------------------------
+def _as_strided_view(x, odt, dev, size, stride, offset, in_strides, in_offset):
+    return backend(dev).storage_view(x, offset - in_offset, size, stride)
+
+
+AS_STRIDED = deffunc(
+    "as_strided", forward=_as_strided_view, dtype=same_dtype,
+    shape=lambda s, size, stride, offset, in_strides, in_offset: tuple(size),
+    args=("size", "stride", "storage_offset", "input_strides", "input_offset"),
+    grads=("as_strided_backward(grad, input_shape, input_strides, input_offset, size, stride, "
+           "storage_offset)",), view=_view, fn=False, method=False)
+
+
+def _positions(offset, sizes, strides):
+    """The storage positions of a geometry's elements, in row-major order (int64)."""
+    pos = np.full((), offset, np.int64)
+    for n, st in zip(sizes, strides):
+        pos = pos[..., None] + np.arange(n, dtype=np.int64) * st
+    return pos.reshape(-1)
+
+
+def as_strided_backward(grad, input_sizes, input_strides, input_offset, size, stride,
+                        storage_offset):
+    """``as_strided``'s backward: the output's gradient added up per storage element, read
+    back at the input's elements (shared by several of the input's own elements: divided
+    among them, as PyTorch). Composed of ``index_add`` and ``index_select``: differentiable
+    again."""
+    from ..creation import tensor, zeros
+    from .index import index_add, index_select
+
+    shape = tuple(input_sizes)
+    pin = _positions(input_offset, shape, input_strides)
+    pout = _positions(storage_offset, size, stride)
+    if not pin.size:
+        return zeros(shape, dtype=grad.dtype, device=grad.device)
+    lo = int(min(pin.min(), pout.min() if pout.size else pin.min()))
+    hi = int(max(pin.max(), pout.max() if pout.size else pin.max())) + 1
+    dev = grad.device
+    buf = zeros(hi - lo, dtype=grad.dtype, device=dev)
+    if pout.size:
+        buf = index_add(buf, 0, tensor(pout - lo, device=dev), grad.reshape(-1))
+    g = index_select(buf, 0, tensor(pin - lo, device=dev)).reshape(shape)
+    counts = np.bincount(pin - lo)
+    if counts.max() > 1:  # (an expanded input: its elements share storage)
+        g = g / tensor(counts[pin - lo].reshape(shape).astype(grad.dtype.np), device=dev)
+    return g
+
+
+def _storage_size(t):
+    """Elements in the storage under ``t`` (its root tensor's span)."""
+    root = t._base if t._base is not None else t
+    if root.is_contiguous():
+        return root.numel()
+    return 0 if not root.numel() else 1 + sum((n - 1) * s for n, s in zip(root.shape,
+                                                                           root.stride()))
+
+
+@surface(AS_STRIDED)
+def as_strided(input, size, stride, storage_offset=None):
+    """A view of ``input``'s storage with the given ``size`` and ``stride`` (in elements),
+    starting ``storage_offset`` elements into the storage (``input``'s own offset by
+    default). The view may overlap itself; its gradient adds up where it does.
+
+    Example::
+
+        >>> import nbgrad
+        >>> x = nbgrad.arange(6.0)
+        >>> x.as_strided((2, 3), (1, 1))  # sliding windows
+        tensor([[0., 1., 2.],
+                [1., 2., 3.]])
+    """
+    check_tensor(input, "as_strided")
+    size, stride = tuple(int(n) for n in size), tuple(int(s) for s in stride)
+    in_offset = input.storage_offset()
+    offset = in_offset if storage_offset is None else int(storage_offset)
+    if len(size) != len(stride):
+        raise RuntimeError("mismatch in length of strides and shape")
+    if any(s < 0 for s in stride):
+        raise RuntimeError("as_strided: Negative strides are not supported at the moment, "
+                           f"got strides: {list(stride)}")
+    if any(n < 0 for n in size):
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and "
+                           f"strides={list(stride)}")
+    if offset < 0:
+        raise RuntimeError(f"Tensor: invalid storage offset {offset}")
+    if all(size):
+        need = offset + 1 + sum((n - 1) * s for n, s in zip(size, stride))
+        have = _storage_size(input)
+        if need > have:
+            it = input.dtype.itemsize
+            raise RuntimeError(
+                f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset "
+                f"{offset}, and itemsize {it} requiring a storage size of {need * it} are out "
+                f"of bounds for storage of size {have * it}")
+    return AS_STRIDED.call(input, size, stride, offset, input.stride(), in_offset)
+

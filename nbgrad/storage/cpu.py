@@ -93,6 +93,21 @@ def permute(arr, perm):
     return arr.transpose(perm)
 
 
+def storage_view(arr, offset, shape, strides):
+    """A view of the memory under ``arr`` with ``shape`` and element ``strides``, starting
+    ``offset`` elements from ``arr``'s first (before it when negative); the caller keeps
+    it inside the storage."""
+    owner = arr
+    while isinstance(owner.base, np.ndarray):  # (the array that holds the memory)
+        owner = owner.base
+    it = arr.itemsize
+    if not all(shape):  # (no element to reach: any strides do, as PyTorch keeps them)
+        return _as_strided(arr, tuple(shape), tuple(s * it for s in strides))
+    start = arr.__array_interface__["data"][0] - owner.__array_interface__["data"][0]
+    return np.ndarray(tuple(shape), arr.dtype, owner, start + offset * it,
+                      tuple(s * it for s in strides))
+
+
 def getitem(arr, key):
     r = arr[key]
     # all-int keys give a NumPy scalar (a copy); "..." at the end gives a 0-d view instead

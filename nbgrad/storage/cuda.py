@@ -116,6 +116,15 @@ def permute(arr, perm):
     return _view(arr, shape, strides)
 
 
+def storage_view(arr, offset, shape, strides):
+    """``storage.cpu.storage_view`` on the device: from ``arr``'s first element onwards."""
+    if offset < 0:
+        raise NotImplementedError("as_strided: a view that starts before its input's first "
+                                  "element is not supported on CUDA tensors yet")
+    it = arr.dtype.itemsize
+    return _view(arr, tuple(shape), tuple(s * it for s in strides), offset * it)
+
+
 def getitem(arr, key):
     if SIMULATOR:
         return _Fake(arr._ary[key])
