@@ -34,6 +34,7 @@ with _gc_paused():
         asarray,
         empty,
         empty_like,
+        empty_strided,
         eye,
         from_numpy,
         full,

@@ -297,7 +297,7 @@ METHODS = {
     **{n: getattr(Cmp, n) for n in Cmp.__all__},
     # creations like this tensor
     **{n: getattr(Cr, n) for n in (
-        "new_zeros", "new_ones", "new_empty", "new_full", "new_tensor")},
+        "new_zeros", "new_ones", "new_empty", "new_full", "new_tensor", "new_empty_strided")},
     # copies and conversions
     "clone": convert.clone, "contiguous": _contiguous, "to": _to,
     "cpu": lambda self: self.to("cpu"), "cuda": _cuda,

@@ -690,6 +690,35 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
 
 
 # ----- Tensor.new_*: creations with a tensor's dtype and device by default -----------------
+def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False):
+    """An uninitialised tensor of ``size`` with the given ``stride`` (in elements), over a
+    storage just large enough for it.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.empty_strided((2, 3), (1, 2)).stride()
+        (1, 2)
+    """
+    size, stride = tuple(int(n) for n in size), tuple(int(s) for s in stride)
+    if len(size) != len(stride):
+        raise RuntimeError("mismatch in length of strides and shape")
+    if any(s < 0 for s in stride):
+        raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, "
+                           f"got strides: {list(stride)}")
+    span = 1 + sum((n - 1) * s for n, s in zip(size, stride)) if all(size) else 0
+    base = empty(span, dtype=dtype, device=device)
+    data = for_device(base._device).storage_view(base._data, 0, size, stride)
+    return _finish_dev(data, base._dtype, base._device, requires_grad)
+
+
+def new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_grad=False):
+    """``empty_strided`` with this tensor's dtype and device unless given."""
+    return empty_strided(size, stride, dtype=self._dtype if dtype is None else dtype,
+                         device=self._device if device is None else device,
+                         requires_grad=requires_grad)
+
+
 def _new(self, make, size, dtype, device, requires_grad, *args):
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])

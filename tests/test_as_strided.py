@@ -79,3 +79,15 @@ def test_docstring_example_runs():
 
     res = doctest.testmod(strided)
     assert res.attempted and not res.failed
+
+
+def test_empty_strided_and_new_empty_strided_match_pytorch():
+    for size, stride in (((2, 3), (1, 2)), ((2, 2), (0, 1)), ((0, 3), (5, 5)), ((), ())):
+        got, want = nbgrad.empty_strided(size, stride), torch.empty_strided(size, stride)
+        assert got.stride() == want.stride() and tuple(got.shape) == tuple(want.shape)
+    x = nbgrad.ones(2, dtype=nbgrad.float64)
+    e = x.new_empty_strided((2, 3), (1, 2), requires_grad=True)
+    assert e.dtype == nbgrad.float64 and e.requires_grad and e.stride() == (1, 2)
+    e.detach().fill_(2.0)
+    assert e.sum().item() == 12.0
+    assert_same_error(lambda m: m.empty_strided((2, 3), (1,)), torch, nbgrad)
