@@ -702,10 +702,14 @@ def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False)
     """
     size, stride = tuple(int(n) for n in size), tuple(int(s) for s in stride)
     if len(size) != len(stride):
-        raise RuntimeError("mismatch in length of strides and shape")
+        raise RuntimeError(f"dimensionality of sizes ({len(size)}) must match dimensionality "
+                           f"of strides ({len(stride)})")
+    if any(n < 0 for n in size):
+        raise RuntimeError(f"Trying to create tensor with negative dimension "
+                           f"{min(size)}: {list(size)}")
     if any(s < 0 for s in stride):
-        raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, "
-                           f"got strides: {list(stride)}")
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and "
+                           f"strides={list(stride)}")
     span = 1 + sum((n - 1) * s for n, s in zip(size, stride)) if all(size) else 0
     base = empty(span, dtype=dtype, device=device)
     data = for_device(base._device).storage_view(base._data, 0, size, stride)

@@ -90,4 +90,6 @@ def test_empty_strided_and_new_empty_strided_match_pytorch():
     assert e.dtype == nbgrad.float64 and e.requires_grad and e.stride() == (1, 2)
     e.detach().fill_(2.0)
     assert e.sum().item() == 12.0
-    assert_same_error(lambda m: m.empty_strided((2, 3), (1,)), torch, nbgrad)
+    for call in (lambda m: m.empty_strided((2, 3), (1,)), lambda m: m.empty_strided((2,), (-1,)),
+                 lambda m: m.empty_strided((-2,), (1,))):
+        assert_same_error(call, torch, nbgrad)
