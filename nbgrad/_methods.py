@@ -39,6 +39,7 @@ from .ops import selection as Sel
 from .ops import shape as S
 from .ops import softmax as Sm  # noqa: F401  (its rows join the table)
 from .ops import sort as Srt
+from .ops import special_functions as SF  # noqa: F401  (its rows join the table)
 from .ops import stats as St
 from .ops import strided as Strd
 from .ops.funcdef import public as func_rows
@@ -97,7 +98,7 @@ def _elementwise_methods():
     flags of their definitions (ops/elementwise.py's table)."""
     rows = {}
     for op in TABLE.values():
-        fn = getattr(E, op.name)
+        fn = getattr(E, op.name, None) or op.module_globals[op.name]
         if op.method:
             for name in (op.name,) + tuple(op.aliases):
                 rows[name] = fn

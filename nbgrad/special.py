@@ -1,7 +1,10 @@
-"""``nbgrad.special``: PyTorch's ``torch.special`` functions. The gamma family and
-``erfinv`` are rows of the op table (one scalar body for CPU and CUDA, PyTorch's
-algorithms and derivative formulas, so gradients to any order); the rest are nbgrad's ops
-under SciPy's names, or composed of them (differentiable through their parts).
+"""``nbgrad.special``: PyTorch's ``torch.special`` functions. The gamma family, ``erfinv``,
+the Bessel functions, ``ndtri`` / ``log_ndtr`` / ``erfcx``, ``zeta``, the incomplete gamma
+functions and the orthogonal polynomials are rows of the op table (one scalar body for CPU
+and CUDA, PyTorch's algorithms and derivative formulas, so gradients to any order; those
+PyTorch does not differentiate give results that do not require grad); the rest are
+nbgrad's ops under SciPy's names, or composed of them (differentiable through their
+parts).
 
 Example::
 
@@ -15,6 +18,7 @@ Example::
 import math
 
 from .creation import full_like, zeros_like
+from .ops import special_functions as _sf
 from .ops.comparison import isnan
 from .ops.compound import logit, sinc, xlogy
 from .ops.elementwise import (
@@ -36,6 +40,11 @@ from .ops.selection import where
 from .ops.softmax import log_softmax, softmax
 
 expit = sigmoid
+i0 = _sf.i0
+# the rows named ``special_<name>`` in the op table, here under their own names
+_SPECIAL = ("i0e", "i1", "i1e", "ndtri", "log_ndtr", "erfcx", "zeta", "gammainc", "gammaincc",
+            *_sf._NO_GRAD)
+globals().update({n: getattr(_sf, "special_" + n) for n in _SPECIAL})
 gammaln = lgamma
 psi = digamma
 
@@ -72,5 +81,5 @@ def multigammaln(input, p):
 
 
 __all__ = ["digamma", "entr", "erf", "erfc", "erfinv", "exp2", "expit", "expm1", "gammaln",
-           "log1p", "log_softmax", "logit", "logsumexp", "multigammaln", "ndtr",
-           "polygamma", "psi", "round", "sinc", "softmax", "xlog1py", "xlogy"]
+           "i0", "log1p", "log_softmax", "logit", "logsumexp", "multigammaln", "ndtr",
+           "polygamma", "psi", "round", "sinc", "softmax", "xlog1py", "xlogy", *_SPECIAL]

@@ -881,3 +881,14 @@ def test_as_strided_on_the_device_matches_cpu():
     np.testing.assert_array_equal(host(g.grad), host(c.grad))
     with pytest.raises(NotImplementedError, match="before its input's first element"):
         g[2:].as_strided((2,), (1,), 0)
+
+
+def test_special_functions_on_the_device_match_cpu():
+    c, g = pair(5, low=0.1)
+    for fn in (nbgrad.special.i1e, nbgrad.special.erfcx, nbgrad.special.bessel_j0,
+               lambda t: nbgrad.special.chebyshev_polynomial_t(t, 3),
+               lambda t: nbgrad.special.gammainc(t, t * 2)):
+        np.testing.assert_allclose(host(fn(g)), host(fn(c)), rtol=1e-14)
+    for t in (c, g):
+        nbgrad.special.i1(t).sum().backward()
+    np.testing.assert_allclose(host(g.grad), host(c.grad), rtol=1e-14)

@@ -586,6 +586,8 @@ def test_generated_run_matches_the_rule_on_unpacked_saved_values():
     for op in _table_nodes():
         a = nbgrad.tensor(rng.uniform(0.5, 1.5, (3, 4)), requires_grad=True)
         b = nbgrad.tensor(rng.uniform(0.5, 1.5, (3, 4)), requires_grad=True)
+        if op.arity == 2 and "not_implemented" in (op.grads[0] or ""):
+            a = a.detach()  # (an input PyTorch gives no derivative: zeta's, igamma's)
         try:
             out = op(a) if op.arity == 1 else op(a, b)
         except (RuntimeError, TypeError):

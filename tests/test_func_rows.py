@@ -183,9 +183,11 @@ CASES = [
      {"torch_node": False}),
     ("repeat", (2, 3), lambda m, x: x.repeat(2, 1, 2), ((2, 1, 2),)),
     ("flip", (2, 3, 4), lambda m, x: x.flip(0, 2), ((0, 2),)),
-    ("clone", (3, 4), lambda m, x: x.clone(), ()),
+    ("clone", (3, 4), lambda m, x: x.clone(), (None,)),
+    ("clone", (2, 3, 2, 2), lambda m, x: x.clone(memory_format=m.channels_last),
+     ((0, 2, 3, 1),)),
     # (torch keeps the input's dtype and device unnamed: no _saved_ attributes)
-    ("to", (3, 4), lambda m, x: x.to(m.float32), (nbgrad.float32, nbgrad.device("cpu")),
+    ("to", (3, 4), lambda m, x: x.to(m.float32), (nbgrad.float32, nbgrad.device("cpu"), None),
      {"gradcheck": False, "rtol": 1e-6, "saved": False}),
     # where: by which of input / other is a number (PyTorch wraps a number in a tensor,
     # with an edge of its own: nbgrad's node has edges for tensors only); the sizes it
@@ -385,6 +387,9 @@ CASES = [
      if m is torch else nbgrad.ops.strided.diagonal_backward(x, (3, 4), 0, 0, 1),
      ((3, 4), 0, 0, 1)),
     ("unfold", (3, 7), lambda m, x: x.unfold(1, 3, 2), (1, 3, 2)),
+    # (PyTorch saves the input's geometry as one object, nbgrad its strides and offset)
+    ("as_strided", (3, 4), lambda m, x: x.as_strided((2, 3), (1, 2), 1),
+     ((2, 3), (1, 2), 1, (4, 1), 0), {"saved": False}),
     # (PyTorch's inverse / LU factors are saved under other names than nbgrad's result)
     ("inv", (2, 3, 3), lambda m, x: m.linalg.inv(x), (), {"saved": False}),
     ("det", (3, 3), lambda m, x: m.linalg.det(x), (), {"saved": False}),

@@ -148,6 +148,7 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
 def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, strategy="reverse-mode"):
     """The Jacobian of ``func`` at ``inputs`` (row by row, by reverse mode)."""
     from ..creation import zeros_like
+    from ..memory_format import contiguous_format
     from ..ops import shape as _s
     from ..ops.elementwise import mul
     from ..ops.shape import reshape
@@ -163,7 +164,7 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
         for i, o in enumerate(outs):
             rows = [[] for _ in ins]
             for k in range(o.numel()):
-                e = zeros_like(o)
+                e = zeros_like(o, memory_format=contiguous_format)  # (written below)
                 e._data.reshape(-1)[k] = 1
                 for j, (g, x) in enumerate(zip(_raw_grads((o,), ins, (e,), create_graph), ins)):
                     if g is None:

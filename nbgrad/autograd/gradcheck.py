@@ -44,6 +44,7 @@ def _numerical(fn, inputs, i, out_idx, eps):
 
 def _analytical(fn, inputs, diff_idx, out_idx):
     from ..creation import zeros_like
+    from ..memory_format import contiguous_format
     from .api import grad
 
     outs = _outputs(fn, inputs)
@@ -53,7 +54,7 @@ def _analytical(fn, inputs, diff_idx, out_idx):
     if not y.requires_grad:
         return jac
     for k in range(n_out):
-        go = zeros_like(y)
+        go = zeros_like(y, memory_format=contiguous_format)  # (its memory written below)
         go._data.reshape(-1)[k] = 1
         gs = grad(y, [inputs[i] for i in diff_idx], go, retain_graph=True, allow_unused=True)
         for j, g in enumerate(gs):
