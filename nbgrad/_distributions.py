@@ -188,8 +188,9 @@ def randperm(gen, n):
 def multinomial(gen, w, num_samples, replacement):
     """``multinomial`` of each row of the 2-d weights ``w``: with replacement, float64
     uniforms searched in each row's cumulative sums (normalised, the last set to 1); without,
-    the largest ``w / q`` for ``q`` ~ Exp(1) drawn for every weight."""
-    if replacement:
+    or for one sample (PyTorch's fast path), the largest ``w / q`` for ``q`` ~ Exp(1) drawn
+    for every weight."""
+    if replacement and num_samples > 1:
         out = np.empty((w.shape[0], num_samples), np.int64)
         for r, row in enumerate(w):
             cdf = np.cumsum(row)

@@ -187,7 +187,9 @@ def test_multinomial_matches_pytorch():
     def draw(m):
         w = m.tensor([[0.1, 0.2, 0.3, 0.4], [1.0, 0.0, 2.0, 5.0]])
         return (m.multinomial(w, 3), m.multinomial(w, 1), m.multinomial(w, 9, True),
-                m.multinomial(w[0], 2), m.multinomial(w.double(), 5, replacement=True))
+                m.multinomial(w[0], 2), m.multinomial(w.double(), 5, replacement=True),
+                # (one sample with replacement: PyTorch's exponential-race path)
+                m.multinomial(w, 1, True), m.multinomial(w[1], 1, replacement=True))
 
     _same(draw, 6)
 
