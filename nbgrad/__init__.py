@@ -273,6 +273,7 @@ with _gc_paused():
     from .ops.special_functions import *  # noqa: E402,F403
     from . import accelerator, amp, backends, cpu, cuda, linalg, nn, onnx  # noqa: E402
     from . import special  # noqa: E402
+    from . import distributions  # noqa: E402
     from . import serialization  # noqa: E402
     from .amp import autocast  # noqa: E402
     from .amp.autocast_mode import (  # noqa: E402

@@ -1,0 +1,33 @@
+"""``nbgrad.distributions``: PyTorch's ``torch.distributions`` — parameterizable probability
+distributions with sampling (reparameterized where PyTorch's is: gradients flow through
+``rsample``), densities, moments and KL divergences, built of nbgrad ops so gradients reach
+the parameters. After ``manual_seed`` the samples are PyTorch's for the same seed.
+
+Example::
+
+    >>> import nbgrad
+    >>> from nbgrad.distributions import Categorical
+    >>> logits = nbgrad.zeros(4, requires_grad=True)
+    >>> m = Categorical(logits=logits)
+    >>> loss = -m.log_prob(nbgrad.tensor(2))
+    >>> loss.backward()
+    >>> logits.grad
+    tensor([ 0.2500,  0.2500, -0.7500,  0.2500])
+"""
+
+from . import constraints
+from .bernoulli import Bernoulli
+from .categorical import Categorical
+from .distribution import Distribution
+from .exponential import Exponential
+from .independent import Independent
+from .kl import kl_divergence, register_kl
+from .laplace import Laplace
+from .multivariate_normal import MultivariateNormal
+from .normal import Normal
+from .one_hot_categorical import OneHotCategorical
+from .uniform import Uniform
+
+__all__ = ["Bernoulli", "Categorical", "Distribution", "Exponential", "Independent",
+           "Laplace", "MultivariateNormal", "Normal", "OneHotCategorical", "Uniform",
+           "constraints", "kl_divergence", "register_kl"]

@@ -1,0 +1,90 @@
+"""The normal (Gaussian) distribution."""
+
+import math
+import numbers
+
+from ..autograd.grad_mode import no_grad
+from ..ops.sampling import normal as _normal
+from ..tensor import Size
+from . import constraints
+from .distribution import Distribution
+from .utils import broadcast_all, standard_normal
+
+
+class Normal(Distribution):
+    """The normal distribution with mean ``loc`` and standard deviation ``scale``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> _ = nbgrad.manual_seed(0)
+        >>> m = nbgrad.distributions.Normal(nbgrad.tensor([0.0]), nbgrad.tensor([1.0]))
+        >>> m.sample()
+        tensor([1.5410])
+        >>> m.log_prob(nbgrad.tensor([0.0]))
+        tensor([-0.9189])
+    """
+
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    support = constraints.real
+    has_rsample = True
+    _mean_carrier_measure = 0
+
+    def __init__(self, loc, scale, validate_args=None):
+        self.loc, self.scale = broadcast_all(loc, scale)
+        scalar = isinstance(loc, numbers.Number) and isinstance(scale, numbers.Number)
+        super().__init__(Size() if scalar else self.loc.size(), validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Normal, _instance)
+        batch_shape = Size(batch_shape)
+        new.loc, new.scale = self.loc.expand(batch_shape), self.scale.expand(batch_shape)
+        Distribution.__init__(new, batch_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    @property
+    def mean(self):
+        return self.loc
+
+    @property
+    def mode(self):
+        return self.loc
+
+    @property
+    def stddev(self):
+        return self.scale
+
+    @property
+    def variance(self):
+        return self.stddev.pow(2)
+
+    def sample(self, sample_shape=Size()):
+        shape = self._extended_shape(sample_shape)
+        with no_grad():
+            return _normal(self.loc.expand(shape), self.scale.expand(shape))
+
+    def rsample(self, sample_shape=Size()):
+        shape = self._extended_shape(sample_shape)
+        eps = standard_normal(shape, dtype=self.loc.dtype, device=self.loc.device)
+        return self.loc + eps * self.scale
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        var = self.scale**2
+        log_scale = (math.log(self.scale) if isinstance(self.scale, numbers.Real)
+                     else self.scale.log())
+        return -((value - self.loc) ** 2) / (2 * var) - log_scale - math.log(
+            math.sqrt(2 * math.pi))
+
+    def cdf(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        return 0.5 * (1 + ((value - self.loc) * self.scale.reciprocal() / math.sqrt(2)).erf())
+
+    def icdf(self, value):
+        return self.loc + self.scale * (2 * value - 1).erfinv() * math.sqrt(2)
+
+    def entropy(self):
+        return 0.5 + 0.5 * math.log(2 * math.pi) + self.scale.log()

@@ -1,0 +1,233 @@
+"""``nbgrad.distributions`` against ``torch.distributions``: samples for a seed,
+reparameterized samples, densities, CDFs, moments, entropies and KL divergences, their
+gradients, shapes (batch, event, sample, expand), argument and support validation with
+PyTorch's messages, and a policy-gradient step."""
+
+import numpy as np
+import pytest
+
+import nbgrad
+from tests._errors import assert_same_error
+
+torch = pytest.importorskip("torch")
+RNG = np.random.default_rng(0)
+A = RNG.standard_normal((3, 2))
+POS = RNG.uniform(0.5, 2.0, (3, 2))
+PROBS = RNG.uniform(0.1, 0.9, (3, 2))
+W = RNG.uniform(0.1, 1.0, (3, 4))
+C = RNG.standard_normal((2, 3, 3))
+COV = C @ np.swapaxes(C, -1, -2) + 3 * np.eye(3)
+
+# (name, make(m, *params), params, a value in the support, methods)
+CASES = [
+    ("Normal", lambda D, a, b: D.Normal(a, b), (A, POS), A * 0.5,
+     ("log_prob", "cdf", "icdf", "entropy", "mean", "mode", "stddev", "variance")),
+    ("Uniform", lambda D, a, b: D.Uniform(a, a + b), (A, POS), A + 0.1,
+     ("log_prob", "cdf", "icdf", "entropy", "mean", "stddev", "variance")),
+    ("Exponential", lambda D, b: D.Exponential(b), (POS,), POS * 0.7,
+     ("log_prob", "cdf", "icdf", "entropy", "mean", "mode", "stddev", "variance")),
+    ("Laplace", lambda D, a, b: D.Laplace(a, b), (A, POS), A * 0.5,
+     ("log_prob", "cdf", "icdf", "entropy", "mean", "mode", "stddev", "variance")),
+    ("Bernoulli", lambda D, p: D.Bernoulli(probs=p), (PROBS,), (PROBS > 0.5) * 1.0,
+     ("log_prob", "entropy", "mean", "variance")),
+    ("Bernoulli_logits", lambda D, a: D.Bernoulli(logits=a), (A,), (A > 0) * 1.0,
+     ("log_prob", "entropy", "mean", "variance")),
+    ("Categorical", lambda D, w: D.Categorical(probs=w), (W,), np.array([0.0, 3.0, 1.0]),
+     ("log_prob", "entropy", "mode")),
+    ("Categorical_logits", lambda D, a: D.Categorical(logits=a), (W * 3,),
+     np.array([2.0, 0.0, 1.0]), ("log_prob", "entropy", "mode")),
+    ("OneHotCategorical", lambda D, w: D.OneHotCategorical(probs=w), (W,), np.eye(4)[[1, 3, 0]],
+     ("log_prob", "entropy", "mean", "mode", "variance")),
+    ("Independent", lambda D, a, b: D.Independent(D.Normal(a, b), 1), (A, POS), A * 0.5,
+     ("log_prob", "entropy", "mean", "variance")),
+    ("MVN_cov", lambda D, a, c: D.MultivariateNormal(a, covariance_matrix=c),
+     (RNG.standard_normal((2, 3)), COV), RNG.standard_normal((2, 3)),
+     ("log_prob", "entropy", "mean", "variance")),
+    ("MVN_precision", lambda D, a, c: D.MultivariateNormal(a, precision_matrix=c),
+     (RNG.standard_normal(3), COV[0]), RNG.standard_normal(3),
+     ("log_prob", "entropy", "variance")),
+    ("MVN_tril", lambda D, a, c: D.MultivariateNormal(a, scale_tril=D.constraints and c),
+     (RNG.standard_normal(3), np.linalg.cholesky(COV[1])), RNG.standard_normal(3),
+     ("log_prob", "entropy", "variance")),
+]
+
+
+def _build(case, m, grad=True):
+    _, make, params, value, _ = case
+    ps = [m.tensor(p, requires_grad=grad) for p in params]
+    return make(m.distributions, *ps), ps, m.tensor(value)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_values_shapes_and_gradients_match_pytorch(case):
+    methods = case[4]
+    results = []
+    for m in (nbgrad, torch):
+        d, ps, value = _build(case, m)
+        outs = {}
+        for name in methods:
+            if name == "icdf":
+                v = getattr(d, "cdf")(value)
+                out = d.icdf(v.detach())
+            elif name in ("log_prob", "cdf"):
+                out = getattr(d, name)(value)
+            elif name == "entropy":
+                out = d.entropy()
+            else:
+                out = getattr(d, name)
+            outs[name] = out
+        total = sum((o.double() * (k + 1)).sum() for k, o in enumerate(outs.values())
+                    if o.dtype.is_floating_point and o.requires_grad)
+        grads = []
+        if not isinstance(total, int):
+            grads = [None if g is None else g.numpy() for g in m.autograd.grad(
+                total, ps, allow_unused=True)]
+        results.append(({k: v.detach().numpy() for k, v in outs.items()}, grads,
+                        tuple(d.batch_shape), tuple(d.event_shape)))
+    (ours, og, ob, oe), (theirs, tg, tb, te) = results
+    assert (ob, oe) == (tb, te)
+    for k in ours:
+        np.testing.assert_allclose(ours[k], theirs[k], rtol=1e-12, atol=1e-13, err_msg=k)
+    for a, b in zip(og, tg):
+        assert (a is None) == (b is None)
+        if a is not None:
+            np.testing.assert_allclose(a, b, rtol=1e-11, atol=1e-12)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_samples_for_a_seed_are_pytorchs(case):
+    res = []
+    for m in (nbgrad, torch):
+        d, ps, _ = _build(case, m)
+        m.manual_seed(3)
+        s1 = d.sample()
+        s2 = d.sample((2, 1))
+        out = [s1, s2]
+        if d.has_rsample:
+            r = d.rsample((4,))
+            assert r.requires_grad
+            grads = m.autograd.grad(r.sum(), ps, allow_unused=True)
+            out += [r] + [g for g in grads if g is not None]
+        assert not s1.requires_grad
+        assert tuple(s2.shape) == (2, 1) + tuple(d.batch_shape) + tuple(d.event_shape)
+        res.append([o.detach().numpy() for o in out])
+    for a, b in zip(*res):
+        assert a.dtype == b.dtype and a.shape == b.shape
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-13)
+
+
+def test_expand_and_scalar_parameters():
+    for m in (nbgrad, torch):
+        D = m.distributions
+        n = D.Normal(0.0, 1.0)
+        assert tuple(n.batch_shape) == () and n.loc.dtype == m.float32
+        e = D.Normal(m.zeros(2), m.ones(2)).expand((3, 2))
+        assert tuple(e.batch_shape) == (3, 2) and tuple(e.sample().shape) == (3, 2)
+        c = D.Categorical(logits=m.zeros(2, 5)).expand((4, 2))
+        assert tuple(c.sample().shape) == (4, 2)
+        assert tuple(D.Bernoulli(0.3).sample((5,)).shape) == (5,)
+    got = nbgrad.distributions.Normal(nbgrad.tensor(1.0), 2.0).log_prob(nbgrad.tensor(0.5))
+    want = torch.distributions.Normal(torch.tensor(1.0), 2.0).log_prob(torch.tensor(0.5))
+    assert abs(got.item() - want.item()) < 1e-7
+
+
+KL_PAIRS = [
+    (lambda D: D.Normal(torch_like(D, A), torch_like(D, POS)),
+     lambda D: D.Normal(torch_like(D, A * 0.3), torch_like(D, POS * 1.5))),
+    (lambda D: D.Bernoulli(probs=torch_like(D, PROBS)),
+     lambda D: D.Bernoulli(probs=torch_like(D, PROBS[::-1].copy()))),
+    (lambda D: D.Categorical(probs=torch_like(D, W)),
+     lambda D: D.Categorical(logits=torch_like(D, W * 2))),
+    (lambda D: D.OneHotCategorical(probs=torch_like(D, W)),
+     lambda D: D.OneHotCategorical(probs=torch_like(D, W[::-1].copy()))),
+    (lambda D: D.Uniform(torch_like(D, A), torch_like(D, A + 1)),
+     lambda D: D.Uniform(torch_like(D, A - 1), torch_like(D, A + 2))),
+    (lambda D: D.Exponential(torch_like(D, POS)), lambda D: D.Exponential(torch_like(D, POS.T.copy().reshape(3, 2)))),
+    (lambda D: D.Laplace(torch_like(D, A), torch_like(D, POS)),
+     lambda D: D.Laplace(torch_like(D, -A), torch_like(D, POS * 2))),
+    (lambda D: D.MultivariateNormal(torch_like(D, A[:2, :1].repeat(3, 1)), torch_like(D, COV)),
+     lambda D: D.MultivariateNormal(torch_like(D, np.zeros(3)), torch_like(D, COV[0]))),
+    (lambda D: D.Independent(D.Normal(torch_like(D, A), torch_like(D, POS)), 1),
+     lambda D: D.Independent(D.Normal(torch_like(D, A * 0), torch_like(D, POS * 2)), 1)),
+]
+
+
+_LEAVES = []
+
+
+def torch_like(D, a):
+    m = nbgrad if D is nbgrad.distributions else torch
+    t = m.tensor(a, requires_grad=True)
+    _LEAVES.append(t)
+    return t
+
+
+@pytest.mark.parametrize("k", range(len(KL_PAIRS)))
+def test_kl_divergence_matches_pytorch(k):
+    make_p, make_q = KL_PAIRS[k]
+    res = []
+    for m in (nbgrad, torch):
+        _LEAVES.clear()
+        p, q = make_p(m.distributions), make_q(m.distributions)
+        kl = m.distributions.kl_divergence(p, q)
+        grads = m.autograd.grad(kl.sum(), list(_LEAVES), allow_unused=True)
+        res.append([kl.detach().numpy()] + [g.numpy() for g in grads if g is not None])
+    for a, b in zip(*res):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.distributions.Normal(m.tensor(0.0), m.tensor(-1.0)),
+    lambda m: m.distributions.Bernoulli(probs=m.tensor([0.5, 1.5])),
+    lambda m: m.distributions.Categorical(probs=m.tensor([[-0.1, 1.1]])),
+    lambda m: m.distributions.Uniform(m.tensor(1.0), m.tensor(0.0)),
+    lambda m: m.distributions.Bernoulli(),
+    lambda m: m.distributions.Categorical(probs=m.tensor(0.5)),
+    lambda m: m.distributions.Normal(m.zeros(2), m.ones(2)).log_prob(m.zeros(3)),
+    lambda m: m.distributions.Exponential(m.ones(2)).log_prob(m.tensor([-1.0, 1.0])),
+    lambda m: m.distributions.Categorical(logits=m.zeros(3)).log_prob(m.tensor(4)),
+    lambda m: m.distributions.Normal(0.0, 1.0).log_prob(0.5),
+    lambda m: m.distributions.MultivariateNormal(m.zeros(2)),
+    lambda m: m.distributions.kl_divergence(m.distributions.Categorical(logits=m.zeros(3)),
+                                            m.distributions.Normal(0.0, 1.0)),
+    lambda m: m.distributions.Independent(m.distributions.Normal(m.zeros(2), m.ones(2)), 2),
+])
+def test_errors_are_pytorchs(call):
+    assert_same_error(call, torch, nbgrad, lambda text: text.replace(
+        "torch.distributions.normal.", "").replace("torch.", "nbgrad."))
+
+
+def test_validation_can_be_switched_off():
+    d = nbgrad.distributions.Normal(nbgrad.tensor(0.0), nbgrad.tensor(-1.0),
+                                    validate_args=False)
+    assert d.scale.item() == -1.0
+
+
+def test_a_policy_gradient_step_matches_pytorch():
+    res = []
+    observations = RNG.standard_normal((5, 4))
+    for m in (nbgrad, torch):
+        m.manual_seed(0)
+        lin = m.nn.Linear(4, 3).double()
+        obs = m.tensor(observations)
+        dist = m.distributions.Categorical(logits=lin(obs))
+        action = dist.sample()
+        loss = -(dist.log_prob(action) * m.arange(5.0, dtype=m.float64)).mean() \
+            - 0.01 * dist.entropy().mean()
+        loss.backward()
+        res.append((action.numpy(), loss.item(), lin.weight.grad.numpy()))
+    assert (res[0][0] == res[1][0]).all()
+    assert abs(res[0][1] - res[1][1]) < 1e-12
+    np.testing.assert_allclose(res[0][2], res[1][2], rtol=1e-12, atol=1e-14)
+
+
+def test_docstring_examples_run():
+    import doctest
+    import importlib
+
+    for name in ("", ".normal", ".uniform", ".exponential", ".laplace", ".bernoulli",
+                 ".categorical", ".one_hot_categorical", ".independent",
+                 ".multivariate_normal", ".kl"):
+        mod = importlib.import_module("nbgrad.distributions" + name)
+        res = doctest.testmod(mod)
+        assert res.attempted and not res.failed, name
