@@ -40,6 +40,22 @@ CASES = [
      ("log_prob", "entropy", "mean", "mode", "variance")),
     ("Independent", lambda D, a, b: D.Independent(D.Normal(a, b), 1), (A, POS), A * 0.5,
      ("log_prob", "entropy", "mean", "variance")),
+    ("Cauchy", lambda D, a, b: D.Cauchy(a, b), (A, POS), A * 0.5,
+     ("log_prob", "cdf", "icdf", "entropy", "mode")),
+    ("LogNormal", lambda D, a, b: D.LogNormal(a, b), (A, POS), POS,
+     ("log_prob", "cdf", "icdf", "entropy", "mean", "mode", "variance")),
+    ("HalfNormal", lambda D, b: D.HalfNormal(b), (POS,), POS * 0.5,
+     ("log_prob", "cdf", "icdf", "entropy", "mean", "variance")),
+    ("Tanh_squashed", lambda D, a, b: D.TransformedDistribution(
+        D.Normal(a, b), [D.transforms.TanhTransform(cache_size=1)]), (A, POS),
+     np.tanh(A * 0.5), ("log_prob",)),
+    ("Affine_sigmoid", lambda D, a, b: D.TransformedDistribution(
+        D.Normal(a, b), [D.transforms.AffineTransform(0.5, a * 0 + 2.0),
+                         D.transforms.SigmoidTransform()]), (A, POS), PROBS,
+     ("log_prob", "cdf")),
+    ("Affine_event", lambda D, a, b: D.TransformedDistribution(
+        D.Independent(D.Normal(a, b), 1), D.transforms.AffineTransform(1.0, b, event_dim=1)),
+     (A, POS), A * 0.5, ("log_prob",)),
     ("MVN_cov", lambda D, a, c: D.MultivariateNormal(a, covariance_matrix=c),
      (RNG.standard_normal((2, 3)), COV), RNG.standard_normal((2, 3)),
      ("log_prob", "entropy", "mean", "variance")),

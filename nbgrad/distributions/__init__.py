@@ -15,9 +15,10 @@ Example::
     tensor([ 0.2500,  0.2500, -0.7500,  0.2500])
 """
 
-from . import constraints
+from . import constraints, transforms
 from .bernoulli import Bernoulli
 from .categorical import Categorical
+from .cauchy import Cauchy
 from .distribution import Distribution
 from .exponential import Exponential
 from .independent import Independent
@@ -26,8 +27,10 @@ from .laplace import Laplace
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
+from .transformed_distribution import HalfNormal, LogNormal, TransformedDistribution
 from .uniform import Uniform
 
-__all__ = ["Bernoulli", "Categorical", "Distribution", "Exponential", "Independent",
-           "Laplace", "MultivariateNormal", "Normal", "OneHotCategorical", "Uniform",
-           "constraints", "kl_divergence", "register_kl"]
+__all__ = ["Bernoulli", "Categorical", "Cauchy", "Distribution", "Exponential", "HalfNormal",
+           "Independent", "Laplace", "LogNormal", "MultivariateNormal", "Normal",
+           "OneHotCategorical", "TransformedDistribution", "Uniform", "constraints",
+           "kl_divergence", "register_kl", "transforms"]

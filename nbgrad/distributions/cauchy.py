@@ -1,0 +1,72 @@
+"""The Cauchy distribution."""
+
+import math
+import numbers
+
+from ..tensor import Size
+from . import constraints
+from .distribution import Distribution
+from .utils import broadcast_all
+
+
+class Cauchy(Distribution):
+    """The Cauchy (Lorentz) distribution of median ``loc`` and half width ``scale``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> _ = nbgrad.manual_seed(0)
+        >>> nbgrad.distributions.Cauchy(nbgrad.tensor([0.0]), nbgrad.tensor([1.0])).sample()
+        tensor([10.5977])
+    """
+
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    support = constraints.real
+    has_rsample = True
+
+    def __init__(self, loc, scale, validate_args=None):
+        self.loc, self.scale = broadcast_all(loc, scale)
+        scalar = isinstance(loc, numbers.Number) and isinstance(scale, numbers.Number)
+        super().__init__(Size() if scalar else self.loc.size(), validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Cauchy, _instance)
+        batch_shape = Size(batch_shape)
+        new.loc, new.scale = self.loc.expand(batch_shape), self.scale.expand(batch_shape)
+        Distribution.__init__(new, batch_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    @property
+    def mean(self):
+        return self.loc.new_full(tuple(self._extended_shape()), math.nan)
+
+    @property
+    def mode(self):
+        return self.loc
+
+    @property
+    def variance(self):
+        return self.loc.new_full(tuple(self._extended_shape()), math.inf)
+
+    def rsample(self, sample_shape=Size()):
+        shape = self._extended_shape(sample_shape)
+        eps = self.loc.new_empty(tuple(shape)).cauchy_()
+        return self.loc + eps * self.scale
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        return -math.log(math.pi) - self.scale.log() - (
+            ((value - self.loc) / self.scale) ** 2).log1p()
+
+    def cdf(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        return ((value - self.loc) / self.scale).atan() / math.pi + 0.5
+
+    def icdf(self, value):
+        return ((value - 0.5) * math.pi).tan() * self.scale + self.loc
+
+    def entropy(self):
+        return math.log(4 * math.pi) + self.scale.log()
