@@ -120,7 +120,7 @@ with _gc_paused():
     from .ops.concat import cat, chunk, narrow, roll, split, stack, unbind  # noqa: E402
     from .ops.condition import argwhere, diag, masked_select, nonzero  # noqa: E402
     from .ops.einsum import einsum  # noqa: E402
-    from .ops.sampling import bernoulli, multinomial, normal  # noqa: E402
+    from .ops.sampling import bernoulli, multinomial, normal, poisson  # noqa: E402
     from .ops.scan import cummax, cummin, cumprod, cumsum  # noqa: E402
     from .ops.selection import masked_fill, tril, triu  # noqa: E402
     from .ops.sort import (  # noqa: E402

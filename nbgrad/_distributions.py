@@ -177,6 +177,49 @@ def geometric(gen, n, p):
         return np.ceil(np.log(uniform01(gen, n, np.float64)) / np.log1p(-p))
 
 
+def poisson(gen, lam):
+    """``poisson`` of each rate in the float64 array ``lam``, in order (PyTorch's sampler):
+    Hoermann's transformed rejection for rates of 10 or more, else the product of
+    uniforms against ``exp(-rate)``."""
+    out = np.empty(lam.size)
+    for i, rate in enumerate(lam.tolist()):
+        out[i] = _poisson_one(gen, rate)
+    return out
+
+
+def _poisson_one(gen, rate):
+    def u():
+        return float(uniform01(gen, 1, np.float64)[0])
+
+    if rate >= 10:
+        slam, loglam = math.sqrt(rate), math.log(rate)
+        b = 0.931 + 2.53 * slam
+        a = -0.059 + 0.02483 * b
+        invalpha = 1.1239 + 1.1328 / (b - 3.4)
+        vr = 0.9277 - 3.6224 / (b - 2)
+        while True:
+            U = u() - 0.5
+            V = u()
+            us = 0.5 - abs(U)
+            k = math.floor((2 * a / us + b) * U + rate + 0.43)
+            if us >= 0.07 and V <= vr:
+                return k
+            if k < 0 or (us < 0.013 and V > us):
+                continue
+            if (math.log(V) + math.log(invalpha) - math.log(a / (us * us) + b)
+                    <= -rate + k * loglam - math.lgamma(k + 1.0)):
+                return k
+    if rate == 0:
+        return 0
+    enlam, x, prod = math.exp(-rate), 0, 1.0
+    while True:
+        prod *= u()
+        if prod > enlam:
+            x += 1
+        else:
+            return x
+
+
 def randperm(gen, n):
     """``randperm(n)``: Fisher-Yates from 0..n-1, one 32-bit draw per step."""
     perm = np.arange(n, dtype=np.int64)

@@ -56,6 +56,12 @@ CASES = [
     ("Affine_event", lambda D, a, b: D.TransformedDistribution(
         D.Independent(D.Normal(a, b), 1), D.transforms.AffineTransform(1.0, b, event_dim=1)),
      (A, POS), A * 0.5, ("log_prob",)),
+    ("Poisson", lambda D, r: D.Poisson(r), (POS * 5,), np.floor(POS * 4),
+     ("log_prob", "mean", "mode", "variance")),
+    ("Geometric", lambda D, p: D.Geometric(probs=p), (PROBS,), np.floor(POS * 2),
+     ("log_prob", "entropy", "mean", "mode", "variance")),
+    ("Geometric_logits", lambda D, a: D.Geometric(logits=a), (A,), np.floor(POS * 2),
+     ("log_prob", "entropy", "mean", "variance")),
     ("MVN_cov", lambda D, a, c: D.MultivariateNormal(a, covariance_matrix=c),
      (RNG.standard_normal((2, 3)), COV), RNG.standard_normal((2, 3)),
      ("log_prob", "entropy", "mean", "variance")),
@@ -163,6 +169,9 @@ KL_PAIRS = [
      lambda D: D.Laplace(torch_like(D, -A), torch_like(D, POS * 2))),
     (lambda D: D.MultivariateNormal(torch_like(D, A[:2, :1].repeat(3, 1)), torch_like(D, COV)),
      lambda D: D.MultivariateNormal(torch_like(D, np.zeros(3)), torch_like(D, COV[0]))),
+    (lambda D: D.Poisson(torch_like(D, POS)), lambda D: D.Poisson(torch_like(D, POS * 3))),
+    (lambda D: D.Geometric(probs=torch_like(D, PROBS)),
+     lambda D: D.Geometric(probs=torch_like(D, PROBS[::-1].copy()))),
     (lambda D: D.Independent(D.Normal(torch_like(D, A), torch_like(D, POS)), 1),
      lambda D: D.Independent(D.Normal(torch_like(D, A * 0), torch_like(D, POS * 2)), 1)),
 ]
@@ -203,6 +212,10 @@ def test_kl_divergence_matches_pytorch(k):
     lambda m: m.distributions.Exponential(m.ones(2)).log_prob(m.tensor([-1.0, 1.0])),
     lambda m: m.distributions.Categorical(logits=m.zeros(3)).log_prob(m.tensor(4)),
     lambda m: m.distributions.Normal(0.0, 1.0).log_prob(0.5),
+    lambda m: m.distributions.Geometric(m.tensor([0.0, 0.5])),
+    lambda m: m.distributions.Poisson(m.tensor([-1.0])),
+    lambda m: m.poisson(m.tensor([-1.0])),
+    lambda m: m.poisson(m.tensor([1])),
     lambda m: m.distributions.MultivariateNormal(m.zeros(2)),
     lambda m: m.distributions.kl_divergence(m.distributions.Categorical(logits=m.zeros(3)),
                                             m.distributions.Normal(0.0, 1.0)),
@@ -243,7 +256,23 @@ def test_docstring_examples_run():
 
     for name in ("", ".normal", ".uniform", ".exponential", ".laplace", ".bernoulli",
                  ".categorical", ".one_hot_categorical", ".independent",
-                 ".multivariate_normal", ".kl"):
+                 ".multivariate_normal", ".kl", ".transforms", ".transformed_distribution",
+                 ".cauchy", ".poisson", ".geometric"):
         mod = importlib.import_module("nbgrad.distributions" + name)
         res = doctest.testmod(mod)
         assert res.attempted and not res.failed, name
+
+
+def test_poisson_draws_and_gradient_are_pytorchs():
+    res = []
+    for m in (nbgrad, torch):
+        r = m.tensor(np.r_[0.5, 3.0, 12.0, 0.0, 100.0, POS.ravel() * 7], requires_grad=True)
+        m.manual_seed(0)
+        p = m.poisson(r)
+        assert type(p.grad_fn).__name__ == "PoissonBackward0"
+        p.sum().backward()
+        res.append((p.detach().numpy(), r.grad.numpy(),
+                    m.poisson(m.full((50,), 4.0, dtype=m.float64)).numpy()))
+    for a, b in zip(*res):
+        np.testing.assert_array_equal(a, b)
+

@@ -21,16 +21,18 @@ from .categorical import Categorical
 from .cauchy import Cauchy
 from .distribution import Distribution
 from .exponential import Exponential
+from .geometric import Geometric
 from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .laplace import Laplace
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
+from .poisson import Poisson
 from .transformed_distribution import HalfNormal, LogNormal, TransformedDistribution
 from .uniform import Uniform
 
-__all__ = ["Bernoulli", "Categorical", "Cauchy", "Distribution", "Exponential", "HalfNormal",
-           "Independent", "Laplace", "LogNormal", "MultivariateNormal", "Normal",
-           "OneHotCategorical", "TransformedDistribution", "Uniform", "constraints",
+__all__ = ["Bernoulli", "Categorical", "Cauchy", "Distribution", "Exponential", "Geometric",
+           "HalfNormal", "Independent", "Laplace", "LogNormal", "MultivariateNormal", "Normal",
+           "OneHotCategorical", "Poisson", "TransformedDistribution", "Uniform", "constraints",
            "kl_divergence", "register_kl", "transforms"]

@@ -5,11 +5,13 @@ import math
 from .bernoulli import Bernoulli
 from .categorical import Categorical
 from .exponential import Exponential
+from .geometric import Geometric
 from .independent import Independent
 from .laplace import Laplace
 from .multivariate_normal import MultivariateNormal, _batch_mahalanobis
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
+from .poisson import Poisson
 from .uniform import Uniform
 from .utils import sum_rightmost
 
@@ -134,6 +136,16 @@ def _kl_multivariatenormal_multivariatenormal(p, q):
         (-2, -1))
     term3 = _batch_mahalanobis(q._unbroadcasted_scale_tril, q.loc - p.loc)
     return half_term1 + 0.5 * (term2 + term3 - n)
+
+
+@register_kl(Poisson, Poisson)
+def _kl_poisson_poisson(p, q):
+    return p.rate * (p.rate.log() - q.rate.log()) - (p.rate - q.rate)
+
+
+@register_kl(Geometric, Geometric)
+def _kl_geometric_geometric(p, q):
+    return -p.entropy() - (-q.probs).log1p() / p.probs - q.logits
 
 
 @register_kl(Independent, Independent)

@@ -8,6 +8,7 @@ from .. import _distributions as _D
 from ..random import _check as _generator
 from ..tensor import Tensor
 from ._core import SCALAR_TYPE, backend, broadcast_shapes, check_tensor, wrap
+from .funcdef import deffunc, same_dtype, same_shape, surface
 
 
 def multinomial(input, num_samples, replacement=False, *, generator=None):
@@ -277,6 +278,44 @@ def bernoulli(input, p=None, *, generator=None):
     check_tensor(input, "bernoulli")
     out = empty_like(input)
     return bernoulli_(out, input.detach() if p is None else p, generator=generator)
+
+
+def _poisson_forward(x, odt, dev, gen):
+    be = backend(dev)
+    rates = np.ascontiguousarray(be.to_host(x), np.float64)
+    return be.from_host(_D.poisson(gen, rates.reshape(-1)).reshape(rates.shape).astype(odt.np))
+
+
+def _zero_grad(grad):
+    from ..creation import zeros_like
+
+    return zeros_like(grad)
+
+
+POISSON = deffunc("poisson", forward=_poisson_forward, dtype=same_dtype, shape=same_shape,
+                  args=("generator",), grads=("_zero_grad(grad)",), fn=False, method=False)
+
+
+@surface(POISSON)
+def poisson(input, generator=None):
+    """Counts drawn from the Poisson distributions of rates ``input`` (elementwise, in the
+    input's dtype; PyTorch's draws for a seed). Its gradient is zero, as PyTorch's.
+
+    Example::
+
+        >>> import nbgrad
+        >>> _ = nbgrad.manual_seed(0)
+        >>> nbgrad.poisson(nbgrad.tensor([0.5, 3.0, 12.0]))
+        tensor([ 2.,  4., 13.])
+    """
+    check_tensor(input, "poisson")
+    gen = _generator(generator, input._device, "poisson")
+    if not input._dtype.is_floating_point:
+        raise NotImplementedError(f"\"poisson_cpu\" not implemented for "
+                                  f"'{SCALAR_TYPE[input._dtype.name]}'")
+    if input.numel() and bool((input.detach() < 0).any()):
+        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+    return POISSON.call(input, gen)
 
 
 def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None,
