@@ -62,6 +62,14 @@ CASES = [
      ("log_prob", "entropy", "mean", "mode", "variance")),
     ("Geometric_logits", lambda D, a: D.Geometric(logits=a), (A,), np.floor(POS * 2),
      ("log_prob", "entropy", "mean", "variance")),
+    ("Mixture_normal", lambda D, w, a, b: D.MixtureSameFamily(D.Categorical(probs=w),
+                                                               D.Normal(a, b)),
+     (W, RNG.standard_normal((3, 4)), RNG.uniform(0.5, 2, (3, 4))), RNG.standard_normal(3),
+     ("log_prob", "cdf", "mean", "variance")),
+    ("Mixture_mvn", lambda D, w, a, c: D.MixtureSameFamily(
+        D.Categorical(logits=w), D.MultivariateNormal(a, covariance_matrix=c)),
+     (RNG.standard_normal(2), RNG.standard_normal((2, 3)), COV), RNG.standard_normal((4, 3)),
+     ("log_prob", "mean", "variance")),
     ("MVN_cov", lambda D, a, c: D.MultivariateNormal(a, covariance_matrix=c),
      (RNG.standard_normal((2, 3)), COV), RNG.standard_normal((2, 3)),
      ("log_prob", "entropy", "mean", "variance")),
@@ -213,6 +221,10 @@ def test_kl_divergence_matches_pytorch(k):
     lambda m: m.distributions.Categorical(logits=m.zeros(3)).log_prob(m.tensor(4)),
     lambda m: m.distributions.Normal(0.0, 1.0).log_prob(0.5),
     lambda m: m.distributions.Geometric(m.tensor([0.0, 0.5])),
+    lambda m: m.distributions.MixtureSameFamily(m.distributions.Normal(0.0, 1.0),
+                                                m.distributions.Normal(m.zeros(2), m.ones(2))),
+    lambda m: m.distributions.MixtureSameFamily(m.distributions.Categorical(m.ones(3)),
+                                                m.distributions.Normal(m.zeros(2), m.ones(2))),
     lambda m: m.distributions.Poisson(m.tensor([-1.0])),
     lambda m: m.poisson(m.tensor([-1.0])),
     lambda m: m.poisson(m.tensor([1])),
@@ -257,7 +269,7 @@ def test_docstring_examples_run():
     for name in ("", ".normal", ".uniform", ".exponential", ".laplace", ".bernoulli",
                  ".categorical", ".one_hot_categorical", ".independent",
                  ".multivariate_normal", ".kl", ".transforms", ".transformed_distribution",
-                 ".cauchy", ".poisson", ".geometric"):
+                 ".cauchy", ".poisson", ".geometric", ".mixture_same_family"):
         mod = importlib.import_module("nbgrad.distributions" + name)
         res = doctest.testmod(mod)
         assert res.attempted and not res.failed, name

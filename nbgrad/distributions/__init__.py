@@ -25,6 +25,7 @@ from .geometric import Geometric
 from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .laplace import Laplace
+from .mixture_same_family import MixtureSameFamily
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
@@ -33,6 +34,7 @@ from .transformed_distribution import HalfNormal, LogNormal, TransformedDistribu
 from .uniform import Uniform
 
 __all__ = ["Bernoulli", "Categorical", "Cauchy", "Distribution", "Exponential", "Geometric",
-           "HalfNormal", "Independent", "Laplace", "LogNormal", "MultivariateNormal", "Normal",
+           "HalfNormal", "Independent", "Laplace", "LogNormal", "MixtureSameFamily",
+           "MultivariateNormal", "Normal",
            "OneHotCategorical", "Poisson", "TransformedDistribution", "Uniform", "constraints",
            "kl_divergence", "register_kl", "transforms"]
