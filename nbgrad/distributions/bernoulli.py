@@ -8,10 +8,10 @@ from ..ops.sampling import bernoulli as _bernoulli
 from ..tensor import Size
 from . import constraints
 from .distribution import Distribution
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import BinaryProbsLogits, broadcast_all
 
 
-class Bernoulli(Distribution):
+class Bernoulli(BinaryProbsLogits, Distribution):
     """1 with probability ``probs`` (or ``sigmoid(logits)``), else 0: give one of them.
 
     Example::
@@ -41,16 +41,8 @@ class Bernoulli(Distribution):
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Bernoulli, _instance)
-        batch_shape = Size(batch_shape)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-            new._param = new.logits
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
+        new = self._expanded(Bernoulli, batch_shape, _instance, ("probs", "logits"))
+        new._param = new.__dict__.get("probs", new.__dict__.get("logits"))
         return new
 
     @property
@@ -66,14 +58,6 @@ class Bernoulli(Distribution):
     @property
     def variance(self):
         return self.probs * (1 - self.probs)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
 
     @property
     def param_shape(self):

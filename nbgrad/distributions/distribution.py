@@ -129,6 +129,18 @@ class Distribution:
                 f"{tuple(value.shape)}) to be within the support ({support!r}) of the "
                 f"distribution {self!r}, but found invalid values:\n{value}")
 
+    def _expanded(self, cls, batch_shape, _instance, names):
+        """``expand`` of a distribution whose parameters ``names`` have its batch shape: a
+        new ``cls`` with each given parameter expanded (PyTorch's expand methods)."""
+        new = self._get_checked_instance(cls, _instance)
+        batch_shape = Size(batch_shape)
+        for name in names:
+            if name in self.__dict__:
+                setattr(new, name, self.__dict__[name].expand(batch_shape))
+        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
     def _get_checked_instance(self, cls, _instance=None):
         if _instance is None and type(self).__init__ != cls.__init__:
             raise NotImplementedError(

@@ -8,10 +8,10 @@ from ..nn import functional as F
 from ..tensor import Size
 from . import constraints
 from .distribution import Distribution
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import BinaryProbsLogits, broadcast_all
 
 
-class Geometric(Distribution):
+class Geometric(BinaryProbsLogits, Distribution):
     """The number of failures before the first success of Bernoulli trials that succeed
     with probability ``probs`` (or ``sigmoid(logits)``).
 
@@ -46,15 +46,7 @@ class Geometric(Distribution):
                     f"found invalid values:\n{value.detach()[~valid]}")
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Geometric, _instance)
-        batch_shape = Size(batch_shape)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expanded(Geometric, batch_shape, _instance, ("probs", "logits"))
 
     @property
     def mean(self):
@@ -67,14 +59,6 @@ class Geometric(Distribution):
     @property
     def variance(self):
         return (1.0 / self.probs - 1.0) / self.probs
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
 
     def sample(self, sample_shape=Size()):
         shape = self._extended_shape(sample_shape)

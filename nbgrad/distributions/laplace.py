@@ -30,12 +30,7 @@ class Laplace(Distribution):
         super().__init__(Size() if scalar else self.loc.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Laplace, _instance)
-        batch_shape = Size(batch_shape)
-        new.loc, new.scale = self.loc.expand(batch_shape), self.scale.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expanded(Laplace, batch_shape, _instance, ("loc", "scale"))
 
     @property
     def mean(self):

@@ -60,6 +60,15 @@ class TransformedDistribution(Distribution):
         cut = len(forward_shape) - event_dim
         super().__init__(forward_shape[:cut], forward_shape[cut:], validate_args=validate_args)
 
+    def _expand_base(self, cls, batch_shape, _instance):
+        """``expand`` of a distribution ``cls`` defined by its base and transforms."""
+        new = self._get_checked_instance(cls, _instance)
+        new.base_dist = self.base_dist.expand(batch_shape)
+        new.transforms = self.transforms
+        Distribution.__init__(new, Size(batch_shape), validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
     @constraints.dependent_property(is_discrete=False)
     def support(self):
         if not self.transforms:
@@ -142,12 +151,7 @@ class LogNormal(TransformedDistribution):
         super().__init__(base_dist, ExpTransform(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(LogNormal, _instance)
-        new.base_dist = self.base_dist.expand(batch_shape)
-        new.transforms = self.transforms
-        Distribution.__init__(new, Size(batch_shape), validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_base(LogNormal, batch_shape, _instance)
 
     @property
     def loc(self):
@@ -193,12 +197,7 @@ class HalfNormal(TransformedDistribution):
         super().__init__(base_dist, AbsTransform(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(HalfNormal, _instance)
-        new.base_dist = self.base_dist.expand(batch_shape)
-        new.transforms = self.transforms
-        Distribution.__init__(new, Size(batch_shape), validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_base(HalfNormal, batch_shape, _instance)
 
     @property
     def scale(self):

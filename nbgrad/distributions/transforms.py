@@ -119,6 +119,15 @@ class Transform:
         return self.__class__.__name__ + "()"
 
 
+class _Unparameterized(Transform):
+    """A transform with no parameters: equal to every other of its type."""
+
+    def __eq__(self, other):
+        return type(other) is type(self)
+
+    __hash__ = Transform.__hash__
+
+
 class _InverseTransform(Transform):
     """The inverse of a transform (``t.inv``)."""
 
@@ -258,18 +267,13 @@ class ComposeTransform(Transform):
 identity_transform = ComposeTransform([])
 
 
-class ExpTransform(Transform):
+class ExpTransform(_Unparameterized):
     """``y = exp(x)``."""
 
     domain = constraints.real
     codomain = constraints.positive
     bijective = True
     sign = +1
-
-    def __eq__(self, other):
-        return isinstance(other, ExpTransform)
-
-    __hash__ = Transform.__hash__
 
     def _call(self, x):
         return x.exp()
@@ -312,18 +316,13 @@ class PowerTransform(Transform):
         return (self.exponent * y / x).abs().log()
 
 
-class SigmoidTransform(Transform):
+class SigmoidTransform(_Unparameterized):
     """``y = sigmoid(x)``, kept inside (0, 1) by the dtype's smallest steps."""
 
     domain = constraints.real
     codomain = constraints.unit_interval
     bijective = True
     sign = +1
-
-    def __eq__(self, other):
-        return isinstance(other, SigmoidTransform)
-
-    __hash__ = Transform.__hash__
 
     def _call(self, x):
         fi = _dt.finfo(x.dtype)
@@ -338,7 +337,7 @@ class SigmoidTransform(Transform):
         return -F.softplus(-x) - F.softplus(x)
 
 
-class TanhTransform(Transform):
+class TanhTransform(_Unparameterized):
     """``y = tanh(x)`` (the squashing of bounded actions), its log-Jacobian computed
     stably: ``2 (log 2 - x - softplus(-2x))``."""
 
@@ -346,11 +345,6 @@ class TanhTransform(Transform):
     codomain = constraints.interval(-1.0, 1.0)
     bijective = True
     sign = +1
-
-    def __eq__(self, other):
-        return isinstance(other, TanhTransform)
-
-    __hash__ = Transform.__hash__
 
     def _call(self, x):
         return x.tanh()
@@ -362,16 +356,11 @@ class TanhTransform(Transform):
         return 2.0 * (math.log(2.0) - x - F.softplus(-2.0 * x))
 
 
-class AbsTransform(Transform):
+class AbsTransform(_Unparameterized):
     """``y = |x|`` (not invertible: its inverse is the identity on positive numbers)."""
 
     domain = constraints.real
     codomain = constraints.positive
-
-    def __eq__(self, other):
-        return isinstance(other, AbsTransform)
-
-    __hash__ = Transform.__hash__
 
     def _call(self, x):
         return x.abs()

@@ -74,3 +74,17 @@ def sum_rightmost(value, dim):
     if dim == 0:
         return value
     return value.reshape(tuple(value.shape[:value.ndim - dim]) + (-1,)).sum(-1)
+
+
+class BinaryProbsLogits:
+    """``probs`` and ``logits`` of a distribution over {0, 1} outcomes, each computed from
+    the other when read (a distribution keeps the one it was given)."""
+
+    @lazy_property
+    def logits(self):
+        return probs_to_logits(self.probs, is_binary=True)
+
+    @lazy_property
+    def probs(self):
+        return logits_to_probs(self.logits, is_binary=True)
+

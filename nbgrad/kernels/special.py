@@ -520,65 +520,46 @@ def bessel_y1(a):
 
 # ----- modified Bessel functions of the second kind, orders 0 and 1 (Cephes) ----------------
 @_jit
-def _k0_near(x):
-    return _chbevl(x * x - 2.0, _K0_A) - math.log(0.5 * x) * i0(x)
-
-
-@_jit
-def _k1_near(x):
-    return math.log(0.5 * x) * i1(x) + _chbevl(x * x - 2.0, _K1_A) / x
+def _bessel_k(a, one, scaled):
+    """K0 (K1 when ``one``) at ``a``, times ``exp(x)`` when ``scaled``: a Chebyshev series
+    in ``x^2 - 2`` with the log term of I0 / I1 up to 2, in ``8/x - 2`` beyond."""
+    x = _as_f64(a)
+    if x == 0.0:
+        return math.inf
+    if x < 0.0:
+        return math.nan
+    if x <= 2.0:
+        if one:
+            r = math.log(0.5 * x) * i1(x) + _chbevl(x * x - 2.0, _K1_A) / x
+        else:
+            r = _chbevl(x * x - 2.0, _K0_A) - math.log(0.5 * x) * i0(x)
+        return r * math.exp(x) if scaled else r
+    r = _chbevl(8.0 / x - 2.0, _K1_B if one else _K0_B) / math.sqrt(x)
+    return r if scaled else math.exp(-x) * r
 
 
 @_jit
 def modified_bessel_k0(a):
     """The modified Bessel function of the second kind of order 0."""
-    x = _as_f64(a)
-    if x == 0.0:
-        return math.inf
-    if x < 0.0:
-        return math.nan
-    if x <= 2.0:
-        return _k0_near(x)
-    return math.exp(-x) * _chbevl(8.0 / x - 2.0, _K0_B) / math.sqrt(x)
+    return _bessel_k(a, False, False)
 
 
 @_jit
 def scaled_modified_bessel_k0(a):
     """``exp(x) K0(x)``."""
-    x = _as_f64(a)
-    if x == 0.0:
-        return math.inf
-    if x < 0.0:
-        return math.nan
-    if x <= 2.0:
-        return _k0_near(x) * math.exp(x)
-    return _chbevl(8.0 / x - 2.0, _K0_B) / math.sqrt(x)
+    return _bessel_k(a, False, True)
 
 
 @_jit
 def modified_bessel_k1(a):
     """The modified Bessel function of the second kind of order 1."""
-    x = _as_f64(a)
-    if x == 0.0:
-        return math.inf
-    if x < 0.0:
-        return math.nan
-    if x <= 2.0:
-        return _k1_near(x)
-    return math.exp(-x) * _chbevl(8.0 / x - 2.0, _K1_B) / math.sqrt(x)
+    return _bessel_k(a, True, False)
 
 
 @_jit
 def scaled_modified_bessel_k1(a):
     """``exp(x) K1(x)``."""
-    x = _as_f64(a)
-    if x == 0.0:
-        return math.inf
-    if x < 0.0:
-        return math.nan
-    if x <= 2.0:
-        return _k1_near(x) * math.exp(x)
-    return _chbevl(8.0 / x - 2.0, _K1_B) / math.sqrt(x)
+    return _bessel_k(a, True, True)
 
 
 # ----- the Airy function Ai and the spherical Bessel function j0 ----------------------------
