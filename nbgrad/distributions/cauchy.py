@@ -1,15 +1,12 @@
 """The Cauchy distribution."""
 
 import math
-import numbers
 
 from ..tensor import Size
-from . import constraints
-from .distribution import Distribution
-from .utils import broadcast_all
+from .distribution import LocationScale
 
 
-class Cauchy(Distribution):
+class Cauchy(LocationScale):
     """The Cauchy (Lorentz) distribution of median ``loc`` and half width ``scale``.
 
     Example::
@@ -20,14 +17,6 @@ class Cauchy(Distribution):
         tensor([10.5977])
     """
 
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    has_rsample = True
-
-    def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = broadcast_all(loc, scale)
-        scalar = isinstance(loc, numbers.Number) and isinstance(scale, numbers.Number)
-        super().__init__(Size() if scalar else self.loc.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         return self._expanded(Cauchy, batch_shape, _instance, ("loc", "scale"))
@@ -35,10 +24,6 @@ class Cauchy(Distribution):
     @property
     def mean(self):
         return self.loc.new_full(tuple(self._extended_shape()), math.nan)
-
-    @property
-    def mode(self):
-        return self.loc
 
     @property
     def variance(self):

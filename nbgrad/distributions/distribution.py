@@ -154,3 +154,23 @@ class Distribution:
             f"{p}: {self.__dict__[p] if self.__dict__[p].numel() == 1 else self.__dict__[p].size()}"
             for p in names)
         return self.__class__.__name__ + "(" + args + ")"
+
+
+class LocationScale(Distribution):
+    """The base of the distributions of a location ``loc`` and a positive ``scale``
+    (broadcast together) on the real line: Normal, Laplace, Cauchy."""
+
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    support = constraints.real
+    has_rsample = True
+
+    def __init__(self, loc, scale, validate_args=None):
+        from .utils import batch_shape_of, broadcast_all
+
+        self.loc, self.scale = broadcast_all(loc, scale)
+        super().__init__(batch_shape_of((loc, scale), self.loc), validate_args=validate_args)
+
+    @property
+    def mode(self):
+        return self.loc
+

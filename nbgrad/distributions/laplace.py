@@ -1,15 +1,12 @@
 """The Laplace (double exponential) distribution."""
 
-import numbers
 
 from .. import dtypes as _dt
 from ..tensor import Size
-from . import constraints
-from .distribution import Distribution
-from .utils import broadcast_all
+from .distribution import LocationScale
 
 
-class Laplace(Distribution):
+class Laplace(LocationScale):
     """The Laplace distribution of location ``loc`` and scale ``scale``.
 
     Example::
@@ -20,24 +17,12 @@ class Laplace(Distribution):
         tensor([-0.0075])
     """
 
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    has_rsample = True
-
-    def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = broadcast_all(loc, scale)
-        scalar = isinstance(loc, numbers.Number) and isinstance(scale, numbers.Number)
-        super().__init__(Size() if scalar else self.loc.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         return self._expanded(Laplace, batch_shape, _instance, ("loc", "scale"))
 
     @property
     def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
         return self.loc
 
     @property

@@ -6,12 +6,11 @@ import numbers
 from ..autograd.grad_mode import no_grad
 from ..ops.sampling import normal as _normal
 from ..tensor import Size
-from . import constraints
-from .distribution import Distribution
-from .utils import broadcast_all, standard_normal
+from .distribution import LocationScale
+from .utils import standard_normal
 
 
-class Normal(Distribution):
+class Normal(LocationScale):
     """The normal distribution with mean ``loc`` and standard deviation ``scale``.
 
     Example::
@@ -25,25 +24,13 @@ class Normal(Distribution):
         tensor([-0.9189])
     """
 
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    has_rsample = True
     _mean_carrier_measure = 0
-
-    def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = broadcast_all(loc, scale)
-        scalar = isinstance(loc, numbers.Number) and isinstance(scale, numbers.Number)
-        super().__init__(Size() if scalar else self.loc.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         return self._expanded(Normal, batch_shape, _instance, ("loc", "scale"))
 
     @property
     def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
         return self.loc
 
     @property

@@ -88,3 +88,13 @@ class BinaryProbsLogits:
     def probs(self):
         return logits_to_probs(self.logits, is_binary=True)
 
+
+def batch_shape_of(given, broadcast):
+    """The batch shape of a distribution built from parameters ``given``: none when all
+    are numbers, else that of their broadcast tensors."""
+    import numbers
+
+    from ..tensor import Size
+
+    return Size() if all(isinstance(v, numbers.Number) for v in given) else broadcast.size()
+
