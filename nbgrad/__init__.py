@@ -58,17 +58,16 @@ with _gc_paused():
         zeros_like,
     )
     from .device import device, get_default_device, set_default_device  # noqa: E402
-    from . import memory_format as _mf  # noqa: E402
-    from .memory_format import (  # noqa: E402
+    from .memory_formats import (  # noqa: E402
         channels_last,
         channels_last_3d,
         contiguous_format,
         layout,
         legacy_contiguous_format,
+        memory_format,
         preserve_format,
         strided,
     )
-    memory_format = _mf.memory_format
     from . import random  # noqa: E402
     from .random import (  # noqa: E402
         Generator,
@@ -333,5 +332,5 @@ with _gc_paused():
     from .compiler import compile  # noqa: A004
     # (PyTorch's constants: ``torch.pi``, ``torch.inf``, ``x[:, torch.newaxis]``)
     from math import e, inf, nan, pi  # noqa: E402
-    newaxis = None
+    from ._torch_names import newaxis  # noqa: E402
     from .serialization import load, save  # noqa: E402

@@ -10,7 +10,7 @@ import numpy as np
 from . import creation as Cr
 from . import dtypes as _dt
 from .device import as_device
-from .memory_format import contiguous_format, preserve_format, strided
+from .memory_formats import contiguous_format, preserve_format, strided
 from .ops import advanced_index as AIx
 from .ops import comparison as Cmp
 from .ops import compound as Cp

@@ -7,6 +7,9 @@ the parameters before the statistics)."""
 
 import functools
 
+# ``torch.newaxis``: an index of None adds a dim of size 1, as NumPy's
+newaxis = None
+
 # in-place ops PyTorch also offers as functions of the tensor
 _INPLACE_METHODS = (
     "abs_ acos_ acosh_ arccos_ arccosh_ arcsin_ arcsinh_ arctan_ arctanh_ asin_ asinh_ atan_ "

@@ -8,7 +8,7 @@ from . import _distributions as _D
 from . import _recording
 from . import dtypes as _dt
 from .device import CPU, as_device, factory_device
-from .memory_format import contiguous_format, dim_order, ordered, preserve_format
+from .memory_formats import contiguous_format, dim_order, ordered, preserve_format
 from .random import _check as _generator
 from .random import manual_seed  # noqa: F401  (nbgrad.manual_seed)
 from .storage import for_device

@@ -103,7 +103,7 @@ class Tensor:
         ``memory_format`` names (``nbgrad.channels_last``, ...)."""
         d = self._data
         if memory_format is not None:
-            from .memory_format import is_contiguous_as
+            from .memory_formats import is_contiguous_as
 
             return is_contiguous_as(d.shape, self.stride(), memory_format)
         if d.__class__ is np.ndarray:

@@ -109,6 +109,14 @@ _ANY_ZERO_SIGN = re.compile(r"^(max|min|amax|amin)(?!imum|_binary)|^gelu")
 # mismatches left open: op name -> reason (strict xfail: each must still fail)
 XFAIL = {}
 
+# ops whose result for a NaN input is undefined in torch 2.13 (its recurrences start from
+# an uninitialised value and stop at the NaN: 0.0, 6.9e-310, 0.125, ... by the stack); the
+# reference there is NaN, what the recurrence gives
+NAN_UNDEFINED = {"special_" + n for n in (
+    "chebyshev_polynomial_u", "chebyshev_polynomial_w", "shifted_chebyshev_polynomial_t",
+    "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
+    "shifted_chebyshev_polynomial_w", "laguerre_polynomial_l", "legendre_polynomial_p")}
+
 # ops whose float32 reference is torch's float64 result rounded to float32: torch 2.13's
 # AVX-512 float32 gelu returns nan for +inf (its scalar path, its float64 path and the
 # formula give inf), so its float32 answer depends on the CPU the test runs on
@@ -187,7 +195,10 @@ def test_special_values_match_torch(op, shapes, dtype):
         else:
             th_dtype = out_th.dtype
         assert out_nb.dtype.name == str(th_dtype).removeprefix("torch."), what
-        assert_same(out_nb.detach().numpy(), out_th.detach().numpy(), _tol(dtype),
+        expected = out_th.detach().numpy()
+        if op.name in NAN_UNDEFINED:
+            expected = np.where(np.isnan(arrs[0]), np.nan, expected).astype(expected.dtype)
+        assert_same(out_nb.detach().numpy(), expected, _tol(dtype),
                     f"values, {what}", signs=not _ANY_ZERO_SIGN.match(op.name))
         if not (op.grad and out_nb.numel()):
             continue

@@ -148,7 +148,7 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
 def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, strategy="reverse-mode"):
     """The Jacobian of ``func`` at ``inputs`` (row by row, by reverse mode)."""
     from ..creation import zeros_like
-    from ..memory_format import contiguous_format
+    from ..memory_formats import contiguous_format
     from ..ops import shape as _s
     from ..ops.elementwise import mul
     from ..ops.shape import reshape

@@ -44,7 +44,7 @@ def _numerical(fn, inputs, i, out_idx, eps):
 
 def _analytical(fn, inputs, diff_idx, out_idx):
     from ..creation import zeros_like
-    from ..memory_format import contiguous_format
+    from ..memory_formats import contiguous_format
     from .api import grad
 
     outs = _outputs(fn, inputs)

@@ -479,13 +479,11 @@ def bessel_j0(a):
 def bessel_j1(a):
     """The Bessel function of the first kind of order 1."""
     x = _as_f64(a)
-    ax = abs(x)
-    if ax <= 5.0:
-        z = ax * ax
-        r = (_polevl(z, _J1_RP) / _p1evl(z, _J1_RQ) * ax * (z - 14.6819706421238932572)
-             * (z - 49.2184563216946036703))
-    else:
-        r = _bessel_far(ax, _J1_PP, _J1_PQ, _J1_QP, _J1_QQ, _3PI_4, False)
+    if abs(x) <= 5.0:  # (odd in x as written: -0.0 gives -0.0)
+        z = x * x
+        return (_polevl(z, _J1_RP) / _p1evl(z, _J1_RQ) * x * (z - 14.6819706421238932572)
+                * (z - 49.2184563216946036703))
+    r = _bessel_far(abs(x), _J1_PP, _J1_PQ, _J1_QP, _J1_QQ, _3PI_4, False)
     return -r if x < 0.0 else r
 
 

@@ -3,7 +3,7 @@
 from .. import dtypes as _dt
 from ..device import as_device
 from ..device import device as _device_cls
-from ..memory_format import dim_order, is_contiguous_as, ordered, preserve_format
+from ..memory_formats import dim_order, is_contiguous_as, ordered, preserve_format
 from ..storage.layout import copy_data
 from ._core import Tensor, backend
 from .funcdef import deffunc, same_dtype, same_shape, surface

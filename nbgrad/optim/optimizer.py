@@ -14,7 +14,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..autograd.grad_mode import enable_grad
 from ..kernels.table import kernel
-from ..memory_format import contiguous_format
+from ..memory_formats import contiguous_format
 from ..ops.inplace import assert_writable, zero_grads
 from ..storage.layout import _LOW_CHARS, copy_data, is_c
 from ..tensor import Tensor

@@ -374,7 +374,7 @@ class Module:
         Only floating-point tensors change dtype. Parameters keep their identity (their
         storage is swapped), so optimizers built before ``to`` stay valid.
         """
-        from ...memory_format import preserve_format
+        from ...memory_formats import preserve_format
         from ...ops.convert import _parse
 
         dev, dt, _, fmt = _parse(args, dict(kwargs))
