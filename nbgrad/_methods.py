@@ -183,6 +183,32 @@ def _cuda(self, device=None):
     return self.to("cuda" if device is None else as_device(device if not isinstance(device, int) else f"cuda:{device}"))
 
 
+def _options(t):
+    return (f"TensorOptions(dtype={t._dtype.legacy}, device={t._device}, layout=Strided, "
+            "requires_grad=false (default), pinned_memory=false (default), "
+            "memory_format=(nullopt))")
+
+
+def _legacy_new(self, *args, device=None):
+    """``Tensor.new``, PyTorch's legacy constructor: ``new(*sizes)`` or ``new(Size)`` an
+    uninitialised tensor of this dtype, ``new(data)`` a copy of data in it, ``new()`` an
+    empty one, ``new(tensor)`` that tensor (of this dtype)."""
+    from .tensor import Size
+
+    dev = self._device if device is None else as_device(device)
+    if not args:
+        return Cr.empty(0, dtype=self._dtype, device=dev)
+    if len(args) == 1 and isinstance(args[0], Tensor):
+        if args[0]._dtype is not self._dtype:
+            raise TypeError(f"expected {_options(self)} (got {_options(args[0])})")
+        return args[0].detach()
+    if all(isinstance(a, int) and not isinstance(a, bool) for a in args):
+        return Cr.empty(args, dtype=self._dtype, device=dev)
+    if len(args) == 1 and isinstance(args[0], Size):
+        return Cr.empty(tuple(args[0]), dtype=self._dtype, device=dev)
+    return Cr.tensor(args[0], dtype=self._dtype, device=dev)
+
+
 def _contiguous(self, memory_format=contiguous_format):
     """``self`` if dense in the order ``memory_format`` names (row-major by default), else
     a copy laid out so."""
@@ -299,6 +325,7 @@ METHODS = {
     # creations like this tensor
     **{n: getattr(Cr, n) for n in (
         "new_zeros", "new_ones", "new_empty", "new_full", "new_tensor", "new_empty_strided")},
+    "new": _legacy_new,
     # copies and conversions
     "clone": convert.clone, "contiguous": _contiguous, "to": _to,
     "cpu": lambda self: self.to("cpu"), "cuda": _cuda,

@@ -71,3 +71,14 @@ def test_docstring_examples_run():
     for mod in (creation, index):
         res = doctest.testmod(mod, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
         assert res.attempted and not res.failed
+
+
+def test_the_legacy_tensor_new_matches_pytorch():
+    for m in (nbgrad, torch):
+        x = m.ones(2, dtype=m.float64)
+        assert tuple(x.new(3).shape) == (3,) and x.new(2, 3).dtype == m.float64
+        assert tuple(x.new(m.Size([2, 2])).shape) == (2, 2) and tuple(x.new().shape) == (0,)
+        assert x.new([1, 2]).tolist() == [1.0, 2.0] and x.new((1, 2)).dtype == m.float64
+        y = m.zeros(2, dtype=m.float64)
+        assert x.new(y).tolist() == [0.0, 0.0]
+    assert_same_error(lambda m: m.ones(2, dtype=m.float64).new(m.ones(2)), torch, nbgrad)
