@@ -80,17 +80,20 @@ special_zeta = defop(
     "special_zeta", K.zeta, dtype=_FLOAT, method=False, fn=False,
     grads=("derivative_not_implemented('zeta')", "_zeta_other_backward(grad, input, other)"),
     doc="The Hurwitz zeta function ``sum over k >= 0 of (k + other) ** -input``.")
-# (igamma's derivative for ``x``: the integrand, x^(a-1) exp(-x) / Gamma(a))
+def _gamma_density(a, x):
+    """``x^(a-1) exp(-x) / Gamma(a)``: the derivative of ``P(a, x)`` in ``x``."""
+    return exp(sub(sub(mul(sub(a, 1.0), log(x)), x), lgamma(a)))
+
+
 igamma = defop(
     "igamma", K.gammainc, inplace=True, dtype=_FLOAT,
     grads=("derivative_not_implemented('igamma: input')",
-           "mul(grad, exp(sub(sub(mul(sub(input, 1.0), log(other)), other), lgamma(input))))"),
+           "mul(grad, _gamma_density(input, other))"),
     doc="The regularized lower incomplete gamma function ``P(input, other)``.")
 igammac = defop(
     "igammac", K.gammaincc, inplace=True, dtype=_FLOAT,
     grads=("derivative_not_implemented('igammac: input')",
-           "neg(mul(grad, exp(sub(sub(mul(sub(input, 1.0), log(other)), other), "
-           "lgamma(input)))))"),
+           "neg(mul(grad, _gamma_density(input, other)))"),
     doc="The regularized upper incomplete gamma function ``Q(input, other)``.")
 special_i1 = defop("special_i1", K.i1, dtype=_FLOAT, method=False, fn=False,
                    grads=("_i1_backward(grad, input, result)",),
