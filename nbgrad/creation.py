@@ -386,14 +386,14 @@ def _like(t, dtype, device):
     return (dtype if dtype is not None else t._dtype), (device if device is not None else t._device)
 
 
-def _like_in(make, input, memory_format, fname, requires_grad):
-    """``make(shape)`` (a new leaf of ``input``'s shape) laid out as ``memory_format``
-    says: for another order than row-major, made in the permuted shape and viewed back,
-    so samples fill memory in order (as PyTorch's kernels write them)."""
+def _made_like(make, input, memory_format, fname, args, dt, dev, requires_grad):
+    """``make(shape, *args, dtype=, device=, requires_grad=)`` of ``input``'s shape, laid
+    out as ``memory_format`` says: for another order than row-major, made in the permuted
+    shape and viewed back."""
     order = dim_order(input, memory_format, fname)
     if order is None:
-        return make(tuple(input.shape), requires_grad)
-    t = make(tuple(input.shape[d] for d in order), False)
+        return make(tuple(input.shape), *args, dtype=dt, device=dev, requires_grad=requires_grad)
+    t = make(tuple(input.shape[d] for d in order), *args, dtype=dt, device=dev)
     back = tuple(int(i) for i in np.argsort(order))
     return _finish_dev(for_device(t._device).permute(t._data, back), t._dtype, t._device,
                        requires_grad)
@@ -416,8 +416,7 @@ def zeros_like(input, *, dtype=None, device=None, requires_grad=False,
                memory_format=preserve_format):
     """Zeros with ``input``'s shape, dtype and device."""
     dt, dev = _like(input, dtype, device)
-    return _like_in(lambda shape, rg: zeros(shape, dtype=dt, device=dev, requires_grad=rg),
-                    input, memory_format, "zeros_like", requires_grad)
+    return _made_like(zeros, input, memory_format, "zeros_like", (), dt, dev, requires_grad)
 
 
 @_recording.recorded
@@ -425,8 +424,7 @@ def ones_like(input, *, dtype=None, device=None, requires_grad=False,
               memory_format=preserve_format):
     """Ones with ``input``'s shape, dtype and device."""
     dt, dev = _like(input, dtype, device)
-    return _like_in(lambda shape, rg: ones(shape, dtype=dt, device=dev, requires_grad=rg),
-                    input, memory_format, "ones_like", requires_grad)
+    return _made_like(ones, input, memory_format, "ones_like", (), dt, dev, requires_grad)
 
 
 @_recording.recorded
@@ -434,8 +432,7 @@ def empty_like(input, *, dtype=None, device=None, requires_grad=False,
                memory_format=preserve_format):
     """Uninitialised, with ``input``'s shape, dtype and device."""
     dt, dev = _like(input, dtype, device)
-    return _like_in(lambda shape, rg: empty(shape, dtype=dt, device=dev, requires_grad=rg),
-                    input, memory_format, "empty_like", requires_grad)
+    return _made_like(empty, input, memory_format, "empty_like", (), dt, dev, requires_grad)
 
 
 @_recording.recorded
@@ -443,9 +440,8 @@ def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False
               memory_format=preserve_format):
     """``fill_value`` with ``input``'s shape, dtype and device."""
     dt, dev = _like(input, dtype, device)
-    return _like_in(lambda shape, rg: full(shape, fill_value, dtype=dt, device=dev,
-                                           requires_grad=rg),
-                    input, memory_format, "full_like", requires_grad)
+    return _made_like(full, input, memory_format, "full_like", (fill_value,), dt, dev,
+                      requires_grad)
 
 
 def _sample(draw, shape, dt, device, generator, requires_grad, fname):

@@ -88,21 +88,19 @@ def dim_order(t, fmt, what):
     """The memory order of the dims (outermost first) for a result laid out as ``fmt`` says,
     ``None`` for row-major; ``t`` is the input that ``preserve_format`` follows. ``what``
     names the operation in errors."""
-    _check(fmt)
-    if fmt is contiguous_format:
-        return None
+    # (on every clone, to and *_like: the common answers first, from flags alone)
     if fmt is preserve_format:
         if t is None:
             raise RuntimeError(f"{what}: preserve_format needs an input tensor to follow")
-        shape, strides = tuple(t.shape), t.stride()
-        if is_contiguous_as(shape, strides, contiguous_format):
-            return None
         # a channels-last input stays channels-last (PyTorch's suggested format); other
         # strides come back row-major (PyTorch would keep any dense strides)
-        for f in (channels_last, channels_last_3d):
-            if is_contiguous_as(shape, strides, f):
-                return _ORDERS[f][1]
+        if t.ndim not in (4, 5) or t.is_contiguous():
+            return None
+        f = channels_last if t.ndim == 4 else channels_last_3d
+        return _ORDERS[f][1] if is_contiguous_as(tuple(t.shape), t.stride(), f) else None
+    if fmt is contiguous_format:
         return None
+    _check(fmt)
     ndim, order = _ORDERS[fmt]
     if t is not None and t.ndim != ndim:
         name = "channels_last" if ndim == 4 else "channels_last_3d"

@@ -95,8 +95,7 @@ def to(input, *args, **kwargs):
     dev, dt, copy, fmt = _parse(args, dict(kwargs))
     dev = dev or input._device
     dt = dt or input._dtype
-    order = dim_order(input, fmt, "to")
     if (dev == input._device and dt is input._dtype and not copy
             and (fmt is preserve_format or is_contiguous_as(tuple(input.shape), input.stride(), fmt))):
         return input
-    return TO_COPY.call(input, dt, dev, order)
+    return TO_COPY.call(input, dt, dev, dim_order(input, fmt, "to"))
