@@ -288,7 +288,7 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
                else tensor(obj, dtype=want))
     else:
         if copy is False and not isinstance(obj, np.ndarray):
-            raise ValueError(f"can't alias {type(obj).__name__} without a copy")
+            raise ValueError("can't alias arbitrary sequence into a tensor.")
         out = tensor(obj, dtype=dt, device=device)
     if requires_grad:  # (on the caller's tensor itself when it is returned, as PyTorch)
         out.requires_grad_(True)

@@ -37,6 +37,7 @@ def test_asarray_shares_or_copies_as_pytorch():
 @pytest.mark.parametrize("call", [
     lambda m: m.asarray(np.arange(3.0), copy=False, dtype=m.float32),
     lambda m: m.asarray(m.ones(2), copy=False, dtype=m.float64),
+    lambda m: m.asarray([1, 2], copy=False), lambda m: m.asarray(3.0, copy=False),
     lambda m: m.unravel_index(m.tensor([1.0]), (3, 3)),
     lambda m: m.unravel_index(m.tensor([1]), (3, -1)),
 ])
