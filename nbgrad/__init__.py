@@ -270,6 +270,7 @@ with _gc_paused():
     from .ops.index import *  # noqa: E402,F403
     from .ops.search import *  # noqa: E402,F403
     from .ops.special_functions import *  # noqa: E402,F403
+    from .ops.gamma_sampling import *  # noqa: E402,F403
     from . import accelerator, amp, backends, cpu, cuda, linalg, nn, onnx  # noqa: E402
     from . import special  # noqa: E402
     from . import distributions  # noqa: E402

@@ -220,6 +220,52 @@ def _poisson_one(gen, rate):
             return x
 
 
+def _rejection():
+    from .kernels.cpu import rejection  # Numba, on the first gamma or binomial sample
+
+    return rejection
+
+
+def _draw_until_done(gen, kernel, n, *arrays):
+    """Run sampler ``kernel`` (``kernels/cpu/rejection.py``) over ``n`` elements, feeding it
+    the generator's 32-bit draws in buffers; the generator then stands where PyTorch's
+    would: advanced by exactly the draws used, its cached normal sample updated."""
+    out = np.empty(n)
+    state = np.array([0.0, gen._normal is not None, gen._normal or 0.0])
+    done, size, used_any = 0, 8 * n + 64, False
+    while done < n:
+        saved, fresh = gen._bits.state, gen._fresh
+        words = gen._random(size)
+        state[0] = 0.0
+        done = kernel(*arrays, out, done, words, state)
+        gen._bits.state, gen._fresh = saved, fresh
+        if state[0]:
+            gen._random(int(state[0]))
+            used_any = True
+        size *= 2
+    if used_any or n:
+        gen._normal = float(state[2]) if state[1] else None
+    return out
+
+
+def standard_gamma(gen, alpha, f32):
+    """Standard gamma samples of the float64 array ``alpha`` (flat, in order), as PyTorch's
+    CPU kernel draws them (Marsaglia and Tsang; float32's steps when ``f32``)."""
+    return _draw_until_done(gen, _rejection().gamma, alpha.size, alpha, f32)
+
+
+def dirichlet_gammas(gen, alpha):
+    """The float64 gamma samples a Dirichlet sample normalises (PyTorch draws them in float64
+    whatever the dtype)."""
+    return _draw_until_done(gen, _rejection().gamma, alpha.size, alpha, False)
+
+
+def binomial(gen, count, prob, f32):
+    """Binomial samples of the float64 arrays ``count`` and ``prob`` (flat, one size), as
+    PyTorch's CPU kernel draws them (inversion below a mean of 10, else BTRS)."""
+    return _draw_until_done(gen, _rejection().binomial, count.size, count, prob, f32)
+
+
 def randperm(gen, n):
     """``randperm(n)``: Fisher-Yates from 0..n-1, one 32-bit draw per step."""
     perm = np.arange(n, dtype=np.int64)

@@ -668,6 +668,25 @@ def test_random_numbers_on_the_device_are_the_cpu_generators():
         t.add_(1)
 
 
+def test_gamma_dirichlet_and_binomial_samples_on_the_device_are_the_cpus():
+    # the rejection samplers draw on the host too; the gamma's implicit gradient as well
+    res = []
+    for dev in ("cpu", DEV):
+        nbgrad.manual_seed(0)
+        a = nbgrad.tensor([0.5, 2.0, 9.0], device=dev, requires_grad=True)
+        d = nbgrad.distributions.Dirichlet(a)
+        s = nbgrad._standard_gamma(a)
+        s.sum().backward()
+        r = d.rsample()
+        (r * nbgrad.tensor([1.0, 2.0, 3.0], device=dev)).sum().backward()
+        b = nbgrad.binomial(nbgrad.tensor([10.0, 100.0], device=dev),
+                            nbgrad.tensor([0.5, 0.2], device=dev))
+        assert s.device.type == r.device.type == b.device.type == dev.split(":")[0]
+        res.append([host(s), host(r), host(b), host(a.grad)])
+    for c, g in zip(*res):
+        np.testing.assert_array_equal(c, g)
+
+
 def test_diagonal_and_unfold_views_on_the_device_match_cpu():
     c, g = pair(3, 4)
     for f in (lambda a: a.diagonal(1), lambda a: a.unfold(1, 2, 2)):

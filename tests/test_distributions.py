@@ -79,6 +79,29 @@ CASES = [
     ("MVN_tril", lambda D, a, c: D.MultivariateNormal(a, scale_tril=D.constraints and c),
      (RNG.standard_normal(3), np.linalg.cholesky(COV[1])), RNG.standard_normal(3),
      ("log_prob", "entropy", "variance")),
+    # the gamma family: reparameterized samples through _standard_gamma / _sample_dirichlet
+    ("Gamma", lambda D, a, b: D.Gamma(a, b), (POS, POS[::-1].copy()), POS * 0.7,
+     ("log_prob", "entropy", "mean", "mode", "variance")),
+    ("Chi2", lambda D, k: D.Chi2(k), (POS * 3,), POS, ("log_prob", "entropy", "mean", "mode")),
+    ("Beta", lambda D, a, b: D.Beta(a, b), (POS, POS[::-1].copy()), PROBS,
+     ("log_prob", "entropy", "mean", "mode", "variance")),
+    ("Dirichlet", lambda D, w: D.Dirichlet(w), (W * 2,), W / W.sum(-1, keepdims=True),
+     ("log_prob", "entropy", "mean", "mode", "variance")),
+    ("StudentT", lambda D, k, a, b: D.StudentT(k, a, b), (POS * 2, A, POS), A * 0.5,
+     ("log_prob", "entropy", "mean", "mode", "variance")),
+    ("FisherSnedecor", lambda D, a, b: D.FisherSnedecor(a, b), (POS * 3, POS * 4), POS,
+     ("log_prob", "mean", "mode", "variance")),
+    ("InverseGamma", lambda D, a, b: D.InverseGamma(a, b), (POS * 2, POS), POS,
+     ("log_prob", "entropy", "mean", "mode", "variance")),
+    ("Binomial", lambda D, p: D.Binomial(10, probs=p), (PROBS,), np.floor(PROBS * 10),
+     ("log_prob", "entropy", "mean", "mode", "variance")),
+    ("Binomial_logits", lambda D, n, a: D.Binomial(n, logits=a), (np.array([3.0, 40.0]), A),
+     np.floor(PROBS * 3), ("log_prob", "mean", "variance")),
+    ("Multinomial", lambda D, w: D.Multinomial(10, probs=w), (W,),
+     np.array([[1.0, 2, 3, 4], [10, 0, 0, 0], [2, 2, 3, 3]]),
+     ("log_prob", "entropy", "mean", "variance")),
+    ("NegativeBinomial", lambda D, n, p: D.NegativeBinomial(n, probs=p), (POS * 3, PROBS),
+     np.floor(POS * 2), ("log_prob", "mean", "mode", "variance")),
 ]
 
 
@@ -182,6 +205,48 @@ KL_PAIRS = [
      lambda D: D.Geometric(probs=torch_like(D, PROBS[::-1].copy()))),
     (lambda D: D.Independent(D.Normal(torch_like(D, A), torch_like(D, POS)), 1),
      lambda D: D.Independent(D.Normal(torch_like(D, A * 0), torch_like(D, POS * 2)), 1)),
+    (lambda D: D.Gamma(torch_like(D, POS), torch_like(D, POS * 2)),
+     lambda D: D.Gamma(torch_like(D, POS[::-1].copy()), torch_like(D, POS))),
+    (lambda D: D.Chi2(torch_like(D, POS)), lambda D: D.Chi2(torch_like(D, POS * 2))),
+    (lambda D: D.Beta(torch_like(D, POS), torch_like(D, POS * 2)),
+     lambda D: D.Beta(torch_like(D, POS[::-1].copy()), torch_like(D, POS))),
+    (lambda D: D.Dirichlet(torch_like(D, W)), lambda D: D.Dirichlet(torch_like(D, W[::-1] * 3))),
+    (lambda D: D.Binomial(torch_like(D, np.array([5.0, 5.0])), probs=torch_like(D, PROBS)),
+     lambda D: D.Binomial(torch_like(D, np.array([5.0, 3.0])), probs=torch_like(D, PROBS * 0.5))),
+    (lambda D: D.InverseGamma(torch_like(D, POS), torch_like(D, POS)),
+     lambda D: D.InverseGamma(torch_like(D, POS * 2), torch_like(D, POS))),
+    (lambda D: D.HalfNormal(torch_like(D, POS)), lambda D: D.HalfNormal(torch_like(D, POS * 3))),
+    (lambda D: D.Cauchy(torch_like(D, A), torch_like(D, POS)),
+     lambda D: D.Cauchy(torch_like(D, -A), torch_like(D, POS * 2))),
+    (lambda D: D.Bernoulli(probs=torch_like(D, PROBS)), lambda D: D.Poisson(torch_like(D, POS))),
+    (lambda D: D.Beta(torch_like(D, POS), torch_like(D, POS * 2)),
+     lambda D: D.Exponential(torch_like(D, POS))),
+    (lambda D: D.Beta(torch_like(D, POS), torch_like(D, POS * 2)),
+     lambda D: D.Gamma(torch_like(D, POS), torch_like(D, POS * 3))),
+    (lambda D: D.Beta(torch_like(D, POS), torch_like(D, POS * 2)),
+     lambda D: D.Normal(torch_like(D, A), torch_like(D, POS))),
+    (lambda D: D.Beta(torch_like(D, POS), torch_like(D, POS * 2)),
+     lambda D: D.Uniform(torch_like(D, np.array([-0.5, 0.1])), torch_like(D, POS))),
+    (lambda D: D.Exponential(torch_like(D, POS)),
+     lambda D: D.Gamma(torch_like(D, POS * 2), torch_like(D, POS))),
+    (lambda D: D.Exponential(torch_like(D, POS)),
+     lambda D: D.Normal(torch_like(D, A), torch_like(D, POS))),
+    (lambda D: D.Gamma(torch_like(D, POS * 2), torch_like(D, POS)),
+     lambda D: D.Exponential(torch_like(D, POS))),
+    (lambda D: D.Gamma(torch_like(D, POS * 2), torch_like(D, POS)),
+     lambda D: D.Normal(torch_like(D, A), torch_like(D, POS))),
+    (lambda D: D.Laplace(torch_like(D, A), torch_like(D, POS)),
+     lambda D: D.Normal(torch_like(D, -A), torch_like(D, POS * 2))),
+    (lambda D: D.Normal(torch_like(D, A), torch_like(D, POS)),
+     lambda D: D.Laplace(torch_like(D, -A), torch_like(D, POS * 2))),
+    (lambda D: D.Uniform(torch_like(D, PROBS * 0.5), torch_like(D, PROBS * 0.5 + 0.4)),
+     lambda D: D.Beta(torch_like(D, POS), torch_like(D, POS * 2))),
+    (lambda D: D.Uniform(torch_like(D, PROBS - 0.5), torch_like(D, PROBS + 1)),
+     lambda D: D.Exponential(torch_like(D, POS))),
+    (lambda D: D.Uniform(torch_like(D, PROBS - 0.5), torch_like(D, PROBS + 1)),
+     lambda D: D.Gamma(torch_like(D, POS), torch_like(D, POS * 3))),
+    (lambda D: D.Uniform(torch_like(D, A), torch_like(D, A + 1)),
+     lambda D: D.Normal(torch_like(D, -A), torch_like(D, POS * 2))),
 ]
 
 
@@ -209,6 +274,44 @@ def test_kl_divergence_matches_pytorch(k):
         np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
 
 
+def test_kl_between_supports_that_differ_is_infinite_and_bregman_is_pytorchs():
+    from torch.distributions import kl as tkl
+
+    from nbgrad.distributions import kl as nkl
+
+    for m in (nbgrad, torch):
+        D = m.distributions
+        g, n, u = D.Gamma(m.ones(2), m.ones(2)), D.Normal(m.zeros(2), m.ones(2)), \
+            D.Uniform(m.zeros(2), m.ones(2))
+        for p, q in ((n, g), (g, u), (D.Poisson(m.ones(2)), D.Binomial(3, m.ones(2) / 2)),
+                     (D.Exponential(m.ones(2)), D.Beta(m.ones(2), m.ones(2)))):
+            kl = D.kl_divergence(p, q)
+            assert kl.shape == (2,) and kl.dtype == m.float32
+            assert (kl.numpy() == np.inf).all()
+    res = []
+    for m, mod in ((nbgrad, nkl), (torch, tkl)):
+        c = m.tensor(POS[::-1].copy(), requires_grad=True)
+        p, q = m.distributions.Gamma(m.tensor(POS), 2.0), m.distributions.Gamma(c, 1.0)
+        kl = mod._kl_expfamily_expfamily(p, q)
+        res.append((kl.detach().numpy(), m.autograd.grad(kl.sum(), c)[0].numpy(),
+                    p.entropy().detach().numpy(),
+                    m.distributions.ExponentialFamily.entropy(p).detach().numpy()))
+    for a, b in zip(*res):
+        np.testing.assert_allclose(a, b, rtol=1e-12)
+
+
+def test_gamma_cdf_and_binomial_enumerate_support():
+    res = []
+    for m in (nbgrad, torch):
+        d = m.distributions.Gamma(m.tensor(POS), m.tensor(POS * 2))
+        b = m.distributions.Binomial(4, m.tensor(PROBS))
+        res.append((d.cdf(m.tensor(POS)).numpy(), b.enumerate_support().numpy(),
+                    b.enumerate_support(False).numpy()))
+    for a, b in zip(*res):
+        assert a.shape == b.shape
+        np.testing.assert_allclose(a, b, rtol=1e-12)
+
+
 @pytest.mark.parametrize("call", [
     lambda m: m.distributions.Normal(m.tensor(0.0), m.tensor(-1.0)),
     lambda m: m.distributions.Bernoulli(probs=m.tensor([0.5, 1.5])),
@@ -232,6 +335,18 @@ def test_kl_divergence_matches_pytorch(k):
     lambda m: m.distributions.kl_divergence(m.distributions.Categorical(logits=m.zeros(3)),
                                             m.distributions.Normal(0.0, 1.0)),
     lambda m: m.distributions.Independent(m.distributions.Normal(m.zeros(2), m.ones(2)), 2),
+    lambda m: m.distributions.Gamma(m.tensor([1.0, -1.0]), 1.0),
+    lambda m: m.distributions.Dirichlet(m.tensor(1.0)),
+    lambda m: m.distributions.Dirichlet(m.tensor([1.0, 0.0])),
+    lambda m: m.distributions.Beta(m.tensor([1.0]), m.tensor([1.0])).log_prob(m.tensor([2.0])),
+    lambda m: m.distributions.Binomial(3),
+    lambda m: m.distributions.Binomial(3, m.tensor(0.5)).log_prob(m.tensor(4.0)),
+    lambda m: m.distributions.Binomial(m.tensor([2.0, 3.0]), m.tensor(0.5)).entropy(),
+    lambda m: m.distributions.Multinomial(m.tensor(3), m.ones(3)),
+    lambda m: m.distributions.NegativeBinomial(3.0, m.tensor(1.0)),
+    lambda m: m.distributions.kl_divergence(m.distributions.Binomial(2, m.tensor(0.5)),
+                                            m.distributions.Binomial(3, m.tensor(0.5))),
+    lambda m: m.distributions.StudentT(m.tensor(0.0)),
 ])
 def test_errors_are_pytorchs(call):
     assert_same_error(call, torch, nbgrad, lambda text: text.replace(
@@ -269,7 +384,9 @@ def test_docstring_examples_run():
     for name in ("", ".normal", ".uniform", ".exponential", ".laplace", ".bernoulli",
                  ".categorical", ".one_hot_categorical", ".independent",
                  ".multivariate_normal", ".kl", ".transforms", ".transformed_distribution",
-                 ".cauchy", ".poisson", ".geometric", ".mixture_same_family"):
+                 ".cauchy", ".poisson", ".geometric", ".mixture_same_family", ".gamma",
+                 ".chi2", ".beta", ".dirichlet", ".studentT", ".fishersnedecor",
+                 ".inverse_gamma", ".binomial", ".multinomial", ".negative_binomial"):
         mod = importlib.import_module("nbgrad.distributions" + name)
         res = doctest.testmod(mod)
         assert res.attempted and not res.failed, name

@@ -45,6 +45,16 @@ _CTC_OUT = [t.detach().numpy() for t in _ctc_loss(nbgrad.tensor(_CTC_LP),
                                                   [2, 2])]
 
 
+_ALPHA = np.array([[0.5, 2.0, 9.0], [0.05, 1.0, 30.0]])
+_GAMMA_X = np.array([[0.3, 1.5, 10.0], [1e-3, 0.7, 28.0]])
+_BETA_X = np.array([[0.1, 0.5, 0.9], [0.02, 0.3, 0.7]])
+
+
+def _seeded(m, fn, *xs):
+    m.manual_seed(0)
+    return fn(*xs)
+
+
 def _ln(m, x, w, b):
     if m is torch:
         return torch.ops.aten.native_layer_norm(x, [5], w, b, 1e-5)
@@ -186,6 +196,20 @@ CASES = [
     # (rates of zero: the same counts whatever the generator's state)
     ("poisson", [np.zeros((2, 3))], lambda m, x: m.poisson(x), (None,),
      {"gradcheck": False, "saved": False}),
+    # (the samplers: each call seeds its generator first, so both libraries draw the same
+    # numbers; a sample is no smooth function of its parameters, so no finite differences)
+    ("_standard_gamma", [_ALPHA], lambda m, a: _seeded(m, m._standard_gamma, a), (None,),
+     {"gradcheck": False, "low": False}),
+    ("_standard_gamma_grad", [_ALPHA, _GAMMA_X], lambda m, a, x: m._standard_gamma_grad(a, x),
+     (), {"requires": (True, False), "derivative": False, "gradcheck": False, "low": False}),
+    ("_sample_dirichlet", [_ALPHA], lambda m, a: _seeded(m, m._sample_dirichlet, a), (None,),
+     {"derivative": False, "gradcheck": False, "low": False, "torch_node": False}),
+    ("_dirichlet_grad", [_BETA_X, _ALPHA, _ALPHA + 2.0],
+     lambda m, x, a, t: m._dirichlet_grad(x, a, t), (),
+     {"derivative": False, "gradcheck": False, "low": False, "torch_node": False}),
+    ("binomial", [np.array([[10.0, 100.0, 3.0], [40.0, 0.0, 7.0]]), np.array([0.5, 0.2, 0.9])],
+     lambda m, c, p: _seeded(m, m.binomial, c, p), (None,),
+     {"derivative": False, "gradcheck": False, "low": False, "torch_node": False}),
     ("clone", (3, 4), lambda m, x: x.clone(), (None,)),
     ("clone", (2, 3, 2, 2), lambda m, x: x.clone(memory_format=m.channels_last),
      ((0, 2, 3, 1),)),

@@ -5,10 +5,10 @@ whole events) satisfy it."""
 from ..ops.comparison import isclose
 
 __all__ = ["Constraint", "boolean", "dependent", "dependent_property", "greater_than",
-           "greater_than_eq", "independent", "integer_interval", "interval", "less_than",
-           "lower_cholesky", "nonnegative", "nonnegative_integer", "one_hot", "positive",
-           "positive_definite", "positive_integer", "real", "real_vector", "simplex",
-           "unit_interval"]
+           "greater_than_eq", "half_open_interval", "independent", "integer_interval",
+           "interval", "less_than", "lower_cholesky", "multinomial", "nonnegative",
+           "nonnegative_integer", "one_hot", "positive", "positive_definite", "positive_integer",
+           "real", "real_vector", "simplex", "unit_interval"]
 
 
 class Constraint:
@@ -162,6 +162,31 @@ class _Interval(Constraint):
         return f"Interval(lower_bound={self.lower_bound}, upper_bound={self.upper_bound})"
 
 
+class _HalfOpenInterval(Constraint):
+    def __init__(self, lower_bound, upper_bound):
+        self.lower_bound, self.upper_bound = lower_bound, upper_bound
+
+    def check(self, value):
+        return (self.lower_bound <= value) & (value < self.upper_bound)
+
+    def __repr__(self):
+        return (f"HalfOpenInterval(lower_bound={self.lower_bound}, "
+                f"upper_bound={self.upper_bound})")
+
+
+class _Multinomial(Constraint):
+    """Nonnegative counts whose sum over the last dim is at most ``upper_bound``."""
+
+    is_discrete = True
+    event_dim = 1
+
+    def __init__(self, upper_bound):
+        self.upper_bound = upper_bound
+
+    def check(self, x):
+        return (x >= 0).all(-1) & (x.sum(-1) <= self.upper_bound)
+
+
 class _Simplex(Constraint):
     event_dim = 1
 
@@ -212,6 +237,8 @@ greater_than_eq = _GreaterThanEq
 less_than = _LessThan
 unit_interval = _Interval(0.0, 1.0)
 interval = _Interval
+half_open_interval = _HalfOpenInterval
+multinomial = _Multinomial
 simplex = _Simplex()
 one_hot = _OneHot()
 lower_cholesky = _LowerCholesky()

@@ -301,6 +301,14 @@ class PowerTransform(Transform):
             return self
         return PowerTransform(self.exponent, cache_size=cache_size)
 
+    def __eq__(self, other):
+        if not isinstance(other, PowerTransform):
+            return False
+        return bool((self.exponent == other.exponent).all()) if hasattr(
+            self.exponent, "all") else self.exponent == other.exponent
+
+    __hash__ = Transform.__hash__
+
     @property
     def sign(self):
         return self.exponent.sign() if hasattr(self.exponent, "sign") else (

@@ -1,0 +1,80 @@
+"""The Fisher-Snedecor (F) distribution."""
+
+import math
+
+from .. import dtypes as _dt
+from ..ops.elementwise import log, log1p
+from ..tensor import Size
+from . import constraints
+from .distribution import Distribution
+from .gamma import Gamma
+from .utils import batch_shape_of, broadcast_all
+
+
+class FisherSnedecor(Distribution):
+    """The F distribution of ``df1`` and ``df2`` degrees of freedom: the ratio of two
+    chi-squared variables, each divided by its degrees of freedom. Samples are
+    reparameterized (``rsample``).
+
+    Example::
+
+        >>> import nbgrad
+        >>> _ = nbgrad.manual_seed(0)
+        >>> m = nbgrad.distributions.FisherSnedecor(nbgrad.tensor([1.0]), nbgrad.tensor([2.0]))
+        >>> m.sample()
+        tensor([0.0133])
+    """
+
+    arg_constraints = {"df1": constraints.positive, "df2": constraints.positive}
+    support = constraints.positive
+    has_rsample = True
+
+    def __init__(self, df1, df2, validate_args=None):
+        self.df1, self.df2 = broadcast_all(df1, df2)
+        self._gamma1 = Gamma(self.df1 * 0.5, self.df1)
+        self._gamma2 = Gamma(self.df2 * 0.5, self.df2)
+        super().__init__(batch_shape_of((df1, df2), self.df1), validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._expanded(FisherSnedecor, batch_shape, _instance, ("df1", "df2"))
+        new._gamma1 = self._gamma1.expand(batch_shape)
+        new._gamma2 = self._gamma2.expand(batch_shape)
+        return new
+
+    @property
+    def mean(self):
+        df2 = self.df2.clone()
+        df2[df2 <= 2] = math.nan
+        return df2 / (df2 - 2)
+
+    @property
+    def mode(self):
+        mode = (self.df1 - 2) / self.df1 * self.df2 / (self.df2 + 2)
+        mode[self.df1 <= 2] = math.nan
+        return mode
+
+    @property
+    def variance(self):
+        df2 = self.df2.clone()
+        df2[df2 <= 4] = math.nan
+        return (2 * df2.pow(2) * (self.df1 + df2 - 2)
+                / (self.df1 * (df2 - 2).pow(2) * (df2 - 4)))
+
+    def rsample(self, sample_shape=Size()):
+        shape = self._extended_shape(sample_shape)
+        x1 = self._gamma1.rsample(sample_shape).view(shape)
+        x2 = self._gamma2.rsample(sample_shape).view(shape)
+        tiny = _dt.finfo(x2.dtype).tiny
+        x2.clamp_(min=tiny)
+        y = x1 / x2
+        y.clamp_(min=tiny)
+        return y
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        ct1, ct2, ct3 = self.df1 * 0.5, self.df2 * 0.5, self.df1 / self.df2
+        t1 = (ct1 + ct2).lgamma() - ct1.lgamma() - ct2.lgamma()
+        t2 = ct1 * ct3.log() + (ct1 - 1) * log(value)
+        t3 = (ct1 + ct2) * log1p(ct3 * value)
+        return t1 + t2 - t3
