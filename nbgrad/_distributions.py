@@ -177,74 +177,41 @@ def geometric(gen, n, p):
         return np.ceil(np.log(uniform01(gen, n, np.float64)) / np.log1p(-p))
 
 
-def poisson(gen, lam):
-    """``poisson`` of each rate in the float64 array ``lam``, in order (PyTorch's sampler):
-    Hoermann's transformed rejection for rates of 10 or more, else the product of
-    uniforms against ``exp(-rate)``."""
-    out = np.empty(lam.size)
-    for i, rate in enumerate(lam.tolist()):
-        out[i] = _poisson_one(gen, rate)
-    return out
-
-
-def _poisson_one(gen, rate):
-    def u():
-        return float(uniform01(gen, 1, np.float64)[0])
-
-    if rate >= 10:
-        slam, loglam = math.sqrt(rate), math.log(rate)
-        b = 0.931 + 2.53 * slam
-        a = -0.059 + 0.02483 * b
-        invalpha = 1.1239 + 1.1328 / (b - 3.4)
-        vr = 0.9277 - 3.6224 / (b - 2)
-        while True:
-            U = u() - 0.5
-            V = u()
-            us = 0.5 - abs(U)
-            k = math.floor((2 * a / us + b) * U + rate + 0.43)
-            if us >= 0.07 and V <= vr:
-                return k
-            if k < 0 or (us < 0.013 and V > us):
-                continue
-            if (math.log(V) + math.log(invalpha) - math.log(a / (us * us) + b)
-                    <= -rate + k * loglam - math.lgamma(k + 1.0)):
-                return k
-    if rate == 0:
-        return 0
-    enlam, x, prod = math.exp(-rate), 0, 1.0
-    while True:
-        prod *= u()
-        if prod > enlam:
-            x += 1
-        else:
-            return x
-
-
 def _rejection():
     from .kernels.cpu import rejection  # Numba, on the first gamma or binomial sample
 
     return rejection
 
 
+_CHUNK_WORDS = 1 << 20
+
+
 def _draw_until_done(gen, kernel, n, *arrays):
     """Run sampler ``kernel`` (``kernels/cpu/rejection.py``) over ``n`` elements, feeding it
-    the generator's 32-bit draws in buffers; the generator then stands where PyTorch's
-    would: advanced by exactly the draws used, its cached normal sample updated."""
+    the generator's 32-bit draws in chunks (the words an unfinished element read are fed
+    again with the next chunk); the generator then stands where PyTorch's would: advanced by
+    exactly the draws used, its cached normal sample updated."""
     out = np.empty(n)
+    if not n:
+        return out
     state = np.array([0.0, gen._normal is not None, gen._normal or 0.0])
-    done, size, used_any = 0, 8 * n + 64, False
+    done, carry, size = 0, np.empty(0, np.uint64), min(max(4 * n, 256), _CHUNK_WORDS)
     while done < n:
         saved, fresh = gen._bits.state, gen._fresh
-        words = gen._random(size)
+        chunk = gen._random(size)
+        words = np.concatenate([carry, chunk]) if carry.size else chunk
         state[0] = 0.0
         done = kernel(*arrays, out, done, words, state)
-        gen._bits.state, gen._fresh = saved, fresh
-        if state[0]:
-            gen._random(int(state[0]))
-            used_any = True
-        size *= 2
-    if used_any or n:
-        gen._normal = float(state[2]) if state[1] else None
+        carry = words[int(state[0]):]
+        size = _CHUNK_WORDS
+    # the unread words go back: the generator returns to before the last chunk and
+    # draws only the part of it that was read
+    gen._bits.state, gen._fresh = saved, fresh
+    read = chunk.size - carry.size
+    if read:
+        gen._bits.random_raw(read, output=False)
+        gen._fresh = False
+    gen._normal = float(state[2]) if state[1] else None
     return out
 
 
@@ -264,6 +231,13 @@ def binomial(gen, count, prob, f32):
     """Binomial samples of the float64 arrays ``count`` and ``prob`` (flat, one size), as
     PyTorch's CPU kernel draws them (inversion below a mean of 10, else BTRS)."""
     return _draw_until_done(gen, _rejection().binomial, count.size, count, prob, f32)
+
+
+def poisson(gen, lam):
+    """Poisson counts of the float64 array ``lam`` (flat, in order), as PyTorch's CPU
+    kernel draws them: Hoermann's transformed rejection for rates of 10 or more, else the
+    product of uniforms against ``exp(-rate)``."""
+    return _draw_until_done(gen, _rejection().poisson, lam.size, lam)
 
 
 def randperm(gen, n):

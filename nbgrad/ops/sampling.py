@@ -313,7 +313,7 @@ def poisson(input, generator=None):
     if not input._dtype.is_floating_point:
         raise NotImplementedError(f"\"poisson_cpu\" not implemented for "
                                   f"'{SCALAR_TYPE[input._dtype.name]}'")
-    if input.numel() and bool((input.detach() < 0).any()):
+    if input.numel() and not bool((input.detach() >= 0).all()):  # (NaN too)
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
     return POISSON.call(input, gen)
 

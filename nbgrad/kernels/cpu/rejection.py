@@ -1,5 +1,5 @@
 """PyTorch's CPU samplers that draw an unknown number of times per element (rejection and
-inversion loops: gamma, binomial) and the reparameterized gradients of gamma and Dirichlet
+inversion loops: gamma, binomial, Poisson) and the reparameterized gradients of gamma and Dirichlet
 samples, step for step as ATen's ``Distributions.h`` computes them.
 
 The samplers read the generator's 32-bit draws from a buffer (uint64 array of 32-bit
@@ -216,6 +216,68 @@ def binomial(count, prob, f32, out, start, words, state):
             return i
         out[i] = s
     return count.size
+
+
+# ---- Poisson: Hoermann's transformed rejection for rates of 10 or more, else the product
+# of uniforms against exp(-rate)
+_INT64_MIN = -(2.0**63)
+
+
+@njit(**_opts)
+def _to_int64(x):
+    """``(int64_t) x`` as x86 computes it: the integer, or INT64_MIN where it does not fit
+    (an infinite or huge rate's count, as PyTorch returns it)."""
+    return x if -(2.0**63) <= x < 2.0**63 else _INT64_MIN
+
+
+@njit(**_opts)
+def _poisson_one(rate, words, state):
+    if rate >= 10:
+        slam = math.sqrt(rate)
+        loglam = math.log(rate)
+        b = 0.931 + 2.53 * slam
+        a = -0.059 + 0.02483 * b
+        invalpha = 1.1239 + 1.1328 / (b - 3.4)
+        vr = 0.9277 - 3.6224 / (b - 2)
+        while not _spent(words, state):
+            u = _uniform(words, state) - 0.5
+            v = _uniform(words, state)
+            us = 0.5 - abs(u)
+            k = _to_int64(math.floor((2 * a / us + b) * u + rate + 0.43))
+            if us >= 0.07 and v <= vr:
+                return k
+            if k < 0 or (us < 0.013 and v > us):
+                continue
+            if (math.log(v) + math.log(invalpha) - math.log(a / (us * us) + b)
+                    <= -rate + k * loglam - math.lgamma(k + 1.0)):
+                return k
+        return math.nan
+    if rate == 0:
+        return 0.0
+    enlam = math.exp(-rate)
+    x = 0.0
+    prod = 1.0
+    while not _spent(words, state):
+        prod *= _uniform(words, state)
+        if prod > enlam:
+            x += 1.0
+        else:
+            return x
+    return math.nan
+
+
+@njit(**_opts)
+def poisson(rate, out, start, words, state):
+    """``out[i]`` for ``i`` from ``start``: a Poisson count of rate ``rate[i]``; returns and
+    leaves ``state`` as ``gamma`` does."""
+    for i in range(start, rate.size):
+        before = state[0]
+        s = _poisson_one(rate[i], words, state)
+        if _spent(words, state):
+            state[0] = before
+            return i
+        out[i] = s
+    return rate.size
 
 
 # ---- reparameterized gradients
