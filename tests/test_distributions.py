@@ -331,6 +331,7 @@ def test_gamma_cdf_and_binomial_enumerate_support():
     lambda m: m.distributions.Poisson(m.tensor([-1.0])),
     lambda m: m.poisson(m.tensor([-1.0])),
     lambda m: m.poisson(m.tensor([1])),
+    lambda m: m.poisson(m.tensor([float("nan")])),
     lambda m: m.distributions.MultivariateNormal(m.zeros(2)),
     lambda m: m.distributions.kl_divergence(m.distributions.Categorical(logits=m.zeros(3)),
                                             m.distributions.Normal(0.0, 1.0)),
@@ -401,7 +402,9 @@ def test_poisson_draws_and_gradient_are_pytorchs():
         assert type(p.grad_fn).__name__ == "PoissonBackward0"
         p.sum().backward()
         res.append((p.detach().numpy(), r.grad.numpy(),
-                    m.poisson(m.full((50,), 4.0, dtype=m.float64)).numpy()))
+                    m.poisson(m.full((50,), 4.0, dtype=m.float64)).numpy(),
+                    # (a count beyond int64, as PyTorch's cast leaves it: INT64_MIN)
+                    m.poisson(m.tensor([np.inf, 1e20, 0.0, 7.0])).numpy()))
     for a, b in zip(*res):
         np.testing.assert_array_equal(a, b)
 
