@@ -274,6 +274,8 @@ with _gc_paused():
     from . import accelerator, amp, backends, cpu, cuda, linalg, nn, onnx  # noqa: E402
     from . import special  # noqa: E402
     from . import distributions  # noqa: E402
+    from . import func  # noqa: E402
+    from .func import vmap  # noqa: E402
     from . import serialization  # noqa: E402
     from .amp import autocast  # noqa: E402
     from .amp.autocast_mode import (  # noqa: E402

@@ -226,9 +226,20 @@ def fork_rng(devices=None, enabled=True, _caller="fork_rng", _devices_kw="device
         set_rng_state(state)
 
 
+_VMAP_RANDOMNESS = None  # inside ``func.vmap``: its randomness mode
+
+
+def _no_random_in_vmap():
+    if _VMAP_RANDOMNESS == "error":
+        raise RuntimeError("vmap: called random operation while in randomness error mode. "
+                           "Please either use the 'same' or 'different' randomness flags on "
+                           "vmap or perform the randomness operation out of vmap")
+
+
 def _check(generator, device, fname):
     """The generator a sampling function draws from: ``generator``, checked, or the
     default one."""
+    _no_random_in_vmap()
     if generator is None:
         return default_generator
     if not isinstance(generator, Generator):

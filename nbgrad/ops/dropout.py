@@ -4,6 +4,7 @@ CPU one for the same seed (``bernoulli_(1 - p)`` from the default generator)."""
 import numpy as np
 
 from .. import _distributions as _D
+from .. import random as _random
 from ..random import default_generator
 from ..tensor import _wrap
 from ._core import backend
@@ -31,6 +32,7 @@ def _check_p(p):
 
 
 def _keep(shape, p):
+    _random._no_random_in_vmap()
     return _D.bernoulli(default_generator, int(np.prod(shape)), 1.0 - p).reshape(shape)
 
 
