@@ -687,6 +687,18 @@ def test_gamma_dirichlet_and_binomial_samples_on_the_device_are_the_cpus():
         np.testing.assert_array_equal(c, g)
 
 
+def test_data_parallel_runs_the_module_on_the_first_device():
+    net = nbgrad.nn.DataParallel(nbgrad.nn.Linear(3, 2))
+    assert net.device_ids == [0] and net.module.weight.device.type == "cuda"
+    y = net(nbgrad.ones(2, 3))  # (a host input goes to the device)
+    y.sum().backward()
+    assert y.device.type == "cuda" and net.module.weight.grad.device.type == "cuda"
+    net.module.cpu()
+    with pytest.raises(RuntimeError, match=r"module must have its parameters and buffers on "
+                                           r"device cuda:0 \(device_ids\[0\]\)"):
+        net(nbgrad.ones(2, 3))
+
+
 def test_diagonal_and_unfold_views_on_the_device_match_cpu():
     c, g = pair(3, 4)
     for f in (lambda a: a.diagonal(1), lambda a: a.unfold(1, 2, 2)):

@@ -24,6 +24,12 @@ LAYERS = [
     (lambda m: m.nn.InstanceNorm1d(3, affine=True), (2, 3, 6)),
     (lambda m: m.nn.InstanceNorm2d(3, track_running_stats=True, affine=True), (2, 3, 4, 4)),
     (lambda m: m.nn.InstanceNorm1d(3), (3, 6)),
+    (lambda m: m.nn.BatchNorm1d(3, bias=False), (4, 3)),
+    (lambda m: m.nn.SyncBatchNorm(3), (4, 3, 2, 2)),
+    (lambda m: m.nn.SyncBatchNorm(3, momentum=None, affine=False), (4, 3)),
+    (lambda m: m.nn.SyncBatchNorm.convert_sync_batchnorm(  # (seeded: the same Linear)
+        m.nn.Sequential(m.manual_seed(0) and m.nn.Linear(3, 3), m.nn.BatchNorm1d(3, eps=1e-3))),
+     (4, 3)),
 ]
 
 
@@ -68,6 +74,36 @@ def test_errors_match_pytorch():
         ours = error_of(lambda: call(nbgrad))
         theirs = error_of(lambda: call(torch))
         assert ours is not None and ours[0] is theirs[0], (ours, theirs)
+
+
+def test_sync_batch_norm_conversion_keeps_the_tensors_and_checks_inputs():
+    for m in (nbgrad, torch):
+        bn = m.nn.BatchNorm2d(2)
+        net = m.nn.SyncBatchNorm.convert_sync_batchnorm(m.nn.Sequential(bn).eval())
+        sync = net[0]
+        assert type(sync).__name__ == "SyncBatchNorm" and not sync.training
+        assert sync.weight is bn.weight and sync.running_mean is bn.running_mean
+        assert sync.process_group is None
+    for call in [lambda m: m.nn.SyncBatchNorm(2)(m.ones(2)),
+                 lambda m: m.nn.SyncBatchNorm(0)(m.ones(2, 0))]:
+        ours, theirs = error_of(lambda: call(nbgrad)), error_of(lambda: call(torch))
+        assert ours == theirs, (ours, theirs)
+
+
+def test_data_parallel_without_a_gpu_calls_the_module():
+    res = []
+    for m in (nbgrad, torch):
+        m.manual_seed(0)
+        net = m.nn.DataParallel(m.nn.Linear(3, 2).double())
+        x = m.tensor(np.arange(6.0).reshape(2, 3))
+        y = net(x)
+        y.sum().backward()
+        assert net.device_ids == [] and isinstance(net.module, m.nn.Linear)
+        res.append((repr(net), list(net.state_dict()), y.detach().numpy(),
+                    net.module.weight.grad.numpy()))
+    assert res[0][:2] == res[1][:2]
+    for a, b in zip(res[0][2:], res[1][2:]):
+        np.testing.assert_allclose(a, b, rtol=1e-12)
 
 
 def test_docstring_examples_run():

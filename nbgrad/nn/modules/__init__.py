@@ -16,6 +16,7 @@ from .batchnorm import (
     LazyBatchNorm1d,
     LazyBatchNorm2d,
     LazyBatchNorm3d,
+    SyncBatchNorm,
 )
 from .channelshuffle import ChannelShuffle
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
@@ -137,5 +138,5 @@ __all__ = [
     "CTCLoss", "LazyLinear", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
     "LazyConvTranspose2d", "LazyConvTranspose3d", "LazyBatchNorm1d", "LazyBatchNorm2d",
     "LazyBatchNorm3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d",
-    "LPPool3d", "MaxUnpool3d", "NLLLoss2d", "AdaptiveLogSoftmaxWithLoss",
+    "LPPool3d", "MaxUnpool3d", "NLLLoss2d", "AdaptiveLogSoftmaxWithLoss", "SyncBatchNorm",
 ]
