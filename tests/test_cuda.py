@@ -687,6 +687,20 @@ def test_gamma_dirichlet_and_binomial_samples_on_the_device_are_the_cpus():
         np.testing.assert_array_equal(c, g)
 
 
+def test_fractional_max_pool_on_the_device_matches_cpu():
+    x = np.random.default_rng(1).standard_normal((2, 2, 7, 6))
+    res = []
+    for dev in ("cpu", DEV):
+        nbgrad.manual_seed(0)
+        t = nbgrad.tensor(x, device=dev, requires_grad=True)
+        v, i = F.fractional_max_pool2d(t, 2, output_size=(3, 4), return_indices=True)
+        (v * v).sum().backward()
+        assert v.device.type == dev.split(":")[0]
+        res.append([host(v), host(i), host(t.grad)])
+    for a, b in zip(*res):
+        np.testing.assert_array_equal(a, b)
+
+
 def test_data_parallel_runs_the_module_on_the_first_device():
     net = nbgrad.nn.DataParallel(nbgrad.nn.Linear(3, 2))
     assert net.device_ids == [0] and net.module.weight.device.type == "cuda"

@@ -54,6 +54,7 @@ from ..ops.elementwise_loss import (
     smooth_l1_loss,
 )
 from ..ops.embedding_bag import embedding_bag
+from ..ops.fractional_pool import fractional_max_pool2d, fractional_max_pool3d
 from ..ops.grid_sample import affine_grid, grid_sample
 from ..ops.group_norm import group_norm, instance_norm, rms_norm
 from ..ops.index import embedding, one_hot
@@ -131,10 +132,27 @@ __all__ = _ELEMENTWISE + [
     "upsample_nearest", "upsample_bilinear", "grid_sample", "affine_grid", "conv3d",
     "max_pool3d", "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool3d",
     "adaptive_max_pool3d_with_indices", "max_pool3d_with_indices", "conv_transpose3d",
-    "ctc_loss", "lp_pool3d", "max_unpool3d",
+    "ctc_loss", "lp_pool3d", "max_unpool3d", "fractional_max_pool2d", "fractional_max_pool3d",
+    "fractional_max_pool2d_with_indices", "fractional_max_pool3d_with_indices",
 ]
 
 native_channel_shuffle = channel_shuffle
+
+
+def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None,
+                                       output_ratio=None, return_indices=False,
+                                       _random_samples=None):
+    """``fractional_max_pool2d`` with the indices, whatever ``return_indices`` says."""
+    return fractional_max_pool2d(input, kernel_size, output_size, output_ratio, True,
+                                 _random_samples)
+
+
+def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None,
+                                       output_ratio=None, return_indices=False,
+                                       _random_samples=None):
+    """``fractional_max_pool3d`` with the indices, whatever ``return_indices`` says."""
+    return fractional_max_pool3d(input, kernel_size, output_size, output_ratio, True,
+                                 _random_samples)
 
 
 def relu(input, inplace=False):

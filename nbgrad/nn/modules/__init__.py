@@ -93,6 +93,8 @@ from .pooling import (
     AvgPool1d,
     AvgPool2d,
     AvgPool3d,
+    FractionalMaxPool2d,
+    FractionalMaxPool3d,
     LPPool1d,
     LPPool2d,
     LPPool3d,
@@ -139,4 +141,5 @@ __all__ = [
     "LazyConvTranspose2d", "LazyConvTranspose3d", "LazyBatchNorm1d", "LazyBatchNorm2d",
     "LazyBatchNorm3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d",
     "LPPool3d", "MaxUnpool3d", "NLLLoss2d", "AdaptiveLogSoftmaxWithLoss", "SyncBatchNorm",
+    "FractionalMaxPool2d", "FractionalMaxPool3d",
 ]
