@@ -57,7 +57,10 @@ def test_in_place_forms_and_bitwise_operators():
         got.append([t.tolist(), (a & b).tolist(), (a | b).tolist(), (a ^ b).tolist(),
                     (~a).tolist(), (a & True).tolist(), (i & j).tolist(), (i | 1).tolist(),
                     (i ^ j).tolist(), (3 & i).tolist(), (~i).tolist(),
-                    m.logical_xor(a, b).tolist(), m.bitwise_and(i, j).tolist()])
+                    m.logical_xor(a, b).tolist(), m.bitwise_and(i, j).tolist(),
+                    # (0-d operands give a 0-d result)
+                    [tuple((a[0] | b[1]).shape), tuple((i[0] ^ 1).shape),
+                     tuple((i[0] << j[0]).shape), (a[0] & b[0]).item()]])
     assert got[0] == got[1]
     assert error_of(lambda: ~nbgrad.ones(1)) == error_of(lambda: ~torch.ones(1))
 

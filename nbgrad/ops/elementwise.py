@@ -540,8 +540,9 @@ def _on_host(kernel_name, input, other, fn):
     def host(v):  # (a number out of a narrow type's range wraps, as PyTorch's casts)
         return np.asarray(be.to_host(v._data) if v.__class__ is Tensor else v).astype(dt.np)
 
-    out = fn(host(input), host(other), dt)
-    return wrap(be.from_host(np.ascontiguousarray(out)), t._device)
+    out = np.asarray(fn(host(input), host(other), dt))
+    # (ascontiguousarray makes a 0-d result 1-d: the shape is put back)
+    return wrap(be.from_host(np.ascontiguousarray(out).reshape(out.shape)), t._device)
 
 
 def _bitwise(name, symbol, np_fn):
