@@ -247,6 +247,12 @@ KL_PAIRS = [
      lambda D: D.Gamma(torch_like(D, POS), torch_like(D, POS * 3))),
     (lambda D: D.Uniform(torch_like(D, A), torch_like(D, A + 1)),
      lambda D: D.Normal(torch_like(D, -A), torch_like(D, POS * 2))),
+    (lambda D: D.Beta(torch_like(D, POS), torch_like(D, POS * 2)),
+     lambda D: D.ContinuousBernoulli(torch_like(D, PROBS))),
+    (lambda D: D.Gamma(torch_like(D, POS * 2), torch_like(D, POS)),
+     lambda D: D.Gumbel(torch_like(D, A), torch_like(D, POS))),
+    (lambda D: D.Pareto(torch_like(D, POS), torch_like(D, POS * 2)),
+     lambda D: D.Gamma(torch_like(D, POS), torch_like(D, POS * 3))),
 ]
 
 
@@ -284,7 +290,10 @@ def test_kl_between_supports_that_differ_is_infinite_and_bregman_is_pytorchs():
         g, n, u = D.Gamma(m.ones(2), m.ones(2)), D.Normal(m.zeros(2), m.ones(2)), \
             D.Uniform(m.zeros(2), m.ones(2))
         for p, q in ((n, g), (g, u), (D.Poisson(m.ones(2)), D.Binomial(3, m.ones(2) / 2)),
-                     (D.Exponential(m.ones(2)), D.Beta(m.ones(2), m.ones(2)))):
+                     (D.Exponential(m.ones(2)), D.Beta(m.ones(2), m.ones(2))),
+                     (D.Beta(m.ones(2), m.ones(2)), D.Pareto(m.ones(2), m.ones(2))),
+                     (D.Gumbel(m.zeros(2), m.ones(2)), g), (g, D.Pareto(m.ones(2), m.ones(2))),
+                     (D.Pareto(m.ones(2), m.ones(2)), g)):
             kl = D.kl_divergence(p, q)
             assert kl.shape == (2,) and kl.dtype == m.float32
             assert (kl.numpy() == np.inf).all()

@@ -25,8 +25,8 @@ from . import constraints
 from .utils import sum_rightmost
 
 __all__ = ["AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform",
-           "PowerTransform", "SigmoidTransform", "TanhTransform", "Transform",
-           "identity_transform"]
+           "PowerTransform", "SigmoidTransform", "SoftmaxTransform", "StickBreakingTransform",
+           "TanhTransform", "Transform", "identity_transform"]
 
 
 class Transform:
@@ -427,3 +427,101 @@ class AffineTransform(Transform):
             result = result.reshape(tuple(result.shape[:-self._event_dim]) + (-1,)).sum(-1)
             shape = shape[:-self._event_dim]
         return result.expand(shape)
+
+
+def _simplex_event_shape(shape):
+    """``shape`` checked to have the event dim a simplex transform works over."""
+    if len(shape) < 1:
+        raise ValueError("Too few dimensions on input")
+    return shape
+
+
+class SoftmaxTransform(_Unparameterized):
+    """``y = softmax(x)`` over the last dim: real vectors onto the simplex. Not bijective
+    (adding a constant to ``x`` gives the same ``y``); its inverse is ``log y``, the
+    representative whose exponentials already sum to one.
+
+    Example::
+
+        >>> import nbgrad
+        >>> from nbgrad.distributions.transforms import SoftmaxTransform
+        >>> t = SoftmaxTransform()
+        >>> y = t(nbgrad.tensor([0.0, 1.0, 2.0]))
+        >>> y
+        tensor([0.0900, 0.2447, 0.6652])
+        >>> t.inv(y).exp()
+        tensor([0.0900, 0.2447, 0.6652])
+    """
+
+    domain = constraints.real_vector
+    codomain = constraints.simplex
+
+    def _call(self, x):
+        unnormalized = (x - x.max(-1, True)[0]).exp()
+        return unnormalized / unnormalized.sum(-1, True)
+
+    def _inverse(self, y):
+        return y.log()
+
+    def forward_shape(self, shape):
+        return _simplex_event_shape(shape)
+
+    def inverse_shape(self, shape):
+        return _simplex_event_shape(shape)
+
+
+def _stick_offsets(x, k):
+    """``log(k), log(k - 1), ..., log(1)``: the shifts that make ``x = 0`` break the stick
+    into ``k + 1`` equal pieces."""
+    return (k + 1 - x.new_ones(k).cumsum(-1)).log()
+
+
+class StickBreakingTransform(_Unparameterized):
+    """Real vectors of length ``K`` onto the simplex of length ``K + 1``, by breaking a
+    stick: ``sigmoid(x[i] - log(K - i))`` is the fraction of what is left of the stick that
+    piece ``i`` takes, and the last piece is the remainder. Bijective, with a triangular
+    Jacobian (the transform of the logistic-normal distribution).
+
+    Example::
+
+        >>> import nbgrad
+        >>> from nbgrad.distributions.transforms import StickBreakingTransform
+        >>> t = StickBreakingTransform()
+        >>> x = nbgrad.tensor([0.0, 0.0, 1.0])
+        >>> y = t(x)
+        >>> y
+        tensor([0.2500, 0.2500, 0.3655, 0.1345])
+        >>> t.inv(y), t.log_abs_det_jacobian(x, y)
+        (tensor([0., 0., 1.]), tensor(-5.7854))
+    """
+
+    domain = constraints.real_vector
+    codomain = constraints.simplex
+    bijective = True
+
+    def _call(self, x):
+        fi = _dt.finfo(x.dtype)
+        z = (x - _stick_offsets(x, x.shape[-1])).sigmoid().clamp(min=fi.tiny, max=1.0 - fi.eps)
+        left = (1 - z).cumprod(-1)  # (what remains of the stick after each piece)
+        return F.pad(z, [0, 1], value=1) * F.pad(left, [1, 0], value=1)
+
+    def _inverse(self, y):
+        pieces = y[..., :-1]
+        offsets = (y.shape[-1] - y.new_ones(pieces.shape[-1]).cumsum(-1)).log()
+        # (what remains is clamped positive: rounding can leave it at or below 0 when the
+        # last piece is tiny)
+        left = (1 - pieces.cumsum(-1)).clamp(min=_dt.finfo(y.dtype).tiny)
+        return pieces.log() - left.log() + offsets
+
+    def log_abs_det_jacobian(self, x, y):
+        x = x - _stick_offsets(x, x.shape[-1])
+        # (1 - sigmoid(x) = exp(-x) sigmoid(x))
+        return (-x + F.logsigmoid(x) + y[..., :-1].log()).sum(-1)
+
+    def forward_shape(self, shape):
+        shape = _simplex_event_shape(shape)
+        return tuple(shape[:-1]) + (shape[-1] + 1,)
+
+    def inverse_shape(self, shape):
+        shape = _simplex_event_shape(shape)
+        return tuple(shape[:-1]) + (shape[-1] - 1,)
