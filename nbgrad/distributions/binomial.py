@@ -7,7 +7,7 @@ from ..ops.gamma_sampling import binomial as _binomial
 from ..tensor import Size
 from . import constraints
 from .distribution import Distribution
-from .utils import BinaryProbsLogits, broadcast_all
+from .utils import BinaryProbsLogits, count_and_param
 
 
 def _clamp_by_zero(x):
@@ -33,15 +33,7 @@ class Binomial(BinaryProbsLogits, Distribution):
     has_enumerate_support = True
 
     def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            self.total_count, self.probs = broadcast_all(total_count, probs)
-            self.total_count = self.total_count.type_as(self.probs)
-        else:
-            self.total_count, self.logits = broadcast_all(total_count, logits)
-            self.total_count = self.total_count.type_as(self.logits)
-        self._param = self.probs if probs is not None else self.logits
+        count_and_param(self, total_count, probs, logits)
         super().__init__(self._param.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):

@@ -89,6 +89,18 @@ class BinaryProbsLogits:
         return logits_to_probs(self.logits, is_binary=True)
 
 
+def count_and_param(dist, total_count, probs, logits):
+    """Set ``dist.total_count`` and ``dist.probs`` or ``dist.logits`` (give one), broadcast
+    together, the count in the parameter's dtype; ``dist._param`` is the one given."""
+    if (probs is None) == (logits is None):
+        raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+    name, value = ("probs", probs) if probs is not None else ("logits", logits)
+    count, param = broadcast_all(total_count, value)
+    dist.total_count = count.type_as(param)
+    setattr(dist, name, param)
+    dist._param = param
+
+
 def batch_shape_of(given, broadcast):
     """The batch shape of a distribution built from parameters ``given``: none when all
     are numbers, else that of their broadcast tensors."""

@@ -277,6 +277,19 @@ def grad(func, argnums=0, has_aux=False):
     return wrapper
 
 
+def _run_on_primals(func, primals, has_aux):
+    """``func`` called on differentiable stand-ins of all ``primals``: ``(made, output
+    leaves, output structure, aux, whether results stay differentiable)``."""
+    args, made, _ = _prepare(primals, tuple(range(len(primals))), "vjp")
+    with enable_grad():
+        out = func(*args)
+    aux = None
+    if has_aux:
+        out, aux = out
+    out_leaves, out_spec = _tree.flatten(out)
+    return made, out_leaves, out_spec, aux, _outer(made)
+
+
 def vjp(func, *primals, has_aux=False):
     """``(output, vjp_fn)``: ``func(*primals)`` and the function that maps cotangents (of
     the output's structure) to the vector-Jacobian products, one per primal.
@@ -289,14 +302,7 @@ def vjp(func, *primals, has_aux=False):
         >>> vjp_fn(nbgrad.tensor([1.0, 1.0]))
         (tensor([3., 3.]),)
     """
-    args, made, _ = _prepare(primals, tuple(range(len(primals))), "vjp")
-    with enable_grad():
-        out = func(*args)
-    aux = None
-    if has_aux:
-        out, aux = out
-    outer = _outer(made)
-    out_leaves, out_spec = _tree.flatten(out)
+    made, out_leaves, out_spec, aux, outer = _run_on_primals(func, primals, has_aux)
 
     def vjp_fn(cotangents):
         cts, _ = _tree.flatten(cotangents)
@@ -332,14 +338,7 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
                 "Trying to set a forward gradient that has a different size than that of the "
                 f"original Tensor, this is not supported. Tensor is of size {list(p.shape)} "
                 f"while the given forward gradient is of size {list(t.shape)}.")
-    args, made, _ = _prepare(primals, tuple(range(len(primals))), "jvp")
-    with enable_grad():
-        out = func(*args)
-    aux = None
-    if has_aux:
-        out, aux = out
-    outer = _outer(made)
-    out_leaves, out_spec = _tree.flatten(out)
+    made, out_leaves, out_spec, aux, outer = _run_on_primals(func, primals, has_aux)
     # J t = d/du <J^T u, t>: a vjp with a dummy cotangent u, differentiated in u
     us = [zeros_like(o).requires_grad_() for o in out_leaves]
     inputs = [f for _, _, fresh, _ in made for f in fresh]
