@@ -46,8 +46,10 @@ def test_first_calls_run_serially_until_the_serial_time_is_spent(tiers):
     big = _par.PARALLEL_MIN
     for _ in range(6):
         assert _par.run(v.serial, v.parallel, big, 1) == 2
-    # the first call is not counted (it compiles); three more of 8 ms pass 20 ms
-    assert v.ran == ["serial"] * 4 + ["parallel"] * 2
+    # the first call is not counted (it compiles); three more of 8 ms pass 20 ms (fewer
+    # when a loaded machine oversleeps: a nap never ends early)
+    serial = v.ran.count("serial")
+    assert 2 <= serial <= 4 and v.ran == ["serial"] * serial + ["parallel"] * (6 - serial)
     assert v.parallel in tiers._hot
     assert tiers._spent[v.parallel] >= 0.02
 
