@@ -176,9 +176,10 @@ def _btrs(count, prob, f32, words, state):
         if us >= 0.07 and v <= v_r:
             return k
         v = math.log(v * alpha / (a / (us * us) + b))
+        nk1 = _r(_r(count - k, f32) + 1.0, f32)  # (count - k + 1, in count's precision)
         upper = ((m + 0.5) * math.log((m + 1) / (r * (count - m + 1)))
-                 + _r(count + 1.0, f32) * math.log((count - m + 1) / _r(_r(count - k, f32) + 1.0, f32))
-                 + (k + 0.5) * math.log(r * _r(_r(count - k, f32) + 1.0, f32) / _r(k + 1.0, f32))
+                 + _r(count + 1.0, f32) * math.log((count - m + 1) / nk1)
+                 + (k + 0.5) * math.log(r * nk1 / _r(k + 1.0, f32))
                  + _stirling_tail(m) + _stirling_tail(count - m)
                  - _stirling_tail(k) - _stirling_tail(_r(count - k, f32)))
         if v <= upper:
@@ -410,7 +411,8 @@ def _beta_alpha_small(x, alpha, beta, f32):
         ci = float(i)
         numer = _r(numer * _r(_r(_r(ci - beta, f32) * x, f32) / ci, f32), f32)
         denom = _r(alpha + ci, f32)
-        series = _r(series + _r(_r(numer / denom, f32) * _r(factor + _r(1.0 / denom, f32), f32), f32), f32)
+        term = _r(_r(numer / denom, f32) * _r(factor + _r(1.0 / denom, f32), f32), f32)
+        series = _r(series + term, f32)
     pw = _powf(_r(1.0 - x, f32), -beta) if f32 else (1.0 - x) ** -beta
     result = _r(_r(x * pw, f32) * series, f32)
     return 0.0 if math.isnan(result) else result
@@ -428,7 +430,9 @@ def _beta_beta_small(x, alpha, beta, f32):
         numer = _r(numer * _r(-x / ci, f32), f32)
         dbetas = _r(_r(dbetas * _r(beta - ci, f32), f32) + betas, f32)
         betas = _r(betas * _r(beta - ci, f32), f32)
-        series = _r(series + _r(_r(numer / _r(alpha + ci, f32), f32) * _r(dbetas + _r(factor * betas, f32), f32), f32), f32)
+        term = _r(_r(numer / _r(alpha + ci, f32), f32)
+                  * _r(dbetas + _r(factor * betas, f32), f32), f32)
+        series = _r(series + term, f32)
     pw = _powf(_r(1.0 - x, f32), _r(1.0 - beta, f32)) if f32 else (1.0 - x) ** (1.0 - beta)
     result = -_r(pw * series, f32)
     return 0.0 if math.isnan(result) else result
