@@ -445,13 +445,17 @@ def _kl_pareto_gamma(p, q):
 
 
 for _p, _qs, _param in ((Beta, (Pareto,), "concentration1"),
+                        (ContinuousBernoulli, (Pareto,), "probs"),
                         (Gamma, (ContinuousBernoulli, Pareto), "concentration"),
-                        (Gumbel, (Beta, Gamma), "loc"),
-                        (Pareto, (Beta,), "scale"),
-                        (Exponential, (Beta, Uniform), "rate"),
+                        (Gumbel, (Beta, ContinuousBernoulli, Exponential, Gamma, Pareto,
+                                  Uniform), "loc"),
+                        (Pareto, (Beta, ContinuousBernoulli, Uniform), "scale"),
+                        (Exponential, (Beta, ContinuousBernoulli, Pareto, Uniform), "rate"),
                         (Gamma, (Beta, Uniform), "concentration"),
-                        (Laplace, (Beta, Exponential, Gamma, Uniform), "loc"),
-                        (Normal, (Beta, Exponential, Gamma, Uniform), "loc"),
+                        (Laplace, (Beta, ContinuousBernoulli, Exponential, Gamma, Pareto,
+                                   Uniform), "loc"),
+                        (Normal, (Beta, ContinuousBernoulli, Exponential, Gamma, Pareto,
+                                  Uniform), "loc"),
                         (Poisson, (Bernoulli, Binomial), "rate")):
     for _q in _qs:
         register_kl(_p, _q)(_kl_infinity(_param))
@@ -552,45 +556,6 @@ def _kl_lowrankmultivariatenormal_multivariatenormal(p, q):
     term21 = _batch_trace_XXT(linalg.solve_triangular(q_scale_tril, p_cov_factor, upper=False))
     term22 = _batch_trace_XXT(linalg.solve_triangular(q_scale_tril, p_cov_diag, upper=False))
     return 0.5 * (term1 + term21 + term22 + term3 - p.event_shape[0])
-
-
-# Pairs of different families: infinite where p puts mass where q has none
-
-@register_kl(ContinuousBernoulli, Pareto)
-def _kl_continuous_bernoulli_infinity(p, q):
-    return _infinite_like(p.probs)
-
-
-@register_kl(Exponential, ContinuousBernoulli)
-@register_kl(Exponential, Pareto)
-def _kl_exponential_infinity(p, q):
-    return _infinite_like(p.rate)
-
-
-@register_kl(Gumbel, ContinuousBernoulli)
-@register_kl(Gumbel, Exponential)
-@register_kl(Gumbel, Pareto)
-@register_kl(Gumbel, Uniform)
-def _kl_gumbel_infinity(p, q):
-    return _infinite_like(p.loc)
-
-
-@register_kl(Laplace, ContinuousBernoulli)
-@register_kl(Laplace, Pareto)
-def _kl_laplace_infinity(p, q):
-    return _infinite_like(p.loc)
-
-
-@register_kl(Normal, ContinuousBernoulli)
-@register_kl(Normal, Pareto)
-def _kl_normal_infinity(p, q):
-    return _infinite_like(p.loc)
-
-
-@register_kl(Pareto, ContinuousBernoulli)
-@register_kl(Pareto, Uniform)
-def _kl_pareto_infinity(p, q):
-    return _infinite_like(p.scale)
 
 
 # Pairs of different families, in closed form

@@ -108,13 +108,7 @@ class RelaxedOneHotCategorical(TransformedDistribution):
         super().__init__(base_dist, ExpTransform(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(RelaxedOneHotCategorical, _instance)
-        batch_shape = Size(batch_shape)
-        new.base_dist = self.base_dist.expand(batch_shape)
-        new.transforms = self.transforms
-        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_base(RelaxedOneHotCategorical, batch_shape, _instance)
 
     @property
     def temperature(self):

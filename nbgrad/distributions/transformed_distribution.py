@@ -65,7 +65,7 @@ class TransformedDistribution(Distribution):
         new = self._get_checked_instance(cls, _instance)
         new.base_dist = self.base_dist.expand(batch_shape)
         new.transforms = self.transforms
-        Distribution.__init__(new, Size(batch_shape), validate_args=False)
+        Distribution.__init__(new, Size(batch_shape), self.event_shape, validate_args=False)
         new._validate_args = self._validate_args
         return new
 
