@@ -36,9 +36,8 @@ def _floating_only(kernel_name, *tensors):
 # ---- gamma -----------------------------------------------------------------------------
 def _gamma_forward(alpha, odt, dev, gen):
     be = backend(dev)
-    a = be.to_host(alpha)
     out = _D.standard_gamma(gen, _host(be, alpha), odt.np == _F32)
-    return be.from_host(out.reshape(np.shape(a)).astype(odt.np))
+    return be.from_host(out.reshape(alpha.shape).astype(odt.np))
 
 
 def _gamma_grad_forward(alpha, x, odt, dev):
@@ -48,7 +47,7 @@ def _gamma_grad_forward(alpha, x, odt, dev):
     a, s = _host(be, alpha), _host(be, x)
     out = np.empty(a.size)
     rejection.standard_gamma_grad(a, s, odt.np == _F32, out)
-    return be.from_host(out.reshape(np.shape(be.to_host(alpha))).astype(odt.np))
+    return be.from_host(out.reshape(alpha.shape).astype(odt.np))
 
 
 STANDARD_GAMMA = deffunc(
@@ -112,8 +111,7 @@ def _check_same(name, first, *others):
 # ---- Dirichlet -------------------------------------------------------------------------
 def _dirichlet_forward(alpha, odt, dev, gen):
     be = backend(dev)
-    shape = np.shape(be.to_host(alpha))
-    g = _D.dirichlet_gammas(gen, _host(be, alpha)).reshape(shape)
+    g = _D.dirichlet_gammas(gen, _host(be, alpha)).reshape(alpha.shape)
     if not g.size:
         return be.from_host(g.astype(odt.np))
     with np.errstate(invalid="ignore"):
@@ -127,10 +125,10 @@ def _dirichlet_grad_forward(x, alpha, total, odt, dev):
     from ..kernels.cpu import rejection
 
     be = backend(dev)
-    out = np.empty(int(np.size(be.to_host(x))))
+    out = np.empty(int(np.prod(x.shape, dtype=np.int64)))
     rejection.dirichlet_grad(_host(be, x), _host(be, alpha), _host(be, total),
                              odt.np == _F32, out)
-    return be.from_host(out.reshape(np.shape(be.to_host(x))).astype(odt.np))
+    return be.from_host(out.reshape(x.shape).astype(odt.np))
 
 
 SAMPLE_DIRICHLET = deffunc(
