@@ -263,6 +263,19 @@ with _gc_paused():
         numel,
     )
 
+    from .tensor_types import (  # noqa: E402
+        BFloat16Tensor,
+        BoolTensor,
+        ByteTensor,
+        CharTensor,
+        DoubleTensor,
+        FloatTensor,
+        HalfTensor,
+        IntTensor,
+        LongTensor,
+        ShortTensor,
+        typename,
+    )
     from ._repr import set_printoptions  # noqa: E402
     from ._version import __version__  # noqa: E402
     from .ops.conv import *  # noqa: E402,F403

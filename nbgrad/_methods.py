@@ -9,6 +9,7 @@ import numpy as np
 
 from . import creation as Cr
 from . import dtypes as _dt
+from . import tensor_types
 from .device import as_device
 from .memory_formats import contiguous_format, preserve_format, strided
 from .ops import advanced_index as AIx
@@ -24,6 +25,7 @@ from .ops import inplace as I
 from .ops import linalg as L
 from .ops import linalg_compose as LC
 from .ops import linalg_decomp as LD
+from .ops import linalg_householder as LH
 from .ops import linalg_lu as LU_
 from .ops import linalg_solve as LS
 from .ops import linalg_spectral as LSp
@@ -162,9 +164,13 @@ def _band_(name):
 
 def _type(self, dtype=None, non_blocking=False, **kwargs):
     """The tensor type's name (``"nbgrad.FloatTensor"``), or a copy in ``dtype`` (a dtype,
-    or a type name such as ``"torch.DoubleTensor"``)."""
+    a legacy type such as ``nbgrad.DoubleTensor``, which names the device type too, or its
+    name, ``"torch.DoubleTensor"``)."""
     if dtype is None:
         return self._type_name()
+    if isinstance(dtype, tensor_types.TensorType):
+        return self.to(dtype.dtype, device="cuda" if dtype.is_cuda else "cpu",
+                       non_blocking=non_blocking)
     if isinstance(dtype, str):
         name = dtype.rsplit(".", 1)[-1]
         by_name = {v: k for k, v in _TYPE_NAMES.items()}
@@ -183,30 +189,12 @@ def _cuda(self, device=None):
     return self.to("cuda" if device is None else as_device(device if not isinstance(device, int) else f"cuda:{device}"))
 
 
-def _options(t):
-    return (f"TensorOptions(dtype={t._dtype.legacy}, device={t._device}, layout=Strided, "
-            "requires_grad=false (default), pinned_memory=false (default), "
-            "memory_format=(nullopt))")
-
-
 def _legacy_new(self, *args, device=None):
-    """``Tensor.new``, PyTorch's legacy constructor: ``new(*sizes)`` or ``new(Size)`` an
-    uninitialised tensor of this dtype, ``new(data)`` a copy of data in it, ``new()`` an
-    empty one, ``new(tensor)`` that tensor (of this dtype)."""
-    from .tensor import Size
-
+    """``Tensor.new``, PyTorch's legacy constructor in this tensor's dtype and on its
+    device: ``new(*sizes)`` or ``new(Size)`` an uninitialised tensor, ``new(data)`` a copy
+    of data, ``new()`` an empty one, ``new(tensor)`` that tensor (of this dtype)."""
     dev = self._device if device is None else as_device(device)
-    if not args:
-        return Cr.empty(0, dtype=self._dtype, device=dev)
-    if len(args) == 1 and isinstance(args[0], Tensor):
-        if args[0]._dtype is not self._dtype:
-            raise TypeError(f"expected {_options(self)} (got {_options(args[0])})")
-        return args[0].detach()
-    if all(isinstance(a, int) and not isinstance(a, bool) for a in args):
-        return Cr.empty(args, dtype=self._dtype, device=dev)
-    if len(args) == 1 and isinstance(args[0], Size):
-        return Cr.empty(tuple(args[0]), dtype=self._dtype, device=dev)
-    return Cr.tensor(args[0], dtype=self._dtype, device=dev)
+    return tensor_types.construct(self._dtype, dev, args)
 
 
 def _contiguous(self, memory_format=contiguous_format):
@@ -423,6 +411,7 @@ METHODS.update({
     "svd": LD.svd_old, "qr": LD.qr_old, "cholesky": LD.cholesky_old,
     "cholesky_solve": LD.cholesky_solve, "cholesky_inverse": LD.cholesky_inverse,
     "pinverse": LSp.pinverse,
+    "geqrf": LH.geqrf, "orgqr": LH.householder_product, "ormqr": LH.ormqr,
     "msort": lambda self: Srt.sort(self, 0).values,
     "ravel": lambda self: S.reshape(self, (-1,)),
     "prelu": lambda self, weight: _activation().prelu(self, weight),

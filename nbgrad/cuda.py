@@ -5,6 +5,20 @@ simulator (``NUMBA_ENABLE_CUDASIM=1`` set before the first import) one simulated
 available, which is how the CUDA code is tested on machines without a GPU.
 """
 
+from .tensor_types import CUDA_TYPES as _TYPES
+
+# PyTorch's legacy CUDA tensor types (constructors; isinstance asks dtype and device type)
+BoolTensor = _TYPES["BoolTensor"]
+ByteTensor = _TYPES["ByteTensor"]
+CharTensor = _TYPES["CharTensor"]
+ShortTensor = _TYPES["ShortTensor"]
+IntTensor = _TYPES["IntTensor"]
+LongTensor = _TYPES["LongTensor"]
+HalfTensor = _TYPES["HalfTensor"]
+BFloat16Tensor = _TYPES["BFloat16Tensor"]
+FloatTensor = _TYPES["FloatTensor"]
+DoubleTensor = _TYPES["DoubleTensor"]
+
 
 def _cuda():
     try:

@@ -47,8 +47,15 @@ class Tensor:
     )
     __array_priority__ = 1000  # so ndarray <op> Tensor defers to Tensor's reflected op
 
-    def __init__(self, *args, **kwargs):
-        raise TypeError("use nbgrad.tensor(data, ...) or a creation function to make a Tensor")
+    def __new__(cls, *args, device=None):
+        """PyTorch's legacy constructor, in the default dtype: ``Tensor(2, 3)`` an
+        uninitialised 2x3 tensor, ``Tensor([1, 2])`` a copy of the data, ``Tensor()`` an
+        empty one. ``nbgrad.tensor`` and the creation functions are the modern forms."""
+        from . import tensor_types
+        from .device import as_device
+
+        dev = as_device("cpu" if device is None else device)
+        return tensor_types.construct(_dt.get_default_dtype(), dev, args, strict=False)
 
     # ----- attributes ---------------------------------------------------------------
     @property
@@ -272,6 +279,30 @@ class Tensor:
         self._hooks[h._k] = hook
         return h
 
+    def register_post_accumulate_grad_hook(self, hook):
+        """Call ``hook(self)`` each time backward has accumulated a gradient into this
+        leaf's ``.grad`` (it may read and change the leaf and its ``.grad``; it returns
+        None). ``autograd.grad`` accumulates nothing and so runs none. Returns a handle
+        whose ``remove()`` unregisters it.
+
+        Example::
+
+            >>> v = nbgrad.zeros(3, requires_grad=True)
+            >>> h = v.register_post_accumulate_grad_hook(lambda p: p.data.sub_(p.grad))
+            >>> (2 * v).sum().backward()
+            >>> v
+            tensor([-2., -2., -2.], requires_grad=True)
+        """
+        if not self._rg:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self._grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf "
+                               "tensors")
+        hooks = _graph.post_accumulate_hooks(self, create=True)
+        h = _graph.RemovableHandle(hooks)
+        hooks[h._k] = hook
+        return h
+
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Accumulate the gradient of this tensor into the leaves' ``.grad``."""
         backward = _API[0]
@@ -387,6 +418,38 @@ class Tensor:
     def __reduce_ex__(self, proto):
         raise TypeError("nbgrad tensors are saved with nbgrad.save, not pickle")
 
+    def __deepcopy__(self, memo):
+        """``copy.deepcopy``: a leaf with memory of its own (tensors that viewed one array
+        view one copy of it), the same requires_grad, and a deep copy of ``.grad``; a
+        parameter's copy is a parameter, with no ``.grad`` (as PyTorch's). Only leaves: a
+        copy could not carry the graph."""
+        if self._grad_fn is not None:
+            raise RuntimeError(
+                "Only Tensors created explicitly by the user (graph leaves) support the "
+                "deepcopy protocol at the moment.  If you were attempting to deepcopy a "
+                "module, this may be because of a torch.nn.utils.weight_norm usage, see "
+                "https://github.com/pytorch/pytorch/pull/103001")
+        param = is_parameter(self)
+        if isinstance(self._data, np.ndarray) and not param:
+            t = _wrap(_copied_view(self._data, memo), self._dtype, self._device)
+        else:
+            t = self.detach().clone()
+        t._rg = self._rg
+        memo[id(self)] = t
+        if param:
+            return mark_parameter(t)
+        if self._grad is not None:
+            t._grad = self._grad.__deepcopy__(memo)
+        return t
+
+    def __copy__(self):
+        """``copy.copy``: a leaf sharing this tensor's memory, with its requires_grad and
+        parameter mark (PyTorch's shallow copy)."""
+        t = _wrap(self._data, self._dtype, self._device)
+        t._rg = self._rg
+        self._owner = None  # (its memory is visible through the copy)
+        return mark_parameter(t) if is_parameter(self) else t
+
 
 _API = [None]  # autograd.api.backward, bound on first use
 
@@ -452,6 +515,22 @@ def _forget(key):
             del _MARKED[key]
 
     return callback
+
+
+def _copied_view(a, memo):
+    """``a`` in a copy of the array it views (one copy per array, kept in ``memo``, so
+    views that shared memory share it again)."""
+    root = a
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    if not (root.flags.c_contiguous or root.flags.f_contiguous):
+        return a.copy()
+    key = ("nbgrad.storage", id(root))
+    if key not in memo:
+        memo[key] = (root, root.copy(order="A"))  # (root kept: its id stays its own)
+    _, new = memo[key]
+    offset = a.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+    return np.ndarray(a.shape, a.dtype, buffer=new, offset=offset, strides=a.strides)
 
 
 def mark_parameter(t):

@@ -193,7 +193,7 @@ def _dummy(m, values):
     if values:
         t = zeros(m.shape, dtype=m.dt, device=m.device)
     else:
-        t = Tensor.__new__(Tensor)
+        t = object.__new__(Tensor)
         for slot in _SLOT.values():
             slot.__set__(t, None)
         t._data = m.fake

@@ -525,15 +525,7 @@ class Module:
 
     # ----- copying and printing -------------------------------------------------------------
     def __deepcopy__(self, memo):
-        # Tensors refuse pickling/deepcopy; give each parameter and buffer a fresh copy first.
-        with no_grad():
-            for m in self.modules():
-                for p in m._parameters.values():
-                    if p is not None and id(p) not in memo:
-                        memo[id(p)] = Parameter(p.clone(), requires_grad=p.requires_grad)
-                for b in m._buffers.values():
-                    if b is not None and id(b) not in memo:
-                        memo[id(b)] = b.clone()
+        # (tensors copy themselves: Tensor.__deepcopy__, .grad and parameter marks included)
         new = object.__new__(type(self))
         memo[id(self)] = new
         for k, v in self.__dict__.items():

@@ -1,0 +1,141 @@
+"""PyTorch's legacy tensor types and constructor: ``nbgrad.Tensor(2, 3)``,
+``nbgrad.FloatTensor([1, 2])``, ``nbgrad.cuda.LongTensor(4)`` and ``Tensor.new``.
+
+A legacy type stands for one dtype on one device type. It makes tensors, and
+``isinstance(t, nbgrad.FloatTensor)`` asks whether ``t`` has that dtype and device type: as
+in PyTorch, no tensor's class is the type itself (every tensor's class is ``Tensor``).
+Programs written before ``torch.tensor`` existed use these (``nn.Parameter(torch.Tensor(n,
+m))`` then an init function is a common layer idiom), and ``Tensor.type(nbgrad.LongTensor)``
+takes them.
+"""
+
+from . import dtypes as _dt
+from .device import as_device
+from .tensor import Size, Tensor
+
+__all__ = ["construct", "typename", "TensorType", "CPU_TYPES", "CUDA_TYPES",
+           "BoolTensor", "ByteTensor", "CharTensor", "ShortTensor", "IntTensor",
+           "LongTensor", "HalfTensor", "BFloat16Tensor", "FloatTensor", "DoubleTensor"]
+
+
+# (C++'s names of the types, as PyTorch's messages print them)
+_CXX = {"uint8": "unsigned char", "int8": "signed char", "int16": "short int",
+        "int64": "long int", "float16": "c10::Half", "bfloat16": "c10::BFloat16"}
+
+
+def _options(dtype, device):
+    return (f"TensorOptions(dtype={_CXX.get(dtype.name, dtype.legacy)}, device={device}, "
+            "layout=Strided, "
+            "requires_grad=false (default), pinned_memory=false (default), "
+            "memory_format=(nullopt))")
+
+
+def _is_size(a):
+    return isinstance(a, int) and not isinstance(a, bool) or (
+        type(a).__module__ == "numpy" and getattr(a, "ndim", None) == 0
+        and a.dtype.kind in "iu")
+
+
+def construct(dtype, device, args, *, strict=True):
+    """PyTorch's legacy constructor for ``dtype`` on ``device`` (a device): no arguments
+    make an empty tensor; sizes (ints, or one ``Size``) an uninitialised one; a sequence or
+    array a copy of its values in ``dtype``; a tensor that tensor's data (an alias; of
+    ``dtype`` when ``strict``, else any dtype, as ``torch.Tensor(t)`` allows)."""
+    from . import creation as Cr
+
+    if not args:
+        return Cr.empty(0, dtype=dtype, device=device)
+    if len(args) == 1 and isinstance(args[0], Tensor):
+        t = args[0]
+        if strict and (t._dtype is not dtype or t._device.type != device.type):
+            raise TypeError(f"expected {_options(dtype, device)} (got "
+                            f"{_options(t._dtype, t._device)})")
+        return t.detach()
+    if all(_is_size(a) for a in args):
+        return Cr.empty(tuple(int(a) for a in args), dtype=dtype, device=device)
+    if len(args) == 1 and isinstance(args[0], Size):
+        return Cr.empty(tuple(args[0]), dtype=dtype, device=device)
+    if len(args) == 1:
+        data = args[0]
+        if isinstance(data, (bool, int, float, complex)):
+            raise TypeError(f"new(): data must be a sequence (got {type(data).__name__})")
+        if isinstance(data, (str, bytes)):
+            raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+        return Cr.tensor(data, dtype=dtype, device=device)
+    got = ", ".join(type(a).__name__ for a in args)
+    raise TypeError(f"new() received an invalid combination of arguments - got ({got}), but "
+                    "expected one of: (*, device), (tuple of ints size, *, device), "
+                    "(object data, *, device), (Tensor other)")
+
+
+def _device_of(device_type, device):
+    if device is None:
+        return as_device(device_type)
+    dev = as_device(device)
+    if dev.type != device_type:
+        raise RuntimeError(f"legacy constructor expects device type: {device_type} but "
+                           f"device type: {dev.type} was passed")
+    return dev
+
+
+class TensorType(type):
+    """The class of the legacy types: calling one constructs, ``isinstance`` compares the
+    dtype and device type."""
+
+    def __instancecheck__(cls, obj):
+        return (isinstance(obj, Tensor) and obj._dtype is cls.dtype
+                and obj._device.type == cls._device_type)
+
+    def __subclasscheck__(cls, sub):
+        return sub is cls
+
+    def __call__(cls, *args, device=None):
+        return construct(cls.dtype, _device_of(cls._device_type, device), args)
+
+    @property
+    def is_cuda(cls):
+        return cls._device_type == "cuda"
+
+    @property
+    def is_sparse(cls):
+        return False
+
+
+def _types(module, device_type):
+    out = {}
+    for d in _dt.ALL:
+        name = d.scalar_type + "Tensor"
+        out[name] = TensorType(name, (), {"dtype": d, "_device_type": device_type,
+                                           "__module__": module, "__slots__": ()})
+    return out
+
+
+CPU_TYPES = _types("nbgrad", "cpu")
+CUDA_TYPES = _types("nbgrad.cuda", "cuda")
+BoolTensor = CPU_TYPES["BoolTensor"]
+ByteTensor = CPU_TYPES["ByteTensor"]
+CharTensor = CPU_TYPES["CharTensor"]
+ShortTensor = CPU_TYPES["ShortTensor"]
+IntTensor = CPU_TYPES["IntTensor"]
+LongTensor = CPU_TYPES["LongTensor"]
+HalfTensor = CPU_TYPES["HalfTensor"]
+BFloat16Tensor = CPU_TYPES["BFloat16Tensor"]
+FloatTensor = CPU_TYPES["FloatTensor"]
+DoubleTensor = CPU_TYPES["DoubleTensor"]
+
+
+def typename(obj):
+    """PyTorch's name of ``obj``'s type: a tensor's legacy type (``"nbgrad.FloatTensor"``),
+    else the class's qualified name.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.typename(nbgrad.ones(2, dtype=nbgrad.int64))
+        'nbgrad.LongTensor'
+    """
+    if isinstance(obj, Tensor):
+        return obj.type()
+    module = getattr(type(obj), "__module__", "") or ""
+    name = getattr(type(obj), "__qualname__", type(obj).__name__)
+    return name if module in ("", "builtins") else f"{module}.{name}"
