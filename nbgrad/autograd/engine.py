@@ -281,6 +281,8 @@ def _execute(roots, seeds, keep_graph, create_graph, inputs, accumulate):
                                     if is_acc:
                                         buf[0] = None
                                         _accumulate(node, g, create_graph, run)
+                                        if _graph.POST_ACCUMULATE:
+                                            _post_accumulate(node.variable)
                                         g = None
                                     elif not t._retains_grad:  # else populated above
                                         _retain(t, g)
@@ -295,6 +297,8 @@ def _execute(roots, seeds, keep_graph, create_graph, inputs, accumulate):
                         g = buf[0]
                         buf = None
                         _accumulate(node, g, create_graph, run)
+                        if _graph.POST_ACCUMULATE:
+                            _post_accumulate(node.variable)
                     continue
                 outs = _run_node(node, buf)
                 if not keep_graph:
@@ -523,6 +527,16 @@ def _accumulate(acc, g, create_graph, run):
         else:
             _add_into(old, g)
         var._grad._owner = None  # the user's now
+
+
+def _post_accumulate(var):
+    """Run leaf ``var``'s post-accumulate hooks (each gets the leaf; must return None)."""
+    hooks = _graph.post_accumulate_hooks(var)
+    if hooks:
+        for h in tuple(hooks.values()):
+            r = h(var)
+            if r is not None:
+                raise TypeError(f"expected Variable, but hook returned '{type(r).__name__}'")
 
 
 # serializes updates of a retained non-leaf ``.grad`` (a rare path: one lock for all)

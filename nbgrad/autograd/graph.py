@@ -99,6 +99,30 @@ class _HookDict(dict):
     __slots__ = ("__weakref__",)
 
 
+# The hooks that run after a leaf's ``.grad`` was accumulated
+# (``Tensor.register_post_accumulate_grad_hook``): id(leaf) -> (weakref to it, its hooks).
+# Few tensors have them, so they live aside rather than in a slot of every tensor.
+POST_ACCUMULATE = {}
+
+
+def post_accumulate_hooks(t, create=False):
+    """Leaf ``t``'s post-accumulate hooks (a ``_HookDict``), made when ``create``, or None."""
+    k = id(t)
+    entry = POST_ACCUMULATE.get(k)
+    if entry is not None and entry[0]() is t:
+        return entry[1]
+    if not create:
+        return None
+
+    def forget(ref):
+        if POST_ACCUMULATE.get(k, (None,))[0] is ref:
+            del POST_ACCUMULATE[k]
+
+    hooks = _HookDict()
+    POST_ACCUMULATE[k] = (weakref.ref(t, forget), hooks)
+    return hooks
+
+
 class SavedTensor:
     """A tensor saved for backward, with the version it had when saved (made by
     ``saved_input`` or ``saved_output``)."""
