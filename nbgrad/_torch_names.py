@@ -21,7 +21,8 @@ _INPLACE_METHODS = (
 # Tensor methods PyTorch also offers as functions
 _METHODS = ("detach msort ravel narrow_copy split_with_sizes is_nonzero is_same_size "
             "is_signed get_device is_complex is_conj is_neg resolve_conj resolve_neg "
-            "conj adjoint").split()
+            "conj adjoint unsafe_chunk unsafe_split unsafe_split_with_sizes geqrf orgqr "
+            "ormqr").split()
 # view ops whose ``*_copy`` form returns a copy that shares no storage
 _COPIES = ("view permute t transpose squeeze unsqueeze expand diagonal select narrow "
            "unfold detach alias").split()

@@ -2,7 +2,9 @@
 ``norm``), composed of the vector-norm row, reductions and singular values, so they
 differentiate as those do; ``inv``, ``det``, ``slogdet``, ``solve`` (ops/linalg_solve.py);
 the decompositions ``cholesky qr eigh svd`` and ``solve_triangular`` (ops/linalg_decomp.py)
-and what is computed from them (ops/linalg_spectral.py)."""
+and what is computed from them (ops/linalg_spectral.py); LU (ops/linalg_lu.py), with the
+``*_ex`` forms that report failures in ``info``; ``householder_product``
+(ops/linalg_householder.py)."""
 
 from .amp.policy import autocast_op
 from .ops import reduce as _reduce
@@ -10,8 +12,18 @@ from .ops._core import check_tensor
 from .ops.compound import cross as _cross
 from .ops.linalg import matmul
 from .ops.linalg_compose import matrix_exp, tensorinv, tensorsolve, vander
-from .ops.linalg_decomp import cholesky, eigh, eigvalsh, qr, solve_triangular, svd, svdvals
-from .ops.linalg_lu import lu, lu_factor, lu_factor_ex, lu_solve
+from .ops.linalg_decomp import (
+    cholesky,
+    cholesky_ex,
+    eigh,
+    eigvalsh,
+    qr,
+    solve_triangular,
+    svd,
+    svdvals,
+)
+from .ops.linalg_householder import householder_product
+from .ops.linalg_lu import inv_ex, lu, lu_factor, lu_factor_ex, lu_solve, solve_ex
 from .ops.linalg_solve import LinAlgError, det, inv, matrix_power, slogdet, solve
 from .ops.linalg_spectral import cond, lstsq, matrix_rank, pinv, spectral_norms
 from .ops.norm import linalg_vector_norm as vector_norm
@@ -21,7 +33,8 @@ __all__ = ["vector_norm", "matrix_norm", "norm", "inv", "det", "slogdet", "solve
            "LinAlgError", "cholesky", "eigh", "eigvalsh", "qr", "solve_triangular", "svd",
            "svdvals", "cond", "lstsq", "matrix_rank", "pinv", "matmul", "matrix_power",
            "multi_dot", "vecdot", "diagonal", "cross", "matrix_exp", "vander", "tensorinv",
-           "tensorsolve", "lu", "lu_factor", "lu_factor_ex", "lu_solve"]
+           "tensorsolve", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "cholesky_ex", "inv_ex",
+           "solve_ex", "householder_product"]
 
 
 def multi_dot(tensors):

@@ -447,6 +447,8 @@ CASES = [
         a, b, upper=False, left=False, unitriangular=True), (False, False, True),
      dict(_LAPACK, saved=False)),
     ("qr", (4, 3), lambda m, x: m.linalg.qr(x), ("reduced",), _LAPACK),
+    ("geqrf", (2, 4, 3), lambda m, x: tuple(m.geqrf(x)), (),
+     {"derivative": False, "gradcheck": False, "low": False}),
     ("qr", (2, 3, 4), lambda m, x: m.linalg.qr(x, "complete"), ("complete",), _LAPACK),
     ("eigh", [_SPD], lambda m, x: m.linalg.eigh((x + x.mT) / 2), ("L",), _GAUGE),
     ("scatter_reduce.two", [(3, 4), np.array([[0, 2, 0, 1], [2, 2, 1, 0]]), (2, 4)],

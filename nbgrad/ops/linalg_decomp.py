@@ -24,6 +24,7 @@ _QR = namedtuple("linalg_qr", ["Q", "R"])
 _SVD = namedtuple("linalg_svd", ["U", "S", "Vh"])
 _EIGH = namedtuple("linalg_eigh", ["eigenvalues", "eigenvectors"])
 _SVD_OLD = namedtuple("svd", ["U", "S", "V"])
+_CHOLESKY_EX = namedtuple("linalg_cholesky_ex", ["L", "info"])
 
 
 def _matrices(A, fname, kernel, square=True):
@@ -45,7 +46,7 @@ def _matrices(A, fname, kernel, square=True):
 
 
 # ----- Cholesky: A = L L^H ------------------------------------------------------------------
-def _not_positive_definite(h):
+def _not_positive_definite(h, fname="cholesky"):
     """PyTorch's error: the first leading minor that is not positive-definite (potrf's
     ``info``), in the first batch element that has one."""
     flat = h.reshape(-1, h.shape[-2], h.shape[-1]).astype(np.float64)
@@ -55,10 +56,10 @@ def _not_positive_definite(h):
                 np.linalg.cholesky(a[:k, :k])
             except np.linalg.LinAlgError:
                 where = f"(Batch element {b}): " if h.ndim > 2 else ""
-                raise LinAlgError(f"linalg.cholesky: {where}The factorization could not be "
+                raise LinAlgError(f"linalg.{fname}: {where}The factorization could not be "
                                   "completed because the input is not positive-definite (the "
                                   f"leading minor of order {k} is not positive-definite).")
-    raise LinAlgError("linalg.cholesky: the input is not positive-definite")
+    raise LinAlgError(f"linalg.{fname}: the input is not positive-definite")
 
 
 def _cholesky(h, upper):
@@ -102,6 +103,54 @@ def cholesky(A, *, upper=False):
     """
     _matrices(A, "cholesky", "cholesky")
     return CHOLESKY.call(A, bool(upper))
+
+
+def _potf2(h):
+    """LAPACK's unblocked Cholesky (``potf2``, lower) of host matrices ``h`` (*, n, n),
+    each as far as it gets: the factor's columns before the first non-positive pivot, that
+    pivot's value, the input's lower triangle after it; and ``info`` per matrix (that
+    pivot's 1-based place, or 0)."""
+    a = np.tril(h).reshape(-1, h.shape[-2], h.shape[-1])
+    info = np.zeros(a.shape[0], np.int32)
+    for a_, b in zip(a, range(a.shape[0])):
+        for j in range(a_.shape[0]):
+            d = a_[j, j] - a_[j, :j] @ a_[j, :j]
+            if not d > 0:  # (NaN too)
+                a_[j, j] = d
+                info[b] = j + 1
+                break
+            a_[j, j] = d = np.sqrt(d)
+            a_[j + 1:, j] = (a_[j + 1:, j] - a_[j + 1:, :j] @ a_[j, :j]) / d
+    return a.reshape(h.shape), info.reshape(h.shape[:-2])
+
+
+def cholesky_ex(A, *, upper=False, check_errors=False):
+    """``(L, info)``: ``linalg.cholesky`` that reports a matrix that is not positive-definite
+    instead of raising: ``info`` per matrix is 0, or the order of the first leading minor
+    that is not positive-definite (that matrix's ``L`` is then LAPACK's unfinished factor,
+    without gradient). With ``check_errors`` such a matrix raises as in ``cholesky``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.linalg.cholesky_ex(nbgrad.tensor([[1.0, 2.0], [2.0, 1.0]])).info
+        tensor(2, dtype=nbgrad.int32)
+    """
+    from ..creation import tensor, zeros
+    from ..dtypes import int32
+    from .index import _host
+
+    _matrices(A, "cholesky", "cholesky")
+    try:
+        L = CHOLESKY.call(A, bool(upper))
+    except LinAlgError:
+        h = _host(A)
+        if check_errors:
+            _not_positive_definite(h, "cholesky_ex")
+        L, info = _potf2(h)
+        L = tensor(np.swapaxes(L, -1, -2) if upper else L, dtype=A.dtype, device=A.device)
+        return _CHOLESKY_EX(L, tensor(info, dtype=int32, device=A.device))
+    return _CHOLESKY_EX(L, zeros(tuple(A.shape[:-2]), dtype=int32, device=A.device))
 
 
 # ----- triangular solves ----------------------------------------------------------------------

@@ -4,6 +4,8 @@ NumPy (LAPACK's unblocked ``getf2``, vectorized over the batch: the same pivots,
 rounding), its backward written in nbgrad ops for square, tall and wide matrices; the
 rest is composed of triangular solves and products, so every derivative is exact."""
 
+from collections import namedtuple
+
 import numpy as np
 
 from ._core import SCALAR_TYPE, check_tensor
@@ -12,7 +14,7 @@ from .funcdef import deffunc, surface
 from .index import _host
 from .linalg import matmul
 from .linalg_decomp import _deprecated, solve_triangular
-from .linalg_solve import host_lapack
+from .linalg_solve import LinAlgError, _singular, _square, host_lapack, inv, solve
 from .selection import tril, triu
 
 
@@ -264,3 +266,109 @@ def lu_solve_old(b, LU_data, LU_pivots):
     _deprecated("lu_solve")
     return lu_solve(LU_data, LU_pivots, b)
 
+
+# ----- inv_ex, solve_ex: inv and solve that report a singular matrix in ``info`` -------------
+_INV_EX = namedtuple("linalg_inv_ex", ["inverse", "info"])
+_SOLVE_EX = namedtuple("linalg_solve_ex", ["result", "info"])
+
+
+def _getrs(lu, piv, b):
+    """``X`` with ``A X = B`` from ``getf2``'s factors of host matrices, as LAPACK's
+    ``getrs`` (row swaps, then unit-lower and upper substitutions): a zero pivot gives
+    inf or NaN, as there."""
+    x = np.array(np.broadcast_to(b, lu.shape[:-2] + b.shape[-2:]), dtype=lu.dtype)
+    n = lu.shape[-1]
+    flat, fx = lu.reshape(-1, n, n), x.reshape(-1, n, x.shape[-1])
+    fp, rows = piv.reshape(-1, n) - 1, np.arange(flat.shape[0])
+    for j in range(n):
+        top = fx[rows, j].copy()
+        fx[rows, j] = fx[rows, fp[:, j]]
+        fx[rows, fp[:, j]] = top
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for j in range(n):
+            fx[:, j + 1:] -= flat[:, j + 1:, j:j + 1] * fx[:, j:j + 1]
+        for j in range(n - 1, -1, -1):
+            fx[:, j] /= flat[:, j, j:j + 1]
+            fx[:, :j] -= flat[:, :j, j:j + 1] * fx[:, j:j + 1]
+    return fx.reshape(x.shape)
+
+
+def _failed(A, B, fname, check_errors):
+    """A singular ``A``'s ``(X, info)`` for ``solve_ex``/``inv_ex``, without gradient (the
+    factorization failed; ``info`` has A's batch shape), or PyTorch's error with
+    ``check_errors``."""
+    from ..creation import tensor
+
+    h = _host(A)
+    if check_errors and fname == "inv_ex":
+        _singular(h, fname)
+    lu, piv, info = _getf2(h)
+    if check_errors:
+        b = int(np.flatnonzero(info.reshape(-1))[0])
+        where = f"(Batch element {b}): " if h.ndim > 2 else ""
+        raise LinAlgError(f"torch.linalg.{fname}: {where}The solver failed because the input "
+                          "matrix is singular.")
+    hb = _host(B)
+    batch = np.broadcast_shapes(h.shape[:-2], hb.shape[:-2])
+    lu = np.broadcast_to(lu, batch + lu.shape[-2:])
+    piv = np.broadcast_to(piv, batch + piv.shape[-1:])
+    x = _getrs(lu, piv, np.broadcast_to(hb, batch + hb.shape[-2:]))
+    return (tensor(x, dtype=A.dtype, device=A.device),
+            tensor(info, dtype=_int32(), device=A.device))
+
+
+def _int32():
+    from ..dtypes import int32
+
+    return int32
+
+
+def _no_info(A):
+    from ..creation import zeros
+
+    return zeros(tuple(A.shape[:-2]), dtype=_int32(), device=A.device)
+
+
+def inv_ex(A, *, check_errors=False):
+    """``(inverse, info)``: ``linalg.inv`` that reports a singular matrix instead of
+    raising: ``info`` per matrix is 0, or the 1-based place of LU's first zero pivot (the
+    inverse of that matrix is then inf/NaN and has no gradient). With ``check_errors``
+    a singular matrix raises as in ``inv``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.linalg.inv_ex(nbgrad.tensor([[1.0, 2.0], [2.0, 4.0]])).info
+        tensor(2, dtype=nbgrad.int32)
+    """
+    _square(A, "inv")
+    try:
+        return _INV_EX(inv(A), _no_info(A))
+    except LinAlgError:
+        from ..creation import eye
+
+        I_ = eye(A.shape[-1], dtype=A.dtype, device=A.device)
+        return _INV_EX(*_failed(A, I_, "inv_ex", check_errors))
+
+
+def solve_ex(A, B, *, left=True, check_errors=False):
+    """``(result, info)``: ``linalg.solve`` that reports a singular ``A`` in ``info`` (0,
+    or the 1-based place of LU's first zero pivot; that matrix's result is then inf/NaN
+    and has no gradient) instead of raising, unless ``check_errors``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.linalg.solve_ex(nbgrad.eye(2), nbgrad.tensor([1.0, 2.0]))
+        linalg_solve_ex(result=tensor([1., 2.]), info=tensor(0, dtype=nbgrad.int32))
+    """
+    _square(A, "solve")
+    try:
+        return _SOLVE_EX(solve(A, B, left=left), _no_info(A))
+    except LinAlgError:
+        if not left:
+            X, info = solve_ex(A.mT, B.mT, check_errors=check_errors)
+            return _SOLVE_EX(X.mT, info)
+        vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
+        X, info = _failed(A, B.unsqueeze(-1) if vector else B, "solve_ex", check_errors)
+        return _SOLVE_EX(X.squeeze(-1) if vector else X, info)
