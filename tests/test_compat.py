@@ -12,6 +12,8 @@ import pytest
 SCRIPTS = os.path.join(os.path.dirname(__file__), "scripts")
 MLP = os.path.join(SCRIPTS, "pytorch_mlp.py")
 GPT = os.path.join(SCRIPTS, "pytorch_gpt.py")
+CNN = os.path.join(SCRIPTS, "pytorch_mnist_cnn.py")
+WORD_LM = os.path.join(SCRIPTS, "pytorch_word_lm.py")
 
 
 def _run(args, cwd=None, env=None):
@@ -58,6 +60,28 @@ def test_a_pytorch_gpt_script_trains_and_samples_unchanged(tmp_path):
         assert t.returncode == 0, t.stderr
         assert losses == pytest.approx(_losses(t.stdout), abs=2e-4)  # (printed to 4 places)
         assert sample == t.stdout.strip().splitlines()[-1]
+
+
+# PyTorch's own examples (pytorch/examples: mnist, word_language_model) as their users
+# write them: seeded, so PyTorch's weights, dropout masks and shuffles, and its losses
+@pytest.mark.slow
+@pytest.mark.parametrize("script,args", [
+    (CNN, ["--save-model"]),  # Adadelta, StepLR, a DataLoader, torch.accelerator, save/load
+    (WORD_LM, []),  # LSTM, detached hidden states, clip_grad_norm_, p.data.add_(p.grad)
+    (WORD_LM, ["--model", "GRU", "--tied", "--nlayers", "2", "--epochs", "2", "--lr", "2"]),
+], ids=["mnist_cnn", "word_lm_lstm", "word_lm_gru_tied"])
+def test_pytorch_examples_run_unchanged(script, args, tmp_path):
+    r = _run(["-m", "nbgrad.run", script, *args], cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    losses = _losses(r.stdout)
+    assert len(losses) >= 10 and losses[-1] < losses[0]
+    if script == CNN:
+        assert "Accuracy: 200/200" in r.stdout and "nbgrad.Size([10])" in r.stdout
+    if _has_torch():
+        t = _run([script, *args], cwd=tmp_path)
+        assert t.returncode == 0, t.stderr
+        # (printed to 6 places; lr 20 on float32 makes rounding grow over 50 steps)
+        assert losses == pytest.approx(_losses(t.stdout), rel=1e-4, abs=1e-5)
 
 
 def test_the_script_gets_its_arguments_main_name_and_exit_status(tmp_path):
