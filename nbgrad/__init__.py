@@ -263,6 +263,7 @@ with _gc_paused():
         numel,
     )
 
+    from .tensor_storage import TypedStorage, UntypedStorage, is_storage  # noqa: E402
     from .tensor_types import (  # noqa: E402
         BFloat16Tensor,
         BoolTensor,

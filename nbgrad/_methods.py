@@ -9,6 +9,7 @@ import numpy as np
 
 from . import creation as Cr
 from . import dtypes as _dt
+from . import tensor_storage as TS
 from . import tensor_types
 from .device import as_device
 from .memory_formats import contiguous_format, preserve_format, strided
@@ -352,6 +353,59 @@ def _storage_offset(self):
     return (_ptr(self._data) - _ptr(root._data)) // self._dtype.itemsize
 
 
+def _dim_order(self, *, ambiguity_check=False):
+    """The dims from the outermost to the innermost in memory (by decreasing stride; ties
+    in dim order), as ``Tensor.dim_order``."""
+    strides = self.stride()
+    return tuple(sorted(range(self.ndim), key=lambda d: -strides[d]))
+
+
+def _python_map(name, self, others, fn):
+    """``self`` with ``fn`` applied to each element (and ``others``' broadcast elements)
+    in Python, written in place: PyTorch's CPU-only ``apply_``/``map_``/``map2_``."""
+    if self._device.type != "cpu":
+        raise TypeError(f"{name} is only implemented on CPU tensors")
+    if self._rg or any(o._rg for o in others):
+        raise RuntimeError(f"Can't call {name}() on Variable that requires grad. Use "
+                           f"var.detach().{name}() instead.")
+    vals = [o.expand(tuple(self.shape)).numpy() for o in others]  # (expand's errors)
+    mine = self.numpy()
+    out = np.array([fn(*(a.item() for a in t)) for t in zip(mine.reshape(-1),
+                                                              *(v.reshape(-1) for v in vals))],
+                   dtype=object).reshape(mine.shape)
+    mine[...] = out.astype(mine.dtype) if mine.size else mine
+    self._vc[0] += 1
+    return self
+
+
+def _apply_(self, callable):
+    """Apply the Python function ``callable`` to each element, in place (CPU only; slow:
+    for tests and small tensors, as PyTorch says of its own)."""
+    return _python_map("apply_", self, (), callable)
+
+
+def _map_(self, tensor, callable):
+    """``self[i] = callable(self[i], tensor[i])`` for each element (``tensor`` broadcast),
+    in place (CPU only)."""
+    return _python_map("map_", self, (tensor,), callable)
+
+
+def _map2_(self, x, y, callable):
+    """``self[i] = callable(self[i], x[i], y[i])`` for each element, in place (CPU only)."""
+    return _python_map("map2_", self, (x, y), callable)
+
+
+def _pin_memory(self, device=None):
+    """PyTorch pins host memory for faster copies to a GPU; nbgrad's copies go through
+    Numba, which needs no pinned memory: with a CUDA device this tensor is returned as it
+    is; without one, PyTorch's error."""
+    from . import cuda
+
+    if not cuda.is_available():
+        raise RuntimeError("Cannot access accelerator device when none is available.")
+    return self
+
+
 def _no_imag(self):
     raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
 
@@ -442,6 +496,11 @@ METHODS.update({
     "isreal": lambda self: Cr.ones_like(self, dtype=_dt.bool_),
     "mH": property(lambda self: S.transpose(self, -2, -1)),
     "data_ptr": lambda self: _ptr(self._data), "storage_offset": _storage_offset,
+    "const_data_ptr": lambda self: _ptr(self._data),
+    "untyped_storage": TS.untyped_storage, "storage": TS.typed_storage,
+    "resize_": TS.resize_, "resize_as_": TS.resize_as_, "is_set_to": TS.is_set_to,
+    "dim_order": _dim_order, "apply_": _apply_, "map_": _map_, "map2_": _map2_,
+    "pin_memory": _pin_memory,
     "adjoint": lambda self: S.transpose(self, -2, -1),
     "H": property(_matrix_transpose),
     **{n + "_": _view_in_place(n) for n in ("t", "transpose", "squeeze", "unsqueeze")},

@@ -415,6 +415,12 @@ class Tensor:
 
     __hash__ = object.__hash__
 
+    def __getattr__(self, name):
+        # (runs only where the normal lookup failed: no cost to what exists)
+        if name in _TORCH_ONLY:
+            raise AttributeError(f"torch.Tensor.{name} is not supported by nbgrad yet")
+        raise AttributeError(f"'Tensor' object has no attribute '{name}'")
+
     def __reduce_ex__(self, proto):
         raise TypeError("nbgrad tensors are saved with nbgrad.save, not pickle")
 
@@ -452,6 +458,18 @@ class Tensor:
 
 
 _API = [None]  # autograd.api.backward, bound on first use
+
+# PyTorch's Tensor attributes (2.13) that nbgrad's lacks: asking for one says so
+_TORCH_ONLY = frozenset((
+    "angle as_strided_scatter as_subclass ccol_indices cdouble cfloat chalf coalesce "
+    "col_indices conj_physical_ crow_indices dense_dim dequantize eig grad_dtype hash_tensor "
+    "index indices int_repr ipu is_coalesced is_distributed istft lstsq module_load mtia "
+    "name nonzero_static q_per_channel_axis q_per_channel_scales q_per_channel_zero_points "
+    "q_scale q_zero_point qscheme record_stream reinforce resize resize_as resize_as_sparse_ "
+    "row_indices set_ share_memory_ slice_inverse smm solve sparse_dim sparse_mask "
+    "sparse_resize_ sparse_resize_and_clear_ sspaddmm stft storage_type symeig to_dense "
+    "to_mkldnn to_padded_tensor to_sparse to_sparse_bsc to_sparse_bsr to_sparse_coo "
+    "to_sparse_csc to_sparse_csr triangular_solve values volatile xpu").split())
 
 
 def is_inference(input):

@@ -2,6 +2,8 @@
 solve, against PyTorch: values, info, PyTorch's partial results and errors, gradients by
 finite differences to second order."""
 
+import doctest
+
 import numpy as np
 import pytest
 
@@ -117,7 +119,8 @@ def test_inv_ex_and_solve_ex_match_torch():
         np.testing.assert_array_equal(res[0].inverse.numpy(), res[1].inverse.numpy())
         assert res[0].info.tolist() == res[1].info.tolist()
         B = np.arange(6.0).reshape(3, 2)
-        for b, left in ((B[0], True), (B.T, True), (B, False), (np.ones((3, 2, 1) if A.ndim == 2 else (2, 1)), True)):
+        more = np.ones((3, 2, 1) if A.ndim == 2 else (2, 1))
+        for b, left in ((B[0], True), (B.T, True), (B, False), (more, True)):
             res = [m.linalg.solve_ex(m.tensor(A), m.tensor(b), left=left)
                    for m in (nbgrad, torch)]
             np.testing.assert_allclose(res[0].result.numpy(), res[1].result.numpy(),
@@ -143,3 +146,11 @@ def test_inv_ex_and_solve_ex_match_torch():
 ])
 def test_ex_errors_match_torch(call):
     assert_same_error(call, torch, nbgrad)
+
+
+def test_docstring_examples_run():
+    from nbgrad.ops import linalg_decomp, linalg_householder, linalg_lu
+
+    for mod in (linalg_householder, linalg_lu, linalg_decomp):
+        res = doctest.testmod(mod, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+        assert res.attempted and not res.failed

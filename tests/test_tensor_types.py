@@ -3,6 +3,7 @@
 ``copy.deepcopy`` / ``copy.copy`` of tensors, against PyTorch."""
 
 import copy
+import doctest
 
 import numpy as np
 import pytest
@@ -107,3 +108,10 @@ def test_deepcopy_of_a_parameter_or_module_drops_gradients():
         assert new.weight.grad is None and lin.weight.grad is not None
         assert new.weight.tolist() == lin.weight.tolist() and new.weight is not lin.weight
         assert isinstance(new.weight, m.nn.Parameter) and new.weight.requires_grad
+
+
+def test_docstring_examples_run():
+    from nbgrad import tensor_types
+
+    res = doctest.testmod(tensor_types, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert res.attempted and not res.failed

@@ -60,7 +60,7 @@ def geqrf(input):
         >>> a, tau = nbgrad.geqrf(nbgrad.tensor([[3.0, 1.0], [4.0, 2.0]]))
         >>> a.triu()
         tensor([[-5.0000, -2.2000],
-                [ 0.0000, -0.4000]])
+                [ 0.0000,  0.4000]])
     """
     check_tensor(input, "geqrf")
     if input.ndim < 2:
