@@ -60,10 +60,17 @@ class TransformedDistribution(Distribution):
         cut = len(forward_shape) - event_dim
         super().__init__(forward_shape[:cut], forward_shape[cut:], validate_args=validate_args)
 
+    def expand(self, batch_shape, _instance=None):
+        return self._expand_base(TransformedDistribution, batch_shape, _instance)
+
     def _expand_base(self, cls, batch_shape, _instance):
-        """``expand`` of a distribution ``cls`` defined by its base and transforms."""
+        """``expand`` of a distribution ``cls`` defined by its base and transforms: the base
+        expanded to the shape the transforms map back from ``batch_shape``."""
         new = self._get_checked_instance(cls, _instance)
-        new.base_dist = self.base_dist.expand(batch_shape)
+        shape = tuple(batch_shape) + tuple(self.event_shape)
+        for t in reversed(self.transforms):
+            shape = t.inverse_shape(shape)
+        new.base_dist = self.base_dist.expand(shape[:len(shape) - len(self.base_dist.event_shape)])
         new.transforms = self.transforms
         Distribution.__init__(new, Size(batch_shape), self.event_shape, validate_args=False)
         new._validate_args = self._validate_args

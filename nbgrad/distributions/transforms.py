@@ -21,12 +21,15 @@ import numbers
 from .. import dtypes as _dt
 from ..creation import full_like
 from ..nn import functional as F
+from ..tensor import Size
 from . import constraints
 from .utils import sum_rightmost
 
-__all__ = ["AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform",
-           "PowerTransform", "SigmoidTransform", "SoftmaxTransform", "StickBreakingTransform",
-           "TanhTransform", "Transform", "identity_transform"]
+__all__ = ["AbsTransform", "AffineTransform", "ComposeTransform",
+           "CumulativeDistributionTransform", "ExpTransform", "IndependentTransform",
+           "LowerCholeskyTransform", "PositiveDefiniteTransform", "PowerTransform",
+           "ReshapeTransform", "SigmoidTransform", "SoftplusTransform", "SoftmaxTransform",
+           "StickBreakingTransform", "TanhTransform", "Transform", "identity_transform"]
 
 
 class Transform:
@@ -167,6 +170,12 @@ class _InverseTransform(Transform):
     def log_abs_det_jacobian(self, x, y):
         return -self._inv.log_abs_det_jacobian(y, x)
 
+    def forward_shape(self, shape):
+        return self._inv.inverse_shape(shape)
+
+    def inverse_shape(self, shape):
+        return self._inv.forward_shape(shape)
+
     def __repr__(self):
         return f"{self.__class__.__name__}({self._inv!r})"
 
@@ -259,6 +268,16 @@ class ComposeTransform(Transform):
             total = total + t
         return total
 
+    def forward_shape(self, shape):
+        for part in self.parts:
+            shape = part.forward_shape(shape)
+        return shape
+
+    def inverse_shape(self, shape):
+        for part in reversed(self.parts):
+            shape = part.inverse_shape(shape)
+        return shape
+
     def __repr__(self):
         inner = ",\n    ".join(repr(p) for p in self.parts)
         return self.__class__.__name__ + "(\n    " + inner + "\n)"
@@ -322,6 +341,11 @@ class PowerTransform(Transform):
 
     def log_abs_det_jacobian(self, x, y):
         return (self.exponent * y / x).abs().log()
+
+    def forward_shape(self, shape):
+        return _broadcast(shape, self.exponent)
+
+    inverse_shape = forward_shape
 
 
 class SigmoidTransform(_Unparameterized):
@@ -428,6 +452,19 @@ class AffineTransform(Transform):
             shape = shape[:-self._event_dim]
         return result.expand(shape)
 
+    def forward_shape(self, shape):
+        return _broadcast(shape, self.loc, self.scale)
+
+    inverse_shape = forward_shape
+
+
+def _broadcast(shape, *params):
+    """``shape`` broadcast with the shapes of the tensor parameters among ``params``."""
+    import numpy as np
+
+    shapes = [tuple(p.shape) for p in params if hasattr(p, "shape")]
+    return Size(np.broadcast_shapes(tuple(shape), *shapes))
+
 
 def _simplex_event_shape(shape):
     """``shape`` checked to have the event dim a simplex transform works over."""
@@ -525,3 +562,245 @@ class StickBreakingTransform(_Unparameterized):
     def inverse_shape(self, shape):
         shape = _simplex_event_shape(shape)
         return tuple(shape[:-1]) + (shape[-1] - 1,)
+
+
+class IndependentTransform(Transform):
+    """``base_transform`` with its ``reinterpreted_batch_ndims`` rightmost batch dims made
+    part of the event: the same map, its log-Jacobian summed over those dims.
+
+    Example::
+
+        >>> import nbgrad
+        >>> from nbgrad.distributions.transforms import ExpTransform, IndependentTransform
+        >>> t = IndependentTransform(ExpTransform(), 1)
+        >>> x = nbgrad.tensor([[0.0, 1.0], [2.0, 3.0]])
+        >>> t.log_abs_det_jacobian(x, t(x))
+        tensor([1., 5.])
+    """
+
+    def __init__(self, base_transform, reinterpreted_batch_ndims, cache_size=0):
+        super().__init__(cache_size=cache_size)
+        self.base_transform = base_transform.with_cache(cache_size)
+        self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
+
+    def with_cache(self, cache_size=1):
+        if self._cache_size == cache_size:
+            return self
+        return IndependentTransform(self.base_transform, self.reinterpreted_batch_ndims,
+                                    cache_size=cache_size)
+
+    @property
+    def domain(self):
+        return constraints.independent(self.base_transform.domain,
+                                       self.reinterpreted_batch_ndims)
+
+    @property
+    def codomain(self):
+        return constraints.independent(self.base_transform.codomain,
+                                       self.reinterpreted_batch_ndims)
+
+    @property
+    def bijective(self):
+        return self.base_transform.bijective
+
+    @property
+    def sign(self):
+        return self.base_transform.sign
+
+    def _call(self, x):
+        if x.dim() < self.domain.event_dim:
+            raise ValueError("Too few dimensions on input")
+        return self.base_transform(x)
+
+    def _inverse(self, y):
+        if y.dim() < self.codomain.event_dim:
+            raise ValueError("Too few dimensions on input")
+        return self.base_transform.inv(y)
+
+    def log_abs_det_jacobian(self, x, y):
+        return sum_rightmost(self.base_transform.log_abs_det_jacobian(x, y),
+                             self.reinterpreted_batch_ndims)
+
+    def forward_shape(self, shape):
+        return self.base_transform.forward_shape(shape)
+
+    def inverse_shape(self, shape):
+        return self.base_transform.inverse_shape(shape)
+
+    def __repr__(self):
+        return (f"{self.__class__.__name__}({self.base_transform!r}, "
+                f"{self.reinterpreted_batch_ndims})")
+
+
+class ReshapeTransform(Transform):
+    """The rightmost dims of shape ``in_shape`` reshaped to ``out_shape`` (as many
+    elements); the Jacobian is a permutation: log-determinant zero.
+
+    Example::
+
+        >>> import nbgrad
+        >>> from nbgrad.distributions.transforms import ReshapeTransform
+        >>> ReshapeTransform((4,), (2, 2))(nbgrad.arange(8.0).reshape(2, 4)).shape
+        nbgrad.Size([2, 2, 2])
+    """
+
+    bijective = True
+
+    def __init__(self, in_shape, out_shape, cache_size=0):
+        self.in_shape, self.out_shape = Size(in_shape), Size(out_shape)
+        if math.prod(self.in_shape) != math.prod(self.out_shape):
+            raise ValueError("in_shape, out_shape have different numbers of elements")
+        super().__init__(cache_size=cache_size)
+
+    @property
+    def domain(self):
+        return constraints.independent(constraints.real, len(self.in_shape))
+
+    @property
+    def codomain(self):
+        return constraints.independent(constraints.real, len(self.out_shape))
+
+    def with_cache(self, cache_size=1):
+        if self._cache_size == cache_size:
+            return self
+        return ReshapeTransform(self.in_shape, self.out_shape, cache_size=cache_size)
+
+    def _call(self, x):
+        return x.reshape(tuple(x.shape[:x.dim() - len(self.in_shape)]) + self.out_shape)
+
+    def _inverse(self, y):
+        return y.reshape(tuple(y.shape[:y.dim() - len(self.out_shape)]) + self.in_shape)
+
+    def log_abs_det_jacobian(self, x, y):
+        return x.new_zeros(tuple(x.shape[:x.dim() - len(self.in_shape)]))
+
+    @staticmethod
+    def _swap(shape, old, new):
+        if len(shape) < len(old):
+            raise ValueError("Too few dimensions on input")
+        cut = len(shape) - len(old)
+        if tuple(shape[cut:]) != tuple(old):
+            raise ValueError(f"Shape mismatch: expected {shape[cut:]} but got {old}")
+        return Size(tuple(shape[:cut]) + tuple(new))
+
+    def forward_shape(self, shape):
+        return self._swap(shape, self.in_shape, self.out_shape)
+
+    def inverse_shape(self, shape):
+        return self._swap(shape, self.out_shape, self.in_shape)
+
+
+class SoftplusTransform(_Unparameterized):
+    """``y = log(1 + exp(x))`` (linear past x = 20, as ``F.softplus``).
+
+    Example::
+
+        >>> import nbgrad
+        >>> from nbgrad.distributions.transforms import SoftplusTransform
+        >>> t = SoftplusTransform()
+        >>> t.inv(t(nbgrad.tensor([-1.0, 0.5])))
+        tensor([-1.0000,  0.5000])
+    """
+
+    domain = constraints.real
+    codomain = constraints.positive
+    bijective = True
+    sign = +1
+
+    def _call(self, x):
+        return F.softplus(x)
+
+    def _inverse(self, y):
+        return (-y).expm1().neg().log() + y
+
+    def log_abs_det_jacobian(self, x, y):
+        return -F.softplus(-x)
+
+
+class LowerCholeskyTransform(_Unparameterized):
+    """Square matrices onto lower-triangular ones with a positive diagonal (a Cholesky
+    factor): the strictly lower part kept, the diagonal exponentiated.
+
+    Example::
+
+        >>> import nbgrad
+        >>> from nbgrad.distributions.transforms import LowerCholeskyTransform
+        >>> LowerCholeskyTransform()(nbgrad.tensor([[0.0, 5.0], [2.0, 0.0]]))
+        tensor([[1., 0.],
+                [2., 1.]])
+    """
+
+    domain = constraints.independent(constraints.real, 2)
+    codomain = constraints.lower_cholesky
+
+    def _call(self, x):
+        return x.tril(-1) + x.diagonal(dim1=-2, dim2=-1).exp().diag_embed()
+
+    def _inverse(self, y):
+        return y.tril(-1) + y.diagonal(dim1=-2, dim2=-1).log().diag_embed()
+
+
+class PositiveDefiniteTransform(_Unparameterized):
+    """Square matrices onto positive-definite ones: ``L L^T`` of the
+    ``LowerCholeskyTransform`` of ``x``; the inverse takes the Cholesky factor.
+
+    Example::
+
+        >>> import nbgrad
+        >>> from nbgrad.distributions.transforms import PositiveDefiniteTransform
+        >>> PositiveDefiniteTransform()(nbgrad.zeros(2, 2))
+        tensor([[1., 0.],
+                [0., 1.]])
+    """
+
+    domain = constraints.independent(constraints.real, 2)
+    codomain = constraints.positive_definite
+
+    def _call(self, x):
+        x = LowerCholeskyTransform()(x)
+        return x @ x.mT
+
+    def _inverse(self, y):
+        from ..linalg import cholesky
+
+        return LowerCholeskyTransform().inv(cholesky(y))
+
+
+class CumulativeDistributionTransform(Transform):
+    """``y = distribution.cdf(x)``: values of the distribution's support onto (0, 1)
+    (a copula's margins); the inverse is its ``icdf``, the log-Jacobian its ``log_prob``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> from nbgrad.distributions import Normal
+        >>> from nbgrad.distributions.transforms import CumulativeDistributionTransform
+        >>> CumulativeDistributionTransform(Normal(0.0, 1.0))(nbgrad.tensor([0.0]))
+        tensor([0.5000])
+    """
+
+    bijective = True
+    codomain = constraints.unit_interval
+    sign = +1
+
+    def __init__(self, distribution, cache_size=0):
+        super().__init__(cache_size=cache_size)
+        self.distribution = distribution
+
+    @property
+    def domain(self):
+        return self.distribution.support
+
+    def _call(self, x):
+        return self.distribution.cdf(x)
+
+    def _inverse(self, y):
+        return self.distribution.icdf(y)
+
+    def log_abs_det_jacobian(self, x, y):
+        return self.distribution.log_prob(x)
+
+    def with_cache(self, cache_size=1):
+        if self._cache_size == cache_size:
+            return self
+        return CumulativeDistributionTransform(self.distribution, cache_size=cache_size)
