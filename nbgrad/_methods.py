@@ -369,11 +369,11 @@ def _python_map(name, self, others, fn):
         raise RuntimeError(f"Can't call {name}() on Variable that requires grad. Use "
                            f"var.detach().{name}() instead.")
     vals = [o.expand(tuple(self.shape)).numpy() for o in others]  # (expand's errors)
-    mine = self.numpy()
-    out = np.array([fn(*(a.item() for a in t)) for t in zip(mine.reshape(-1),
-                                                              *(v.reshape(-1) for v in vals))],
-                   dtype=object).reshape(mine.shape)
-    mine[...] = out.astype(mine.dtype) if mine.size else mine
+    mine = self.numpy()  # (this tensor's memory, whatever its strides)
+    out = [fn(*(a.item() for a in t))
+           for t in zip(mine.reshape(-1), *(v.reshape(-1) for v in vals))]
+    if out:
+        mine[...] = np.array(out, dtype=object).reshape(mine.shape).astype(mine.dtype)
     self._vc[0] += 1
     return self
 
