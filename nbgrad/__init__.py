@@ -57,6 +57,7 @@ with _gc_paused():
         zeros,
         zeros_like,
     )
+    from .creation import inclusive_range as range  # noqa: E402,A004
     from .device import device, get_default_device, set_default_device  # noqa: E402
     from .memory_formats import (  # noqa: E402
         channels_last,
@@ -263,6 +264,8 @@ with _gc_paused():
         numel,
     )
 
+    from .buffers import from_dlpack, frombuffer  # noqa: E402
+    from .ops.finite_differences import gradient  # noqa: E402
     from .tensor_storage import TypedStorage, UntypedStorage, is_storage  # noqa: E402
     from .tensor_types import (  # noqa: E402
         BFloat16Tensor,

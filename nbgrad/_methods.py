@@ -395,6 +395,12 @@ def _map2_(self, x, y, callable):
     return _python_map("map2_", self, (x, y), callable)
 
 
+def _buffers():
+    from . import buffers  # (it imports tensor.py's helpers: bound on first use)
+
+    return buffers
+
+
 def _pin_memory(self, device=None):
     """PyTorch pins host memory for faster copies to a GPU; nbgrad's copies go through
     Numba, which needs no pinned memory: with a CUDA device this tensor is returned as it
@@ -501,6 +507,8 @@ METHODS.update({
     "resize_": TS.resize_, "resize_as_": TS.resize_as_, "is_set_to": TS.is_set_to,
     "dim_order": _dim_order, "apply_": _apply_, "map_": _map_, "map2_": _map2_,
     "pin_memory": _pin_memory,
+    "__dlpack__": lambda self, **kwargs: _buffers().dlpack(self, **kwargs),
+    "__dlpack_device__": lambda self: _buffers().dlpack_device(self),
     "adjoint": lambda self: S.transpose(self, -2, -1),
     "H": property(_matrix_transpose),
     **{n + "_": _view_in_place(n) for n in ("t", "transpose", "squeeze", "unsqueeze")},

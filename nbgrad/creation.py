@@ -612,6 +612,42 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     return _finish(data, dt, factory_device(device), requires_grad)
 
 
+def inclusive_range(start=0, end=None, step=1, *, dtype=None, device=None,
+                    requires_grad=False):
+    """``nbgrad.range`` (named so here not to hide Python's ``range`` in this module):
+    values from ``start`` to ``end`` *inclusive* by ``step``, in the default float dtype
+    unless ``dtype`` says otherwise. Deprecated, as PyTorch's: ``arange`` stops before
+    ``end``, as Python's ``range`` does.
+
+    Example::
+
+        >>> import nbgrad, warnings
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore")
+        ...     nbgrad.range(1, 2, 0.5)
+        tensor([1.0000, 1.5000, 2.0000])
+    """
+    import warnings
+
+    if end is None:
+        raise TypeError('range() missing 1 required positional arguments: "end"')
+    warnings.warn("torch.range is deprecated and will be removed in a future release because "
+                  "its behavior is inconsistent with Python's range builtin. Instead, use "
+                  "torch.arange, which produces values in [start, end).", UserWarning,
+                  stacklevel=2)
+    if step == 0 or step != step:
+        raise RuntimeError("step must be nonzero")
+    if not (np.isfinite(start) and np.isfinite(end)):
+        raise RuntimeError(f"unsupported range: {_num(start)} -> {_num(end)}")
+    if (step > 0 and end < start) or (step < 0 and end > start):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    dt = _dtype_or_default(dtype)
+    n = int(np.floor((end - start) / step)) + 1
+    wt = np.float64 if dt.is_floating_point else np.int64
+    values = (start + step * np.arange(n, dtype=wt)).astype(dt.np)
+    return _finish(values, dt, factory_device(device), requires_grad)
+
+
 def _num(v):
     """A number as PyTorch prints a Scalar in messages (``0``, ``1.5``, ``inf``)."""
     v = float(v)

@@ -1,5 +1,5 @@
-"""``nbgrad.utils``: as ``torch.utils`` (``data``)."""
+"""``nbgrad.utils``: as ``torch.utils`` (``data``, ``dlpack``)."""
 
-from . import data
+from . import data, dlpack
 
-__all__ = ["data"]
+__all__ = ["data", "dlpack"]
