@@ -11,7 +11,7 @@ import weakref
 import pytest
 
 import nbgrad
-from tests._errors import error_of
+from tests._errors import assert_same_error, error_of
 
 try:
     import torch
@@ -228,3 +228,23 @@ def test_retain_grad_leaves_no_reference_cycle(m):
         assert ref() is None  # freed by reference counting alone
     finally:
         gc.enable()
+
+
+def test_old_programs_variable():
+    # (``from torch.autograd import Variable``: tensors before PyTorch 0.4)
+    import warnings
+
+    for m in MODULES:
+        Variable = m.autograd.Variable
+        x = m.ones(2)
+        v = Variable(x, requires_grad=True)
+        assert v is not x and v.requires_grad and v.is_leaf and v.data_ptr() == x.data_ptr()
+        assert isinstance(x, Variable) and not isinstance(3, Variable)
+        y = Variable(m.ones(2, requires_grad=True) * 2)
+        assert y.grad_fn is None and not y.requires_grad and tuple(Variable().shape) == (0,)
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            Variable(x, volatile=True)
+        assert "volatile was removed" in str(w[0].message)
+    if torch is not None:
+        assert_same_error(lambda m: m.autograd.Variable([1, 2]), torch, nbgrad)

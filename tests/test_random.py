@@ -13,7 +13,7 @@ import pytest
 import nbgrad
 from nbgrad import nn
 from nbgrad.utils import data as D
-from tests._errors import error_of
+from tests._errors import assert_same_error, error_of
 
 torch = pytest.importorskip("torch")
 
@@ -211,6 +211,34 @@ def test_nn_init_functions_match_pytorch():
     np.testing.assert_allclose(ours[0], theirs[0], atol=1e-5)  # (two LAPACKs' QR)
     w = ours[0]
     np.testing.assert_allclose(w @ w.T, 2.25 * np.eye(3), atol=1e-5)
+
+
+def test_dirac_sparse_and_the_deprecated_init_names_match_pytorch():
+    import warnings
+
+    def draw(m):
+        i = m.nn.init
+        g = m.Generator().manual_seed(3)
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            old = (i.uniform(m.empty(2, 3)), i.normal(m.empty(3)), i.constant(m.empty(2), 0.5),
+                   i.eye(m.empty(2, 3)), i.xavier_uniform(m.empty(3, 2)),
+                   i.kaiming_normal(m.empty(3, 2)), i.sparse(m.empty(4, 2), 0.5))
+        assert [str(x.message) for x in w][:2] == [
+            "`nn.init.uniform` is now deprecated in favor of `nn.init.uniform_`.",
+            "`nn.init.normal` is now deprecated in favor of `nn.init.normal_`."]
+        assert all(x.category is FutureWarning for x in w) and len(w) == len(old)
+        return (i.sparse_(m.empty(6, 4), sparsity=0.4), i.sparse_(m.empty(3, 2), 0.5, 0.1, g),
+                i.dirac_(m.empty(4, 2, 3, 3), groups=2), i.dirac_(m.empty(3, 5, 4)),
+                i.dirac_(m.empty(2, 2, 3, 3, 3))) + old
+
+    ours, theirs = _both(draw, 12)
+    for a, b in zip(ours, theirs):
+        np.testing.assert_allclose(a, b, rtol=4e-6, atol=1e-7)
+    for call in (lambda m: m.nn.init.dirac_(m.empty(2, 2)),
+                 lambda m: m.nn.init.dirac_(m.empty(3, 2, 3), groups=2),
+                 lambda m: m.nn.init.sparse_(m.empty(2, 2, 2), 0.5)):
+        assert_same_error(call, torch, nbgrad)
 
 
 def test_layers_initialise_as_pytorch():

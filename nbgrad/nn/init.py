@@ -17,7 +17,9 @@ from ..tensor import Tensor
 __all__ = [
     "calculate_gain", "uniform_", "normal_", "constant_", "zeros_", "ones_", "eye_",
     "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "orthogonal_",
-    "trunc_normal_",
+    "trunc_normal_", "dirac_", "sparse_", "uniform", "normal", "constant", "eye", "dirac",
+    "xavier_uniform", "xavier_normal", "kaiming_uniform", "kaiming_normal", "orthogonal",
+    "sparse",
 ]
 
 
@@ -259,3 +261,85 @@ def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gener
     fan = _calculate_correct_fan(tensor, mode)
     gain = calculate_gain(nonlinearity, a)
     return normal_(tensor, 0.0, gain / math.sqrt(fan), generator)
+
+
+def dirac_(tensor, groups=1):
+    """Fill a 3-, 4- or 5-d convolution weight with the Dirac delta: each output channel
+    (per group) passes its input channel through unchanged, where there is one.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.nn.init.dirac_(nbgrad.empty(2, 2, 3))[:, :, 1]
+        tensor([[1., 0.],
+                [0., 1.]])
+    """
+    _check(tensor)
+    if tensor.ndim not in (3, 4, 5):
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    sizes = tuple(tensor.shape)
+    if sizes[0] % groups != 0:
+        raise ValueError("dim 0 must be divisible by groups")
+    per_group = sizes[0] // groups
+    host = np.zeros(sizes)
+    centre = tuple(s // 2 for s in sizes[2:])
+    for g in range(groups):
+        for d in range(min(per_group, sizes[1])):
+            host[(g * per_group + d, d) + centre] = 1
+    return _write(tensor, host)
+
+
+def sparse_(tensor, sparsity, std=0.01, generator=None):
+    """Fill a 2-d tensor with N(0, std) samples, then zero ``ceil(sparsity * rows)``
+    randomly chosen rows of each column (PyTorch's draws: the normals, then one
+    permutation per column).
+
+    Example::
+
+        >>> import nbgrad
+        >>> _ = nbgrad.manual_seed(0)
+        >>> w = nbgrad.nn.init.sparse_(nbgrad.empty(4, 3), sparsity=0.5)
+        >>> (w == 0).sum(0)
+        tensor([2, 2, 2])
+    """
+    from ..creation import randperm
+
+    _check(tensor)
+    if tensor.ndim != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    rows, cols = tensor.shape
+    zeros = math.ceil(sparsity * rows)
+    normal_(tensor, 0.0, std, generator=generator)
+    with no_grad():
+        for col in range(cols):
+            # (the default generator, as PyTorch's: its permutations ignore ``generator``)
+            tensor[randperm(rows)[:zeros], col] = 0
+    return tensor
+
+
+def _deprecated(fn):
+    """PyTorch's old name of ``fn`` (without the trailing underscore): it warns and calls
+    ``fn``."""
+    old = fn.__name__[:-1]
+
+    def call(*args, **kwargs):
+        warnings.warn(f"`nn.init.{old}` is now deprecated in favor of `nn.init.{fn.__name__}`.",
+                      FutureWarning, stacklevel=2)
+        return fn(*args, **kwargs)
+
+    call.__name__ = old
+    call.__doc__ = f"Deprecated: ``{fn.__name__}``."
+    return call
+
+
+uniform = _deprecated(uniform_)
+normal = _deprecated(normal_)
+constant = _deprecated(constant_)
+eye = _deprecated(eye_)
+dirac = _deprecated(dirac_)
+xavier_uniform = _deprecated(xavier_uniform_)
+xavier_normal = _deprecated(xavier_normal_)
+kaiming_uniform = _deprecated(kaiming_uniform_)
+kaiming_normal = _deprecated(kaiming_normal_)
+orthogonal = _deprecated(orthogonal_)
+sparse = _deprecated(sparse_)
