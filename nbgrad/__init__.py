@@ -264,6 +264,25 @@ with _gc_paused():
         numel,
     )
 
+    from ._aten_forms import (  # noqa: E402
+        adaptive_avg_pool1d,
+        adaptive_max_pool1d,
+        angle,
+        constant_pad_nd,
+        convolution,
+        empty_permuted,
+        fill,
+        frobenius_norm,
+        is_distributed,
+        max_pool1d_with_indices,
+        native_batch_norm,
+        native_dropout,
+        native_layer_norm,
+        nonzero_static,
+        norm_except_dim,
+        nuclear_norm,
+        triangular_solve,
+    )
     from .buffers import from_dlpack, frombuffer  # noqa: E402
     from .ops.finite_differences import gradient  # noqa: E402
     from .tensor_storage import TypedStorage, UntypedStorage, is_storage  # noqa: E402

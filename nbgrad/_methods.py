@@ -7,10 +7,10 @@ conversion to host values) and imports no op; each method that computes is a row
 
 import numpy as np
 
+from . import _aten_forms, tensor_types
 from . import creation as Cr
 from . import dtypes as _dt
 from . import tensor_storage as TS
-from . import tensor_types
 from .device import as_device
 from .memory_formats import contiguous_format, preserve_format, strided
 from .ops import advanced_index as AIx
@@ -507,6 +507,8 @@ METHODS.update({
     "resize_": TS.resize_, "resize_as_": TS.resize_as_, "is_set_to": TS.is_set_to,
     "dim_order": _dim_order, "apply_": _apply_, "map_": _map_, "map2_": _map2_,
     "pin_memory": _pin_memory,
+    **{n: getattr(_aten_forms, n) for n in ("angle", "triangular_solve", "nonzero_static",
+                                            "is_distributed")},
     "__dlpack__": lambda self, **kwargs: _buffers().dlpack(self, **kwargs),
     "__dlpack_device__": lambda self: _buffers().dlpack_device(self),
     "adjoint": lambda self: S.transpose(self, -2, -1),

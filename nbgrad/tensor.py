@@ -461,15 +461,15 @@ _API = [None]  # autograd.api.backward, bound on first use
 
 # PyTorch's Tensor attributes (2.13) that nbgrad's lacks: asking for one says so
 _TORCH_ONLY = frozenset((
-    "angle as_strided_scatter as_subclass ccol_indices cdouble cfloat chalf coalesce "
+    "as_strided_scatter as_subclass ccol_indices cdouble cfloat chalf coalesce "
     "col_indices conj_physical_ crow_indices dense_dim dequantize eig grad_dtype hash_tensor "
-    "index indices int_repr ipu is_coalesced is_distributed istft lstsq module_load mtia "
-    "name nonzero_static q_per_channel_axis q_per_channel_scales q_per_channel_zero_points "
+    "index indices int_repr ipu is_coalesced istft lstsq module_load mtia "
+    "name q_per_channel_axis q_per_channel_scales q_per_channel_zero_points "
     "q_scale q_zero_point qscheme record_stream reinforce resize resize_as resize_as_sparse_ "
     "row_indices set_ share_memory_ slice_inverse smm solve sparse_dim sparse_mask "
     "sparse_resize_ sparse_resize_and_clear_ sspaddmm stft storage_type symeig to_dense "
     "to_mkldnn to_padded_tensor to_sparse to_sparse_bsc to_sparse_bsr to_sparse_coo "
-    "to_sparse_csc to_sparse_csr triangular_solve values volatile xpu").split())
+    "to_sparse_csc to_sparse_csr values volatile xpu").split())
 
 
 def is_inference(input):
