@@ -187,3 +187,39 @@ def test_functional_call_with_buffers_ties_and_strict():
 ])
 def test_errors_are_pytorchs(call):
     assert_same_error(call, torch, nbgrad, lambda text: text)
+
+
+def test_linearize_functionalize_and_batch_norm_replacement_as_torch():
+    x = np.array([1.0, 2.0, 0.5])
+    got = []
+    for m in (nbgrad, torch):
+        f = (lambda t: t.sin() * t + (t * t).sum())
+        out, jvp_fn = m.func.linearize(f, m.tensor(x))
+        got.append((out.numpy(), out.requires_grad, jvp_fn(m.ones(3, dtype=m.float64)).numpy(),
+                    jvp_fn(m.tensor([0.0, 1.0, 0.0], dtype=m.float64)).numpy()))
+        bn = m.nn.Sequential(m.nn.BatchNorm1d(3), m.nn.Linear(3, 2))
+        m.func.replace_all_batch_norm_modules_(bn)
+        assert bn[0].running_mean is None and not bn[0].track_running_stats
+
+        def g(a):
+            b = a.clone()
+            b.add_(1)
+            return b * 2
+        assert m.func.functionalize(g)(m.tensor([1.0, 2.0])).tolist() == [4.0, 6.0]
+    for a, b in zip(*got):
+        np.testing.assert_allclose(a, b, rtol=1e-12) if isinstance(a, np.ndarray) else None
+        assert not isinstance(a, np.ndarray) or a.dtype == b.dtype
+    assert got[0][1] == got[1][1]
+    for call in (lambda m: m.func.linearize(lambda t: t * 2, m.ones(2))[1](m.ones(3)),
+                 lambda m: m.func.linearize(lambda t: t * 2, m.ones(2))[1](
+                     m.ones(2, dtype=m.float64))):
+        assert_same_error(call, torch, nbgrad, lambda t: t.replace("torch.", "nbgrad."))
+
+
+def test_docstring_examples_run():
+    import doctest
+
+    from nbgrad import func
+
+    res = doctest.testmod(func, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert res.attempted and not res.failed

@@ -30,8 +30,9 @@ from ..ops.concat import stack as _stack
 from ..tensor import Tensor
 from . import _tree
 
-__all__ = ["functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev",
-           "jvp", "stack_module_state", "vjp", "vmap"]
+__all__ = ["functional_call", "functionalize", "grad", "grad_and_value", "hessian", "jacfwd",
+           "jacrev", "jvp", "linearize", "replace_all_batch_norm_modules_",
+           "stack_module_state", "vjp", "vmap"]
 
 
 # ---- vmap ------------------------------------------------------------------------------
@@ -354,6 +355,97 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     result = (_tree.unflatten([_finish(o, outer) for o in out_leaves], out_spec),
               _tree.unflatten(jv, out_spec))
     return result + (aux,) if has_aux else result
+
+
+def linearize(func, *primals):
+    """``(output, jvp_fn)``: ``func(*primals)`` and the function that maps tangents (one per
+    primal, of its shape) to the Jacobian-vector product at ``primals``. ``func`` runs once:
+    each ``jvp_fn`` call differentiates the graph kept from that run.
+
+    Example::
+
+        >>> import nbgrad
+        >>> from nbgrad.func import linearize
+        >>> out, jvp_fn = linearize(lambda x: x ** 2, nbgrad.tensor([1.0, 2.0]))
+        >>> jvp_fn(nbgrad.tensor([1.0, 0.5]))
+        tensor([2., 2.])
+    """
+    made, out_leaves, out_spec, _, outer = _run_on_primals(func, primals, False)
+    flat_primals, primal_spec = _tree.flatten(primals)
+    us = [zeros_like(o).requires_grad_() for o in out_leaves]
+    inputs = [f for _, _, fresh, _ in made for f in fresh]
+    vjps = _autograd_grad(out_leaves, inputs, us, retain_graph=True, create_graph=True,
+                          allow_unused=True)
+
+    def jvp_fn(*tangents):
+        flat, spec = _tree.flatten(tangents)
+        if spec != primal_spec:
+            raise RuntimeError(f"Expected the tangents {spec} to have the same argspec as the "
+                               f"primals {primal_spec}")
+        for i, (t, p) in enumerate(zip(flat, flat_primals)):
+            for what in ("shape", "device", "dtype"):
+                if getattr(t, what) != getattr(p, what):
+                    raise RuntimeError(
+                        f"tangent:{i} with {what} {getattr(t, what)} in flattened pytree "
+                        f"doesn't match the {what} {getattr(p, what)} of the corresponding "
+                        "primal.")
+        pairs = [(v, t) for v, t in zip(vjps, flat) if v is not None]
+        jv = _autograd_grad([v for v, _ in pairs], us, [t for _, t in pairs],
+                            retain_graph=True, allow_unused=True) if pairs else [None] * len(us)
+        jv = [zeros_like(o) if g is None else _finish(g, False) for g, o in zip(jv, out_leaves)]
+        return _tree.unflatten(jv, out_spec)
+
+    return _tree.unflatten([_finish(o, outer) for o in out_leaves], out_spec), jvp_fn
+
+
+def functionalize(func, *, remove="mutations"):
+    """``func`` itself: PyTorch's ``functionalize`` rewrites in-place ops out of a program
+    for its compilers; nbgrad's transforms already run in-place ops correctly, so the
+    function's results are the same.
+
+    Example::
+
+        >>> import nbgrad
+        >>> from nbgrad.func import functionalize
+        >>> def f(x):
+        ...     y = x.clone()
+        ...     y.add_(1)
+        ...     return y * 2
+        >>> functionalize(f)(nbgrad.tensor([1.0, 2.0]))
+        tensor([4., 6.])
+    """
+    if remove not in ("mutations", "mutations_and_views"):
+        raise RuntimeError(f"functionalize(f, remove='mutations'): received invalid argument "
+                           f"for remove={remove}. Valid options are:\n     remove='mutations': "
+                           "all inplace and out= operators will be removed from the program, "
+                           "and replaced with their out-of-place equivalents.\n     "
+                           "remove='mutations_and_views': In addition to the above, all aliasing "
+                           "operators {view} will be replaced with their non-aliasing "
+                           "counterparts, {view}_copy.\n")
+    return func
+
+
+def replace_all_batch_norm_modules_(root):
+    """Make every batch norm in ``root`` use the batch's statistics, always: no running
+    statistics (as ``vmap`` over a model needs). In place; returns ``root``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> from nbgrad.func import replace_all_batch_norm_modules_
+        >>> m = replace_all_batch_norm_modules_(nbgrad.nn.BatchNorm1d(3))
+        >>> m.running_mean is None, m.track_running_stats
+        (True, False)
+    """
+    from ..nn.modules.batchnorm import _BatchNorm
+
+    for module in root.modules():
+        if isinstance(module, _BatchNorm):
+            module.running_mean = None
+            module.running_var = None
+            module.num_batches_tracked = None
+            module.track_running_stats = False
+    return root
 
 
 def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_copy=False):
