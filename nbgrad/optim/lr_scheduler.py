@@ -1,6 +1,6 @@
 """Learning-rate schedules, as ``torch.optim.lr_scheduler``: each ``step()`` (once per epoch,
-or per batch for ``OneCycleLR``, after ``optimizer.step()``) writes the next rate into
-every parameter group's ``"lr"``.
+or per batch for ``OneCycleLR`` and ``CyclicLR``, after ``optimizer.step()``) writes the
+next rate into every parameter group's ``"lr"``.
 
 The rates follow PyTorch's own recurrences (most schedules multiply the group's current
 rate rather than recompute it from the epoch), so a schedule gives PyTorch's floats to the
@@ -103,6 +103,11 @@ class LRScheduler:
         self.base_lrs = _lrs(optimizer, "initial_lr")
         self.last_epoch = last_epoch
         _count_steps(optimizer)
+        self._initial_step()
+
+    def _initial_step(self):
+        """Zero the step count and take the first step (``SequentialLR`` calls it again for
+        the schedule that starts at epoch 0)."""
         self._step_count = 0
         self._is_initial = True
         try:
@@ -153,6 +158,12 @@ class LRScheduler:
         self._step_count += 1
         if epoch is not None:
             warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
+        self._update_lr(epoch)
+
+    def _update_lr(self, epoch=None):
+        """Set the rates of the next epoch, or of ``epoch`` (by the closed form where there
+        is one), without ``step``'s warnings and count: ``SequentialLR`` restarts a schedule
+        at a milestone with ``_update_lr(0)``."""
         self._get_lr_called_within_step = True
         try:
             if epoch is None:
@@ -536,3 +547,407 @@ class ReduceLROnPlateau(LRScheduler):
             new = max(old * self.factor, low)
             if old - new > self.eps:
                 group["lr"] = new
+
+
+class ConstantLR(LRScheduler):
+    """Rate ``factor`` times the initial one for the first ``total_iters`` epochs, then the
+    initial one again (the change is a multiplication, so it composes with other schedules).
+
+    Example::
+
+        >>> import nbgrad
+        >>> opt = nbgrad.optim.SGD([nbgrad.zeros(1, requires_grad=True)], lr=0.05)
+        >>> sched = ConstantLR(opt, factor=0.5, total_iters=2)
+        >>> lrs = [sched.get_last_lr()[0]]
+        >>> for _ in range(3):
+        ...     opt.step(); sched.step(); lrs.append(sched.get_last_lr()[0])
+        >>> lrs
+        [0.025, 0.025, 0.05, 0.05]
+    """
+
+    def __init__(self, optimizer, factor=1.0 / 3, total_iters=5, last_epoch=-1):
+        if factor > 1.0 or factor < 0:
+            raise ValueError("Constant multiplicative factor expected to be between 0 and 1.")
+        self.factor, self.total_iters = factor, total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        self._warn_if_outside_step()
+        if self.last_epoch == 0:
+            return [group["lr"] * self.factor for group in self.optimizer.param_groups]
+        if self.last_epoch != self.total_iters:
+            return _lrs(self.optimizer)
+        return [group["lr"] * (1.0 / self.factor) for group in self.optimizer.param_groups]
+
+    def _get_closed_form_lr(self):
+        done = self.last_epoch >= self.total_iters
+        return [base * (self.factor + done * (1 - self.factor)) for base in self.base_lrs]
+
+
+class PolynomialLR(LRScheduler):
+    """Rate ``initial * (1 - epoch / total_iters) ** power``, reaching 0 at ``total_iters``
+    and kept there.
+
+    Example::
+
+        >>> import nbgrad
+        >>> opt = nbgrad.optim.SGD([nbgrad.zeros(1, requires_grad=True)], lr=1.0)
+        >>> sched = PolynomialLR(opt, total_iters=4, power=2.0)
+        >>> lrs = [sched.get_last_lr()[0]]
+        >>> for _ in range(5):
+        ...     opt.step(); sched.step(); lrs.append(sched.get_last_lr()[0])
+        >>> lrs
+        [1.0, 0.5625, 0.25, 0.0625, 0.0, 0.0]
+    """
+
+    def __init__(self, optimizer, total_iters=5, power=1.0, last_epoch=-1):
+        self.total_iters, self.power = total_iters, power
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        self._warn_if_outside_step()
+        if self._is_initial or self.last_epoch > self.total_iters:
+            return _lrs(self.optimizer)
+        # (the ratio of this epoch's factor to the last one's, as PyTorch chains it)
+        e, n = self.last_epoch, self.total_iters
+        decay = ((1.0 - e / n) / (1.0 - (e - 1) / n)) ** self.power
+        return [group["lr"] * decay for group in self.optimizer.param_groups]
+
+    def _get_closed_form_lr(self):
+        left = 1.0 - min(self.total_iters, self.last_epoch) / self.total_iters
+        return [base * left ** self.power for base in self.base_lrs]
+
+
+class CosineAnnealingWarmRestarts(LRScheduler):
+    """SGDR: rate along half a cosine from the initial one down to ``eta_min`` over ``T_0``
+    epochs, then back to the initial one (a warm restart) for a period ``T_mult`` times
+    longer, and so on. ``step(epoch)`` takes a fractional epoch too (``epoch + i / iters``
+    for batch ``i`` of ``iters``), without a deprecation warning.
+
+    Example::
+
+        >>> import nbgrad
+        >>> opt = nbgrad.optim.SGD([nbgrad.zeros(1, requires_grad=True)], lr=1.0)
+        >>> sched = CosineAnnealingWarmRestarts(opt, T_0=2, T_mult=2)
+        >>> lrs = [sched.get_last_lr()[0]]
+        >>> for _ in range(6):
+        ...     opt.step(); sched.step(); lrs.append(round(sched.get_last_lr()[0], 4))
+        >>> lrs
+        [1.0, 0.5, 1.0, 0.8536, 0.5, 0.1464, 1.0]
+        >>> sched.step(2.5); round(sched.get_last_lr()[0], 4)
+        0.9619
+    """
+
+    def __init__(self, optimizer, T_0, T_mult=1, eta_min=0.0, last_epoch=-1):  # noqa: N803
+        if T_0 <= 0 or not isinstance(T_0, int):
+            raise ValueError(f"Expected positive integer T_0, but got {T_0}")
+        if T_mult < 1 or not isinstance(T_mult, int):
+            raise ValueError(f"Expected integer T_mult >= 1, but got {T_mult}")
+        if not isinstance(eta_min, (float, int)):
+            raise ValueError(f"Expected float or int eta_min, but got {eta_min} of type "
+                             f"{type(eta_min)}")
+        self.T_0 = self.T_i = T_0
+        self.T_mult, self.eta_min = T_mult, eta_min
+        self.T_cur = last_epoch
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        self._warn_if_outside_step()
+        lo = self.eta_min
+        return [lo + (base - lo) * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
+                for base in self.base_lrs]
+
+    def step(self, epoch=None):
+        """The next epoch, or ``epoch`` (a float for a point inside one); it is not
+        counted nor checked for order as other schedules' steps are, as in PyTorch."""
+        if epoch is None and self.last_epoch < 0:
+            epoch = 0
+        if epoch is None:
+            epoch = self.last_epoch + 1
+            self.T_cur += 1
+            if self.T_cur >= self.T_i:
+                self.T_cur %= self.T_i
+                self.T_i *= self.T_mult
+        elif epoch < 0:
+            raise ValueError(f"Expected non-negative epoch, but got {epoch}")
+        elif epoch < self.T_0:
+            self.T_i, self.T_cur = self.T_0, epoch
+        elif self.T_mult == 1:
+            self.T_cur = epoch % self.T_0
+        else:
+            # restarts so far: the n with T_0 * (m**n - 1) / (m - 1) <= epoch
+            m = self.T_mult
+            n = int(math.log(epoch / self.T_0 * (m - 1) + 1, m))
+            self.T_cur = epoch - self.T_0 * (m ** n - 1) / (m - 1)
+            self.T_i = self.T_0 * m ** n
+        self.last_epoch = math.floor(epoch)
+        self._get_lr_called_within_step = True
+        try:
+            values = self.get_lr()
+        finally:
+            self._get_lr_called_within_step = False
+        for group, lr in zip(self.optimizer.param_groups, values):
+            group["lr"] = lr
+        self._last_lr = _lrs(self.optimizer)
+
+
+class CyclicLR(LRScheduler):
+    """Cyclical rates, stepped once per batch: up from ``base_lr`` to ``max_lr`` over
+    ``step_size_up`` batches and back down over ``step_size_down`` (default the same), the
+    height scaled by ``mode``: ``"triangular"`` (not), ``"triangular2"`` (halved each
+    cycle), ``"exp_range"`` (``gamma ** batch``), or by your ``scale_fn`` of the cycle
+    number or of the batch (``scale_mode`` ``"cycle"`` or ``"iterations"``). With
+    ``cycle_momentum`` the momentum (or Adam's first beta) cycles the other way, between
+    ``max_momentum`` and ``base_momentum``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> opt = nbgrad.optim.SGD([nbgrad.zeros(1, requires_grad=True)], lr=0.1, momentum=0.9)
+        >>> sched = CyclicLR(opt, base_lr=0.1, max_lr=0.5, step_size_up=2)
+        >>> lrs = [sched.get_last_lr()[0]]
+        >>> for _ in range(4):
+        ...     opt.step(); sched.step(); lrs.append(round(sched.get_last_lr()[0], 4))
+        >>> lrs, round(opt.param_groups[0]["momentum"], 4)
+        ([0.1, 0.3, 0.5, 0.3, 0.1], 0.9)
+    """
+
+    def __init__(self, optimizer, base_lr, max_lr, step_size_up=2000, step_size_down=None,
+                 mode="triangular", gamma=1.0, scale_fn=None, scale_mode="cycle",
+                 cycle_momentum=True, base_momentum=0.8, max_momentum=0.9, last_epoch=-1):
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        self.optimizer = optimizer
+        base_lrs = _per_group("base_lr", optimizer, base_lr)
+        if last_epoch == -1:
+            for lr, group in zip(base_lrs, optimizer.param_groups):
+                group["lr"] = lr
+        self.max_lrs = _per_group("max_lr", optimizer, max_lr)
+        up = float(step_size_up)
+        down = float(step_size_down) if step_size_down is not None else up
+        self.total_size = up + down
+        self.step_ratio = up / self.total_size
+        if mode not in ("triangular", "triangular2", "exp_range") and scale_fn is None:
+            raise ValueError("mode is invalid and scale_fn is None")
+        self.mode, self.gamma = mode, gamma
+        self._scale_fn_custom = scale_fn
+        self.scale_mode = scale_mode
+        self._init_scale_fn()
+        self.cycle_momentum = cycle_momentum
+        if cycle_momentum:
+            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+                raise ValueError("optimizer must support momentum or beta1 with "
+                                 "`cycle_momentum` option enabled")
+            self.use_beta1 = "betas" in optimizer.defaults
+            self.base_momentums = _per_group("base_momentum", optimizer, base_momentum)
+            self.max_momentums = _per_group("max_momentum", optimizer, max_momentum)
+            if last_epoch == -1:
+                for hi, lo, group in zip(self.max_momentums, self.base_momentums,
+                                         optimizer.param_groups):
+                    if self.use_beta1:
+                        group["betas"] = (hi, *group["betas"][1:])
+                    else:
+                        group["momentum"] = hi
+                    group["max_momentum"], group["base_momentum"] = hi, lo
+        # (the first step reads the groups' "initial_lr", as PyTorch's does; the cycle's
+        # floor is base_lr from then on)
+        super().__init__(optimizer, last_epoch)
+        self.base_lrs = base_lrs
+
+    def _init_scale_fn(self):
+        # a built-in mode fixes what its scale is a function of
+        if self._scale_fn_custom is None:
+            self.scale_mode = "iterations" if self.mode == "exp_range" else "cycle"
+
+    def scale_fn(self, x):
+        """The height's scale at cycle ``x`` (or batch ``x``, per ``scale_mode``)."""
+        if self._scale_fn_custom is not None:
+            return self._scale_fn_custom(x)
+        if self.mode == "triangular":
+            return 1.0
+        if self.mode == "triangular2":
+            return 1 / (2.0 ** (x - 1))
+        return self.gamma ** x
+
+    def get_lr(self):
+        self._warn_if_outside_step()
+        cycle = math.floor(1 + self.last_epoch / self.total_size)
+        x = 1.0 + self.last_epoch / self.total_size - cycle
+        if x <= self.step_ratio:
+            frac = x / self.step_ratio
+        else:
+            frac = (x - 1) / (self.step_ratio - 1)
+        at = cycle if self.scale_mode == "cycle" else self.last_epoch
+        # (scale_fn called once per value, as PyTorch does, for a callable that keeps count)
+        lrs = [base + (top - base) * frac * self.scale_fn(at)
+               for base, top in zip(self.base_lrs, self.max_lrs)]
+        if self.cycle_momentum:
+            for group, lo, hi in zip(self.optimizer.param_groups, self.base_momentums,
+                                     self.max_momentums):
+                momentum = hi - (hi - lo) * frac * self.scale_fn(at)
+                if self.use_beta1:
+                    group["betas"] = (momentum, *group["betas"][1:])
+                else:
+                    group["momentum"] = momentum
+        return lrs
+
+    def state_dict(self):
+        """The state; ``scale_fn`` is saved as None if a plain function, as its
+        ``__dict__`` if a callable object."""
+        state = super().state_dict()
+        fn = state.pop("_scale_fn_custom")
+        state["_scale_fn_custom"] = (None if fn is None or isinstance(fn, types.FunctionType)
+                                     else fn.__dict__.copy())
+        return state
+
+    def load_state_dict(self, state_dict):
+        state = dict(state_dict)
+        saved = state.pop("_scale_fn_custom")
+        super().load_state_dict(state)
+        if saved is not None:
+            self._scale_fn_custom.__dict__.update(saved)
+        self._init_scale_fn()
+
+
+def _check_schedulers(owner, optimizer, schedulers):
+    for i, sched in enumerate(schedulers):
+        if not hasattr(sched, "optimizer"):
+            raise TypeError(f"{owner} at index {i} should have `optimizer` as its attribute.")
+        if isinstance(sched, ReduceLROnPlateau):
+            raise ValueError(
+                f"{owner} does not support `ReduceLROnPlateau` scheduler as it requires "
+                "additional kwargs to be specified when calling `step`, but got one at index "
+                f"{i} in the given schedulers sequence.")
+        if optimizer != sched.optimizer:
+            raise ValueError(
+                f"{owner} expects all schedulers to belong to the same optimizer, but got "
+                f"scheduler {type(sched).__name__} at index {i} has {sched.optimizer}, which "
+                f"is different from {type(optimizer).__name__}.")
+
+
+def _states_with_schedulers(sched):
+    state = {k: v for k, v in sched.__dict__.items() if k not in ("optimizer", "_schedulers")}
+    state["_schedulers"] = [s.state_dict() for s in sched._schedulers]
+    return state
+
+
+def _load_with_schedulers(sched, state_dict):
+    state = dict(state_dict)
+    inner = state.pop("_schedulers")
+    sched.__dict__.update(state)
+    for s, saved in zip(sched._schedulers, inner):
+        s.load_state_dict(saved)
+
+
+class SequentialLR(LRScheduler):
+    """One schedule after another: ``schedulers[i]`` runs from ``milestones[i - 1]`` (where
+    it restarts from epoch 0) until ``milestones[i]``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> opt = nbgrad.optim.SGD([nbgrad.zeros(1, requires_grad=True)], lr=1.0)
+        >>> warm = ConstantLR(opt, factor=0.1, total_iters=2)
+        >>> decay = ExponentialLR(opt, gamma=0.5)
+        >>> sched = SequentialLR(opt, schedulers=[warm, decay], milestones=[2])
+        >>> lrs = [sched.get_last_lr()[0]]
+        >>> for _ in range(4):
+        ...     opt.step(); sched.step(); lrs.append(sched.get_last_lr()[0])
+        >>> lrs
+        [0.1, 0.1, 1.0, 0.5, 0.25]
+    """
+
+    def __init__(self, optimizer, schedulers, milestones, last_epoch=-1):
+        owner = type(self).__name__
+        if len(schedulers) < 1:
+            raise ValueError(f"{owner} expects at least one scheduler, but got no scheduler.")
+        _check_schedulers(owner, optimizer, schedulers)
+        if len(milestones) != len(schedulers) - 1:
+            raise ValueError(
+                "Sequential Schedulers expects number of schedulers provided to be one more "
+                "than the number of milestone points, but got number of schedulers "
+                f"{len(schedulers)} and the number of milestones to be equal to "
+                f"{len(milestones)}")
+        self._schedulers = schedulers
+        self._milestones = milestones
+        self.last_epoch = last_epoch + 1
+        self.optimizer = optimizer
+        # the schedules each took a first step when made: start again from the initial
+        # rates, and only the one that owns epoch 0 takes it
+        for group in optimizer.param_groups:
+            group["lr"] = group["initial_lr"]
+        self.recursive_undo()
+        first = self._schedulers[bisect_right(self._milestones, 0)]
+        first._initial_step()
+        self._last_lr = first.get_last_lr()
+
+    def recursive_undo(self, sched=None):
+        """Take back one epoch from each schedule (inside nested ones too)."""
+        sched = self if sched is None else sched
+        if hasattr(sched, "_schedulers"):
+            for s in sched._schedulers:
+                self.recursive_undo(s)
+        elif hasattr(sched, "last_epoch"):
+            sched.last_epoch -= 1
+
+    def step(self):
+        """Step the schedule of the new epoch (restarting it at epoch 0 on its milestone)."""
+        self.last_epoch += 1
+        i = bisect_right(self._milestones, self.last_epoch)
+        sched = self._schedulers[i]
+        if i > 0 and self._milestones[i - 1] == self.last_epoch:
+            sched._update_lr(0)
+        else:
+            sched.step()
+        self._last_lr = sched.get_last_lr()
+
+    def state_dict(self):
+        """The state, with each schedule's own ``state_dict()``."""
+        return _states_with_schedulers(self)
+
+    def load_state_dict(self, state_dict):
+        _load_with_schedulers(self, state_dict)
+
+
+class ChainedScheduler(LRScheduler):
+    """Several schedules stepped together: each ``step()`` steps every one of
+    ``schedulers`` in turn, their changes to the rate compounding. ``optimizer`` defaults
+    to the first schedule's.
+
+    Example::
+
+        >>> import nbgrad
+        >>> opt = nbgrad.optim.SGD([nbgrad.zeros(1, requires_grad=True)], lr=1.0)
+        >>> warm = ConstantLR(opt, factor=0.1, total_iters=2)
+        >>> decay = ExponentialLR(opt, gamma=0.5)
+        >>> sched = ChainedScheduler([warm, decay], optimizer=opt)
+        >>> lrs = [sched.get_last_lr()[0]]
+        >>> for _ in range(3):
+        ...     opt.step(); sched.step(); lrs.append(sched.get_last_lr()[0])
+        >>> lrs
+        [0.1, 0.05, 0.25, 0.125]
+    """
+
+    def __init__(self, schedulers, optimizer=None):
+        owner = type(self).__name__
+        if len(schedulers) < 1:
+            raise ValueError(f"{owner} expects at least one scheduler to be chained, but got "
+                             "no scheduler.")
+        optimizer = optimizer or schedulers[0].optimizer
+        _check_schedulers(owner, optimizer, schedulers)
+        self._schedulers = schedulers
+        self.optimizer = optimizer
+        self._last_lr = _lrs(schedulers[-1].optimizer)
+
+    def step(self):
+        """Step each schedule, in order."""
+        for sched in self._schedulers:
+            sched.step()
+        self._last_lr = _lrs(self._schedulers[-1].optimizer)
+
+    def state_dict(self):
+        """The state, with each schedule's own ``state_dict()``."""
+        return _states_with_schedulers(self)
+
+    def load_state_dict(self, state_dict):
+        _load_with_schedulers(self, state_dict)

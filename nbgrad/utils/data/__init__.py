@@ -9,9 +9,11 @@
 
 from .dataloader import DataLoader, default_collate, default_convert
 from .dataset import (
+    ChainDataset,
     ConcatDataset,
     Dataset,
     IterableDataset,
+    StackDataset,
     Subset,
     TensorDataset,
     random_split,
@@ -22,8 +24,25 @@ from .sampler import (
     Sampler,
     SequentialSampler,
     SubsetRandomSampler,
+    WeightedRandomSampler,
 )
 
-__all__ = ["BatchSampler", "ConcatDataset", "DataLoader", "Dataset", "IterableDataset",
-           "RandomSampler", "Sampler", "SequentialSampler", "Subset", "SubsetRandomSampler",
-           "TensorDataset", "default_collate", "default_convert", "random_split"]
+
+def get_worker_info():
+    """Information on the ``DataLoader`` worker process this runs in, or None in the main
+    process: always None here, since nbgrad's ``DataLoader`` loads every batch in the
+    calling process (so an ``IterableDataset`` that shards itself by worker reads it
+    whole, as with ``num_workers=0`` in PyTorch).
+
+    Example::
+
+        >>> get_worker_info() is None
+        True
+    """
+    return None
+
+
+__all__ = ["BatchSampler", "ChainDataset", "ConcatDataset", "DataLoader", "Dataset",
+           "IterableDataset", "RandomSampler", "Sampler", "SequentialSampler", "StackDataset",
+           "Subset", "SubsetRandomSampler", "TensorDataset", "WeightedRandomSampler",
+           "default_collate", "default_convert", "get_worker_info", "random_split"]

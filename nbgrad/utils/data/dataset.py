@@ -1,6 +1,6 @@
 """Datasets: ``Dataset`` (map-style: ``__getitem__`` and ``__len__``), ``IterableDataset``,
-``TensorDataset``, ``Subset``, ``ConcatDataset`` and ``random_split``, as in
-``torch.utils.data.dataset``."""
+``TensorDataset``, ``StackDataset``, ``Subset``, ``ConcatDataset``, ``ChainDataset`` and
+``random_split``, as in ``torch.utils.data.dataset``."""
 
 import bisect
 import itertools
@@ -24,13 +24,13 @@ class Dataset:
 
 class IterableDataset(Dataset):
     """A dataset read as a stream: subclasses give ``__iter__``. A ``DataLoader`` batches
-    what it yields, in order (no sampler, no shuffle)."""
+    what it yields, in order (no sampler, no shuffle). ``a + b`` chains two streams."""
 
     def __iter__(self):
         raise NotImplementedError("Subclasses of IterableDataset should implement __iter__.")
 
     def __add__(self, other):
-        raise TypeError("ConcatDataset does not support IterableDataset")
+        return ChainDataset([self, other])
 
 
 class TensorDataset(Dataset):
@@ -55,6 +55,96 @@ class TensorDataset(Dataset):
 
     def __len__(self):
         return self.tensors[0].size(0)
+
+
+class StackDataset(Dataset):
+    """Several datasets of one length side by side: item ``i`` is the tuple of their items
+    ``i`` (datasets given by position) or the dict of them (given by keyword).
+
+    Example::
+
+        >>> StackDataset(["a", "b"], [1, 2])[1]
+        ('b', 2)
+        >>> StackDataset(text=["a", "b"], label=[1, 2])[0]
+        {'text': 'a', 'label': 1}
+    """
+
+    def __init__(self, *args, **kwargs):
+        if args and kwargs:
+            # (PyTorch's message, missing space and all)
+            raise ValueError("Supported either ``tuple``- (via ``args``) or``dict``- (via "
+                             "``kwargs``) like input/output, but both types are given.")
+        if not args and not kwargs:
+            raise ValueError("At least one dataset should be passed")
+        parts = list(args) if args else list(kwargs.values())
+        self._length = len(parts[0])
+        if any(len(d) != self._length for d in parts):
+            raise ValueError("Size mismatch between datasets")
+        self.datasets = args if args else kwargs
+
+    def __getitem__(self, index):
+        if isinstance(self.datasets, dict):
+            return {k: d[index] for k, d in self.datasets.items()}
+        return tuple(d[index] for d in self.datasets)
+
+    def __getitems__(self, indices):
+        """Items at ``indices``, a batch at once from each dataset that has
+        ``__getitems__``."""
+        named = isinstance(self.datasets, dict)
+        parts = self.datasets.items() if named else enumerate(self.datasets)
+        batch = [{} if named else [] for _ in indices]
+        for key, d in parts:
+            if callable(getattr(d, "__getitems__", None)):
+                items = d.__getitems__(indices)
+                if len(items) != len(indices):
+                    raise ValueError("Nested dataset's output size mismatch. Expected "
+                                     f"{len(indices)}, got {len(items)}")
+            else:
+                items = [d[i] for i in indices]
+            for sample, item in zip(batch, items):
+                if named:
+                    sample[key] = item
+                else:
+                    sample.append(item)
+        return batch if named else [tuple(sample) for sample in batch]
+
+    def __len__(self):
+        return self._length
+
+
+class ChainDataset(IterableDataset):
+    """Several ``IterableDataset`` streams one after another, read as they are iterated.
+
+    Example::
+
+        >>> class Count(IterableDataset):
+        ...     def __init__(self, n):
+        ...         self.n = n
+        ...     def __iter__(self):
+        ...         return iter(range(self.n))
+        ...     def __len__(self):
+        ...         return self.n
+        >>> ds = ChainDataset([Count(2), Count(3)])
+        >>> list(ds), len(ds)
+        ([0, 1, 0, 1, 2], 5)
+    """
+
+    def __init__(self, datasets):
+        super().__init__()
+        self.datasets = datasets
+
+    def _streams(self):
+        for d in self.datasets:
+            if not isinstance(d, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+            yield d
+
+    def __iter__(self):
+        for d in self._streams():
+            yield from d
+
+    def __len__(self):
+        return sum(len(d) for d in self._streams())
 
 
 class Subset(Dataset):

@@ -122,6 +122,50 @@ class SubsetRandomSampler(Sampler):
         return len(self.indices)
 
 
+class WeightedRandomSampler(Sampler):
+    """``num_samples`` indices of ``weights`` (a 1-d sequence, not normalised), index ``i``
+    drawn with probability ``weights[i] / sum(weights)``; with ``replacement`` (the
+    default) an index may come again, without it at most once. The draws are
+    ``nbgrad.multinomial``'s, so PyTorch's for the same seed (the default generator, or
+    ``generator``, an ``nbgrad.Generator``); a new draw at each iteration.
+
+    Example::
+
+        >>> import nbgrad
+        >>> sampler = WeightedRandomSampler([0.0, 1.0, 0.0, 3.0], 6)
+        >>> len(sampler), sorted(set(sampler))
+        (6, [1, 3])
+        >>> sorted(WeightedRandomSampler([0.5, 0.0, 2.0], 3, replacement=False))
+        [0, 1, 2]
+    """
+
+    def __init__(self, weights, num_samples, replacement=True, generator=None):
+        from ... import as_tensor, float64
+
+        if isinstance(num_samples, bool) or not isinstance(num_samples, int) or num_samples <= 0:
+            raise ValueError("num_samples should be a positive integer value, but got "
+                             f"num_samples={num_samples}")
+        if not isinstance(replacement, bool):
+            raise ValueError("replacement should be a boolean value, but got "
+                             f"replacement={replacement}")
+        weights = as_tensor(weights, dtype=float64)
+        if weights.ndim != 1:
+            raise ValueError("weights should be a 1d sequence but given weights have shape "
+                             f"{tuple(weights.shape)}")
+        self.weights, self.num_samples, self.replacement = weights, num_samples, replacement
+        self.generator = _check_generator(generator)
+
+    def __iter__(self):
+        from ... import multinomial
+
+        draws = multinomial(self.weights, self.num_samples, self.replacement,
+                            generator=self.generator)
+        yield from draws.tolist()
+
+    def __len__(self):
+        return self.num_samples
+
+
 class BatchSampler(Sampler):
     """Lists of ``batch_size`` indices from ``sampler``; the last one shorter unless
     ``drop_last``.
