@@ -1,9 +1,28 @@
 """``nbgrad.nn.utils``: as ``torch.nn.utils`` (gradient clipping, parameters as one vector,
-``rnn``'s packed sequences)."""
+``rnn``'s packed sequences, ``parametrize`` and ``parametrizations``, the hook-based
+``weight_norm`` and ``spectral_norm``, conv/linear + batch norm fusion, ``skip_init``)."""
 
-from . import rnn
-from .clip_grad import clip_grad_norm_, clip_grad_value_
+from . import parametrizations, parametrize, rnn
+from .clip_grad import (
+    clip_grad_norm,
+    clip_grad_norm_,
+    clip_grad_value_,
+    clip_grads_with_norm_,
+    get_total_norm,
+)
 from .convert_parameters import parameters_to_vector, vector_to_parameters
+from .fusion import (
+    fuse_conv_bn_eval,
+    fuse_conv_bn_weights,
+    fuse_linear_bn_eval,
+    fuse_linear_bn_weights,
+)
+from .init import skip_init
+from .spectral_norm import remove_spectral_norm, spectral_norm
+from .weight_norm import remove_weight_norm, weight_norm
 
-__all__ = ["clip_grad_norm_", "clip_grad_value_", "parameters_to_vector",
-           "vector_to_parameters", "rnn"]
+__all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grads_with_norm_", "clip_grad_value_",
+           "fuse_conv_bn_eval", "fuse_conv_bn_weights", "fuse_linear_bn_eval",
+           "fuse_linear_bn_weights", "get_total_norm", "parameters_to_vector",
+           "parametrizations", "parametrize", "remove_spectral_norm", "remove_weight_norm",
+           "rnn", "skip_init", "spectral_norm", "vector_to_parameters", "weight_norm"]
