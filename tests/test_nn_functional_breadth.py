@@ -305,3 +305,22 @@ def test_avg_pool2d_of_integers_matches_pytorch():
         got = F.avg_pool2d(nbgrad.tensor(v), **kw)
         want = TF.avg_pool2d(torch.tensor(v), **kw)
         assert got.dtype is nbgrad.int64 and got.tolist() == want.tolist()
+
+
+def test_normalize_writes_into_out_as_torch():
+    torch = pytest.importorskip("torch")
+    for m in (nbgrad, torch):
+        o = m.empty(1, 2)
+        r = m.nn.functional.normalize(m.tensor([[3.0, 4.0]]), out=o)
+        assert r is o and o.tolist() == [[0.6000000238418579, 0.800000011920929]]
+        small = m.empty(3)
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            m.nn.functional.normalize(m.tensor([[3.0, 4.0]]), out=small)
+        assert tuple(small.shape) == (1, 2) and "was resized" in str(w[0].message)
+        x = m.ones(1, 2, requires_grad=True)
+        with pytest.raises(RuntimeError, match="functions with out=... arguments don't support "
+                                               "automatic differentiation"):
+            m.nn.functional.normalize(x, out=m.empty(1, 2))
+        with m.no_grad():
+            assert m.nn.functional.normalize(x, out=m.empty(0)).shape == (1, 2)

@@ -142,7 +142,35 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
 
     check_tensor(input, "normalize")
     n = clamp(linalg_vector_norm(input, p, dim, keepdim=True), min=eps)
-    return div(input, n)
+    if out is None:
+        return div(input, n)
+    return _into(out, lambda: div(input, n), input, "div")
+
+
+def _into(out, compute, input, name):
+    """``compute()`` written into ``out`` (resized, with PyTorch's warning, when its shape
+    differs) and ``out`` returned: PyTorch's ``out=``, which records no graph."""
+    import warnings
+
+    from ..autograd.grad_mode import is_grad_enabled, no_grad
+
+    if is_grad_enabled() and (input.requires_grad or out.requires_grad):
+        raise RuntimeError(f"{name}(): functions with out=... arguments don't support "
+                           "automatic differentiation, but one of the arguments requires grad.")
+    with no_grad():
+        result = compute()
+        if tuple(out.shape) != tuple(result.shape):
+            if out.numel():
+                warnings.warn(
+                    f"An output with one or more elements was resized since it had shape "
+                    f"{list(out.shape)}, which does not match the required output shape "
+                    f"{list(result.shape)}. This behavior is deprecated, and in a future "
+                    "PyTorch release outputs will not be resized unless they have zero "
+                    "elements. You can explicitly reuse an out tensor t by resizing it, "
+                    "inplace, to zero elements with t.resize_(0).", UserWarning, stacklevel=3)
+            out.resize_(tuple(result.shape))
+        out.copy_(result)
+    return out
 
 
 @autocast_op("cosine_similarity")
