@@ -268,8 +268,13 @@ def test_every_registered_op_has_a_cuda_kernel():
     lambda ps: nbgrad.optim.Adadelta(ps, lr=0.9, rho=0.8, weight_decay=0.1, maximize=True),
     lambda ps: nbgrad.optim.RMSprop(ps, lr=0.05, momentum=0.5, centered=True, weight_decay=0.1),
     lambda ps: nbgrad.optim.Adagrad(ps, lr=0.3, lr_decay=0.1, initial_accumulator_value=0.2),
+    lambda ps: nbgrad.optim.Adamax(ps, lr=0.1, weight_decay=0.1, maximize=True),
+    lambda ps: nbgrad.optim.NAdam(ps, lr=0.1, weight_decay=0.1, decoupled_weight_decay=True),
+    lambda ps: nbgrad.optim.RAdam(ps, lr=0.1, betas=(0.3, 0.9), weight_decay=0.1),
+    lambda ps: nbgrad.optim.ASGD(ps, lr=0.1, lambd=0.1, t0=1, weight_decay=0.1),
+    lambda ps: nbgrad.optim.Rprop(ps, lr=0.1, etas=(0.3, 1.5), step_sizes=(0.05, 0.2)),
 ], ids=["sgd", "sgd_momentum", "sgd_nesterov", "adam_amsgrad", "adamw", "adadelta", "rmsprop",
-        "adagrad"])
+        "adagrad", "adamax", "nadam", "radam", "asgd", "rprop"])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_optimizer_steps_match_cpu(make, dtype):
     """Both targets run kernels/updates.py's bodies: the same numbers, in the parameter's

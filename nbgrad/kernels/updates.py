@@ -1,5 +1,5 @@
 """Optimizer updates (SGD, SGD with momentum, Adam/AdamW with AMSGrad, Adadelta, RMSprop,
-Adagrad), each
+Adagrad, Adamax, NAdam, RAdam, ASGD, Rprop), each
 written once as a per-element step body for both targets' loops.
 
 A step body ``f(i, p, g, s, hp)`` updates element ``i`` of the flat parameter ``p`` from its
@@ -181,6 +181,145 @@ def adagrad(i, p, g, s, hp):
     p[i] = pi + neg_clr * (gi / (math.sqrt(a) + eps))
 
 
+@_jit
+def _lerp(a, b, w, w1, lo):
+    """``torch.lerp(a, b, w)``: from ``a`` when ``|w| < 0.5`` (``lo``), else from ``b``
+    (``w1 = 1 - w``, made in the dtype as lerp makes it)."""
+    return a + w * (b - a) if lo else b - (b - a) * w1
+
+
+@_jit
+def _adamax(pi, gi, m, u, hp):
+    """One element's Adamax step on values: ``m = lerp(m, g, 1 - beta1)``, ``u = max(beta2 *
+    u, |g| + eps)`` (NaN wins, as torch.maximum), ``p += -clr * m / u``."""
+    w, w1, lerp_lo, beta2, eps, wd, neg_clr, maximize = hp
+    gi = _signed(gi, pi, wd, maximize)
+    m = _lerp(m, gi, w, w1, lerp_lo)
+    a = u * beta2
+    b = abs(gi) + eps
+    u = a if a >= b or a != a else b
+    return pi + (neg_clr * m) / u, m, u  # addcdiv_: (value * t1) / t2
+
+
+@_jit
+def adamax(i, p, g, s, hp):
+    """One Adamax step; ``s``: ``(exp_avg, exp_inf)``, ``hp``: ``adamax_scalars``."""
+    m, u = s[0], s[1]
+    p[i], m[i], u[i] = _adamax(p[i], g[i], m[i], u[i], hp)
+
+
+@_jit
+def _nadam(pi, gi, m, v, hp):
+    """One element's NAdam step on values; ``c_grad`` and ``c_avg`` are the host's
+    ``-lr * (1 - mu) / (1 - mu_product)`` and ``-lr * mu_next / (1 - mu_product * mu_next)``."""
+    (w, w1, lerp_lo, beta2, beta2c, bc2, eps, wd, wd_scale, c_grad, c_avg, decoupled,
+     maximize) = hp
+    if decoupled:
+        gi = -gi if maximize else gi
+        if wd != 0:
+            pi = pi * wd_scale
+    else:
+        gi = _signed(gi, pi, wd, maximize)
+    m = _lerp(m, gi, w, w1, lerp_lo)
+    v = v * beta2 + beta2c * gi * gi
+    denom = math.sqrt(v / bc2) + eps
+    pi = pi + (c_grad * gi) / denom
+    return pi + (c_avg * m) / denom, m, v
+
+
+@_jit
+def nadam(i, p, g, s, hp):
+    """One NAdam step; ``s``: ``(exp_avg, exp_avg_sq)``, ``hp``: ``nadam_scalars``."""
+    m, v = s[0], s[1]
+    p[i], m[i], v[i] = _nadam(p[i], g[i], m[i], v[i], hp)
+
+
+@_jit
+def _radam(pi, gi, m, v, hp):
+    """One element's RAdam step on values. ``rect`` (the variance rectification term) and
+    whether to use it (``rho_t > 5``) come from the host; torch forms ``bc2_sqrt /
+    (sqrt(v) + eps)`` as ``bc2_sqrt * (1 / (sqrt(v) + eps))``, and so does this."""
+    (w, w1, lerp_lo, beta2, beta2c, eps, wd, wd_scale, bc1, lr, bc2_sqrt, rect, one,
+     rectify, decoupled, maximize) = hp
+    if decoupled:
+        gi = -gi if maximize else gi
+        if wd != 0:
+            pi = pi * wd_scale
+    else:
+        gi = _signed(gi, pi, wd, maximize)
+    m = _lerp(m, gi, w, w1, lerp_lo)
+    v = v * beta2 + beta2c * gi * gi
+    upd = m / bc1 * lr
+    if rectify:
+        upd = upd * (bc2_sqrt * (one / (math.sqrt(v) + eps))) * rect
+    return pi - upd, m, v
+
+
+@_jit
+def radam(i, p, g, s, hp):
+    """One RAdam step; ``s``: ``(exp_avg, exp_avg_sq)``, ``hp``: ``radam_scalars``."""
+    m, v = s[0], s[1]
+    p[i], m[i], v[i] = _radam(p[i], g[i], m[i], v[i], hp)
+
+
+@_jit
+def asgd(i, p, g, s, hp):
+    """One ASGD step; ``s``: ``(ax,)``: ``p = p * (1 - lambd * eta) - eta * g``, then ``ax
+    += (p - ax) * mu``, or ``ax = p`` while ``mu`` is 1 (``average`` False); ``hp``:
+    ``asgd_scalars``."""
+    decay, neg_eta, wd, mu, average, maximize = hp
+    ax = s[0]
+    pi = p[i]
+    gi = _signed(g[i], pi, wd, maximize)
+    pi = pi * decay + neg_eta * gi
+    p[i] = pi
+    a = ax[i]
+    ax[i] = a + (pi - a) * mu if average else pi
+
+
+@_jit
+def _sign(x, one, zero):
+    """torch.sign as the CPU computes it: 0 for NaN."""
+    if x > zero:
+        return one
+    if x < zero:
+        return -one
+    return zero
+
+
+@_jit
+def _rprop(pi, gi, prev, size, hp):
+    """One element's Rprop step on values; returns the new ``(p, prev, step_size)``.
+
+    The factor follows torch's masked writes in their order (``sign > 0`` to ``etaplus``,
+    then ``< 0`` to ``etaminus``, then ``== 0`` to 1), the step size is clamped with NaN
+    passing through, and where the factor equals ``etaminus`` the gradient counts as 0."""
+    etaplus, etaminus, one, zero, lo, hi, maximize = hp
+    gi = -gi if maximize else gi
+    f = _sign(gi * prev, one, zero)
+    if f > zero:
+        f = etaplus
+    if f < zero:
+        f = etaminus
+    if f == zero:
+        f = one
+    size = size * f
+    if size < lo:
+        size = lo
+    if size > hi:
+        size = hi
+    if f == etaminus:
+        gi = zero
+    return pi - _sign(gi, one, zero) * size, gi, size
+
+
+@_jit
+def rprop(i, p, g, s, hp):
+    """One Rprop step; ``s``: ``(prev, step_size)``, ``hp``: ``rprop_scalars``."""
+    prev, size = s[0], s[1]
+    p[i], prev[i], size[i] = _rprop(p[i], g[i], prev[i], size[i], hp)
+
+
 # ----- the hyperparameters as the bodies take them (host side, shared by both targets) -----
 # PyTorch casts each Python scalar to the tensor's dtype where an op takes it (``mul_(beta2)``,
 # ``lerp_(g, 1 - beta1)``, ``addcdiv_(m, denom, value=-step_size)``), and computes ``1 - w``
@@ -220,3 +359,41 @@ def rmsprop_scalars(dtype, lr, alpha, eps, wd, momentum, maximize):
 def adagrad_scalars(dtype, clr, eps, wd, maximize):
     t = np.dtype(dtype).type
     return t(-clr), t(eps), t(wd), t(1), bool(maximize)
+
+
+def _lerp_weights(t, w):
+    """``(w, 1 - w, |w| < 0.5)`` as torch.lerp takes its weight, in the dtype ``t``."""
+    w = t(w)
+    return w, t(1) - w, bool(abs(w) < 0.5)
+
+
+def adamax_scalars(dtype, clr, beta1, beta2, eps, wd, maximize):
+    t = np.dtype(dtype).type
+    return (*_lerp_weights(t, 1.0 - beta1), t(beta2), t(eps), t(wd), t(-clr), bool(maximize))
+
+
+def nadam_scalars(dtype, lr, beta1, beta2, eps, wd, bias_correction2, c_grad, c_avg,
+                  decoupled, maximize):
+    t = np.dtype(dtype).type
+    return (*_lerp_weights(t, 1.0 - beta1), t(beta2), t(1.0 - beta2), t(bias_correction2),
+            t(eps), t(wd), t(1.0 - lr * wd), t(c_grad), t(c_avg), bool(decoupled),
+            bool(maximize))
+
+
+def radam_scalars(dtype, lr, beta1, beta2, eps, wd, bias_correction1, bc2_sqrt, rect,
+                  rectify, decoupled, maximize):
+    t = np.dtype(dtype).type
+    return (*_lerp_weights(t, 1.0 - beta1), t(beta2), t(1.0 - beta2), t(eps), t(wd),
+            t(1.0 - lr * wd), t(bias_correction1), t(lr), t(bc2_sqrt), t(rect), t(1),
+            bool(rectify), bool(decoupled), bool(maximize))
+
+
+def asgd_scalars(dtype, eta, lambd, wd, mu, maximize):
+    t = np.dtype(dtype).type
+    return t(1.0 - lambd * eta), t(-eta), t(wd), t(mu), bool(mu != 1), bool(maximize)
+
+
+def rprop_scalars(dtype, etaminus, etaplus, step_size_min, step_size_max, maximize):
+    t = np.dtype(dtype).type
+    return (t(etaplus), t(etaminus), t(1), t(0), t(step_size_min), t(step_size_max),
+            bool(maximize))

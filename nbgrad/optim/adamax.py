@@ -1,0 +1,70 @@
+"""Adamax (Kingma & Ba, 2015): Adam with the infinity norm of past gradients in place of
+their root mean square."""
+
+from ..kernels import updates
+from ..tensor import Tensor
+from .adam import _next_step
+from .optimizer import Optimizer, _check_unsupported
+
+
+def _check_lr(lr):
+    if isinstance(lr, Tensor) and lr.numel() != 1:
+        raise ValueError("Tensor lr must be 1-element")
+    if not 0.0 <= lr:
+        raise ValueError(f"Invalid learning rate: {lr}")
+
+
+def _check_adam_args(lr, betas, eps, weight_decay):
+    """The checks (and messages) PyTorch's Adam family shares."""
+    _check_lr(lr)
+    if not 0.0 <= eps:
+        raise ValueError(f"Invalid epsilon value: {eps}")
+    if not 0.0 <= betas[0] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+    if not 0.0 <= betas[1] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+    if not 0.0 <= weight_decay:
+        raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+
+
+class Adamax(Optimizer):
+    """``Adamax(params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, *,
+    maximize=False)``, PyTorch's update rule:
+
+    ``g = grad + weight_decay * p``, ``exp_avg = lerp(exp_avg, g, 1 - beta1)``,
+    ``exp_inf = max(beta2 * exp_inf, |g| + eps)``,
+    ``p -= lr / (1 - beta1**step) * exp_avg / exp_inf``. Each parameter is updated by one
+    fused kernel.
+
+    >>> import nbgrad
+    >>> w = nbgrad.nn.Parameter(nbgrad.tensor([1.0, -2.0]))
+    >>> opt = nbgrad.optim.Adamax([w], lr=0.1)
+    >>> (w * w).sum().backward()
+    >>> opt.step()
+    >>> [round(v, 4) for v in w.tolist()]
+    [0.9, -1.9]
+    """
+
+    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 foreach=None, *, maximize=False, differentiable=False, capturable=False):
+        _check_adam_args(lr, betas, eps, weight_decay)
+        _check_unsupported(differentiable, capturable)
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+                        maximize=maximize)
+        super().__init__(params, defaults)
+
+    def step(self, closure=None):
+        """One update of every parameter that has a ``.grad``; returns ``closure()``'s loss."""
+        loss = self._closure(closure)
+        for group in self.param_groups:
+            beta1, beta2 = (float(b) for b in group["betas"])
+            lr, eps, wd = (float(group[k]) for k in ("lr", "eps", "weight_decay"))
+            maximize = bool(group["maximize"])
+            for p, g, state in self._params_with_grad(group):
+                step = _next_step(state)
+                m = self._state_buffer(state, "exp_avg", p)
+                u = self._state_buffer(state, "exp_inf", p)
+                clr = lr / (1 - beta1**step)
+                hp = updates.adamax_scalars(g.dtype, clr, beta1, beta2, eps, wd, maximize)
+                self._update(updates.adamax, p, g, (m, u), hp)
+        return loss

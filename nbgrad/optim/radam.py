@@ -1,0 +1,63 @@
+"""RAdam (Liu et al., 2019): Adam whose adaptive step is switched on, and scaled, by a
+variance rectification term once enough steps have been seen."""
+
+from ..kernels import updates
+from .adam import _next_step
+from .adamax import _check_adam_args
+from .optimizer import Optimizer, _check_unsupported
+
+
+class RAdam(Optimizer):
+    """``RAdam(params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+    decoupled_weight_decay=False, *, maximize=False)``, PyTorch's update rule:
+
+    ``exp_avg = lerp(exp_avg, g, 1 - beta1)``, ``exp_avg_sq = beta2 * exp_avg_sq + (1 -
+    beta2) * g * g``; ``rho_inf = 2 / (1 - beta2) - 1``, ``rho_t = rho_inf - 2 t beta2**t /
+    (1 - beta2**t)``. While ``rho_t <= 5``: ``p -= lr * exp_avg / (1 - beta1**t)``; after,
+    that step is scaled by ``sqrt(1 - beta2**t) / (sqrt(exp_avg_sq) + eps)`` and
+    ``r_t = sqrt((rho_t - 4)(rho_t - 2) rho_inf / ((rho_inf - 4)(rho_inf - 2) rho_t))``.
+    Weight decay adds ``weight_decay * p`` to ``g`` or, decoupled, scales ``p`` by
+    ``1 - lr * weight_decay`` first. Each parameter is updated by one fused kernel.
+
+    >>> import nbgrad
+    >>> w = nbgrad.nn.Parameter(nbgrad.tensor([1.0, -2.0]))
+    >>> opt = nbgrad.optim.RAdam([w], lr=0.1)
+    >>> (w * w).sum().backward()
+    >>> opt.step()
+    >>> [round(v, 4) for v in w.tolist()]
+    [0.8, -1.6]
+    """
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 decoupled_weight_decay=False, *, foreach=None, maximize=False,
+                 capturable=False, differentiable=False):
+        _check_adam_args(lr, betas, eps, weight_decay)
+        _check_unsupported(differentiable, capturable)
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+                        maximize=maximize, decoupled_weight_decay=decoupled_weight_decay)
+        super().__init__(params, defaults)
+
+    def step(self, closure=None):
+        """One update of every parameter that has a ``.grad``; returns ``closure()``'s loss."""
+        loss = self._closure(closure)
+        for group in self.param_groups:
+            beta1, beta2 = (float(b) for b in group["betas"])
+            lr, eps, wd = (float(group[k]) for k in ("lr", "eps", "weight_decay"))
+            maximize = bool(group["maximize"])
+            decoupled = bool(group.get("decoupled_weight_decay", False))
+            for p, g, state in self._params_with_grad(group):
+                step = _next_step(state)
+                m = self._state_buffer(state, "exp_avg", p)
+                v = self._state_buffer(state, "exp_avg_sq", p)
+                bias_correction1 = 1 - beta1**step
+                bias_correction2 = 1 - beta2**step
+                rho_inf = 2 / (1 - beta2) - 1
+                rho_t = rho_inf - 2 * step * (beta2**step) / bias_correction2
+                rectify = rho_t > 5.0
+                rect = (((rho_t - 4) * (rho_t - 2) * rho_inf
+                         / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5 if rectify else 1.0)
+                hp = updates.radam_scalars(g.dtype, lr, beta1, beta2, eps, wd,
+                                           bias_correction1, bias_correction2**0.5, rect,
+                                           rectify, decoupled, maximize)
+                self._update(updates.radam, p, g, (m, v), hp)
+        return loss
