@@ -22,6 +22,7 @@ from .binomial import Binomial
 from .categorical import Categorical
 from .cauchy import Cauchy
 from .chi2 import Chi2
+from .constraint_registry import biject_to, transform_to
 from .continuous_bernoulli import ContinuousBernoulli
 from .dirichlet import Dirichlet
 from .distribution import Distribution
@@ -38,6 +39,7 @@ from .inverse_gamma import InverseGamma
 from .kl import kl_divergence, register_kl
 from .kumaraswamy import Kumaraswamy
 from .laplace import Laplace
+from .lkj_cholesky import LKJCholesky
 from .logistic_normal import LogisticNormal
 from .lowrank_multivariate_normal import LowRankMultivariateNormal
 from .mixture_same_family import MixtureSameFamily
@@ -45,23 +47,28 @@ from .multinomial import Multinomial
 from .multivariate_normal import MultivariateNormal
 from .negative_binomial import NegativeBinomial
 from .normal import Normal
-from .one_hot_categorical import OneHotCategorical
+from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
 from .pareto import Pareto
 from .poisson import Poisson
 from .relaxed_bernoulli import RelaxedBernoulli
 from .relaxed_categorical import RelaxedOneHotCategorical
 from .studentT import StudentT
 from .transformed_distribution import HalfNormal, LogNormal, TransformedDistribution
+from .transforms import *  # noqa: F403  (PyTorch's torch.distributions names them too)
+from .transforms import __all__ as _transforms
 from .uniform import Uniform
 from .von_mises import VonMises
 from .weibull import Weibull
+from .wishart import Wishart
 
 __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2",
            "ContinuousBernoulli", "Dirichlet", "Distribution", "Exponential",
            "ExponentialFamily", "FisherSnedecor", "Gamma", "GeneralizedPareto", "Geometric",
            "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "InverseGamma", "Kumaraswamy",
-           "Laplace", "LogNormal", "LogisticNormal", "LowRankMultivariateNormal",
+           "LKJCholesky", "Laplace", "LogNormal", "LogisticNormal", "LowRankMultivariateNormal",
            "MixtureSameFamily", "Multinomial", "MultivariateNormal", "NegativeBinomial",
-           "Normal", "OneHotCategorical", "Pareto", "Poisson", "RelaxedBernoulli",
+           "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough", "Pareto",
+           "Poisson", "RelaxedBernoulli",
            "RelaxedOneHotCategorical", "StudentT", "TransformedDistribution", "Uniform",
-           "VonMises", "Weibull", "constraints", "kl_divergence", "register_kl", "transforms"]
+           "VonMises", "Weibull", "Wishart", "biject_to", "constraints", "kl_divergence",
+           "register_kl", "transform_to", "transforms", *_transforms]

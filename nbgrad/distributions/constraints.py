@@ -4,11 +4,12 @@ whole events) satisfy it."""
 
 from ..ops.comparison import isclose
 
-__all__ = ["Constraint", "boolean", "dependent", "dependent_property", "greater_than",
-           "greater_than_eq", "half_open_interval", "independent", "integer_interval",
-           "interval", "less_than", "lower_cholesky", "multinomial", "nonnegative",
-           "nonnegative_integer", "one_hot", "positive", "positive_definite", "positive_integer",
-           "real", "real_vector", "simplex", "unit_interval"]
+__all__ = ["Constraint", "boolean", "cat", "corr_cholesky", "dependent",
+           "dependent_property", "greater_than", "greater_than_eq", "half_open_interval",
+           "independent", "integer_interval", "interval", "less_than", "lower_cholesky",
+           "multinomial", "nonnegative", "nonnegative_integer", "one_hot", "positive",
+           "positive_definite", "positive_integer", "real", "real_vector", "simplex",
+           "stack", "unit_interval"]
 
 
 class Constraint:
@@ -211,6 +212,21 @@ class _LowerCholesky(Constraint):
         return lower & positive
 
 
+class _CorrCholesky(Constraint):
+    """Cholesky factors of correlation matrices: lower triangular with a positive diagonal,
+    each row of unit length (within ten times the dtype's eps per column)."""
+
+    event_dim = 2
+
+    def check(self, value):
+        from .. import dtypes, linalg
+
+        tol = dtypes.finfo(value.dtype).eps * value.size(-1) * 10
+        row_norm = linalg.norm(value.detach(), dim=-1)
+        unit_rows = ((row_norm - 1.0).abs() <= tol).all(-1)
+        return _LowerCholesky().check(value) & unit_rows
+
+
 class _PositiveDefinite(Constraint):
     event_dim = 2
 
@@ -219,6 +235,73 @@ class _PositiveDefinite(Constraint):
 
         sym = isclose(value, value.mT, atol=1e-6).flatten(-2).all(-1)
         return sym & (linalg.eigvalsh(value) > 0).all(-1)
+
+
+class _Cat(Constraint):
+    """``cseq[i]`` on the ``i``-th block (``lengths[i]`` long, one each by default) of the
+    dim ``dim``, the checks joined as ``cat`` joins the blocks."""
+
+    def __init__(self, cseq, dim=0, lengths=None):
+        if not all(isinstance(c, Constraint) for c in cseq):
+            raise AssertionError("All elements of cseq must be Constraint instances")
+        self.cseq = list(cseq)
+        self.lengths = [1] * len(self.cseq) if lengths is None else list(lengths)
+        if len(self.lengths) != len(self.cseq):
+            raise AssertionError(
+                f"lengths ({len(self.lengths)}) must match cseq ({len(self.cseq)})")
+        self.dim = dim
+
+    @property
+    def is_discrete(self):
+        return any(c.is_discrete for c in self.cseq)
+
+    @property
+    def event_dim(self):
+        return max(c.event_dim for c in self.cseq)
+
+    def check(self, value):
+        from ..ops.concat import cat
+
+        _check_dim(self.dim, value)
+        checks, start = [], 0
+        for constraint, length in zip(self.cseq, self.lengths):
+            checks.append(constraint.check(value.narrow(self.dim, start, length)))
+            start += length
+        return cat(checks, self.dim)
+
+
+class _Stack(Constraint):
+    """``cseq[i]`` on the ``i``-th index of the dim ``dim``, the checks joined as ``stack``
+    joins the slices."""
+
+    def __init__(self, cseq, dim=0):
+        if not all(isinstance(c, Constraint) for c in cseq):
+            raise AssertionError("All elements of cseq must be Constraint instances")
+        self.cseq = list(cseq)
+        self.dim = dim
+
+    @property
+    def is_discrete(self):
+        return any(c.is_discrete for c in self.cseq)
+
+    @property
+    def event_dim(self):
+        event_dim = max(c.event_dim for c in self.cseq)
+        # (a dim counted from the right that lands inside the events makes the stacked
+        # dim part of the event too)
+        return event_dim + 1 if self.dim + event_dim < 0 else event_dim
+
+    def check(self, value):
+        from ..ops.concat import stack
+
+        _check_dim(self.dim, value)
+        slices = [value.select(self.dim, i) for i in range(value.size(self.dim))]
+        return stack([c.check(v) for v, c in zip(slices, self.cseq)], self.dim)
+
+
+def _check_dim(dim, value):
+    if not -value.dim() <= dim < value.dim():
+        raise AssertionError(f"dim {dim} out of range for value with {value.dim()} dimensions")
 
 
 dependent = _Dependent()
@@ -242,4 +325,7 @@ multinomial = _Multinomial
 simplex = _Simplex()
 one_hot = _OneHot()
 lower_cholesky = _LowerCholesky()
+corr_cholesky = _CorrCholesky()
 positive_definite = _PositiveDefinite()
+cat = _Cat
+stack = _Stack

@@ -80,3 +80,27 @@ class OneHotCategorical(Distribution):
 
     def entropy(self):
         return self._categorical.entropy()
+
+
+class OneHotCategoricalStraightThrough(OneHotCategorical):
+    """``OneHotCategorical`` whose ``rsample`` passes gradients straight through: the sample
+    is one-hot, its gradient that of the probabilities (Bengio et al., 2013).
+
+    Example::
+
+        >>> import nbgrad
+        >>> from nbgrad.distributions import OneHotCategoricalStraightThrough
+        >>> p = nbgrad.tensor([0.2, 0.8], requires_grad=True)
+        >>> _ = nbgrad.manual_seed(0)
+        >>> s = OneHotCategoricalStraightThrough(probs=p).rsample()
+        >>> (s * nbgrad.tensor([1.0, 2.0])).sum().backward()
+        >>> s.detach(), p.grad  # (the gradient through normalized probabilities)
+        (tensor([0., 1.]), tensor([-0.8000,  0.2000]))
+    """
+
+    has_rsample = True
+
+    def rsample(self, sample_shape=()):
+        samples = self.sample(sample_shape)
+        probs = self._categorical.probs
+        return samples + (probs - probs.detach())

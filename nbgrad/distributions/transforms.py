@@ -19,17 +19,19 @@ import math
 import numbers
 
 from .. import dtypes as _dt
-from ..creation import full_like
+from ..creation import eye, full_like
 from ..nn import functional as F
+from ..ops.concat import cat, stack
 from ..tensor import Size
 from . import constraints
-from .utils import sum_rightmost
+from .utils import sum_rightmost, tril_matrix_to_vec, vec_to_tril_matrix
 
-__all__ = ["AbsTransform", "AffineTransform", "ComposeTransform",
-           "CumulativeDistributionTransform", "ExpTransform", "IndependentTransform",
-           "LowerCholeskyTransform", "PositiveDefiniteTransform", "PowerTransform",
-           "ReshapeTransform", "SigmoidTransform", "SoftplusTransform", "SoftmaxTransform",
-           "StickBreakingTransform", "TanhTransform", "Transform", "identity_transform"]
+__all__ = ["AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform",
+           "CorrCholeskyTransform", "CumulativeDistributionTransform", "ExpTransform",
+           "IndependentTransform", "LowerCholeskyTransform", "PositiveDefiniteTransform",
+           "PowerTransform", "ReshapeTransform", "SigmoidTransform", "SoftplusTransform",
+           "SoftmaxTransform", "StackTransform", "StickBreakingTransform", "TanhTransform",
+           "Transform", "identity_transform"]
 
 
 class Transform:
@@ -804,3 +806,255 @@ class CumulativeDistributionTransform(Transform):
         if self._cache_size == cache_size:
             return self
         return CumulativeDistributionTransform(self.distribution, cache_size=cache_size)
+
+
+def _check_parts(tseq):
+    if not all(isinstance(t, Transform) for t in tseq):
+        raise AssertionError("All elements of tseq must be Transform instances")
+
+
+def _check_along(dim, value, name, size, expected, what):
+    """``value`` (named ``name`` in the messages) has the dim ``dim``, of size
+    ``expected`` (named ``what``)."""
+    if not -value.dim() <= dim < value.dim():
+        where = "tensor" if name is None else name
+        raise AssertionError(f"dim {dim} out of range for {where} with {value.dim()} dimensions")
+    if value.size(dim) != expected:
+        raise AssertionError(f"{size}.size({dim}) = {value.size(dim)} must equal {what} "
+                             f"{expected}")
+
+
+class CatTransform(Transform):
+    """The transforms of ``tseq`` applied to consecutive blocks of the dim ``dim``, the
+    ``i``-th block ``lengths[i]`` long (one each by default), their results joined as
+    ``nbgrad.cat`` joins them. Bijective when every part is.
+
+    Example::
+
+        >>> import nbgrad
+        >>> from nbgrad.distributions.transforms import (AffineTransform, CatTransform,
+        ...                                              ExpTransform)
+        >>> t = CatTransform([ExpTransform(), AffineTransform(0.0, 2.0)], dim=1,
+        ...                  lengths=[1, 2])
+        >>> x = nbgrad.tensor([[0.0, 1.0, 2.0]])
+        >>> y = t(x)
+        >>> y
+        tensor([[1., 2., 4.]])
+        >>> t.log_abs_det_jacobian(x, y)
+        tensor([[0.0000, 0.6931, 0.6931]])
+    """
+
+    def __init__(self, tseq, dim=0, lengths=None, cache_size=0):
+        _check_parts(tseq)
+        if cache_size:
+            tseq = [t.with_cache(cache_size) for t in tseq]
+        super().__init__(cache_size=cache_size)
+        self.transforms = list(tseq)
+        self.lengths = [1] * len(self.transforms) if lengths is None else list(lengths)
+        if len(self.lengths) != len(self.transforms):
+            raise AssertionError(f"lengths ({len(self.lengths)}) must match transforms "
+                                 f"({len(self.transforms)})")
+        self.dim = dim
+
+    @property
+    def event_dim(self):
+        return max(t.event_dim for t in self.transforms)
+
+    @property
+    def length(self):
+        """The size the dim ``dim`` must have: the sum of ``lengths``."""
+        return sum(self.lengths)
+
+    def with_cache(self, cache_size=1):
+        if self._cache_size == cache_size:
+            return self
+        return CatTransform(self.transforms, self.dim, self.lengths, cache_size)
+
+    @property
+    def bijective(self):
+        return all(t.bijective for t in self.transforms)
+
+    @constraints.dependent_property
+    def domain(self):
+        return constraints.cat([t.domain for t in self.transforms], self.dim, self.lengths)
+
+    @constraints.dependent_property
+    def codomain(self):
+        return constraints.cat([t.codomain for t in self.transforms], self.dim, self.lengths)
+
+    def _blocks(self, value):
+        start = 0
+        for length in self.lengths:
+            yield value.narrow(self.dim, start, length)
+            start += length
+
+    def _call(self, x):
+        _check_along(self.dim, x, None, "x", self.length, "length")
+        return cat([t(b) for t, b in zip(self.transforms, self._blocks(x))], dim=self.dim)
+
+    def _inverse(self, y):
+        _check_along(self.dim, y, None, "y", self.length, "length")
+        return cat([t.inv(b) for t, b in zip(self.transforms, self._blocks(y))], dim=self.dim)
+
+    def log_abs_det_jacobian(self, x, y):
+        _check_along(self.dim, x, "x", "x", self.length, "length")
+        _check_along(self.dim, y, "y", "y", self.length, "length")
+        event_dim = self.event_dim
+        terms = []
+        for t, a, b in zip(self.transforms, self._blocks(x), self._blocks(y)):
+            term = t.log_abs_det_jacobian(a, b)
+            if t.event_dim < event_dim:
+                term = sum_rightmost(term, event_dim - t.event_dim)
+            terms.append(term)
+        # the log-Jacobians keep the dim ``dim`` when it is a batch dim; when it falls inside
+        # the events, the blocks are parts of one event and their terms add up
+        dim = (self.dim - x.dim() if self.dim >= 0 else self.dim) + event_dim
+        if dim < 0:
+            return cat(terms, dim=dim)
+        return sum(terms)
+
+
+class StackTransform(Transform):
+    """The ``i``-th transform of ``tseq`` applied to index ``i`` of the dim ``dim``, the
+    results stacked back along it (as ``nbgrad.stack``). Bijective when every part is.
+
+    Example::
+
+        >>> import nbgrad
+        >>> from nbgrad.distributions.transforms import (ExpTransform, StackTransform,
+        ...                                              identity_transform)
+        >>> t = StackTransform([ExpTransform(), identity_transform], dim=1)
+        >>> x = nbgrad.tensor([[0.0, 1.0], [2.0, 3.0]])
+        >>> y = t(x)
+        >>> y
+        tensor([[1.0000, 1.0000],
+                [7.3891, 3.0000]])
+        >>> t.inv(y.clone())
+        tensor([[0., 1.],
+                [2., 3.]])
+    """
+
+    def __init__(self, tseq, dim=0, cache_size=0):
+        _check_parts(tseq)
+        if cache_size:
+            tseq = [t.with_cache(cache_size) for t in tseq]
+        super().__init__(cache_size=cache_size)
+        self.transforms = list(tseq)
+        self.dim = dim
+
+    def with_cache(self, cache_size=1):
+        if self._cache_size == cache_size:
+            return self
+        return StackTransform(self.transforms, self.dim, cache_size)
+
+    @property
+    def bijective(self):
+        return all(t.bijective for t in self.transforms)
+
+    @constraints.dependent_property
+    def domain(self):
+        return constraints.stack([t.domain for t in self.transforms], self.dim)
+
+    @constraints.dependent_property
+    def codomain(self):
+        return constraints.stack([t.codomain for t in self.transforms], self.dim)
+
+    def _slice(self, value):
+        return [value.select(self.dim, i) for i in range(value.size(self.dim))]
+
+    def _check(self, value, name, size):
+        _check_along(self.dim, value, name, size, len(self.transforms), "len(transforms)")
+
+    def _call(self, x):
+        self._check(x, None, "x")
+        return stack([t(s) for t, s in zip(self.transforms, self._slice(x))], dim=self.dim)
+
+    def _inverse(self, y):
+        self._check(y, None, "y")
+        return stack([t.inv(s) for t, s in zip(self.transforms, self._slice(y))],
+                     dim=self.dim)
+
+    def log_abs_det_jacobian(self, x, y):
+        self._check(x, "x", "x")
+        self._check(y, "y", "y")
+        terms = [t.log_abs_det_jacobian(a, b)
+                 for t, a, b in zip(self.transforms, self._slice(x), self._slice(y))]
+        return stack(terms, dim=self.dim)
+
+
+def _shape_like(shape, dims):
+    """``dims`` as a ``Size`` when ``shape`` is one (PyTorch's Size arithmetic keeps it)."""
+    return Size(dims) if isinstance(shape, Size) else dims
+
+
+class CorrCholeskyTransform(Transform):
+    """Real vectors of length ``D (D - 1) / 2`` onto Cholesky factors of ``D x D``
+    correlation matrices (lower triangular, positive diagonal, rows of unit length): the
+    vector's ``tanh`` fills the strictly lower triangle row by row, and each row is then
+    broken as a stick, signed: entry ``j`` of a row is its ``tanh`` value times the square
+    root of what the entries before it left of the row's unit squared length, and the
+    diagonal takes the rest. The log-Jacobian is that of ``x`` onto the flattened strictly
+    lower triangle of ``y`` (the two spaces differ in dimension).
+
+    Example::
+
+        >>> import nbgrad
+        >>> from nbgrad.distributions.transforms import CorrCholeskyTransform
+        >>> t = CorrCholeskyTransform()
+        >>> x = nbgrad.tensor([0.5, -1.0, 2.0])
+        >>> L = t(x)
+        >>> L
+        tensor([[ 1.0000,  0.0000,  0.0000],
+                [ 0.4621,  0.8868,  0.0000],
+                [-0.7616,  0.6247,  0.1723]])
+        >>> ((L * L).sum(-1) - 1).abs().max() < 1e-6
+        tensor(True)
+        >>> t.inv(L.clone())
+        tensor([ 0.5000, -1.0000,  2.0000])
+    """
+
+    domain = constraints.real_vector
+    codomain = constraints.corr_cholesky
+    bijective = True
+
+    def _call(self, x):
+        eps = _dt.finfo(x.dtype).eps
+        # (kept off +-1, where the rows' remainders and the inverse's atanh would vanish or
+        # blow up)
+        r = vec_to_tril_matrix(x.tanh().clamp(min=-1 + eps, max=1 - eps), diag=-1)
+        # entry j of a row is r_j sqrt(prod_{k<j} (1 - r_k^2)): the sign of r_j times the
+        # square root of the stick-broken r_j^2
+        left = (1 - r * r).sqrt().cumprod(-1)
+        r = r + eye(r.shape[-1], dtype=r.dtype, device=r.device)
+        return r * F.pad(left[..., :-1], [1, 0], value=1)
+
+    def _inverse(self, y):
+        # what each row's entries before j leave of its unit squared length
+        left = F.pad((1 - (y * y).cumsum(-1))[..., :-1], [1, 0], value=1)
+        t = tril_matrix_to_vec(y, diag=-1) / tril_matrix_to_vec(left, diag=-1).sqrt()
+        return (t.log1p() - (-t).log1p()) / 2
+
+    def log_abs_det_jacobian(self, x, y, intermediates=None):
+        # the stick-breaking's derivative of entry j is the square root of what the entries
+        # up to j - 1 left: that is the cumulative sum's tril from diagonal -2 (unshifted)
+        left = 1 - (y * y).cumsum(-1)
+        sticks = 0.5 * tril_matrix_to_vec(left, diag=-2).log().sum(-1)
+        tanh = -2 * (x + F.softplus(-2 * x) - math.log(2.0)).sum(-1)
+        return sticks + tanh
+
+    def forward_shape(self, shape):
+        if len(shape) < 1:
+            raise ValueError("Too few dimensions on input")
+        n = shape[-1]
+        d = round((0.25 + 2 * n) ** 0.5 + 0.5)
+        if d * (d - 1) // 2 != n:
+            raise ValueError("Input is not a flattened lower-diagonal number")
+        return _shape_like(shape, tuple(shape[:-1]) + (d, d))
+
+    def inverse_shape(self, shape):
+        if len(shape) < 2:
+            raise ValueError("Too few dimensions on input")
+        if shape[-2] != shape[-1]:
+            raise ValueError("Input is not square")
+        d = shape[-1]
+        return _shape_like(shape, tuple(shape[:-2]) + (d * (d - 1) // 2,))

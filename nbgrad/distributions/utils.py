@@ -4,10 +4,10 @@ converted into each other (clamped as PyTorch clamps them), lazily computed attr
 import numbers
 
 from .. import dtypes as _dt
-from ..creation import tensor
+from ..creation import ones, tensor
 from ..nn import functional as F
 from ..ops.rearrange import broadcast_tensors
-from ..tensor import Tensor
+from ..tensor import Size, Tensor
 
 
 class lazy_property:
@@ -110,3 +110,50 @@ def batch_shape_of(given, broadcast):
 
     return Size() if all(isinstance(v, numbers.Number) for v in given) else broadcast.size()
 
+
+def _tril_mask(n, diag, device):
+    """``n x n`` booleans, True on and below the ``diag``-th diagonal."""
+    return ones(n, n, dtype=_dt.bool_, device=device).tril(diag)
+
+
+def tril_matrix_to_vec(mat, diag=0):
+    """The entries of ``mat``'s (batched, ``D x D``) lower triangle from the ``diag``-th
+    diagonal down, read row by row into the last dim.
+
+    Example::
+
+        >>> import nbgrad
+        >>> from nbgrad.distributions.utils import tril_matrix_to_vec
+        >>> tril_matrix_to_vec(nbgrad.arange(9.0).reshape(3, 3), diag=-1)
+        tensor([3., 6., 7.])
+    """
+    n = mat.shape[-1]
+    if not -n <= diag < n:
+        raise ValueError(f"diag ({diag}) provided is outside [{-n}, {n - 1}].")
+    return mat[..., _tril_mask(n, diag, mat.device)]
+
+
+def vec_to_tril_matrix(vec, diag=0):
+    """``tril_matrix_to_vec``'s inverse: the last dim of ``vec`` laid row by row into the
+    lower triangle (from the ``diag``-th diagonal down) of ``D x D`` zeros.
+
+    Example::
+
+        >>> import nbgrad
+        >>> from nbgrad.distributions.utils import vec_to_tril_matrix
+        >>> vec_to_tril_matrix(nbgrad.tensor([1.0, 2.0, 3.0]), diag=-1)
+        tensor([[0., 0., 0.],
+                [1., 0., 0.],
+                [2., 3., 0.]])
+    """
+    # D solves D**2 + (1 + 2 diag) D - |diag| (diag + 1) = 2 len(vec); as PyTorch, only a
+    # root that rounds up is refused (one that rounds down fails where the values are put)
+    b = 1 + 2 * diag
+    n = (-b + (b * b + 8 * vec.shape[-1] + 4 * abs(diag) * (diag + 1)) ** 0.5) / 2
+    if round(n) - n > _dt.finfo(vec.dtype).eps:
+        raise ValueError(f"The size of last dimension is {vec.shape[-1]} which cannot be "
+                         "expressed as the lower triangular part of a square D x D matrix.")
+    n = round(n)
+    mat = vec.new_zeros(Size(tuple(vec.shape[:-1]) + (n, n)))
+    mat[..., _tril_mask(n, diag, vec.device)] = vec
+    return mat
