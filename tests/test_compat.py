@@ -68,8 +68,7 @@ def test_a_pytorch_gpt_script_trains_and_samples_unchanged(tmp_path):
 @pytest.mark.parametrize("script,args", [
     (CNN, ["--save-model"]),  # Adadelta, StepLR, a DataLoader, torch.accelerator, save/load
     (WORD_LM, []),  # LSTM, detached hidden states, clip_grad_norm_, p.data.add_(p.grad)
-    (WORD_LM, ["--model", "GRU", "--tied", "--nlayers", "2", "--epochs", "2", "--lr", "2"]),
-], ids=["mnist_cnn", "word_lm_lstm", "word_lm_gru_tied"])
+], ids=["mnist_cnn", "word_lm_lstm"])
 def test_pytorch_examples_run_unchanged(script, args, tmp_path):
     r = _run(["-m", "nbgrad.run", script, *args], cwd=tmp_path)
     assert r.returncode == 0, r.stderr

@@ -607,7 +607,8 @@ def test_small_cnn_training_tracks_torch():
 def test_conv_mm_at_the_other_vector_width():
     # conv_mm's register tiles are sized by the vector width (512 bits on AVX-512, else
     # 256): the order and bit-for-bit tests again with NBGRAD_WIDE_VECTORS flipped, so
-    # both widths run wherever the CPU has AVX-512
+    # both widths run wherever the CPU has AVX-512 (their float32 cases: the tile logic is
+    # the same for float64, and the subprocess compiles every kernel again)
     import os
     import subprocess
     import sys
@@ -615,7 +616,8 @@ def test_conv_mm_at_the_other_vector_width():
     flipped = "0" if os.environ.get("NBGRAD_WIDE_VECTORS", "1") == "1" else "1"
     env = dict(os.environ, NBGRAD_WIDE_VECTORS=flipped)
     r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-k",
-                        "position or routes or parallel_kernels_match_serial", __file__],
+                        "(position or routes or parallel_kernels_match_serial) and not "
+                        "float64", __file__],
                        env=env, capture_output=True, text=True, timeout=900)
     assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-2000:]
     assert " passed" in r.stdout and " failed" not in r.stdout
