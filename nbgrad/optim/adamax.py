@@ -2,29 +2,8 @@
 their root mean square."""
 
 from ..kernels import updates
-from ..tensor import Tensor
 from .adam import _next_step
-from .optimizer import Optimizer, _check_unsupported
-
-
-def _check_lr(lr):
-    if isinstance(lr, Tensor) and lr.numel() != 1:
-        raise ValueError("Tensor lr must be 1-element")
-    if not 0.0 <= lr:
-        raise ValueError(f"Invalid learning rate: {lr}")
-
-
-def _check_adam_args(lr, betas, eps, weight_decay):
-    """The checks (and messages) PyTorch's Adam family shares."""
-    _check_lr(lr)
-    if not 0.0 <= eps:
-        raise ValueError(f"Invalid epsilon value: {eps}")
-    if not 0.0 <= betas[0] < 1.0:
-        raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-    if not 0.0 <= betas[1] < 1.0:
-        raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-    if not 0.0 <= weight_decay:
-        raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+from .optimizer import Optimizer, _check_adam_args, _check_unsupported
 
 
 class Adamax(Optimizer):

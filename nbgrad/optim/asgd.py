@@ -4,9 +4,8 @@ average of the iterates."""
 from .. import dtypes as _dt
 from ..kernels import updates
 from .adam import _next_step
-from .adamax import _check_lr
 from .nadam import _scalar_state, _set_scalar
-from .optimizer import Optimizer, _check_unsupported
+from .optimizer import Optimizer, _check_lr, _check_unsupported
 
 
 class ASGD(Optimizer):

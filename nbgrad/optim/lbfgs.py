@@ -13,8 +13,7 @@ from ..creation import zeros
 from ..memory_formats import contiguous_format
 from ..ops.concat import cat
 from ..tensor import Tensor
-from .adamax import _check_lr
-from .optimizer import Optimizer
+from .optimizer import Optimizer, _check_lr
 
 
 def _cubic_interpolate(x1, f1, g1, x2, f2, g2, bounds=None):

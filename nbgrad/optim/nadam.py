@@ -7,8 +7,7 @@ from .. import dtypes as _dt
 from ..kernels import updates
 from ..tensor import Tensor
 from .adam import _next_step
-from .adamax import _check_adam_args
-from .optimizer import Optimizer, _check_unsupported
+from .optimizer import Optimizer, _check_adam_args, _check_unsupported
 
 
 def _scalar_state(state, key, value, device=None):

@@ -3,8 +3,7 @@ variance rectification term once enough steps have been seen."""
 
 from ..kernels import updates
 from .adam import _next_step
-from .adamax import _check_adam_args
-from .optimizer import Optimizer, _check_unsupported
+from .optimizer import Optimizer, _check_adam_args, _check_unsupported
 
 
 class RAdam(Optimizer):

@@ -4,8 +4,7 @@ keeps its sign and shrink when it flips; only the gradient's sign moves the para
 from ..creation import full
 from ..kernels import updates
 from .adam import _next_step
-from .adamax import _check_lr
-from .optimizer import Optimizer, _check_unsupported
+from .optimizer import Optimizer, _check_lr, _check_unsupported
 
 
 class Rprop(Optimizer):
