@@ -4,8 +4,9 @@ ATen's ``native_*`` forms (which return their saved statistics too), ``convoluti
 ``nuclear_norm``, ``norm_except_dim``, ``nonzero_static``, ``empty_permuted``, ``fill``.
 Each is composed of nbgrad's public functions, so it differentiates as they do."""
 
-import warnings
 from collections import namedtuple
+
+from .ops.linalg_decomp import _deprecated
 
 __all__ = ["triangular_solve", "nonzero_static", "empty_permuted", "fill", "frobenius_norm",
            "nuclear_norm", "norm_except_dim", "constant_pad_nd", "convolution",
@@ -14,16 +15,6 @@ __all__ = ["triangular_solve", "nonzero_static", "empty_permuted", "fill", "frob
            "angle"]
 
 _TRIANGULAR = namedtuple("triangular_solve", ["solution", "cloned_coefficient"])
-
-
-# the deprecations PyTorch's C++ reports once per process (TORCH_WARN_ONCE), by name
-_WARNED = set()
-
-
-def _warn_once(name, message):
-    if name not in _WARNED:
-        _WARNED.add(name)
-        warnings.warn(message, UserWarning, stacklevel=3)
 
 
 def _F():
@@ -49,7 +40,7 @@ def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False):
     """
     from .linalg import solve_triangular
 
-    _warn_once("triangular_solve", "torch.triangular_solve is deprecated in favor of "
+    _deprecated("triangular_solve", "torch.triangular_solve is deprecated in favor of "
                "torch.linalg.solve_triangularand will be removed in a future PyTorch release."
                "\ntorch.linalg.solve_triangular has its arguments reversed and does not return "
                "a copy of one of the inputs.\nX = torch.triangular_solve(B, A).solution\nshould "
@@ -132,7 +123,7 @@ def frobenius_norm(input, dim=(), keepdim=False):
     """
     from .linalg import vector_norm
 
-    _warn_once("frobenius_norm", "at::frobenius_norm is deprecated and it is just left for "
+    _deprecated("frobenius_norm", "at::frobenius_norm is deprecated and it is just left for "
                "JIT compatibility. It will be removed in a future PyTorch release. Please use "
                "`linalg.vector_norm(A, 2., dim, keepdim)` instead")
     return vector_norm(input, 2.0, dim if dim != () else None, keepdim)
@@ -154,7 +145,7 @@ def nuclear_norm(input, dim=None, keepdim=False):
 
     if isinstance(dim, bool):  # (the (input, keepdim) overload)
         dim, keepdim = None, dim
-    _warn_once("nuclear_norm", "at::nuclear_norm is deprecated and it is just left for JIT "
+    _deprecated("nuclear_norm", "at::nuclear_norm is deprecated and it is just left for JIT "
                "compatibility. It will be removed in a future PyTorch release. Please use "
                "`linalg.matrix_norm(A, 'nuc', dim, keepdim)` instead")
     return matrix_norm(input, "nuc", (-2, -1) if dim is None else tuple(dim), keepdim)

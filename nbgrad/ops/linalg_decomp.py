@@ -576,13 +576,14 @@ _DEPRECATED = {
                     "of two or more tensors rather than multiple parameters."}
 
 
-def _deprecated(name):
-    """PyTorch's warning for its older name, once per process (as its ``TORCH_WARN_ONCE``)."""
+def _deprecated(name, message=None):
+    """PyTorch's warning for its older name (``message``, or this module's text for
+    ``name``), once per process (as its ``TORCH_WARN_ONCE``)."""
     if name not in _WARNED:
         _WARNED.add(name)
         import warnings
 
-        warnings.warn(_DEPRECATED[name], UserWarning, stacklevel=3)
+        warnings.warn(message or _DEPRECATED[name], UserWarning, stacklevel=3)
 
 
 def qr_old(input, some=True):
