@@ -11,10 +11,11 @@ NBGRAD_TIER_UP        seconds a kernel's serial variant runs on inputs that big 
                       loop; a kernel in a loop gets its threads within a few calls, and no
                       call waits for their compile.
 NBGRAD_NUM_THREADS    threads for Numba's parallel kernels (default: Numba's own choice).
-NBGRAD_CACHE          ``1`` keeps compiled kernels on disk (Numba's cache) so later processes
-                      start without compiling; off by default.
-NBGRAD_CACHE_DIR      where generated kernel modules go (default ``~/.cache/nbgrad``);
-                      Numba's own ``NUMBA_CACHE_DIR`` still decides where machine code goes.
+NBGRAD_CACHE          ``0`` turns off the kernel cache: by default compiled kernels are kept on
+                      disk (Numba's cache), so a later process loads them instead of
+                      compiling (``python -m nbgrad cache info|clear``).
+NBGRAD_CACHE_DIR      the kernel cache's folder (default ``~/.cache/nbgrad``): one subfolder
+                      per nbgrad/Numba/Python version and kernel source (kernels/cpu/_disk.py).
 NBGRAD_THREADING_LAYER Numba threading layer (default: ``omp`` where Numba has it, else
                       ``tbb``, else ``workqueue``). OpenMP's threads spin briefly after a
                       loop, so the next starts in microseconds; matrix products run on the
@@ -60,7 +61,7 @@ THREADING_LAYER = os.environ.get("NBGRAD_THREADING_LAYER")
 BLAS = os.environ.get("NBGRAD_BLAS", "auto").strip().lower()
 if BLAS not in ("auto", "mkl", "openblas", "numpy"):
     raise ValueError(f"NBGRAD_BLAS must be auto, mkl, openblas or numpy, not {BLAS!r}")
-CACHE = os.environ.get("NBGRAD_CACHE", "0") == "1"
+CACHE = os.environ.get("NBGRAD_CACHE", "1") != "0"
 WIDE_VECTORS = os.environ.get("NBGRAD_WIDE_VECTORS", "1") == "1"
 POOL_BYTES = int(os.environ.get("NBGRAD_POOL_BYTES")
                  or int(os.environ.get("NBGRAD_CPU_POOL_MB", "256")) << 20)

@@ -10,6 +10,17 @@ os.environ.setdefault("NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS", "0")
 # tests that delay), so that tests sized for the parallel variants exercise them.
 os.environ.setdefault("NBGRAD_TIER_UP", "0")
 
+# The kernel cache (on by default) goes to a folder of this run's own, shared by the xdist
+# workers and every process the tests start, removed at the end: each kernel compiles once
+# per run, and no test reads machine code left by an earlier run (or leaves any in the
+# user's cache). NBGRAD_TEST_CACHE_DIR names a folder to keep instead.
+_OWN_CACHE = "NBGRAD_TEST_CACHE_DIR" not in os.environ
+if _OWN_CACHE:  # (the xdist controller, or a run without workers; workers inherit it)
+    import tempfile
+
+    os.environ["NBGRAD_TEST_CACHE_DIR"] = tempfile.mkdtemp(prefix="nbgrad-test-cache-")
+os.environ["NBGRAD_CACHE_DIR"] = os.environ["NBGRAD_TEST_CACHE_DIR"]
+
 import pytest  # noqa: E402
 
 from nbgrad.autograd import grad_mode  # noqa: E402
@@ -31,3 +42,10 @@ def _parallel_threshold(monkeypatch):
     from nbgrad.kernels.cpu import _par
 
     monkeypatch.setattr(_par, "PARALLEL_MIN", 131072)
+
+
+def pytest_unconfigure(config):
+    if _OWN_CACHE and not hasattr(config, "workerinput"):
+        import shutil
+
+        shutil.rmtree(os.environ["NBGRAD_TEST_CACHE_DIR"], ignore_errors=True)

@@ -1,4 +1,4 @@
-"""On-disk kernel caching (NBGRAD_CACHE=1) is safe across processes.
+"""On-disk kernel caching (on unless NBGRAD_CACHE=0) is safe across processes.
 
 Two processes compile the same kernels into one empty cache at the same time (parallel
 variants included), then a third process with another thread count loads them; all three
@@ -11,6 +11,8 @@ import subprocess
 import sys
 
 import pytest
+
+import nbgrad
 
 CHILD = r"""
 import json, time
@@ -80,19 +82,91 @@ def test_two_processes_compile_then_a_third_reads(tmp_path):
         assert r["ss"] == pytest.approx(third["ss"])
     assert third["hits"] > 0, "the third process compiled instead of loading the cache"
     assert third["upd"] == 2, "the optimizer's loops were compiled instead of loaded"
-    generated = list((tmp_path / "nbgrad").glob("nbgrad_*.py"))
+    generated = list((tmp_path / "nbgrad").glob("*/nbgrad_*.py"))
     assert generated, "no generated kernel modules in NBGRAD_CACHE_DIR"
+    # nbgrad's own kernels' machine code sits in the same folder, not in NUMBA_CACHE_DIR
+    assert list((tmp_path / "nbgrad").glob("*/numba/kernels/cpu/reduce.*.nbi"))
+    assert not list((tmp_path / "numba").glob("**/reduce.*"))
 
 
-def test_cache_off_by_default_writes_nothing(tmp_path):
-    env = dict(os.environ)
-    env.pop("NBGRAD_CACHE", None)
-    env["NBGRAD_CACHE_DIR"] = str(tmp_path / "nbgrad")
-    code = "import nbgrad; x = nbgrad.ones(3, requires_grad=True); (x * 2).sum().backward(); print(x.grad.tolist())"
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, timeout=300)
+_SMALL = ("import nbgrad; x = nbgrad.ones(3, requires_grad=True); (x * 2).sum().backward(); "
+          "print(x.grad.tolist())")
+
+
+def _small_run(env):
+    out = subprocess.run([sys.executable, "-c", _SMALL], env=env, capture_output=True,
+                         timeout=300)
     assert out.returncode == 0, out.stderr.decode()
     assert out.stdout.decode().strip() == "[2.0, 2.0, 2.0]"
-    assert not (tmp_path / "nbgrad").exists()
+    return out
+
+
+def test_cache_on_by_default_and_off_with_nbgrad_cache_0(tmp_path):
+    env = dict(os.environ)
+    env.pop("NBGRAD_CACHE", None)
+    env["NBGRAD_CACHE_DIR"] = str(tmp_path / "on")
+    _small_run(env)
+    (folder,) = (tmp_path / "on").iterdir()  # one folder for this install
+    from nbgrad.kernels.cpu import _disk
+
+    assert folder.name == _disk.tag()
+    assert list(folder.glob("nbgrad_binary_*.py")) and list(folder.glob("numba/**/*.nbc"))
+    env["NBGRAD_CACHE"] = "0"
+    env["NBGRAD_CACHE_DIR"] = str(tmp_path / "off")
+    _small_run(env)
+    assert not (tmp_path / "off").exists()
+
+
+def test_the_folder_changes_with_any_kernel_source(tmp_path, monkeypatch):
+    # a body in kernels/scalar.py is inlined into kernels compiled from other files, whose
+    # own source Numba checks: so every file counts
+    import shutil
+
+    from nbgrad.kernels.cpu import _disk
+
+    copy = tmp_path / "kernels"
+    shutil.copytree(_disk._KERNELS_DIR, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(_disk, "_KERNELS_DIR", str(copy))
+    _disk.tag.cache_clear()
+    try:
+        first = _disk.tag()
+        _disk.tag.cache_clear()
+        assert _disk.tag() == first
+        with open(copy / "scalar.py", "a") as f:
+            f.write("\n# changed\n")
+        _disk.tag.cache_clear()
+        assert _disk.tag() != first
+        import numba
+
+        assert first.startswith(f"{nbgrad.__version__}-numba{numba.__version__}-py")
+    finally:
+        _disk.tag.cache_clear()
+
+
+def test_cache_command_line_info_and_clear(tmp_path):
+    env = dict(os.environ, NBGRAD_CACHE_DIR=str(tmp_path / "c"))
+    env.pop("NBGRAD_CACHE", None)
+    _small_run(env)
+    (tmp_path / "c" / "keep.txt").write_text("a file of the user's")
+    (tmp_path / "c" / "0.0.1-numba0.1-py30-000000000000").mkdir()  # an older install's
+
+    def cli(*args):
+        r = subprocess.run([sys.executable, "-m", "nbgrad", "cache", *args], env=env,
+                           capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, r.stderr
+        return r.stdout
+
+    from nbgrad.kernels.cpu import _disk
+
+    info = cli("info")
+    assert "kernel cache: on" in info and str(tmp_path / "c") in info
+    assert f"{_disk.tag()}: " in info and "(this install)" in info
+    assert "0.0.1-numba0.1-py30-000000000000: 0 files" in info
+    assert "removed" in cli("clear")
+    assert sorted(p.name for p in (tmp_path / "c").iterdir()) == ["keep.txt"]
+    assert "total: 0.0 MiB" in cli("info")
+    env["NBGRAD_CACHE"] = "0"
+    assert "kernel cache: off (NBGRAD_CACHE=0)" in cli("info")
 
 
 GEMM_CHILD = r"""

@@ -1,10 +1,10 @@
-"""On-disk caching for the loop factories (elementwise loops, optimizer updates;
-``NBGRAD_CACHE=1``).
+"""On-disk caching for the loop factories (elementwise loops, optimizer updates; the
+kernel cache, on unless ``NBGRAD_CACHE=0``).
 
 Numba caches a compiled function by its source file, and cannot cache a closure over
 another compiled function (the scalar math each elementwise loop inlines). So when caching
 is on, each factory's body is written out once as a real module, with the scalar function
-imported by name, into ``NBGRAD_CACHE_DIR``; Numba then caches that module's kernels
+imported by name, into the cache's folder (``_disk.folder()``); Numba then caches that module's kernels
 beside it. The file name carries a hash of everything the code depends on, so an upgrade
 never loads stale machine code.
 """
@@ -20,6 +20,7 @@ import textwrap
 
 from ... import _config
 from ..._version import __version__
+from . import _disk
 
 # the compile options of generated kernels: written into a cached module, or (not caching)
 # handed to code compiled from memory
@@ -56,12 +57,12 @@ def _depends_on(module):
 
 
 def caching():
-    """Whether generated kernels go to disk (``NBGRAD_CACHE=1``)."""
+    """Whether generated kernels go to disk (unless ``NBGRAD_CACHE=0``)."""
     return _config.CACHE
 
 
 def import_source(stem, text, depends=()):
-    """The module of source ``text``, written once into ``NBGRAD_CACHE_DIR`` as
+    """The module of source ``text``, written once into the cache's folder as
     ``nbgrad_<stem>_<hash>.py`` and imported, so that Numba caches its kernels beside it.
     The hash covers nbgrad's version, ``text`` and the sources of the modules named in
     ``depends`` (those the text imports from), so a changed body never loads stale code."""
@@ -72,10 +73,11 @@ def import_source(stem, text, depends=()):
     mod = sys.modules.get(mod_name)
     if mod is not None:
         return mod
-    path = os.path.join(_config.CACHE_DIR, mod_name + ".py")
+    where = _disk.folder()
+    path = os.path.join(where, mod_name + ".py")
     if not os.path.exists(path):
-        os.makedirs(_config.CACHE_DIR, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=_config.CACHE_DIR, suffix=".tmp")
+        os.makedirs(where, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=where, suffix=".tmp")
         with os.fdopen(fd, "w") as fh:
             fh.write(text)
         os.replace(tmp, path)  # atomic: concurrent processes see a whole file or none
