@@ -25,7 +25,7 @@ differ from PyTorch eager's beyond float32 tolerance, or a child fails.
 
 cold_start is a fresh ``python -c`` that imports the library, builds the MLP and runs the
 first mlp_step (wall time of the whole process), first with an empty Numba cache
-(``NUMBA_CACHE_DIR`` set to a new directory, and nbgrad's opt-in ``NBGRAD_CACHE=1``), then
+(``NUMBA_CACHE_DIR`` and ``NBGRAD_CACHE_DIR`` set to a new directory), then
 again with what that run left there. Before them nbgrad's Python is compiled to bytecode
 (``compileall``, as pip does when it installs a package): PyTorch's installed ``.pyc``
 files load in every fresh process, and an environment with ``PYTHONDONTWRITEBYTECODE=1``
@@ -331,7 +331,8 @@ COMPILED_CALLS = 500
 def _fresh(lib, template, cache_dir, what, **fields):
     """Run code ``template`` for ``lib`` in a fresh process whose caches (Numba's,
     nbgrad's, Inductor's) live in ``cache_dir``: (its wall time, its last line of output).
-    nbgrad's on-disk cache is opt-in (NBGRAD_CACHE=1): these runs measure it on."""
+    nbgrad's on-disk cache is on (it is by default; NBGRAD_CACHE=1 in case the
+    environment turned it off)."""
     setup = f"lib.set_num_threads({TORCH_THREADS})" if lib == "torch" else ""
     code = template.format(lib=lib, bench_dir=HERE, setup=setup, **fields)
     env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir, NBGRAD_CACHE="1",

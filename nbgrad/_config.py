@@ -16,6 +16,8 @@ NBGRAD_CACHE          ``0`` turns off the kernel cache: by default compiled kern
                       compiling (``python -m nbgrad cache info|clear``).
 NBGRAD_CACHE_DIR      the kernel cache's folder (default ``~/.cache/nbgrad``): one subfolder
                       per nbgrad/Numba/Python version and kernel source (kernels/cpu/_disk.py).
+NBGRAD_QUIET          ``1`` hides the one line on stderr that says, the first time a process
+                      compiles kernels, that the stall is compiling.
 NBGRAD_THREADING_LAYER Numba threading layer (default: ``omp`` where Numba has it, else
                       ``tbb``, else ``workqueue``). OpenMP's threads spin briefly after a
                       loop, so the next starts in microseconds; matrix products run on the
@@ -62,6 +64,7 @@ BLAS = os.environ.get("NBGRAD_BLAS", "auto").strip().lower()
 if BLAS not in ("auto", "mkl", "openblas", "numpy"):
     raise ValueError(f"NBGRAD_BLAS must be auto, mkl, openblas or numpy, not {BLAS!r}")
 CACHE = os.environ.get("NBGRAD_CACHE", "1") != "0"
+QUIET = os.environ.get("NBGRAD_QUIET", "0") == "1"
 WIDE_VECTORS = os.environ.get("NBGRAD_WIDE_VECTORS", "1") == "1"
 POOL_BYTES = int(os.environ.get("NBGRAD_POOL_BYTES")
                  or int(os.environ.get("NBGRAD_CPU_POOL_MB", "256")) << 20)

@@ -1,6 +1,6 @@
 """Numba process setup, applied when this module is imported (``import nbgrad`` imports it
 first), before Numba compiles anything or starts its thread pool (see _config): the
-threading layer, the thread count, the vector width, and where the kernel cache lives."""
+threading layer, the thread count, the vector width, where the kernel cache lives, and the first-compile notice."""
 
 import os
 import sys
@@ -35,10 +35,11 @@ def setup():
         numba.config.NUMBA_NUM_THREADS = int(_config.NUM_THREADS)
     if _config.WIDE_VECTORS:
         _prefer_512_bit_vectors()
-    if _config.CACHE:
-        from .kernels.cpu import _disk
+    from .kernels.cpu import _disk, _notice
 
+    if _config.CACHE:
         _disk.install()
+    _notice.install()
 
 
 def _prefer_512_bit_vectors():

@@ -21,6 +21,10 @@ if _OWN_CACHE:  # (the xdist controller, or a run without workers; workers inher
     os.environ["NBGRAD_TEST_CACHE_DIR"] = tempfile.mkdtemp(prefix="nbgrad-test-cache-")
 os.environ["NBGRAD_CACHE_DIR"] = os.environ["NBGRAD_TEST_CACHE_DIR"]
 
+# the first-compile line on stderr (tested on its own in test_cache) stays out of the
+# output of the processes tests start
+os.environ.setdefault("NBGRAD_QUIET", "1")
+
 import pytest  # noqa: E402
 
 from nbgrad.autograd import grad_mode  # noqa: E402

@@ -208,3 +208,23 @@ def test_cached_blas_kernel_calls_the_blas_of_the_process_that_loads_it(tmp_path
     assert outs[1]["hits"] > 0 and outs[2]["hits"] > 0, "later processes compiled again"
     # (-1: this MKL is not threaded, or the BLAS is OpenBLAS)
     assert outs[3]["hits2"] != 0, "the threaded MKL call was compiled again, not loaded"
+
+
+def test_first_compile_says_so_once_on_stderr_and_a_warm_start_says_nothing(tmp_path):
+    env = dict(os.environ, NBGRAD_CACHE_DIR=str(tmp_path / "c"))
+    env.pop("NBGRAD_CACHE", None)
+    env.pop("NBGRAD_QUIET", None)
+    code = _SMALL + "; (nbgrad.ones(4, dtype=nbgrad.float64).exp() * 3).sum()"
+    line = "nbgrad: compiling kernels for float32 on first use; cached for later runs"
+
+    def run(**more):
+        r = subprocess.run([sys.executable, "-c", code], env=dict(env, **more),
+                           capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, r.stderr
+        return r.stderr
+
+    assert run().splitlines().count(line) == 1  # cold: once, though float64 compiles too
+    assert "nbgrad:" not in run()  # warm: every kernel loads from the cache
+    assert "nbgrad:" not in run(NBGRAD_QUIET="1", NBGRAD_CACHE_DIR=str(tmp_path / "d"))
+    off = run(NBGRAD_CACHE="0")
+    assert "nbgrad: compiling kernels for float32 on first use; not cached (NBGRAD_CACHE=0)" in off

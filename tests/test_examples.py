@@ -52,13 +52,17 @@ def test_quickstart_prints_the_tour(capsys):
 
 
 @pytest.mark.slow
-def test_digits_trains_and_writes_artifacts(tmp_path, capsys):
+def test_digits_trains_and_writes_artifacts(tmp_path, capsys, monkeypatch):
     pytest.importorskip("sklearn")
     pytest.importorskip("matplotlib")
     pytest.importorskip("tqdm")
     from nbgrad.examples import digits
 
+    titles, real = [], digits.save_plot
+    monkeypatch.setattr(digits, "save_plot",
+                        lambda *a: (titles.append(a[3]), real(*a)))
     acc = digits.main(["--epochs", "1", "--out", str(tmp_path), "--no-progress"])
+    assert titles == ["nbgrad: MLP on scikit-learn digits, 1 epoch"]  # names the model
     assert isinstance(acc, float) and 0.5 < acc <= 1.0
     ckpt, png = tmp_path / "digits_mlp.nbg", tmp_path / "digits_mlp.png"
     assert ckpt.is_file() and png.is_file()
@@ -97,12 +101,59 @@ def test_digits_trains_compiled_to_the_same_accuracy(tmp_path, capsys):
 
 @pytest.mark.slow
 def test_warmup_command_line():
+    # every workload at the small size: its kernels compile and its steps give finite losses
     env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    r = subprocess.run([sys.executable, "-m", "nbgrad", "warmup", "--serial-only", "--dtype", "float32"],
-                       capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
+    r = subprocess.run([sys.executable, "-m", "nbgrad", "warmup", "--serial-only", "--dtype",
+                        "float32"], capture_output=True, text=True, env=env, cwd=ROOT, timeout=600)
     assert r.returncode == 0, r.stderr
     assert re.search(r"warmed float32 in \d+\.\d s", r.stdout)
     assert "float64" not in r.stdout
+    assert "[########################] 5/5 float32 done" in r.stderr  # the progress bar
+
+
+AFTER_WARMUP = """
+import nbgrad
+from nbgrad import _warmup
+nbgrad.manual_seed(0)
+for big in (False, True):
+    _warmup._mlp(nbgrad, nbgrad.float32, big)
+"""
+
+
+@pytest.mark.slow
+def test_warmup_at_the_parallel_size_leaves_nothing_to_compile(tmp_path):
+    # warmup's parallel size really takes the parallel variants (the old warmup crashed
+    # there), and a later process running the workload loads every kernel from the cache:
+    # the first-compile line would say otherwise
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""),
+               NBGRAD_CACHE_DIR=str(tmp_path / "cache"))
+    for k in ("NBGRAD_QUIET", "NBGRAD_CACHE", "NBGRAD_TIER_UP"):
+        env.pop(k, None)
+    r = subprocess.run([sys.executable, "-m", "nbgrad", "warmup", "--dtype", "float32",
+                        "--workload", "mlp"], capture_output=True, text=True, env=env,
+                       cwd=ROOT, timeout=600)
+    assert r.returncode == 0, r.stderr
+    assert "2/2 float32 done" in r.stderr and "compiling" not in r.stderr
+    later = subprocess.run([sys.executable, "-c", AFTER_WARMUP], capture_output=True, text=True,
+                           env=dict(env, NBGRAD_TIER_UP="0"), cwd=ROOT, timeout=600)
+    assert later.returncode == 0, later.stderr
+    assert "nbgrad: compiling" not in later.stderr
+
+
+def test_warmup_refuses_an_unknown_workload():
+    from nbgrad.__main__ import warmup
+
+    with pytest.raises(ValueError, match=r"unknown warmup workload\(s\) \['resnet'\]"):
+        warmup(("float32",), workloads=["resnet"], verbose=False)
+
+
+def test_digits_help_names_the_command_as_run(capsys):
+    from nbgrad.examples import digits
+
+    with pytest.raises(SystemExit) as e:
+        digits.main(["--help"])
+    assert e.value.code == 0
+    assert capsys.readouterr().out.startswith("usage: python -m nbgrad.examples.digits ")
 
 
 def test_command_line_usage_errors():
@@ -113,4 +164,7 @@ def test_command_line_usage_errors():
     assert e.value.code == 2
     with pytest.raises(SystemExit) as e:
         main(["warmup", "--dtype", "float16"])
+    assert e.value.code == 2
+    with pytest.raises(SystemExit) as e:
+        main(["cache", "purge"])
     assert e.value.code == 2

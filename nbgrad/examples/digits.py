@@ -69,7 +69,7 @@ def evaluate(model, x, y, device):
     return float((pred == y).mean())
 
 
-def save_plot(losses, accs, path):
+def save_plot(losses, accs, path, title="nbgrad on scikit-learn digits"):
     """Write the loss and test-accuracy curves to ``path`` (PNG)."""
     import matplotlib
 
@@ -83,14 +83,15 @@ def save_plot(losses, accs, path):
     a2.plot(np.arange(1, len(accs) + 1), np.array(accs) * 100, marker="o", color="tab:green")
     a2.set_xlabel("epoch")
     a2.set_ylabel("test accuracy (%)")
-    fig.suptitle("nbgrad on scikit-learn digits")
+    fig.suptitle(title)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="python -m nbgrad.examples.digits",
+                                description=__doc__.splitlines()[0])
     p.add_argument("--model", choices=["mlp", "cnn"], default="mlp")
     p.add_argument("--epochs", type=int, default=None, help="default: 20 (mlp), 12 (cnn)")
     p.add_argument("--batch-size", type=int, default=64)
@@ -150,7 +151,9 @@ def main(argv=None):
     ckpt = os.path.join(args.out, f"digits_{args.model}.nbg")
     nbgrad.save({"model": model.state_dict(), "optimizer": opt.state_dict(), "epochs": epochs}, ckpt)
     png = os.path.join(args.out, f"digits_{args.model}.png")
-    save_plot(losses, accs, png)
+    how = ", compiled" if args.compile else ""
+    save_plot(losses, accs, png, f"nbgrad: {args.model.upper()}{how} on scikit-learn digits, "
+              f"{epochs} epoch{'s' * (epochs != 1)}")
     print(f"wrote {os.path.abspath(ckpt)}")
     print(f"wrote {os.path.abspath(png)}")
     return accs[-1]
