@@ -1,6 +1,14 @@
-"""Launch configuration shared by the CUDA kernels: grid-stride loops over n items."""
+"""Launch configuration shared by the CUDA kernels: grid-stride loops over n items, and
+the block size of the block-wide tree reductions."""
 
-THREADS = 256
+from ._view import SIMULATOR
+
+# Numba's simulator runs every thread of a block as a Python thread: starting 256 of them
+# per launch cost more than the tiny tensors the tests run. The kernels are written for
+# any block size (grid-stride loops; tree reductions over any power of two), so under the
+# simulator the blocks are small; a real GPU gets the sizes chosen for it.
+THREADS = 32 if SIMULATOR else 256
+TPB = 32 if SIMULATOR else 128  # block reductions (a power of two)
 MAX_BLOCKS = 4096
 
 

@@ -3,9 +3,9 @@
 import numpy as np
 from numba import cuda, float32, float64
 
-from ._view import view
+from ._view import SIMULATOR, view
 
-TILE = 16
+TILE = 4 if SIMULATOR else 16  # (see _launch: the simulator's threads are Python's)
 
 
 def _mm_kernel(acc_t):

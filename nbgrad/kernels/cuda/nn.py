@@ -7,7 +7,7 @@ import numpy as np
 from numba import cuda, float64
 
 from .. import rows as _shared
-from ._launch import device_fn, grid
+from ._launch import TPB, device_fn, grid
 
 # the softmax family's row bodies (rows.py, shared with the CPU) with libdevice's exp / log
 (_row_max, _softmax_row, _log_softmax_row, _softmax_bwd_row,
@@ -97,7 +97,6 @@ def class_mask(target, weight, ignore_index, n_classes, out, wsum):
 # Threads stride over the row and combine through a shared-memory tree (float64); the
 # grid strides over rows. Same contracts as kernels/cpu/nn.py. Logs and divisions that could
 # hit a zero are spelled out (the simulator runs them as Python, which raises there).
-TPB = 128
 # the per-element math of both (rows.py, shared with the CPU's rows)
 (_ln_rstd, _ln_xhat, _ln_out, _ln_gx, _ce_lse, _ce_loss, _ce_grad, *_cpu_rows) = \
     _shared.norm_loss_bodies(math.exp, math.log, cuda.jit(device=True), cuda.jit(device=True))

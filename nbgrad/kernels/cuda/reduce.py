@@ -15,9 +15,7 @@ import numpy as np
 from numba import cuda, float64, int64
 
 from ..rows import logsumexp_row, norm_row, scan_line
-from ._launch import device_fn, grid
-
-TPB = 128
+from ._launch import TPB, device_fn, grid
 
 
 def _sum_kernel(acc_t):
