@@ -411,3 +411,22 @@ def test_a_row_without_a_derivative_makes_no_gradient_in_a_lazy_segment():
         y, z = g(x)
         assert not y.requires_grad and z.requires_grad
         _same(y, f(x)[0])
+
+
+def test_a_loss_reads_shapes_not_values_so_only_the_real_read_breaks():
+    # cross_entropy checked its operands' shapes through their data: in a compiled function
+    # that ran the queue, a second break (reason: an untraced read) before item's
+    import nbgrad.nn.functional as F
+
+    x = nbgrad.randn(4, 3)
+    t = nbgrad.tensor([0, 2, 1, 1])
+
+    def fn(x, t):
+        loss = F.cross_entropy(x * 2, t)
+        if loss.item() > 100:
+            loss = loss * 0
+        return loss
+
+    out = nbgrad.compiler.explain(fn, x, t)
+    assert out.graph_break_count == 1
+    assert out.break_reasons[0].startswith("Tensor.item reads tensor values into Python")
