@@ -325,7 +325,7 @@ with _gc_paused():
         set_autocast_dtype,
         set_autocast_enabled,
     )
-    from . import compiler, optim, testing, utils  # noqa: E402
+    from . import compiler, library, optim, testing, utils, viz  # noqa: E402
     from ._runtime import (  # noqa: E402
         are_deterministic_algorithms_enabled,
         get_deterministic_debug_mode,
