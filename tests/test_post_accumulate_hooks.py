@@ -86,3 +86,18 @@ def test_hooks_die_with_their_tensor():
     assert len(graph.POST_ACCUMULATE) == before + 1
     del v
     assert len(graph.POST_ACCUMULATE) == before
+
+
+def test_a_post_accumulate_hook_that_returns_a_value_raises_as_torch():
+    from _errors import assert_same_error
+
+    def run(m):
+        v = m.zeros(3, requires_grad=True)
+        v.register_post_accumulate_grad_hook(lambda p: p.data.sub_(p.grad))
+        (2 * v).sum().backward()
+
+    torch = pytest.importorskip("torch")
+    assert_same_error(run, torch, nbgrad)
+    with pytest.raises(RuntimeError, match=r"^Tensor post accumulate grad hooks should return "
+                       r"None\.$"):
+        run(nbgrad)

@@ -535,7 +535,9 @@ def _post_accumulate(var):
     if hooks:
         for h in tuple(hooks.values()):
             r = h(var)
-            if r is not None:
+            if r is not None:  # (PyTorch's two messages: a tensor, or anything else)
+                if hasattr(r, "grad_fn"):  # (a tensor; the engine imports no Tensor)
+                    raise RuntimeError("Tensor post accumulate grad hooks should return None.")
                 raise TypeError(f"expected Variable, but hook returned '{type(r).__name__}'")
 
 
