@@ -118,10 +118,12 @@ def warmup(dtypes=("float32", "float64"), parallel=True, verbose=True, workloads
     parallel ones too with ``parallel``. Prints a progress bar (to ``stream``, default
     stderr) and a line per dtype when ``verbose``; returns the seconds taken.
 
-    Example::
+    Example (compiling takes a while, so this is not run as a doctest)::
 
-        >>> from nbgrad.__main__ import warmup
-        >>> seconds = warmup(("float32",), parallel=False, verbose=False, workloads=["mlp"])
+        from nbgrad.__main__ import warmup
+        seconds = warmup(("float32",), parallel=False, workloads=["mlp"])
+
+    or from a shell: ``python -m nbgrad warmup --dtype float32 --workload mlp``.
     """
     import nbgrad
     from nbgrad.kernels.cpu import _notice, _par

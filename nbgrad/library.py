@@ -163,25 +163,112 @@ def _cuda_launcher(k, flat):
 
 def defop(name, *, shape=None, cpu=None, backward=None, cuda=None, flat=False,
           cast_inputs=True, kernel_args=False, body=None, forward=None, **fields):
-    """Register op ``name`` and return the callable that runs it.
+    """Register a user-defined operation and return the function that calls it.
 
-    With ``body`` (a scalar ``@njit`` function of one or two arguments) the op is elementwise:
-    an ``OpDef`` row as nbgrad's built-in elementwise ops are (``grads``, ``dtype``,
-    ``params``, ... are ``OpDef``'s; formulas resolve names in the caller's module, and in
-    ``nbgrad.ops.elementwise``), run by the same dispatch path.
+    The op joins the registry nbgrad's built-in ops use: it dispatches by device, records a
+    backward node (named ``<Name>Backward0`` after the part of ``name`` after ``::``),
+    supports double backward when its derivative is written in nbgrad ops, and passes
+    :func:`~nbgrad.autograd.gradcheck`. There are three forms, chosen by the arguments:
 
-    With ``forward`` the op is a ``FuncDef`` row as nbgrad's reductions, softmax and layer
-    norm are (``params``, ``optional``, ``dtype``, ``shape``, ``args``, ``outputs``,
-    ``grads``, ... are ``FuncDef``'s; formulas resolve names in the caller's module, then
-    in ``nbgrad.ops.elementwise``, ``nbgrad.ops.reduce`` and ``nbgrad.ops.shape``). The
-    callable takes the operands (Tensors, None for an absent optional one) and then the
-    arguments, positionally. Otherwise:
+    - **kernel form** (``cpu=``, the usual one): a Numba kernel that writes the output
+      into a preallocated array, a ``shape`` rule, and a ``backward`` rule;
+    - **elementwise form** (``body=``): a scalar function, compiled into nbgrad's own
+      elementwise loops (broadcasting, type promotion, CPU and CUDA) with derivative
+      formulas, exactly as the built-in elementwise ops are defined;
+    - **row form** (``forward=``): a forward on arrays with dtype and shape rules and
+      derivative formulas, as nbgrad's reductions, softmax and layer norm are defined.
 
-    ``shape(*args, **kwargs)`` returns ``(output_shape, output_dtype)``. ``cpu`` is an
-    ``@njit`` function ``(*input_arrays, out)``. ``cuda``, when given, is a ``@cuda.jit``
-    kernel with the same arguments, launched with one thread per output element.
-    ``backward(grad, *args, out, **kwargs)`` returns one gradient (or None) per positional
-    argument, computed with nbgrad ops so that it is itself differentiable.
+    Args:
+        name (str): the op's name, conventionally ``"namespace::op"``; the key of its
+            kernels in the registry. Registering a name again replaces the kernels given.
+        shape (callable): kernel form: ``shape(*args, **kwargs) -> (shape, dtype)``, the
+            output's shape (a tuple) and dtype (an nbgrad dtype or its name) from the
+            call's arguments, without computing anything. Row form: ``FuncDef``'s shape
+            rule ``shape(*operand_shapes, *args)`` (see below).
+        cpu (callable): kernel form, required: an ``@numba.njit`` function
+            ``cpu(*arrays, out)`` that fills ``out`` and returns nothing. It gets one array
+            per tensor argument, in order (non-tensor arguments only with
+            ``kernel_args=True``), then the output array.
+        backward (callable): kernel form: ``backward(grad, *args, out, **kwargs)``, where
+            ``grad`` is the gradient with respect to the output, ``args`` the call's
+            arguments (tensors as saved by the forward) and ``out`` the output. It returns
+            a tuple with one gradient per positional argument of the call, each a tensor of
+            that argument's shape or ``None`` (non-tensor arguments, or no gradient).
+            Write it with nbgrad ops: then it is differentiable itself. Default: ``None``,
+            for an op that is never differentiated.
+        cuda (callable, optional): kernel form: a ``@numba.cuda.jit`` kernel with the
+            same arguments as ``cpu``, run for CUDA tensors. It is launched on a 1-d grid
+            of up to 1024 blocks of 128 threads, so loop over the output with a grid
+            stride. Default: ``None`` (the op then runs on the CPU only).
+        flat (bool, optional): kernel form: pass every array raveled to 1-d (index them
+            as ``x[i]`` for ``i in range(out.size)``); otherwise they keep their shapes.
+            Default: ``False``.
+        cast_inputs (bool, optional): kernel form: convert each tensor argument to the
+            output dtype before the call, so the kernel sees one dtype. With ``False``
+            they keep their own dtypes (still made C-contiguous). Default: ``True``.
+        kernel_args (bool, optional): kernel form: also pass the non-tensor positional
+            arguments to the kernel, in their places among the arrays, and the call's
+            keyword arguments as the kernel's keyword arguments. Default: ``False`` (they
+            reach only ``shape`` and ``backward``).
+        body (callable, optional): elementwise form: an ``@numba.njit`` function of one or
+            two scalars returning a scalar. Default: ``None``.
+        forward (callable, optional): row form: ``forward(*arrays, out_dtype, device,
+            *args)`` returning the output array from the operands' arrays. Default:
+            ``None``.
+        **fields: the elementwise and row forms' other settings, passed to
+            ``nbgrad.ops.opdef.OpDef`` or ``nbgrad.ops.funcdef.FuncDef`` (their docstrings
+            list them all). The main ones: ``grads``, one derivative formula per operand as
+            a string of nbgrad ops reading ``grad``, the operands by name, ``result`` and
+            the arguments (``"mul(grad, cos(input))"``); ``dtype`` (elementwise:
+            ``"promote"``, ``"float"`` or ``"bool"``; row form: a function of the operand
+            dtypes and the arguments); ``params``, the operands' names; ``args``, the row
+            form's argument names. Names in the formulas resolve in the calling module,
+            then among nbgrad's ops.
+
+    Returns:
+        callable: kernel form, a ``CustomOp`` called with the op's arguments (at least one
+        tensor; all tensors on one device); elementwise form, ``fn(input)`` or
+        ``fn(input, other)``; row form, ``fn(*operands, *args)``, all positional. A result
+        gets a ``grad_fn`` when grad mode is on, a tensor argument requires grad, and its
+        dtype is floating point.
+
+    Raises:
+        TypeError: in the kernel form, ``cpu`` is not callable.
+
+    .. note::
+        The kernel receives C-contiguous arrays (non-contiguous tensors are copied first)
+        and a fresh, uninitialized output: it must write every element. Calling the op
+        compiles the kernel for the argument types on first use (Numba's lazy
+        compilation), like any ``@njit`` function.
+
+    Example::
+
+        >>> import numba
+        >>> from nbgrad.library import defop
+        >>> @numba.njit
+        ... def cube_cpu(x, out):
+        ...     for i in range(out.size):
+        ...         out[i] = x[i] * x[i] * x[i]
+        >>> cube = defop("demo::cube", shape=lambda x: (x.shape, x.dtype), cpu=cube_cpu,
+        ...              backward=lambda g, x, out: (3 * x ** 2 * g,), flat=True)
+        >>> x = nbgrad.tensor([1.0, 2.0], dtype=nbgrad.float64, requires_grad=True)
+        >>> y = cube(x)
+        >>> y
+        tensor([1., 8.], dtype=nbgrad.float64, grad_fn=<CubeBackward0>)
+        >>> y.sum().backward()
+        >>> x.grad
+        tensor([ 3., 12.], dtype=nbgrad.float64)
+        >>> nbgrad.autograd.gradgradcheck(cube, (x,))
+        True
+
+    The elementwise form, for comparison (formulas as nbgrad's own ops write them)::
+
+        @numba.njit
+        def softsign_body(x):
+            return x / (1 + abs(x))
+
+        softsign = defop("demo::softsign", body=softsign_body, dtype="float",
+                         grads=("div(grad, mul(add(abs(input), 1), add(abs(input), 1)))",))
     """
     if body is not None:
         return _elementwise(name, body, sys._getframe(1).f_globals, fields)

@@ -166,11 +166,24 @@ default_generator = Generator()
 
 
 def manual_seed(seed):
-    """Seed the default generator (CPU, and the host draws of CUDA tensors); returns it.
+    """Seed the default random number generator, for reproducible random numbers.
 
-    After ``manual_seed(s)``, ``rand``, ``randn``, ``randint``, ``randperm``, the in-place
-    samplers (``uniform_``, ``normal_``, ...), ``nn.init``, dropout and shuffling data
-    loaders give PyTorch's CPU numbers for the same seed.
+    Seeds the generator behind every random function that is not given one of its own:
+    ``rand``, ``randn``, ``randint``, ``randperm``, the in-place samplers (``uniform_``,
+    ``normal_``, ...), ``nn.init``, dropout and shuffling data loaders. It also drives the
+    random draws of CUDA tensors, which nbgrad makes on the host.
+
+    Args:
+        seed (int): the seed; any integer from ``-2**63`` to ``2**64 - 1`` (a negative
+            one is taken modulo ``2**64``, as PyTorch does).
+
+    Returns:
+        Generator: the default generator (``nbgrad.default_generator``).
+
+    .. note::
+        nbgrad's CPU generator is PyTorch's (a Mersenne Twister drawing in the same
+        order): after the same seed, the functions above give the same numbers as
+        PyTorch's on the CPU, to float precision.
 
     Example::
 

@@ -196,11 +196,44 @@ def _zinfo(name, size):
 
 
 def save(obj, f):
-    """Save ``obj`` (a tensor, or nested dicts/lists/tuples of tensors, numbers, strings and
-    None, e.g. a model's or an optimizer's ``state_dict()``) to ``f``, a path or a binary
-    file object. A path is replaced atomically: if the save fails or the process is killed,
-    the file previously at that path is left intact and no temporary file remains. The
-    format is described in ``nbgrad.serialization``'s docstring."""
+    """Save a tensor, or a structure of tensors such as a ``state_dict``, to a file.
+
+    The file holds a JSON description and the tensors' raw bytes (the format is described
+    in ``nbgrad.serialization``'s module docstring): no pickle, so :func:`load` never runs
+    code from a file. Tensors keep their dtype, shape, device, ``requires_grad`` and
+    whether they are parameters (``nn.Parameter``); a tensor that appears several times in
+    ``obj`` is stored once and loads as one object. Views are saved as their own elements.
+
+    Args:
+        obj: a tensor, a number, a string, ``None``, or lists, tuples and dicts nesting
+            them (a model's or an optimizer's ``state_dict()``). Dict keys may be strings,
+            numbers, ``None`` or tuples of these. Other objects raise ``TypeError``.
+        f (str or os.PathLike or file object): a path, or a binary file object opened
+            for writing. A path is replaced atomically: if the save fails or the process
+            is killed, the file that was at that path is left intact, and no temporary
+            file remains.
+
+    Returns:
+        None
+
+    .. note::
+        Unlike ``torch.save``, arbitrary Python objects (modules, optimizers, classes)
+        cannot be saved: save their ``state_dict()``. Files made by ``torch.save`` cannot
+        be loaded either.
+
+    Example::
+
+        >>> import io
+        >>> buf = io.BytesIO()
+        >>> model = nbgrad.nn.Linear(2, 1)
+        >>> nbgrad.save({"model": model.state_dict(), "step": 3}, buf)
+        >>> _ = buf.seek(0)
+        >>> ckpt = nbgrad.load(buf)
+        >>> ckpt["step"], sorted(ckpt["model"])
+        (3, ['bias', 'weight'])
+        >>> nbgrad.equal(ckpt["model"]["weight"], model.weight)
+        True
+    """
     from .nn.parameter import is_parameter
 
     enc = _Encoder()
@@ -468,14 +501,39 @@ def _read_tensor(zf, meta, i, checked):
 
 
 def load(f, map_location=None, weights_only=True):
-    """Load an object saved by ``nbgrad.save`` from ``f`` (a path or a binary file object).
+    """Load an object saved by :func:`save`.
 
-    ``map_location`` (a device or string) puts every tensor there instead of on the device
-    it was saved from. ``weights_only`` is accepted for PyTorch compatibility: nbgrad files
-    cannot hold code, so loading is always weights-only. Raises RuntimeError for files that
-    are not valid nbgrad files (truncated, corrupted, made by ``torch.save``/pickle, or
-    beyond the limits in ``nbgrad.serialization``'s docstring). Loading never runs code from
-    the file, and a file cannot make it allocate more tensor memory than the file's own size.
+    Loading never runs code from the file, and a file cannot make it allocate more tensor
+    memory than the file's own size: it is safe on files from untrusted sources.
+
+    Args:
+        f (str or os.PathLike or file object): a path, or a binary file object opened for
+            reading (one that cannot seek is read into memory first).
+        map_location (str or nbgrad.device, optional): put every tensor on this device
+            instead of the one it was saved from (``"cpu"`` to load a CUDA checkpoint on a
+            machine without a GPU). Functions and dicts, which PyTorch also accepts, raise
+            ``TypeError``. Default: ``None``.
+        weights_only (bool, optional): accepted for PyTorch compatibility; nbgrad files
+            cannot hold code, so loading is always weights-only. Default: ``True``.
+
+    Returns:
+        The saved object, rebuilt: tensors (with their ``requires_grad`` and parameter
+        marks), numbers, strings, ``None``, lists, tuples and dicts (in their order).
+
+    Raises:
+        RuntimeError: ``f`` is not a valid nbgrad file (truncated, corrupted, made by
+            ``torch.save`` or pickle, or beyond the limits in ``nbgrad.serialization``'s
+            docstring), or a tensor's device is not available (pass ``map_location``).
+        FileNotFoundError: no file at the path.
+
+    Example::
+
+        >>> import io
+        >>> buf = io.BytesIO()
+        >>> nbgrad.save(nbgrad.tensor([1.0, 2.0], requires_grad=True), buf)
+        >>> _ = buf.seek(0)
+        >>> nbgrad.load(buf, map_location="cpu")
+        tensor([1., 2.], requires_grad=True)
     """
     if map_location is not None:
         if callable(map_location) or isinstance(map_location, dict):

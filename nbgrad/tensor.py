@@ -212,7 +212,34 @@ class Tensor:
 
     # ----- autograd ---------------------------------------------------------------
     def requires_grad_(self, requires_grad=True):
-        """Set whether autograd records ops on this leaf; returns ``self``."""
+        """Set, in place, whether autograd records the operations on this tensor.
+
+        The usual way to mark a tensor as a parameter to learn, or to freeze one (stop
+        computing its gradient, e.g. when fine-tuning part of a model).
+
+        Args:
+            requires_grad (bool, optional): whether ops on this tensor are recorded for
+                differentiation. Default: ``True``.
+
+        Returns:
+            Tensor: ``self``.
+
+        Raises:
+            RuntimeError: ``requires_grad=False`` on a non-leaf tensor (one with a
+                ``grad_fn``: use ``detach()``), ``requires_grad=True`` on a tensor whose
+                dtype is not floating point, or on an inference tensor outside
+                ``inference_mode``.
+
+        Example::
+
+            >>> w = nbgrad.ones(2).requires_grad_()
+            >>> w
+            tensor([1., 1.], requires_grad=True)
+            >>> (w * 2).requires_grad_(True).is_leaf  # no-op on a non-leaf that requires grad
+            False
+            >>> w.requires_grad_(False).requires_grad
+            False
+        """
         if self._grad_fn is not None:
             if not requires_grad:
                 raise RuntimeError(
@@ -234,11 +261,51 @@ class Tensor:
         return self
 
     def detach(self):
-        """A tensor sharing this one's storage, outside the graph."""
+        """Return a new tensor that shares this one's data but is cut from the graph.
+
+        The result is a leaf with ``requires_grad=False`` and no ``grad_fn``: gradients do
+        not flow through it. It is the same memory, not a copy: an in-place change of one
+        is seen in the other, and counts in both tensors' ``_version`` (so autograd still
+        notices a saved tensor modified through its detached alias).
+
+        Returns:
+            Tensor: a view of the same data, of the same shape, dtype and device.
+
+        Example::
+
+            >>> x = nbgrad.tensor([1.0, 2.0], requires_grad=True)
+            >>> y = (x * 2).detach()
+            >>> y.requires_grad, y.grad_fn
+            (False, None)
+            >>> d = x.detach()
+            >>> _ = d.zero_()                       # shares memory with x
+            >>> x
+            tensor([0., 0.], requires_grad=True)
+        """
         return self._detached_alias()
 
     def detach_(self):
-        """Take this tensor out of the graph, in place; returns ``self``."""
+        """Cut this tensor from the graph, in place.
+
+        The in-place form of :meth:`detach`: this tensor loses its ``grad_fn`` and stops
+        requiring grad, becoming a leaf.
+
+        Returns:
+            Tensor: ``self``.
+
+        Raises:
+            RuntimeError: the tensor is a view of a tensor that requires grad ("Can't detach
+                views in-place"); use ``detach()`` there.
+
+        Example::
+
+            >>> x = nbgrad.tensor([1.0, 2.0], requires_grad=True)
+            >>> y = x * 2
+            >>> y.detach_() is y
+            True
+            >>> y.grad_fn is None, y.requires_grad, y.is_leaf
+            (True, False, True)
+        """
         if self._base is not None and self._base._rg:
             raise RuntimeError(
                 "Can't detach views in-place. Use detach() instead. If you are using "
@@ -250,7 +317,27 @@ class Tensor:
         return self
 
     def retain_grad(self):
-        """Keep ``.grad`` for this non-leaf tensor after backward."""
+        """Make backward fill this tensor's ``.grad`` even though it is not a leaf.
+
+        By default only leaves accumulate ``.grad``; an intermediate result's gradient is
+        passed on and dropped. After ``retain_grad()`` it is accumulated in its ``.grad``
+        too (and ``retains_grad`` is ``True``). On a leaf this does nothing.
+
+        Returns:
+            None
+
+        Raises:
+            RuntimeError: the tensor does not require grad.
+
+        Example::
+
+            >>> x = nbgrad.tensor([1.0, 2.0], requires_grad=True)
+            >>> h = x * 3
+            >>> h.retain_grad()
+            >>> (h * h).sum().backward()
+            >>> h.grad                               # d(h^2)/dh = 2 h
+            tensor([ 6., 12.])
+        """
         if not self._rg:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
         if self._grad_fn is None or self._retains_grad:
@@ -265,8 +352,34 @@ class Tensor:
         self._retains_grad = True
 
     def register_hook(self, hook):
-        """Call ``hook(grad)`` when this tensor's gradient is computed; it may return a
-        replacement. Returns a handle whose ``remove()`` unregisters it."""
+        """Register a function to run each time the gradient of this tensor is computed.
+
+        ``hook(grad) -> Tensor or None`` receives the gradient with respect to this tensor
+        (summed over all its uses). It must not modify ``grad`` in place; it may return a
+        new tensor of the same shape, which then replaces the gradient (what flows on to
+        the rest of the graph, and what a leaf accumulates into ``.grad``). Several hooks
+        run in the order they were registered, each getting the previous one's result.
+        Hooks run in :func:`nbgrad.autograd.grad` too.
+
+        Args:
+            hook (callable): ``hook(grad)``, returning a replacement gradient or ``None``.
+
+        Returns:
+            A handle whose ``remove()`` unregisters the hook (also a context manager
+            that removes it on exit).
+
+        Raises:
+            RuntimeError: the tensor does not require grad.
+
+        Example::
+
+            >>> x = nbgrad.tensor([1.0, 2.0], requires_grad=True)
+            >>> h = x.register_hook(lambda g: g * 10)
+            >>> (x * x).sum().backward()
+            >>> x.grad                               # 2 x, times 10
+            tensor([20., 40.])
+            >>> h.remove()
+        """
         if not self._rg:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if _recording.RECORDER[0] is not None and self._grad_fn is not None:
@@ -288,7 +401,9 @@ class Tensor:
         Example::
 
             >>> v = nbgrad.zeros(3, requires_grad=True)
-            >>> h = v.register_post_accumulate_grad_hook(lambda p: p.data.sub_(p.grad))
+            >>> def step(p):                        # an SGD step as soon as .grad is ready
+            ...     p.data.sub_(p.grad)             # (returns None, as a hook must)
+            >>> h = v.register_post_accumulate_grad_hook(step)
             >>> (2 * v).sum().backward()
             >>> v
             tensor([-2., -2., -2.], requires_grad=True)
@@ -304,7 +419,52 @@ class Tensor:
         return h
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        """Accumulate the gradient of this tensor into the leaves' ``.grad``."""
+        """Compute the gradient of this tensor with respect to the graph's leaves.
+
+        Runs the chain rule from this tensor back through the recorded graph and
+        **accumulates** (adds) the gradients into the ``.grad`` of each leaf that requires
+        grad; zero them between steps. The same as
+        ``nbgrad.autograd.backward(self, gradient, retain_graph, create_graph, inputs)``.
+
+        If this tensor has more than one element, ``gradient`` must be given: it is the
+        vector ``v`` of the vector-Jacobian product ``v^T J`` that is computed (the
+        gradient of some scalar with respect to this tensor). For a one-element tensor it
+        defaults to ``1``.
+
+        Args:
+            gradient (Tensor, optional): the vector of the product, with this tensor's
+                shape. Default: ``None`` (only for one-element floating-point tensors).
+            retain_graph (bool, optional): keep the graph's saved tensors so that backward
+                can run through it again; otherwise they are freed during this pass.
+                Default: the value of ``create_graph``.
+            create_graph (bool, optional): record the backward pass, making the
+                accumulated gradients differentiable (for higher-order derivatives).
+                Default: ``False``.
+            inputs (Tensor or sequence of Tensor, optional): accumulate only into these
+                tensors (a non-leaf one gets ``.grad`` as after ``retain_grad()``); all
+                other ``.grad`` stay as they are. Default: ``None`` (every leaf).
+
+        Returns:
+            None
+
+        Raises:
+            RuntimeError: this tensor does not require grad ("does not require grad and
+                does not have a grad_fn"); ``gradient`` omitted for a tensor of more than
+                one element ("grad can be implicitly created only for scalar outputs"); a
+                second pass through a freed graph.
+
+        Example::
+
+            >>> x = nbgrad.tensor([1.0, 2.0, 3.0], requires_grad=True)
+            >>> loss = (x ** 2).sum()
+            >>> loss.backward()
+            >>> x.grad
+            tensor([2., 4., 6.])
+            >>> y = x * 2                              # not a scalar: pass the vector
+            >>> y.backward(nbgrad.tensor([1.0, 0.0, 0.0]))
+            >>> x.grad                                 # accumulated onto the first result
+            tensor([4., 4., 6.])
+        """
         backward = _API[0]
         if backward is None:  # (autograd.api imports this module)
             from .autograd.api import backward

@@ -100,8 +100,57 @@ def _check_inputs(inputs, msg="One of the differentiated Tensors does not requir
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
-    """Accumulate the gradients of ``tensors`` into the ``.grad`` of the graph's leaves
-    (or only of ``inputs``)."""
+    """Compute the gradients of ``tensors`` and accumulate them into the graph's leaves.
+
+    Runs the chain rule backwards from ``tensors`` through the recorded graph and **adds**
+    the result to the ``.grad`` of every leaf tensor that requires grad (or, with
+    ``inputs``, of those tensors only). A second call adds again: zero the gradients
+    between optimization steps (``optimizer.zero_grad()``).
+
+    For a non-scalar tensor the gradient is a vector-Jacobian product: its ``grad_tensors``
+    entry is the vector, "the gradient of some loss with respect to that tensor". A scalar
+    (one-element) tensor may leave it out: its vector is then ``1``.
+
+    Args:
+        tensors (Tensor or sequence of Tensor): the tensors whose gradients are
+            computed (typically one scalar loss). Each must require grad.
+        grad_tensors (Tensor or sequence of Tensor or None, optional): the vector of each
+            vector-Jacobian product, one per element of ``tensors`` and of the same shape.
+            ``None`` (for all, or as one entry) means ``ones_like(tensor)``, which is allowed
+            only for a one-element floating-point tensor. Extra entries are ignored; too few
+            is an error. Default: ``None``.
+        retain_graph (bool, optional): keep the graph's saved tensors after the pass, so
+            the same graph can be run backward again. When ``False`` they are freed as each
+            node runs, and a second pass through a node that saved tensors raises
+            ``RuntimeError`` ("Trying to backward through the graph a second time").
+            Default: the value of ``create_graph``.
+        create_graph (bool, optional): record the backward pass itself, so that the
+            accumulated gradients have a ``grad_fn`` and can be differentiated again
+            (double backward, gradient penalties). Default: ``False``.
+        inputs (Tensor or sequence of Tensor, optional): accumulate only into these tensors
+            and leave every other ``.grad`` untouched. A non-leaf tensor listed here gets
+            its ``.grad`` filled as if ``retain_grad()`` had been called on it. Must not be
+            empty, and each must require grad. Default: ``None`` (all leaves).
+
+    Returns:
+        None. The results are in the ``.grad`` attributes.
+
+    .. note::
+        Tensors listed in ``inputs`` that the graph does not reach are not an error: their
+        ``.grad`` is simply left as it was. :func:`grad` is the form that returns the
+        gradients instead of accumulating them.
+
+    Example::
+
+        >>> w = nbgrad.tensor([1.0, 2.0], requires_grad=True)
+        >>> y = w * 3                                   # a non-scalar output
+        >>> nbgrad.autograd.backward(y, nbgrad.tensor([1.0, 0.5]))
+        >>> w.grad
+        tensor([3.0000, 1.5000])
+        >>> nbgrad.autograd.backward((w ** 2).sum())   # a scalar: no vector needed
+        >>> w.grad                                      # accumulated: 3 + 2, 1.5 + 4
+        tensor([5.0000, 5.5000])
+    """
     tensors = _as_tuple(tensors, "tensors")
     if inputs is not None:
         inputs = _as_tuple(inputs, "inputs")
@@ -118,12 +167,63 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          allow_unused=None, is_grads_batched=False, materialize_grads=False):
-    """The gradients of ``outputs`` with respect to ``inputs``, as a tuple; no ``.grad`` is
-    written.
+    """Compute and return the gradients of ``outputs`` with respect to ``inputs``.
 
-    >>> x = nbgrad.tensor(3.0, requires_grad=True)
-    >>> nbgrad.autograd.grad(x ** 2, x)
-    (tensor(6.),)
+    For each input, the result is the sum over the outputs of the vector-Jacobian products
+    ``grad_outputs[i]^T . d outputs[i] / d input``. Unlike :func:`backward`, nothing is
+    accumulated: no tensor's ``.grad`` changes, and the gradients come back as a tuple
+    (hooks registered on tensors with ``register_hook`` still run).
+
+    Args:
+        outputs (Tensor or sequence of Tensor): the differentiated function's outputs.
+            Each must require grad.
+        inputs (Tensor or sequence of Tensor): the tensors to differentiate with respect
+            to; leaves or intermediate results, each requiring grad. Must not be empty.
+        grad_outputs (Tensor or sequence of Tensor or None, optional): the vector of each
+            vector-Jacobian product, one per output, of the output's shape. ``None`` (for
+            all, or as one entry) means ``ones_like(output)``, which is allowed only for a
+            one-element floating-point output. Default: ``None``.
+        retain_graph (bool, optional): keep the graph's saved tensors after the pass, so
+            the graph can be differentiated again; when ``False`` they are freed as the
+            pass goes. Default: the value of ``create_graph``.
+        create_graph (bool, optional): record the backward pass, so that the returned
+            gradients have a ``grad_fn`` and can themselves be differentiated
+            (Hessian-vector products, gradient penalties). Default: ``False``.
+        allow_unused (bool or None, optional): what to do with an input the outputs do not
+            depend on: ``False`` raises ``RuntimeError`` ("appears to not have been used in
+            the graph"), ``True`` returns ``None`` for it. Default: ``None``, which takes
+            the value of ``materialize_grads``.
+        is_grads_batched (bool, optional): read the first dimension of every
+            ``grad_outputs`` entry as a batch dimension and compute one vector-Jacobian
+            product per row, all at once; each result gets that batch dimension in front.
+            Default: ``False``.
+        materialize_grads (bool, optional): return zeros (of the input's shape) rather than
+            ``None`` for unused inputs. Implies ``allow_unused=True``; combining it with
+            ``allow_unused=False`` raises ``ValueError``. Default: ``False``.
+
+    Returns:
+        tuple of Tensor: one gradient per input, of the input's shape (``(B, *shape)``
+        with ``is_grads_batched=True`` and a batch of ``B``), or ``None`` for an unused
+        input when ``allow_unused=True``.
+
+    .. note::
+        nbgrad runs ``is_grads_batched=True`` as a loop of one backward pass per batch row
+        (PyTorch vectorizes it with ``vmap``): same results, cost linear in the batch size.
+
+    Example::
+
+        >>> x = nbgrad.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        >>> y = (x ** 3).sum()
+        >>> (dx,) = nbgrad.autograd.grad(y, x, create_graph=True)
+        >>> dx                                   # 3 x^2, itself differentiable
+        tensor([ 3., 12., 27.], grad_fn=<MulBackward0>)
+        >>> x.grad is None                       # nothing was accumulated
+        True
+        >>> nbgrad.autograd.grad(dx.sum(), x)    # the second derivative, 6 x
+        (tensor([ 6., 12., 18.]),)
+        >>> z = nbgrad.tensor(1.0, requires_grad=True)
+        >>> nbgrad.autograd.grad(2 * x.sum(), (x, z), materialize_grads=True)
+        (tensor([2., 2., 2.]), tensor(0.))
     """
     if materialize_grads and allow_unused is False:
         raise ValueError(

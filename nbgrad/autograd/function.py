@@ -8,13 +8,53 @@ from .graph import _FREED, ERR_FREED, Node, SavedTensor, edge_of, saved_input, s
 
 
 class FunctionCtx(Node):
-    """The ``ctx`` of a custom Function; it is also the backward node (its ``grad_fn``)."""
+    """The ``ctx`` that a custom :class:`Function`'s ``forward`` and ``backward`` receive.
+
+    The same object is the backward node recorded in the graph (the outputs' ``grad_fn``).
+    Besides the methods below it has ``saved_tensors`` (what :meth:`save_for_backward`
+    kept), ``needs_input_grad`` (one bool per argument of ``forward``: whether that
+    argument is a tensor that requires grad, so ``backward`` can skip work) and
+    ``materialize_grads``; any other attribute may be set on it to pass values (sizes,
+    flags) from ``forward`` to ``backward``.
+    """
 
     __slots__ = ("_to_save", "_non_diff", "_dirty", "materialize_grads", "needs_input_grad",
                  "_fn_cls", "_input_meta")
 
     def save_for_backward(self, *tensors):
-        """Keep tensors for ``backward``; read them back as ``ctx.saved_tensors``."""
+        """Save tensors for ``backward``; read them back there as ``ctx.saved_tensors``.
+
+        Call it at most once, in ``forward``, with the inputs or outputs that ``backward``
+        needs (``None`` entries are kept as ``None``). Unlike attributes set on ``ctx``,
+        saved tensors follow autograd's rules: they are freed after a backward pass that
+        does not retain the graph (reading them then raises), and a saved tensor changed
+        in place after it was saved makes backward raise ("modified by an inplace
+        operation"). Intermediate tensors that are neither inputs nor outputs may be saved
+        too.
+
+        Args:
+            *tensors (Tensor or None): the tensors to keep.
+
+        Raises:
+            TypeError: an argument is neither a tensor nor ``None``.
+
+        Example::
+
+            >>> class Mul(nbgrad.autograd.Function):
+            ...     @staticmethod
+            ...     def forward(ctx, a, b):
+            ...         ctx.save_for_backward(a, b)
+            ...         return a * b
+            ...     @staticmethod
+            ...     def backward(ctx, grad):
+            ...         a, b = ctx.saved_tensors
+            ...         return grad * b, grad * a
+            >>> a = nbgrad.tensor(2.0, requires_grad=True)
+            >>> b = nbgrad.tensor(5.0, requires_grad=True)
+            >>> Mul.apply(a, b).backward()
+            >>> a.grad, b.grad
+            (tensor(5.), tensor(2.))
+        """
         for i, t in enumerate(tensors):  # (tensors.index(t) would compare tensors by ==)
             if t is not None and not isinstance(t, _tensor.Tensor):
                 raise TypeError(
@@ -25,21 +65,113 @@ class FunctionCtx(Node):
 
     @property
     def saved_tensors(self):
+        """The tensors given to :meth:`save_for_backward`, as a tuple, in the same order.
+
+        Raises ``RuntimeError`` once the graph has been freed (a second backward without
+        ``retain_graph=True``) or when a saved tensor was modified in place after it was
+        saved."""
         s = self._saved
         if s is _FREED:
             raise RuntimeError(ERR_FREED)
         return tuple(v.unpack(self) if isinstance(v, SavedTensor) else v for v in s)
 
     def mark_non_differentiable(self, *tensors):
-        """Outputs that get no gradient (e.g. indices)."""
+        """Declare outputs of ``forward`` that are not differentiable (indices, masks).
+
+        Call it in ``forward`` with the output tensors concerned. They come out with
+        ``requires_grad=False`` and no ``grad_fn``; ``backward`` still receives an entry
+        for each of them (zeros, or ``None`` after ``set_materialize_grads(False)``), which
+        it should ignore. Integer and bool outputs are never differentiable anyway.
+
+        Args:
+            *tensors (Tensor): outputs of ``forward``.
+
+        Example::
+
+            >>> class ReluAndMask(nbgrad.autograd.Function):
+            ...     @staticmethod
+            ...     def forward(ctx, x):
+            ...         mask = (x > 0).float()
+            ...         ctx.save_for_backward(mask)
+            ...         ctx.mark_non_differentiable(mask)
+            ...         return x * mask, mask
+            ...     @staticmethod
+            ...     def backward(ctx, grad, grad_mask):
+            ...         (mask,) = ctx.saved_tensors
+            ...         return grad * mask
+            >>> x = nbgrad.tensor([-1.0, 2.0], requires_grad=True)
+            >>> y, mask = ReluAndMask.apply(x)
+            >>> y.requires_grad, mask.requires_grad
+            (True, False)
+            >>> y.sum().backward()
+            >>> x.grad
+            tensor([0., 1.])
+        """
         self._non_diff = tensors
 
     def mark_dirty(self, *tensors):
-        """Inputs that ``forward`` modified in place."""
+        """Declare the inputs that ``forward`` modified in place.
+
+        Call it in ``forward`` with every tensor argument it wrote into; such a tensor
+        must also be returned as an output. Its version counter is bumped (so saved copies
+        of its old value are detected by backward), and it takes this function's node as
+        its new ``grad_fn``. Modifying a leaf that requires grad in place is an error, as
+        for built-in in-place ops.
+
+        Args:
+            *tensors (Tensor): the inputs modified in place.
+
+        Example::
+
+            >>> class Double_(nbgrad.autograd.Function):
+            ...     @staticmethod
+            ...     def forward(ctx, x):
+            ...         x.mul_(2)
+            ...         ctx.mark_dirty(x)
+            ...         return x
+            ...     @staticmethod
+            ...     def backward(ctx, grad):
+            ...         return grad * 2
+            >>> w = nbgrad.tensor([1.0, 2.0], requires_grad=True)
+            >>> h = w + 0                          # a non-leaf may be changed in place
+            >>> out = Double_.apply(h)
+            >>> out is h, h
+            (True, tensor([2., 4.], grad_fn=<Double_Backward>))
+            >>> h.sum().backward()
+            >>> w.grad
+            tensor([2., 2.])
+        """
         self._dirty = tensors
 
     def set_materialize_grads(self, value):
-        """With False, ``backward`` receives None (not zeros) for unused outputs."""
+        """Choose whether ``backward`` sees zeros or ``None`` for missing gradients.
+
+        When only some outputs of ``forward`` are used, the others receive no gradient.
+        By default (``True``) ``backward`` gets zero tensors of their shape in their place;
+        after ``ctx.set_materialize_grads(False)`` (called in ``forward``) it gets
+        ``None`` and must handle it, which saves allocating the zeros.
+
+        Args:
+            value (bool): ``True`` to pass zeros, ``False`` to pass ``None``.
+
+        Example::
+
+            >>> class Pair(nbgrad.autograd.Function):
+            ...     @staticmethod
+            ...     def forward(ctx, x):
+            ...         ctx.set_materialize_grads(False)
+            ...         return x * 2, x * 3
+            ...     @staticmethod
+            ...     def backward(ctx, g1, g2):
+            ...         print(g1, g2)
+            ...         return g1 * 2 if g2 is None else g1 * 2 + g2 * 3
+            >>> x = nbgrad.tensor(1.0, requires_grad=True)
+            >>> a, b = Pair.apply(x)
+            >>> a.backward()
+            tensor(1.) None
+            >>> x.grad
+            tensor(2.)
+        """
         self.materialize_grads = bool(value)
 
     def unpack_saved(self):
@@ -104,18 +236,48 @@ class _FunctionMeta(type):
 
 
 class Function(metaclass=_FunctionMeta):
-    """Base class of custom differentiable ops.
+    """Base class of differentiable operations with a hand-written backward.
 
-    >>> class Square(nbgrad.autograd.Function):
-    ...     @staticmethod
-    ...     def forward(ctx, x):
-    ...         ctx.save_for_backward(x)
-    ...         return x * x
-    ...     @staticmethod
-    ...     def backward(ctx, g):
-    ...         (x,) = ctx.saved_tensors
-    ...         return 2 * x * g
-    >>> y = Square.apply(nbgrad.tensor(3.0, requires_grad=True))
+    Subclass it and define two static methods:
+
+    - ``forward(ctx, *args, **kwargs)`` computes the output (a tensor, or a tuple of
+      them) from the arguments, which may be tensors or any other values. It runs with
+      grad mode off, so its own ops are not recorded; it keeps what ``backward`` needs on
+      ``ctx`` (see :class:`FunctionCtx`).
+    - ``backward(ctx, *grad_outputs)`` receives one gradient per output of ``forward`` and
+      returns one gradient per positional argument of ``forward`` (a tuple, or a single
+      tensor when there is one argument): a tensor of that argument's shape, or ``None``
+      for an argument that is not a tensor or needs no gradient.
+
+    Run the operation with the class method ``apply(*args, **kwargs)``, not by calling
+    ``forward``: ``apply`` calls ``forward`` and, when grad mode is on and a tensor
+    argument requires grad, records a node named ``<ClassName>Backward`` as the
+    ``grad_fn`` of the floating-point outputs. A gradient that ``backward`` returns in
+    another floating dtype than its input's is cast to the input's dtype.
+
+    .. note::
+        A ``backward`` written with nbgrad ops is itself differentiable: double backward
+        (``create_graph=True``, :func:`gradgradcheck`) goes through it. Decorate it with
+        :func:`once_differentiable` when it is not (e.g. it uses NumPy).
+
+    Example::
+
+        >>> class Cube(nbgrad.autograd.Function):
+        ...     @staticmethod
+        ...     def forward(ctx, x):
+        ...         ctx.save_for_backward(x)
+        ...         return x ** 3
+        ...     @staticmethod
+        ...     def backward(ctx, grad):
+        ...         (x,) = ctx.saved_tensors
+        ...         return grad * 3 * x ** 2
+        >>> x = nbgrad.tensor([1.0, 2.0], requires_grad=True)
+        >>> y = Cube.apply(x)
+        >>> y
+        tensor([1., 8.], grad_fn=<CubeBackward>)
+        >>> y.sum().backward()
+        >>> x.grad
+        tensor([ 3., 12.])
     """
 
     @staticmethod
@@ -128,6 +290,11 @@ class Function(metaclass=_FunctionMeta):
 
     @classmethod
     def apply(cls, *args, **kwargs):
+        """Run the operation on ``args``: call ``forward(ctx, *args, **kwargs)`` with grad
+        mode off, then, when grad mode is on and a tensor argument requires grad, record
+        ``ctx`` as the ``grad_fn`` of the floating-point outputs. Returns what ``forward``
+        returned (an input returned unchanged comes back as a new tensor object, unless
+        it was marked dirty)."""
         T = _tensor.Tensor
         is_t = [isinstance(a, T) for a in args]
         ctx = cls._backward_cls(tuple(edge_of(a) if t and a._rg else (None, 0)
@@ -187,7 +354,47 @@ class Function(metaclass=_FunctionMeta):
 
 
 def once_differentiable(fn):
-    """Decorate a Function's ``backward`` that cannot itself be differentiated."""
+    """Decorator for a :class:`Function`'s ``backward`` that cannot be differentiated.
+
+    Use it when ``backward`` computes outside nbgrad's ops (with NumPy, or a kernel of
+    its own), so that its result carries no graph. The decorated ``backward`` runs with
+    grad mode off; when a double backward is requested (``create_graph=True`` and the
+    incoming gradients require grad), its results are given a node that raises
+    ``RuntimeError`` ("trying to differentiate twice a function that was marked with
+    @once_differentiable") if something differentiates through it, instead of silently
+    returning wrong (zero) second derivatives.
+
+    Args:
+        fn (callable): the ``backward(ctx, *grad_outputs)`` static method.
+
+    Returns:
+        callable: the wrapped ``backward``.
+
+    Example::
+
+        >>> import numpy as np
+        >>> from nbgrad.autograd import Function, once_differentiable
+        >>> class Exp(Function):
+        ...     @staticmethod
+        ...     def forward(ctx, x):
+        ...         y = nbgrad.from_numpy(np.exp(x.detach().numpy()))
+        ...         ctx.save_for_backward(y)
+        ...         return y
+        ...     @staticmethod
+        ...     @once_differentiable
+        ...     def backward(ctx, grad):
+        ...         (y,) = ctx.saved_tensors
+        ...         return nbgrad.from_numpy(grad.detach().numpy() * y.detach().numpy())
+        >>> x = nbgrad.zeros(2, requires_grad=True)
+        >>> v = nbgrad.ones(2, requires_grad=True)   # a gradient that requires grad
+        >>> (g,) = nbgrad.autograd.grad(Exp.apply(x), x, v, create_graph=True)
+        >>> g
+        tensor([1., 1.], grad_fn=<DelayedError>)
+        >>> g.sum().backward()
+        Traceback (most recent call last):
+            ...
+        RuntimeError: trying to differentiate twice a function that was marked with ...
+    """
 
     @functools.wraps(fn)
     def wrapper(ctx, *grads):

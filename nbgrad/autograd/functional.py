@@ -96,7 +96,37 @@ def _grads(outs, ins, vs, create_graph, strict, stage):
 
 
 def vjp(func, inputs, v=None, create_graph=False, strict=False):
-    """``(func(inputs), v^T J)``."""
+    """The vector-Jacobian product of ``func`` at ``inputs`` with the vector ``v``.
+
+    Computes ``v^T J``, where ``J`` is the Jacobian of ``func`` at ``inputs``, by one
+    reverse-mode (backward) pass: the gradient of ``sum(v * func(inputs))`` with respect to
+    each input.
+
+    Args:
+        func (callable): takes the tensors of ``inputs`` as positional arguments and
+            returns a tensor or a tuple of tensors.
+        inputs (Tensor or tuple of Tensor): the point at which to differentiate.
+        v (Tensor or tuple of Tensor, optional): the vector, one tensor per output of
+            ``func``, of the output's shape. May be omitted (``None``) only when ``func``
+            returns a single one-element tensor. Default: ``None``.
+        create_graph (bool, optional): make the results differentiable (they keep a
+            graph back to ``inputs``), for higher derivatives. Default: ``False``: the
+            results are detached, and the caller's tensors gain no graph.
+        strict (bool, optional): raise ``RuntimeError`` when an output does not depend on
+            an input (the result would be all zeros) instead of returning zeros.
+            Default: ``False``.
+
+    Returns:
+        tuple: ``(func_output, vjp)``: the output of ``func(inputs)``, and the product,
+        shaped like ``inputs`` (a tensor or a tuple, as ``inputs`` was given).
+
+    Example::
+
+        >>> f = lambda x: x ** 2
+        >>> x = nbgrad.tensor([1.0, 2.0, 3.0])
+        >>> nbgrad.autograd.functional.vjp(f, x, nbgrad.ones(3))
+        (tensor([1., 4., 9.]), tensor([2., 4., 6.]))
+    """
     from ..creation import ones_like
 
     ins, in_t = _tup(inputs)
@@ -119,7 +149,41 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
 
 
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
-    """``(func(inputs), J v)`` by the double-vjp trick."""
+    """The Jacobian-vector product of ``func`` at ``inputs`` with the vector ``v``.
+
+    Computes ``J v``, where ``J`` is the Jacobian of ``func`` at ``inputs``: the
+    directional derivative of ``func`` along ``v``.
+
+    Args:
+        func (callable): takes the tensors of ``inputs`` as positional arguments and
+            returns a tensor or a tuple of tensors.
+        inputs (Tensor or tuple of Tensor): the point at which to differentiate.
+        v (Tensor or tuple of Tensor, optional): the vector, one tensor per input, of the
+            input's shape. May be omitted (``None``) only when the input is a single
+            one-element tensor. Default: ``None``.
+        create_graph (bool, optional): make the results differentiable (they keep a
+            graph back to ``inputs``), for higher derivatives. Default: ``False``: the
+            results are detached, and the caller's tensors gain no graph.
+        strict (bool, optional): raise ``RuntimeError`` when an output does not depend on
+            an input (the result would be all zeros) instead of returning zeros.
+            Default: ``False``.
+
+    Returns:
+        tuple: ``(func_output, jvp)``: the output of ``func(inputs)``, and the product,
+        shaped like that output.
+
+    .. note::
+        As PyTorch's, this uses the "double backward trick" (two reverse-mode passes, the
+        second through the first), not forward-mode differentiation: ``func`` must be
+        twice differentiable by autograd, and it costs about two backward passes.
+
+    Example::
+
+        >>> f = lambda x: x ** 2
+        >>> x = nbgrad.tensor([1.0, 2.0, 3.0])
+        >>> nbgrad.autograd.functional.jvp(f, x, nbgrad.tensor([1.0, 0.0, 1.0]))
+        (tensor([1., 4., 9.]), tensor([2., 0., 6.]))
+    """
     from ..creation import ones_like, zeros_like
 
     ins, in_t = _tup(inputs)
@@ -146,7 +210,45 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
 
 
 def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, strategy="reverse-mode"):
-    """The Jacobian of ``func`` at ``inputs`` (row by row, by reverse mode)."""
+    """The Jacobian of ``func`` at ``inputs``.
+
+    Args:
+        func (callable): takes the tensors of ``inputs`` as positional arguments and
+            returns a tensor or a tuple of tensors.
+        inputs (Tensor or tuple of Tensor): the point at which to differentiate.
+        create_graph (bool, optional): make the results differentiable (they keep a
+            graph back to ``inputs``), for higher derivatives. Default: ``False``: the
+            results are detached, and the caller's tensors gain no graph.
+        strict (bool, optional): raise ``RuntimeError`` when an output does not depend on
+            an input (the result would be all zeros) instead of returning zeros.
+            Default: ``False``.
+        vectorize (bool, optional): accepted for PyTorch compatibility; ignored (nbgrad
+            always computes row by row). Default: ``False``.
+        strategy (str, optional): ``"reverse-mode"``, the only one nbgrad supports
+            (``"forward-mode"`` raises ``NotImplementedError``). Default:
+            ``"reverse-mode"``.
+
+    Returns:
+        Tensor, or tuple of Tensor, or tuple of tuples of Tensor: for output ``i`` and
+        input ``j``, the tensor ``J[i][j]`` of shape
+        ``output_i.shape + input_j.shape``, holding ``d output_i / d input_j``. When
+        ``func`` has one output and ``inputs`` is one tensor, that tensor alone; when
+        only one of them is a tuple, a tuple indexed by the other one.
+
+    .. note::
+        The Jacobian is built with one backward pass per output element: keep the outputs
+        small (for a scalar function, :func:`nbgrad.autograd.grad` is one pass).
+
+    Example::
+
+        >>> f = lambda x: x ** 2
+        >>> nbgrad.autograd.functional.jacobian(f, nbgrad.tensor([1.0, 2.0]))
+        tensor([[2., 0.],
+                [0., 4.]])
+        >>> g = lambda a, b: a * b
+        >>> nbgrad.autograd.functional.jacobian(g, (nbgrad.tensor([3.0]), nbgrad.tensor([5.0])))
+        (tensor([[5.]]), tensor([[3.]]))
+    """
     from ..creation import zeros_like
     from ..memory_formats import contiguous_format
     from ..ops import shape as _s
@@ -200,7 +302,35 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
 
 
 def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, outer_jacobian_strategy="reverse-mode"):
-    """The Hessian of scalar ``func`` at ``inputs``."""
+    """The Hessian (matrix of second derivatives) of a scalar ``func`` at ``inputs``.
+
+    Args:
+        func (callable): takes the tensors of ``inputs`` as positional arguments and
+            returns a tensor with a single element.
+        inputs (Tensor or tuple of Tensor): the point at which to differentiate.
+        create_graph (bool, optional): make the results differentiable (they keep a
+            graph back to ``inputs``), for higher derivatives. Default: ``False``: the
+            results are detached, and the caller's tensors gain no graph.
+        strict (bool, optional): raise ``RuntimeError`` when an output does not depend on
+            an input (the result would be all zeros) instead of returning zeros.
+            Default: ``False``.
+        vectorize (bool, optional): accepted for PyTorch compatibility; ignored.
+            Default: ``False``.
+        outer_jacobian_strategy (str, optional): accepted for PyTorch compatibility;
+            nbgrad always uses reverse mode. Default: ``"reverse-mode"``.
+
+    Returns:
+        Tensor, or tuple of tuples of Tensor: for one input tensor, the Hessian of shape
+        ``input.shape + input.shape``; for a tuple of inputs, ``H[i][j]`` of shape
+        ``inputs[i].shape + inputs[j].shape``, holding ``d^2 func / d input_i d input_j``.
+
+    Example::
+
+        >>> f = lambda x: (x ** 3).sum()
+        >>> nbgrad.autograd.functional.hessian(f, nbgrad.tensor([1.0, 2.0]))
+        tensor([[ 6.,  0.],
+                [ 0., 12.]])
+    """
     _, in_t = _tup(inputs)
 
     def jac_fn(*xs):
@@ -237,7 +367,36 @@ def _first(out, xs):
 
 
 def vhp(func, inputs, v=None, create_graph=False, strict=False):
-    """``(func(inputs), v^T H)`` by double backward."""
+    """The vector-Hessian product of a scalar ``func`` at ``inputs`` with the vector ``v``.
+
+    Computes ``v^T H`` (``H`` the Hessian of ``func`` at ``inputs``) by differentiating the
+    gradient of ``func`` once more, without forming ``H``.
+
+    Args:
+        func (callable): takes the tensors of ``inputs`` as positional arguments and
+            returns a tensor with a single element.
+        inputs (Tensor or tuple of Tensor): the point at which to differentiate.
+        v (Tensor or tuple of Tensor, optional): the vector, one tensor per input, of the
+            input's shape. May be omitted only when the input is a single one-element
+            tensor. Default: ``None``.
+        create_graph (bool, optional): make the results differentiable (they keep a
+            graph back to ``inputs``), for higher derivatives. Default: ``False``: the
+            results are detached, and the caller's tensors gain no graph.
+        strict (bool, optional): raise ``RuntimeError`` when an output does not depend on
+            an input (the result would be all zeros) instead of returning zeros.
+            Default: ``False``.
+
+    Returns:
+        tuple: ``(func_output, vhp)``: the scalar output, and the product, shaped like
+        ``inputs``.
+
+    Example::
+
+        >>> f = lambda x: (x ** 3).sum()
+        >>> x = nbgrad.tensor([1.0, 2.0])
+        >>> nbgrad.autograd.functional.vhp(f, x, nbgrad.tensor([1.0, 1.0]))
+        (tensor(9.), tensor([ 6., 12.]))
+    """
     ins, in_t = _tup(inputs)
     with enable_grad():
         ins = _prep(ins, create_graph)
@@ -261,5 +420,38 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
 
 
 def hvp(func, inputs, v=None, create_graph=False, strict=False):
-    """``(func(inputs), H v)``; equal to ``vhp`` for twice-differentiable ``func``."""
+    """The Hessian-vector product of a scalar ``func`` at ``inputs`` with the vector ``v``.
+
+    Computes ``H v`` (``H`` the Hessian of ``func`` at ``inputs``) without forming ``H``.
+
+    Args:
+        func (callable): takes the tensors of ``inputs`` as positional arguments and
+            returns a tensor with a single element.
+        inputs (Tensor or tuple of Tensor): the point at which to differentiate.
+        v (Tensor or tuple of Tensor, optional): the vector, one tensor per input, of the
+            input's shape. May be omitted only when the input is a single one-element
+            tensor. Default: ``None``.
+        create_graph (bool, optional): make the results differentiable (they keep a
+            graph back to ``inputs``), for higher derivatives. Default: ``False``: the
+            results are detached, and the caller's tensors gain no graph.
+        strict (bool, optional): raise ``RuntimeError`` when an output does not depend on
+            an input (the result would be all zeros) instead of returning zeros.
+            Default: ``False``.
+
+    Returns:
+        tuple: ``(func_output, hvp)``: the scalar output, and the product, shaped like
+        ``inputs``.
+
+    .. note::
+        The Hessian of a twice continuously differentiable function is symmetric, so
+        ``H v`` equals ``v^T H``: nbgrad computes it as :func:`vhp` does (PyTorch uses
+        the slower double-backward trick here).
+
+    Example::
+
+        >>> f = lambda x: (x[0] * x[1]) ** 2
+        >>> x = nbgrad.tensor([1.0, 2.0])
+        >>> nbgrad.autograd.functional.hvp(f, x, nbgrad.tensor([1.0, 0.0]))
+        (tensor(4.), tensor([8., 8.]))
+    """
     return vhp(func, inputs, v, create_graph, strict)

@@ -134,7 +134,33 @@ class _NoParam(_Mode):
 
 
 class no_grad(_NoParam):
-    """Disable graph recording: ``with nbgrad.no_grad(): y = model(x)``."""
+    """Context manager (and decorator) that turns off graph recording.
+
+    Inside the block, operations build no autograd graph and their results have
+    ``requires_grad=False``, even when their inputs require grad. Use it for inference
+    and evaluation (less memory: nothing is saved for backward) and for updates that must
+    not be recorded, such as an optimizer's in-place step on the parameters. Tensors made
+    inside are ordinary tensors that may be used with autograd later (unlike
+    :class:`inference_mode`'s).
+
+    The mode is per thread, and the previous mode is restored on exit (also when the block
+    raises). It can decorate a function, written ``@nbgrad.no_grad`` or
+    ``@nbgrad.no_grad()``: each call then runs with recording off; a decorated generator
+    function runs each of its steps so.
+
+    Example::
+
+        >>> x = nbgrad.tensor([1.0, 2.0], requires_grad=True)
+        >>> with nbgrad.no_grad():
+        ...     y = x * 2
+        >>> y.requires_grad
+        False
+        >>> @nbgrad.no_grad
+        ... def double(t):
+        ...     return t * 2
+        >>> double(x).requires_grad
+        False
+    """
 
     def __enter__(self):
         self._prev = STATE.enabled
@@ -143,7 +169,23 @@ class no_grad(_NoParam):
 
 
 class enable_grad(_NoParam):
-    """Enable graph recording, e.g. inside a ``no_grad`` block."""
+    """Context manager (and decorator) that turns graph recording on.
+
+    The counterpart of :class:`no_grad`: inside a ``no_grad`` block (or with
+    ``set_grad_enabled(False)``), it makes ops record a graph again for a nested block or a
+    decorated function. The mode is per thread and restored on exit. It does not undo
+    :class:`inference_mode`'s inference tensors.
+
+    Example::
+
+        >>> x = nbgrad.tensor([1.0], requires_grad=True)
+        >>> with nbgrad.no_grad():
+        ...     with nbgrad.enable_grad():
+        ...         y = x * 2
+        ...     z = x * 2
+        >>> y.requires_grad, z.requires_grad
+        (True, False)
+    """
 
     def __enter__(self):
         self._prev = STATE.enabled
@@ -152,7 +194,30 @@ class enable_grad(_NoParam):
 
 
 class set_grad_enabled(_Mode):
-    """Set grad mode now (as a function) or for a block (as a context manager)."""
+    """Turn graph recording on or off, as a function call or for a ``with`` block.
+
+    Called as a function, ``set_grad_enabled(mode)`` switches the mode at once and leaves
+    it so (for this thread). Used as a context manager, the previous mode comes back when
+    the block exits; as a decorator (``@set_grad_enabled(False)``), each call of the
+    function runs in ``mode`` and the caller's mode is unchanged. Handy to share one code
+    path between training and evaluation: ``with set_grad_enabled(is_train): ...``.
+
+    Args:
+        mode (bool): ``True`` records a graph (as :class:`enable_grad`), ``False`` does not
+            (as :class:`no_grad`).
+
+    Example::
+
+        >>> x = nbgrad.tensor([1.0], requires_grad=True)
+        >>> with nbgrad.set_grad_enabled(False):
+        ...     y = x * 2
+        >>> y.requires_grad
+        False
+        >>> _ = nbgrad.set_grad_enabled(False)
+        >>> (x * 2).requires_grad, nbgrad.is_grad_enabled()
+        (False, False)
+        >>> _ = nbgrad.set_grad_enabled(True)
+    """
 
     def __init__(self, mode):
         self._prev = STATE.enabled
@@ -171,17 +236,30 @@ class set_grad_enabled(_Mode):
 
 
 class inference_mode(_Mode):
-    """Like ``no_grad``, and tensors made inside are inference tensors (as PyTorch's): they
-    cannot be saved for backward, modified in place outside inference mode, or made to
-    require grad; ``Tensor.is_inference()`` tells one.
+    """Context manager (and decorator) for code that will never need gradients.
+
+    Like :class:`no_grad`, no graph is recorded inside. In addition, the tensors made
+    inside are *inference tensors* (``Tensor.is_inference()`` says so, and so do their
+    views): outside inference mode they cannot be saved for backward by an op that records
+    a graph, modified in place, or made to require grad (each is a ``RuntimeError``); use
+    ``clone()`` to get a normal tensor. They do not track ``_version``.
+
+    It works as a context manager, as ``@nbgrad.inference_mode`` and as
+    ``@nbgrad.inference_mode()`` on a function; the mode is per thread and restored on exit.
+
+    Args:
+        mode (bool, optional): ``True`` turns inference mode on; ``False`` makes the block
+            a normal grad-enabled one (so one code path can switch it). Default: ``True``.
 
     Example::
 
-        >>> import nbgrad
+        >>> x = nbgrad.ones(2, requires_grad=True)
         >>> with nbgrad.inference_mode():
-        ...     y = nbgrad.ones(2) * 2
+        ...     y = x * 2
         >>> y.is_inference(), y.requires_grad
         (True, False)
+        >>> y.clone().is_inference()
+        False
     """
 
     def __new__(cls, mode=True):

@@ -8,7 +8,8 @@ from .. import tensor as _tensor  # the module (nbgrad.tensor the function comes
 
 
 class GradcheckError(RuntimeError):
-    """Raised by ``gradcheck`` when analytical and numerical gradients disagree."""
+    """Raised by :func:`gradcheck` and :func:`gradgradcheck` when the gradients autograd
+    computes and the finite-difference ones disagree."""
 
 
 def _as_tuple(x):
@@ -69,14 +70,56 @@ def _analytical(fn, inputs, diff_idx, out_idx):
 
 
 def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, **_ignored):
-    """Compare autograd's gradients of ``func`` with central finite differences.
+    """Check the gradients autograd computes for ``func`` against finite differences.
 
-    Inputs that require grad should be float64. Returns True, or raises GradcheckError
-    (returns False when ``raise_exception=False``).
+    For every floating-point output of ``func`` and every input that requires grad, the
+    Jacobian is computed twice: by autograd (one backward pass per output element) and
+    numerically, by central differences ``(f(x + eps) - f(x - eps)) / (2 eps)`` on each
+    input element in turn. They must agree elementwise within
+    ``|analytical - numerical| <= atol + rtol * |numerical|``.
 
-    >>> x = nbgrad.randn(3, dtype=nbgrad.float64, requires_grad=True)
-    >>> nbgrad.autograd.gradcheck(lambda t: (t * t).sum(), (x,))
-    True
+    Args:
+        func (callable): takes the tensors of ``inputs`` as positional arguments and
+            returns a tensor or a tuple of tensors (non-tensor entries are ignored).
+        inputs (Tensor or tuple of Tensor): the point to check at. Those that require grad
+            are checked; they should be ``float64`` (single precision cannot meet the
+            default tolerances; a warning says so) and on the CPU.
+        eps (float, optional): the finite-difference step. Default: ``1e-6``.
+        atol (float, optional): absolute tolerance. Default: ``1e-5``.
+        rtol (float, optional): relative tolerance. Default: ``1e-3``.
+        raise_exception (bool, optional): raise :class:`GradcheckError` with both
+            Jacobians on a mismatch; if ``False``, return ``False`` instead.
+            Default: ``True``.
+
+    Returns:
+        bool: ``True`` when every Jacobian matches.
+
+    Raises:
+        GradcheckError: a mismatch (or a gradient of the wrong shape), when
+            ``raise_exception`` is ``True``.
+        ValueError: no input requires grad.
+
+    .. note::
+        PyTorch's other options (``nondet_tol``, ``check_undefined_grad``,
+        ``check_batched_grad``, ``fast_mode``, ...) are accepted and ignored: nbgrad always
+        runs the full (slow-mode) comparison above. The inputs are perturbed in place
+        during the check and restored afterwards. The cost grows with the number of input
+        and output elements: keep the tensors small.
+
+    Example::
+
+        >>> x = nbgrad.randn(3, dtype=nbgrad.float64, requires_grad=True)
+        >>> nbgrad.autograd.gradcheck(lambda t: (t * t).sum(), (x,))
+        True
+        >>> class BadSquare(nbgrad.autograd.Function):
+        ...     @staticmethod
+        ...     def forward(ctx, t):
+        ...         return t * t
+        ...     @staticmethod
+        ...     def backward(ctx, g):
+        ...         return g                          # wrong: should be 2 t g
+        >>> nbgrad.autograd.gradcheck(BadSquare.apply, (x,), raise_exception=False)
+        False
     """
     inputs = _as_tuple(inputs)
     diff_idx = [i for i, t in enumerate(inputs) if isinstance(t, _tensor.Tensor) and t.requires_grad]
@@ -110,9 +153,39 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
 
 def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3,
                   raise_exception=True, gen_non_contig_grad_outputs=False, **_ignored):
-    """Check second derivatives: gradcheck of the map (inputs, v) -> v^T J.
+    """Check the second derivatives autograd computes for ``func``.
 
-    ``grad_outputs`` default to random float64 tensors that require grad.
+    Runs :func:`gradcheck` on the first-order gradient map ``(inputs, v) -> v^T J`` (the
+    vector-Jacobian product of ``func`` at ``inputs``, computed with
+    ``create_graph=True``): its gradients with respect to both the inputs and ``v`` are
+    second derivatives of ``func``, and they are compared with finite differences.
+
+    Args:
+        func (callable): as for :func:`gradcheck`.
+        inputs (Tensor or tuple of Tensor): as for :func:`gradcheck` (``float64``).
+        grad_outputs (Tensor or tuple of Tensor, optional): the vectors ``v``, one per
+            differentiable output of ``func``, of its shape; they should require grad.
+            Default: ``None``, random normal tensors of the outputs' dtype that require
+            grad (seed the generator with ``nbgrad.manual_seed`` for a repeatable check).
+        eps (float, optional): the finite-difference step. Default: ``1e-6``.
+        atol (float, optional): absolute tolerance. Default: ``1e-5``.
+        rtol (float, optional): relative tolerance. Default: ``1e-3``.
+        raise_exception (bool, optional): raise on a mismatch rather than return ``False``.
+            Default: ``True``.
+        gen_non_contig_grad_outputs (bool, optional): accepted for PyTorch compatibility
+            and ignored. Default: ``False``.
+
+    Returns:
+        bool: ``True`` when the second derivatives match.
+
+    Raises:
+        GradcheckError: a mismatch, when ``raise_exception`` is ``True``.
+
+    Example::
+
+        >>> x = nbgrad.randn(3, dtype=nbgrad.float64, requires_grad=True)
+        >>> nbgrad.autograd.gradgradcheck(lambda t: (t ** 3).sum(), (x,))
+        True
     """
     from ..creation import randn
     from .api import grad

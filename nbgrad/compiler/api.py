@@ -51,14 +51,19 @@ def compile(fn=None, *, fullgraph=False, dynamic=False, mode=None, disable=False
     """Compile a function (or an ``nn.Module``) with nbgrad's compiler.
 
     Args:
-        fn: the function or module; omitted, ``compile`` returns a decorator.
-        fullgraph (bool): raise ``RuntimeError`` at a graph break (naming the op or read
-            and the source line) instead of compiling the segments around it.
-        dynamic (bool): accepted for PyTorch compatibility; shapes are always
-            specialized (a new shape traces again).
-        mode (str or None): accepted for PyTorch compatibility (``"default"``,
-            ``"reduce-overhead"``, ``"max-autotune"``, ...); all compile the same way.
-        disable (bool): return ``fn`` unchanged.
+        fn (callable or nn.Module, optional): the function or module to compile. When
+            omitted, ``compile`` returns a decorator that takes the other arguments as
+            given (``@nbgrad.compile(fullgraph=True)``). Default: ``None``.
+        fullgraph (bool, optional): raise ``RuntimeError`` at a graph break (naming the op
+            or read and the source line) instead of compiling the segments around it.
+            Default: ``False``.
+        dynamic (bool, optional): accepted for PyTorch compatibility; shapes are always
+            specialized (a new shape traces again). Default: ``False``.
+        mode (str or None, optional): accepted for PyTorch compatibility (``"default"``,
+            ``"reduce-overhead"``, ``"max-autotune"``, ...); all compile the same way; an
+            unknown name raises ``RuntimeError``. Default: ``None``.
+        disable (bool, optional): return ``fn`` unchanged (a switch to turn compiling off
+            without editing the code). Default: ``False``.
 
     Returns:
         A callable with ``fn``'s signature. On the first call with a new signature it runs

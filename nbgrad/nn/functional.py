@@ -161,6 +161,7 @@ def relu(input, inplace=False):
     Example::
 
         >>> import nbgrad
+        >>> from nbgrad.nn.functional import relu
         >>> relu(nbgrad.tensor([-1.0, 2.0]))
         tensor([0., 2.])
     """

@@ -305,7 +305,7 @@ tanh = defop("tanh", S.tanh, inplace=True, cpu_body=S.tanh_v, dtype=_FLOAT, grad
 sigmoid = defop("sigmoid", S.sigmoid, inplace=True, cpu_body=S.sigmoid_v, dtype=_FLOAT, grad_once=True,
                 functional=True, grads=("sigmoid_backward(grad, result)",),
                 doc="Elementwise logistic function ``1 / (1 + exp(-input))``, stable for "
-                    "large |input|.")
+                    "large ``|input|``.")
 relu = defop("relu", S.relu, inplace=True, functional=True, check=_no_bool_relu,
              grads=("threshold_backward(grad, result)",),
              doc="``max(input, 0)`` elementwise (gradient 0 at 0).")

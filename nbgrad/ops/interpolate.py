@@ -79,7 +79,7 @@ def _linear(t, n_in, n_out, scale, align_corners):
 @autocast_op("interpolate")
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
-    """Resize the spatial dims of ``input`` (N, C, *spatial) to ``size`` or by
+    """Resize the spatial dims of ``input`` ``(N, C, *spatial)`` to ``size`` or by
     ``scale_factor``: ``mode`` ``"nearest"`` (PyTorch's legacy rounding down),
     ``"nearest-exact"``, ``"linear"`` (3-D input) or ``"bilinear"`` (4-D), with
     ``align_corners`` for the linear ones.

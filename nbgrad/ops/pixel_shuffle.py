@@ -68,7 +68,7 @@ def pixel_unshuffle(input, downscale_factor):
 
 
 def channel_shuffle(input, groups):
-    """The channels (dim 1) of (N, C, *) regrouped: ``groups`` groups of C / groups
+    """The channels (dim 1) of ``(N, C, *)`` regrouped: ``groups`` groups of C / groups
     channels, read across the groups (ShuffleNet's shuffle).
 
     Example::

@@ -111,7 +111,7 @@ def _windows(n, m):
 
 def adaptive_avg_pool2d(input, output_size):
     """2-D average pooling to a fixed ``output_size`` (an int, a pair, None to keep a dim):
-    output cell ``(i, j)`` is the mean of rows ``floor(i H / Ho) .. ceil((i+1) H / Ho)`` and
+    output cell ``(i, j)`` is the mean of rows ``floor(i H / Ho)`` to ``ceil((i+1) H / Ho)`` and
     the columns likewise, as PyTorch's windows.
 
     Example::

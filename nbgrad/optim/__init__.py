@@ -1,6 +1,8 @@
 """``nbgrad.optim``: optimizers with PyTorch's update rules, run as fused Numba kernels.
 
+>>> model = nbgrad.nn.Linear(3, 1)
 >>> opt = nbgrad.optim.Adam(model.parameters(), lr=1e-3)
+>>> loss = model(nbgrad.randn(4, 3)).pow(2).mean()
 >>> opt.zero_grad(); loss.backward(); opt.step()
 """
 

@@ -9,6 +9,7 @@ last bit, including when something else changed ``"lr"`` in between; ``state_dic
 ``epoch`` by the closed form where the schedule has one.
 
 >>> import nbgrad
+>>> from nbgrad.optim.lr_scheduler import StepLR
 >>> w = nbgrad.zeros(2, requires_grad=True)
 >>> opt = nbgrad.optim.SGD([w], lr=0.1)
 >>> sched = StepLR(opt, step_size=2, gamma=0.5)
@@ -189,6 +190,7 @@ class LambdaLR(LRScheduler):
     Example::
 
         >>> import nbgrad
+        >>> from nbgrad.optim.lr_scheduler import LambdaLR
         >>> opt = nbgrad.optim.SGD([nbgrad.zeros(1, requires_grad=True)], lr=1.0)
         >>> sched = LambdaLR(opt, lambda epoch: 0.5 ** epoch)
         >>> opt.step(); sched.step(); sched.get_last_lr()
@@ -556,6 +558,7 @@ class ConstantLR(LRScheduler):
     Example::
 
         >>> import nbgrad
+        >>> from nbgrad.optim.lr_scheduler import ConstantLR
         >>> opt = nbgrad.optim.SGD([nbgrad.zeros(1, requires_grad=True)], lr=0.05)
         >>> sched = ConstantLR(opt, factor=0.5, total_iters=2)
         >>> lrs = [sched.get_last_lr()[0]]
@@ -591,6 +594,7 @@ class PolynomialLR(LRScheduler):
     Example::
 
         >>> import nbgrad
+        >>> from nbgrad.optim.lr_scheduler import PolynomialLR
         >>> opt = nbgrad.optim.SGD([nbgrad.zeros(1, requires_grad=True)], lr=1.0)
         >>> sched = PolynomialLR(opt, total_iters=4, power=2.0)
         >>> lrs = [sched.get_last_lr()[0]]
@@ -627,6 +631,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
     Example::
 
         >>> import nbgrad
+        >>> from nbgrad.optim.lr_scheduler import CosineAnnealingWarmRestarts
         >>> opt = nbgrad.optim.SGD([nbgrad.zeros(1, requires_grad=True)], lr=1.0)
         >>> sched = CosineAnnealingWarmRestarts(opt, T_0=2, T_mult=2)
         >>> lrs = [sched.get_last_lr()[0]]
@@ -703,6 +708,7 @@ class CyclicLR(LRScheduler):
     Example::
 
         >>> import nbgrad
+        >>> from nbgrad.optim.lr_scheduler import CyclicLR
         >>> opt = nbgrad.optim.SGD([nbgrad.zeros(1, requires_grad=True)], lr=0.1, momentum=0.9)
         >>> sched = CyclicLR(opt, base_lr=0.1, max_lr=0.5, step_size_up=2)
         >>> lrs = [sched.get_last_lr()[0]]
@@ -846,6 +852,7 @@ class SequentialLR(LRScheduler):
     Example::
 
         >>> import nbgrad
+        >>> from nbgrad.optim.lr_scheduler import ConstantLR, ExponentialLR, SequentialLR
         >>> opt = nbgrad.optim.SGD([nbgrad.zeros(1, requires_grad=True)], lr=1.0)
         >>> warm = ConstantLR(opt, factor=0.1, total_iters=2)
         >>> decay = ExponentialLR(opt, gamma=0.5)
@@ -917,6 +924,7 @@ class ChainedScheduler(LRScheduler):
     Example::
 
         >>> import nbgrad
+        >>> from nbgrad.optim.lr_scheduler import ChainedScheduler, ConstantLR, ExponentialLR
         >>> opt = nbgrad.optim.SGD([nbgrad.zeros(1, requires_grad=True)], lr=1.0)
         >>> warm = ConstantLR(opt, factor=0.1, total_iters=2)
         >>> decay = ExponentialLR(opt, gamma=0.5)

@@ -2,7 +2,9 @@
 initialisations, in PyTorch's submodules (``nbgrad.nn.modules.linear.Linear``, ...).
 
 >>> model = nbgrad.nn.Sequential(nbgrad.nn.Linear(4, 8), nbgrad.nn.ReLU(), nbgrad.nn.Linear(8, 2))
+>>> x, y = nbgrad.randn(3, 4), nbgrad.tensor([0, 1, 1])   # a batch of 3, its class labels
 >>> loss = nbgrad.nn.CrossEntropyLoss()(model(x), y)
+>>> loss.backward()
 """
 
 from . import padding as _padding

@@ -68,6 +68,7 @@ class Softmax(Module):
     Example::
 
         >>> import nbgrad
+        >>> from nbgrad.nn import Softmax
         >>> Softmax(dim=1)(nbgrad.zeros(1, 4))
         tensor([[0.2500, 0.2500, 0.2500, 0.2500]])
     """

@@ -193,6 +193,7 @@ class ModuleDict(Module):
     Example::
 
         >>> import nbgrad
+        >>> from nbgrad.nn import ModuleDict
         >>> heads = ModuleDict({"a": nbgrad.nn.Linear(2, 1), "b": nbgrad.nn.Identity()})
         >>> list(heads), sorted(dict(heads.named_parameters()))
         (['a', 'b'], ['a.bias', 'a.weight'])
@@ -258,6 +259,7 @@ class ParameterList(Module):
     Example::
 
         >>> import nbgrad
+        >>> from nbgrad.nn import ParameterList
         >>> ps = ParameterList([nbgrad.zeros(2), nbgrad.ones(3)])
         >>> len(ps), [n for n, _ in ps.named_parameters()], ps[1].requires_grad
         (2, ['0', '1'], True)
@@ -318,6 +320,7 @@ class ParameterDict(Module):
     Example::
 
         >>> import nbgrad
+        >>> from nbgrad.nn import ParameterDict
         >>> pd = ParameterDict({"w": nbgrad.ones(2)})
         >>> pd["b"] = nbgrad.zeros(1)
         >>> list(pd), [n for n, _ in pd.named_parameters()]

@@ -195,8 +195,8 @@ class _ConvTransposeNd(_ConvNd):
 
 
 class ConvTranspose1d(_ConvTransposeNd):
-    """1-D transposed convolution over ``(N, C, L)`` input (``nn.functional.
-    conv_transpose1d``); ``forward(input, output_size=None)``."""
+    """1-D transposed convolution over ``(N, C, L)`` input
+    (``nn.functional.conv_transpose1d``); ``forward(input, output_size=None)``."""
 
     _dims = 1
 
@@ -209,8 +209,8 @@ class ConvTranspose1d(_ConvTransposeNd):
 
 
 class ConvTranspose2d(_ConvTransposeNd):
-    """2-D transposed convolution over ``(N, C, H, W)`` input (``nn.functional.
-    conv_transpose2d``); ``forward(input, output_size=None)``.
+    """2-D transposed convolution over ``(N, C, H, W)`` input
+    (``nn.functional.conv_transpose2d``); ``forward(input, output_size=None)``.
 
     Example::
 
@@ -229,8 +229,8 @@ class ConvTranspose2d(_ConvTransposeNd):
 
 
 class ConvTranspose3d(_ConvTransposeNd):
-    """3-D transposed convolution over ``(N, C, D, H, W)`` input (``nn.functional.
-    conv_transpose3d``); ``forward(input, output_size=None)``."""
+    """3-D transposed convolution over ``(N, C, D, H, W)`` input
+    (``nn.functional.conv_transpose3d``); ``forward(input, output_size=None)``."""
 
     _dims = 3
 

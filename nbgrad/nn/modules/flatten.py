@@ -26,6 +26,7 @@ class Unflatten(Module):
     Example::
 
         >>> import nbgrad
+        >>> from nbgrad.nn import Unflatten
         >>> Unflatten(1, (2, 3))(nbgrad.zeros(4, 6)).shape
         nbgrad.Size([4, 2, 3])
     """

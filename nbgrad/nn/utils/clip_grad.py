@@ -89,6 +89,7 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
     Example::
 
         >>> import nbgrad
+        >>> from nbgrad.nn.utils import clip_grad_norm_
         >>> w = nbgrad.zeros(2, requires_grad=True)
         >>> (w * nbgrad.tensor([3.0, 4.0])).sum().backward()
         >>> clip_grad_norm_([w], max_norm=1.0)
@@ -139,6 +140,7 @@ def clip_grad_value_(parameters, clip_value, foreach=None):
     Example::
 
         >>> import nbgrad
+        >>> from nbgrad.nn.utils import clip_grad_value_
         >>> w = nbgrad.zeros(2, requires_grad=True)
         >>> (w * nbgrad.tensor([3.0, -0.5])).sum().backward()
         >>> clip_grad_value_([w], 1.0)

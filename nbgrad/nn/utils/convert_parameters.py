@@ -10,6 +10,7 @@ def parameters_to_vector(parameters):
     Example::
 
         >>> import nbgrad
+        >>> from nbgrad.nn.utils import parameters_to_vector
         >>> parameters_to_vector([nbgrad.ones(2, 2), nbgrad.zeros(1)])
         tensor([1., 1., 1., 1., 0.])
     """
@@ -25,6 +26,7 @@ def vector_to_parameters(vec, parameters):
     Example::
 
         >>> import nbgrad
+        >>> from nbgrad.nn.utils import vector_to_parameters
         >>> ps = [nbgrad.zeros(2), nbgrad.zeros(1, 1)]
         >>> vector_to_parameters(nbgrad.tensor([1.0, 2.0, 3.0]), ps)
         >>> ps[1]

@@ -98,6 +98,7 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
     Example::
 
         >>> import nbgrad
+        >>> from nbgrad.nn.utils.rnn import pack_padded_sequence
         >>> x = nbgrad.tensor([[1.0, 4.0], [2.0, 0.0], [3.0, 0.0]])  # T=3, B=2
         >>> pack_padded_sequence(x, [3, 1]).data
         tensor([1., 4., 2., 3.])
@@ -141,6 +142,7 @@ def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_le
     Example::
 
         >>> import nbgrad
+        >>> from nbgrad.nn.utils.rnn import pack_sequence, pad_packed_sequence
         >>> p = pack_sequence([nbgrad.tensor([1.0, 2.0]), nbgrad.tensor([3.0])])
         >>> pad_packed_sequence(p, batch_first=True)
         (tensor([[1., 2.],
@@ -183,6 +185,7 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
     Example::
 
         >>> import nbgrad
+        >>> from nbgrad.nn.utils.rnn import pad_sequence
         >>> pad_sequence([nbgrad.tensor([1.0, 2.0]), nbgrad.tensor([3.0])], batch_first=True)
         tensor([[1., 2.],
                 [3., 0.]])

@@ -36,6 +36,7 @@ def get_worker_info():
 
     Example::
 
+        >>> from nbgrad.utils.data import get_worker_info
         >>> get_worker_info() is None
         True
     """

@@ -47,6 +47,7 @@ def default_collate(batch):
     Example::
 
         >>> import nbgrad
+        >>> from nbgrad.utils.data import default_collate
         >>> default_collate([(nbgrad.ones(2), 1), (nbgrad.zeros(2), 0)])
         [tensor([[1., 1.],
                 [0., 0.]]), tensor([1, 0])]
@@ -91,6 +92,7 @@ class DataLoader:
     Example::
 
         >>> import nbgrad
+        >>> from nbgrad.utils.data import DataLoader
         >>> from nbgrad.utils.data import TensorDataset
         >>> ds = TensorDataset(nbgrad.arange(10.0))
         >>> loader = DataLoader(ds, batch_size=4, drop_last=True)

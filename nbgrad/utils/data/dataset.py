@@ -40,6 +40,7 @@ class TensorDataset(Dataset):
     Example::
 
         >>> import nbgrad
+        >>> from nbgrad.utils.data import TensorDataset
         >>> ds = TensorDataset(nbgrad.zeros(3, 2), nbgrad.tensor([4, 5, 6]))
         >>> len(ds), ds[1][1]
         (3, tensor(5))
@@ -63,6 +64,7 @@ class StackDataset(Dataset):
 
     Example::
 
+        >>> from nbgrad.utils.data import StackDataset
         >>> StackDataset(["a", "b"], [1, 2])[1]
         ('b', 2)
         >>> StackDataset(text=["a", "b"], label=[1, 2])[0]
@@ -117,6 +119,7 @@ class ChainDataset(IterableDataset):
 
     Example::
 
+        >>> from nbgrad.utils.data import ChainDataset, IterableDataset
         >>> class Count(IterableDataset):
         ...     def __init__(self, n):
         ...         self.n = n
@@ -152,6 +155,7 @@ class Subset(Dataset):
 
     Example::
 
+        >>> from nbgrad.utils.data import Subset
         >>> Subset(["a", "b", "c"], [2, 0])[0]
         'c'
     """
@@ -173,6 +177,7 @@ class ConcatDataset(Dataset):
 
     Example::
 
+        >>> from nbgrad.utils.data import ConcatDataset
         >>> ds = ConcatDataset([["a", "b"], ["c"]])
         >>> len(ds), ds[2], ds[-1]
         (3, 'c', 'c')
@@ -210,6 +215,7 @@ def random_split(dataset, lengths, generator=None):
     Example::
 
         >>> import nbgrad
+        >>> from nbgrad.utils.data import random_split
         >>> _ = nbgrad.manual_seed(0)
         >>> train, test = random_split(range(10), [0.8, 0.2])
         >>> len(train), len(test), sorted(list(train) + list(test)) == list(range(10))

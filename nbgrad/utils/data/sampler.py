@@ -41,6 +41,7 @@ class SequentialSampler(Sampler):
 
     Example::
 
+        >>> from nbgrad.utils.data import SequentialSampler
         >>> list(SequentialSampler(range(3)))
         [0, 1, 2]
     """
@@ -63,6 +64,7 @@ class RandomSampler(Sampler):
     Example::
 
         >>> import nbgrad
+        >>> from nbgrad.utils.data import RandomSampler
         >>> _ = nbgrad.manual_seed(0)
         >>> sorted(RandomSampler(range(4)))
         [0, 1, 2, 3]
@@ -106,6 +108,7 @@ class SubsetRandomSampler(Sampler):
 
     Example::
 
+        >>> from nbgrad.utils.data import SubsetRandomSampler
         >>> sorted(SubsetRandomSampler([5, 7, 9]))
         [5, 7, 9]
     """
@@ -132,6 +135,7 @@ class WeightedRandomSampler(Sampler):
     Example::
 
         >>> import nbgrad
+        >>> from nbgrad.utils.data import WeightedRandomSampler
         >>> sampler = WeightedRandomSampler([0.0, 1.0, 0.0, 3.0], 6)
         >>> len(sampler), sorted(set(sampler))
         (6, [1, 3])
@@ -172,6 +176,7 @@ class BatchSampler(Sampler):
 
     Example::
 
+        >>> from nbgrad.utils.data import BatchSampler, SequentialSampler
         >>> list(BatchSampler(SequentialSampler(range(5)), batch_size=2, drop_last=False))
         [[0, 1], [2, 3], [4]]
     """
