@@ -228,3 +228,16 @@ def test_first_compile_says_so_once_on_stderr_and_a_warm_start_says_nothing(tmp_
     assert "nbgrad:" not in run(NBGRAD_QUIET="1", NBGRAD_CACHE_DIR=str(tmp_path / "d"))
     off = run(NBGRAD_CACHE="0")
     assert "nbgrad: compiling kernels for float32 on first use; not cached (NBGRAD_CACHE=0)" in off
+
+
+def test_an_unwritable_cache_folder_warns_and_compiles_in_memory(tmp_path):
+    # (a read-only home: Numba's own fallbacks may find no folder either, which would fail
+    # at every cached kernel's definition, that is at import)
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    env = dict(os.environ, NBGRAD_CACHE_DIR=str(blocker / "cache"))
+    env.pop("NBGRAD_CACHE", None)
+    out = _small_run(env)
+    err = out.stderr.decode()
+    assert "RuntimeWarning: nbgrad: cannot write the kernel cache folder" in err
+    assert "set NBGRAD_CACHE_DIR to a writable folder" in err

@@ -96,9 +96,26 @@ def _locator_class():
     return NbgradCacheLocator
 
 
+def usable():
+    """Whether this install's folder can be written (created if need be)."""
+    return _writable(folder())
+
+
 def install():
     """Put nbgrad's locator first in Numba's list (once; before any kernel is defined).
-    A user's ``NUMBA_CACHE_LOCATOR_CLASSES`` still wins, as Numba reads it first."""
+    A user's ``NUMBA_CACHE_LOCATOR_CLASSES`` still wins, as Numba reads it first. Where
+    the folder cannot be written (a read-only home), the cache is turned off for this
+    process with a warning: Numba's own fallbacks might find no place either, and then
+    fail at the definition of every cached kernel."""
+    if not usable():
+        import warnings
+
+        _config.CACHE = False
+        warnings.warn(f"nbgrad: cannot write the kernel cache folder {folder()}; kernels "
+                      "will compile in every process (set NBGRAD_CACHE_DIR to a writable "
+                      "folder, or NBGRAD_CACHE=0 to silence this)", RuntimeWarning,
+                      stacklevel=2)
+        return
     from numba.core import caching
 
     impl = getattr(caching, "CacheImpl", None) or caching._CacheImpl  # (renamed in 0.6x)

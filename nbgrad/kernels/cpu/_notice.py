@@ -4,6 +4,7 @@ cached for later runs``. Once per process; ``NBGRAD_QUIET=1`` hides it. Numba an
 real compiles only (a kernel loaded from the disk cache says nothing), so a warm start
 prints nothing."""
 
+import os
 import sys
 
 from numba.core import event, types
@@ -39,8 +40,8 @@ class _Notice(event.Listener):
         if self.said or not _ours((ev.data or {}).get("dispatcher")):
             return
         self.said = True
-        later = ("cached for later runs" if _config.CACHE
-                 else "not cached (NBGRAD_CACHE=0)")
+        off = " (NBGRAD_CACHE=0)" if os.environ.get("NBGRAD_CACHE") == "0" else ""
+        later = "cached for later runs" if _config.CACHE else f"not cached{off}"
         print(f"nbgrad: compiling kernels for {_dtype(ev.data.get('args'))} on first use; "
               f"{later}", file=self.stream or sys.stderr, flush=True)
 
