@@ -147,12 +147,41 @@ def _dtype_of_kinds(kinds):
 
 @_recording.recorded
 def tensor(data, dtype=None, device=None, requires_grad=False):
-    """A new tensor holding a copy of ``data`` (nested lists, numbers or an ndarray).
+    """Construct a new tensor, with no autograd history, holding a copy of ``data``.
 
-    >>> import nbgrad
-    >>> nbgrad.tensor([[1., 2.], [3., 4.]], requires_grad=True)
-    tensor([[1., 2.],
-            [3., 4.]], requires_grad=True)
+    ``data`` is always copied: the tensor shares no memory with a NumPy array or tensor it
+    was made from (use :func:`nbgrad.from_numpy` or :func:`nbgrad.as_tensor` to share it,
+    and ``t.detach().clone()`` to copy a tensor). The dtype is inferred as PyTorch does:
+    ``bool`` for booleans, ``int64`` for integers, the default dtype (see
+    :func:`nbgrad.set_default_dtype`) for floats; an ndarray keeps its own dtype.
+
+    Args:
+        data (array_like): the initial data: a number, a (nested) list or tuple of
+            numbers, a NumPy array or scalar, or a tensor.
+        dtype (nbgrad.dtype, optional): the dtype of the tensor. Default: inferred from
+            ``data``.
+        device (nbgrad.device or str, optional): the device of the tensor. Default: the
+            default device.
+        requires_grad (bool, optional): record operations on the tensor for autograd
+            (which needs a floating-point or complex dtype). Default: ``False``.
+
+    Returns:
+        Tensor: a new leaf tensor.
+
+    Example::
+
+        >>> nbgrad.tensor([[1., 2.], [3., 4.]], requires_grad=True)
+        tensor([[1., 2.],
+                [3., 4.]], requires_grad=True)
+        >>> nbgrad.tensor(3), nbgrad.tensor(3).dtype, nbgrad.tensor([True]).dtype
+        (tensor(3), nbgrad.int64, nbgrad.bool)
+        >>> nbgrad.tensor([1, 2], dtype=nbgrad.float64)
+        tensor([1., 2.], dtype=nbgrad.float64)
+        >>> a = np.array([1, 2])
+        >>> t = nbgrad.tensor(a)
+        >>> a[0] = 9                             # t holds a copy
+        >>> t
+        tensor([1, 2])
     """
     dev = factory_device(device)
     if isinstance(data, np.generic):  # a NumPy scalar: its own dtype, as a 0-d array

@@ -195,7 +195,15 @@ DOCUMENTED = {
     "nbgrad.autograd.functional.jvp": True, "nbgrad.autograd.functional.hvp": True,
     "nbgrad.autograd.functional.vhp": True, "nbgrad.compile": True,
     "nbgrad.library.defop": True, "nbgrad.manual_seed": True, "nbgrad.save": True,
-    "nbgrad.load": True,
+    "nbgrad.load": True, "nbgrad.tensor": True,
+    "nbgrad.nn.Module.train": True, "nbgrad.nn.Module.eval": False,
+    "nbgrad.nn.Module.parameters": True, "nbgrad.nn.Module.named_parameters": True,
+    "nbgrad.nn.Module.state_dict": True, "nbgrad.nn.Module.load_state_dict": True,
+    "nbgrad.nn.Module.zero_grad": True, "nbgrad.nn.Module.to": True,
+    "nbgrad.optim.Optimizer.step": True, "nbgrad.optim.Optimizer.zero_grad": True,
+    "nbgrad.optim.Optimizer.state_dict": False, "nbgrad.optim.Optimizer.load_state_dict": True,
+    "nbgrad.nn.Linear": True, "nbgrad.optim.SGD": True, "nbgrad.optim.Adam": True,
+    "nbgrad.optim.AdamW": True, "nbgrad.nn.functional.cross_entropy": True,
 }
 
 

@@ -203,8 +203,60 @@ def _legacy(size_average, reduce, reduction):
 @autocast_op("cross_entropy")
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,
                   reduce=None, reduction="mean", label_smoothing=0.0):
-    """Softmax cross-entropy of logits ``input`` (N, C, ...) against class indices or
-    class probabilities ``target``."""
+    r"""Compute the cross-entropy loss between logits ``input`` and ``target``.
+
+    The loss is ``-log_softmax(input)`` along the class dimension (dimension 1, or 0 for
+    an unbatched input), picked at each target class or, for targets holding class
+    probabilities, summed against them. For class-index targets without label smoothing it
+    runs as one fused kernel per row (the graph node is PyTorch's ``NllLossBackward0``).
+
+    Args:
+        input (Tensor): the predicted unnormalized logits; see Shape.
+        target (Tensor): either class indices in :math:`[0, C)` (an integer tensor), or
+            class probabilities (a floating-point tensor of the shape of ``input``).
+        weight (Tensor, optional): a manual rescaling weight for each class, of shape
+            ``(C,)``. Default: ``None``.
+        size_average (bool, optional): deprecated (see ``reduction``). Default: ``None``.
+        ignore_index (int, optional): a target value that is ignored and does not
+            contribute to the input gradient; with ``reduction="mean"`` the loss is
+            averaged over the non-ignored targets only. Applies to class-index targets.
+            Default: ``-100``.
+        reduce (bool, optional): deprecated (see ``reduction``). Default: ``None``.
+        reduction (str, optional): ``"none"`` (the loss of each sample), ``"mean"``
+            (the weighted mean of the losses) or ``"sum"``. Default: ``"mean"``.
+        label_smoothing (float, optional): in :math:`[0.0, 1.0]`, the amount of smoothing:
+            the target becomes a mix of the original and a uniform distribution over the
+            classes, as in "Rethinking the Inception Architecture for Computer Vision".
+            Default: ``0.0``.
+
+    Returns:
+        Tensor: the loss; a scalar unless ``reduction="none"``.
+
+    Shape:
+        - Input: :math:`(C)`, :math:`(N, C)` or :math:`(N, C, d_1, ..., d_K)` with
+          :math:`K \geq 1` (a loss per element of a K-dimensional map).
+        - Target: for class indices, :math:`()`, :math:`(N)` or
+          :math:`(N, d_1, ..., d_K)`; for class probabilities, the shape of the input.
+        - Output: a scalar, or with ``reduction="none"`` the target's shape without the
+          class dimension: :math:`()`, :math:`(N)` or :math:`(N, d_1, ..., d_K)`.
+
+    Example::
+
+        >>> import nbgrad.nn.functional as F
+        >>> logits = nbgrad.tensor([[2.0, 0.5, -1.0], [0.0, 1.0, 0.0]], requires_grad=True)
+        >>> target = nbgrad.tensor([0, 1])
+        >>> loss = F.cross_entropy(logits, target)
+        >>> loss
+        tensor(0.3964, grad_fn=<NllLossBackward0>)
+        >>> loss.backward()
+        >>> logits.grad.shape
+        nbgrad.Size([2, 3])
+        >>> F.cross_entropy(logits, target, reduction="none")
+        tensor([0.2413, 0.5514], grad_fn=<NllLossBackward0>)
+        >>> probs = nbgrad.tensor([[1.0, 0.0, 0.0], [0.0, 0.5, 0.5]])
+        >>> F.cross_entropy(logits, probs)
+        tensor(0.6464, grad_fn=<DivBackward0>)
+    """
     reduction = _legacy(size_average, reduce, reduction)
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")

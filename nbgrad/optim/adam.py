@@ -27,13 +27,45 @@ def _next_step(state):
 
 
 class Adam(Optimizer):
-    """``Adam(params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
-    maximize=False, decoupled_weight_decay=False)``, PyTorch's update rule:
+    """The Adam algorithm (Kingma and Ba, "Adam: A Method for Stochastic Optimization").
 
-    ``m = lerp(m, g, 1 - beta1)``, ``v = beta2 * v + (1 - beta2) * g * g`` (``vmax = max(vmax, v)``
-    with AMSGrad), ``p -= lr / (1 - beta1**t) * m / (sqrt(v) / sqrt(1 - beta2**t) + eps)``.
+    Each step follows PyTorch's update rule, with ``g`` the gradient and ``t`` the step
+    count: ``m = lerp(m, g, 1 - beta1)``, ``v = beta2 * v + (1 - beta2) * g * g``
+    (``vmax = max(vmax, v)`` with AMSGrad, used in place of ``v``),
+    ``p -= lr / (1 - beta1**t) * m / (sqrt(v) / sqrt(1 - beta2**t) + eps)``.
     Weight decay adds ``weight_decay * p`` to ``g`` or, decoupled (AdamW), scales ``p`` by
     ``1 - lr * weight_decay`` first. Each parameter is updated by one fused kernel.
+
+    Args:
+        params (iterable): the tensors to optimize, or dicts defining parameter groups
+            (each with ``"params"`` and any of the options below, overriding them).
+        lr (float, optional): learning rate. Default: ``1e-3``.
+        betas (Tuple[float, float], optional): the coefficients of the running averages
+            of the gradient and of its square. Default: ``(0.9, 0.999)``.
+        eps (float, optional): term added to the denominator for numerical stability.
+            Default: ``1e-8``.
+        weight_decay (float, optional): weight decay (L2 penalty). Default: ``0``.
+        amsgrad (bool, optional): use the AMSGrad variant ("On the Convergence of Adam
+            and Beyond"). Default: ``False``.
+        maximize (bool, optional): maximize the objective rather than minimize it.
+            Default: ``False``.
+        foreach (bool, optional): accepted for compatibility with PyTorch; nbgrad always
+            uses its fused kernels. Default: ``None``.
+        capturable (bool, optional): only ``False`` is supported. Default: ``False``.
+        differentiable (bool, optional): only ``False`` is supported. Default: ``False``.
+        fused (bool, optional): accepted for compatibility with PyTorch. Default: ``None``.
+        decoupled_weight_decay (bool, optional): decay the weights directly, as
+            :class:`AdamW` does, rather than through the gradient. Default: ``False``.
+
+    Example::
+
+        >>> w = nbgrad.nn.Parameter(nbgrad.tensor([1.0, -2.0]))
+        >>> opt = nbgrad.optim.Adam([w], lr=0.1)
+        >>> (w ** 2).sum().backward()
+        >>> opt.step()                           # the first step moves each entry by ~lr
+        >>> w
+        Parameter containing:
+        tensor([ 0.9000, -1.9000], requires_grad=True)
     """
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
@@ -76,8 +108,40 @@ class Adam(Optimizer):
 
 
 class AdamW(Adam):
-    """Adam with decoupled weight decay (default ``weight_decay=1e-2``): ``p *= 1 - lr * wd``
-    before the Adam update, instead of adding ``wd * p`` to the gradient."""
+    """The AdamW algorithm: Adam with decoupled weight decay.
+
+    From Loshchilov and Hutter, "Decoupled Weight Decay Regularization". Each step scales the parameter by ``1 - lr * weight_decay`` before the :class:`Adam`
+    update, instead of adding ``weight_decay * p`` to the gradient. The same as
+    ``Adam(..., decoupled_weight_decay=True)``, with a default decay of ``1e-2``.
+
+    Args:
+        params (iterable): the tensors to optimize, or dicts defining parameter groups
+            (each with ``"params"`` and any of the options below, overriding them).
+        lr (float, optional): learning rate. Default: ``1e-3``.
+        betas (Tuple[float, float], optional): the coefficients of the running averages
+            of the gradient and of its square. Default: ``(0.9, 0.999)``.
+        eps (float, optional): term added to the denominator for numerical stability.
+            Default: ``1e-8``.
+        weight_decay (float, optional): weight decay coefficient. Default: ``1e-2``.
+        amsgrad (bool, optional): use the AMSGrad variant. Default: ``False``.
+        maximize (bool, optional): maximize the objective rather than minimize it.
+            Default: ``False``.
+        foreach (bool, optional): accepted for compatibility with PyTorch; nbgrad always
+            uses its fused kernels. Default: ``None``.
+        capturable (bool, optional): only ``False`` is supported. Default: ``False``.
+        differentiable (bool, optional): only ``False`` is supported. Default: ``False``.
+        fused (bool, optional): accepted for compatibility with PyTorch. Default: ``None``.
+
+    Example::
+
+        >>> w = nbgrad.nn.Parameter(nbgrad.tensor([1.0, -2.0]))
+        >>> opt = nbgrad.optim.AdamW([w], lr=0.1)
+        >>> (w ** 2).sum().backward()
+        >>> opt.step()                           # decay by 1 - 0.1 * 0.01, then Adam
+        >>> w
+        Parameter containing:
+        tensor([ 0.8990, -1.8980], requires_grad=True)
+    """
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2,
                  amsgrad=False, *, maximize=False, foreach=None, capturable=False,

@@ -123,11 +123,61 @@ class Optimizer:
         self.param_groups.append(param_group)
 
     def zero_grad(self, set_to_none=True):
-        """Clear the ``.grad`` of every optimized tensor (to None, or zero it in place)."""
+        """Reset the gradients of every optimized tensor.
+
+        Call it before each backward pass: gradients accumulate into ``.grad``.
+
+        Args:
+            set_to_none (bool, optional): set each ``.grad`` to ``None`` (which frees its
+                memory and lets :meth:`step` skip the tensor) rather than filling it with
+                zeros in place. Default: ``True``.
+
+        Example::
+
+            >>> w = nbgrad.nn.Parameter(nbgrad.tensor([1.0, -2.0]))
+            >>> opt = nbgrad.optim.SGD([w], lr=0.1)
+            >>> (w ** 2).sum().backward()
+            >>> opt.zero_grad(set_to_none=False)
+            >>> w.grad
+            tensor([0., 0.])
+            >>> opt.zero_grad()
+            >>> w.grad is None
+            True
+        """
         zero_grads((p for group in self.param_groups for p in group["params"]), set_to_none)
 
     def step(self, closure=None):
-        """Update the parameters once from their ``.grad``; returns ``closure()``'s loss."""
+        """Perform a single optimization step: update the parameters from their ``.grad``.
+
+        Parameters whose ``.grad`` is ``None`` are skipped. Subclasses implement the
+        update rule.
+
+        Args:
+            closure (Callable, optional): a function that clears the gradients,
+                re-evaluates the model, calls ``backward`` and returns the loss; it is
+                called (with gradients enabled) before the update. Some optimizers
+                (:class:`LBFGS`) need it. Default: ``None``.
+
+        Returns:
+            the loss returned by ``closure``, or ``None`` without one.
+
+        Example::
+
+            >>> w = nbgrad.nn.Parameter(nbgrad.tensor([1.0, -2.0]))
+            >>> opt = nbgrad.optim.SGD([w], lr=0.1)
+            >>> (w ** 2).sum().backward()
+            >>> opt.step()                       # w -= 0.1 * 2 w
+            >>> w
+            Parameter containing:
+            tensor([ 0.8000, -1.6000], requires_grad=True)
+            >>> def closure():
+            ...     opt.zero_grad()
+            ...     loss = (w ** 2).sum()
+            ...     loss.backward()
+            ...     return loss
+            >>> opt.step(closure)
+            tensor(3.2000, grad_fn=<SumBackward0>)
+        """
         raise NotImplementedError
 
     def _closure(self, closure):
@@ -138,10 +188,34 @@ class Optimizer:
 
     # ----- state dicts ----------------------------------------------------------------------
     def state_dict(self):
-        """``{"state": {index: {...}}, "param_groups": [{..., "params": [index, ...]}]}``.
+        """Return the state of the optimizer as a :class:`dict`.
 
-        Parameters are numbered in group order, as PyTorch does; state tensors are shared,
-        not copied.
+        It has two entries:
+
+        * ``"state"``: a dict from each parameter's index to its per-parameter state
+          (momentum buffers, running averages, step counts), for the parameters that
+          have one;
+        * ``"param_groups"``: a list of dicts, one per parameter group, with the group's
+          hyperparameters and ``"params"``, the list of its parameters' indices.
+
+        Parameters are numbered in group order, as PyTorch does, so the dict holds no
+        tensor identity and can be saved with :func:`nbgrad.save`. State tensors are
+        shared with the optimizer, not copied.
+
+        Returns:
+            dict: the optimizer's state.
+
+        Example::
+
+            >>> w = nbgrad.nn.Parameter(nbgrad.tensor([1.0, -2.0]))
+            >>> opt = nbgrad.optim.SGD([w], lr=0.1, momentum=0.9)
+            >>> (w ** 2).sum().backward()
+            >>> opt.step()
+            >>> sd = opt.state_dict()
+            >>> sd["state"]
+            {0: {'momentum_buffer': tensor([ 2., -4.])}}
+            >>> sd["param_groups"][0]["lr"], sd["param_groups"][0]["params"]
+            (0.1, [0])
         """
         mapping = {}
         start = 0
@@ -163,10 +237,25 @@ class Optimizer:
         return {"state": state, "param_groups": groups}
 
     def load_state_dict(self, state_dict):
-        """Load ``state_dict`` (from ``state_dict()``): hyperparameters and state buffers.
+        """Load the optimizer state: hyperparameters and per-parameter state.
 
-        State tensors are copied, cast to their parameter's dtype and device (``step``
-        stays as saved).
+        The optimizer must have been built over parameters matching those that
+        ``state_dict`` was saved from (same groups, same sizes). State tensors are
+        copied, cast to their parameter's dtype and device (``step`` stays as saved).
+
+        Args:
+            state_dict (dict): optimizer state, as returned by :meth:`state_dict`.
+
+        Example::
+
+            >>> w = nbgrad.nn.Parameter(nbgrad.tensor([1.0, -2.0]))
+            >>> opt = nbgrad.optim.SGD([w], lr=0.1, momentum=0.9)
+            >>> (w ** 2).sum().backward()
+            >>> opt.step()
+            >>> new = nbgrad.optim.SGD([w], lr=0.5, momentum=0.9)
+            >>> new.load_state_dict(opt.state_dict())
+            >>> new.param_groups[0]["lr"], new.state[w]["momentum_buffer"]
+            (0.1, tensor([ 2., -4.]))
         """
         groups = self.param_groups
         saved_groups = [dict(g) for g in state_dict["param_groups"]]

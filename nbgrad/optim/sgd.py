@@ -5,12 +5,42 @@ from .optimizer import Optimizer, _check_unsupported
 
 
 class SGD(Optimizer):
-    """``SGD(params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *,
-    maximize=False)``, PyTorch's update rule:
+    """Stochastic gradient descent, optionally with momentum (Nesterov's included).
 
-    ``g = grad + weight_decay * p``; with momentum ``buf = momentum * buf + (1 - dampening) * g``
-    (``buf = g`` on the first step) and ``g = g + momentum * buf`` (Nesterov) or ``g = buf``;
-    then ``p -= lr * g``. Each parameter is updated by one fused kernel.
+    Each step follows PyTorch's update rule, with ``g`` the gradient (negated when
+    ``maximize``): ``g = g + weight_decay * p``; with momentum,
+    ``buf = momentum * buf + (1 - dampening) * g`` (``buf = g`` on the first step) and
+    ``g = g + momentum * buf`` (Nesterov) or ``g = buf``; then ``p -= lr * g``. Each
+    parameter is updated by one fused kernel.
+
+    Args:
+        params (iterable): the tensors to optimize, or dicts defining parameter groups
+            (each with ``"params"`` and any of the options below, overriding them).
+        lr (float, optional): learning rate. Default: ``1e-3``.
+        momentum (float, optional): momentum factor. Default: ``0``.
+        dampening (float, optional): dampening of the momentum. Default: ``0``.
+        weight_decay (float, optional): L2 penalty, added to the gradient as
+            ``weight_decay * p``. Default: ``0``.
+        nesterov (bool, optional): use Nesterov momentum (which needs ``momentum > 0``
+            and ``dampening == 0``). Default: ``False``.
+        maximize (bool, optional): maximize the objective rather than minimize it.
+            Default: ``False``.
+        foreach (bool, optional): accepted for compatibility with PyTorch; nbgrad always
+            uses its fused kernels. Default: ``None``.
+        differentiable (bool, optional): only ``False`` is supported. Default: ``False``.
+        fused (bool, optional): accepted for compatibility with PyTorch. Default: ``None``.
+
+    Example::
+
+        >>> w = nbgrad.nn.Parameter(nbgrad.tensor([1.0, -2.0]))
+        >>> opt = nbgrad.optim.SGD([w], lr=0.1, momentum=0.9)
+        >>> for _ in range(2):
+        ...     opt.zero_grad()
+        ...     (w ** 2).sum().backward()
+        ...     opt.step()
+        >>> w
+        Parameter containing:
+        tensor([ 0.4600, -0.9200], requires_grad=True)
     """
 
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0,

@@ -22,9 +22,44 @@ class Identity(Module):
 
 
 class Linear(Module):
-    """``y = x @ weight.T + bias``; weight ``(out_features, in_features)``.
+    r"""Apply an affine transformation to the last dimension: ``y = x @ weight.T + bias``.
 
-    Initialised as PyTorch: ``kaiming_uniform_(a=sqrt(5))`` weight, bias U(-1/sqrt(in), 1/sqrt(in)).
+    Args:
+        in_features (int): size of each input sample (the input's last dimension).
+        out_features (int): size of each output sample.
+        bias (bool, optional): if ``False``, the layer learns no additive bias.
+            Default: ``True``.
+        device (nbgrad.device, optional): the device of the parameters. Default: the
+            default device.
+        dtype (nbgrad.dtype, optional): the dtype of the parameters. Default: the default
+            dtype.
+
+    Shape:
+        - Input: :math:`(*, H_{in})`, where :math:`*` is any number of dimensions
+          (none included) and :math:`H_{in} = \text{in\_features}`.
+        - Output: :math:`(*, H_{out})`, the input's shape but for the last dimension,
+          :math:`H_{out} = \text{out\_features}`.
+
+    Attributes:
+        weight (Parameter): the learnable weights, of shape ``(out_features, in_features)``,
+            initialized as PyTorch does, with ``kaiming_uniform_(a=sqrt(5))``: from
+            :math:`\mathcal{U}(-\sqrt{k}, \sqrt{k})` with :math:`k = 1 / \text{in\_features}`.
+        bias (Parameter or None): the learnable bias, of shape ``(out_features,)``
+            (``None`` when ``bias=False``), drawn from
+            :math:`\mathcal{U}(-\sqrt{k}, \sqrt{k})` with :math:`k = 1 / \text{in\_features}`.
+
+    Example::
+
+        >>> _ = nbgrad.manual_seed(0)
+        >>> m = nbgrad.nn.Linear(4, 3)
+        >>> m
+        Linear(in_features=4, out_features=3, bias=True)
+        >>> m(nbgrad.randn(2, 5, 4)).shape
+        nbgrad.Size([2, 5, 3])
+        >>> m.weight.shape, m.bias.shape
+        (nbgrad.Size([3, 4]), nbgrad.Size([3]))
+        >>> nbgrad.nn.Linear(4, 3, bias=False).bias is None
+        True
     """
 
     def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):

@@ -305,10 +305,53 @@ class Module:
                 yield mprefix + ("." if mprefix else "") + k, v
 
     def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
-        """``(dotted name, parameter)`` pairs, each parameter once."""
+        """Return an iterator over the module's parameters, each with its dotted name.
+
+        A submodule's parameters are named by the path to them (``"0.weight"``,
+        ``"encoder.layer.bias"``). A parameter reachable by several paths (shared
+        weights) comes once, under its first name, unless ``remove_duplicate=False``.
+
+        Args:
+            prefix (str, optional): a prefix put before every name (with a dot).
+                Default: ``""``.
+            recurse (bool, optional): include the parameters of every submodule; when
+                ``False``, only this module's own. Default: ``True``.
+            remove_duplicate (bool, optional): yield a parameter shared by several
+                modules once. Default: ``True``.
+
+        Yields:
+            tuple of (str, Parameter): the name and the parameter.
+
+        Example::
+
+            >>> net = nbgrad.nn.Sequential(nbgrad.nn.Linear(2, 3), nbgrad.nn.ReLU())
+            >>> for name, p in net.named_parameters():
+            ...     print(name, tuple(p.shape))
+            0.weight (3, 2)
+            0.bias (3,)
+        """
         return self._named_members(lambda m: m._parameters.items(), prefix, recurse, remove_duplicate)
 
     def parameters(self, recurse=True):
+        """Return an iterator over the module's parameters, typically passed to an optimizer.
+
+        Each parameter comes once, even if it is shared by several submodules.
+
+        Args:
+            recurse (bool, optional): include the parameters of every submodule; when
+                ``False``, only this module's own. Default: ``True``.
+
+        Yields:
+            Parameter: the module's parameters.
+
+        Example::
+
+            >>> net = nbgrad.nn.Sequential(nbgrad.nn.Linear(2, 3), nbgrad.nn.Linear(3, 1))
+            >>> sum(p.numel() for p in net.parameters())
+            13
+            >>> list(net.parameters(recurse=False))
+            []
+        """
         for _, p in self.named_parameters(recurse=recurse):
             yield p
 
@@ -328,6 +371,28 @@ class Module:
 
     # ----- modes and gradients --------------------------------------------------------------
     def train(self, mode=True):
+        """Set this module and all its submodules in training mode (or evaluation mode).
+
+        Only modules that behave differently in training matter (:class:`Dropout`,
+        :class:`BatchNorm2d`, ...); the mode is the ``training`` attribute.
+
+        Args:
+            mode (bool, optional): ``True`` for training mode, ``False`` for evaluation
+                mode. Default: ``True``.
+
+        Returns:
+            Module: ``self``.
+
+        Example::
+
+            >>> net = nbgrad.nn.Sequential(nbgrad.nn.Linear(2, 2), nbgrad.nn.Dropout(0.5))
+            >>> net.train(False) is net
+            True
+            >>> net[1].training
+            False
+            >>> net.train()[1].training
+            True
+        """
         if not isinstance(mode, bool):
             raise ValueError("training mode is expected to be boolean")
         self.training = mode
@@ -336,6 +401,20 @@ class Module:
         return self
 
     def eval(self):
+        """Set this module and all its submodules in evaluation mode.
+
+        The same as ``self.train(False)``. It does not turn off gradient recording: use
+        :class:`nbgrad.no_grad` (or :class:`nbgrad.inference_mode`) for that.
+
+        Returns:
+            Module: ``self``.
+
+        Example::
+
+            >>> net = nbgrad.nn.Sequential(nbgrad.nn.Linear(2, 2), nbgrad.nn.Dropout(0.5))
+            >>> net.eval().training, net[1].training
+            (False, False)
+        """
         return self.train(False)
 
     def requires_grad_(self, requires_grad=True):
@@ -344,7 +423,25 @@ class Module:
         return self
 
     def zero_grad(self, set_to_none=True):
-        """Clear every parameter's ``.grad`` (to None, or zero it in place)."""
+        """Reset the gradients of all the module's parameters.
+
+        Args:
+            set_to_none (bool, optional): set each ``.grad`` to ``None`` (which frees its
+                memory) rather than filling it with zeros in place. Default: ``True``.
+
+        Example::
+
+            >>> lin = nbgrad.nn.Linear(2, 3)
+            >>> lin(nbgrad.ones(4, 2)).sum().backward()
+            >>> lin.bias.grad
+            tensor([4., 4., 4.])
+            >>> lin.zero_grad(set_to_none=False)
+            >>> lin.bias.grad
+            tensor([0., 0., 0.])
+            >>> lin.zero_grad()
+            >>> lin.bias.grad is None
+            True
+        """
         zero_grads(self.parameters(), set_to_none)
 
     # ----- device / dtype -------------------------------------------------------------------
@@ -369,10 +466,34 @@ class Module:
         return self
 
     def to(self, *args, **kwargs):
-        """Move/cast parameters and buffers: ``to(device)``, ``to(dtype)``, ``to(tensor)``.
+        """Move and/or cast the module's parameters and buffers, in place.
 
-        Only floating-point tensors change dtype. Parameters keep their identity (their
-        storage is swapped), so optimizers built before ``to`` stay valid.
+        Called as ``to(device=None, dtype=None, non_blocking=False)``, ``to(dtype)``,
+        ``to(tensor)`` (the tensor's device and dtype) or ``to(memory_format=...)``.
+        Only floating-point tensors change dtype; integer buffers keep theirs. Parameters
+        keep their identity (their storage is swapped, gradients moved with them), so
+        optimizers built before ``to`` stay valid.
+
+        Args:
+            device (nbgrad.device or str, optional): the device to move to.
+            dtype (nbgrad.dtype, optional): the floating-point dtype to cast the
+                floating-point parameters and buffers to; a non-floating dtype raises
+                ``TypeError``.
+            tensor (Tensor, optional): a tensor whose device and dtype are taken.
+            memory_format (nbgrad.memory_format, optional): the memory format of the
+                4-d and 5-d parameters and buffers.
+
+        Returns:
+            Module: ``self``.
+
+        Example::
+
+            >>> lin = nbgrad.nn.Linear(2, 3)
+            >>> w = lin.weight
+            >>> lin.to(nbgrad.float64) is lin
+            True
+            >>> lin.weight.dtype, lin.weight is w
+            (nbgrad.float64, True)
         """
         from ...memory_formats import preserve_format
         from ...ops.convert import _parse
@@ -429,9 +550,31 @@ class Module:
                 destination[prefix + name] = b if keep_vars else b.detach()
 
     def state_dict(self, *, destination=None, prefix="", keep_vars=False):
-        """An ordered dict of every parameter and persistent buffer by dotted name.
+        """Return a dictionary of the module's whole state: parameters and persistent buffers.
 
-        Values share storage with the module's tensors (detached unless ``keep_vars``).
+        The keys are dotted names as in :meth:`named_parameters`; buffers registered with
+        ``persistent=False`` are left out. The values share storage with the module's
+        tensors (they are not copies), detached unless ``keep_vars``. Save it with
+        :func:`nbgrad.save` and load it back with :meth:`load_state_dict`.
+
+        Args:
+            destination (dict, optional): a dict to fill and return rather than a new
+                ``OrderedDict``. Default: ``None``.
+            prefix (str, optional): a prefix put before every key. Default: ``""``.
+            keep_vars (bool, optional): store the parameters themselves (which require
+                grad) rather than detached tensors. Default: ``False``.
+
+        Returns:
+            dict: the module's state, by name.
+
+        Example::
+
+            >>> net = nbgrad.nn.Sequential(nbgrad.nn.Linear(2, 3), nbgrad.nn.BatchNorm1d(3))
+            >>> list(net.state_dict())
+            ['0.weight', '0.bias', '1.weight', '1.bias', '1.running_mean', '1.running_var',
+             '1.num_batches_tracked']
+            >>> net.state_dict()["0.bias"].requires_grad
+            False
         """
         if destination is None:
             destination = OrderedDict()
@@ -493,10 +636,37 @@ class Module:
                     unexpected_keys.append(key)
 
     def load_state_dict(self, state_dict, strict=True, assign=False):
-        """Copy parameters and buffers from ``state_dict`` into this module.
+        """Copy parameters and buffers from ``state_dict`` into this module and its submodules.
 
-        Returns ``(missing_keys, unexpected_keys)``; with ``strict`` (default) either being
-        non-empty raises RuntimeError. Shape mismatches always raise.
+        Each tensor is copied in place into the module's (under :class:`nbgrad.no_grad`),
+        so parameters keep their identity, unless ``assign=True``.
+
+        Args:
+            state_dict (dict): a dict of parameters and persistent buffers, as returned
+                by :meth:`state_dict`.
+            strict (bool, optional): require the keys of ``state_dict`` to match the keys
+                of this module's :meth:`state_dict` exactly: a missing or unexpected key
+                raises ``RuntimeError``. A shape mismatch raises whatever ``strict`` is.
+                Default: ``True``.
+            assign (bool, optional): replace the module's tensors by those of
+                ``state_dict`` (parameters wrapped as new :class:`Parameter` objects that
+                keep the old ``requires_grad``) rather than copying into them.
+                Default: ``False``.
+
+        Returns:
+            NamedTuple: ``missing_keys`` (the keys of the module's state that
+            ``state_dict`` lacks) and ``unexpected_keys`` (the keys of ``state_dict`` the
+            module does not have), both lists of str.
+
+        Example::
+
+            >>> src, dst = nbgrad.nn.Linear(2, 3), nbgrad.nn.Linear(2, 3)
+            >>> dst.load_state_dict(src.state_dict())
+            <All keys matched successfully>
+            >>> nbgrad.equal(dst.weight, src.weight)
+            True
+            >>> dst.load_state_dict({"weight": src.weight.detach()}, strict=False)
+            _IncompatibleKeys(missing_keys=['bias'], unexpected_keys=[])
         """
         if not isinstance(state_dict, dict):
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
