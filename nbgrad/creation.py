@@ -170,6 +170,7 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
 
     Example::
 
+        >>> import nbgrad, numpy as np
         >>> nbgrad.tensor([[1., 2.], [3., 4.]], requires_grad=True)
         tensor([[1., 2.],
                 [3., 4.]], requires_grad=True)

@@ -241,3 +241,25 @@ def test_an_unwritable_cache_folder_warns_and_compiles_in_memory(tmp_path):
     err = out.stderr.decode()
     assert "RuntimeWarning: nbgrad: cannot write the kernel cache folder" in err
     assert "set NBGRAD_CACHE_DIR to a writable folder" in err
+
+
+def test_a_generated_module_is_never_taken_half_made(tmp_path, monkeypatch):
+    # two threads needing one generated module (a compiled function called from both): the
+    # second must wait for the first's module body, not take the module from sys.modules
+    # before its KERNELS exist
+    import threading
+
+    from nbgrad.kernels.cpu import _codegen, _disk
+
+    monkeypatch.setattr(_disk, "folder", lambda: str(tmp_path))
+    text = f"import time\ntime.sleep(0.3)\nKERNELS = 42  # {tmp_path.name}\n"
+    got = []
+    threads = [threading.Thread(
+        target=lambda: got.append(getattr(_codegen.import_source("race", text), "KERNELS", None)))
+        for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert got == [42] * 4
+    assert len(list(tmp_path.glob("nbgrad_race_*.py"))) == 1

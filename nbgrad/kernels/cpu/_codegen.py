@@ -17,6 +17,7 @@ import os
 import sys
 import tempfile
 import textwrap
+import threading
 
 from ... import _config
 from ..._version import __version__
@@ -26,6 +27,9 @@ from . import _disk
 # handed to code compiled from memory
 OPTS_LINE = '_opts = dict(nogil=True, error_model="numpy", cache=True, no_cfunc_wrapper=True)'
 OPTS_MEMORY = dict(nogil=True, error_model="numpy", no_cfunc_wrapper=True)
+# generated modules whose body has run, by name; _LOCK serializes making them
+_LOADED = {}
+_LOCK = threading.RLock()
 _HEADER = '''from numba import njit, prange
 from {module} import {name} as f
 
@@ -70,21 +74,33 @@ def import_source(stem, text, depends=()):
     deps = "".join(_depends_on(m) for m in depends)
     key = hashlib.sha256((__version__ + text + deps).encode()).hexdigest()[:16]
     mod_name = f"nbgrad_{stem}_{key}"
-    mod = sys.modules.get(mod_name)
+    mod = _LOADED.get(mod_name)
     if mod is not None:
         return mod
-    where = _disk.folder()
-    path = os.path.join(where, mod_name + ".py")
-    if not os.path.exists(path):
-        os.makedirs(where, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=where, suffix=".tmp")
-        with os.fdopen(fd, "w") as fh:
-            fh.write(text)
-        os.replace(tmp, path)  # atomic: concurrent processes see a whole file or none
-    spec = importlib.util.spec_from_file_location(mod_name, path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[mod_name] = mod
-    spec.loader.exec_module(mod)
+    # One thread at a time: the module is in sys.modules before its body has run (as
+    # import does it), and a second thread must not take it half made (a compiled
+    # function called from two threads found no KERNELS there).
+    with _LOCK:
+        mod = _LOADED.get(mod_name)
+        if mod is not None:
+            return mod
+        where = _disk.folder()
+        path = os.path.join(where, mod_name + ".py")
+        if not os.path.exists(path):
+            os.makedirs(where, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=where, suffix=".tmp")
+            with os.fdopen(fd, "w") as fh:
+                fh.write(text)
+            os.replace(tmp, path)  # atomic: concurrent processes see a whole file or none
+        spec = importlib.util.spec_from_file_location(mod_name, path)
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[mod_name] = mod
+        try:
+            spec.loader.exec_module(mod)
+        except BaseException:
+            sys.modules.pop(mod_name, None)
+            raise
+        _LOADED[mod_name] = mod
     return mod
 
 

@@ -50,6 +50,7 @@ class Linear(Module):
 
     Example::
 
+        >>> import nbgrad
         >>> _ = nbgrad.manual_seed(0)
         >>> m = nbgrad.nn.Linear(4, 3)
         >>> m
