@@ -471,9 +471,9 @@ def cross_entropy_loss(input, target, weight=None, reduction="mean", ignore_inde
     reduction = _REDUCTION_NAME.get(reduction, reduction)
     if reduction not in _REDUCTION:
         raise ValueError(f"{reduction} is not a valid value for reduction")
-    # (shapes, not `_data`: inside a compiled function a queued tensor knows its shape, and
-    # reading its data would run the queue, a graph break at every loss)
-    xs, ts = tuple(x.shape), tuple(target.shape)
+    # (`_meta`, not `_data`: inside a compiled function a queued tensor knows its shape,
+    # and reading its data would run the queue, a graph break at every loss)
+    xs, ts = x._meta.shape, target._meta.shape
     if not xs:
         raise ValueError("Expected input to have at least 1 dimension")
     cdim = 1 if len(xs) > 1 else 0
