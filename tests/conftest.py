@@ -2,6 +2,11 @@
 
 import os
 
+# tests/mpi/ are collectives and DistributedDataParallel, run by every process of an
+# mpiexec job (.ci/run starts them on 2 and on 3 processes); a plain run leaves them out.
+collect_ignore = [] if "PMI_SIZE" in os.environ or "OMPI_COMM_WORLD_SIZE" in os.environ \
+    else ["mpi"]
+
 # Tiny test grids are expected; on a real GPU Numba would warn about occupancy, and the
 # suite turns NumbaPerformanceWarning (which also flags implicit host copies) into errors.
 os.environ.setdefault("NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS", "0")

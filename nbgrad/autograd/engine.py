@@ -44,6 +44,33 @@ def _bind_ops():
 
 
 _ANOMALY = anomaly_mode.ENABLED
+# Per thread, one list per backward run in progress (runs nest: a hook may call backward):
+# the callbacks ``queue_callback`` adds, run when that run's graph is done.
+_final = threading.local()
+
+
+def queue_callback(callback):
+    """Run ``callback()`` once the backward pass in progress has computed every gradient,
+    before it returns (PyTorch's ``Variable._execution_engine.queue_callback``; what
+    DistributedDataParallel uses to wait for its gradient reductions). Callbacks run in the
+    order queued, and one may queue another.
+
+    Example::
+
+        >>> import nbgrad
+        >>> from nbgrad.autograd.engine import queue_callback
+        >>> w = nbgrad.ones(2, requires_grad=True)
+        >>> log = []
+        >>> _ = w.register_post_accumulate_grad_hook(
+        ...     lambda p: queue_callback(lambda: log.append(p.grad.tolist())))
+        >>> (w * 3).sum().backward()
+        >>> log
+        [[3.0, 3.0]]
+    """
+    stack = getattr(_final, "stack", None)
+    if not stack:
+        raise RuntimeError("Final callbacks can only be installed during backward pass.")
+    stack[-1].append(callback)
 
 
 def _graph_deps(roots):
@@ -181,11 +208,16 @@ def _execute(roots, seeds, keep_graph, create_graph, inputs, accumulate):
     # Each state change is made inside the ``try`` and undone by its ``finally``: an
     # exception anywhere (a KeyboardInterrupt) leaves grad mode and the collector as they were.
     prev = _STATE.enabled
-    entry = None
+    entry = stack = callbacks = None
     gc_was = gc.isenabled()
     gc_off = False
     try:
         _STATE.enabled = create_graph  # (the seeds' sums too are recorded only with it)
+        callbacks = []
+        stack = getattr(_final, "stack", None)
+        if stack is None:
+            stack = _final.stack = []
+        stack.append(callbacks)
         if _add is None:
             _bind_ops()
         add = _add
@@ -353,7 +385,11 @@ def _execute(roots, seeds, keep_graph, create_graph, inputs, accumulate):
             # drop this node's results and saved tensors now: their memory can go back
             # before the next node allocates
             outs = g = b = sv = last = None
+        for cb in callbacks:  # (the list may grow while it runs)
+            cb()
     finally:
+        if stack is not None and stack and stack[-1] is callbacks:
+            stack.pop()
         _STATE.enabled = prev
         _STATE.owned = None
         if entry is not None:

@@ -114,12 +114,14 @@ def post_accumulate_hooks(t, create=False):
     if not create:
         return None
 
+    table = POST_ACCUMULATE  # (bound here: at interpreter exit the module's globals are gone)
+
     def forget(ref):
-        if POST_ACCUMULATE.get(k, (None,))[0] is ref:
-            del POST_ACCUMULATE[k]
+        if table.get(k, (None,))[0] is ref:
+            del table[k]
 
     hooks = _HookDict()
-    POST_ACCUMULATE[k] = (weakref.ref(t, forget), hooks)
+    table[k] = (weakref.ref(t, forget), hooks)
     return hooks
 
 

@@ -14,6 +14,16 @@ class _VariableMeta(type):
         return isinstance(obj, Tensor)
 
 
+class _ExecutionEngine:
+    """``Variable._execution_engine``: the engine's one method that programs call."""
+
+    @staticmethod
+    def queue_callback(callback):
+        from .engine import queue_callback
+
+        queue_callback(callback)
+
+
 class Variable(metaclass=_VariableMeta):
     """``Variable(data, requires_grad=False)``: a leaf tensor sharing ``data``'s memory, with
     ``requires_grad`` set (PyTorch's legacy constructor; ``volatile`` warns and does
@@ -27,6 +37,8 @@ class Variable(metaclass=_VariableMeta):
         >>> v.requires_grad, v.is_leaf, isinstance(nbgrad.ones(1), Variable)
         (True, True, True)
     """
+
+    _execution_engine = _ExecutionEngine()
 
     def __new__(cls, data=None, requires_grad=False, volatile=False):
         from ..creation import empty

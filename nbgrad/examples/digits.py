@@ -2,8 +2,14 @@
 
 Run: ``python -m nbgrad.examples.digits`` (an MLP) or ``--model cnn`` (a small conv net);
 ``--compile`` trains through ``nbgrad.compile`` (the forward and loss traced once per batch
-shape, then run as fused kernels and row calls, forward and backward). It shows a progress bar per epoch, prints the test accuracy, saves a checkpoint and writes
-a PNG of the loss and accuracy curves into the current directory (or ``--out DIR``).
+shape, then run as fused kernels and row calls, forward and backward). It shows a progress
+bar per epoch, prints the test accuracy, saves a checkpoint and writes a PNG of the loss and
+accuracy curves into the current directory (or ``--out DIR``).
+
+``mpiexec -n 2 python -m nbgrad.examples.digits --ddp`` trains on 2 processes with
+``DistributedDataParallel``: each reads its share of every epoch (``DistributedSampler``) in
+batches of ``--batch-size / processes``, so the batch over all processes stays
+``--batch-size``; rank 0 shows the progress, evaluates and writes the files.
 """
 
 import argparse
@@ -102,7 +108,12 @@ def main(argv=None):
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--compile", action="store_true",
                    help="compute the forward and loss through nbgrad.compile")
+    p.add_argument("--ddp", action="store_true",
+                   help="data-parallel training on the processes mpiexec started "
+                        "(DistributedDataParallel on MPI)")
     args = p.parse_args(argv)
+    if args.ddp:
+        return _main_ddp(args)
     from tqdm import tqdm
 
     if args.device.startswith("cuda") and not nbgrad.cuda.is_available():
@@ -156,6 +167,71 @@ def main(argv=None):
               f"{epochs} epoch{'s' * (epochs != 1)}")
     print(f"wrote {os.path.abspath(ckpt)}")
     print(f"wrote {os.path.abspath(png)}")
+    return accs[-1]
+
+
+def _main_ddp(args):
+    """``--ddp``: the same training, data-parallel over the processes mpiexec started."""
+    import nbgrad.distributed as dist
+    from nbgrad.nn.parallel import DistributedDataParallel as DDP
+    from nbgrad.utils.data import DataLoader, DistributedSampler, TensorDataset
+
+    dist.init_process_group("mpi")
+    rank, world = dist.get_rank(), dist.get_world_size()
+    lead = rank == 0
+    epochs = args.epochs or (20 if args.model == "mlp" else 12)
+    lr = args.lr or 2e-3
+    nbgrad.manual_seed(args.seed)
+    xtr, ytr, xte, yte = load_data(args.seed)
+    model = DDP(MLP() if args.model == "mlp" else CNN())  # (rank 0's weights, everywhere)
+    opt = nbgrad.optim.Adam(model.parameters(), lr=lr)
+    data = TensorDataset(nbgrad.tensor(xtr), nbgrad.tensor(ytr))
+    sampler = DistributedSampler(data, seed=args.seed)
+    loader = DataLoader(data, batch_size=max(1, args.batch_size // world), sampler=sampler)
+    if lead:
+        from tqdm import tqdm
+    losses, accs = [], []
+    sums = nbgrad.zeros(2, dtype=nbgrad.float64)
+    t0 = time.perf_counter()
+    for epoch in range(1, epochs + 1):
+        sampler.set_epoch(epoch)
+        bar = tqdm(loader, desc=f"epoch {epoch:2d}/{epochs}", unit="batch", leave=False,
+                   disable=args.no_progress) if lead else loader
+        total, count = 0.0, 0
+        for xb, yb in bar:
+            loss = F.cross_entropy(model(xb), yb)
+            opt.zero_grad()
+            loss.backward()  # (returns with the gradients averaged over the processes)
+            opt.step()
+            total += loss.item() * len(yb)
+            count += len(yb)
+            if lead:
+                bar.set_postfix(loss=f"{total / count:.4f}")
+        if lead:
+            bar.close()
+        sums[0], sums[1] = total, count
+        dist.all_reduce(sums)  # (the epoch's loss over every process's samples)
+        losses.append(float(sums[0] / sums[1]))
+        if lead:
+            accs.append(evaluate(model.module, xte, yte, "cpu"))
+            print(f"epoch {epoch:2d}/{epochs}  loss {losses[-1]:.4f}  "
+                  f"test accuracy {accs[-1] * 100:.2f}%")
+    elapsed = time.perf_counter() - t0
+    if not lead:
+        dist.destroy_process_group()
+        return None
+    print(f"test accuracy: {accs[-1] * 100:.2f}% ({args.model}, {epochs} epochs, "
+          f"{world} processes, {elapsed:.1f} s)")
+    os.makedirs(args.out, exist_ok=True)
+    ckpt = os.path.join(args.out, f"digits_{args.model}.nbg")
+    nbgrad.save({"model": model.module.state_dict(), "optimizer": opt.state_dict(),
+                 "epochs": epochs}, ckpt)
+    png = os.path.join(args.out, f"digits_{args.model}.png")
+    save_plot(losses, accs, png, f"nbgrad: {args.model.upper()} on scikit-learn digits, "
+              f"{epochs} epoch{'s' * (epochs != 1)}, {world} processes")
+    print(f"wrote {os.path.abspath(ckpt)}")
+    print(f"wrote {os.path.abspath(png)}")
+    dist.destroy_process_group()
     return accs[-1]
 
 
