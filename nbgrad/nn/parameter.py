@@ -23,10 +23,36 @@ class _ParameterMeta(type):
 
 
 class Parameter(metaclass=_ParameterMeta):
-    """``Parameter(data=None, requires_grad=True)``: a leaf tensor sharing ``data``'s storage
-    (and version counter), with ``requires_grad`` set, that modules register as a parameter.
+    """A tensor that is a module's learnable parameter.
 
-    The result's class is ``nbgrad.Tensor``; ``isinstance(p, nn.Parameter)`` is True.
+    Assigning a ``Parameter`` to an attribute of a :class:`~nbgrad.nn.Module` registers
+    it: it then appears in the module's ``parameters()`` (what an optimizer is given)
+    and ``state_dict()``. A plain tensor assigned so is not registered. The parameter is
+    a leaf sharing ``data``'s storage (and version counter), with ``requires_grad`` set.
+
+    Unlike PyTorch's, the result's class is ``nbgrad.Tensor`` itself (so every op takes
+    its fast path), marked as a parameter: ``isinstance(p, nn.Parameter)`` is ``True``,
+    and the results of ops on it, ``detach()`` and ``.data`` are plain tensors.
+
+    Args:
+        data (Tensor, optional): the parameter's values. Default: ``None``, an empty
+            tensor.
+        requires_grad (bool, optional): whether the parameter requires a gradient.
+            Default: ``True``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> p = nbgrad.nn.Parameter(nbgrad.tensor([1.0, 2.0]))
+        >>> p
+        Parameter containing:
+        tensor([1., 2.], requires_grad=True)
+        >>> isinstance(p, nbgrad.nn.Parameter), isinstance(p * 2, nbgrad.nn.Parameter)
+        (True, False)
+        >>> m = nbgrad.nn.Module()
+        >>> m.w = p
+        >>> [name for name, _ in m.named_parameters()]
+        ['w']
     """
 
     def __new__(cls, data=None, requires_grad=True):
@@ -71,19 +97,28 @@ class _BufferMeta(type):
 
 
 class Buffer(metaclass=_BufferMeta):
-    """``Buffer(data, *, persistent=True)``: ``data`` (detached, sharing its storage) marked
-    so that assigning it to a Module's attribute registers it as a buffer (in
-    ``state_dict`` unless ``persistent=False``), as ``register_buffer`` does.
+    """A tensor that is a module's buffer: state that is saved and moved, but not trained.
 
-    The result's class is ``nbgrad.Tensor``; ``isinstance(b, nn.Buffer)`` is True.
+    Assigning a ``Buffer`` to an attribute of a :class:`~nbgrad.nn.Module` registers it
+    as a buffer, as :meth:`~nbgrad.nn.Module.register_buffer` does: it is in the
+    module's ``buffers()``, is moved by ``to()``, and is saved in ``state_dict()``
+    unless ``persistent=False`` (batch norm's running statistics are buffers). The
+    buffer is ``data`` detached, sharing its storage; its class is ``nbgrad.Tensor``,
+    and ``isinstance(b, nn.Buffer)`` is ``True``.
+
+    Args:
+        data (Tensor, optional): the buffer's values. Default: ``None``, an empty tensor.
+        persistent (bool, optional): whether the buffer is part of the module's
+            ``state_dict`` (keyword only). Default: ``True``.
 
     Example::
 
         >>> import nbgrad
         >>> m = nbgrad.nn.Module()
         >>> m.scale = nbgrad.nn.Buffer(nbgrad.ones(2))
-        >>> list(m.state_dict())
-        ['scale']
+        >>> m.cache = nbgrad.nn.Buffer(nbgrad.zeros(2), persistent=False)
+        >>> list(m.state_dict()), [name for name, _ in m.named_buffers()]
+        (['scale'], ['scale', 'cache'])
     """
 
     def __new__(cls, data=None, *, persistent=True):
@@ -130,10 +165,30 @@ class _LazyMeta(type):
 
 
 class UninitializedParameter(metaclass=_LazyMeta):
-    """``UninitializedParameter(requires_grad=True, device=None, dtype=None)``: a parameter
-    whose shape is not known yet (a lazy module's, until its first call), holding no
-    elements; ``materialize(shape)`` gives it storage of that shape in place — the same
-    object, so an optimizer made before the first call updates it."""
+    """A parameter whose shape is not known yet: a lazy module's, until its first call.
+
+    It holds no elements. The lazy module's first call gives it its shape in place
+    (``nbgrad.nn.parameter.materialize(p, shape)``), after which it is an ordinary
+    parameter; being the same object, an optimizer made before that call updates it.
+    ``isinstance(p, nn.UninitializedParameter)`` is ``True`` until then.
+
+    Args:
+        requires_grad (bool, optional): whether the parameter requires a gradient.
+            Default: ``True``.
+        device (nbgrad.device, optional): its device. Default: the default device.
+        dtype (nbgrad.dtype, optional): its dtype. Default: the default dtype.
+
+    Example::
+
+        >>> import nbgrad
+        >>> m = nbgrad.nn.LazyLinear(3)
+        >>> w = m.weight
+        >>> isinstance(w, nbgrad.nn.UninitializedParameter), w.shape
+        (True, nbgrad.Size([0]))
+        >>> _ = m(nbgrad.ones(2, 5))
+        >>> w is m.weight, isinstance(w, nbgrad.nn.UninitializedParameter), w.shape
+        (True, False, nbgrad.Size([3, 5]))
+    """
 
     _parameter = True
 
@@ -144,8 +199,27 @@ class UninitializedParameter(metaclass=_LazyMeta):
 
 
 class UninitializedBuffer(metaclass=_LazyMeta):
-    """``UninitializedBuffer(requires_grad=False, device=None, dtype=None)``: a buffer whose
-    shape is not known yet; ``materialize(shape)`` as for ``UninitializedParameter``."""
+    """A buffer whose shape is not known yet: a lazy module's, until its first call.
+
+    As :class:`UninitializedParameter`, for buffers (a lazy batch norm's running
+    statistics): it holds no elements until the lazy module's first call shapes it.
+
+    Args:
+        requires_grad (bool, optional): whether the buffer requires a gradient.
+            Default: ``False``.
+        device (nbgrad.device, optional): its device. Default: the default device.
+        dtype (nbgrad.dtype, optional): its dtype. Default: the default dtype.
+
+    Example::
+
+        >>> import nbgrad
+        >>> bn = nbgrad.nn.LazyBatchNorm1d()
+        >>> isinstance(bn.running_mean, nbgrad.nn.UninitializedBuffer)
+        True
+        >>> _ = bn(nbgrad.randn(4, 3))
+        >>> bn.running_mean.shape
+        nbgrad.Size([3])
+    """
 
     _parameter = False
 

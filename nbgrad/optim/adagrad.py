@@ -9,21 +9,41 @@ from .optimizer import Optimizer, _check_unsupported
 
 
 class Adagrad(Optimizer):
-    """``Adagrad(params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0,
-    eps=1e-10, *, maximize=False)``, PyTorch's update rule:
+    """The Adagrad algorithm (Duchi et al., "Adaptive Subgradient Methods for Online
+    Learning and Stochastic Optimization").
 
+    Each step follows PyTorch's update rule:
     ``g = grad + weight_decay * p``, ``clr = lr / (1 + (step - 1) * lr_decay)``,
     ``sum += g * g``, ``p -= clr * g / (sqrt(sum) + eps)``. The state (``step``, ``sum``)
     is made when the optimizer is, as PyTorch's. Each parameter is updated by one fused
     kernel.
 
-    >>> import nbgrad
-    >>> w = nbgrad.nn.Parameter(nbgrad.tensor([1.0, -2.0]))
-    >>> opt = nbgrad.optim.Adagrad([w], lr=0.1)
-    >>> (w * w).sum().backward()
-    >>> opt.step()
-    >>> [round(v, 4) for v in w.tolist()]
-    [0.9, -1.9]
+    Args:
+        params (iterable): the tensors to optimize, or dicts defining parameter groups
+            (each with ``"params"`` and any of the options below, overriding them).
+        lr (float, optional): learning rate. Default: ``1e-2``.
+        lr_decay (float, optional): learning rate decay. Default: ``0``.
+        weight_decay (float, optional): weight decay (L2 penalty). Default: ``0``.
+        initial_accumulator_value (float, optional): the starting value of the sums of
+            squared gradients. Default: ``0``.
+        eps (float, optional): term added to the denominator for numerical stability.
+            Default: ``1e-10``.
+        foreach (bool, optional): accepted for compatibility with PyTorch; nbgrad always
+            uses its fused kernels. Default: ``None``.
+        maximize (bool, optional): maximize the objective rather than minimize it
+            (keyword only). Default: ``False``.
+        differentiable (bool, optional): only ``False`` is supported. Default: ``False``.
+        fused (bool, optional): accepted for compatibility with PyTorch. Default: ``None``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> w = nbgrad.nn.Parameter(nbgrad.tensor([1.0, -2.0]))
+        >>> opt = nbgrad.optim.Adagrad([w], lr=0.1)
+        >>> (w * w).sum().backward()
+        >>> opt.step()
+        >>> [round(v, 4) for v in w.tolist()]
+        [0.9, -1.9]
     """
 
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0,

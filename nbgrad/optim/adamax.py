@@ -7,21 +7,41 @@ from .optimizer import Optimizer, _check_adam_args, _check_unsupported
 
 
 class Adamax(Optimizer):
-    """``Adamax(params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, *,
-    maximize=False)``, PyTorch's update rule:
+    """The Adamax algorithm: Adam with the infinity norm (Kingma and Ba, "Adam: A Method
+    for Stochastic Optimization", section 7).
 
+    Each step follows PyTorch's update rule:
     ``g = grad + weight_decay * p``, ``exp_avg = lerp(exp_avg, g, 1 - beta1)``,
     ``exp_inf = max(beta2 * exp_inf, |g| + eps)``,
     ``p -= lr / (1 - beta1**step) * exp_avg / exp_inf``. Each parameter is updated by one
     fused kernel.
 
-    >>> import nbgrad
-    >>> w = nbgrad.nn.Parameter(nbgrad.tensor([1.0, -2.0]))
-    >>> opt = nbgrad.optim.Adamax([w], lr=0.1)
-    >>> (w * w).sum().backward()
-    >>> opt.step()
-    >>> [round(v, 4) for v in w.tolist()]
-    [0.9, -1.9]
+    Args:
+        params (iterable): the tensors to optimize, or dicts defining parameter groups
+            (each with ``"params"`` and any of the options below, overriding them).
+        lr (float, optional): learning rate. Default: ``2e-3``.
+        betas (Tuple[float, float], optional): the coefficients of the running average
+            of the gradient and of the decay of the infinity norm.
+            Default: ``(0.9, 0.999)``.
+        eps (float, optional): term added to the denominator for numerical stability.
+            Default: ``1e-8``.
+        weight_decay (float, optional): weight decay (L2 penalty). Default: ``0``.
+        foreach (bool, optional): accepted for compatibility with PyTorch; nbgrad always
+            uses its fused kernels. Default: ``None``.
+        maximize (bool, optional): maximize the objective rather than minimize it
+            (keyword only). Default: ``False``.
+        differentiable (bool, optional): only ``False`` is supported. Default: ``False``.
+        capturable (bool, optional): only ``False`` is supported. Default: ``False``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> w = nbgrad.nn.Parameter(nbgrad.tensor([1.0, -2.0]))
+        >>> opt = nbgrad.optim.Adamax([w], lr=0.1)
+        >>> (w * w).sum().backward()
+        >>> opt.step()
+        >>> [round(v, 4) for v in w.tolist()]
+        [0.9, -1.9]
     """
 
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,

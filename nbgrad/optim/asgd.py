@@ -9,22 +9,40 @@ from .optimizer import Optimizer, _check_lr, _check_unsupported
 
 
 class ASGD(Optimizer):
-    """``ASGD(params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0, *,
-    maximize=False)``, PyTorch's update rule:
+    """Averaged stochastic gradient descent (Polyak and Juditsky, "Acceleration of
+    Stochastic Approximation by Averaging").
 
+    Each step follows PyTorch's update rule:
     ``g = grad + weight_decay * p``, ``p = p * (1 - lambd * eta) - eta * g``; the average
     ``ax`` is ``p`` itself while ``mu == 1``, then ``ax += (p - ax) * mu``; after the step
     ``eta = lr / (1 + lambd * lr * step)**alpha`` and ``mu = 1 / max(1, step - t0)`` (both
     float32 scalars in the state, as PyTorch keeps them). Each parameter is updated by one
     fused kernel.
 
-    >>> import nbgrad
-    >>> w = nbgrad.nn.Parameter(nbgrad.tensor([1.0, -2.0]))
-    >>> opt = nbgrad.optim.ASGD([w], lr=0.1)
-    >>> (w * w).sum().backward()
-    >>> opt.step()
-    >>> [round(v, 4) for v in w.tolist()]
-    [0.8, -1.6]
+    Args:
+        params (iterable): the tensors to optimize, or dicts defining parameter groups
+            (each with ``"params"`` and any of the options below, overriding them).
+        lr (float, optional): learning rate. Default: ``1e-2``.
+        lambd (float, optional): decay term. Default: ``1e-4``.
+        alpha (float, optional): power of the step size's decay. Default: ``0.75``.
+        t0 (float, optional): the step at which averaging starts. Default: ``1e6``.
+        weight_decay (float, optional): weight decay (L2 penalty). Default: ``0``.
+        foreach (bool, optional): accepted for compatibility with PyTorch; nbgrad always
+            uses its fused kernels. Default: ``None``.
+        maximize (bool, optional): maximize the objective rather than minimize it.
+            Default: ``False``.
+        differentiable (bool, optional): only ``False`` is supported. Default: ``False``.
+        capturable (bool, optional): only ``False`` is supported. Default: ``False``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> w = nbgrad.nn.Parameter(nbgrad.tensor([1.0, -2.0]))
+        >>> opt = nbgrad.optim.ASGD([w], lr=0.1)
+        >>> (w * w).sum().backward()
+        >>> opt.step()
+        >>> [round(v, 4) for v in w.tolist()]
+        [0.8, -1.6]
     """
 
     def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0,

@@ -119,31 +119,49 @@ def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_chang
 
 
 class LBFGS(Optimizer):
-    """``LBFGS(params, lr=1, max_iter=20, max_eval=None, tolerance_grad=1e-7,
-    tolerance_change=1e-9, history_size=100, line_search_fn=None)``, PyTorch's algorithm.
+    """The L-BFGS algorithm, a limited-memory quasi-Newton method (after minFunc).
 
-    ``step(closure)`` runs up to ``max_iter`` iterations (``max_eval``, default ``max_iter
-    * 5 // 4``, bounds the closure's evaluations): the direction from the two-loop
+    PyTorch's algorithm: ``step(closure)`` runs up to ``max_iter`` iterations
+    (``max_eval`` bounds the closure's evaluations): the direction from the two-loop
     recursion over the last ``history_size`` pairs, a fixed step ``lr`` (the first one
     scaled by ``min(1, 1 / |g|_1)``) or, with ``line_search_fn="strong_wolfe"``, a strong
     Wolfe line search; it stops early when the largest gradient entry is at most
     ``tolerance_grad``, or the step or the loss changes by less than ``tolerance_change``.
     ``closure`` must zero the gradients, compute the loss, call ``backward`` and return the
     loss; ``step`` returns its first loss. One parameter group only; the state lives under
-    the first parameter, as in PyTorch.
+    the first parameter, as in PyTorch. It keeps all the parameters' gradients flattened
+    into one vector and ``history_size`` pairs of such vectors: it suits full-batch
+    problems with few parameters.
 
-    >>> import nbgrad
-    >>> w = nbgrad.nn.Parameter(nbgrad.tensor([1.0, -2.0]))
-    >>> opt = nbgrad.optim.LBFGS([w], line_search_fn="strong_wolfe")
-    >>> def closure():
-    ...     opt.zero_grad()
-    ...     loss = ((w - nbgrad.tensor([3.0, 4.0])) ** 2).sum()
-    ...     loss.backward()
-    ...     return loss
-    >>> opt.step(closure).item()
-    40.0
-    >>> [round(v, 4) for v in w.tolist()]
-    [3.0, 4.0]
+    Args:
+        params (iterable): the tensors to optimize (one group only).
+        lr (float, optional): learning rate (the step along the direction, or the line
+            search's first trial). Default: ``1``.
+        max_iter (int, optional): the most iterations per ``step``. Default: ``20``.
+        max_eval (int, optional): the most evaluations of the closure per ``step``.
+            Default: ``None``, ``max_iter * 5 // 4``.
+        tolerance_grad (float, optional): stop once the gradient's largest absolute
+            entry is at most this. Default: ``1e-7``.
+        tolerance_change (float, optional): stop once the step or the change of the loss
+            is smaller than this. Default: ``1e-9``.
+        history_size (int, optional): the number of past updates kept. Default: ``100``.
+        line_search_fn (str, optional): ``"strong_wolfe"``, or ``None`` for fixed steps.
+            Default: ``None``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> w = nbgrad.nn.Parameter(nbgrad.tensor([1.0, -2.0]))
+        >>> opt = nbgrad.optim.LBFGS([w], line_search_fn="strong_wolfe")
+        >>> def closure():
+        ...     opt.zero_grad()
+        ...     loss = ((w - nbgrad.tensor([3.0, 4.0])) ** 2).sum()
+        ...     loss.backward()
+        ...     return loss
+        >>> opt.step(closure).item()
+        40.0
+        >>> [round(v, 4) for v in w.tolist()]
+        [3.0, 4.0]
     """
 
     def __init__(self, params, lr=1, max_iter=20, max_eval=None, tolerance_grad=1e-7,

@@ -76,9 +76,42 @@ def _count_steps(optimizer):
 
 
 class LRScheduler:
-    """Base class: subclasses give ``get_lr()``, the rates of the epoch ``last_epoch`` just
-    reached. Making one sets each group's ``"initial_lr"`` (``last_epoch=-1``) and takes
-    the first step (epoch 0)."""
+    """Base class of the learning-rate schedulers.
+
+    A scheduler sets the ``"lr"`` of each of an optimizer's parameter groups at each
+    :meth:`step`, usually once per epoch after ``optimizer.step()``. A subclass gives
+    ``get_lr()``: the rates of the epoch ``last_epoch`` just reached, one per group, from
+    ``base_lrs`` (each group's ``"initial_lr"``) or the groups' current rates. Making a
+    scheduler records each group's ``"initial_lr"`` (when ``last_epoch=-1``) and takes the
+    first step, to epoch 0. :meth:`get_last_lr` reads the rates the last step set;
+    :meth:`state_dict` and :meth:`load_state_dict` save and restore the schedule.
+
+    Args:
+        optimizer (Optimizer): the optimizer whose rates are scheduled.
+        last_epoch (int, optional): the index of the last epoch, to resume a schedule
+            (the groups must then hold ``"initial_lr"``); ``-1`` starts afresh.
+            Default: ``-1``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> from nbgrad.optim.lr_scheduler import LRScheduler
+        >>> class Halving(LRScheduler):
+        ...     def __init__(self, optimizer, every, last_epoch=-1):
+        ...         self.every = every
+        ...         super().__init__(optimizer, last_epoch)
+        ...
+        ...     def get_lr(self):
+        ...         return [base * 0.5 ** (self.last_epoch // self.every)
+        ...                 for base in self.base_lrs]
+        >>> opt = nbgrad.optim.SGD([nbgrad.zeros(1, requires_grad=True)], lr=1.0)
+        >>> sched = Halving(opt, every=2)
+        >>> lrs = [sched.get_last_lr()[0]]
+        >>> for epoch in range(4):
+        ...     opt.step(); sched.step(); lrs.append(sched.get_last_lr()[0])
+        >>> lrs
+        [1.0, 1.0, 0.5, 0.5, 0.25]
+    """
 
     _get_lr_called_within_step = False
     _is_initial = False
@@ -185,7 +218,16 @@ _LRScheduler = LRScheduler  # (PyTorch's old name)
 
 
 class LambdaLR(LRScheduler):
-    """Rate ``initial_lr * lr_lambda(epoch)`` (one function, or one per group).
+    """Set each group's rate to its initial rate times a function of the epoch.
+
+    At epoch ``e`` the rate is ``initial_lr * lr_lambda(e)``.
+
+    Args:
+        optimizer (Optimizer): the optimizer whose rates are scheduled.
+        lr_lambda (callable or list): a function of the epoch (an int) giving a factor,
+            or a list of such functions, one per parameter group.
+        last_epoch (int, optional): the index of the last epoch, to resume a schedule.
+            Default: ``-1``.
 
     Example::
 
@@ -230,7 +272,29 @@ class LambdaLR(LRScheduler):
 
 
 class MultiplicativeLR(LambdaLR):
-    """Rate multiplied by ``lr_lambda(epoch)`` at each step (after the first)."""
+    """Multiply each group's rate by a function of the epoch at each step.
+
+    At epoch ``e > 0`` the rate becomes ``lr * lr_lambda(e)``; the factors compound.
+
+    Args:
+        optimizer (Optimizer): the optimizer whose rates are scheduled.
+        lr_lambda (callable or list): a function of the epoch (an int) giving a factor,
+            or a list of such functions, one per parameter group.
+        last_epoch (int, optional): the index of the last epoch, to resume a schedule.
+            Default: ``-1``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> from nbgrad.optim.lr_scheduler import MultiplicativeLR
+        >>> opt = nbgrad.optim.SGD([nbgrad.zeros(1, requires_grad=True)], lr=1.0)
+        >>> sched = MultiplicativeLR(opt, lr_lambda=lambda epoch: 0.9)
+        >>> lrs = [sched.get_last_lr()[0]]
+        >>> for _ in range(3):
+        ...     opt.step(); sched.step(); lrs.append(round(sched.get_last_lr()[0], 4))
+        >>> lrs
+        [1.0, 0.9, 0.81, 0.729]
+    """
 
     def get_lr(self):
         self._warn_if_outside_step()
@@ -241,7 +305,32 @@ class MultiplicativeLR(LambdaLR):
 
 
 class StepLR(LRScheduler):
-    """Rate multiplied by ``gamma`` every ``step_size`` epochs."""
+    """Decay each group's rate by ``gamma`` every ``step_size`` epochs.
+
+    At epoch ``e`` the rate is ``initial_lr * gamma ** (e // step_size)`` (unless
+    something else changed it in between: the decay multiplies the current rate).
+
+    Args:
+        optimizer (Optimizer): the optimizer whose rates are scheduled.
+        step_size (int): the number of epochs between decays.
+        gamma (float, optional): the factor of each decay. Default: ``0.1``.
+        last_epoch (int, optional): the index of the last epoch, to resume a schedule.
+            Default: ``-1``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> from nbgrad.optim.lr_scheduler import StepLR
+        >>> opt = nbgrad.optim.SGD([nbgrad.zeros(1, requires_grad=True)], lr=1.0)
+        >>> sched = StepLR(opt, step_size=2, gamma=0.5)
+        >>> lrs = [sched.get_last_lr()[0]]
+        >>> for epoch in range(5):
+        ...     opt.step()                               # (one epoch of training)
+        ...     sched.step()
+        ...     lrs.append(sched.get_last_lr()[0])
+        >>> lrs
+        [1.0, 1.0, 0.5, 0.5, 0.25, 0.25]
+    """
 
     def __init__(self, optimizer, step_size, gamma=0.1, last_epoch=-1):
         self.step_size, self.gamma = step_size, gamma
@@ -259,8 +348,29 @@ class StepLR(LRScheduler):
 
 
 class MultiStepLR(LRScheduler):
-    """Rate multiplied by ``gamma`` at each epoch of ``milestones`` (a milestone listed
-    twice, twice)."""
+    """Decay each group's rate by ``gamma`` at each of the epochs ``milestones``.
+
+    A milestone listed twice decays the rate twice.
+
+    Args:
+        optimizer (Optimizer): the optimizer whose rates are scheduled.
+        milestones (iterable of int): the epochs at which to decay.
+        gamma (float, optional): the factor of each decay. Default: ``0.1``.
+        last_epoch (int, optional): the index of the last epoch, to resume a schedule.
+            Default: ``-1``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> from nbgrad.optim.lr_scheduler import MultiStepLR
+        >>> opt = nbgrad.optim.SGD([nbgrad.zeros(1, requires_grad=True)], lr=1.0)
+        >>> sched = MultiStepLR(opt, milestones=[2, 4], gamma=0.1)
+        >>> lrs = [sched.get_last_lr()[0]]
+        >>> for _ in range(5):
+        ...     opt.step(); sched.step(); lrs.append(round(sched.get_last_lr()[0], 4))
+        >>> lrs
+        [1.0, 1.0, 0.1, 0.1, 0.01, 0.01]
+    """
 
     def __init__(self, optimizer, milestones, gamma=0.1, last_epoch=-1):
         self.milestones, self.gamma = Counter(milestones), gamma
@@ -280,8 +390,34 @@ class MultiStepLR(LRScheduler):
 
 
 class LinearLR(LRScheduler):
-    """Rate scaled from ``start_factor`` to ``end_factor`` of the initial one, linearly over
-    ``total_iters`` epochs, then kept."""
+    """Scale each group's rate by a factor that changes linearly over ``total_iters`` epochs.
+
+    The factor goes from ``start_factor`` at epoch 0 to ``end_factor`` at epoch
+    ``total_iters``, and stays there: a linear warm-up with the defaults.
+
+    Args:
+        optimizer (Optimizer): the optimizer whose rates are scheduled.
+        start_factor (float, optional): the factor at epoch 0, in (0, 1].
+            Default: ``1 / 3``.
+        end_factor (float, optional): the factor from epoch ``total_iters`` on, in
+            [0, 1]. Default: ``1.0``.
+        total_iters (int, optional): the number of epochs the change takes.
+            Default: ``5``.
+        last_epoch (int, optional): the index of the last epoch, to resume a schedule.
+            Default: ``-1``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> from nbgrad.optim.lr_scheduler import LinearLR
+        >>> opt = nbgrad.optim.SGD([nbgrad.zeros(1, requires_grad=True)], lr=1.0)
+        >>> sched = LinearLR(opt, start_factor=0.25, total_iters=3)
+        >>> lrs = [sched.get_last_lr()[0]]
+        >>> for _ in range(4):
+        ...     opt.step(); sched.step(); lrs.append(round(sched.get_last_lr()[0], 4))
+        >>> lrs
+        [0.25, 0.5, 0.75, 1.0, 1.0]
+    """
 
     def __init__(self, optimizer, start_factor=1.0 / 3, end_factor=1.0, total_iters=5,
                  last_epoch=-1):
@@ -312,7 +448,28 @@ class LinearLR(LRScheduler):
 
 
 class ExponentialLR(LRScheduler):
-    """Rate multiplied by ``gamma`` every epoch."""
+    """Decay each group's rate by ``gamma`` every epoch.
+
+    At epoch ``e`` the rate is ``initial_lr * gamma ** e``.
+
+    Args:
+        optimizer (Optimizer): the optimizer whose rates are scheduled.
+        gamma (float): the factor of each decay.
+        last_epoch (int, optional): the index of the last epoch, to resume a schedule.
+            Default: ``-1``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> from nbgrad.optim.lr_scheduler import ExponentialLR
+        >>> opt = nbgrad.optim.SGD([nbgrad.zeros(1, requires_grad=True)], lr=1.0)
+        >>> sched = ExponentialLR(opt, gamma=0.5)
+        >>> lrs = [sched.get_last_lr()[0]]
+        >>> for _ in range(3):
+        ...     opt.step(); sched.step(); lrs.append(sched.get_last_lr()[0])
+        >>> lrs
+        [1.0, 0.5, 0.25, 0.125]
+    """
 
     def __init__(self, optimizer, gamma, last_epoch=-1):
         self.gamma = gamma
@@ -329,8 +486,39 @@ class ExponentialLR(LRScheduler):
 
 
 class CosineAnnealingLR(LRScheduler):
-    """Rate along half a cosine from the initial one down to ``eta_min`` over ``T_max``
-    epochs (and back up over the next ``T_max``, as PyTorch's recurrence does)."""
+    r"""Anneal each group's rate along half a cosine, from its initial rate down to
+    ``eta_min`` over ``T_max`` epochs.
+
+    From Loshchilov and Hutter, "SGDR: Stochastic Gradient Descent with Warm Restarts"
+    (without the restarts, which :class:`CosineAnnealingWarmRestarts` adds):
+
+    .. math::
+        \eta_t = \eta_{min} + \frac{1}{2}(\eta_{max} - \eta_{min})
+        \left(1 + \cos\left(\frac{t}{T_{max}} \pi\right)\right)
+
+    with :math:`\eta_{max}` the initial rate. Past ``T_max`` the rate rises back along
+    the cosine over the next ``T_max`` epochs, as PyTorch's recurrence does. The rate is
+    computed from the current one (a recurrence), so other changes to it carry on.
+
+    Args:
+        optimizer (Optimizer): the optimizer whose rates are scheduled.
+        T_max (int): the number of epochs of the descent (half a period).
+        eta_min (float, optional): the lowest rate. Default: ``0.0``.
+        last_epoch (int, optional): the index of the last epoch, to resume a schedule.
+            Default: ``-1``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> from nbgrad.optim.lr_scheduler import CosineAnnealingLR
+        >>> opt = nbgrad.optim.SGD([nbgrad.zeros(1, requires_grad=True)], lr=1.0)
+        >>> sched = CosineAnnealingLR(opt, T_max=4)
+        >>> lrs = [sched.get_last_lr()[0]]
+        >>> for _ in range(5):
+        ...     opt.step(); sched.step(); lrs.append(round(sched.get_last_lr()[0], 4))
+        >>> lrs
+        [1.0, 0.8536, 0.5, 0.1464, 0.0, 0.1464]
+    """
 
     def __init__(self, optimizer, T_max, eta_min=0.0, last_epoch=-1):  # noqa: N803
         self.T_max, self.eta_min = T_max, eta_min
@@ -362,7 +550,55 @@ class OneCycleLR(LRScheduler):
     ``epochs * steps_per_epoch``), then falls to ``initial / final_div_factor`` (by
     ``anneal_strategy`` ``"cos"`` or ``"linear"``; ``three_phase`` adds a symmetric fall
     first); momentum (or Adam's first beta) cycles the other way between
-    ``max_momentum`` and ``base_momentum`` when ``cycle_momentum``."""
+    ``max_momentum`` and ``base_momentum`` when ``cycle_momentum``.
+
+    From Smith and Topin, "Super-Convergence: Very Fast Training of Neural Networks
+    Using Large Learning Rates". Call :meth:`step` after each batch, ``total_steps``
+    times in all; the ``lr`` the optimizer was made with is replaced.
+
+    Args:
+        optimizer (Optimizer): the optimizer whose rates are scheduled.
+        max_lr (float or list): the peak rate, one for all groups or one per group.
+        total_steps (int, optional): the number of steps of the cycle. Default: ``None``,
+            ``epochs * steps_per_epoch``.
+        epochs (int, optional): the number of epochs, with ``steps_per_epoch`` (when
+            ``total_steps`` is not given). Default: ``None``.
+        steps_per_epoch (int, optional): the number of steps per epoch. Default: ``None``.
+        pct_start (float, optional): the fraction of the cycle spent rising.
+            Default: ``0.3``.
+        anneal_strategy (str, optional): ``"cos"`` or ``"linear"`` annealing.
+            Default: ``"cos"``.
+        cycle_momentum (bool, optional): cycle the momentum (or Adam's ``beta1``) inversely
+            to the rate. Default: ``True``.
+        base_momentum (float or list, optional): the momentum at the rate's peak.
+            Default: ``0.85``.
+        max_momentum (float or list, optional): the momentum at the cycle's ends.
+            Default: ``0.95``.
+        div_factor (float, optional): the initial rate is ``max_lr / div_factor``.
+            Default: ``25.0``.
+        final_div_factor (float, optional): the last rate is the initial one divided by
+            this. Default: ``1e4``.
+        three_phase (bool, optional): fall back to the initial rate symmetrically before
+            annealing to the last one, instead of annealing straight there.
+            Default: ``False``.
+        last_epoch (int, optional): the index of the last step, to resume a schedule.
+            Default: ``-1``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> from nbgrad.optim.lr_scheduler import OneCycleLR
+        >>> opt = nbgrad.optim.SGD([nbgrad.zeros(1, requires_grad=True)], lr=0.1,
+        ...                        momentum=0.9)
+        >>> sched = OneCycleLR(opt, max_lr=1.0, total_steps=10)
+        >>> lrs = [round(sched.get_last_lr()[0], 4)]
+        >>> for batch in range(9):
+        ...     opt.step(); sched.step(); lrs.append(round(sched.get_last_lr()[0], 4))
+        >>> lrs
+        [0.04, 0.52, 1.0, 0.9505, 0.8117, 0.6113, 0.3887, 0.1883, 0.0495, 0.0]
+        >>> opt.param_groups[0]["momentum"]
+        0.95
+    """
 
     def __init__(self, optimizer, max_lr, total_steps=None, epochs=None, steps_per_epoch=None,
                  pct_start=0.3, anneal_strategy="cos", cycle_momentum=True, base_momentum=0.85,
@@ -465,9 +701,45 @@ def _phase(end_step, start_lr, end_lr, start_momentum, end_momentum):
 
 
 class ReduceLROnPlateau(LRScheduler):
-    """Rate multiplied by ``factor`` (not below ``min_lr``) once the metric given to
-    ``step(metric)`` has not improved (by ``threshold``, relative or absolute) for
-    ``patience`` epochs; then ``cooldown`` epochs of rest."""
+    """Reduce each group's rate when a metric has stopped improving.
+
+    Give the metric (a validation loss, say) to ``step(metrics)`` each epoch. Once it has
+    not improved on its best value (by ``threshold``, relative or absolute) for more than
+    ``patience`` epochs, each rate is multiplied by ``factor`` (not below ``min_lr``);
+    then ``cooldown`` epochs pass before bad epochs are counted again.
+
+    Args:
+        optimizer (Optimizer): the optimizer whose rates are scheduled.
+        mode (str, optional): ``"min"``: the metric should decrease; ``"max"``: increase.
+            Default: ``"min"``.
+        factor (float, optional): the factor of each reduction, less than 1.
+            Default: ``0.1``.
+        patience (int, optional): the number of epochs without improvement that are
+            tolerated; the rate is reduced at the next one. Default: ``10``.
+        threshold (float, optional): how much better than the best a value must be to
+            count as an improvement. Default: ``1e-4``.
+        threshold_mode (str, optional): ``"rel"``: better than ``best * (1 - threshold)``
+            (``best * (1 + threshold)`` in ``"max"`` mode); ``"abs"``: better than
+            ``best - threshold`` (``best + threshold``). Default: ``"rel"``.
+        cooldown (int, optional): the number of epochs to wait after a reduction before
+            counting bad epochs again. Default: ``0``.
+        min_lr (float or list, optional): the lowest rate, for all groups or per group.
+            Default: ``0``.
+        eps (float, optional): a reduction smaller than this is not applied.
+            Default: ``1e-8``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> from nbgrad.optim.lr_scheduler import ReduceLROnPlateau
+        >>> opt = nbgrad.optim.SGD([nbgrad.zeros(1, requires_grad=True)], lr=1.0)
+        >>> sched = ReduceLROnPlateau(opt, patience=1, factor=0.5)
+        >>> lrs = []
+        >>> for val_loss in [1.0, 0.9, 0.9, 0.9, 0.9, 0.9]:
+        ...     opt.step(); sched.step(val_loss); lrs.append(sched.get_last_lr()[0])
+        >>> lrs
+        [1.0, 1.0, 1.0, 0.5, 0.5, 0.25]
+    """
 
     def __init__(self, optimizer, mode="min", factor=0.1, patience=10, threshold=1e-4,
                  threshold_mode="rel", cooldown=0, min_lr=0, eps=1e-8):
@@ -555,6 +827,13 @@ class ConstantLR(LRScheduler):
     """Rate ``factor`` times the initial one for the first ``total_iters`` epochs, then the
     initial one again (the change is a multiplication, so it composes with other schedules).
 
+    Args:
+        optimizer (Optimizer): the optimizer whose rates are scheduled.
+        factor (float, optional): the factor, in [0, 1]. Default: ``1 / 3``.
+        total_iters (int, optional): the number of epochs it applies for. Default: ``5``.
+        last_epoch (int, optional): the index of the last epoch, to resume a schedule.
+            Default: ``-1``.
+
     Example::
 
         >>> import nbgrad
@@ -590,6 +869,13 @@ class ConstantLR(LRScheduler):
 class PolynomialLR(LRScheduler):
     """Rate ``initial * (1 - epoch / total_iters) ** power``, reaching 0 at ``total_iters``
     and kept there.
+
+    Args:
+        optimizer (Optimizer): the optimizer whose rates are scheduled.
+        total_iters (int, optional): the number of epochs of the decay. Default: ``5``.
+        power (float, optional): the polynomial's power. Default: ``1.0``.
+        last_epoch (int, optional): the index of the last epoch, to resume a schedule.
+            Default: ``-1``.
 
     Example::
 
@@ -627,6 +913,17 @@ class CosineAnnealingWarmRestarts(LRScheduler):
     epochs, then back to the initial one (a warm restart) for a period ``T_mult`` times
     longer, and so on. ``step(epoch)`` takes a fractional epoch too (``epoch + i / iters``
     for batch ``i`` of ``iters``), without a deprecation warning.
+
+    From Loshchilov and Hutter, "SGDR: Stochastic Gradient Descent with Warm Restarts".
+
+    Args:
+        optimizer (Optimizer): the optimizer whose rates are scheduled.
+        T_0 (int): the number of epochs before the first restart.
+        T_mult (int, optional): the factor by which each period is longer than the one
+            before (an int, at least 1). Default: ``1``.
+        eta_min (float, optional): the lowest rate. Default: ``0.0``.
+        last_epoch (int, optional): the index of the last epoch, to resume a schedule.
+            Default: ``-1``.
 
     Example::
 
@@ -704,6 +1001,36 @@ class CyclicLR(LRScheduler):
     number or of the batch (``scale_mode`` ``"cycle"`` or ``"iterations"``). With
     ``cycle_momentum`` the momentum (or Adam's first beta) cycles the other way, between
     ``max_momentum`` and ``base_momentum``.
+
+    From Smith, "Cyclical Learning Rates for Training Neural Networks". Call
+    :meth:`step` after each batch.
+
+    Args:
+        optimizer (Optimizer): the optimizer whose rates are scheduled.
+        base_lr (float or list): the cycle's lowest rate, for all groups or per group;
+            it replaces the optimizer's ``lr``.
+        max_lr (float or list): the cycle's highest rate (before scaling), for all
+            groups or per group.
+        step_size_up (int, optional): the number of batches of the rise.
+            Default: ``2000``.
+        step_size_down (int, optional): the number of batches of the fall.
+            Default: ``None``, ``step_size_up``.
+        mode (str, optional): ``"triangular"``, ``"triangular2"`` or ``"exp_range"``
+            (ignored when ``scale_fn`` is given). Default: ``"triangular"``.
+        gamma (float, optional): ``"exp_range"``'s base. Default: ``1.0``.
+        scale_fn (callable, optional): your own scaling, a function of one number to
+            a factor in [0, 1]. Default: ``None``.
+        scale_mode (str, optional): what ``scale_fn`` is a function of: ``"cycle"``
+            (the cycle number) or ``"iterations"`` (the batch number).
+            Default: ``"cycle"``.
+        cycle_momentum (bool, optional): cycle the momentum (or Adam's ``beta1``)
+            inversely to the rate. Default: ``True``.
+        base_momentum (float or list, optional): the momentum at the rate's peak.
+            Default: ``0.8``.
+        max_momentum (float or list, optional): the momentum at the rate's lowest.
+            Default: ``0.9``.
+        last_epoch (int, optional): the index of the last batch, to resume a schedule.
+            Default: ``-1``.
 
     Example::
 
@@ -849,6 +1176,13 @@ class SequentialLR(LRScheduler):
     """One schedule after another: ``schedulers[i]`` runs from ``milestones[i - 1]`` (where
     it restarts from epoch 0) until ``milestones[i]``.
 
+    Args:
+        optimizer (Optimizer): the optimizer the schedules belong to.
+        schedulers (list): the schedules, in order (no :class:`ReduceLROnPlateau`).
+        milestones (list of int): the epochs at which each next schedule takes over,
+            one fewer than ``schedulers``.
+        last_epoch (int, optional): the index of the last epoch. Default: ``-1``.
+
     Example::
 
         >>> import nbgrad
@@ -920,6 +1254,12 @@ class ChainedScheduler(LRScheduler):
     """Several schedules stepped together: each ``step()`` steps every one of
     ``schedulers`` in turn, their changes to the rate compounding. ``optimizer`` defaults
     to the first schedule's.
+
+    Args:
+        schedulers (sequence): the schedules, all of one optimizer (no
+            :class:`ReduceLROnPlateau`).
+        optimizer (Optimizer, optional): their optimizer. Default: ``None``, the first
+            schedule's.
 
     Example::
 

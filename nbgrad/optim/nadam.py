@@ -35,10 +35,10 @@ def _set_scalar(t, value):
 
 
 class NAdam(Optimizer):
-    """``NAdam(params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
-    momentum_decay=4e-3, decoupled_weight_decay=False, *, maximize=False)``, PyTorch's
-    update rule:
+    """The NAdam algorithm: Adam with Nesterov momentum (Dozat, "Incorporating Nesterov
+    Momentum into Adam").
 
+    Each step follows PyTorch's update rule:
     ``mu_t = beta1 * (1 - 0.5 * 0.96**(t * momentum_decay))``, ``mu_product *= mu_t`` (a
     float32 scalar, as PyTorch keeps it); ``exp_avg = lerp(exp_avg, g, 1 - beta1)``,
     ``exp_avg_sq = beta2 * exp_avg_sq + (1 - beta2) * g * g``,
@@ -48,13 +48,35 @@ class NAdam(Optimizer):
     adds ``weight_decay * p`` to ``g`` or, decoupled (NAdamW), scales ``p`` by
     ``1 - lr * weight_decay`` first. Each parameter is updated by one fused kernel.
 
-    >>> import nbgrad
-    >>> w = nbgrad.nn.Parameter(nbgrad.tensor([1.0, -2.0]))
-    >>> opt = nbgrad.optim.NAdam([w], lr=0.1)
-    >>> (w * w).sum().backward()
-    >>> opt.step()
-    >>> [round(v, 4) for v in w.tolist()]
-    [0.8944, -1.8944]
+    Args:
+        params (iterable): the tensors to optimize, or dicts defining parameter groups
+            (each with ``"params"`` and any of the options below, overriding them).
+        lr (float, optional): learning rate. Default: ``2e-3``.
+        betas (Tuple[float, float], optional): the coefficients of the running averages
+            of the gradient and of its square. Default: ``(0.9, 0.999)``.
+        eps (float, optional): term added to the denominator for numerical stability.
+            Default: ``1e-8``.
+        weight_decay (float, optional): weight decay (L2 penalty). Default: ``0``.
+        momentum_decay (float, optional): the rate of the momentum's warm-up (the
+            ``momentum_decay`` of ``mu_t`` above). Default: ``4e-3``.
+        decoupled_weight_decay (bool, optional): decay the weights directly, as AdamW
+            does (NAdamW), rather than through the gradient. Default: ``False``.
+        foreach (bool, optional): accepted for compatibility with PyTorch; nbgrad always
+            uses its fused kernels (keyword only). Default: ``None``.
+        maximize (bool, optional): maximize the objective rather than minimize it
+            (keyword only). Default: ``False``.
+        capturable (bool, optional): only ``False`` is supported. Default: ``False``.
+        differentiable (bool, optional): only ``False`` is supported. Default: ``False``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> w = nbgrad.nn.Parameter(nbgrad.tensor([1.0, -2.0]))
+        >>> opt = nbgrad.optim.NAdam([w], lr=0.1)
+        >>> (w * w).sum().backward()
+        >>> opt.step()
+        >>> [round(v, 4) for v in w.tolist()]
+        [0.8944, -1.8944]
     """
 
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,

@@ -49,10 +49,46 @@ required = _RequiredParameter()
 
 
 class Optimizer:
-    """Base class: ``Optimizer(params, defaults)``.
+    """Base class of the optimizers: parameter groups, per-parameter state, state dicts.
 
-    ``params`` is an iterable of tensors, or of dicts (parameter groups) each holding
-    ``"params"`` and any hyperparameters that override ``defaults``.
+    The tensors to optimize are kept in ``param_groups``, a list of dicts each holding
+    ``"params"`` (a list of tensors) and the group's hyperparameters (``"lr"``, ...),
+    which a learning-rate scheduler or your code may change between steps; ``state``
+    maps each parameter to its own state (momentum buffers, step counts). A subclass
+    passes its hyperparameters' defaults to ``__init__`` and implements :meth:`step`;
+    the base class gives :meth:`zero_grad`, :meth:`add_param_group`, :meth:`state_dict`
+    and :meth:`load_state_dict`.
+
+    Args:
+        params (iterable): the tensors to optimize, or dicts defining parameter groups
+            (each with ``"params"`` and any hyperparameters, which override
+            ``defaults`` for that group); ``(name, tensor)`` pairs name the parameters.
+        defaults (dict): the default value of each hyperparameter, for the groups that
+            do not set it.
+
+    Example::
+
+        >>> import nbgrad
+        >>> class SignSGD(nbgrad.optim.Optimizer):
+        ...     def __init__(self, params, lr=0.01):
+        ...         super().__init__(params, dict(lr=lr))
+        ...
+        ...     @nbgrad.no_grad()
+        ...     def step(self, closure=None):
+        ...         for group in self.param_groups:
+        ...             for p in group["params"]:
+        ...                 if p.grad is not None:
+        ...                     p.sub_(group["lr"] * p.grad.sign())
+        >>> w = nbgrad.nn.Parameter(nbgrad.tensor([1.0, -2.0]))
+        >>> b = nbgrad.nn.Parameter(nbgrad.zeros(1))
+        >>> opt = SignSGD([{"params": [w]}, {"params": [b], "lr": 0.5}], lr=0.1)
+        >>> [group["lr"] for group in opt.param_groups]
+        [0.1, 0.5]
+        >>> (w ** 2).sum().backward()
+        >>> opt.step()
+        >>> w
+        Parameter containing:
+        tensor([ 0.9000, -1.9000], requires_grad=True)
     """
 
     def __init__(self, params, defaults):
@@ -73,7 +109,26 @@ class Optimizer:
             self.add_param_group(group)
 
     def add_param_group(self, param_group):
-        """Add a group of parameters (a dict with ``"params"`` and hyperparameters)."""
+        """Add a group of parameters (a dict with ``"params"`` and hyperparameters).
+
+        Useful to fine-tune a pre-trained network: layers that were frozen are added to
+        the optimizer, with their own hyperparameters, as training goes on.
+
+        Args:
+            param_group (dict): ``"params"`` (a tensor or an iterable of tensors) and any
+                hyperparameters for the group; those missing take the optimizer's
+                defaults. A parameter may not be in two groups.
+
+        Example::
+
+            >>> import nbgrad
+            >>> w = nbgrad.zeros(2, requires_grad=True)
+            >>> b = nbgrad.zeros(1, requires_grad=True)
+            >>> opt = nbgrad.optim.SGD([w], lr=0.1)
+            >>> opt.add_param_group({"params": [b], "lr": 0.01})
+            >>> [(len(g["params"]), g["lr"], g["momentum"]) for g in opt.param_groups]
+            [(1, 0.1, 0), (1, 0.01, 0)]
+        """
         if not isinstance(param_group, dict):
             raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
         params = param_group["params"]

@@ -7,9 +7,10 @@ from .optimizer import Optimizer, _check_adam_args, _check_unsupported
 
 
 class RAdam(Optimizer):
-    """``RAdam(params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
-    decoupled_weight_decay=False, *, maximize=False)``, PyTorch's update rule:
+    """The RAdam algorithm: Adam with a rectified adaptive step (Liu et al., "On the
+    Variance of the Adaptive Learning Rate and Beyond").
 
+    Each step follows PyTorch's update rule:
     ``exp_avg = lerp(exp_avg, g, 1 - beta1)``, ``exp_avg_sq = beta2 * exp_avg_sq + (1 -
     beta2) * g * g``; ``rho_inf = 2 / (1 - beta2) - 1``, ``rho_t = rho_inf - 2 t beta2**t /
     (1 - beta2**t)``. While ``rho_t <= 5``: ``p -= lr * exp_avg / (1 - beta1**t)``; after,
@@ -18,13 +19,33 @@ class RAdam(Optimizer):
     Weight decay adds ``weight_decay * p`` to ``g`` or, decoupled, scales ``p`` by
     ``1 - lr * weight_decay`` first. Each parameter is updated by one fused kernel.
 
-    >>> import nbgrad
-    >>> w = nbgrad.nn.Parameter(nbgrad.tensor([1.0, -2.0]))
-    >>> opt = nbgrad.optim.RAdam([w], lr=0.1)
-    >>> (w * w).sum().backward()
-    >>> opt.step()
-    >>> [round(v, 4) for v in w.tolist()]
-    [0.8, -1.6]
+    Args:
+        params (iterable): the tensors to optimize, or dicts defining parameter groups
+            (each with ``"params"`` and any of the options below, overriding them).
+        lr (float, optional): learning rate. Default: ``1e-3``.
+        betas (Tuple[float, float], optional): the coefficients of the running averages
+            of the gradient and of its square. Default: ``(0.9, 0.999)``.
+        eps (float, optional): term added to the denominator for numerical stability.
+            Default: ``1e-8``.
+        weight_decay (float, optional): weight decay (L2 penalty). Default: ``0``.
+        decoupled_weight_decay (bool, optional): decay the weights directly, as AdamW
+            does, rather than through the gradient. Default: ``False``.
+        foreach (bool, optional): accepted for compatibility with PyTorch; nbgrad always
+            uses its fused kernels (keyword only). Default: ``None``.
+        maximize (bool, optional): maximize the objective rather than minimize it
+            (keyword only). Default: ``False``.
+        capturable (bool, optional): only ``False`` is supported. Default: ``False``.
+        differentiable (bool, optional): only ``False`` is supported. Default: ``False``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> w = nbgrad.nn.Parameter(nbgrad.tensor([1.0, -2.0]))
+        >>> opt = nbgrad.optim.RAdam([w], lr=0.1)
+        >>> (w * w).sum().backward()
+        >>> opt.step()
+        >>> [round(v, 4) for v in w.tolist()]
+        [0.8, -1.6]
     """
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,

@@ -11,22 +11,43 @@ _BODIES = {(False, False): updates.rmsprop, (False, True): updates.rmsprop_momen
 
 
 class RMSprop(Optimizer):
-    """``RMSprop(params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0,
-    centered=False, *, maximize=False)``, PyTorch's update rule:
+    """The RMSprop algorithm (Hinton, lecture 6e of "Neural Networks for Machine Learning").
 
+    Each step follows PyTorch's update rule:
     ``g = grad + weight_decay * p``, ``square_avg = alpha * square_avg + (1 - alpha) * g * g``;
     centered: ``grad_avg = lerp(grad_avg, g, 1 - alpha)``, ``avg = sqrt(square_avg -
     grad_avg^2) + eps``, else ``avg = sqrt(square_avg) + eps``; with momentum ``buf =
     momentum * buf + g / avg``, ``p -= lr * buf``, else ``p -= lr * g / avg``. Each parameter
     is updated by one fused kernel.
 
-    >>> import nbgrad
-    >>> w = nbgrad.nn.Parameter(nbgrad.tensor([1.0, -2.0]))
-    >>> opt = nbgrad.optim.RMSprop([w], lr=0.01)
-    >>> (w * w).sum().backward()
-    >>> opt.step()
-    >>> [round(v, 4) for v in w.tolist()]
-    [0.9, -1.9]
+    Args:
+        params (iterable): the tensors to optimize, or dicts defining parameter groups
+            (each with ``"params"`` and any of the options below, overriding them).
+        lr (float, optional): learning rate. Default: ``1e-2``.
+        alpha (float, optional): smoothing constant of the running average of the
+            squared gradients. Default: ``0.99``.
+        eps (float, optional): term added to the denominator for numerical stability.
+            Default: ``1e-8``.
+        weight_decay (float, optional): weight decay (L2 penalty). Default: ``0``.
+        momentum (float, optional): momentum factor. Default: ``0``.
+        centered (bool, optional): normalize by an estimate of the gradient's variance
+            rather than of its second moment. Default: ``False``.
+        capturable (bool, optional): only ``False`` is supported. Default: ``False``.
+        foreach (bool, optional): accepted for compatibility with PyTorch; nbgrad always
+            uses its fused kernels. Default: ``None``.
+        maximize (bool, optional): maximize the objective rather than minimize it.
+            Default: ``False``.
+        differentiable (bool, optional): only ``False`` is supported. Default: ``False``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> w = nbgrad.nn.Parameter(nbgrad.tensor([1.0, -2.0]))
+        >>> opt = nbgrad.optim.RMSprop([w], lr=0.01)
+        >>> (w * w).sum().backward()
+        >>> opt.step()
+        >>> [round(v, 4) for v in w.tolist()]
+        [0.9, -1.9]
     """
 
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0,

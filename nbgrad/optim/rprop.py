@@ -8,21 +8,40 @@ from .optimizer import Optimizer, _check_lr, _check_unsupported
 
 
 class Rprop(Optimizer):
-    """``Rprop(params, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *,
-    maximize=False)``, PyTorch's update rule, per element:
+    """The resilient backpropagation algorithm (Riedmiller and Braun, "A Direct Adaptive
+    Method for Faster Backpropagation Learning: The RPROP Algorithm").
 
+    Each step follows PyTorch's update rule, per element:
     where ``grad * prev > 0`` the step size is multiplied by ``etaplus``, where ``< 0`` by
     ``etaminus`` (and the gradient counts as 0 this step), then clamped to ``step_sizes``;
     ``p -= sign(grad) * step_size``, ``prev = grad``. The step sizes start at ``lr``. Each
     parameter is updated by one fused kernel.
 
-    >>> import nbgrad
-    >>> w = nbgrad.nn.Parameter(nbgrad.tensor([1.0, -2.0]))
-    >>> opt = nbgrad.optim.Rprop([w], lr=0.1)
-    >>> (w * w).sum().backward()
-    >>> opt.step()
-    >>> [round(v, 4) for v in w.tolist()]
-    [0.9, -1.9]
+    Args:
+        params (iterable): the tensors to optimize, or dicts defining parameter groups
+            (each with ``"params"`` and any of the options below, overriding them).
+        lr (float, optional): the initial step size. Default: ``1e-2``.
+        etas (Tuple[float, float], optional): ``(etaminus, etaplus)``, the factors that
+            shrink and grow the step sizes. Default: ``(0.5, 1.2)``.
+        step_sizes (Tuple[float, float], optional): the smallest and largest step sizes.
+            Default: ``(1e-6, 50)``.
+        capturable (bool, optional): only ``False`` is supported (keyword only).
+            Default: ``False``.
+        foreach (bool, optional): accepted for compatibility with PyTorch; nbgrad always
+            uses its fused kernels. Default: ``None``.
+        maximize (bool, optional): maximize the objective rather than minimize it.
+            Default: ``False``.
+        differentiable (bool, optional): only ``False`` is supported. Default: ``False``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> w = nbgrad.nn.Parameter(nbgrad.tensor([1.0, -2.0]))
+        >>> opt = nbgrad.optim.Rprop([w], lr=0.1)
+        >>> (w * w).sum().backward()
+        >>> opt.step()
+        >>> [round(v, 4) for v in w.tolist()]
+        [0.9, -1.9]
     """
 
     def __init__(self, params, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *,

@@ -21,12 +21,34 @@ def _F():
 
 
 class AdaptiveLogSoftmaxWithLoss(Module):
-    """Adaptive softmax: classes ``[0, cutoffs[0])`` are scored by the head, each later
+    r"""Adaptive softmax: classes ``[0, cutoffs[0])`` are scored by the head, each later
     range ``[cutoffs[i], cutoffs[i + 1])`` (the last ending at ``n_classes``) by a cluster
     whose probability the head gives; cluster ``i`` projects to ``in_features //
     div_value ** (i + 1)`` features first. ``forward(input, target)`` gives ``(output,
     loss)``: each target's log-probability and their negated mean; ``log_prob(input)`` all
     classes' log-probabilities, ``predict(input)`` the most likely class.
+
+    Sort the classes by frequency, the most frequent first, so that the head scores the
+    frequent ones and the small clusters the rare ones.
+
+    Args:
+        in_features (int): the number of features of the input.
+        n_classes (int): the number of classes.
+        cutoffs (Sequence[int]): increasing class indices, each in
+            ``[1, n_classes - 1]``: where the head's classes end and each cluster's begin.
+        div_value (float, optional): cluster ``i`` projects to
+            ``in_features // div_value ** (i + 1)`` features. Default: ``4.0``.
+        head_bias (bool, optional): give the head's linear layer a bias.
+            Default: ``False``.
+        device (nbgrad.device, optional): the device of the parameters. Default: the
+            default device.
+        dtype (nbgrad.dtype, optional): the dtype of the parameters. Default: the default
+            dtype.
+
+    Shape:
+        - input: :math:`(N, \text{in\_features})` or :math:`(\text{in\_features})`.
+        - target: :math:`(N)` or :math:`()`, class indices in ``[0, n_classes)``.
+        - output: :math:`(N)` or :math:`()`; loss: a scalar.
 
     Example::
 

@@ -84,20 +84,148 @@ class _BatchNorm(Module):
 
 
 class BatchNorm1d(_BatchNorm):
-    """Batch norm over (N, C) or (N, C, L) input, per channel C."""
+    r"""Apply batch normalization over a 2-D or 3-D input, per channel.
+
+    From Ioffe and Szegedy, "Batch Normalization: Accelerating Deep Network Training by
+    Reducing Internal Covariate Shift":
+
+    .. math::
+        y = \frac{x - \mathrm{E}[x]}{\sqrt{\mathrm{Var}[x] + \epsilon}} \cdot \gamma + \beta
+
+    with the mean and (biased) variance taken per channel over the batch (and the length
+    ``L``), and :math:`\gamma`, :math:`\beta` learnable per channel. In training mode the
+    batch's statistics are used and, with ``track_running_stats``, folded into running
+    estimates: ``running = (1 - momentum) * running + momentum * batch_stat`` (the
+    variance unbiased there). In eval mode the running estimates are used instead. The
+    functional form is :func:`nbgrad.nn.functional.batch_norm`.
+
+    Args:
+        num_features (int): the number of channels :math:`C`.
+        eps (float, optional): value added to the variance for numerical stability.
+            Default: ``1e-5``.
+        momentum (float or None, optional): weight of the batch's statistics in the
+            running estimates; ``None`` makes them a cumulative (equal-weight) average.
+            Default: ``0.1``.
+        affine (bool, optional): learn :math:`\gamma` and :math:`\beta`. Default: ``True``.
+        track_running_stats (bool, optional): keep the running estimates (as buffers);
+            without them the batch's statistics are used in eval mode too.
+            Default: ``True``.
+        device (nbgrad.device, optional): the device of the parameters and buffers.
+            Default: the default device.
+        dtype (nbgrad.dtype, optional): their dtype. Default: the default dtype.
+        bias (bool, optional): with ``affine``, learn :math:`\beta` too (keyword only).
+            Default: ``True``.
+
+    Shape:
+        - Input: :math:`(N, C)` or :math:`(N, C, L)`.
+        - Output: the input's shape.
+
+    Attributes:
+        weight (Parameter or None): :math:`\gamma`, of shape ``(C,)``, initialized to ones.
+        bias (Parameter or None): :math:`\beta`, of shape ``(C,)``, initialized to zeros.
+        running_mean (Tensor or None): buffer, initialized to zeros.
+        running_var (Tensor or None): buffer, initialized to ones.
+        num_batches_tracked (Tensor or None): buffer, the number of training batches seen.
+
+    Example::
+
+        >>> import nbgrad
+        >>> m = nbgrad.nn.BatchNorm1d(3)
+        >>> x = nbgrad.tensor([[1., 2., 3.], [3., 6., 9.]])
+        >>> m(x)
+        tensor([[-1.0000, -1.0000, -1.0000],
+                [ 1.0000,  1.0000,  1.0000]], grad_fn=<AddBackward0>)
+        >>> m.running_mean, m.running_var
+        (tensor([0.2000, 0.4000, 0.6000]), tensor([1.1000, 1.7000, 2.7000]))
+        >>> _ = m.eval()
+        >>> m(x)
+        tensor([[0.7628, 1.2271, 1.4606],
+                [2.6697, 4.2950, 5.1121]], grad_fn=<AddBackward0>)
+    """
 
     _dims = (2, 3)
 
 
 class BatchNorm2d(_BatchNorm):
-    """Batch norm over (N, C, H, W) input, per channel C."""
+    r"""Apply batch normalization over a 4-D input (a batch of images), per channel.
+
+    As :class:`BatchNorm1d`, the statistics of each channel taken over the batch and the
+    image's positions:
+    :math:`y = (x - \mathrm{E}[x]) / \sqrt{\mathrm{Var}[x] + \epsilon} \cdot \gamma + \beta`.
+
+    Args:
+        num_features (int): the number of channels :math:`C`.
+        eps (float, optional): value added to the variance for numerical stability.
+            Default: ``1e-5``.
+        momentum (float or None, optional): weight of the batch's statistics in the
+            running estimates; ``None`` for a cumulative average. Default: ``0.1``.
+        affine (bool, optional): learn :math:`\gamma` and :math:`\beta`. Default: ``True``.
+        track_running_stats (bool, optional): keep running estimates for eval mode.
+            Default: ``True``.
+        device (nbgrad.device, optional): the device of the parameters and buffers.
+            Default: the default device.
+        dtype (nbgrad.dtype, optional): their dtype. Default: the default dtype.
+        bias (bool, optional): with ``affine``, learn :math:`\beta` too (keyword only).
+            Default: ``True``.
+
+    Shape:
+        - Input: :math:`(N, C, H, W)`.
+        - Output: the input's shape.
+
+    Attributes:
+        weight (Parameter or None): :math:`\gamma`, of shape ``(C,)``, initialized to ones.
+        bias (Parameter or None): :math:`\beta`, of shape ``(C,)``, initialized to zeros.
+        running_mean (Tensor or None): buffer, of shape ``(C,)``, initialized to zeros.
+        running_var (Tensor or None): buffer, of shape ``(C,)``, initialized to ones.
+
+    Example::
+
+        >>> import nbgrad
+        >>> _ = nbgrad.manual_seed(0)
+        >>> m = nbgrad.nn.BatchNorm2d(4)
+        >>> y = m(nbgrad.randn(8, 4, 5, 5) * 3 + 1)
+        >>> y.shape, round(y.mean().item(), 4), round(y.std(unbiased=False).item(), 4)
+        (nbgrad.Size([8, 4, 5, 5]), 0.0, 1.0)
+    """
 
     _dims = (4,)
 
 
 
 class BatchNorm3d(_BatchNorm):
-    """Batch norm over (N, C, D, H, W) input, per channel C."""
+    r"""Apply batch normalization over a 5-D input (a batch of volumes), per channel.
+
+    As :class:`BatchNorm1d`, the statistics of each channel taken over the batch and the
+    volume's positions.
+
+    Args:
+        num_features (int): the number of channels :math:`C`.
+        eps (float, optional): value added to the variance for numerical stability.
+            Default: ``1e-5``.
+        momentum (float or None, optional): weight of the batch's statistics in the
+            running estimates; ``None`` for a cumulative average. Default: ``0.1``.
+        affine (bool, optional): learn :math:`\gamma` and :math:`\beta`. Default: ``True``.
+        track_running_stats (bool, optional): keep running estimates for eval mode.
+            Default: ``True``.
+        device (nbgrad.device, optional): the device of the parameters and buffers.
+            Default: the default device.
+        dtype (nbgrad.dtype, optional): their dtype. Default: the default dtype.
+        bias (bool, optional): with ``affine``, learn :math:`\beta` too (keyword only).
+            Default: ``True``.
+
+    Shape:
+        - Input: :math:`(N, C, D, H, W)`.
+        - Output: the input's shape.
+
+    Example::
+
+        >>> import nbgrad
+        >>> m = nbgrad.nn.BatchNorm3d(2, affine=False)
+        >>> m(nbgrad.ones(2, 2, 3, 3, 3)).shape
+        nbgrad.Size([2, 2, 3, 3, 3])
+        >>> m.weight is None
+        True
+    """
 
     _dims = (5,)
 
@@ -107,6 +235,27 @@ class SyncBatchNorm(_BatchNorm):
     those of the whole batch across processes. In one process (nbgrad has no process
     groups yet: issue #18) it is ``BatchNorm``'s computation on any input of two or more
     dims; ``convert_sync_batchnorm`` swaps a model's batch norms for it, as in PyTorch.
+
+    Args:
+        num_features (int): the number of channels :math:`C`.
+        eps (float, optional): value added to the variance for numerical stability.
+            Default: ``1e-5``.
+        momentum (float or None, optional): weight of the batch's statistics in the
+            running estimates; ``None`` for a cumulative average. Default: ``0.1``.
+        affine (bool, optional): learn a per-channel scale and shift. Default: ``True``.
+        track_running_stats (bool, optional): keep running estimates for eval mode.
+            Default: ``True``.
+        process_group (optional): the processes whose batches are pooled; kept, but
+            unused in one process. Default: ``None``.
+        device (nbgrad.device, optional): the device of the parameters and buffers.
+            Default: the default device.
+        dtype (nbgrad.dtype, optional): their dtype. Default: the default dtype.
+        bias (bool, optional): with ``affine``, learn the shift too (keyword only).
+            Default: ``True``.
+
+    Shape:
+        - Input: :math:`(N, C, *)`.
+        - Output: the input's shape.
 
     Example::
 
@@ -155,3 +304,87 @@ class SyncBatchNorm(_BatchNorm):
 LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d = (
     lazy_norm(f"LazyBatchNorm{n}d", b)
     for n, b in ((1, BatchNorm1d), (2, BatchNorm2d), (3, BatchNorm3d)))
+
+LazyBatchNorm1d.__doc__ = r"""A :class:`BatchNorm1d` whose ``num_features`` is read from its
+    first input (its dimension 1).
+
+    Until the first call ``weight``, ``bias``, ``running_mean`` and ``running_var`` are
+    uninitialized (:class:`~nbgrad.nn.UninitializedParameter`,
+    :class:`~nbgrad.nn.UninitializedBuffer`); the first call shapes and initializes them
+    and turns the module into a ``BatchNorm1d``.
+
+    Args:
+        eps (float, optional): value added to the variance for numerical stability.
+            Default: ``1e-5``.
+        momentum (float or None, optional): weight of the batch's statistics in the
+            running estimates; ``None`` for a cumulative average. Default: ``0.1``.
+        affine (bool, optional): learn a per-channel scale and shift. Default: ``True``.
+        track_running_stats (bool, optional): keep running estimates for eval mode.
+            Default: ``True``.
+        device (nbgrad.device, optional): the device of the parameters and buffers.
+            Default: the default device.
+        dtype (nbgrad.dtype, optional): their dtype. Default: the default dtype.
+
+    Example::
+
+        >>> import nbgrad
+        >>> m = nbgrad.nn.LazyBatchNorm1d()
+        >>> m(nbgrad.randn(4, 3)).shape
+        nbgrad.Size([4, 3])
+        >>> m
+        BatchNorm1d(3, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=True)
+    """
+
+LazyBatchNorm2d.__doc__ = r"""A :class:`BatchNorm2d` whose ``num_features`` is read from its
+    first input (its dimension 1).
+
+    Until the first call its parameters and running statistics are uninitialized; the
+    first call shapes and initializes them and turns the module into a ``BatchNorm2d``.
+
+    Args:
+        eps (float, optional): value added to the variance for numerical stability.
+            Default: ``1e-5``.
+        momentum (float or None, optional): weight of the batch's statistics in the
+            running estimates; ``None`` for a cumulative average. Default: ``0.1``.
+        affine (bool, optional): learn a per-channel scale and shift. Default: ``True``.
+        track_running_stats (bool, optional): keep running estimates for eval mode.
+            Default: ``True``.
+        device (nbgrad.device, optional): the device of the parameters and buffers.
+            Default: the default device.
+        dtype (nbgrad.dtype, optional): their dtype. Default: the default dtype.
+
+    Example::
+
+        >>> import nbgrad
+        >>> m = nbgrad.nn.LazyBatchNorm2d()
+        >>> _ = m(nbgrad.randn(2, 3, 4, 4))
+        >>> type(m).__name__, m.num_features, m.running_mean.shape
+        ('BatchNorm2d', 3, nbgrad.Size([3]))
+    """
+
+LazyBatchNorm3d.__doc__ = r"""A :class:`BatchNorm3d` whose ``num_features`` is read from its
+    first input (its dimension 1).
+
+    Until the first call its parameters and running statistics are uninitialized; the
+    first call shapes and initializes them and turns the module into a ``BatchNorm3d``.
+
+    Args:
+        eps (float, optional): value added to the variance for numerical stability.
+            Default: ``1e-5``.
+        momentum (float or None, optional): weight of the batch's statistics in the
+            running estimates; ``None`` for a cumulative average. Default: ``0.1``.
+        affine (bool, optional): learn a per-channel scale and shift. Default: ``True``.
+        track_running_stats (bool, optional): keep running estimates for eval mode.
+            Default: ``True``.
+        device (nbgrad.device, optional): the device of the parameters and buffers.
+            Default: the default device.
+        dtype (nbgrad.dtype, optional): their dtype. Default: the default dtype.
+
+    Example::
+
+        >>> import nbgrad
+        >>> m = nbgrad.nn.LazyBatchNorm3d()
+        >>> _ = m(nbgrad.randn(2, 3, 2, 2, 2))
+        >>> type(m).__name__, m.weight.shape
+        ('BatchNorm3d', nbgrad.Size([3]))
+    """

@@ -10,7 +10,39 @@ __all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "Parameter
 
 
 class Sequential(Module):
-    """Modules applied in order: ``Sequential(m0, m1, ...)`` or ``Sequential(OrderedDict)``."""
+    r"""A container of modules applied in order, each to the output of the one before.
+
+    Its ``forward`` takes one input, gives it to the first module and each module's
+    output to the next, and returns the last one's. The modules are registered as
+    children named ``"0"``, ``"1"``, ... (or by the keys of an ``OrderedDict``), so their
+    parameters are the container's. Indexing gives a module; a slice, a new
+    ``Sequential`` of those modules; ``append``, ``extend``, ``insert`` and ``del``
+    change it in place.
+
+    Args:
+        *args (Module or OrderedDict): the modules, in order, or one ``OrderedDict``
+            mapping names to modules.
+
+    Example::
+
+        >>> import nbgrad
+        >>> from collections import OrderedDict
+        >>> _ = nbgrad.manual_seed(0)
+        >>> model = nbgrad.nn.Sequential(
+        ...     nbgrad.nn.Linear(4, 8), nbgrad.nn.ReLU(), nbgrad.nn.Linear(8, 2))
+        >>> model
+        Sequential(
+          (0): Linear(in_features=4, out_features=8, bias=True)
+          (1): ReLU()
+          (2): Linear(in_features=8, out_features=2, bias=True)
+        )
+        >>> model(nbgrad.randn(3, 4)).shape
+        nbgrad.Size([3, 2])
+        >>> named = nbgrad.nn.Sequential(OrderedDict([("fc", nbgrad.nn.Linear(4, 2)),
+        ...                                           ("act", nbgrad.nn.Tanh())]))
+        >>> named.fc, list(named.state_dict())
+        (Linear(in_features=4, out_features=2, bias=True), ['fc.weight', 'fc.bias'])
+    """
 
     def __init__(self, *args):
         super().__init__()
@@ -83,7 +115,31 @@ class Sequential(Module):
 
 
 class ModuleList(Module):
-    """A list of modules, registered as children ``"0"``, ``"1"``, ..."""
+    r"""A list of modules, registered as children of the module that holds it.
+
+    Index it, iterate over it, ``append``, ``extend``, ``insert`` and ``del`` as a Python
+    list; unlike a plain list, its modules (named ``"0"``, ``"1"``, ...) are seen by
+    :meth:`Module.parameters`, ``state_dict``, ``to`` and the rest. It has no
+    ``forward``: the module holding it decides how its modules are called.
+
+    Args:
+        modules (iterable, optional): the modules to add. Default: ``None``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> _ = nbgrad.manual_seed(0)
+        >>> layers = nbgrad.nn.ModuleList([nbgrad.nn.Linear(4, 4) for _ in range(3)])
+        >>> layers
+        ModuleList(
+          (0-2): 3 x Linear(in_features=4, out_features=4, bias=True)
+        )
+        >>> x = nbgrad.randn(2, 4)
+        >>> for layer in layers:
+        ...     x = layer(x).relu()
+        >>> x.shape, len(list(layers.parameters()))
+        (nbgrad.Size([2, 4]), 6)
+    """
 
     def __init__(self, modules=None):
         super().__init__()
@@ -187,8 +243,15 @@ def _pairs(what, items, caller=None):
 
 
 class ModuleDict(Module):
-    """Modules by name, registered as children (``state_dict`` keys ``"<name>.<...>"``),
-    in insertion order.
+    """A dictionary of modules, registered as children of the module that holds it.
+
+    Use it as a Python ``dict`` (``[]``, ``in``, ``keys``, ``items``, ``values``,
+    ``update``, ``pop``, ``clear``), in insertion order; its modules are the holder's
+    children, with ``state_dict`` keys ``"<name>.<...>"``.
+
+    Args:
+        modules (mapping or iterable, optional): a mapping of names to modules, or an
+            iterable of ``(name, module)`` pairs. Default: ``None``.
 
     Example::
 
@@ -253,8 +316,15 @@ def _as_parameter(value):
 
 
 class ParameterList(Module):
-    """Parameters in a list, registered as ``"0"``, ``"1"``, ... (a tensor added is made a
-    ``Parameter``).
+    """A list of parameters, registered with the module that holds it.
+
+    Index it, iterate over it, ``append`` and ``extend`` as a Python list; its entries
+    are registered as parameters named ``"0"``, ``"1"``, ... (a plain tensor added is
+    made a :class:`Parameter`), so the holder's ``parameters()`` and ``state_dict`` see
+    them.
+
+    Args:
+        values (iterable, optional): the tensors to add. Default: ``None``.
 
     Example::
 
@@ -315,7 +385,15 @@ class ParameterList(Module):
 
 
 class ParameterDict(Module):
-    """Parameters by name, in insertion order (a tensor added is made a ``Parameter``).
+    """A dictionary of parameters, registered with the module that holds it.
+
+    Use it as a Python ``dict`` (``[]``, ``in``, ``keys``, ``items``, ``values``,
+    ``update``, ``get``, ``pop``, ``setdefault``, ...), in insertion order; a plain tensor
+    added is made a :class:`Parameter`, and each is registered under its key.
+
+    Args:
+        parameters (mapping or iterable, optional): a mapping of names to tensors, or an
+            iterable of ``(name, tensor)`` pairs. Default: ``None``.
 
     Example::
 

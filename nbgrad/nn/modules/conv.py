@@ -104,7 +104,61 @@ class _ConvNd(Module):
 
 
 class Conv1d(_ConvNd):
-    """1-D convolution over ``(N, C, L)`` input, through ``nn.functional.conv1d``."""
+    r"""Apply a 1-D convolution over an input signal of several channels.
+
+    Each output channel is the cross-correlation of the input channels of its group with
+    a learned kernel, summed over those channels, plus a bias. The functional form is
+    :func:`nbgrad.nn.functional.conv1d`.
+
+    Args:
+        in_channels (int): number of channels of the input.
+        out_channels (int): number of channels of the output (the number of filters).
+        kernel_size (int or tuple): size of the convolving kernel.
+        stride (int or tuple, optional): step of the kernel between positions. Default: ``1``.
+        padding (int, tuple or str, optional): zeros added on both sides, or ``"valid"``
+            (none) or ``"same"`` (what keeps the input's length; ``stride`` must be 1).
+            Default: ``0``.
+        dilation (int or tuple, optional): spacing between the kernel's elements.
+            Default: ``1``.
+        groups (int, optional): number of groups the channels are split into, each group
+            convolved with its own filters; it must divide ``in_channels`` and
+            ``out_channels``. Default: ``1``.
+        bias (bool, optional): if ``True``, add a learnable bias to the output.
+            Default: ``True``.
+        padding_mode (str, optional): only ``"zeros"`` is supported (``"reflect"``,
+            ``"replicate"`` and ``"circular"`` raise ``NotImplementedError``).
+            Default: ``"zeros"``.
+        device (nbgrad.device, optional): the device of the parameters. Default: the
+            default device.
+        dtype (nbgrad.dtype, optional): the dtype of the parameters. Default: the default
+            dtype.
+
+    Shape:
+        - Input: :math:`(N, C_{in}, L_{in})` or :math:`(C_{in}, L_{in})`.
+        - Output: :math:`(N, C_{out}, L_{out})` or :math:`(C_{out}, L_{out})`, where
+          :math:`L_{out} = \left\lfloor (L_{in} + 2 \cdot \text{padding} - \text{dilation}
+          \cdot (\text{kernel\_size} - 1) - 1) / \text{stride} + 1 \right\rfloor`.
+
+    Attributes:
+        weight (Parameter): the learnable filters, of shape
+            ``(out_channels, in_channels // groups, kernel_size)``, drawn from
+            :math:`\mathcal{U}(-\sqrt{k}, \sqrt{k})` with
+            :math:`k = \text{groups} / (C_{in} \cdot \text{kernel\_size})`.
+        bias (Parameter or None): the learnable bias, of shape ``(out_channels,)``, drawn
+            from the same distribution (``None`` when ``bias=False``).
+
+    Example::
+
+        >>> import nbgrad
+        >>> _ = nbgrad.manual_seed(0)
+        >>> m = nbgrad.nn.Conv1d(4, 2, 3, padding="same")
+        >>> m
+        Conv1d(4, 2, kernel_size=(3,), stride=(1,), padding=same)
+        >>> m(nbgrad.randn(1, 4, 10)).shape
+        nbgrad.Size([1, 2, 10])
+        >>> m.weight.shape
+        nbgrad.Size([2, 4, 3])
+    """
 
     _dims = 1
 
@@ -121,14 +175,71 @@ class Conv1d(_ConvNd):
 
 
 class Conv2d(_ConvNd):
-    """2-D convolution over ``(N, C, H, W)`` input, through ``nn.functional.conv2d``.
+    r"""Apply a 2-D convolution over an input image of several channels.
+
+    Each output channel is the cross-correlation of the input channels of its group with
+    a learned kernel, summed over those channels, plus a bias:
+
+    .. math::
+        \text{out}(N_i, C_{out_j}) = \text{bias}(C_{out_j})
+        + \sum_{k} \text{weight}(C_{out_j}, k) \star \text{input}(N_i, k)
+
+    The functional form is :func:`nbgrad.nn.functional.conv2d`.
+
+    Args:
+        in_channels (int): number of channels of the input image.
+        out_channels (int): number of channels of the output (the number of filters).
+        kernel_size (int or tuple): size of the convolving kernel, one int for both
+            dimensions or ``(kH, kW)``.
+        stride (int or tuple, optional): step of the kernel between positions. Default: ``1``.
+        padding (int, tuple or str, optional): zeros added on both sides of each
+            dimension, or ``"valid"`` (none) or ``"same"`` (what keeps the input's size;
+            ``stride`` must be 1). Default: ``0``.
+        dilation (int or tuple, optional): spacing between the kernel's elements.
+            Default: ``1``.
+        groups (int, optional): number of groups the channels are split into, each group
+            convolved with its own filters (``groups == in_channels`` is a depthwise
+            convolution); it must divide ``in_channels`` and ``out_channels``.
+            Default: ``1``.
+        bias (bool, optional): if ``True``, add a learnable bias to the output.
+            Default: ``True``.
+        padding_mode (str, optional): only ``"zeros"`` is supported (``"reflect"``,
+            ``"replicate"`` and ``"circular"`` raise ``NotImplementedError``).
+            Default: ``"zeros"``.
+        device (nbgrad.device, optional): the device of the parameters. Default: the
+            default device.
+        dtype (nbgrad.dtype, optional): the dtype of the parameters. Default: the default
+            dtype.
+
+    Shape:
+        - Input: :math:`(N, C_{in}, H_{in}, W_{in})` or :math:`(C_{in}, H_{in}, W_{in})`.
+        - Output: :math:`(N, C_{out}, H_{out}, W_{out})` or
+          :math:`(C_{out}, H_{out}, W_{out})`, where, per dimension,
+          :math:`H_{out} = \left\lfloor (H_{in} + 2 \cdot \text{padding}[0]
+          - \text{dilation}[0] \cdot (\text{kernel\_size}[0] - 1) - 1) / \text{stride}[0]
+          + 1 \right\rfloor` (and the same for :math:`W_{out}` with index 1).
+
+    Attributes:
+        weight (Parameter): the learnable filters, of shape
+            ``(out_channels, in_channels // groups, kH, kW)``, drawn from
+            :math:`\mathcal{U}(-\sqrt{k}, \sqrt{k})` with
+            :math:`k = \text{groups} / (C_{in} \cdot kH \cdot kW)`.
+        bias (Parameter or None): the learnable bias, of shape ``(out_channels,)``, drawn
+            from the same distribution (``None`` when ``bias=False``).
 
     Example::
 
         >>> import nbgrad
-        >>> conv = nbgrad.nn.Conv2d(3, 8, 3, padding=1)
-        >>> tuple(conv(nbgrad.ones(2, 3, 5, 5)).shape)
-        (2, 8, 5, 5)
+        >>> _ = nbgrad.manual_seed(0)
+        >>> m = nbgrad.nn.Conv2d(3, 8, 3, padding=1)
+        >>> m
+        Conv2d(3, 8, kernel_size=(3, 3), stride=(1, 1), padding=(1, 1))
+        >>> m(nbgrad.randn(2, 3, 5, 5)).shape
+        nbgrad.Size([2, 8, 5, 5])
+        >>> m.weight.shape, m.bias.shape
+        (nbgrad.Size([8, 3, 3, 3]), nbgrad.Size([8]))
+        >>> nbgrad.nn.Conv2d(3, 6, (3, 5), stride=2, groups=3, bias=False)
+        Conv2d(3, 6, kernel_size=(3, 5), stride=(2, 2), groups=3, bias=False)
     """
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
@@ -144,7 +255,52 @@ class Conv2d(_ConvNd):
 
 
 class Conv3d(_ConvNd):
-    """3-D convolution over ``(N, C, D, H, W)`` input, through ``nn.functional.conv3d``."""
+    r"""Apply a 3-D convolution over an input volume of several channels.
+
+    As :class:`Conv2d`, over three spatial dimensions. The functional form is
+    :func:`nbgrad.nn.functional.conv3d`.
+
+    Args:
+        in_channels (int): number of channels of the input.
+        out_channels (int): number of channels of the output (the number of filters).
+        kernel_size (int or tuple): size of the convolving kernel, one int for all
+            dimensions or ``(kD, kH, kW)``.
+        stride (int or tuple, optional): step of the kernel between positions. Default: ``1``.
+        padding (int, tuple or str, optional): zeros added on both sides of each
+            dimension, or ``"valid"`` or ``"same"`` (``stride`` must be 1). Default: ``0``.
+        dilation (int or tuple, optional): spacing between the kernel's elements.
+            Default: ``1``.
+        groups (int, optional): number of groups the channels are split into; it must
+            divide ``in_channels`` and ``out_channels``. Default: ``1``.
+        bias (bool, optional): if ``True``, add a learnable bias to the output.
+            Default: ``True``.
+        padding_mode (str, optional): only ``"zeros"`` is supported. Default: ``"zeros"``.
+        device (nbgrad.device, optional): the device of the parameters. Default: the
+            default device.
+        dtype (nbgrad.dtype, optional): the dtype of the parameters. Default: the default
+            dtype.
+
+    Shape:
+        - Input: :math:`(N, C_{in}, D_{in}, H_{in}, W_{in})` or without :math:`N`.
+        - Output: :math:`(N, C_{out}, D_{out}, H_{out}, W_{out})` or without :math:`N`,
+          each spatial size given by :class:`Conv2d`'s formula.
+
+    Attributes:
+        weight (Parameter): the learnable filters, of shape
+            ``(out_channels, in_channels // groups, kD, kH, kW)``, drawn from
+            :math:`\mathcal{U}(-\sqrt{k}, \sqrt{k})` with
+            :math:`k = \text{groups} / (C_{in} \cdot kD \cdot kH \cdot kW)`.
+        bias (Parameter or None): the learnable bias, of shape ``(out_channels,)``
+            (``None`` when ``bias=False``).
+
+    Example::
+
+        >>> import nbgrad
+        >>> _ = nbgrad.manual_seed(0)
+        >>> m = nbgrad.nn.Conv3d(2, 4, 3, stride=2)
+        >>> m(nbgrad.randn(1, 2, 5, 6, 7)).shape
+        nbgrad.Size([1, 4, 2, 2, 3])
+    """
 
     _dims = 3
 
@@ -195,8 +351,68 @@ class _ConvTransposeNd(_ConvNd):
 
 
 class ConvTranspose1d(_ConvTransposeNd):
-    """1-D transposed convolution over ``(N, C, L)`` input
-    (``nn.functional.conv_transpose1d``); ``forward(input, output_size=None)``."""
+    r"""Apply a 1-D transposed convolution over an input signal of several channels.
+
+    The gradient of :class:`Conv1d` with respect to its input (sometimes called a
+    fractionally-strided convolution or, wrongly, a deconvolution): it maps a length
+    that ``Conv1d`` produces back to the length it came from. The functional form is
+    :func:`nbgrad.nn.functional.conv_transpose1d`.
+
+    ``forward(input, output_size=None)``: ``output_size`` (the spatial sizes, or the whole
+    shape) asks for one output size among those reachable, in place of ``output_padding``.
+
+    Args:
+        in_channels (int): number of channels of the input.
+        out_channels (int): number of channels of the output.
+        kernel_size (int or tuple): size of the convolving kernel.
+        stride (int or tuple, optional): step of the kernel between positions (the factor
+            by which the input is spread out). Default: ``1``.
+        padding (int or tuple, optional): ``dilation * (kernel_size - 1) - padding`` zeros
+            are added on both sides of each dimension of the input, so that ``padding``
+            undoes the same padding of the matching :class:`Conv1d`. Default: ``0``.
+        output_padding (int or tuple, optional): extra size added to one side of each
+            dimension of the output (to pick among the sizes that a strided convolution
+            maps to the same size); it must be smaller than ``stride`` or ``dilation``.
+            Default: ``0``.
+        groups (int, optional): number of groups the channels are split into; it must
+            divide ``in_channels`` and ``out_channels``. Default: ``1``.
+        bias (bool, optional): if ``True``, add a learnable bias to the output.
+            Default: ``True``.
+        dilation (int or tuple, optional): spacing between the kernel's elements.
+            Default: ``1``.
+        padding_mode (str, optional): only ``"zeros"`` is supported. Default: ``"zeros"``.
+        device (nbgrad.device, optional): the device of the parameters. Default: the
+            default device.
+        dtype (nbgrad.dtype, optional): the dtype of the parameters. Default: the default
+            dtype.
+
+    Shape:
+        - Input: :math:`(N, C_{in}, L_{in})` or :math:`(C_{in}, L_{in})`.
+        - Output: :math:`(N, C_{out}, L_{out})` or :math:`(C_{out}, L_{out})`, where
+          :math:`L_{out} = (L_{in} - 1) \cdot \text{stride} - 2 \cdot \text{padding}
+          + \text{dilation} \cdot (\text{kernel\_size} - 1) + \text{output\_padding} + 1`.
+
+    Attributes:
+        weight (Parameter): the learnable filters, of shape
+            ``(in_channels, out_channels // groups, kernel_size)``, drawn from
+            :math:`\mathcal{U}(-\sqrt{k}, \sqrt{k})` with
+            :math:`k = \text{groups} / (C_{out} \cdot \text{kernel\_size})`.
+        bias (Parameter or None): the learnable bias, of shape ``(out_channels,)``
+            (``None`` when ``bias=False``).
+
+    Example::
+
+        >>> import nbgrad
+        >>> _ = nbgrad.manual_seed(0)
+        >>> m = nbgrad.nn.ConvTranspose1d(4, 2, 3, stride=2)
+        >>> x = nbgrad.randn(1, 4, 5)
+        >>> m(x).shape
+        nbgrad.Size([1, 2, 11])
+        >>> m(x, output_size=[12]).shape
+        nbgrad.Size([1, 2, 12])
+        >>> m.weight.shape
+        nbgrad.Size([4, 2, 3])
+    """
 
     _dims = 1
 
@@ -209,15 +425,67 @@ class ConvTranspose1d(_ConvTransposeNd):
 
 
 class ConvTranspose2d(_ConvTransposeNd):
-    """2-D transposed convolution over ``(N, C, H, W)`` input
-    (``nn.functional.conv_transpose2d``); ``forward(input, output_size=None)``.
+    r"""Apply a 2-D transposed convolution over an input image of several channels.
+
+    The gradient of :class:`Conv2d` with respect to its input: it maps a size that
+    ``Conv2d`` produces back to the size it came from (an upsampling with learned
+    filters). The functional form is :func:`nbgrad.nn.functional.conv_transpose2d`.
+
+    ``forward(input, output_size=None)``: ``output_size`` (the spatial sizes, or the whole
+    shape) asks for one output size among those reachable, in place of ``output_padding``.
+
+    Args:
+        in_channels (int): number of channels of the input.
+        out_channels (int): number of channels of the output.
+        kernel_size (int or tuple): size of the convolving kernel.
+        stride (int or tuple, optional): step of the kernel between positions (the factor
+            by which the input is spread out). Default: ``1``.
+        padding (int or tuple, optional): ``dilation * (kernel_size - 1) - padding`` zeros
+            are added on both sides of each dimension of the input, so that ``padding``
+            undoes the same padding of the matching :class:`Conv2d`. Default: ``0``.
+        output_padding (int or tuple, optional): extra size added to one side of each
+            dimension of the output (to pick among the sizes that a strided convolution
+            maps to the same size); it must be smaller than ``stride`` or ``dilation``.
+            Default: ``0``.
+        groups (int, optional): number of groups the channels are split into; it must
+            divide ``in_channels`` and ``out_channels``. Default: ``1``.
+        bias (bool, optional): if ``True``, add a learnable bias to the output.
+            Default: ``True``.
+        dilation (int or tuple, optional): spacing between the kernel's elements.
+            Default: ``1``.
+        padding_mode (str, optional): only ``"zeros"`` is supported. Default: ``"zeros"``.
+        device (nbgrad.device, optional): the device of the parameters. Default: the
+            default device.
+        dtype (nbgrad.dtype, optional): the dtype of the parameters. Default: the default
+            dtype.
+
+    Shape:
+        - Input: :math:`(N, C_{in}, H_{in}, W_{in})` or :math:`(C_{in}, H_{in}, W_{in})`.
+        - Output: :math:`(N, C_{out}, H_{out}, W_{out})` or
+          :math:`(C_{out}, H_{out}, W_{out})`, where
+          :math:`H_{out} = (H_{in} - 1) \cdot \text{stride}[0] - 2 \cdot \text{padding}[0]
+          + \text{dilation}[0] \cdot (\text{kernel\_size}[0] - 1)
+          + \text{output\_padding}[0] + 1` (and the same for :math:`W_{out}` with index 1).
+
+    Attributes:
+        weight (Parameter): the learnable filters, of shape
+            ``(in_channels, out_channels // groups, kH, kW)``, drawn from
+            :math:`\mathcal{U}(-\sqrt{k}, \sqrt{k})` with
+            :math:`k = \text{groups} / (C_{out} \cdot kH \cdot kW)`.
+        bias (Parameter or None): the learnable bias, of shape ``(out_channels,)``
+            (``None`` when ``bias=False``).
 
     Example::
 
         >>> import nbgrad
+        >>> _ = nbgrad.manual_seed(0)
         >>> up = nbgrad.nn.ConvTranspose2d(8, 3, 4, stride=2, padding=1)
-        >>> tuple(up(nbgrad.ones(1, 8, 5, 5)).shape)
-        (1, 3, 10, 10)
+        >>> up
+        ConvTranspose2d(8, 3, kernel_size=(4, 4), stride=(2, 2), padding=(1, 1))
+        >>> up(nbgrad.randn(1, 8, 5, 5)).shape
+        nbgrad.Size([1, 3, 10, 10])
+        >>> up.weight.shape
+        nbgrad.Size([8, 3, 4, 4])
     """
 
     def forward(self, input, output_size=None):
@@ -229,8 +497,60 @@ class ConvTranspose2d(_ConvTransposeNd):
 
 
 class ConvTranspose3d(_ConvTransposeNd):
-    """3-D transposed convolution over ``(N, C, D, H, W)`` input
-    (``nn.functional.conv_transpose3d``); ``forward(input, output_size=None)``."""
+    r"""Apply a 3-D transposed convolution over an input volume of several channels.
+
+    As :class:`ConvTranspose2d`, over three spatial dimensions. The functional form is
+    :func:`nbgrad.nn.functional.conv_transpose3d`.
+
+    ``forward(input, output_size=None)``: ``output_size`` (the spatial sizes, or the whole
+    shape) asks for one output size among those reachable, in place of ``output_padding``.
+
+    Args:
+        in_channels (int): number of channels of the input.
+        out_channels (int): number of channels of the output.
+        kernel_size (int or tuple): size of the convolving kernel.
+        stride (int or tuple, optional): step of the kernel between positions (the factor
+            by which the input is spread out). Default: ``1``.
+        padding (int or tuple, optional): ``dilation * (kernel_size - 1) - padding`` zeros
+            are added on both sides of each dimension of the input, so that ``padding``
+            undoes the same padding of the matching :class:`Conv3d`. Default: ``0``.
+        output_padding (int or tuple, optional): extra size added to one side of each
+            dimension of the output (to pick among the sizes that a strided convolution
+            maps to the same size); it must be smaller than ``stride`` or ``dilation``.
+            Default: ``0``.
+        groups (int, optional): number of groups the channels are split into; it must
+            divide ``in_channels`` and ``out_channels``. Default: ``1``.
+        bias (bool, optional): if ``True``, add a learnable bias to the output.
+            Default: ``True``.
+        dilation (int or tuple, optional): spacing between the kernel's elements.
+            Default: ``1``.
+        padding_mode (str, optional): only ``"zeros"`` is supported. Default: ``"zeros"``.
+        device (nbgrad.device, optional): the device of the parameters. Default: the
+            default device.
+        dtype (nbgrad.dtype, optional): the dtype of the parameters. Default: the default
+            dtype.
+
+    Shape:
+        - Input: :math:`(N, C_{in}, D_{in}, H_{in}, W_{in})` or without :math:`N`.
+        - Output: :math:`(N, C_{out}, D_{out}, H_{out}, W_{out})` or without :math:`N`,
+          each spatial size given by :class:`ConvTranspose2d`'s formula.
+
+    Attributes:
+        weight (Parameter): the learnable filters, of shape
+            ``(in_channels, out_channels // groups, kD, kH, kW)``, drawn from
+            :math:`\mathcal{U}(-\sqrt{k}, \sqrt{k})` with
+            :math:`k = \text{groups} / (C_{out} \cdot kD \cdot kH \cdot kW)`.
+        bias (Parameter or None): the learnable bias, of shape ``(out_channels,)``
+            (``None`` when ``bias=False``).
+
+    Example::
+
+        >>> import nbgrad
+        >>> _ = nbgrad.manual_seed(0)
+        >>> m = nbgrad.nn.ConvTranspose3d(4, 2, 2, stride=2)
+        >>> m(nbgrad.randn(1, 4, 2, 3, 4)).shape
+        nbgrad.Size([1, 2, 4, 6, 8])
+    """
 
     _dims = 3
 
@@ -247,3 +567,196 @@ LazyConv1d, LazyConv2d, LazyConv3d = (lazy_conv(f"LazyConv{n}d", b)
 LazyConvTranspose1d, LazyConvTranspose2d, LazyConvTranspose3d = (
     lazy_conv_transpose(f"LazyConvTranspose{n}d", b)
     for n, b in ((1, ConvTranspose1d), (2, ConvTranspose2d), (3, ConvTranspose3d)))
+
+LazyConv1d.__doc__ = r"""A :class:`Conv1d` whose ``in_channels`` is read from its first input.
+
+    Until the first call its ``weight`` and ``bias`` are
+    :class:`~nbgrad.nn.UninitializedParameter`; the first call gives them their shapes,
+    initializes them as ``Conv1d`` does and turns the module into a ``Conv1d``.
+
+    Args:
+        out_channels (int): number of channels of the output.
+        kernel_size (int or tuple): size of the convolving kernel.
+        stride (int or tuple, optional): step of the kernel. Default: ``1``.
+        padding (int, tuple or str, optional): as :class:`Conv1d`'s. Default: ``0``.
+        dilation (int or tuple, optional): spacing between the kernel's elements.
+            Default: ``1``.
+        groups (int, optional): number of groups of channels. Default: ``1``.
+        bias (bool, optional): if ``True``, add a learnable bias. Default: ``True``.
+        padding_mode (str, optional): only ``"zeros"`` is supported. Default: ``"zeros"``.
+        device (nbgrad.device, optional): the device of the parameters. Default: the
+            default device.
+        dtype (nbgrad.dtype, optional): the dtype of the parameters. Default: the default
+            dtype.
+
+    Example::
+
+        >>> import nbgrad
+        >>> m = nbgrad.nn.LazyConv1d(2, 3)
+        >>> m(nbgrad.ones(1, 4, 10)).shape
+        nbgrad.Size([1, 2, 8])
+        >>> type(m).__name__, m.in_channels, m.weight.shape
+        ('Conv1d', 4, nbgrad.Size([2, 4, 3]))
+    """
+
+LazyConv2d.__doc__ = r"""A :class:`Conv2d` whose ``in_channels`` is read from its first input.
+
+    Until the first call its ``weight`` and ``bias`` are
+    :class:`~nbgrad.nn.UninitializedParameter`; the first call gives them their shapes,
+    initializes them as ``Conv2d`` does and turns the module into a ``Conv2d``.
+
+    Args:
+        out_channels (int): number of channels of the output.
+        kernel_size (int or tuple): size of the convolving kernel.
+        stride (int or tuple, optional): step of the kernel. Default: ``1``.
+        padding (int, tuple or str, optional): as :class:`Conv2d`'s. Default: ``0``.
+        dilation (int or tuple, optional): spacing between the kernel's elements.
+            Default: ``1``.
+        groups (int, optional): number of groups of channels. Default: ``1``.
+        bias (bool, optional): if ``True``, add a learnable bias. Default: ``True``.
+        padding_mode (str, optional): only ``"zeros"`` is supported. Default: ``"zeros"``.
+        device (nbgrad.device, optional): the device of the parameters. Default: the
+            default device.
+        dtype (nbgrad.dtype, optional): the dtype of the parameters. Default: the default
+            dtype.
+
+    Example::
+
+        >>> import nbgrad
+        >>> m = nbgrad.nn.LazyConv2d(8, 3)
+        >>> m(nbgrad.ones(1, 3, 5, 5)).shape
+        nbgrad.Size([1, 8, 3, 3])
+        >>> m
+        Conv2d(3, 8, kernel_size=(3, 3), stride=(1, 1))
+    """
+
+LazyConv3d.__doc__ = r"""A :class:`Conv3d` whose ``in_channels`` is read from its first input.
+
+    Until the first call its ``weight`` and ``bias`` are
+    :class:`~nbgrad.nn.UninitializedParameter`; the first call gives them their shapes,
+    initializes them as ``Conv3d`` does and turns the module into a ``Conv3d``.
+
+    Args:
+        out_channels (int): number of channels of the output.
+        kernel_size (int or tuple): size of the convolving kernel.
+        stride (int or tuple, optional): step of the kernel. Default: ``1``.
+        padding (int, tuple or str, optional): as :class:`Conv3d`'s. Default: ``0``.
+        dilation (int or tuple, optional): spacing between the kernel's elements.
+            Default: ``1``.
+        groups (int, optional): number of groups of channels. Default: ``1``.
+        bias (bool, optional): if ``True``, add a learnable bias. Default: ``True``.
+        padding_mode (str, optional): only ``"zeros"`` is supported. Default: ``"zeros"``.
+        device (nbgrad.device, optional): the device of the parameters. Default: the
+            default device.
+        dtype (nbgrad.dtype, optional): the dtype of the parameters. Default: the default
+            dtype.
+
+    Example::
+
+        >>> import nbgrad
+        >>> m = nbgrad.nn.LazyConv3d(4, 2)
+        >>> m(nbgrad.ones(1, 2, 3, 3, 3)).shape
+        nbgrad.Size([1, 4, 2, 2, 2])
+        >>> m.weight.shape
+        nbgrad.Size([4, 2, 2, 2, 2])
+    """
+
+LazyConvTranspose1d.__doc__ = r"""A :class:`ConvTranspose1d` whose ``in_channels`` is read
+    from its first input.
+
+    Until the first call its ``weight`` and ``bias`` are
+    :class:`~nbgrad.nn.UninitializedParameter`; the first call gives them their shapes,
+    initializes them as ``ConvTranspose1d`` does and turns the module into one.
+
+    Args:
+        out_channels (int): number of channels of the output.
+        kernel_size (int or tuple): size of the convolving kernel.
+        stride (int or tuple, optional): step of the kernel. Default: ``1``.
+        padding (int or tuple, optional): as :class:`ConvTranspose1d`'s. Default: ``0``.
+        output_padding (int or tuple, optional): extra size added to one side of the
+            output. Default: ``0``.
+        groups (int, optional): number of groups of channels. Default: ``1``.
+        bias (bool, optional): if ``True``, add a learnable bias. Default: ``True``.
+        dilation (int or tuple, optional): spacing between the kernel's elements.
+            Default: ``1``.
+        padding_mode (str, optional): only ``"zeros"`` is supported. Default: ``"zeros"``.
+        device (nbgrad.device, optional): the device of the parameters. Default: the
+            default device.
+        dtype (nbgrad.dtype, optional): the dtype of the parameters. Default: the default
+            dtype.
+
+    Example::
+
+        >>> import nbgrad
+        >>> m = nbgrad.nn.LazyConvTranspose1d(2, 3, stride=2)
+        >>> m(nbgrad.ones(1, 4, 5)).shape
+        nbgrad.Size([1, 2, 11])
+        >>> type(m).__name__, m.weight.shape
+        ('ConvTranspose1d', nbgrad.Size([4, 2, 3]))
+    """
+
+LazyConvTranspose2d.__doc__ = r"""A :class:`ConvTranspose2d` whose ``in_channels`` is read
+    from its first input.
+
+    Until the first call its ``weight`` and ``bias`` are
+    :class:`~nbgrad.nn.UninitializedParameter`; the first call gives them their shapes,
+    initializes them as ``ConvTranspose2d`` does and turns the module into one.
+
+    Args:
+        out_channels (int): number of channels of the output.
+        kernel_size (int or tuple): size of the convolving kernel.
+        stride (int or tuple, optional): step of the kernel. Default: ``1``.
+        padding (int or tuple, optional): as :class:`ConvTranspose2d`'s. Default: ``0``.
+        output_padding (int or tuple, optional): extra size added to one side of each
+            output dimension. Default: ``0``.
+        groups (int, optional): number of groups of channels. Default: ``1``.
+        bias (bool, optional): if ``True``, add a learnable bias. Default: ``True``.
+        dilation (int or tuple, optional): spacing between the kernel's elements.
+            Default: ``1``.
+        padding_mode (str, optional): only ``"zeros"`` is supported. Default: ``"zeros"``.
+        device (nbgrad.device, optional): the device of the parameters. Default: the
+            default device.
+        dtype (nbgrad.dtype, optional): the dtype of the parameters. Default: the default
+            dtype.
+
+    Example::
+
+        >>> import nbgrad
+        >>> m = nbgrad.nn.LazyConvTranspose2d(8, 2, stride=2)
+        >>> m(nbgrad.ones(1, 3, 5, 5)).shape
+        nbgrad.Size([1, 8, 10, 10])
+        >>> type(m).__name__, m.weight.shape
+        ('ConvTranspose2d', nbgrad.Size([3, 8, 2, 2]))
+    """
+
+LazyConvTranspose3d.__doc__ = r"""A :class:`ConvTranspose3d` whose ``in_channels`` is read
+    from its first input.
+
+    Until the first call its ``weight`` and ``bias`` are
+    :class:`~nbgrad.nn.UninitializedParameter`; the first call gives them their shapes,
+    initializes them as ``ConvTranspose3d`` does and turns the module into one.
+
+    Args:
+        out_channels (int): number of channels of the output.
+        kernel_size (int or tuple): size of the convolving kernel.
+        stride (int or tuple, optional): step of the kernel. Default: ``1``.
+        padding (int or tuple, optional): as :class:`ConvTranspose3d`'s. Default: ``0``.
+        output_padding (int or tuple, optional): extra size added to one side of each
+            output dimension. Default: ``0``.
+        groups (int, optional): number of groups of channels. Default: ``1``.
+        bias (bool, optional): if ``True``, add a learnable bias. Default: ``True``.
+        dilation (int or tuple, optional): spacing between the kernel's elements.
+            Default: ``1``.
+        padding_mode (str, optional): only ``"zeros"`` is supported. Default: ``"zeros"``.
+        device (nbgrad.device, optional): the device of the parameters. Default: the
+            default device.
+        dtype (nbgrad.dtype, optional): the dtype of the parameters. Default: the default
+            dtype.
+
+    Example::
+
+        >>> import nbgrad
+        >>> m = nbgrad.nn.LazyConvTranspose3d(2, 2, stride=2)
+        >>> m(nbgrad.ones(1, 4, 2, 2, 2)).shape
+        nbgrad.Size([1, 2, 4, 4, 4])
+    """

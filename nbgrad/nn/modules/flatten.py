@@ -6,7 +6,32 @@ __all__ = ["Flatten", "Unflatten"]
 
 
 class Flatten(Module):
-    """Flatten dims ``start_dim..end_dim`` (default: all but the batch dim)."""
+    r"""Flatten a contiguous range of dimensions into one.
+
+    By default every dimension but the first (the batch) is flattened, which turns a batch
+    of feature maps into a batch of vectors, as before a ``Linear`` layer.
+
+    Args:
+        start_dim (int, optional): the first dimension to flatten. Default: ``1``.
+        end_dim (int, optional): the last dimension to flatten (negative counts from the
+            end). Default: ``-1``.
+
+    Shape:
+        - Input: :math:`(*, S_{\text{start}}, ..., S_{\text{end}}, *)`, any number of
+          dimensions (at least ``start_dim + 1``).
+        - Output: :math:`(*, \prod_{i=\text{start}}^{\text{end}} S_i, *)`.
+
+    Example::
+
+        >>> import nbgrad
+        >>> m = nbgrad.nn.Flatten()
+        >>> m
+        Flatten(start_dim=1, end_dim=-1)
+        >>> m(nbgrad.zeros(2, 3, 4, 5)).shape
+        nbgrad.Size([2, 60])
+        >>> nbgrad.nn.Flatten(0, 2)(nbgrad.zeros(2, 3, 4, 5)).shape
+        nbgrad.Size([24, 5])
+    """
 
     def __init__(self, start_dim=1, end_dim=-1):
         super().__init__()
@@ -21,13 +46,27 @@ class Flatten(Module):
 
 
 class Unflatten(Module):
-    """Split dim ``dim`` into ``unflattened_size`` (one entry may be -1).
+    r"""Unflatten one dimension into several: the inverse of ``Flatten``.
+
+    Args:
+        dim (int): the dimension to split (negative counts from the end).
+        unflattened_size (tuple or list of ints): the sizes it is split into; their
+            product must be the size of ``dim``, and one of them may be -1, to be inferred.
+
+    Shape:
+        - Input: :math:`(*, S_{\text{dim}}, *)`, any number of dimensions.
+        - Output: :math:`(*, U_1, ..., U_n, *)`, with :math:`U` = ``unflattened_size`` and
+          :math:`\prod_i U_i = S_{\text{dim}}`.
 
     Example::
 
         >>> import nbgrad
-        >>> from nbgrad.nn import Unflatten
-        >>> Unflatten(1, (2, 3))(nbgrad.zeros(4, 6)).shape
+        >>> m = nbgrad.nn.Unflatten(1, (2, 3))
+        >>> m
+        Unflatten(dim=1, unflattened_size=(2, 3))
+        >>> m(nbgrad.zeros(4, 6)).shape
+        nbgrad.Size([4, 2, 3])
+        >>> nbgrad.nn.Unflatten(-1, (2, -1))(nbgrad.zeros(4, 6)).shape
         nbgrad.Size([4, 2, 3])
     """
 

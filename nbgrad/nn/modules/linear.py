@@ -11,7 +11,27 @@ __all__ = ["Identity", "Linear", "NonDynamicallyQuantizableLinear", "Bilinear", 
 
 
 class Identity(Module):
-    """Returns its input."""
+    """A placeholder layer that returns its input unchanged.
+
+    Useful where a model needs a module but no computation: to switch a layer off (for
+    example, replacing a classifier's last layer to read the features before it).
+
+    Args:
+        *args (Any): ignored.
+        **kwargs (Any): ignored.
+
+    Shape:
+        - Input: :math:`(*)`, any shape.
+        - Output: the input itself.
+
+    Example::
+
+        >>> import nbgrad
+        >>> m = nbgrad.nn.Identity(54, unused_argument="ignored")
+        >>> x = nbgrad.tensor([1.0, 2.0])
+        >>> m(x) is x
+        True
+    """
 
     def __init__(self, *args, **kwargs):
         super().__init__()
@@ -96,8 +116,48 @@ class NonDynamicallyQuantizableLinear(Linear):
 
 
 class Bilinear(Module):
-    """``y = x1 @ weight @ x2 + bias`` per output feature; weight ``(out_features,
-    in1_features, in2_features)``, initialised as PyTorch: U(-1/sqrt(in1), 1/sqrt(in1))."""
+    r"""Apply a bilinear transformation to two inputs: :math:`y = x_1^T A x_2 + b`.
+
+    Each output feature :math:`k` is :math:`x_1^T A_k x_2 + b_k`, with :math:`A_k` the
+    ``(in1_features, in2_features)`` matrix ``weight[k]``. The functional form is
+    :func:`nbgrad.nn.functional.bilinear`.
+
+    Args:
+        in1_features (int): size of each sample of the first input.
+        in2_features (int): size of each sample of the second input.
+        out_features (int): size of each output sample.
+        bias (bool, optional): if ``False``, the layer learns no additive bias.
+            Default: ``True``.
+        device (nbgrad.device, optional): the device of the parameters. Default: the
+            default device.
+        dtype (nbgrad.dtype, optional): the dtype of the parameters. Default: the default
+            dtype.
+
+    Shape:
+        - Input1: :math:`(*, H_{in1})`, with :math:`H_{in1} = \text{in1\_features}`.
+        - Input2: :math:`(*, H_{in2})`, the same leading dimensions, with
+          :math:`H_{in2} = \text{in2\_features}`.
+        - Output: :math:`(*, H_{out})`, with :math:`H_{out} = \text{out\_features}`.
+
+    Attributes:
+        weight (Parameter): the learnable weights, of shape
+            ``(out_features, in1_features, in2_features)``, drawn from
+            :math:`\mathcal{U}(-\sqrt{k}, \sqrt{k})` with :math:`k = 1 / \text{in1\_features}`.
+        bias (Parameter or None): the learnable bias, of shape ``(out_features,)``, drawn
+            from the same distribution (``None`` when ``bias=False``).
+
+    Example::
+
+        >>> import nbgrad
+        >>> _ = nbgrad.manual_seed(0)
+        >>> m = nbgrad.nn.Bilinear(2, 3, 4)
+        >>> m
+        Bilinear(in1_features=2, in2_features=3, out_features=4, bias=True)
+        >>> m(nbgrad.randn(5, 2), nbgrad.randn(5, 3)).shape
+        nbgrad.Size([5, 4])
+        >>> m.weight.shape
+        nbgrad.Size([4, 2, 3])
+    """
 
     def __init__(self, in1_features, in2_features, out_features, bias=True, device=None,
                  dtype=None):
@@ -129,7 +189,21 @@ class Bilinear(Module):
 
 
 class LazyLinear(LazyModuleMixin, Linear):
-    """A ``Linear`` layer whose ``in_features`` is the first input's last dim.
+    """A :class:`Linear` layer whose ``in_features`` is read from its first input.
+
+    Until the first call ``weight`` and ``bias`` are
+    :class:`~nbgrad.nn.UninitializedParameter`; the first call gives them their shapes
+    from the input's last dimension, initializes them as ``Linear`` does and turns the
+    module into a ``Linear``.
+
+    Args:
+        out_features (int): size of each output sample.
+        bias (bool, optional): if ``False``, the layer learns no additive bias.
+            Default: ``True``.
+        device (nbgrad.device, optional): the device of the parameters. Default: the
+            default device.
+        dtype (nbgrad.dtype, optional): the dtype of the parameters. Default: the default
+            dtype.
 
     Example::
 

@@ -38,10 +38,51 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
 
 
 class Module:
-    """Base class of every layer: holds parameters, buffers and submodules by attribute name.
+    """Base class of every layer and model: holds parameters, buffers and submodules.
 
-    Subclasses call ``super().__init__()`` first, assign ``Parameter``s, ``Module``s and
-    ``register_buffer`` tensors as attributes, and define ``forward``.
+    To write a model, subclass it: call ``super().__init__()`` first in ``__init__``,
+    then assign its pieces as attributes, and define ``forward``. An attribute holding a
+    :class:`~nbgrad.nn.Parameter` is registered as a parameter, one holding a ``Module``
+    as a submodule (its parameters become this module's, named ``"<attr>.<name>"``), and
+    a tensor given to :meth:`register_buffer` (or wrapped in :class:`~nbgrad.nn.Buffer`)
+    as a buffer: state that is saved in :meth:`state_dict` and moved by :meth:`to` but
+    not trained. Calling the module runs ``forward`` (and the hooks registered around
+    it); call the module rather than ``forward``.
+
+    The module then gives, for itself and all its submodules: :meth:`parameters` and
+    :meth:`named_parameters` (for an optimizer), :meth:`state_dict` and
+    :meth:`load_state_dict` (to save and restore), :meth:`train` and :meth:`eval` (the
+    ``training`` flag that dropout and batch norm read), :meth:`to` (device and dtype),
+    :meth:`zero_grad`, :meth:`apply`, :meth:`children` and :meth:`modules`.
+
+    Example::
+
+        >>> import nbgrad
+        >>> class TwoLayer(nbgrad.nn.Module):
+        ...     def __init__(self, n_in, n_hidden, n_out):
+        ...         super().__init__()
+        ...         self.fc1 = nbgrad.nn.Linear(n_in, n_hidden)
+        ...         self.fc2 = nbgrad.nn.Linear(n_hidden, n_out)
+        ...         self.scale = nbgrad.nn.Parameter(nbgrad.ones(1))
+        ...         self.register_buffer("steps", nbgrad.zeros((), dtype=nbgrad.int64))
+        ...
+        ...     def forward(self, x):
+        ...         return self.fc2(self.fc1(x).relu()) * self.scale
+        >>> _ = nbgrad.manual_seed(0)
+        >>> net = TwoLayer(4, 8, 2)
+        >>> net
+        TwoLayer(
+          (fc1): Linear(in_features=4, out_features=8, bias=True)
+          (fc2): Linear(in_features=8, out_features=2, bias=True)
+        )
+        >>> net(nbgrad.randn(3, 4)).shape
+        nbgrad.Size([3, 2])
+        >>> [name for name, _ in net.named_parameters()]
+        ['scale', 'fc1.weight', 'fc1.bias', 'fc2.weight', 'fc2.bias']
+        >>> list(net.state_dict())
+        ['scale', 'steps', 'fc1.weight', 'fc1.bias', 'fc2.weight', 'fc2.bias']
+        >>> net.eval().training
+        False
     """
 
     def __init__(self):

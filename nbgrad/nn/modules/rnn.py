@@ -50,9 +50,42 @@ _STEPS = {"RNN_TANH": _rnn_step(tanh), "RNN_RELU": _rnn_step(relu), "LSTM": _lst
 
 
 class RNNBase(Module):
-    """The layers' common part: parameters ``weight_ih_l{k}[_reverse]`` (gates x input),
-    ``weight_hh_l{k}[_reverse]`` (gates x hidden) and the biases, all uniform in
-    ``(-1/sqrt(hidden_size), 1/sqrt(hidden_size))``, as PyTorch's."""
+    r"""Base class of :class:`RNN`, :class:`LSTM` and :class:`GRU`: their parameters, checks
+    and loop over layers, directions and time steps.
+
+    For layer ``k`` (and ``_reverse`` for the backward direction) it holds
+    ``weight_ih_l{k}`` (gates x input), ``weight_hh_l{k}`` (gates x hidden), and with
+    ``bias`` ``bias_ih_l{k}`` and ``bias_hh_l{k}`` (with ``proj_size``, also
+    ``weight_hr_l{k}``), all drawn from :math:`\mathcal{U}(-\sqrt{k}, \sqrt{k})` with
+    :math:`k = 1 / \text{hidden\_size}`, as PyTorch's. Use the subclasses; ``forward``
+    also takes a :class:`~nbgrad.nn.utils.rnn.PackedSequence`.
+
+    Args:
+        mode (str): ``"RNN_TANH"``, ``"RNN_RELU"``, ``"LSTM"`` or ``"GRU"``.
+        input_size (int): the number of features of the input.
+        hidden_size (int): the number of features of the hidden state.
+        num_layers (int, optional): the number of stacked layers. Default: ``1``.
+        bias (bool, optional): learn the biases. Default: ``True``.
+        batch_first (bool, optional): take and give ``(batch, seq, feature)`` tensors
+            rather than ``(seq, batch, feature)``. Default: ``False``.
+        dropout (float, optional): dropout probability on the outputs of each layer but
+            the last. Default: ``0.0``.
+        bidirectional (bool, optional): also run each layer backwards in time.
+            Default: ``False``.
+        proj_size (int, optional): LSTM only: project the hidden state to this size.
+            Default: ``0``.
+        device (nbgrad.device, optional): the device of the parameters. Default: the
+            default device.
+        dtype (nbgrad.dtype, optional): the dtype of the parameters. Default: the default
+            dtype.
+
+    Example::
+
+        >>> import nbgrad
+        >>> m = nbgrad.nn.RNNBase("GRU", 3, 4)
+        >>> m.weight_ih_l0.shape                         # 3 gates x hidden_size, input_size
+        nbgrad.Size([12, 3])
+    """
 
     def __init__(self, mode, input_size, hidden_size, num_layers=1, bias=True,
                  batch_first=False, dropout=0.0, bidirectional=False, proj_size=0,
@@ -255,16 +288,68 @@ class RNNBase(Module):
 
 
 class RNN(RNNBase):
-    """Elman RNN: ``h_t = tanh(x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh)`` (``nonlinearity``
-    ``"tanh"`` or ``"relu"``); returns ``(output, h_n)``.
+    r"""Apply a multi-layer Elman RNN, with a tanh or ReLU nonlinearity, to a sequence.
+
+    Each layer computes, for each element of the sequence,
+
+    .. math::
+        h_t = \tanh(x_t W_{ih}^T + b_{ih} + h_{t-1} W_{hh}^T + b_{hh})
+
+    where :math:`h_t` is the hidden state at time :math:`t`, :math:`x_t` the input (for
+    the layers after the first, the previous layer's :math:`h_t`, with dropout when
+    ``dropout`` is set) and :math:`h_0` the initial state. ``forward(input, hx=None)``
+    returns ``(output, h_n)``.
+
+    Args:
+        input_size (int): the number of features of the input :math:`x`.
+        hidden_size (int): the number of features of the hidden state :math:`h`.
+        num_layers (int, optional): the number of stacked layers. Default: ``1``.
+        nonlinearity (str, optional): ``"tanh"`` or ``"relu"``. Default: ``"tanh"``.
+        bias (bool, optional): learn :math:`b_{ih}` and :math:`b_{hh}`. Default: ``True``.
+        batch_first (bool, optional): take and give ``(batch, seq, feature)`` tensors
+            rather than ``(seq, batch, feature)`` (the hidden states are not affected).
+            Default: ``False``.
+        dropout (float, optional): dropout probability on the outputs of each layer but
+            the last. Default: ``0.0``.
+        bidirectional (bool, optional): also run each layer backwards in time, the two
+            directions' outputs concatenated. Default: ``False``.
+        device (nbgrad.device, optional): the device of the parameters. Default: the
+            default device.
+        dtype (nbgrad.dtype, optional): the dtype of the parameters. Default: the default
+            dtype.
+
+    Shape:
+        With :math:`L` the sequence length, :math:`N` the batch size, :math:`D = 2` if
+        bidirectional else 1, :math:`H_{in}` = ``input_size``, :math:`H_{out}` =
+        ``hidden_size``:
+
+        - input: :math:`(L, N, H_{in})`, :math:`(N, L, H_{in})` with ``batch_first``, or
+          :math:`(L, H_{in})` unbatched; or a packed sequence.
+        - hx: :math:`(D \cdot \text{num\_layers}, N, H_{out})` (or without :math:`N`),
+          the initial state. Default: zeros.
+        - output: :math:`(L, N, D \cdot H_{out})` (batch first with ``batch_first``), the
+          last layer's :math:`h_t` at every step.
+        - h_n: :math:`(D \cdot \text{num\_layers}, N, H_{out})`, every layer's final state.
+
+    Attributes:
+        weight_ih_l[k]: layer ``k``'s input-hidden weights, of shape
+            ``(hidden_size, input_size)`` for ``k = 0``, else
+            ``(hidden_size, D * hidden_size)``.
+        weight_hh_l[k]: layer ``k``'s hidden-hidden weights,
+            ``(hidden_size, hidden_size)``.
+        bias_ih_l[k], bias_hh_l[k]: its biases, ``(hidden_size,)``.
+
+    The backward direction's are suffixed ``_reverse``. All are drawn from
+    :math:`\mathcal{U}(-\sqrt{k}, \sqrt{k})` with :math:`k = 1 / \text{hidden\_size}`.
 
     Example::
 
         >>> import nbgrad
+        >>> _ = nbgrad.manual_seed(0)
         >>> rnn = nbgrad.nn.RNN(3, 5, num_layers=2, batch_first=True)
         >>> out, h = rnn(nbgrad.randn(4, 7, 3))
-        >>> tuple(out.shape), tuple(h.shape)
-        ((4, 7, 5), (2, 4, 5))
+        >>> out.shape, h.shape
+        (nbgrad.Size([4, 7, 5]), nbgrad.Size([2, 4, 5]))
     """
 
     def __init__(self, input_size, hidden_size, num_layers=1, nonlinearity="tanh", bias=True,
@@ -280,9 +365,89 @@ class RNN(RNNBase):
 
 
 class LSTM(RNNBase):
-    """Long short-term memory: gates ``i, f, g, o`` from ``x_t W_ih^T + b_ih + h_{t-1} W_hh^T
-    + b_hh``; ``c_t = sigmoid(f) c_{t-1} + sigmoid(i) tanh(g)``, ``h_t = sigmoid(o)
-    tanh(c_t)`` (times ``W_hr`` with ``proj_size``); returns ``(output, (h_n, c_n))``."""
+    r"""Apply a multi-layer long short-term memory (LSTM) RNN to a sequence.
+
+    Each layer computes, for each element of the sequence,
+
+    .. math::
+        \begin{array}{ll}
+        i_t = \sigma(W_{ii} x_t + b_{ii} + W_{hi} h_{t-1} + b_{hi}) \\
+        f_t = \sigma(W_{if} x_t + b_{if} + W_{hf} h_{t-1} + b_{hf}) \\
+        g_t = \tanh(W_{ig} x_t + b_{ig} + W_{hg} h_{t-1} + b_{hg}) \\
+        o_t = \sigma(W_{io} x_t + b_{io} + W_{ho} h_{t-1} + b_{ho}) \\
+        c_t = f_t \odot c_{t-1} + i_t \odot g_t \\
+        h_t = o_t \odot \tanh(c_t)
+        \end{array}
+
+    with :math:`h_t` the hidden state, :math:`c_t` the cell state, :math:`i_t`,
+    :math:`f_t`, :math:`g_t`, :math:`o_t` the input, forget, cell and output gates,
+    :math:`\sigma` the sigmoid. For the layers after the first, :math:`x_t` is the
+    previous layer's :math:`h_t` (with dropout when ``dropout`` is set). With
+    ``proj_size > 0``, :math:`h_t` is projected, :math:`h_t = W_{hr} h_t`, to
+    ``proj_size`` features. ``forward(input, hx=None)`` returns
+    ``(output, (h_n, c_n))``.
+
+    Args:
+        input_size (int): the number of features of the input :math:`x`.
+        hidden_size (int): the number of features of the hidden state :math:`h`.
+        num_layers (int, optional): the number of stacked layers. Default: ``1``.
+        bias (bool, optional): learn the biases :math:`b`. Default: ``True``.
+        batch_first (bool, optional): take and give ``(batch, seq, feature)`` tensors
+            rather than ``(seq, batch, feature)`` (the states are not affected).
+            Default: ``False``.
+        dropout (float, optional): dropout probability on the outputs of each layer but
+            the last. Default: ``0.0``.
+        bidirectional (bool, optional): also run each layer backwards in time, the two
+            directions' outputs concatenated. Default: ``False``.
+        proj_size (int, optional): if > 0, project the hidden state to this many
+            features (less than ``hidden_size``). Default: ``0``.
+        device (nbgrad.device, optional): the device of the parameters. Default: the
+            default device.
+        dtype (nbgrad.dtype, optional): the dtype of the parameters. Default: the default
+            dtype.
+
+    Shape:
+        With :math:`L` the sequence length, :math:`N` the batch size, :math:`D = 2` if
+        bidirectional else 1, :math:`H_{in}` = ``input_size``, :math:`H_{cell}` =
+        ``hidden_size``, :math:`H_{out}` = ``proj_size`` if > 0 else ``hidden_size``:
+
+        - input: :math:`(L, N, H_{in})`, :math:`(N, L, H_{in})` with ``batch_first``, or
+          :math:`(L, H_{in})` unbatched; or a packed sequence.
+        - hx: a tuple ``(h_0, c_0)`` of shapes
+          :math:`(D \cdot \text{num\_layers}, N, H_{out})` and
+          :math:`(D \cdot \text{num\_layers}, N, H_{cell})` (or without :math:`N`).
+          Default: zeros.
+        - output: :math:`(L, N, D \cdot H_{out})` (batch first with ``batch_first``), the
+          last layer's :math:`h_t` at every step.
+        - h_n, c_n: every layer's final hidden and cell states, shaped as ``h_0``, ``c_0``.
+
+    Attributes:
+        weight_ih_l[k]: layer ``k``'s :math:`(W_{ii}|W_{if}|W_{ig}|W_{io})`, of shape
+            ``(4 * hidden_size, input_size)`` for ``k = 0``, else
+            ``(4 * hidden_size, D * H_out)``.
+        weight_hh_l[k]: its :math:`(W_{hi}|W_{hf}|W_{hg}|W_{ho})`,
+            ``(4 * hidden_size, H_out)``.
+        bias_ih_l[k], bias_hh_l[k]: its biases, ``(4 * hidden_size,)``.
+        weight_hr_l[k]: with ``proj_size``, its projection, ``(proj_size, hidden_size)``.
+
+    The backward direction's are suffixed ``_reverse``. All are drawn from
+    :math:`\mathcal{U}(-\sqrt{k}, \sqrt{k})` with :math:`k = 1 / \text{hidden\_size}`.
+
+    Example::
+
+        >>> import nbgrad
+        >>> _ = nbgrad.manual_seed(0)
+        >>> lstm = nbgrad.nn.LSTM(10, 20, num_layers=2)
+        >>> out, (h, c) = lstm(nbgrad.randn(5, 3, 10))
+        >>> out.shape, h.shape, c.shape
+        (nbgrad.Size([5, 3, 20]), nbgrad.Size([2, 3, 20]), nbgrad.Size([2, 3, 20]))
+        >>> lstm.weight_ih_l0.shape
+        nbgrad.Size([80, 10])
+        >>> bi = nbgrad.nn.LSTM(4, 8, batch_first=True, bidirectional=True, proj_size=3)
+        >>> out, (h, c) = bi(nbgrad.randn(2, 6, 4))
+        >>> out.shape, h.shape, c.shape
+        (nbgrad.Size([2, 6, 6]), nbgrad.Size([2, 2, 3]), nbgrad.Size([2, 2, 8]))
+    """
 
     def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False,
                  dropout=0.0, bidirectional=False, proj_size=0, device=None, dtype=None):
@@ -291,8 +456,68 @@ class LSTM(RNNBase):
 
 
 class GRU(RNNBase):
-    """Gated recurrent unit: ``r, z`` reset and update gates, ``n = tanh(x W_in^T + b_in + r
-    (h W_hn^T + b_hn))``, ``h_t = (1 - z) n + z h_{t-1}``; returns ``(output, h_n)``."""
+    r"""Apply a multi-layer gated recurrent unit (GRU) RNN to a sequence.
+
+    Each layer computes, for each element of the sequence,
+
+    .. math::
+        \begin{array}{ll}
+        r_t = \sigma(W_{ir} x_t + b_{ir} + W_{hr} h_{t-1} + b_{hr}) \\
+        z_t = \sigma(W_{iz} x_t + b_{iz} + W_{hz} h_{t-1} + b_{hz}) \\
+        n_t = \tanh(W_{in} x_t + b_{in} + r_t \odot (W_{hn} h_{t-1} + b_{hn})) \\
+        h_t = (1 - z_t) \odot n_t + z_t \odot h_{t-1}
+        \end{array}
+
+    with :math:`r_t`, :math:`z_t`, :math:`n_t` the reset, update and new gates and
+    :math:`\sigma` the sigmoid. For the layers after the first, :math:`x_t` is the
+    previous layer's :math:`h_t` (with dropout when ``dropout`` is set).
+    ``forward(input, hx=None)`` returns ``(output, h_n)``.
+
+    Args:
+        input_size (int): the number of features of the input :math:`x`.
+        hidden_size (int): the number of features of the hidden state :math:`h`.
+        num_layers (int, optional): the number of stacked layers. Default: ``1``.
+        bias (bool, optional): learn the biases :math:`b`. Default: ``True``.
+        batch_first (bool, optional): take and give ``(batch, seq, feature)`` tensors
+            rather than ``(seq, batch, feature)`` (the hidden states are not affected).
+            Default: ``False``.
+        dropout (float, optional): dropout probability on the outputs of each layer but
+            the last. Default: ``0.0``.
+        bidirectional (bool, optional): also run each layer backwards in time, the two
+            directions' outputs concatenated. Default: ``False``.
+        device (nbgrad.device, optional): the device of the parameters. Default: the
+            default device.
+        dtype (nbgrad.dtype, optional): the dtype of the parameters. Default: the default
+            dtype.
+
+    Shape:
+        As :class:`RNN`'s: input :math:`(L, N, H_{in})` (or batch first, or unbatched,
+        or packed), hx and h_n :math:`(D \cdot \text{num\_layers}, N, H_{out})`, output
+        :math:`(L, N, D \cdot H_{out})`.
+
+    Attributes:
+        weight_ih_l[k]: layer ``k``'s :math:`(W_{ir}|W_{iz}|W_{in})`, of shape
+            ``(3 * hidden_size, input_size)`` for ``k = 0``, else
+            ``(3 * hidden_size, D * hidden_size)``.
+        weight_hh_l[k]: its :math:`(W_{hr}|W_{hz}|W_{hn})`,
+            ``(3 * hidden_size, hidden_size)``.
+        bias_ih_l[k], bias_hh_l[k]: its biases, ``(3 * hidden_size,)``.
+
+    The backward direction's are suffixed ``_reverse``. All are drawn from
+    :math:`\mathcal{U}(-\sqrt{k}, \sqrt{k})` with :math:`k = 1 / \text{hidden\_size}`.
+
+    Example::
+
+        >>> import nbgrad
+        >>> _ = nbgrad.manual_seed(0)
+        >>> gru = nbgrad.nn.GRU(3, 5, batch_first=True)
+        >>> out, h = gru(nbgrad.randn(4, 7, 3))
+        >>> out.shape, h.shape
+        (nbgrad.Size([4, 7, 5]), nbgrad.Size([1, 4, 5]))
+        >>> out, h = gru(nbgrad.randn(7, 3))             # unbatched
+        >>> out.shape, h.shape
+        (nbgrad.Size([7, 5]), nbgrad.Size([1, 5]))
+    """
 
     def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False,
                  dropout=0.0, bidirectional=False, device=None, dtype=None):
@@ -301,8 +526,30 @@ class GRU(RNNBase):
 
 
 class RNNCellBase(Module):
-    """One step of a recurrent layer: ``weight_ih`` (gates x input), ``weight_hh`` (gates x
-    hidden), biases; uniform in ``(-1/sqrt(hidden_size), 1/sqrt(hidden_size))``."""
+    r"""Base class of :class:`RNNCell`, :class:`LSTMCell` and :class:`GRUCell`: their
+    parameters.
+
+    It holds ``weight_ih`` (``(num_chunks * hidden_size, input_size)``), ``weight_hh``
+    (``(num_chunks * hidden_size, hidden_size)``) and, with ``bias``, ``bias_ih`` and
+    ``bias_hh`` (``(num_chunks * hidden_size,)``), drawn from
+    :math:`\mathcal{U}(-\sqrt{k}, \sqrt{k})` with :math:`k = 1 / \text{hidden\_size}`.
+
+    Args:
+        input_size (int): the number of features of the input.
+        hidden_size (int): the number of features of the hidden state.
+        bias (bool): learn the biases.
+        num_chunks (int): the number of gates (1 for an RNN, 4 for an LSTM, 3 for a GRU).
+        device (nbgrad.device, optional): the device of the parameters. Default: the
+            default device.
+        dtype (nbgrad.dtype, optional): the dtype of the parameters. Default: the default
+            dtype.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.nn.RNNCellBase(3, 4, True, 2).weight_ih.shape
+        nbgrad.Size([8, 3])
+    """
 
     def __init__(self, input_size, hidden_size, bias, num_chunks, device=None, dtype=None):
         super().__init__()
@@ -350,7 +597,44 @@ class RNNCellBase(Module):
 
 
 class RNNCell(RNNCellBase):
-    """One Elman RNN step: ``h' = tanh(x W_ih^T + b_ih + h W_hh^T + b_hh)``."""
+    r"""One step of an Elman RNN: :math:`h' = \tanh(x W_{ih}^T + b_{ih} + h W_{hh}^T + b_{hh})`.
+
+    ``forward(input, hx=None)`` returns the new hidden state :math:`h'`; ``hx``
+    (:math:`h`) defaults to zeros.
+
+    Args:
+        input_size (int): the number of features of the input :math:`x`.
+        hidden_size (int): the number of features of the hidden state :math:`h`.
+        bias (bool, optional): learn :math:`b_{ih}` and :math:`b_{hh}`. Default: ``True``.
+        nonlinearity (str, optional): ``"tanh"`` or ``"relu"``. Default: ``"tanh"``.
+        device (nbgrad.device, optional): the device of the parameters. Default: the
+            default device.
+        dtype (nbgrad.dtype, optional): the dtype of the parameters. Default: the default
+            dtype.
+
+    Shape:
+        - input: :math:`(N, H_{in})` or :math:`(H_{in})`.
+        - hx: :math:`(N, H_{out})` or :math:`(H_{out})`.
+        - output: :math:`(N, H_{out})` or :math:`(H_{out})`.
+
+    Attributes:
+        weight_ih (Parameter): of shape ``(hidden_size, input_size)``.
+        weight_hh (Parameter): of shape ``(hidden_size, hidden_size)``.
+        bias_ih (Parameter or None): of shape ``(hidden_size,)``.
+        bias_hh (Parameter or None): of shape ``(hidden_size,)``. All are drawn from
+            :math:`\mathcal{U}(-\sqrt{k}, \sqrt{k})` with :math:`k = 1 / \text{hidden\_size}`.
+
+    Example::
+
+        >>> import nbgrad
+        >>> _ = nbgrad.manual_seed(0)
+        >>> cell = nbgrad.nn.RNNCell(3, 4)
+        >>> h = None
+        >>> for x in nbgrad.randn(6, 2, 3):              # 6 steps, batch of 2
+        ...     h = cell(x, h)
+        >>> h.shape
+        nbgrad.Size([2, 4])
+    """
 
     def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None,
                  dtype=None):
@@ -368,7 +652,42 @@ class RNNCell(RNNCellBase):
 
 
 class LSTMCell(RNNCellBase):
-    """One LSTM step; returns ``(h', c')``."""
+    r"""One step of an LSTM: the gates and states of :class:`LSTM`'s equations.
+
+    ``forward(input, hx=None)`` returns ``(h', c')``; ``hx``, a tuple ``(h, c)``,
+    defaults to zeros.
+
+    Args:
+        input_size (int): the number of features of the input :math:`x`.
+        hidden_size (int): the number of features of the hidden and cell states.
+        bias (bool, optional): learn the biases. Default: ``True``.
+        device (nbgrad.device, optional): the device of the parameters. Default: the
+            default device.
+        dtype (nbgrad.dtype, optional): the dtype of the parameters. Default: the default
+            dtype.
+
+    Shape:
+        - input: :math:`(N, H_{in})` or :math:`(H_{in})`.
+        - hx: two tensors of :math:`(N, H_{out})` or :math:`(H_{out})`.
+        - output: ``(h', c')``, two tensors of :math:`(N, H_{out})` or :math:`(H_{out})`.
+
+    Attributes:
+        weight_ih (Parameter): the four gates', of shape ``(4 * hidden_size, input_size)``.
+        weight_hh (Parameter): of shape ``(4 * hidden_size, hidden_size)``.
+        bias_ih (Parameter or None): of shape ``(4 * hidden_size,)``.
+        bias_hh (Parameter or None): of shape ``(4 * hidden_size,)``. All are drawn from
+            :math:`\mathcal{U}(-\sqrt{k}, \sqrt{k})` with :math:`k = 1 / \text{hidden\_size}`.
+
+    Example::
+
+        >>> import nbgrad
+        >>> _ = nbgrad.manual_seed(0)
+        >>> cell = nbgrad.nn.LSTMCell(3, 4)
+        >>> h, c = cell(nbgrad.randn(2, 3))
+        >>> h, c = cell(nbgrad.randn(2, 3), (h, c))
+        >>> h.shape, c.shape, cell.weight_ih.shape
+        (nbgrad.Size([2, 4]), nbgrad.Size([2, 4]), nbgrad.Size([16, 3]))
+    """
 
     def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
         super().__init__(input_size, hidden_size, bias, 4, device, dtype)
@@ -381,7 +700,41 @@ class LSTMCell(RNNCellBase):
 
 
 class GRUCell(RNNCellBase):
-    """One GRU step."""
+    r"""One step of a GRU: the gates and state of :class:`GRU`'s equations.
+
+    ``forward(input, hx=None)`` returns the new hidden state; ``hx`` defaults to zeros.
+
+    Args:
+        input_size (int): the number of features of the input :math:`x`.
+        hidden_size (int): the number of features of the hidden state.
+        bias (bool, optional): learn the biases. Default: ``True``.
+        device (nbgrad.device, optional): the device of the parameters. Default: the
+            default device.
+        dtype (nbgrad.dtype, optional): the dtype of the parameters. Default: the default
+            dtype.
+
+    Shape:
+        - input: :math:`(N, H_{in})` or :math:`(H_{in})`.
+        - hx: :math:`(N, H_{out})` or :math:`(H_{out})`.
+        - output: :math:`(N, H_{out})` or :math:`(H_{out})`.
+
+    Attributes:
+        weight_ih (Parameter): the three gates', of shape ``(3 * hidden_size, input_size)``.
+        weight_hh (Parameter): of shape ``(3 * hidden_size, hidden_size)``.
+        bias_ih (Parameter or None): of shape ``(3 * hidden_size,)``.
+        bias_hh (Parameter or None): of shape ``(3 * hidden_size,)``. All are drawn from
+            :math:`\mathcal{U}(-\sqrt{k}, \sqrt{k})` with :math:`k = 1 / \text{hidden\_size}`.
+
+    Example::
+
+        >>> import nbgrad
+        >>> _ = nbgrad.manual_seed(0)
+        >>> cell = nbgrad.nn.GRUCell(3, 4)
+        >>> cell(nbgrad.randn(2, 3)).shape
+        nbgrad.Size([2, 4])
+        >>> cell(nbgrad.randn(3)).shape                  # unbatched
+        nbgrad.Size([4])
+    """
 
     def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
         super().__init__(input_size, hidden_size, bias, 3, device, dtype)
