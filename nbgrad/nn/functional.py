@@ -142,7 +142,37 @@ native_channel_shuffle = channel_shuffle
 def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None,
                                        output_ratio=None, return_indices=False,
                                        _random_samples=None):
-    """``fractional_max_pool2d`` with the indices, whatever ``return_indices`` says."""
+    """Apply :func:`fractional_max_pool2d` and return the indices of the maxima too.
+
+    The indices come back whatever ``return_indices`` says.
+
+    Args:
+        input (Tensor): the input, :math:`(N, C, H, W)` or :math:`(C, H, W)`.
+        kernel_size (int or tuple): the window's size.
+        output_size (int or tuple, optional): the output's size in the pooled dimensions.
+            Default: ``None``; give it or ``output_ratio``.
+        output_ratio (float or tuple, optional): the output's size as a fraction of the
+            input's. Default: ``None``.
+        return_indices (bool, optional): ignored: the indices are always returned.
+            Default: ``False``.
+        _random_samples (Tensor, optional): the random offsets, as for
+            :func:`fractional_max_pool2d`. Default: ``None``.
+
+    Returns:
+        (Tensor, Tensor): the maxima and, as int64, the flat position ``h * W + w`` of each
+        in its input plane.
+
+    Example::
+
+        >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
+        >>> x = nbgrad.arange(25.0).reshape(1, 1, 5, 5)
+        >>> u = nbgrad.full((1, 1, 2), 0.5)
+        >>> F.fractional_max_pool2d_with_indices(x, 2, output_size=2, _random_samples=u)
+        (tensor([[[[ 6.,  9.],
+                  [21., 24.]]]]), tensor([[[[ 6,  9],
+                  [21, 24]]]]))
+    """
     return fractional_max_pool2d(input, kernel_size, output_size, output_ratio, True,
                                  _random_samples)
 
@@ -150,13 +180,46 @@ def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None,
 def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None,
                                        output_ratio=None, return_indices=False,
                                        _random_samples=None):
-    """``fractional_max_pool3d`` with the indices, whatever ``return_indices`` says."""
+    """Apply :func:`fractional_max_pool3d` and return the indices of the maxima too.
+
+    The indices come back whatever ``return_indices`` says.
+
+    Args:
+        input (Tensor): the input, :math:`(N, C, T, H, W)` or :math:`(C, T, H, W)`.
+        kernel_size (int or tuple): the window's size.
+        output_size (int or tuple, optional): the output's size in the pooled dimensions.
+            Default: ``None``; give it or ``output_ratio``.
+        output_ratio (float or tuple, optional): the output's size as a fraction of the
+            input's. Default: ``None``.
+        return_indices (bool, optional): ignored: the indices are always returned.
+            Default: ``False``.
+        _random_samples (Tensor, optional): the random offsets, as for
+            :func:`fractional_max_pool3d`. Default: ``None``.
+
+    Returns:
+        (Tensor, Tensor): the maxima and, as int64, the flat position
+        ``(t * H + h) * W + w`` of each in its input volume.
+
+    Example::
+
+        >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
+        >>> x = nbgrad.arange(64.0).reshape(1, 1, 4, 4, 4)
+        >>> u = nbgrad.full((1, 1, 3), 0.5)
+        >>> F.fractional_max_pool3d_with_indices(x, 2, output_size=1, _random_samples=u)
+        (tensor([[[[[63.]]]]]), tensor([[[[[63]]]]]))
+    """
     return fractional_max_pool3d(input, kernel_size, output_size, output_ratio, True,
                                  _random_samples)
 
 
 def relu(input, inplace=False):
-    """``max(input, 0)``, in place if ``inplace``.
+    r"""Apply the rectified linear unit elementwise: :math:`\text{ReLU}(x) = \max(0, x)`.
+
+    Args:
+        input (Tensor): the input tensor.
+        inplace (bool, optional): overwrite ``input`` with the result and return it (as
+            :meth:`Tensor.relu_`). Default: ``False``.
 
     Example::
 
@@ -164,12 +227,31 @@ def relu(input, inplace=False):
         >>> from nbgrad.nn.functional import relu
         >>> relu(nbgrad.tensor([-1.0, 2.0]))
         tensor([0., 2.])
+        >>> x = nbgrad.tensor([-3.0, 0.5])
+        >>> relu(x, inplace=True) is x
+        True
+        >>> x
+        tensor([0.0000, 0.5000])
     """
     return input.relu_() if inplace else _elementwise.relu(input)
 
 
 def relu_(input):
-    """``relu(input, inplace=True)``."""
+    """Apply :func:`relu` in place: ``relu(input, inplace=True)``.
+
+    Args:
+        input (Tensor): the tensor to overwrite with its ReLU; it is also returned.
+
+    Example::
+
+        >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
+        >>> x = nbgrad.tensor([-1.0, 2.0])
+        >>> F.relu_(x)
+        tensor([0., 2.])
+        >>> x
+        tensor([0., 2.])
+    """
     return input.relu_()
 
 
@@ -202,3 +284,266 @@ adaptive_max_pool1d_with_indices, adaptive_max_pool2d_with_indices, \
                                         _with_indices(adaptive_max_pool3d))
 max_pool1d_with_indices, max_pool2d_with_indices, max_pool3d_with_indices = (
     _with_indices(max_pool1d), _with_indices(max_pool2d), _with_indices(max_pool3d))
+
+
+# the docstrings of the forms made above
+elu_.__doc__ = r"""Meant as the in-place form of :func:`elu`: ``elu(input, alpha, inplace=True)``.
+
+nbgrad ignores ``inplace`` (see :func:`elu`): the result is a new tensor and ``input`` is
+left unchanged, so use the returned value.
+
+Args:
+    input (Tensor): the input tensor.
+    alpha (float, optional): as for :func:`elu`. Default: ``1.0``.
+
+Example::
+
+    >>> import nbgrad
+    >>> import nbgrad.nn.functional as F
+    >>> F.elu_(nbgrad.tensor([-1.0, 2.0]))
+    tensor([-0.6321,  2.0000])
+"""
+
+leaky_relu_.__doc__ = r"""Meant as the in-place form of :func:`leaky_relu`:
+``leaky_relu(input, negative_slope, inplace=True)``.
+
+nbgrad ignores ``inplace`` (see :func:`leaky_relu`): the result is a new tensor and ``input`` is
+left unchanged, so use the returned value.
+
+Args:
+    input (Tensor): the input tensor.
+    negative_slope (float, optional): as for :func:`leaky_relu`. Default: ``0.01``.
+
+Example::
+
+    >>> import nbgrad
+    >>> import nbgrad.nn.functional as F
+    >>> F.leaky_relu_(nbgrad.tensor([-1.0, 2.0]), 0.2)
+    tensor([-0.2000,  2.0000])
+"""
+
+hardtanh_.__doc__ = r"""Meant as the in-place form of :func:`hardtanh`:
+``hardtanh(input, min_val, max_val, inplace=True)``.
+
+nbgrad ignores ``inplace`` (see :func:`hardtanh`): the result is a new tensor and ``input`` is
+left unchanged, so use the returned value.
+
+Args:
+    input (Tensor): the input tensor.
+    min_val (float, optional): the lower bound. Default: ``-1.0``.
+    max_val (float, optional): the upper bound. Default: ``1.0``.
+
+Example::
+
+    >>> import nbgrad
+    >>> import nbgrad.nn.functional as F
+    >>> F.hardtanh_(nbgrad.tensor([-3.0, 0.5, 3.0]))
+    tensor([-1.0000,  0.5000,  1.0000])
+"""
+
+celu_.__doc__ = r"""Meant as the in-place form of :func:`celu`:
+``celu(input, alpha, inplace=True)``.
+
+nbgrad ignores ``inplace`` (see :func:`celu`): the result is a new tensor and ``input`` is
+left unchanged, so use the returned value.
+
+Args:
+    input (Tensor): the input tensor.
+    alpha (float, optional): as for :func:`celu`. Default: ``1.0``.
+
+Example::
+
+    >>> import nbgrad
+    >>> import nbgrad.nn.functional as F
+    >>> F.celu_(nbgrad.tensor([-1.0, 2.0]))
+    tensor([-0.6321,  2.0000])
+"""
+
+selu_.__doc__ = r"""Meant as the in-place form of :func:`selu`: ``selu(input, inplace=True)``.
+
+nbgrad ignores ``inplace`` (see :func:`selu`): the result is a new tensor and ``input`` is
+left unchanged, so use the returned value.
+
+Args:
+    input (Tensor): the input tensor.
+
+Example::
+
+    >>> import nbgrad
+    >>> import nbgrad.nn.functional as F
+    >>> F.selu_(nbgrad.tensor([-1.0, 2.0]))
+    tensor([-1.1113,  2.1014])
+"""
+
+rrelu_.__doc__ = r"""Meant as the in-place form of :func:`rrelu`:
+``rrelu(input, lower, upper, training, inplace=True)``.
+
+nbgrad ignores ``inplace`` (see :func:`rrelu`): the result is a new tensor and ``input`` is
+left unchanged, so use the returned value.
+
+Args:
+    input (Tensor): the input tensor.
+    lower (float, optional): the lower bound of the slopes. Default: ``1 / 8``.
+    upper (float, optional): the upper bound of the slopes. Default: ``1 / 3``.
+    training (bool, optional): draw random slopes, as for :func:`rrelu`. Default: ``False``.
+
+Example::
+
+    >>> import nbgrad
+    >>> import nbgrad.nn.functional as F
+    >>> F.rrelu_(nbgrad.tensor([-1.0, 2.0]))
+    tensor([-0.2292,  2.0000])
+"""
+
+threshold_.__doc__ = r"""Meant as the in-place form of :func:`threshold`:
+``threshold(input, threshold, value, inplace=True)``.
+
+nbgrad ignores ``inplace`` (see :func:`threshold`): the result is a new tensor and ``input`` is
+left unchanged, so use the returned value.
+
+Args:
+    input (Tensor): the input tensor.
+    threshold (float): the threshold.
+    value (float): the value of the elements at or below the threshold.
+
+Example::
+
+    >>> import nbgrad
+    >>> import nbgrad.nn.functional as F
+    >>> F.threshold_(nbgrad.tensor([-1.0, 2.0]), 0.0, 5.0)
+    tensor([5., 2.])
+"""
+
+max_pool1d_with_indices.__doc__ = r"""
+Apply :func:`max_pool1d` and return the indices of the maxima too.
+
+The same as ``max_pool1d(..., return_indices=True)``.
+
+Args:
+    input (Tensor): the input, :math:`(N, C, L)` or :math:`(C, L)`.
+    kernel_size, stride, padding, dilation, ceil_mode: as for :func:`max_pool1d`.
+
+Returns:
+    (Tensor, Tensor): the pooled values and, as an int64 tensor of their shape,
+    the position ``l`` of each maximum along :math:`L`.
+
+Example::
+
+    >>> import nbgrad
+    >>> import nbgrad.nn.functional as F
+    >>> x = nbgrad.tensor([[[1.0, 5.0, 2.0, 0.0, 3.0, 4.0]]])
+    >>> F.max_pool1d_with_indices(x, 2)
+    (tensor([[[5., 2., 4.]]]), tensor([[[1, 2, 5]]]))
+"""
+
+max_pool2d_with_indices.__doc__ = r"""
+Apply :func:`max_pool2d` and return the indices of the maxima too.
+
+The same as ``max_pool2d(..., return_indices=True)``.
+
+Args:
+    input (Tensor): the input, :math:`(N, C, H, W)` or :math:`(C, H, W)`.
+    kernel_size, stride, padding, dilation, ceil_mode: as for :func:`max_pool2d`.
+
+Returns:
+    (Tensor, Tensor): the pooled values and, as an int64 tensor of their shape,
+    the flat position ``h * W + w`` of each maximum in its input plane.
+
+Example::
+
+    >>> import nbgrad
+    >>> import nbgrad.nn.functional as F
+    >>> x = nbgrad.arange(16.0).reshape(1, 1, 4, 4)
+    >>> F.max_pool2d_with_indices(x, 2)
+    (tensor([[[[ 5.,  7.],
+              [13., 15.]]]]), tensor([[[[ 5,  7],
+              [13, 15]]]]))
+"""
+
+max_pool3d_with_indices.__doc__ = r"""
+Apply :func:`max_pool3d` and return the indices of the maxima too.
+
+The same as ``max_pool3d(..., return_indices=True)``.
+
+Args:
+    input (Tensor): the input, :math:`(N, C, D, H, W)` or :math:`(C, D, H, W)`.
+    kernel_size, stride, padding, dilation, ceil_mode: as for :func:`max_pool3d`.
+
+Returns:
+    (Tensor, Tensor): the pooled values and, as an int64 tensor of their shape,
+    the flat position ``(d * H + h) * W + w`` of each maximum in its input volume.
+
+Example::
+
+    >>> import nbgrad
+    >>> import nbgrad.nn.functional as F
+    >>> x = nbgrad.arange(8.0).reshape(1, 1, 2, 2, 2)
+    >>> F.max_pool3d_with_indices(x, 2)
+    (tensor([[[[[7.]]]]]), tensor([[[[[7]]]]]))
+"""
+
+adaptive_max_pool1d_with_indices.__doc__ = r"""
+Apply :func:`adaptive_max_pool1d` and return the indices of the maxima too.
+
+The same as ``adaptive_max_pool1d(..., return_indices=True)``.
+
+Args:
+    input (Tensor): the input, :math:`(N, C, L)` or :math:`(C, L)`.
+    output_size: as for :func:`adaptive_max_pool1d`.
+
+Returns:
+    (Tensor, Tensor): the pooled values and, as an int64 tensor of their shape,
+    the position ``l`` of each maximum along :math:`L`.
+
+Example::
+
+    >>> import nbgrad
+    >>> import nbgrad.nn.functional as F
+    >>> x = nbgrad.tensor([[[1.0, 5.0, 2.0, 0.0, 3.0, 4.0]]])
+    >>> F.adaptive_max_pool1d_with_indices(x, 2)
+    (tensor([[[5., 4.]]]), tensor([[[1, 5]]]))
+"""
+
+adaptive_max_pool2d_with_indices.__doc__ = r"""
+Apply :func:`adaptive_max_pool2d` and return the indices of the maxima too.
+
+The same as ``adaptive_max_pool2d(..., return_indices=True)``.
+
+Args:
+    input (Tensor): the input, :math:`(N, C, H, W)` or :math:`(C, H, W)`.
+    output_size: as for :func:`adaptive_max_pool2d`.
+
+Returns:
+    (Tensor, Tensor): the pooled values and, as an int64 tensor of their shape,
+    the flat position ``h * W + w`` of each maximum in its input plane.
+
+Example::
+
+    >>> import nbgrad
+    >>> import nbgrad.nn.functional as F
+    >>> x = nbgrad.arange(16.0).reshape(1, 1, 4, 4)
+    >>> F.adaptive_max_pool2d_with_indices(x, 1)
+    (tensor([[[[15.]]]]), tensor([[[[15]]]]))
+"""
+
+adaptive_max_pool3d_with_indices.__doc__ = r"""
+Apply :func:`adaptive_max_pool3d` and return the indices of the maxima too.
+
+The same as ``adaptive_max_pool3d(..., return_indices=True)``.
+
+Args:
+    input (Tensor): the input, :math:`(N, C, D, H, W)` or :math:`(C, D, H, W)`.
+    output_size: as for :func:`adaptive_max_pool3d`.
+
+Returns:
+    (Tensor, Tensor): the pooled values and, as an int64 tensor of their shape,
+    the flat position ``(d * H + h) * W + w`` of each maximum in its input volume.
+
+Example::
+
+    >>> import nbgrad
+    >>> import nbgrad.nn.functional as F
+    >>> x = nbgrad.arange(8.0).reshape(1, 1, 2, 2, 2)
+    >>> F.adaptive_max_pool3d_with_indices(x, 1)
+    (tensor([[[[[7.]]]]]), tensor([[[[[7]]]]]))
+"""

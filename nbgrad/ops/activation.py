@@ -34,7 +34,27 @@ _KAPPA = 0.044715
 
 
 def _gelu(input, approximate="none"):
-    """Gaussian error linear unit, exact (erf) or ``approximate='tanh'``."""
+    r"""Apply the Gaussian error linear unit elementwise: :math:`\text{GELU}(x) = x \Phi(x)`.
+
+    :math:`\Phi` is the standard normal cumulative distribution function. With
+    ``approximate="tanh"`` it is estimated as
+    :math:`0.5 x (1 + \tanh(\sqrt{2 / \pi} (x + 0.044715 x^3)))`.
+
+    Args:
+        input (Tensor): the input tensor (floating point).
+        approximate (str, optional): ``"none"`` (the exact form, through ``erf``) or
+            ``"tanh"`` (the tanh approximation). Default: ``"none"``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
+        >>> x = nbgrad.tensor([-1.0, 0.0, 1.0])
+        >>> F.gelu(x)
+        tensor([-0.1587,  0.0000,  0.8413])
+        >>> F.gelu(x, approximate="tanh")
+        tensor([-0.1588,  0.0000,  0.8412])
+    """
     if approximate == "none":
         return apply1(_GELU, input)
     if approximate == "tanh":
@@ -84,24 +104,87 @@ gelu_tanh_backward = defop(
 
 
 def silu(input, inplace=False):
-    """``input * sigmoid(input)``."""
+    r"""Apply the sigmoid linear unit (swish) elementwise: :math:`\text{SiLU}(x) = x \sigma(x)`.
+
+    Args:
+        input (Tensor): the input tensor.
+        inplace (bool, optional): PyTorch's flag to overwrite ``input`` with the result;
+            accepted, but ignored by nbgrad, which always returns a new tensor.
+            Default: ``False``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
+        >>> F.silu(nbgrad.tensor([-1.0, 0.0, 1.0]))
+        tensor([-0.2689,  0.0000,  0.7311])
+    """
     return mul(input, sigmoid(input))
 
 
 # ----- activations composed of table ops (their nodes are the parts'; the gradients at the
 # kinks are PyTorch's: the ``where`` picks the branch PyTorch's backward takes there) ------
 def leaky_relu(input, negative_slope=0.01, inplace=False):
-    """``input`` where positive, else ``negative_slope * input``."""
+    r"""Apply the leaky ReLU elementwise: :math:`\max(0, x) + \text{negative\_slope} \min(0, x)`.
+
+    Args:
+        input (Tensor): the input tensor.
+        negative_slope (float, optional): the slope for negative inputs. Default: ``0.01``.
+        inplace (bool, optional): PyTorch's flag to overwrite ``input`` with the result;
+            accepted, but ignored by nbgrad, which always returns a new tensor.
+            Default: ``False``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
+        >>> F.leaky_relu(nbgrad.tensor([-2.0, 0.0, 3.0]), negative_slope=0.1)
+        tensor([-0.2000,  0.0000,  3.0000])
+    """
     return where(gt(input, 0), input, mul(input, negative_slope))
 
 
 def elu(input, alpha=1.0, inplace=False):
-    """``input`` where positive, else ``alpha * (exp(input) - 1)``."""
+    r"""Apply the exponential linear unit elementwise.
+
+    :math:`\text{ELU}(x) = x` for :math:`x > 0`, else :math:`\alpha (\exp(x) - 1)`.
+
+    Args:
+        input (Tensor): the input tensor.
+        alpha (float, optional): the :math:`\alpha` of the negative branch. Default: ``1.0``.
+        inplace (bool, optional): PyTorch's flag to overwrite ``input`` with the result;
+            accepted, but ignored by nbgrad, which always returns a new tensor.
+            Default: ``False``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
+        >>> F.elu(nbgrad.tensor([-2.0, 0.0, 3.0]))
+        tensor([-0.8647,  0.0000,  3.0000])
+    """
     return where(gt(input, 0), input, mul(expm1(input), alpha))
 
 
 def celu(input, alpha=1.0, inplace=False):
-    """``input`` where positive, else ``alpha * (exp(input / alpha) - 1)``."""
+    r"""Apply the continuously differentiable ELU elementwise.
+
+    :math:`\text{CELU}(x) = \max(0, x) + \min(0, \alpha (\exp(x / \alpha) - 1))`.
+
+    Args:
+        input (Tensor): the input tensor.
+        alpha (float, optional): the :math:`\alpha` of the negative branch. Default: ``1.0``.
+        inplace (bool, optional): PyTorch's flag to overwrite ``input`` with the result;
+            accepted, but ignored by nbgrad, which always returns a new tensor.
+            Default: ``False``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
+        >>> F.celu(nbgrad.tensor([-2.0, 0.0, 3.0]), alpha=2.0)
+        tensor([-1.2642,  0.0000,  3.0000])
+    """
     return where(gt(input, 0), input, mul(expm1(div(input, alpha)), alpha))
 
 
@@ -109,64 +192,229 @@ _SELU_ALPHA, _SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804
 
 
 def selu(input, inplace=False):
-    """``scale * elu(input, alpha)`` with the self-normalizing constants."""
+    r"""Apply the scaled exponential linear unit elementwise.
+
+    :math:`\text{SELU}(x) = \text{scale} (\max(0, x) + \min(0, \alpha (\exp(x) - 1)))` with the
+    self-normalizing constants :math:`\alpha \approx 1.6733` and
+    :math:`\text{scale} \approx 1.0507`.
+
+    Args:
+        input (Tensor): the input tensor.
+        inplace (bool, optional): PyTorch's flag to overwrite ``input`` with the result;
+            accepted, but ignored by nbgrad, which always returns a new tensor.
+            Default: ``False``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
+        >>> F.selu(nbgrad.tensor([-1.0, 0.0, 1.0]))
+        tensor([-1.1113,  0.0000,  1.0507])
+    """
     return mul(elu(input, _SELU_ALPHA), _SELU_SCALE)
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
-    """``input`` clipped to ``[min_val, max_val]`` (no gradient at the bounds, as PyTorch)."""
+    r"""Clamp each element of ``input`` to :math:`[\text{min\_val}, \text{max\_val}]`.
+
+    As in PyTorch, the gradient is 0 at the bounds and outside them.
+
+    Args:
+        input (Tensor): the input tensor.
+        min_val (float, optional): the lower bound. Default: ``-1.0``.
+        max_val (float, optional): the upper bound; must not be below ``min_val``.
+            Default: ``1.0``.
+        inplace (bool, optional): PyTorch's flag to overwrite ``input`` with the result;
+            accepted, but ignored by nbgrad, which always returns a new tensor.
+            Default: ``False``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
+        >>> F.hardtanh(nbgrad.tensor([-2.0, 0.5, 3.0]))
+        tensor([-1.0000,  0.5000,  1.0000])
+    """
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
     return where(le(input, min_val), min_val, where(ge(input, max_val), max_val, input))
 
 
 def relu6(input, inplace=False):
-    """``hardtanh(input, 0, 6)``."""
+    r"""Apply :math:`\min(\max(0, x), 6)` elementwise (``hardtanh(input, 0, 6)``).
+
+    Args:
+        input (Tensor): the input tensor.
+        inplace (bool, optional): PyTorch's flag to overwrite ``input`` with the result;
+            accepted, but ignored by nbgrad, which always returns a new tensor.
+            Default: ``False``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
+        >>> F.relu6(nbgrad.tensor([-1.0, 3.0, 8.0]))
+        tensor([0., 3., 6.])
+    """
     return hardtanh(input, 0.0, 6.0)
 
 
 def hardsigmoid(input, inplace=False):
-    """0 below -3, 1 above 3, ``input / 6 + 1/2`` between."""
+    r"""Apply the piecewise-linear sigmoid elementwise.
+
+    :math:`0` for :math:`x \le -3`, :math:`1` for :math:`x \ge 3`, else :math:`x / 6 + 1 / 2`.
+
+    Args:
+        input (Tensor): the input tensor.
+        inplace (bool, optional): PyTorch's flag to overwrite ``input`` with the result;
+            accepted, but ignored by nbgrad, which always returns a new tensor.
+            Default: ``False``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
+        >>> F.hardsigmoid(nbgrad.tensor([-4.0, 0.0, 1.5, 4.0]))
+        tensor([0.0000, 0.5000, 0.7500, 1.0000])
+    """
     return where(le(input, -3.0), 0.0, where(ge(input, 3.0), 1.0, add(div(input, 6.0), 0.5)))
 
 
 def hardswish(input, inplace=False):
-    """0 below -3, ``input`` above 3, ``input (input + 3) / 6`` between."""
+    r"""Apply the hard swish elementwise: :math:`x \cdot \text{hardsigmoid}(x)`.
+
+    :math:`0` for :math:`x \le -3`, :math:`x` for :math:`x \ge 3`, else :math:`x (x + 3) / 6`.
+
+    Args:
+        input (Tensor): the input tensor.
+        inplace (bool, optional): PyTorch's flag to overwrite ``input`` with the result;
+            accepted, but ignored by nbgrad, which always returns a new tensor.
+            Default: ``False``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
+        >>> F.hardswish(nbgrad.tensor([-4.0, 0.0, 1.5, 4.0]))
+        tensor([0.0000, 0.0000, 1.1250, 4.0000])
+    """
     return where(le(input, -3.0), 0.0,
                  where(ge(input, 3.0), input, div(mul(input, add(input, 3.0)), 6.0)))
 
 
 def logsigmoid(input):
-    """``log(sigmoid(input))``, finite for any input: ``-softplus(-input)``."""
+    r"""Apply :math:`\log(1 / (1 + \exp(-x)))` elementwise, finite for any input.
+
+    Args:
+        input (Tensor): the input tensor.
+
+    Example::
+
+        >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
+        >>> F.logsigmoid(nbgrad.tensor([-100.0, 0.0, 2.0]))
+        tensor([-100.0000,   -0.6931,   -0.1269])
+    """
     ax = abs(input)
     return neg(add(log1p(exp(neg(ax))), mul(sub(ax, input), 0.5)))
 
 
 def softsign(input):
-    """``input / (1 + |input|)``."""
+    """Apply :math:`x / (1 + |x|)` elementwise.
+
+    Args:
+        input (Tensor): the input tensor.
+
+    Example::
+
+        >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
+        >>> F.softsign(nbgrad.tensor([-3.0, 0.0, 1.0]))
+        tensor([-0.7500,  0.0000,  0.5000])
+    """
     return div(input, add(abs(input), 1.0))
 
 
 def tanhshrink(input):
-    """``input - tanh(input)``."""
+    r"""Apply :math:`x - \tanh(x)` elementwise.
+
+    Args:
+        input (Tensor): the input tensor.
+
+    Example::
+
+        >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
+        >>> F.tanhshrink(nbgrad.tensor([-1.0, 0.0, 2.0]))
+        tensor([-0.2384,  0.0000,  1.0360])
+    """
     return sub(input, tanh(input))
 
 
 def mish(input, inplace=False):
-    """``input * tanh(softplus(input))``."""
+    r"""Apply the Mish activation elementwise: :math:`x \tanh(\text{softplus}(x))`.
+
+    Args:
+        input (Tensor): the input tensor.
+        inplace (bool, optional): PyTorch's flag to overwrite ``input`` with the result;
+            accepted, but ignored by nbgrad, which always returns a new tensor.
+            Default: ``False``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
+        >>> F.mish(nbgrad.tensor([-1.0, 0.0, 1.0]))
+        tensor([-0.3034,  0.0000,  0.8651])
+    """
     from .elementwise import softplus
 
     return mul(input, tanh(softplus(input)))
 
 
 def threshold(input, threshold, value, inplace=False):
-    """``input`` where above ``threshold``, else ``value``."""
+    r"""Replace the elements of ``input`` not greater than ``threshold`` with ``value``.
+
+    :math:`y = x` if :math:`x > \text{threshold}`, else :math:`\text{value}`.
+
+    Args:
+        input (Tensor): the input tensor.
+        threshold (float): the threshold.
+        value (float): the value that replaces the elements at or below the threshold.
+        inplace (bool, optional): PyTorch's flag to overwrite ``input`` with the result;
+            accepted, but ignored by nbgrad, which always returns a new tensor.
+            Default: ``False``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
+        >>> F.threshold(nbgrad.tensor([-1.0, 0.5, 2.0]), 0.5, -9.0)
+        tensor([-9., -9.,  2.])
+    """
     return where(gt(input, threshold), input, value)
 
 
 def glu(input, dim=-1):
-    """Gated linear unit: the first half of ``input`` along ``dim`` times the sigmoid of the
-    second."""
+    r"""Apply the gated linear unit: :math:`a \otimes \sigma(b)`.
+
+    ``input`` is split in two halves :math:`a` and :math:`b` along ``dim``.
+
+    Args:
+        input (Tensor): the input tensor; its size along ``dim`` must be even.
+        dim (int, optional): the dimension to split. Default: ``-1``.
+
+    Shape:
+        - Input: :math:`(*_1, N, *_2)` with :math:`N` even, the size along ``dim``.
+        - Output: :math:`(*_1, M, *_2)` with :math:`M = N / 2`.
+
+    Example::
+
+        >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
+        >>> F.glu(nbgrad.tensor([[1.0, 2.0, 0.0, 100.0]]))
+        tensor([[0.5000, 2.0000]])
+    """
     if input.ndim == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
     n = input.shape[dim]
@@ -178,7 +426,24 @@ def glu(input, dim=-1):
 
 
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
-    """``softmax(-input, dim)``."""
+    r"""Apply softmin along ``dim``: :math:`\exp(-x_i) / \sum_j \exp(-x_j)`, ``softmax(-input)``.
+
+    Args:
+        input (Tensor): the input tensor (floating point).
+        dim (int, optional): the dimension along which the result sums to 1. ``None``
+            (deprecated, with a warning) picks PyTorch's legacy choice: 0 for 0-, 1- and 3-D
+            inputs, else 1. Default: ``None``.
+        _stacklevel (int, optional): unused; kept for PyTorch's signature. Default: ``3``.
+        dtype (nbgrad.dtype, optional): if given, ``input`` is converted to this dtype first.
+            Default: ``None``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
+        >>> F.softmin(nbgrad.tensor([1.0, 2.0, 3.0]), dim=0)
+        tensor([0.6652, 0.2447, 0.0900])
+    """
     from .softmax import softmax
 
     return softmax(neg(input), dim, dtype=dtype)
@@ -186,8 +451,25 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
 
 @autocast_op("prelu")
 def prelu(input, weight):
-    """``input`` where positive, else ``weight * input``, ``weight`` one value or one per
-    channel (dim 1)."""
+    r"""Apply the parametric ReLU elementwise: :math:`\max(0, x) + w \min(0, x)`.
+
+    Args:
+        input (Tensor): the input tensor; dim 1 is the channel dimension.
+        weight (Tensor): the learnable slopes :math:`w` of the negative inputs: one element,
+            or one per channel (of size ``input.shape[1]``). Its dtype must be the input's.
+
+    Example::
+
+        >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
+        >>> x = nbgrad.tensor([[-1.0, -1.0], [2.0, -3.0]])
+        >>> F.prelu(x, nbgrad.tensor([0.25]))
+        tensor([[-0.2500, -0.2500],
+                [ 2.0000, -0.7500]])
+        >>> F.prelu(x, nbgrad.tensor([0.1, 0.5]))
+        tensor([[-0.1000, -0.5000],
+                [ 2.0000, -1.5000]])
+    """
     if input.dtype is not weight.dtype:
         raise RuntimeError(f"prelu: Type promoting not supported. Got "
                            f"{input.dtype.scalar_type} and {weight.dtype.scalar_type}")
@@ -198,12 +480,40 @@ def prelu(input, weight):
 
 
 def hardshrink(input, lambd=0.5):
-    """``input`` where ``|input| > lambd``, else 0 (NaN stays NaN)."""
+    r"""Apply the hard shrinkage elementwise: :math:`x` where :math:`|x| > \lambda`, else 0.
+
+    Args:
+        input (Tensor): the input tensor.
+        lambd (float, optional): the :math:`\lambda` of the formula. Default: ``0.5``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
+        >>> F.hardshrink(nbgrad.tensor([-1.0, 0.3, 0.5, 2.0]))
+        tensor([-1.,  0.,  0.,  2.])
+    """
     return where(ge(input, -lambd) & le(input, lambd), 0.0, input)
 
 
 def softshrink(input, lambd=0.5):
-    """``input`` moved ``lambd`` towards 0, 0 within ``[-lambd, lambd]``."""
+    r"""Apply the soft shrinkage elementwise: move each element ``lambd`` towards 0.
+
+    :math:`x - \lambda` for :math:`x > \lambda`, :math:`x + \lambda` for :math:`x < -\lambda`,
+    else 0.
+
+    Args:
+        input (Tensor): the input tensor.
+        lambd (float, optional): the :math:`\lambda` of the formula, at least 0.
+            Default: ``0.5``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
+        >>> F.softshrink(nbgrad.tensor([-1.0, 0.3, 2.0]))
+        tensor([-0.5000,  0.0000,  1.5000])
+    """
     import numpy as np
 
     if lambd < 0:
@@ -217,8 +527,33 @@ def softshrink(input, lambd=0.5):
 
 
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
-    """Randomized leaky ReLU: while training, each non-positive element times its own slope
-    drawn from U(lower, upper); else the mean slope ``(lower + upper) / 2``."""
+    r"""Apply the randomized leaky ReLU elementwise: :math:`x` for :math:`x > 0`, else :math:`a x`.
+
+    While training, each element draws its own slope :math:`a` from
+    :math:`\mathcal{U}(\text{lower}, \text{upper})` (the default generator); otherwise
+    :math:`a = (\text{lower} + \text{upper}) / 2`.
+
+    Args:
+        input (Tensor): the input tensor.
+        lower (float, optional): the lower bound of the slopes. Default: ``1 / 8``.
+        upper (float, optional): the upper bound of the slopes. Default: ``1 / 3``.
+        training (bool, optional): draw random slopes (``True``) or use the mean slope.
+            Default: ``False``.
+        inplace (bool, optional): PyTorch's flag to overwrite ``input`` with the result;
+            accepted, but ignored by nbgrad, which always returns a new tensor.
+            Default: ``False``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
+        >>> x = nbgrad.tensor([-2.0, -1.0, 3.0])
+        >>> F.rrelu(x, lower=0.1, upper=0.3)
+        tensor([-0.4000, -0.2000,  3.0000])
+        >>> _ = nbgrad.manual_seed(0)
+        >>> F.rrelu(x, training=True).shape
+        nbgrad.Size([3])
+    """
     if not training:
         return leaky_relu(input, (lower + upper) / 2)
     from ..autograd.grad_mode import no_grad

@@ -28,19 +28,53 @@ def _repeat_heads(t, groups):
 @autocast_op("scaled_dot_product_attention")
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
                                  is_causal=False, scale=None, enable_gqa=False):
-    """Attention of ``query`` (..., L, E) over ``key`` (..., S, E) and ``value`` (..., S, Ev):
-    ``softmax(query @ key^T * scale + mask) @ value``, ``scale`` ``1/sqrt(E)`` by default.
-    ``attn_mask`` is bool (True: may attend) or added to the scores; ``is_causal`` masks
-    position ``j > i`` (no ``attn_mask`` then); a query that may attend nowhere gets zeros,
-    as PyTorch's. ``dropout_p`` drops attention weights; ``enable_gqa`` shares each key /
-    value head among ``Hq / Hk`` query heads.
+    r"""Compute scaled dot-product attention, :math:`\text{softmax}(Q K^T s + M) V`.
+
+    Each query attends over the keys; the weights of its softmax pick a mixture of the
+    values. :math:`s` is ``scale``; ``attn_mask`` or ``is_causal`` give :math:`M`. A query
+    that may attend to no key gets zeros (as in PyTorch), not NaN. The computation is the
+    plain composed one (no fused or flash kernel).
+
+    Args:
+        query (Tensor): the queries, :math:`(N, ..., L, E)`.
+        key (Tensor): the keys, :math:`(N, ..., S, E)`.
+        value (Tensor): the values, :math:`(N, ..., S, E_v)`.
+        attn_mask (Tensor, optional): a boolean mask, ``True`` where a query may attend to a
+            key, or a float mask added to the scores; broadcast to :math:`(N, ..., L, S)`.
+            Default: ``None``.
+        dropout_p (float, optional): the probability of dropping each attention weight (the
+            dropout applies whatever the mode: pass 0 at evaluation). Default: ``0.0``.
+        is_causal (bool, optional): let query :math:`i` attend only to keys :math:`j \le i`
+            (then ``attn_mask`` must be ``None``). Default: ``False``.
+        scale (float, optional): the scale of the scores. Default: ``None``,
+            :math:`1 / \sqrt{E}`.
+        enable_gqa (bool, optional): grouped-query attention: the :math:`H_q` query heads
+            (dim -3) share the :math:`H_k` key and value heads, :math:`H_q / H_k` each.
+            Default: ``False``.
+
+    Shape:
+        - Query: :math:`(N, ..., L, E)`; key: :math:`(N, ..., S, E)`; value:
+          :math:`(N, ..., S, E_v)`.
+        - Output: :math:`(N, ..., L, E_v)`.
 
     Example::
 
         >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
         >>> q = k = v = nbgrad.ones(1, 2, 3)
-        >>> nbgrad.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True).shape
+        >>> F.scaled_dot_product_attention(q, k, v, is_causal=True).shape
         nbgrad.Size([1, 2, 3])
+        >>> q = nbgrad.tensor([[[1.0, 0.0]]])
+        >>> k = nbgrad.tensor([[[1.0, 0.0], [0.0, 1.0]]])
+        >>> v = nbgrad.tensor([[[10.0], [20.0]]])
+        >>> F.scaled_dot_product_attention(q, k, v)
+        tensor([[[13.3024]]])
+        >>> F.scaled_dot_product_attention(q, k, v, attn_mask=nbgrad.tensor([[False, True]]))
+        tensor([[[20.]]])
+        >>> _ = nbgrad.manual_seed(0)
+        >>> q, k, v = nbgrad.randn(2, 8, 5, 4), nbgrad.randn(2, 2, 6, 4), nbgrad.randn(2, 2, 6, 3)
+        >>> F.scaled_dot_product_attention(q, k, v, enable_gqa=True).shape
+        nbgrad.Size([2, 8, 5, 3])
     """
     if is_causal and attn_mask is not None:
         raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be "
@@ -92,11 +126,70 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
                                  use_separate_proj_weight=False, q_proj_weight=None,
                                  k_proj_weight=None, v_proj_weight=None, static_k=None,
                                  static_v=None, average_attn_weights=True, is_causal=False):
-    """Multi-head attention of sequence-first ``query`` (L, N, E) over ``key`` / ``value``
-    (S, N, E) (or unbatched (L, E)), PyTorch's math: ``(output, weights)``, the weights
-    averaged over heads unless ``average_attn_weights=False``, None unless
-    ``need_weights``. A bool ``attn_mask`` / ``key_padding_mask`` is True where attention is
-    not allowed; a float one is added to the scores."""
+    r"""Compute multi-head attention, the forward of :class:`nbgrad.nn.MultiheadAttention`.
+
+    The inputs are projected to queries, keys and values, split into ``num_heads`` heads,
+    attended (:func:`scaled_dot_product_attention`, scale :math:`1 / \sqrt{E / h}`), joined and
+    projected out. The inputs are sequence-first.
+
+    Args:
+        query (Tensor): the queries, :math:`(L, N, E)` or unbatched :math:`(L, E)`.
+        key (Tensor): the keys, :math:`(S, N, E_k)` or :math:`(S, E_k)`.
+        value (Tensor): the values, :math:`(S, N, E_v)` or :math:`(S, E_v)`.
+        embed_dim_to_check (int): the expected :math:`E`, checked against ``query``.
+        num_heads (int): the number of heads :math:`h`; it must divide :math:`E`.
+        in_proj_weight (Tensor or None): the stacked input projections, :math:`(3E, E)`
+            (when ``use_separate_proj_weight=False``).
+        in_proj_bias (Tensor or None): their stacked biases, :math:`(3E)`.
+        bias_k (Tensor or None): an extra key appended to each sequence, :math:`(1, 1, E)`.
+        bias_v (Tensor or None): an extra value appended likewise (with ``bias_k``).
+        add_zero_attn (bool): append a key and a value of zeros to each sequence.
+        dropout_p (float): the dropout probability of the attention weights.
+        out_proj_weight (Tensor): the output projection, :math:`(E, E)`.
+        out_proj_bias (Tensor or None): its bias, :math:`(E)`.
+        training (bool, optional): apply the dropout. Default: ``True``.
+        key_padding_mask (Tensor, optional): :math:`(N, S)` (or :math:`(S)`): a boolean
+            mask, ``True`` for the keys to ignore, or a float mask added to the scores.
+            Default: ``None``.
+        need_weights (bool, optional): also return the attention weights. Default: ``True``.
+        attn_mask (Tensor, optional): :math:`(L, S)` or :math:`(N h, L, S)`: boolean,
+            ``True`` where a query may not attend, or float, added to the scores.
+            Default: ``None``.
+        use_separate_proj_weight (bool, optional): project with ``q_proj_weight``,
+            ``k_proj_weight`` and ``v_proj_weight`` rather than ``in_proj_weight``.
+            Default: ``False``.
+        q_proj_weight (Tensor, optional): :math:`(E, E)`. Default: ``None``.
+        k_proj_weight (Tensor, optional): :math:`(E, E_k)`. Default: ``None``.
+        v_proj_weight (Tensor, optional): :math:`(E, E_v)`. Default: ``None``.
+        static_k (Tensor, optional): keys already projected and split,
+            :math:`(N h, S, E / h)`, used instead of projecting ``key``. Default: ``None``.
+        static_v (Tensor, optional): values likewise. Default: ``None``.
+        average_attn_weights (bool, optional): average the returned weights over the heads.
+            Default: ``True``.
+        is_causal (bool, optional): a hint that ``attn_mask`` is the causal mask; nbgrad
+            applies ``attn_mask`` as given. Default: ``False``.
+
+    Returns:
+        (Tensor, Tensor or None): the output, :math:`(L, N, E)` (or :math:`(L, E)`), and the
+        attention weights, :math:`(N, L, S)` (:math:`(N, h, L, S)` without averaging), or
+        ``None`` when ``need_weights=False``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
+        >>> _ = nbgrad.manual_seed(0)
+        >>> E, h = 4, 2
+        >>> x = nbgrad.randn(3, 1, E)
+        >>> w_in, b_in = nbgrad.randn(3 * E, E), nbgrad.zeros(3 * E)
+        >>> w_out, b_out = nbgrad.randn(E, E), nbgrad.zeros(E)
+        >>> out, weights = F.multi_head_attention_forward(
+        ...     x, x, x, E, h, w_in, b_in, None, None, False, 0.0, w_out, b_out)
+        >>> out.shape, weights.shape
+        (nbgrad.Size([3, 1, 4]), nbgrad.Size([1, 3, 3]))
+        >>> weights.sum(-1)
+        tensor([[1., 1., 1.]])
+    """
     if query.shape[-1] != embed_dim_to_check:
         raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but "
                              f"got {query.shape[-1]}")

@@ -18,18 +18,49 @@ def _per_channel(t, ndim):
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
                momentum=0.1, eps=1e-5):
-    """Normalize each channel (dim 1) of ``input`` (N, C, ...) by its mean and variance:
-    over the batch when ``training`` (then ``running_mean`` / ``running_var``, if given,
-    move ``momentum`` of the way to the batch's mean and unbiased variance), else by the
-    running statistics; then scale by ``weight`` and shift by ``bias``.
+    r"""Apply batch normalization: normalize each channel (dim 1) by its mean and variance.
+
+    :math:`y = \frac{x - \mathrm{E}[x]}{\sqrt{\mathrm{Var}[x] + \epsilon}} \gamma + \beta` per
+    channel. With ``training=True`` the statistics are the batch's (over all dims but 1, the
+    variance biased), and the running statistics, if given, move ``momentum`` of the way to
+    them (the variance unbiased there); with ``training=False`` they are ``running_mean`` and
+    ``running_var``.
+
+    Args:
+        input (Tensor): the input, :math:`(N, C, *)`.
+        running_mean (Tensor or None): the running mean of each channel, :math:`(C)`; updated
+            in place when training. Required when not training.
+        running_var (Tensor or None): the running variance of each channel, :math:`(C)`, as
+            ``running_mean``.
+        weight (Tensor, optional): the scale :math:`\gamma` of each channel, :math:`(C)`.
+            Default: ``None`` (1).
+        bias (Tensor, optional): the shift :math:`\beta` of each channel, :math:`(C)`.
+            Default: ``None`` (0).
+        training (bool, optional): use the batch's statistics (see above). Default: ``False``.
+        momentum (float, optional): the fraction of the way the running statistics move:
+            :math:`\hat{x}_{new} = (1 - \text{momentum}) \hat{x} + \text{momentum} \, x_t`.
+            Default: ``0.1``.
+        eps (float, optional): added to the variance, for stability. Default: ``1e-5``.
+
+    Shape:
+        - Input: :math:`(N, C, *)`, with more than one value per channel when training.
+        - Output: the shape of the input.
 
     Example::
 
         >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
         >>> x = nbgrad.tensor([[1.0, 10.0], [3.0, 30.0]])
-        >>> nbgrad.nn.functional.batch_norm(x, None, None, training=True)
+        >>> F.batch_norm(x, None, None, training=True)
         tensor([[-1.0000, -1.0000],
                 [ 1.0000,  1.0000]])
+        >>> mean, var = nbgrad.zeros(2), nbgrad.ones(2)
+        >>> _ = F.batch_norm(x, mean, var, training=True)
+        >>> mean, var
+        (tensor([0.2000, 2.0000]), tensor([ 1.1000, 20.9000]))
+        >>> F.batch_norm(x, mean, var)
+        tensor([[0.7628, 1.7499],
+                [2.6697, 6.1247]])
     """
     check_tensor(input, "batch_norm")
     if input.ndim < 2:

@@ -284,8 +284,52 @@ CONV2D = deffunc(
 @surface(CONV2D)
 @autocast_op("conv2d")
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """2-D convolution (cross-correlation) of ``input`` (N, C, H, W) or (C, H, W) with
-    ``weight`` (O, C/groups, kh, kw); ``padding`` is an int, a pair, 'valid' or 'same'."""
+    r"""Apply a 2-D convolution over an input image of several channels.
+
+    As in PyTorch, it is a cross-correlation (:math:`\star`):
+    :math:`\text{out}(N_i, C_{out, j}) = \text{bias}(j) + \sum_k \text{weight}(j, k) \star
+    \text{input}(N_i, k)`, the sum over the input channels :math:`k` of the group of
+    :math:`j`.
+
+    Args:
+        input (Tensor): the input, :math:`(N, C_{in}, H_{in}, W_{in})` or unbatched.
+        weight (Tensor): the filters, :math:`(C_{out}, C_{in} / \text{groups}, kH, kW)`.
+        bias (Tensor, optional): the bias, of shape :math:`(C_{out})`. Default: ``None``.
+        stride (int or tuple, optional): the step of the sliding window: one int or one per
+            spatial dimension. Default: ``1``.
+        padding (int, tuple or str, optional): the implicit zeros added on both sides of each
+            spatial dimension: one int, one per dimension, ``"valid"`` (none) or ``"same"``
+            (the output keeps the input's size; only with a stride of 1). Default: ``0``.
+        dilation (int or tuple, optional): the spacing between the kernel's taps.
+            Default: ``1``.
+        groups (int, optional): the number of groups the input channels are split into, each
+            convolved with its own :math:`C_{out} / \text{groups}` filters; it must divide
+            :math:`C_{in}` and :math:`C_{out}`. Default: ``1``.
+
+    Shape:
+        - Input: :math:`(N, C_{in}, H_{in}, W_{in})` or unbatched.
+        - Output: :math:`(N, C_{out}, H_{out}, W_{out})`, each spatial size
+          :math:`\lfloor (L_{in} + 2 \text{padding} - \text{dilation} (k - 1) - 1)
+          / \text{stride} \rfloor + 1` for a kernel size :math:`k`.
+
+    Example::
+
+        >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
+        >>> x = nbgrad.arange(16.0).reshape(1, 1, 4, 4)
+        >>> w = nbgrad.ones(2, 1, 3, 3)
+        >>> F.conv2d(x, w, bias=nbgrad.tensor([0.0, 100.0]))
+        tensor([[[[ 45.,  54.],
+                  [ 81.,  90.]],
+        <BLANKLINE>
+                 [[145., 154.],
+                  [181., 190.]]]])
+        >>> F.conv2d(x, w, stride=2, padding=1).shape
+        nbgrad.Size([1, 2, 2, 2])
+        >>> _ = nbgrad.manual_seed(0)
+        >>> F.conv2d(nbgrad.randn(8, 4, 5, 5), nbgrad.randn(6, 2, 3, 3), groups=2).shape
+        nbgrad.Size([8, 6, 3, 3])
+    """
     _tensor_arg(input, "input", "conv2d", 1)
     _tensor_arg(weight, "weight", "conv2d", 2)
     if bias is not None:
@@ -485,8 +529,48 @@ def max_pool2d_gather(input, indices):
 @surface(MAX_POOL2D)
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
-    """2-D max pooling over (N, C, H, W) or (C, H, W) input; with ``return_indices`` also
-    the flat ``h*W + w`` positions of the maxima in each input plane."""
+    r"""Apply 2-D max pooling: the maximum of each window sliding over the input's last 2 dims.
+
+    Args:
+        input (Tensor): the input, :math:`(N, C, H_{in}, W_{in})` or unbatched.
+        kernel_size (int or tuple): the window's size, an int or a pair.
+        stride (int or tuple, optional): the window's step, an int or a pair. Default: ``None``,
+            the kernel size.
+        padding (int or tuple, optional): the implicit :math:`-\infty` added on both sides of
+            each pooled dimension; at most half the kernel size. Default: ``0``.
+        dilation (int or tuple, optional): the spacing between the window's elements.
+            Default: ``1``.
+        ceil_mode (bool, optional): round the output size up rather than down, so a last
+            window may start in the input and run past its end. Default: ``False``.
+        return_indices (bool, optional): also return the indices of the maxima, which
+            :func:`max_unpool2d` takes: int64, the flat position ``h * W + w`` of each in its plane.
+            Default: ``False``.
+
+    Returns:
+        Tensor, or (Tensor, Tensor) with ``return_indices``: the maxima, and their indices.
+
+    Shape:
+        - Input: :math:`(N, C, H_{in}, W_{in})` or unbatched.
+        - Output: :math:`(N, C, H_{out}, W_{out})`, each size
+          :math:`\lfloor (L_{in} + 2 \text{padding} - \text{dilation}
+          (\text{kernel\_size} - 1) - 1) / \text{stride} \rfloor + 1` (rounded up with
+          ``ceil_mode``).
+
+    Example::
+
+        >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
+        >>> x = nbgrad.arange(16.0).reshape(1, 1, 4, 4)
+        >>> F.max_pool2d(x, 2)
+        tensor([[[[ 5.,  7.],
+                  [13., 15.]]]])
+        >>> F.max_pool2d(x, 3, stride=1, padding=1).shape
+        nbgrad.Size([1, 1, 4, 4])
+        >>> values, indices = F.max_pool2d(x, 2, return_indices=True)
+        >>> indices
+        tensor([[[[ 5,  7],
+                  [13, 15]]]])
+    """
     _tensor_arg(input, "input", "max_pool2d", 1)
     ks = _pool_pair(kernel_size, "kernel_size")
     st = _pool_pair(stride, "stride", allow_none=True)

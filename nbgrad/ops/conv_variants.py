@@ -22,15 +22,45 @@ def _one(v, name):
 
 @autocast_op("conv1d")
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """1-D convolution of ``input`` (N, C, L) or (C, L) with ``weight`` (O, C/groups, k):
-    conv2d over a height of one.
+    r"""Apply a 1-D convolution over an input signal of several channels.
+
+    As in PyTorch, it is a cross-correlation (:math:`\star`):
+    :math:`\text{out}(N_i, C_{out, j}) = \text{bias}(j) + \sum_k \text{weight}(j, k) \star
+    \text{input}(N_i, k)`, the sum over the input channels :math:`k` of the group of
+    :math:`j`.
+
+    It runs as :func:`conv2d` over a height of one.
+
+    Args:
+        input (Tensor): the input, :math:`(N, C_{in}, L_{in})` or unbatched.
+        weight (Tensor): the filters, :math:`(C_{out}, C_{in} / \text{groups}, k)`.
+        bias (Tensor, optional): the bias, of shape :math:`(C_{out})`. Default: ``None``.
+        stride (int or tuple, optional): the step of the sliding window: one int or one per
+            spatial dimension. Default: ``1``.
+        padding (int, tuple or str, optional): the implicit zeros added on both sides of each
+            spatial dimension: one int, one per dimension, ``"valid"`` (none) or ``"same"``
+            (the output keeps the input's size; only with a stride of 1). Default: ``0``.
+        dilation (int or tuple, optional): the spacing between the kernel's taps.
+            Default: ``1``.
+        groups (int, optional): the number of groups the input channels are split into, each
+            convolved with its own :math:`C_{out} / \text{groups}` filters; it must divide
+            :math:`C_{in}` and :math:`C_{out}`. Default: ``1``.
+
+    Shape:
+        - Input: :math:`(N, C_{in}, L_{in})` or unbatched.
+        - Output: :math:`(N, C_{out}, L_{out})`, each spatial size
+          :math:`\lfloor (L_{in} + 2 \text{padding} - \text{dilation} (k - 1) - 1)
+          / \text{stride} \rfloor + 1` for a kernel size :math:`k`.
 
     Example::
 
         >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
         >>> x = nbgrad.arange(5.0).reshape(1, 1, 5)
-        >>> nbgrad.nn.functional.conv1d(x, nbgrad.ones(1, 1, 2))
+        >>> F.conv1d(x, nbgrad.ones(1, 1, 2))
         tensor([[[1., 3., 5., 7.]]])
+        >>> F.conv1d(x, nbgrad.ones(1, 1, 3), padding="same")
+        tensor([[[1., 3., 6., 9., 7.]]])
     """
     _tensor_arg(input, "input", "conv1d", 1)
     _tensor_arg(weight, "weight", "conv1d", 2)
@@ -93,20 +123,47 @@ def _transposed_sizes(x, weight, bias, G, st, pad, opad, dil):
 @autocast_op("conv_transpose2d")
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
                      groups=1, dilation=1):
-    """2-D transposed convolution ("deconvolution") of ``input`` (N, C_in, H, W) or
-    (C_in, H, W) with ``weight`` (C_in, C_out/groups, kh, kw): the gradient of a conv2d
-    with that weight, so an output of ``(H - 1) * stride - 2 * padding + dilation * (kh - 1)
-    + output_padding + 1`` rows (and columns likewise).
+    r"""Apply a 2-D transposed convolution ("deconvolution") over an input image.
+
+    It is the gradient of :func:`conv2d` with respect to its input, for the same ``weight``:
+    each input element spreads its kernel-weighted copy over the output.
+
+    Args:
+        input (Tensor): the input, :math:`(N, C_{in}, H_{in}, W_{in})` or unbatched.
+        weight (Tensor): the filters, :math:`(C_{in}, C_{out} / \text{groups}, kH, kW)`.
+        bias (Tensor, optional): the bias, of shape :math:`(C_{out})`. Default: ``None``.
+        stride (int or tuple, optional): the step of the sliding window: one int or one per
+            spatial dimension. Default: ``1``.
+        padding (int or tuple, optional): ``dilation * (kernel_size - 1) - padding`` zeros are
+            added on both sides of each spatial dimension of the input; in effect ``padding``
+            is cropped from each side of the output. Default: ``0``.
+        output_padding (int or tuple, optional): extra size added to one side of each spatial
+            dimension of the output; it must be smaller than the stride or the dilation.
+            Default: ``0``.
+        groups (int, optional): the number of groups of input channels, each with its own
+            filters; it must divide :math:`C_{in}`. Default: ``1``.
+        dilation (int or tuple, optional): the spacing between the kernel's taps.
+            Default: ``1``.
+
+    Shape:
+        - Input: :math:`(N, C_{in}, H_{in}, W_{in})` or unbatched.
+        - Output: :math:`(N, C_{out}, H_{out}, W_{out})`, each spatial size
+          :math:`(L_{in} - 1) \text{stride} - 2 \text{padding} + \text{dilation} (k - 1)
+          + \text{output\_padding} + 1` for a kernel size :math:`k`.
 
     Example::
 
         >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
         >>> x = nbgrad.ones(1, 1, 2, 2)
-        >>> nbgrad.nn.functional.conv_transpose2d(x, nbgrad.ones(1, 1, 2, 2), stride=2)
+        >>> F.conv_transpose2d(x, nbgrad.ones(1, 1, 2, 2), stride=2)
         tensor([[[[1., 1., 1., 1.],
                   [1., 1., 1., 1.],
                   [1., 1., 1., 1.],
                   [1., 1., 1., 1.]]]])
+        >>> F.conv_transpose2d(x, nbgrad.ones(1, 3, 3, 3), stride=2, padding=1,
+        ...                    output_padding=1).shape
+        nbgrad.Size([1, 3, 4, 4])
     """
     _tensor_arg(input, "input", "conv_transpose2d", 1)
     _tensor_arg(weight, "weight", "conv_transpose2d", 2)
@@ -135,8 +192,46 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
 @autocast_op("conv_transpose1d")
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
                      groups=1, dilation=1):
-    """1-D transposed convolution of ``input`` (N, C_in, L) or (C_in, L) with ``weight``
-    (C_in, C_out/groups, k): conv_transpose2d over a height of one."""
+    r"""Apply a 1-D transposed convolution ("deconvolution") over an input signal.
+
+    It is the gradient of :func:`conv1d` with respect to its input, for the same ``weight``:
+    each input element spreads its kernel-weighted copy over the output.
+
+    It runs as :func:`conv_transpose2d` over a height of one.
+
+    Args:
+        input (Tensor): the input, :math:`(N, C_{in}, L_{in})` or unbatched.
+        weight (Tensor): the filters, :math:`(C_{in}, C_{out} / \text{groups}, k)`.
+        bias (Tensor, optional): the bias, of shape :math:`(C_{out})`. Default: ``None``.
+        stride (int or tuple, optional): the step of the sliding window: one int or one per
+            spatial dimension. Default: ``1``.
+        padding (int or tuple, optional): ``dilation * (kernel_size - 1) - padding`` zeros are
+            added on both sides of each spatial dimension of the input; in effect ``padding``
+            is cropped from each side of the output. Default: ``0``.
+        output_padding (int or tuple, optional): extra size added to one side of each spatial
+            dimension of the output; it must be smaller than the stride or the dilation.
+            Default: ``0``.
+        groups (int, optional): the number of groups of input channels, each with its own
+            filters; it must divide :math:`C_{in}`. Default: ``1``.
+        dilation (int or tuple, optional): the spacing between the kernel's taps.
+            Default: ``1``.
+
+    Shape:
+        - Input: :math:`(N, C_{in}, L_{in})` or unbatched.
+        - Output: :math:`(N, C_{out}, L_{out})`, each spatial size
+          :math:`(L_{in} - 1) \text{stride} - 2 \text{padding} + \text{dilation} (k - 1)
+          + \text{output\_padding} + 1` for a kernel size :math:`k`.
+
+    Example::
+
+        >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
+        >>> x = nbgrad.tensor([[[1.0, 2.0, 3.0]]])
+        >>> F.conv_transpose1d(x, nbgrad.ones(1, 1, 2))
+        tensor([[[1., 3., 5., 3.]]])
+        >>> F.conv_transpose1d(x, nbgrad.ones(1, 1, 2), stride=2)
+        tensor([[[1., 1., 2., 2., 3., 3.]]])
+    """
     _tensor_arg(input, "input", "conv_transpose1d", 1)
     if input.ndim not in (2, 3):
         raise RuntimeError("Expected 2D (unbatched) or 3D (batched) input to conv_transpose1d, "
@@ -150,7 +245,45 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
-    """1-D max pooling over (N, C, L) or (C, L): max_pool2d over a height of one."""
+    r"""Apply 1-D max pooling: the maximum of each window sliding over the input's last 1 dims.
+
+    Args:
+        input (Tensor): the input, :math:`(N, C, L_{in})` or unbatched.
+        kernel_size (int or tuple): the window's size, an int.
+        stride (int or tuple, optional): the window's step, an int. Default: ``None``,
+            the kernel size.
+        padding (int or tuple, optional): the implicit :math:`-\infty` added on both sides of
+            each pooled dimension; at most half the kernel size. Default: ``0``.
+        dilation (int or tuple, optional): the spacing between the window's elements.
+            Default: ``1``.
+        ceil_mode (bool, optional): round the output size up rather than down, so a last
+            window may start in the input and run past its end. Default: ``False``.
+        return_indices (bool, optional): also return the indices of the maxima, which
+            :func:`max_unpool1d` takes: int64, the position of each along :math:`L`.
+            Default: ``False``.
+
+    Returns:
+        Tensor, or (Tensor, Tensor) with ``return_indices``: the maxima, and their indices.
+
+    Shape:
+        - Input: :math:`(N, C, L_{in})` or unbatched.
+        - Output: :math:`(N, C, L_{out})`, each size
+          :math:`\lfloor (L_{in} + 2 \text{padding} - \text{dilation}
+          (\text{kernel\_size} - 1) - 1) / \text{stride} \rfloor + 1` (rounded up with
+          ``ceil_mode``).
+
+    Example::
+
+        >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
+        >>> x = nbgrad.tensor([[[1.0, 5.0, 2.0, 0.0, 3.0, 4.0]]])
+        >>> F.max_pool1d(x, 2)
+        tensor([[[5., 2., 4.]]])
+        >>> F.max_pool1d(x, 3, stride=1)
+        tensor([[[5., 5., 3., 4.]]])
+        >>> F.max_pool1d(x, 2, return_indices=True)
+        (tensor([[[5., 2., 4.]]]), tensor([[[1, 2, 5]]]))
+    """
     if input.ndim not in (2, 3):
         raise RuntimeError(f"max_pool1d() Expected 2D or 3D input tensor, but got "
                            f"{list(input.shape)}")
@@ -165,7 +298,38 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True):
-    """1-D average pooling over (N, C, L) or (C, L): avg_pool2d over a height of one."""
+    r"""Apply 1-D average pooling: the mean of each window sliding over the input's last 1 dims.
+
+    Args:
+        input (Tensor): the input, :math:`(N, C, L_{in})` or unbatched.
+        kernel_size (int or tuple): the window's size, an int.
+        stride (int or tuple, optional): the window's step, an int. Default: ``None``,
+            the kernel size.
+        padding (int or tuple, optional): the implicit zeros added on both sides of each
+            pooled dimension; at most half the kernel size. Default: ``0``.
+        ceil_mode (bool, optional): round the output size up rather than down, so a last
+            window may start in the input and run past its end. Default: ``False``.
+        count_include_pad (bool, optional): count the padding zeros in each window's divisor.
+            Default: ``True``.
+
+    Shape:
+        - Input: :math:`(N, C, L_{in})` or unbatched.
+        - Output: :math:`(N, C, L_{out})`, each size
+          :math:`\lfloor (L_{in} + 2 \text{padding} - \text{kernel\_size}) / \text{stride}
+          \rfloor + 1` (rounded up with ``ceil_mode``).
+
+    Example::
+
+        >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
+        >>> x = nbgrad.tensor([[[1.0, 2.0, 3.0, 4.0, 5.0]]])
+        >>> F.avg_pool1d(x, 2)
+        tensor([[[1.5000, 3.5000]]])
+        >>> F.avg_pool1d(x, 3, stride=2, padding=1)
+        tensor([[[1., 3., 3.]]])
+        >>> F.avg_pool1d(x, 3, stride=2, padding=1, count_include_pad=False)
+        tensor([[[1.5000, 3.0000, 4.5000]]])
+    """
     if input.ndim not in (2, 3):
         raise RuntimeError(f"avg_pool1d() Expected 2D or 3D input tensor, but got "
                            f"{list(input.shape)}")

@@ -188,19 +188,43 @@ def _lengths(v):
 
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean",
              zero_infinity=False):
-    """The CTC loss of ``log_probs`` (T, N, C) (or unbatched (T, C)), log-probabilities over
-    C classes of which ``blank`` is the blank, against ``targets`` — padded (N, S), or all
-    targets one after another (sum(target_lengths),) — with each sample's
-    ``input_lengths`` and ``target_lengths``. ``reduction="mean"`` divides each loss by its
-    target length, then takes the batch mean; ``zero_infinity`` makes impossible
-    alignments' losses (and gradients) 0.
+    r"""Compute the connectionist temporal classification (CTC) loss.
+
+    The loss of a sample is the negative log of the total probability of all alignments of
+    its target to its input sequence: paths over the :math:`C` classes (one a blank) that
+    reduce to the target once repeats are merged and blanks removed (Graves et al., 2006).
+
+    Args:
+        log_probs (Tensor): the log-probabilities of the classes at each step (e.g. from
+            :func:`log_softmax`), :math:`(T, N, C)` or unbatched :math:`(T, C)`.
+        targets (Tensor): the target sequences: padded, :math:`(N, S)`, or all concatenated,
+            :math:`(\sum \text{target\_lengths})`; class indices, never ``blank``.
+        input_lengths (Tensor or sequence of int): the length of each input sequence,
+            :math:`(N)`, each at most :math:`T`.
+        target_lengths (Tensor or sequence of int): the length of each target, :math:`(N)`.
+        blank (int, optional): the blank class. Default: ``0``.
+        reduction (str, optional): ``"none"`` (the loss of each sample), ``"mean"`` (each
+            loss divided by its target length, then the batch mean) or ``"sum"``.
+            Default: ``"mean"``.
+        zero_infinity (bool, optional): replace infinite losses (inputs too short for their
+            targets), and their gradients, by 0. Default: ``False``.
+
+    Returns:
+        Tensor: the loss; a scalar unless ``reduction="none"`` (then :math:`(N)`).
 
     Example::
 
         >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
         >>> lp = nbgrad.zeros(3, 1, 2).log_softmax(2)
-        >>> nbgrad.nn.functional.ctc_loss(lp, nbgrad.tensor([[1]]), [3], [1], reduction="sum")
+        >>> F.ctc_loss(lp, nbgrad.tensor([[1]]), [3], [1], reduction="sum")
         tensor(0.2877)
+        >>> _ = nbgrad.manual_seed(0)
+        >>> lp = nbgrad.randn(6, 2, 4).log_softmax(2).requires_grad_()
+        >>> loss = F.ctc_loss(lp, nbgrad.tensor([[1, 2, 2], [3, 1, 0]]), [6, 5], [3, 2])
+        >>> loss.backward()
+        >>> lp.grad.shape
+        nbgrad.Size([6, 2, 4])
     """
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(f"{reduction} is not a valid value for reduction")

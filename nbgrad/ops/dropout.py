@@ -12,13 +12,63 @@ from .elementwise import mul
 
 
 def dropout(input, p=0.5, training=True, inplace=False):
-    """Zero elements with probability ``p`` and scale the rest by ``1/(1-p)`` (training)."""
+    """Zero elements of ``input`` with probability ``p``, scaling the others by :math:`1 / (1 - p)`.
+
+    The scaling keeps the expected value of each element, so nothing changes at evaluation
+    (``training=False``, where ``input`` itself is returned). The mask is drawn from the
+    default generator: for the same seed it is PyTorch's CPU mask.
+
+    Args:
+        input (Tensor): the input, of any shape.
+        p (float, optional): the probability of zeroing each element, in :math:`[0, 1]`.
+            Default: ``0.5``.
+        training (bool, optional): apply dropout; ``False`` returns ``input`` unchanged.
+            Default: ``True``.
+        inplace (bool, optional): PyTorch's flag to overwrite ``input`` with the result;
+            accepted, but ignored by nbgrad: ``input`` is never modified.
+            Default: ``False``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
+        >>> _ = nbgrad.manual_seed(0)
+        >>> F.dropout(nbgrad.ones(8), p=0.5)
+        tensor([0., 0., 2., 0., 0., 0., 2., 2.])
+        >>> F.dropout(nbgrad.ones(3), p=0.5, training=False)
+        tensor([1., 1., 1.])
+    """
     return _masked(input, p, training, tuple(input.shape))
 
 
 def dropout2d(input, p=0.5, training=True, inplace=False):
-    """Zero whole channels (dim 1 of (N, C, H, W); dim 0 of unbatched (C, H, W)) with
-    probability ``p`` and scale the rest by ``1/(1-p)`` (training)."""
+    r"""Zero whole channels with probability ``p``, scaling the others by :math:`1 / (1 - p)`.
+
+    A channel is one :math:`2`-D feature map :math:`\text{input}[i, j]`; it is zeroed as a
+    whole, which suits convolutional features whose neighbours are correlated.
+
+    Args:
+        input (Tensor): the input, :math:`(N, C, H, W)` or unbatched :math:`(C, H, W)`.
+        p (float, optional): the probability of zeroing each channel, in :math:`[0, 1]`.
+            Default: ``0.5``.
+        training (bool, optional): apply dropout; ``False`` returns ``input`` unchanged.
+            Default: ``True``.
+        inplace (bool, optional): PyTorch's flag to overwrite ``input`` with the result;
+            accepted, but ignored by nbgrad: ``input`` is never modified.
+            Default: ``False``.
+
+    Shape:
+        - Input: :math:`(N, C, H, W)` or :math:`(C, H, W)`.
+        - Output: the shape of the input.
+
+    Example::
+
+        >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
+        >>> _ = nbgrad.manual_seed(0)
+        >>> F.dropout2d(nbgrad.ones(1, 4, 2, 2)).sum((2, 3))
+        tensor([[0., 0., 8., 0.]])
+    """
     _check_p(p)
     if input.ndim not in (3, 4):
         raise RuntimeError("dropout2d: expected a 3D (C, H, W) or 4D (N, C, H, W) input, "
@@ -57,7 +107,36 @@ def _channels(input, p, training, batched_ndim):
 
 
 def dropout1d(input, p=0.5, training=True, inplace=False):
-    """Zero whole channels of (N, C, L) or (C, L) with probability ``p`` (training)."""
+    r"""Zero whole channels with probability ``p``, scaling the others by :math:`1 / (1 - p)`.
+
+    A channel is one :math:`1`-D feature map :math:`\text{input}[i, j]`; it is zeroed as a
+    whole, which suits convolutional features whose neighbours are correlated.
+
+    Args:
+        input (Tensor): the input, :math:`(N, C, L)` or unbatched :math:`(C, L)`.
+        p (float, optional): the probability of zeroing each channel, in :math:`[0, 1]`.
+            Default: ``0.5``.
+        training (bool, optional): apply dropout; ``False`` returns ``input`` unchanged.
+            Default: ``True``.
+        inplace (bool, optional): PyTorch's flag to overwrite ``input`` with the result;
+            accepted, but ignored by nbgrad: ``input`` is never modified.
+            Default: ``False``.
+
+    Shape:
+        - Input: :math:`(N, C, L)` or :math:`(C, L)`.
+        - Output: the shape of the input.
+
+    Example::
+
+        >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
+        >>> _ = nbgrad.manual_seed(0)
+        >>> F.dropout1d(nbgrad.ones(1, 4, 3))
+        tensor([[[0., 0., 0.],
+                 [0., 0., 0.],
+                 [2., 2., 2.],
+                 [0., 0., 0.]]])
+    """
     if input.ndim not in (2, 3):
         raise RuntimeError(
             f"dropout1d: Expected 2D or 3D input, but received a {input.ndim}D input. Note "
@@ -68,7 +147,35 @@ def dropout1d(input, p=0.5, training=True, inplace=False):
 
 
 def dropout3d(input, p=0.5, training=True, inplace=False):
-    """Zero whole channels of (N, C, D, H, W) or (C, D, H, W) with probability ``p``."""
+    r"""Zero whole channels with probability ``p``, scaling the others by :math:`1 / (1 - p)`.
+
+    A channel is one :math:`3`-D feature map :math:`\text{input}[i, j]`; it is zeroed as a
+    whole, which suits convolutional features whose neighbours are correlated.
+
+    Other numbers of dimensions are accepted with a deprecation warning.
+
+    Args:
+        input (Tensor): the input, :math:`(N, C, D, H, W)` or unbatched :math:`(C, D, H, W)`.
+        p (float, optional): the probability of zeroing each channel, in :math:`[0, 1]`.
+            Default: ``0.5``.
+        training (bool, optional): apply dropout; ``False`` returns ``input`` unchanged.
+            Default: ``True``.
+        inplace (bool, optional): PyTorch's flag to overwrite ``input`` with the result;
+            accepted, but ignored by nbgrad: ``input`` is never modified.
+            Default: ``False``.
+
+    Shape:
+        - Input: :math:`(N, C, D, H, W)` or :math:`(C, D, H, W)`.
+        - Output: the shape of the input.
+
+    Example::
+
+        >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
+        >>> _ = nbgrad.manual_seed(0)
+        >>> F.dropout3d(nbgrad.ones(1, 4, 2, 2, 2)).sum((2, 3, 4))
+        tensor([[ 0.,  0., 16.,  0.]])
+    """
     if input.ndim not in (4, 5):
         import warnings
 
@@ -106,11 +213,61 @@ def _alpha(input, p, training, feature):
 
 
 def alpha_dropout(input, p=0.5, training=False, inplace=False):
-    """Dropout for SELU networks: dropped values set to SELU's negative saturation, then
-    scaled and shifted to keep the mean and variance (training only)."""
+    r"""Apply alpha dropout, which keeps the mean and variance of its input (for SELU networks).
+
+    Each element is dropped with probability ``p``: set to SELU's negative saturation
+    :math:`-\lambda \alpha \approx -1.7581` rather than 0; then an affine map :math:`a x + b`
+    restores a zero mean and unit variance for inputs that had them.
+
+    Args:
+        input (Tensor): the input, of any shape.
+        p (float, optional): the probability of dropping each element, in :math:`[0, 1]`.
+            Default: ``0.5``.
+        training (bool, optional): apply dropout; ``False`` returns ``input`` unchanged.
+            Default: ``False``.
+        inplace (bool, optional): PyTorch's flag to overwrite ``input`` with the result;
+            accepted, but ignored by nbgrad: ``input`` is never modified.
+            Default: ``False``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
+        >>> _ = nbgrad.manual_seed(0)
+        >>> x = nbgrad.randn(10000)
+        >>> y = F.alpha_dropout(x, p=0.2, training=True)
+        >>> abs(y.mean().item()) < 0.05, round(y.std().item(), 1)
+        (True, 1.0)
+        >>> F.alpha_dropout(x, p=0.2) is x
+        True
+    """
     return _alpha(input, p, training, False)
 
 
 def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
-    """``alpha_dropout`` of whole channels (dim 1)."""
+    r"""Apply alpha dropout to whole channels (dim 1): see :func:`alpha_dropout`.
+
+    Each channel :math:`\text{input}[i, j]` is dropped as a whole, with probability ``p``.
+
+    Args:
+        input (Tensor): the input, :math:`(N, C, *)`.
+        p (float, optional): the probability of dropping each channel, in :math:`[0, 1]`.
+            Default: ``0.5``.
+        training (bool, optional): apply dropout; ``False`` returns ``input`` unchanged.
+            Default: ``False``.
+        inplace (bool, optional): PyTorch's flag to overwrite ``input`` with the result;
+            accepted, but ignored by nbgrad: ``input`` is never modified.
+            Default: ``False``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
+        >>> _ = nbgrad.manual_seed(0)
+        >>> F.feature_alpha_dropout(nbgrad.zeros(1, 4, 2), p=0.5, training=True)
+        tensor([[[-0.7792, -0.7792],
+                 [-0.7792, -0.7792],
+                 [ 0.7792,  0.7792],
+                 [-0.7792, -0.7792]]])
+    """
     return _alpha(input, p, training, True)

@@ -72,14 +72,35 @@ MSE_LOSS = deffunc(
 @surface(MSE_LOSS)
 @autocast_op("mse_loss")
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
-    """Mean squared error: ``(input - target) ** 2``, averaged (``"mean"``), summed
-    (``"sum"``) or per element (``"none"``).
+    r"""Compute the mean squared error: :math:`\ell_n = (x_n - y_n)^2`, reduced.
+
+    ``input`` and ``target`` should have the same shape; different shapes broadcast, with a
+    warning (as in PyTorch).
+
+    Args:
+        input (Tensor): the predictions :math:`x`.
+        target (Tensor): the targets :math:`y`.
+        size_average (bool, optional): deprecated (see ``reduction``). Default: ``None``.
+        reduce (bool, optional): deprecated (see ``reduction``). Default: ``None``.
+        reduction (str, optional): ``"none"`` (the loss of each element), ``"mean"`` (their
+            mean) or ``"sum"`` (their sum). Default: ``"mean"``.
+
+    Returns:
+        Tensor: the loss; a scalar unless ``reduction="none"``.
+
+    Shape:
+        - Input: :math:`(*)`, any shape.
+        - Target: :math:`(*)`, the shape of the input.
+        - Output: a scalar, or with ``reduction="none"`` the shape of the input.
 
     Example::
 
         >>> import nbgrad
-        >>> nbgrad.nn.functional.mse_loss(nbgrad.tensor([1.0, 3.0]), nbgrad.tensor([0.0, 0.0]))
+        >>> import nbgrad.nn.functional as F
+        >>> F.mse_loss(nbgrad.tensor([1.0, 3.0]), nbgrad.tensor([0.0, 0.0]))
         tensor(5.)
+        >>> F.mse_loss(nbgrad.tensor([1.0, 3.0]), nbgrad.tensor([0.0, 0.0]), reduction="none")
+        tensor([1., 9.])
     """
     reduction = _legacy(size_average, reduce, reduction)
     _check_operands("mse_loss", input, target, reduction)
@@ -191,8 +212,45 @@ BCE_WITH_LOGITS = deffunc(
 @autocast_op("binary_cross_entropy_with_logits")
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,
                                      reduce=None, reduction="mean", pos_weight=None):
-    """Sigmoid + binary cross-entropy in one stable expression. A ``weight`` or
-    ``pos_weight`` that requires grad gets its gradient through the composed ops."""
+    r"""Compute the binary cross-entropy of logits, a sigmoid and :func:`binary_cross_entropy`.
+
+    The two steps are one formula, finite for any logit:
+    :math:`\ell_n = -w_n (p \, y_n \log \sigma(x_n) + (1 - y_n) \log(1 - \sigma(x_n)))`, reduced,
+    with :math:`p` the ``pos_weight`` of the element's class.
+
+    Args:
+        input (Tensor): the logits :math:`x`.
+        target (Tensor): the targets :math:`y`, of the shape of ``input``, usually in
+            :math:`[0, 1]`.
+        weight (Tensor, optional): a rescaling weight :math:`w`, broadcast with ``input``.
+            Default: ``None``.
+        size_average (bool, optional): deprecated (see ``reduction``). Default: ``None``.
+        reduce (bool, optional): deprecated (see ``reduction``). Default: ``None``.
+        reduction (str, optional): ``"none"`` (the loss of each element), ``"mean"`` (their
+            mean) or ``"sum"`` (their sum). Default: ``"mean"``.
+        pos_weight (Tensor, optional): a weight of the positive examples, broadcast with
+            ``input`` (e.g. one per class along the last dimension): above 1 raises the
+            recall, below 1 the precision. Default: ``None``.
+
+    Returns:
+        Tensor: the loss; a scalar unless ``reduction="none"`` (then the input's shape).
+
+    Example::
+
+        >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
+        >>> x = nbgrad.tensor([[2.0, -1.0], [0.0, 3.0]], requires_grad=True)
+        >>> y = nbgrad.tensor([[1.0, 0.0], [1.0, 1.0]])
+        >>> loss = F.binary_cross_entropy_with_logits(x, y)
+        >>> loss
+        tensor(0.2955, grad_fn=<BinaryCrossEntropyWithLogitsBackward0>)
+        >>> loss.backward()
+        >>> x.grad
+        tensor([[-0.0298,  0.0672],
+                [-0.1250, -0.0119]])
+        >>> F.binary_cross_entropy_with_logits(x, y, pos_weight=nbgrad.tensor([2.0, 1.0]))
+        tensor(0.5005, grad_fn=<BinaryCrossEntropyWithLogitsBackward0>)
+    """
     reduction = _legacy(size_average, reduce, reduction)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(
@@ -216,13 +274,35 @@ def _pointwise_loss(name, input, target, reduction, loss):
 
 @autocast_op("l1_loss")
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
-    """Mean absolute error: ``|input - target|``, reduced as ``mse_loss``.
+    r"""Compute the mean absolute error: :math:`\ell_n = |x_n - y_n|`, reduced.
+
+    ``input`` and ``target`` should have the same shape; different shapes broadcast, with a
+    warning (as in PyTorch).
+
+    Args:
+        input (Tensor): the predictions :math:`x`.
+        target (Tensor): the targets :math:`y`.
+        size_average (bool, optional): deprecated (see ``reduction``). Default: ``None``.
+        reduce (bool, optional): deprecated (see ``reduction``). Default: ``None``.
+        reduction (str, optional): ``"none"`` (the loss of each element), ``"mean"`` (their
+            mean) or ``"sum"`` (their sum). Default: ``"mean"``.
+
+    Returns:
+        Tensor: the loss; a scalar unless ``reduction="none"``.
+
+    Shape:
+        - Input: :math:`(*)`, any shape.
+        - Target: :math:`(*)`, the shape of the input.
+        - Output: a scalar, or with ``reduction="none"`` the shape of the input.
 
     Example::
 
         >>> import nbgrad
-        >>> nbgrad.nn.functional.l1_loss(nbgrad.tensor([1.0, -3.0]), nbgrad.tensor([0.0, 0.0]))
+        >>> import nbgrad.nn.functional as F
+        >>> F.l1_loss(nbgrad.tensor([1.0, -3.0]), nbgrad.tensor([0.0, 0.0]))
         tensor(2.)
+        >>> F.l1_loss(nbgrad.tensor([1.0, -3.0]), nbgrad.tensor([0.0, 0.0]), reduction="sum")
+        tensor(4.)
     """
     return _pointwise_loss("l1_loss", input, target, _legacy(size_average, reduce, reduction),
                            lambda x, t: abs(sub(x, t)))
@@ -238,8 +318,34 @@ def _quadratic_near_zero(d, width, scale):
 
 @autocast_op("smooth_l1_loss")
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
-    """``0.5 d^2 / beta`` where ``|d| < beta``, else ``|d| - beta / 2`` (``d = input -
-    target``); ``beta=0`` is ``l1_loss``."""
+    r"""Compute the smooth L1 loss: quadratic for small errors, linear for large ones.
+
+    With :math:`d = x_n - y_n`: :math:`\ell_n = 0.5 d^2 / \beta` if :math:`|d| < \beta`, else
+    :math:`|d| - 0.5 \beta`; ``beta=0`` gives :func:`l1_loss`.
+
+    Args:
+        input (Tensor): the predictions :math:`x`.
+        target (Tensor): the targets :math:`y`, of the shape of ``input``.
+        size_average (bool, optional): deprecated (see ``reduction``). Default: ``None``.
+        reduce (bool, optional): deprecated (see ``reduction``). Default: ``None``.
+        reduction (str, optional): ``"none"`` (the loss of each element), ``"mean"`` (their
+            mean) or ``"sum"`` (their sum). Default: ``"mean"``.
+        beta (float, optional): the threshold :math:`\beta \ge 0` between the two parts.
+            Default: ``1.0``.
+
+    Returns:
+        Tensor: the loss; a scalar unless ``reduction="none"`` (then the input's shape).
+
+    Example::
+
+        >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
+        >>> x, y = nbgrad.tensor([0.5, 3.0]), nbgrad.tensor([0.0, 0.0])
+        >>> F.smooth_l1_loss(x, y, reduction="none")
+        tensor([0.1250, 2.5000])
+        >>> F.smooth_l1_loss(x, y, beta=2.0)
+        tensor(1.0312)
+    """
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     reduction = _legacy(size_average, reduce, reduction)
@@ -251,8 +357,34 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 
 @autocast_op("huber_loss")
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
-    """``0.5 d^2`` where ``|d| <= delta``, else ``delta (|d| - delta / 2)`` (``d = input -
-    target``): ``delta * smooth_l1_loss`` with ``beta = delta``."""
+    r"""Compute the Huber loss: quadratic for small errors, linear for large ones.
+
+    With :math:`d = x_n - y_n`: :math:`\ell_n = 0.5 d^2` if :math:`|d| \le \delta`, else
+    :math:`\delta (|d| - 0.5 \delta)`; it is ``delta * smooth_l1_loss(..., beta=delta)``.
+
+    Args:
+        input (Tensor): the predictions :math:`x`.
+        target (Tensor): the targets :math:`y`, of the shape of ``input``.
+        reduction (str, optional): ``"none"`` (the loss of each element), ``"mean"`` (their
+            mean) or ``"sum"`` (their sum). Default: ``"mean"``.
+        delta (float, optional): the threshold :math:`\delta > 0` between the two parts.
+            Default: ``1.0``.
+        weight (Tensor, optional): a weight multiplied into each element's loss before the
+            reduction, broadcast with ``input``. Default: ``None``.
+
+    Returns:
+        Tensor: the loss; a scalar unless ``reduction="none"`` (then the input's shape).
+
+    Example::
+
+        >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
+        >>> x, y = nbgrad.tensor([0.5, 3.0]), nbgrad.tensor([0.0, 0.0])
+        >>> F.huber_loss(x, y, reduction="none")
+        tensor([0.1250, 2.5000])
+        >>> F.huber_loss(x, y, delta=2.0)
+        tensor(2.0625)
+    """
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
 
@@ -307,16 +439,39 @@ BCE = deffunc(
 @autocast_op("binary_cross_entropy")
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
                          reduction="mean"):
-    """Binary cross-entropy of probabilities ``input`` (in [0, 1]) against ``target``:
-    ``-w (t log x + (1 - t) log(1 - x))``, each log clamped at -100 (so 0 and 1 are
-    finite), reduced as ``mse_loss``; PyTorch's gradients.
+    r"""Compute the binary cross-entropy between probabilities ``input`` and ``target``.
+
+    :math:`\ell_n = -w_n (y_n \log x_n + (1 - y_n) \log(1 - x_n))`, reduced. As in PyTorch,
+    each log is clamped at :math:`-100`, so inputs of exactly 0 or 1 give finite losses.
+    For logits, use :func:`binary_cross_entropy_with_logits`, which is more stable.
+
+    Args:
+        input (Tensor): the probabilities :math:`x`, in :math:`[0, 1]`.
+        target (Tensor): the targets :math:`y`, of the shape of ``input``, usually in
+            :math:`[0, 1]`.
+        weight (Tensor, optional): a rescaling weight :math:`w`, broadcast with ``input``.
+            Default: ``None``.
+        size_average (bool, optional): deprecated (see ``reduction``). Default: ``None``.
+        reduce (bool, optional): deprecated (see ``reduction``). Default: ``None``.
+        reduction (str, optional): ``"none"`` (the loss of each element), ``"mean"`` (their
+            mean) or ``"sum"`` (their sum). Default: ``"mean"``.
+
+    Returns:
+        Tensor: the loss; a scalar unless ``reduction="none"`` (then the input's shape).
 
     Example::
 
         >>> import nbgrad
-        >>> F = nbgrad.nn.functional
+        >>> import nbgrad.nn.functional as F
         >>> F.binary_cross_entropy(nbgrad.tensor([0.5, 1.0]), nbgrad.tensor([1.0, 1.0]))
         tensor(0.3466)
+        >>> p = nbgrad.tensor([0.9, 0.2], requires_grad=True)
+        >>> loss = F.binary_cross_entropy(p, nbgrad.tensor([1.0, 0.0]), reduction="sum")
+        >>> loss
+        tensor(0.3285, grad_fn=<BinaryCrossEntropyBackward0>)
+        >>> loss.backward()
+        >>> p.grad
+        tensor([-1.1111,  1.2500])
     """
     reduction = _legacy(size_average, reduce, reduction)
     if tuple(target.shape) != tuple(input.shape):
@@ -337,9 +492,37 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
 
 @autocast_op("kl_div")
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
-    """Kullback-Leibler divergence of ``target`` from log-probabilities ``input``:
-    ``t (log t - x)`` per element (0 where ``t == 0``; with ``log_target``, ``exp(t) (t -
-    x)``); ``reduction="batchmean"`` divides the sum by the batch size (KL's definition).
+    r"""Compute the Kullback-Leibler divergence of ``target`` from the distribution ``input``.
+
+    ``input`` holds log-probabilities; ``target`` holds probabilities :math:`y`, or
+    log-probabilities with ``log_target=True``. Each element gives
+    :math:`\ell = y (\log y - x)` (0 where :math:`y = 0`), reduced.
+
+    Args:
+        input (Tensor): the log-probabilities :math:`x`.
+        target (Tensor): the target probabilities (or log-probabilities), of the shape of
+            ``input``.
+        size_average (bool, optional): deprecated (see ``reduction``). Default: ``None``.
+        reduce (bool, optional): deprecated (see ``reduction``). Default: ``None``.
+        reduction (str, optional): ``"none"``, ``"mean"`` (the mean over all elements; a
+            warning says it is not the divergence), ``"batchmean"`` (the sum divided by the
+            batch size, the divergence's value) or ``"sum"``. Default: ``"mean"``.
+        log_target (bool, optional): ``target`` holds log-probabilities; the loss is then
+            :math:`\exp(y) (y - x)`. Default: ``False``.
+
+    Returns:
+        Tensor: the loss; a scalar unless ``reduction="none"`` (then the input's shape).
+
+    Example::
+
+        >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
+        >>> logq = nbgrad.log_softmax(nbgrad.tensor([[1.0, 2.0, 3.0]]), dim=1)
+        >>> p = nbgrad.tensor([[0.2, 0.3, 0.5]])
+        >>> F.kl_div(logq, p, reduction="batchmean")
+        tensor(0.0780)
+        >>> F.kl_div(logq, p.log(), reduction="batchmean", log_target=True)
+        tensor(0.0780)
     """
     reduction = _legacy(size_average, reduce, reduction)
     if reduction == "mean":
@@ -361,10 +544,36 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
 
 
 def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
-    """The negative log-likelihood of ``target`` under N(``input``, ``var``):
-    ``0.5 (log var + (input - target)**2 / var)`` (+ ``0.5 log(2 pi)`` when ``full``), ``var``
-    clamped to ``eps`` below (without changing its gradient); ``var`` per element, or one
-    per sample (one dim short of ``input``, or a last dim of 1)."""
+    r"""Compute the negative log-likelihood of ``target`` under Gaussians of means ``input``.
+
+    The variances are ``var``: the loss is
+    :math:`\ell_n = 0.5 (\log \max(\text{var}_n, \epsilon) + (x_n - y_n)^2 / \max(\text{var}_n,
+    \epsilon))`, plus :math:`0.5 \log(2 \pi)` with ``full=True``, reduced. The clamp to
+    ``eps`` does not stop the gradient of ``var``, as in PyTorch.
+
+    Args:
+        input (Tensor): the expected values :math:`x`.
+        target (Tensor): the samples :math:`y`, of the shape of ``input``.
+        var (Tensor): the variances, positive: of the shape of ``input``, or one per sample
+            (``input``'s shape without its last dimension, or with it of size 1).
+        full (bool, optional): add the constant :math:`0.5 \log(2 \pi)`. Default: ``False``.
+        eps (float, optional): the lower clamp of ``var``, for stability. Default: ``1e-6``.
+        reduction (str, optional): ``"none"`` (the loss of each element), ``"mean"`` (their
+            mean) or ``"sum"`` (their sum). Default: ``"mean"``.
+
+    Returns:
+        Tensor: the loss; a scalar unless ``reduction="none"`` (then the input's shape).
+
+    Example::
+
+        >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
+        >>> mu, y = nbgrad.tensor([[0.0, 1.0]]), nbgrad.tensor([[1.0, 1.0]])
+        >>> F.gaussian_nll_loss(mu, y, nbgrad.tensor([[1.0, 2.0]]))
+        tensor(0.4233)
+        >>> F.gaussian_nll_loss(mu, y, nbgrad.tensor([0.5]), full=True)
+        tensor(1.0724)
+    """
     import math
 
     from ..autograd.grad_mode import no_grad

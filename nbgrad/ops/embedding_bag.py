@@ -44,17 +44,51 @@ def _bags(input, offsets, include_last_offset):
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False,
                   mode="mean", sparse=False, per_sample_weights=None,
                   include_last_offset=False, padding_idx=None):
-    """The ``mode`` (``"sum"``, ``"mean"``, ``"max"``) of each bag of rows of ``weight``:
-    a bag is a row of the 2-d ``input``, or, for a 1-d ``input``, the indices from one of
-    ``offsets`` to the next.
+    """Reduce bags of embeddings: the sum, mean or maximum of the rows each bag indexes.
+
+    A bag is a row of a 2-D ``input``, or, for a 1-D ``input``, the indices from one of
+    ``offsets`` to the next. It computes what :func:`embedding` then a reduction would,
+    without the intermediate.
+
+    Args:
+        input (Tensor): the indices into ``weight``: :math:`(B, N)` (B bags of N) or
+            :math:`(L)` with ``offsets``.
+        weight (Tensor): the embedding matrix, :math:`(V, D)`.
+        offsets (Tensor, optional): for a 1-D ``input``, the start of each bag, :math:`(B)`,
+            from 0. Default: ``None``.
+        max_norm (float, optional): renormalize, in place in ``weight``, the rows looked up
+            whose norm is above ``max_norm``, as :func:`embedding` does. Default: ``None``.
+        norm_type (float, optional): the :math:`p` of the norm for ``max_norm``.
+            Default: ``2``.
+        scale_grad_by_freq (bool, optional): divide the gradient of each row by its count
+            in the batch. Default: ``False``.
+        mode (str, optional): ``"sum"``, ``"mean"`` or ``"max"``. Default: ``"mean"``.
+        sparse (bool, optional): PyTorch's sparse gradient; accepted, but nbgrad's gradient
+            of ``weight`` is always dense. Default: ``False``.
+        per_sample_weights (Tensor, optional): a weight for each index, of ``input``'s shape
+            (``mode="sum"`` only). Default: ``None``.
+        include_last_offset (bool, optional): ``offsets`` has one more entry, the end of the
+            last bag (CSR style). Default: ``False``.
+        padding_idx (int, optional): an index left out of the bags (and of the means' counts).
+            Default: ``None``.
+
+    Shape:
+        - Output: :math:`(B, D)`, one row per bag (zeros for an empty bag).
 
     Example::
 
         >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
         >>> w = nbgrad.arange(6.0).reshape(3, 2)
         >>> idx, off = nbgrad.tensor([0, 2, 1]), nbgrad.tensor([0, 2])
-        >>> nbgrad.nn.functional.embedding_bag(idx, w, off, mode="sum")
+        >>> F.embedding_bag(idx, w, off, mode="sum")
         tensor([[4., 6.],
+                [2., 3.]])
+        >>> F.embedding_bag(nbgrad.tensor([[0, 2], [1, 1]]), w)
+        tensor([[2., 3.],
+                [2., 3.]])
+        >>> F.embedding_bag(idx, w, off, mode="max")
+        tensor([[4., 5.],
                 [2., 3.]])
     """
     from ..creation import tensor, zeros

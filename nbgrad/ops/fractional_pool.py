@@ -183,18 +183,41 @@ def _checked(input, kernel_size, output_size, output_ratio, samples, nd):
 @surface(FRACTIONAL_MAX_POOL2D)
 def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None,
                           return_indices=False, _random_samples=None):
-    """2-d fractional max pooling over (N, C, H, W) or (C, H, W): ``kernel_size`` windows
-    at pseudo-random strides giving ``output_size`` (or ``output_ratio`` of the input's
-    size); ``return_indices`` also gives the maxima's flat ``h * W + w`` positions.
+    """Apply 2-D fractional max pooling: max pooling at pseudo-random strides.
+
+    The windows of ``kernel_size`` start at positions drawn, one random offset per sample,
+    channel and dimension, so that the output has ``output_size`` (Graham, "Fractional
+    Max-Pooling", 2014); their maxima form the output.
+
+    Args:
+        input (Tensor): the input, :math:`(N, C, H, W)` or unbatched.
+        kernel_size (int or tuple): the window's size: one int, or one per pooled dimension.
+        output_size (int or tuple, optional): the output's size in the pooled dimensions.
+            Default: ``None``; give it or ``output_ratio``.
+        output_ratio (float or tuple, optional): the output's size as a fraction of the
+            input's, in :math:`(0, 1)`. Default: ``None``.
+        return_indices (bool, optional): also return the flat position ``h * W + w`` of each
+            maximum in its input plane (as int64), for :func:`max_unpool2d`.
+            Default: ``False``.
+        _random_samples (Tensor, optional): the offsets, in :math:`[0, 1)`, of shape
+            :math:`(N, C, 2)` and the input's dtype; by default drawn from the default
+            generator. Default: ``None``.
+
+    Returns:
+        Tensor, or (Tensor, Tensor) with ``return_indices``: the maxima, and their indices.
 
     Example::
 
         >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
         >>> x = nbgrad.arange(25.0).reshape(1, 1, 5, 5)
-        >>> nbgrad.nn.functional.fractional_max_pool2d(
-        ...     x, 2, output_size=2, _random_samples=nbgrad.full((1, 1, 2), 0.5))
+        >>> u = nbgrad.full((1, 1, 2), 0.5)
+        >>> F.fractional_max_pool2d(x, 2, output_size=2, _random_samples=u)
         tensor([[[[ 6.,  9.],
                   [21., 24.]]]])
+        >>> _ = nbgrad.manual_seed(0)
+        >>> F.fractional_max_pool2d(nbgrad.randn(2, 3, 10, 10), 3, output_ratio=0.5).shape
+        nbgrad.Size([2, 3, 5, 5])
     """
     ks, os_, samples = _checked(input, kernel_size, output_size, output_ratio,
                                 _random_samples, 2)
@@ -205,16 +228,41 @@ def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=Non
 @surface(FRACTIONAL_MAX_POOL3D)
 def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None,
                           return_indices=False, _random_samples=None):
-    """3-d fractional max pooling over (N, C, T, H, W) or (C, T, H, W) (see
-    ``fractional_max_pool2d``; positions flat in ``T * H * W``).
+    """Apply 3-D fractional max pooling: max pooling at pseudo-random strides.
+
+    The windows of ``kernel_size`` start at positions drawn, one random offset per sample,
+    channel and dimension, so that the output has ``output_size`` (Graham, "Fractional
+    Max-Pooling", 2014); their maxima form the output.
+
+    Args:
+        input (Tensor): the input, :math:`(N, C, T, H, W)` or unbatched.
+        kernel_size (int or tuple): the window's size: one int, or one per pooled dimension.
+        output_size (int or tuple, optional): the output's size in the pooled dimensions.
+            Default: ``None``; give it or ``output_ratio``.
+        output_ratio (float or tuple, optional): the output's size as a fraction of the
+            input's, in :math:`(0, 1)`. Default: ``None``.
+        return_indices (bool, optional): also return the flat position
+            ``(t * H + h) * W + w`` of each maximum in its input volume (as int64), for
+            :func:`max_unpool3d`.
+            Default: ``False``.
+        _random_samples (Tensor, optional): the offsets, in :math:`[0, 1)`, of shape
+            :math:`(N, C, 3)` and the input's dtype; by default drawn from the default
+            generator. Default: ``None``.
+
+    Returns:
+        Tensor, or (Tensor, Tensor) with ``return_indices``: the maxima, and their indices.
 
     Example::
 
         >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
         >>> x = nbgrad.arange(64.0).reshape(1, 1, 4, 4, 4)
-        >>> nbgrad.nn.functional.fractional_max_pool3d(
+        >>> F.fractional_max_pool3d(
         ...     x, 2, output_size=1, _random_samples=nbgrad.full((1, 1, 3), 0.5)).flatten()
         tensor([63.])
+        >>> _ = nbgrad.manual_seed(0)
+        >>> F.fractional_max_pool3d(nbgrad.randn(1, 2, 8, 8, 8), 2, output_size=(4, 3, 5)).shape
+        nbgrad.Size([1, 2, 4, 3, 5])
     """
     ks, os_, samples = _checked(input, kernel_size, output_size, output_ratio,
                                 _random_samples, 3)

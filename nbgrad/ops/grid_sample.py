@@ -113,23 +113,46 @@ def _cubic(t):
 
 
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
-    """Sample ``input`` (N, C, H, W) or (N, C, D, H, W) at the points of ``grid``
-    (N, H_out, W_out, 2) or (N, D_out, H_out, W_out, 3), whose last dim holds normalized
-    (x, y[, z]) coordinates in [-1, 1]; returns (N, C, H_out, W_out[, ...]).
+    """Sample ``input`` at the points of ``grid``, given in normalized coordinates.
 
-    ``mode``: ``"bilinear"`` (trilinear for 5-D input), ``"nearest"`` or ``"bicubic"``
-    (4-D input only); ``padding_mode``: what a point outside the input reads —
-    ``"zeros"``, ``"border"`` (the nearest edge value) or ``"reflection"``;
-    ``align_corners``: whether -1 and 1 are the centres of the corner pixels (True) or
-    their outer edges (False, the default). Differentiable in ``input`` and ``grid``.
+    ``grid[n, h, w]`` holds a point :math:`(x, y)` of ``input[n]`` (:math:`(x, y, z)` for a 5-D
+    input), each coordinate in :math:`[-1, 1]` across the input's width, height (and depth):
+    :math:`(-1, -1)` is the top-left corner. The output at :math:`(h, w)` is the input's value
+    there, interpolated per ``mode``. Differentiable with respect to ``input`` and ``grid``
+    (e.g. a spatial transformer, with :func:`affine_grid`).
+
+    Args:
+        input (Tensor): the input, :math:`(N, C, H_{in}, W_{in})` or
+            :math:`(N, C, D_{in}, H_{in}, W_{in})`, floating point.
+        grid (Tensor): the sampling points, :math:`(N, H_{out}, W_{out}, 2)` or
+            :math:`(N, D_{out}, H_{out}, W_{out}, 3)`, of the input's dtype.
+        mode (str, optional): ``"bilinear"`` (trilinear for a 5-D input), ``"nearest"`` or
+            ``"bicubic"`` (4-D input only). Default: ``"bilinear"``.
+        padding_mode (str, optional): what points outside the input read: ``"zeros"``,
+            ``"border"`` (the nearest edge value) or ``"reflection"`` (mirrored into the
+            input). Default: ``"zeros"``.
+        align_corners (bool, optional): ``True``: -1 and 1 are the centres of the corner
+            pixels; ``False``: their outer edges, which makes the sampling independent of the
+            input's resolution. Default: ``None`` (``False``).
+
+    Shape:
+        - Input: :math:`(N, C, H_{in}, W_{in})` or :math:`(N, C, D_{in}, H_{in}, W_{in})`.
+        - Grid: :math:`(N, H_{out}, W_{out}, 2)` or :math:`(N, D_{out}, H_{out}, W_{out}, 3)`.
+        - Output: :math:`(N, C, H_{out}, W_{out})` or :math:`(N, C, D_{out}, H_{out}, W_{out})`.
 
     Example::
 
         >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
         >>> x = nbgrad.arange(4.0).reshape(1, 1, 2, 2)
         >>> grid = nbgrad.tensor([[[[0.0, 0.0]]]])
-        >>> nbgrad.nn.functional.grid_sample(x, grid, align_corners=True)
+        >>> F.grid_sample(x, grid, align_corners=True)
         tensor([[[[1.5000]]]])
+        >>> grid = nbgrad.tensor([[[[-1.0, -1.0], [1.0, -1.0], [2.0, 0.0]]]])
+        >>> F.grid_sample(x, grid, align_corners=True, padding_mode="border")
+        tensor([[[[0., 1., 2.]]]])
+        >>> F.grid_sample(x, grid, mode="nearest", align_corners=True)
+        tensor([[[[0., 1., 0.]]]])
     """
     if mode not in _MODES:
         raise ValueError("nn.functional.grid_sample(): expected mode to be 'bilinear', "
@@ -236,21 +259,40 @@ def _base(n, align_corners, like):
 
 
 def affine_grid(theta, size, align_corners=None):
-    """The sampling grid of a batch of affine maps ``theta`` (N, 2, 3) for an output of
-    ``size`` (N, C, H, W), or (N, 3, 4) for (N, C, D, H, W): for each output pixel, the
-    normalized point (x, y[, z]) it reads from, ready for ``grid_sample``. Differentiable in
-    ``theta``.
+    """Build the sampling grid of a batch of affine maps, for :func:`grid_sample`.
+
+    For each output pixel, the grid holds the normalized point :math:`(x, y)` (or
+    :math:`(x, y, z)`) of the input it reads: ``theta`` applied to the pixel's own normalized
+    coordinates, in :math:`[-1, 1]`. Differentiable with respect to ``theta``.
+
+    Args:
+        theta (Tensor): the affine maps, :math:`(N, 2, 3)` for 2-D or :math:`(N, 3, 4)` for
+            3-D, floating point.
+        size (sequence of int): the output's size, :math:`(N, C, H, W)` or
+            :math:`(N, C, D, H, W)`.
+        align_corners (bool, optional): as for :func:`grid_sample`, with which it should
+            agree. Default: ``None`` (``False``).
+
+    Returns:
+        Tensor: the grid, :math:`(N, H, W, 2)` or :math:`(N, D, H, W, 3)`.
 
     Example::
 
         >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
         >>> theta = nbgrad.tensor([[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]])
-        >>> nbgrad.nn.functional.affine_grid(theta, (1, 1, 2, 2), align_corners=False)
+        >>> F.affine_grid(theta, (1, 1, 2, 2), align_corners=False)
         tensor([[[[-0.5000, -0.5000],
                   [ 0.5000, -0.5000]],
         <BLANKLINE>
                  [[-0.5000,  0.5000],
                   [ 0.5000,  0.5000]]]])
+        >>> x = nbgrad.arange(4.0).reshape(1, 1, 2, 2)
+        >>> flip = nbgrad.tensor([[[-1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]])
+        >>> F.grid_sample(x, F.affine_grid(flip, (1, 1, 2, 2), align_corners=False),
+        ...               align_corners=False)
+        tensor([[[[1., 0.],
+                  [3., 2.]]]])
     """
     align_corners = _default_corners(align_corners)
     if not isinstance(theta, Tensor):

@@ -15,15 +15,35 @@ from .stats import var as _var
 
 @autocast_op("group_norm")
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
-    """Normalise ``input`` (N, C, ...) over each group of ``C / num_groups`` channels (and
-    all positions), then scale and shift per channel.
+    r"""Apply group normalization: normalize each group of channels of each sample.
+
+    The :math:`C` channels are split into ``num_groups`` groups; each group of each sample is
+    normalized by its own mean and (biased) variance over its channels and positions,
+    :math:`y = (x - \mathrm{E}[x]) / \sqrt{\mathrm{Var}[x] + \epsilon}`, then scaled by
+    ``weight`` and shifted by ``bias``, per channel.
+
+    Args:
+        input (Tensor): the input, :math:`(N, C, *)`.
+        num_groups (int): the number of groups; it must divide :math:`C`.
+        weight (Tensor, optional): the scale of each channel, of shape :math:`(C)`.
+            Default: ``None`` (1).
+        bias (Tensor, optional): the shift of each channel, of shape :math:`(C)`.
+            Default: ``None`` (0).
+        eps (float, optional): added to the variance, for stability. Default: ``1e-5``.
+
+    Shape:
+        - Input: :math:`(N, C, *)`.
+        - Output: the shape of the input.
 
     Example::
 
         >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
         >>> x = nbgrad.tensor([[[1.0], [3.0], [10.0], [30.0]]])
-        >>> nbgrad.nn.functional.group_norm(x, 2).reshape(-1)
+        >>> F.group_norm(x, 2).reshape(-1)
         tensor([-1.0000,  1.0000, -1.0000,  1.0000])
+        >>> F.group_norm(x, 1, weight=nbgrad.full((4,), 2.0)).reshape(-1)
+        tensor([-1.7441, -1.3953, -0.1744,  3.3138])
     """
     check_tensor(input, "group_norm")
     if input.ndim < 2:
@@ -53,17 +73,45 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
 
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
                   use_input_stats=True, momentum=0.1, eps=1e-5):
-    """Normalise each channel of each sample of ``input`` (N, C, ...) over its positions:
-    batch norm of the (1, N * C, ...) view, as PyTorch computes it (with running statistics,
-    the batch's mean over the samples updates them).
+    r"""Apply instance normalization: normalize each channel of each sample over its positions.
+
+    :math:`y = (x - \mathrm{E}[x]) / \sqrt{\mathrm{Var}[x] + \epsilon} \cdot \gamma + \beta`,
+    the statistics taken per sample and channel. It runs as :func:`batch_norm` of the
+    :math:`(1, N C, *)` view, as PyTorch does.
+
+    Args:
+        input (Tensor): the input, :math:`(N, C, *)`.
+        running_mean (Tensor, optional): the running mean of each channel, :math:`(C)`;
+            updated in place when ``use_input_stats``, read otherwise. Default: ``None``.
+        running_var (Tensor, optional): the running (unbiased) variance of each channel,
+            :math:`(C)`, as ``running_mean``. Default: ``None``.
+        weight (Tensor, optional): the scale :math:`\gamma` of each channel, :math:`(C)`.
+            Default: ``None`` (1).
+        bias (Tensor, optional): the shift :math:`\beta` of each channel, :math:`(C)`.
+            Default: ``None`` (0).
+        use_input_stats (bool, optional): normalize by the input's statistics (and update the
+            running ones, if given); ``False``: by ``running_mean`` and ``running_var``.
+            Default: ``True``.
+        momentum (float, optional): the fraction of the way the running statistics move to
+            the input's. Default: ``0.1``.
+        eps (float, optional): added to the variance, for stability. Default: ``1e-5``.
+
+    Shape:
+        - Input: :math:`(N, C, *)`, with more than one position when ``use_input_stats``.
+        - Output: the shape of the input.
 
     Example::
 
         >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
         >>> x = nbgrad.tensor([[[1.0, 3.0], [10.0, 30.0]]])
-        >>> nbgrad.nn.functional.instance_norm(x)
+        >>> F.instance_norm(x)
         tensor([[[-1.0000,  1.0000],
                  [-1.0000,  1.0000]]])
+        >>> mean, var = nbgrad.zeros(2), nbgrad.ones(2)
+        >>> _ = F.instance_norm(x, mean, var)
+        >>> mean
+        tensor([0.2000, 2.0000])
     """
     check_tensor(input, "instance_norm")
     N, C = input.shape[:2]
@@ -87,14 +135,32 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
 
 @autocast_op("rms_norm")
 def rms_norm(input, normalized_shape, weight=None, eps=None):
-    """``input`` divided by the root mean square over its trailing ``normalized_shape``
-    dims (plus ``eps``, by default the dtype's machine epsilon), times ``weight``.
+    r"""Apply root mean square normalization over the last dimensions of ``input``.
+
+    :math:`y = \frac{x}{\sqrt{\mathrm{E}[x^2] + \epsilon}} \gamma`, the mean taken over the
+    trailing ``normalized_shape`` dims of each sample.
+
+    Args:
+        input (Tensor): the input, :math:`(*, \text{normalized\_shape})`.
+        normalized_shape (int or sequence of int): the trailing shape to normalize over; an
+            int is one last dimension.
+        weight (Tensor, optional): the scale :math:`\gamma`, of shape ``normalized_shape``.
+            Default: ``None`` (1).
+        eps (float, optional): added to the mean square, for stability. Default: ``None``,
+            the machine epsilon of the input's dtype.
+
+    Shape:
+        - Input: :math:`(*, \text{normalized\_shape})`.
+        - Output: the shape of the input.
 
     Example::
 
         >>> import nbgrad
-        >>> nbgrad.nn.functional.rms_norm(nbgrad.tensor([[3.0, 4.0]]), (2,))
+        >>> import nbgrad.nn.functional as F
+        >>> F.rms_norm(nbgrad.tensor([[3.0, 4.0]]), (2,))
         tensor([[0.8485, 1.1314]])
+        >>> F.rms_norm(nbgrad.tensor([[3.0, 4.0]]), 2, weight=nbgrad.tensor([1.0, 0.5]))
+        tensor([[0.8485, 0.5657]])
     """
     check_tensor(input, "rms_norm")
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(

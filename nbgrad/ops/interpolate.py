@@ -79,19 +79,54 @@ def _linear(t, n_in, n_out, scale, align_corners):
 @autocast_op("interpolate")
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
-    """Resize the spatial dims of ``input`` ``(N, C, *spatial)`` to ``size`` or by
-    ``scale_factor``: ``mode`` ``"nearest"`` (PyTorch's legacy rounding down),
-    ``"nearest-exact"``, ``"linear"`` (3-D input) or ``"bilinear"`` (4-D), with
-    ``align_corners`` for the linear ones.
+    r"""Resize the spatial dimensions of ``input`` to ``size`` or by ``scale_factor``.
+
+    The spatial dimensions are all but the first two (the batch and the channels).
+
+    Args:
+        input (Tensor): the input, :math:`(N, C, *)` with 1 to 3 spatial dims.
+        size (int or sequence of int, optional): the output's spatial size: one int for every
+            spatial dim, or one per dim. Give it or ``scale_factor``, not both.
+            Default: ``None``.
+        scale_factor (float or sequence of float, optional): the multiplier of each spatial
+            size (the output size rounded down). Default: ``None``.
+        mode (str, optional): the sampling: ``"nearest"`` (PyTorch's legacy nearest neighbour,
+            rounding the source index down), ``"nearest-exact"`` (the pixel-centre nearest
+            neighbour, as in image libraries), ``"linear"`` (3-D input) or ``"bilinear"`` (4-D
+            input). PyTorch's other modes (``"bicubic"``, ``"trilinear"``, ``"area"``) raise
+            ``NotImplementedError`` in nbgrad. Default: ``"nearest"``.
+        align_corners (bool, optional): for the linear modes: ``True`` maps the centres of the
+            corner pixels of input and output onto each other; ``False`` maps the corners of
+            the grids, and samples outside the input take the edge value. Must stay ``None``
+            for the nearest modes. Default: ``None`` (``False``).
+        recompute_scale_factor (bool, optional): with ``scale_factor``, compute the sampling
+            from the output size rather than from the scale itself (they differ when the size
+            was rounded). Default: ``None``.
+        antialias (bool, optional): not supported by nbgrad: ``True`` raises
+            ``NotImplementedError``. Default: ``False``.
+
+    Shape:
+        - Input: :math:`(N, C, L_{in})`, :math:`(N, C, H_{in}, W_{in})` or
+          :math:`(N, C, D_{in}, H_{in}, W_{in})`.
+        - Output: the input's shape with each spatial size replaced: by ``size``, or by
+          :math:`\lfloor \text{size}_{in} \times \text{scale\_factor} \rfloor`.
 
     Example::
 
         >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
         >>> x = nbgrad.tensor([[[1.0, 2.0]]])
-        >>> nbgrad.nn.functional.interpolate(x, scale_factor=2)
+        >>> F.interpolate(x, scale_factor=2)
         tensor([[[1., 1., 2., 2.]]])
-        >>> nbgrad.nn.functional.interpolate(x, size=4, mode="linear", align_corners=True)
+        >>> F.interpolate(x, size=4, mode="linear", align_corners=True)
         tensor([[[1.0000, 1.3333, 1.6667, 2.0000]]])
+        >>> F.interpolate(x, size=4, mode="linear")
+        tensor([[[1.0000, 1.2500, 1.7500, 2.0000]]])
+        >>> img = nbgrad.arange(4.0).reshape(1, 1, 2, 2)
+        >>> F.interpolate(img, size=(3, 3), mode="bilinear", align_corners=True)
+        tensor([[[[0.0000, 0.5000, 1.0000],
+                  [1.0000, 1.5000, 2.0000],
+                  [2.0000, 2.5000, 3.0000]]]])
     """
     check_tensor(input, "interpolate")
     if mode in ("nearest", "area", "nearest-exact"):
@@ -143,13 +178,44 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
 
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
-    """``interpolate`` by its older name."""
+    """Resize the spatial dimensions of ``input``: :func:`interpolate` by its older name.
+
+    Args:
+        input (Tensor): the input, :math:`(N, C, *)`.
+        size (int or sequence of int, optional): the output's spatial size. Default: ``None``.
+        scale_factor (float or sequence of float, optional): the multiplier of each spatial
+            size. Default: ``None``.
+        mode (str, optional): the sampling, as for :func:`interpolate`. Default: ``"nearest"``.
+        align_corners (bool, optional): as for :func:`interpolate`. Default: ``None``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
+        >>> F.upsample(nbgrad.tensor([[[1.0, 2.0]]]), scale_factor=2)
+        tensor([[[1., 1., 2., 2.]]])
+    """
     return interpolate(input, size, scale_factor, mode, align_corners)
 
 
 def upsample_nearest(input, size=None, scale_factor=None):
-    """``interpolate(..., mode="nearest")`` (PyTorch's deprecated name, with its
-    warning)."""
+    """Resize with nearest-neighbour sampling: ``interpolate(..., mode="nearest")``.
+
+    Deprecated (as in PyTorch, it warns): use :func:`interpolate`.
+
+    Args:
+        input (Tensor): the input, :math:`(N, C, *)`.
+        size (int or sequence of int, optional): the output's spatial size. Default: ``None``.
+        scale_factor (float or sequence of float, optional): the multiplier of each spatial
+            size. Default: ``None``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
+        >>> F.upsample_nearest(nbgrad.tensor([[[1.0, 2.0]]]), size=3)
+        tensor([[[1., 1., 2.]]])
+    """
     import warnings
 
     warnings.warn("`nn.functional.upsample_nearest` is deprecated. Use "
@@ -158,8 +224,23 @@ def upsample_nearest(input, size=None, scale_factor=None):
 
 
 def upsample_bilinear(input, size=None, scale_factor=None):
-    """``interpolate(..., mode="bilinear", align_corners=True)`` (PyTorch's deprecated
-    name, with its warning)."""
+    """Resize a 4-D input bilinearly: ``interpolate(..., mode="bilinear", align_corners=True)``.
+
+    Deprecated (as in PyTorch, it warns): use :func:`interpolate`.
+
+    Args:
+        input (Tensor): the input, :math:`(N, C, H, W)`.
+        size (int or sequence of int, optional): the output's spatial size. Default: ``None``.
+        scale_factor (float or sequence of float, optional): the multiplier of each spatial
+            size. Default: ``None``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
+        >>> F.upsample_bilinear(nbgrad.tensor([[[[0.0, 3.0]]]]), size=(1, 4))
+        tensor([[[[0., 1., 2., 3.]]]])
+    """
     import warnings
 
     warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use "

@@ -149,9 +149,46 @@ NLL_LOSS_BACKWARD = deffunc(
 @autocast_op("nll_loss")
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
              reduction="mean"):
-    """Negative log-likelihood of class indices ``target`` under log-probabilities ``input``
-    (N, C, d1, ...) or (C,): ``-weight[t] * input[n, t]`` per element, 0 where
-    ``target == ignore_index``; the mean divides by the sum of the weights taken."""
+    r"""Compute the negative log-likelihood loss of class indices ``target``.
+
+    ``input`` holds log-probabilities (e.g. from :func:`log_softmax`; :func:`cross_entropy`
+    does both steps). Each sample's loss is :math:`\ell_n = -w_{y_n} x_{n, y_n}`, 0 where
+    :math:`y_n` is ``ignore_index``; the mean divides by the sum of the weights of the targets
+    counted, :math:`\sum_n w_{y_n}`.
+
+    Args:
+        input (Tensor): the log-probabilities; see Shape.
+        target (Tensor): the class indices, in :math:`[0, C)` (an int64 tensor).
+        weight (Tensor, optional): a manual rescaling weight for each class, of shape
+            ``(C,)``. Default: ``None``.
+        size_average (bool, optional): deprecated (see ``reduction``). Default: ``None``.
+        ignore_index (int, optional): a target value that is ignored and adds no gradient.
+            Default: ``-100``.
+        reduce (bool, optional): deprecated (see ``reduction``). Default: ``None``.
+        reduction (str, optional): ``"none"`` (the loss of each sample), ``"mean"`` (the
+            weighted mean) or ``"sum"``. Default: ``"mean"``.
+
+    Returns:
+        Tensor: the loss; a scalar unless ``reduction="none"``.
+
+    Shape:
+        - Input: :math:`(C)`, :math:`(N, C)` or :math:`(N, C, d_1, ..., d_K)`.
+        - Target: :math:`()`, :math:`(N)` or :math:`(N, d_1, ..., d_K)`.
+        - Output: a scalar, or with ``reduction="none"`` the target's shape.
+
+    Example::
+
+        >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
+        >>> logp = nbgrad.log_softmax(nbgrad.tensor([[2.0, 0.5, -1.0], [0.0, 1.0, 0.0]]), dim=1)
+        >>> target = nbgrad.tensor([0, 1])
+        >>> F.nll_loss(logp, target)
+        tensor(0.3964)
+        >>> F.nll_loss(logp, target, weight=nbgrad.tensor([1.0, 2.0, 1.0]), reduction="none")
+        tensor([0.2413, 1.1029])
+        >>> F.nll_loss(logp, nbgrad.tensor([0, -100]))
+        tensor(0.2413)
+    """
     reduction = _legacy(size_average, reduce, reduction)
     if not isinstance(target, Tensor) or target._dtype._cat != 1:
         raise RuntimeError(

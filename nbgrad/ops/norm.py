@@ -130,13 +130,29 @@ def _norm_method(self, p="fro", dim=None, keepdim=False, dtype=None):
 
 # ----- composed of the norm: normalize, cosine_similarity ------------------------------------
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
-    """``input`` divided by its ``p``-norm along ``dim`` (at least ``eps``).
+    r"""Divide ``input`` by its :math:`L_p` norm along ``dim``.
+
+    Each vector :math:`v` along ``dim`` becomes :math:`v / \max(\lVert v \rVert_p, \epsilon)`.
+
+    Args:
+        input (Tensor): the input, of any shape.
+        p (float, optional): the norm's exponent. Default: ``2.0``.
+        dim (int or tuple of int, optional): the dimension(s) the norm is taken over.
+            Default: ``1``.
+        eps (float, optional): the smallest divisor, to avoid dividing by zero.
+            Default: ``1e-12``.
+        out (Tensor, optional): the tensor to write the result into (not differentiable).
+            Default: ``None``.
 
     Example::
 
         >>> import nbgrad
-        >>> nbgrad.nn.functional.normalize(nbgrad.tensor([[3.0, 4.0]]))
+        >>> import nbgrad.nn.functional as F
+        >>> F.normalize(nbgrad.tensor([[3.0, 4.0]]))
         tensor([[0.6000, 0.8000]])
+        >>> F.normalize(nbgrad.tensor([[3.0, 4.0], [0.0, 0.0]]), p=1.0, dim=1)
+        tensor([[0.4286, 0.5714],
+                [0.0000, 0.0000]])
     """
     from .selection import clamp
 
@@ -175,15 +191,31 @@ def _into(out, compute, input, name):
 
 @autocast_op("cosine_similarity")
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
-    """The cosine of the angle between ``x1`` and ``x2`` along ``dim`` (broadcast together),
-    each divided by its norm clamped to at least ``eps``.
+    r"""Compute the cosine similarity of ``x1`` and ``x2`` along ``dim``.
+
+    :math:`\frac{x_1}{\max(\lVert x_1 \rVert_2, \epsilon)} \cdot
+    \frac{x_2}{\max(\lVert x_2 \rVert_2, \epsilon)}`, the inputs broadcast together.
+
+    Args:
+        x1 (Tensor): the first input.
+        x2 (Tensor): the second input, broadcastable with ``x1``.
+        dim (int, optional): the dimension of the vectors. Default: ``1``.
+        eps (float, optional): the smallest norm, to avoid dividing by zero.
+            Default: ``1e-8``.
+
+    Shape:
+        - Input: :math:`(*_1, D, *_2)` each, broadcastable, :math:`D` along ``dim``.
+        - Output: :math:`(*_1, *_2)`, the broadcast shape without ``dim``.
 
     Example::
 
         >>> import nbgrad
-        >>> F = nbgrad.nn.functional
+        >>> import nbgrad.nn.functional as F
         >>> F.cosine_similarity(nbgrad.tensor([[1.0, 0.0]]), nbgrad.tensor([[1.0, 1.0]]))
         tensor([0.7071])
+        >>> x = nbgrad.tensor([[1.0, 2.0], [3.0, 4.0]])
+        >>> F.cosine_similarity(x, nbgrad.tensor([1.0, 0.0]), dim=-1)
+        tensor([0.4472, 0.6000])
     """
     from ._core import broadcast_shapes
     from .selection import clamp
@@ -199,14 +231,30 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
 
 
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
-    """The ``p``-norm of ``x1 - x2 + eps`` along the last dim (broadcast together).
+    r"""Compute the :math:`p`-norm distance between ``x1`` and ``x2`` along the last dimension.
+
+    :math:`\lVert x_1 - x_2 + \epsilon \rVert_p`, the inputs broadcast together.
+
+    Args:
+        x1 (Tensor): the first input, :math:`(N, D)` or :math:`(D)`.
+        x2 (Tensor): the second input, broadcastable with ``x1``.
+        p (float, optional): the norm's degree. Default: ``2.0``.
+        eps (float, optional): added to the differences, to avoid a zero norm (where the
+            gradient is undefined). Default: ``1e-6``.
+        keepdim (bool, optional): keep the last dimension, of size 1. Default: ``False``.
+
+    Shape:
+        - Input: :math:`(N, D)` or :math:`(D)`, broadcastable.
+        - Output: :math:`(N)` or :math:`()` (:math:`(N, 1)` or :math:`(1)` with ``keepdim``).
 
     Example::
 
         >>> import nbgrad
-        >>> F = nbgrad.nn.functional
+        >>> import nbgrad.nn.functional as F
         >>> F.pairwise_distance(nbgrad.tensor([[1.0, 2.0]]), nbgrad.tensor([[0.0, 0.0]]))
         tensor([2.2361])
+        >>> F.pairwise_distance(nbgrad.tensor([[1.0, 2.0], [3.0, 3.0]]), nbgrad.zeros(2), p=1.0)
+        tensor([3.0000, 6.0000])
     """
     from .elementwise import add, sub
 
@@ -217,14 +265,27 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
 
 
 def pdist(input, p=2.0):
-    """The ``p``-norm distances between the rows of (N, M) ``input``, pair ``(i, j)`` for
-    ``i < j`` in row-major order (``N (N - 1) / 2`` of them).
+    """Compute the :math:`p`-norm distance between every pair of rows of ``input``.
+
+    The distances of the pairs :math:`(i, j)` with :math:`i < j`, in row-major order: the
+    upper triangle of the distance matrix, without its diagonal.
+
+    Args:
+        input (Tensor): the rows, :math:`(N, M)`.
+        p (float, optional): the norm's degree, at least 0. Default: ``2.0``.
+
+    Shape:
+        - Input: :math:`(N, M)`.
+        - Output: :math:`(N (N - 1) / 2)`.
 
     Example::
 
         >>> import nbgrad
         >>> nbgrad.pdist(nbgrad.tensor([[0.0, 0.0], [3.0, 4.0], [6.0, 8.0]]))
         tensor([ 5., 10.,  5.])
+        >>> import nbgrad.nn.functional as F
+        >>> F.pdist(nbgrad.tensor([[0.0, 0.0], [3.0, 4.0], [6.0, 8.0]]), p=1.0)
+        tensor([ 7., 14.,  7.])
     """
     check_tensor(input, "pdist")
     if input.ndim != 2:

@@ -127,14 +127,36 @@ def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, we
 
 @autocast_op("layer_norm")
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
-    """Normalize over the trailing ``normalized_shape`` dims, then scale by ``weight`` and
-    shift by ``bias``: one fused kernel per row (float64 statistics).
+    r"""Apply layer normalization over the last dimensions of ``input``.
+
+    :math:`y = \frac{x - \mathrm{E}[x]}{\sqrt{\mathrm{Var}[x] + \epsilon}} \gamma + \beta`, the
+    mean and the (biased) variance taken over the trailing ``normalized_shape`` dims of each
+    sample. One fused kernel a row, with float64 statistics.
+
+    Args:
+        input (Tensor): the input, :math:`(*, \text{normalized\_shape})`.
+        normalized_shape (int or sequence of int): the trailing shape to normalize over; an
+            int is one last dimension.
+        weight (Tensor, optional): the scale :math:`\gamma`, of shape ``normalized_shape``.
+            Default: ``None`` (1).
+        bias (Tensor, optional): the shift :math:`\beta`, of shape ``normalized_shape``.
+            Default: ``None`` (0).
+        eps (float, optional): added to the variance, for stability. Default: ``1e-5``.
+
+    Shape:
+        - Input: :math:`(*, \text{normalized\_shape})`.
+        - Output: the shape of the input.
 
     Example::
 
         >>> import nbgrad
-        >>> nbgrad.nn.functional.layer_norm(nbgrad.tensor([[1.0, 3.0]]), (2,))
+        >>> import nbgrad.nn.functional as F
+        >>> F.layer_norm(nbgrad.tensor([[1.0, 3.0]]), (2,))
         tensor([[-1.0000,  1.0000]])
+        >>> x = nbgrad.tensor([[1.0, 2.0, 3.0], [0.0, 0.0, 6.0]])
+        >>> F.layer_norm(x, 3, weight=nbgrad.tensor([1.0, 1.0, 2.0]), bias=nbgrad.ones(3))
+        tensor([[-0.2247,  1.0000,  3.4495],
+                [ 0.2929,  0.2929,  3.8284]])
     """
     if isinstance(normalized_shape, int):
         normalized_shape = (normalized_shape,)

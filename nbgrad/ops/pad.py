@@ -41,16 +41,41 @@ def _constant(input, pairs, value):
 
 
 def pad(input, pad, mode="constant", value=None):
-    """Pad ``input``'s last ``len(pad) // 2`` dims: ``pad = (left, right, top, bottom, ...)``
-    from the last dim backwards. ``mode`` ``"constant"`` fills with ``value`` (default 0;
-    a negative pad crops), ``"reflect"`` mirrors about the edge, ``"replicate"`` repeats the
-    edge, ``"circular"`` wraps around.
+    """Pad the last dimensions of ``input``.
+
+    ``pad`` lists the amounts from the last dimension backwards, two per dimension:
+    ``(left, right)`` pads the last dim, ``(left, right, top, bottom)`` the last two, and so on.
+
+    Args:
+        input (Tensor): the tensor to pad.
+        pad (sequence of int): the padding sizes, an even number of them, at most two per
+            dimension of ``input``. With ``"constant"`` a negative size crops.
+        mode (str, optional): ``"constant"`` (fill with ``value``), ``"reflect"`` (mirror about
+            the edge element, not repeating it; each size below the dimension's),
+            ``"replicate"`` (repeat the edge element) or ``"circular"`` (wrap around). The last
+            three pad the last 1, 2 or 3 dims of a batched or unbatched input (2-D to 5-D).
+            Default: ``"constant"``.
+        value (float, optional): the fill of ``"constant"`` padding. Default: ``None``, 0.
+
+    Shape:
+        - Input: :math:`(*, D_1, ..., D_k)` for ``len(pad) == 2 k``.
+        - Output: :math:`(*, D_1', ..., D_k')`, each :math:`D_i` plus its two padding sizes.
 
     Example::
 
         >>> import nbgrad
-        >>> nbgrad.nn.functional.pad(nbgrad.tensor([[1, 2, 3]]), (1, 2), value=9)
+        >>> import nbgrad.nn.functional as F
+        >>> F.pad(nbgrad.tensor([[1, 2, 3]]), (1, 2), value=9)
         tensor([[9, 1, 2, 3, 9, 9]])
+        >>> x = nbgrad.arange(4.0).reshape(1, 1, 4)
+        >>> F.pad(x, (2, 1), mode="reflect")
+        tensor([[[2., 1., 0., 1., 2., 3., 2.]]])
+        >>> F.pad(x, (2, 1), mode="replicate")
+        tensor([[[0., 0., 0., 1., 2., 3., 3.]]])
+        >>> F.pad(x, (2, 1), mode="circular")
+        tensor([[[2., 3., 0., 1., 2., 3., 0.]]])
+        >>> F.pad(nbgrad.ones(1, 2, 3), (0, 0, 1, 1)).shape
+        nbgrad.Size([1, 4, 3])
     """
     if mode not in _MODES:
         raise NotImplementedError(f"Unrecognised padding mode {mode}")

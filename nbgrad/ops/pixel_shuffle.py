@@ -5,15 +5,28 @@ from ._core import check_tensor
 
 
 def pixel_shuffle(input, upscale_factor):
-    """(*, C * r**2, H, W) to (*, C, H * r, W * r): each group of ``r**2`` channels becomes
-    an ``r x r`` block of pixels.
+    r"""Rearrange channels into space: :math:`(*, C r^2, H, W)` to :math:`(*, C, H r, W r)`.
+
+    Each group of :math:`r^2` channels becomes an :math:`r \times r` block of pixels (the
+    sub-pixel convolution step of Shi et al., 2016).
+
+    Args:
+        input (Tensor): the input, :math:`(*, C r^2, H, W)`.
+        upscale_factor (int): the factor :math:`r` of the spatial sizes.
+
+    Shape:
+        - Input: :math:`(*, C \times r^2, H, W)`, :math:`*` zero or more batch dims.
+        - Output: :math:`(*, C, H \times r, W \times r)`.
 
     Example::
 
         >>> import nbgrad
-        >>> nbgrad.nn.functional.pixel_shuffle(nbgrad.arange(4.0).reshape(1, 4, 1, 1), 2)
+        >>> import nbgrad.nn.functional as F
+        >>> F.pixel_shuffle(nbgrad.arange(4.0).reshape(1, 4, 1, 1), 2)
         tensor([[[[0., 1.],
                   [2., 3.]]]])
+        >>> F.pixel_shuffle(nbgrad.zeros(2, 18, 4, 4), 3).shape
+        nbgrad.Size([2, 2, 12, 12])
     """
     check_tensor(input, "pixel_shuffle")
     r = int(upscale_factor)
@@ -34,12 +47,24 @@ def pixel_shuffle(input, upscale_factor):
 
 
 def pixel_unshuffle(input, downscale_factor):
-    """(*, C, H * r, W * r) to (*, C * r**2, H, W): ``pixel_shuffle`` undone.
+    r"""Rearrange space into channels: :math:`(*, C, H r, W r)` to :math:`(*, C r^2, H, W)`.
+
+    The inverse of :func:`pixel_shuffle`: each :math:`r \times r` block of pixels becomes
+    :math:`r^2` channels.
+
+    Args:
+        input (Tensor): the input, :math:`(*, C, H r, W r)`.
+        downscale_factor (int): the factor :math:`r` the spatial sizes are divided by.
+
+    Shape:
+        - Input: :math:`(*, C, H \times r, W \times r)`, :math:`*` zero or more batch dims.
+        - Output: :math:`(*, C \times r^2, H, W)`.
 
     Example::
 
         >>> import nbgrad
-        >>> nbgrad.nn.functional.pixel_unshuffle(nbgrad.arange(4.0).reshape(1, 1, 2, 2), 2)
+        >>> import nbgrad.nn.functional as F
+        >>> F.pixel_unshuffle(nbgrad.arange(4.0).reshape(1, 1, 2, 2), 2)
         tensor([[[[0.]],
         <BLANKLINE>
                  [[1.]],
@@ -47,6 +72,9 @@ def pixel_unshuffle(input, downscale_factor):
                  [[2.]],
         <BLANKLINE>
                  [[3.]]]])
+        >>> x = nbgrad.arange(16.0).reshape(1, 1, 4, 4)
+        >>> nbgrad.equal(F.pixel_shuffle(F.pixel_unshuffle(x, 2), 2), x)
+        True
     """
     check_tensor(input, "pixel_unshuffle")
     r = int(downscale_factor)
@@ -68,17 +96,31 @@ def pixel_unshuffle(input, downscale_factor):
 
 
 def channel_shuffle(input, groups):
-    """The channels (dim 1) of ``(N, C, *)`` regrouped: ``groups`` groups of C / groups
-    channels, read across the groups (ShuffleNet's shuffle).
+    """Shuffle the channels (dim 1) of ``input`` across ``groups`` groups (ShuffleNet's shuffle).
+
+    The :math:`C` channels are seen as a ``(groups, C / groups)`` grid and read column by
+    column, so the channels of each group spread over all groups.
+    ``nbgrad.native_channel_shuffle`` is the same function.
+
+    Args:
+        input (Tensor): the input, :math:`(N, C, *)` with at least one dim after :math:`C`.
+        groups (int): the number of groups; it must divide :math:`C`.
+
+    Shape:
+        - Input: :math:`(N, C, *)`.
+        - Output: the shape of the input.
 
     Example::
 
         >>> import nbgrad
-        >>> nbgrad.nn.functional.channel_shuffle(nbgrad.arange(4.0).reshape(1, 4, 1), 2)
+        >>> import nbgrad.nn.functional as F
+        >>> F.channel_shuffle(nbgrad.arange(4.0).reshape(1, 4, 1), 2)
         tensor([[[0.],
                  [2.],
                  [1.],
                  [3.]]])
+        >>> F.channel_shuffle(nbgrad.arange(6.0).reshape(1, 6, 1), 3).flatten()
+        tensor([0., 2., 4., 1., 3., 5.])
     """
     check_tensor(input, "channel_shuffle")
     if input.ndim < 3:

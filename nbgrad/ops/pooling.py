@@ -30,18 +30,39 @@ def _planes(input):
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
-    """2-D average pooling over (N, C, H, W) or (C, H, W) input: the mean of each
-    ``kernel_size`` window, moved by ``stride`` (default: the kernel size), over the input
-    zero-padded by ``padding`` (the padding counts in the mean unless
-    ``count_include_pad=False``; ``divisor_override`` replaces the count).
+    r"""Apply 2-D average pooling: the mean of each window sliding over the input's last 2 dims.
+
+    Args:
+        input (Tensor): the input, :math:`(N, C, H_{in}, W_{in})` or unbatched.
+        kernel_size (int or tuple): the window's size, an int or a pair.
+        stride (int or tuple, optional): the window's step, an int or a pair. Default: ``None``,
+            the kernel size.
+        padding (int or tuple, optional): the implicit zeros added on both sides of each
+            pooled dimension; at most half the kernel size. Default: ``0``.
+        ceil_mode (bool, optional): round the output size up rather than down, so a last
+            window may start in the input and run past its end. Default: ``False``.
+        count_include_pad (bool, optional): count the padding zeros in each window's divisor.
+            Default: ``True``.
+        divisor_override (int, optional): if given, the divisor of every window instead of
+            its number of elements. Default: ``None``.
+
+    Shape:
+        - Input: :math:`(N, C, H_{in}, W_{in})` or unbatched.
+        - Output: :math:`(N, C, H_{out}, W_{out})`, each size
+          :math:`\lfloor (L_{in} + 2 \text{padding} - \text{kernel\_size}) / \text{stride}
+          \rfloor + 1` (rounded up with ``ceil_mode``).
 
     Example::
 
         >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
         >>> x = nbgrad.arange(16.0).reshape(1, 1, 4, 4)
-        >>> nbgrad.nn.functional.avg_pool2d(x, 2)
+        >>> F.avg_pool2d(x, 2)
         tensor([[[[ 2.5000,  4.5000],
                   [10.5000, 12.5000]]]])
+        >>> F.avg_pool2d(x, 2, divisor_override=1)
+        tensor([[[[10., 18.],
+                  [42., 50.]]]])
     """
     check_tensor(input, "avg_pool2d")
     if input.ndim < 3:  # (PyTorch reads dim -3 first)
@@ -110,16 +131,32 @@ def _windows(n, m):
 
 
 def adaptive_avg_pool2d(input, output_size):
-    """2-D average pooling to a fixed ``output_size`` (an int, a pair, None to keep a dim):
-    output cell ``(i, j)`` is the mean of rows ``floor(i H / Ho)`` to ``ceil((i+1) H / Ho)`` and
-    the columns likewise, as PyTorch's windows.
+    r"""Apply 2-D adaptive avg pooling: an output of size ``output_size`` whatever the input's.
+
+    Each output element is the mean of a window of the input.
+
+    Output index :math:`i` along a dimension of size :math:`L_{in}` pools the elements
+    :math:`\lfloor i L_{in} / L_{out} \rfloor` to :math:`\lceil (i + 1) L_{in} / L_{out}
+    \rceil - 1`, as in PyTorch.
+
+    Args:
+        input (Tensor): the input, :math:`(N, C, H_{in}, W_{in})` or unbatched.
+        output_size (int or tuple): the target size of the last 2 dim(s):
+            an int, or a pair whose entries may be ``None`` (to keep that size).
+
+    Shape:
+        - Input: :math:`(N, C, H_{in}, W_{in})` or unbatched.
+        - Output: :math:`(N, C, H_{out}, W_{out})`, the sizes ``output_size``.
 
     Example::
 
         >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
         >>> x = nbgrad.arange(16.0).reshape(1, 1, 4, 4)
-        >>> nbgrad.nn.functional.adaptive_avg_pool2d(x, 1)
+        >>> F.adaptive_avg_pool2d(x, 1)
         tensor([[[[7.5000]]]])
+        >>> F.adaptive_avg_pool2d(x, (3, None)).shape
+        nbgrad.Size([1, 1, 3, 4])
     """
     check_tensor(input, "adaptive_avg_pool2d")
     if input.ndim not in (3, 4):

@@ -35,29 +35,65 @@ def _sequence(input, output_size, name):
 
 
 def adaptive_avg_pool1d(input, output_size):
-    """1-d average pooling to ``output_size`` over (N, C, L) or (C, L).
+    r"""Apply 1-D adaptive avg pooling: an output of size ``output_size`` whatever the input's.
+
+    Each output element is the mean of a window of the input.
+
+    Output index :math:`i` along a dimension of size :math:`L_{in}` pools the elements
+    :math:`\lfloor i L_{in} / L_{out} \rfloor` to :math:`\lceil (i + 1) L_{in} / L_{out}
+    \rceil - 1`, as in PyTorch.
+
+    Args:
+        input (Tensor): the input, :math:`(N, C, L_{in})` or unbatched.
+        output_size (int or tuple): the target size of the last 1 dim(s):
+            an int.
+
+    Shape:
+        - Input: :math:`(N, C, L_{in})` or unbatched.
+        - Output: :math:`(N, C, L_{out})`, the sizes ``output_size``.
 
     Example::
 
         >>> import nbgrad
-        >>> nbgrad.nn.functional.adaptive_avg_pool1d(nbgrad.arange(6.0).reshape(1, 1, 6), 2)
+        >>> import nbgrad.nn.functional as F
+        >>> F.adaptive_avg_pool1d(nbgrad.arange(6.0).reshape(1, 1, 6), 2)
         tensor([[[1., 4.]]])
+        >>> F.adaptive_avg_pool1d(nbgrad.arange(5.0).reshape(1, 5), 3)
+        tensor([[0.5000, 2.0000, 3.5000]])
     """
     size = _sequence(input, output_size, "adaptive_avg_pool1d")
     return adaptive_avg_pool2d(input.unsqueeze(-2), (1, size)).squeeze(-2)
 
 
 def adaptive_max_pool2d(input, output_size, return_indices=False):
-    """2-d max pooling to a fixed ``output_size`` over (N, C, H, W) or (C, H, W): the
-    maximum of each of PyTorch's adaptive windows, with (``return_indices``) its position
-    in the flattened H*W plane.
+    r"""Apply 2-D adaptive max pooling: an output of size ``output_size`` whatever the input's.
+
+    Each output element is the maximum of a window of the input.
+
+    Output index :math:`i` along a dimension of size :math:`L_{in}` pools the elements
+    :math:`\lfloor i L_{in} / L_{out} \rfloor` to :math:`\lceil (i + 1) L_{in} / L_{out}
+    \rceil - 1`, as in PyTorch.
+
+    Args:
+        input (Tensor): the input, :math:`(N, C, H_{in}, W_{in})` or unbatched.
+        output_size (int or tuple): the target size of the last 2 dim(s):
+            an int, or a pair whose entries may be ``None`` (to keep that size).
+        return_indices (bool, optional): also return the index of each maximum, as for
+            :func:`max_pool2d`. Default: ``False``.
+
+    Shape:
+        - Input: :math:`(N, C, H_{in}, W_{in})` or unbatched.
+        - Output: :math:`(N, C, H_{out}, W_{out})`, the sizes ``output_size``.
 
     Example::
 
         >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
         >>> x = nbgrad.arange(16.0).reshape(1, 1, 4, 4)
-        >>> nbgrad.nn.functional.adaptive_max_pool2d(x, 1)
+        >>> F.adaptive_max_pool2d(x, 1)
         tensor([[[[15.]]]])
+        >>> F.adaptive_max_pool2d(x, (1, 3), return_indices=True)
+        (tensor([[[[13., 14., 15.]]]]), tensor([[[[13, 14, 15]]]]))
     """
     check_tensor(input, "adaptive_max_pool2d")
     if input.ndim not in (3, 4):
@@ -82,7 +118,35 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
 
 
 def adaptive_max_pool1d(input, output_size, return_indices=False):
-    """1-d ``adaptive_max_pool2d`` over (N, C, L) or (C, L)."""
+    r"""Apply 1-D adaptive max pooling: an output of size ``output_size`` whatever the input's.
+
+    Each output element is the maximum of a window of the input.
+
+    Output index :math:`i` along a dimension of size :math:`L_{in}` pools the elements
+    :math:`\lfloor i L_{in} / L_{out} \rfloor` to :math:`\lceil (i + 1) L_{in} / L_{out}
+    \rceil - 1`, as in PyTorch.
+
+    Args:
+        input (Tensor): the input, :math:`(N, C, L_{in})` or unbatched.
+        output_size (int or tuple): the target size of the last 1 dim(s):
+            an int.
+        return_indices (bool, optional): also return the index of each maximum, as for
+            :func:`max_pool1d`. Default: ``False``.
+
+    Shape:
+        - Input: :math:`(N, C, L_{in})` or unbatched.
+        - Output: :math:`(N, C, L_{out})`, the sizes ``output_size``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
+        >>> x = nbgrad.tensor([[[1.0, 5.0, 2.0, 0.0, 3.0, 4.0]]])
+        >>> F.adaptive_max_pool1d(x, 2)
+        tensor([[[5., 4.]]])
+        >>> F.adaptive_max_pool1d(x, 4, return_indices=True)
+        (tensor([[[5., 5., 3., 4.]]]), tensor([[[1, 1, 4, 5]]]))
+    """
     size = _sequence(input, output_size, "adaptive_max_pool1d")
     out = adaptive_max_pool2d(input.unsqueeze(-2), (1, size), return_indices)
     if return_indices:
@@ -97,14 +161,37 @@ def lp_from_mean(mean, size, norm_type):
 
 
 def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
-    """The ``norm_type``-norm of each window: ``(sum x^p)^(1/p)``, computed as PyTorch's
-    ``(sign(a) relu(|a|) kh kw)^(1/p)`` of the windows' mean ``a`` of ``x^p``.
+    r"""Apply 2-D power-average pooling over the input's last 2 dims.
+
+    Each window gives :math:`(\sum_{x \in \text{window}} x^p)^{1 / p}`.
+
+    As in PyTorch it is computed from the windows' mean :math:`a` of :math:`x^p` as
+    :math:`(\text{sign}(a) \, \text{relu}(|a|) \, n)^{1 / p}` with :math:`n` elements a window
+    (so windows of negative sums give 0, and odd powers of negative inputs may give NaN).
+
+    Args:
+        input (Tensor): the input, :math:`(N, C, H_{in}, W_{in})` or unbatched.
+        norm_type (float): the power :math:`p`.
+        kernel_size (int or tuple): the window's size, an int or a pair.
+        stride (int or tuple, optional): the window's step, an int or a pair. Default: ``None``,
+            the kernel size.
+        ceil_mode (bool, optional): round the output size up rather than down.
+            Default: ``False``.
+
+    Shape:
+        - Input: :math:`(N, C, H_{in}, W_{in})` or unbatched.
+        - Output: :math:`(N, C, H_{out}, W_{out})`, each size
+          :math:`\lfloor (L_{in} - \text{kernel\_size}) / \text{stride} \rfloor + 1`
+          (rounded up with ``ceil_mode``).
 
     Example::
 
         >>> import nbgrad
-        >>> nbgrad.nn.functional.lp_pool2d(nbgrad.ones(1, 1, 2, 2) * 3, 2, 2)
+        >>> import nbgrad.nn.functional as F
+        >>> F.lp_pool2d(nbgrad.ones(1, 1, 2, 2) * 3, 2, 2)
         tensor([[[[6.]]]])
+        >>> F.lp_pool2d(nbgrad.ones(1, 1, 4, 6), 1.0, (2, 3)).shape
+        nbgrad.Size([1, 1, 2, 2])
     """
     kh, kw = _pair(kernel_size, "kernel_size")
     out = avg_pool2d(input.pow(norm_type), (kh, kw), stride, 0, ceil_mode)
@@ -112,7 +199,36 @@ def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
 
 
 def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
-    """1-d ``lp_pool2d`` over (N, C, L) or (C, L)."""
+    r"""Apply 1-D power-average pooling over the input's last 1 dims.
+
+    Each window gives :math:`(\sum_{x \in \text{window}} x^p)^{1 / p}`.
+
+    As in PyTorch it is computed from the windows' mean :math:`a` of :math:`x^p` as
+    :math:`(\text{sign}(a) \, \text{relu}(|a|) \, n)^{1 / p}` with :math:`n` elements a window
+    (so windows of negative sums give 0, and odd powers of negative inputs may give NaN).
+
+    Args:
+        input (Tensor): the input, :math:`(N, C, L_{in})` or unbatched.
+        norm_type (float): the power :math:`p`.
+        kernel_size (int or tuple): the window's size, an int.
+        stride (int or tuple, optional): the window's step, an int. Default: ``None``,
+            the kernel size.
+        ceil_mode (bool, optional): round the output size up rather than down.
+            Default: ``False``.
+
+    Shape:
+        - Input: :math:`(N, C, L_{in})` or unbatched.
+        - Output: :math:`(N, C, L_{out})`, each size
+          :math:`\lfloor (L_{in} - \text{kernel\_size}) / \text{stride} \rfloor + 1`
+          (rounded up with ``ceil_mode``).
+
+    Example::
+
+        >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
+        >>> F.lp_pool1d(nbgrad.tensor([[[3.0, 4.0, 1.0, 1.0]]]), 2, 2)
+        tensor([[[5.0000, 1.4142]]])
+    """
     k = _single(kernel_size)
     s = None if stride is None else (1, _single(stride))
     out = avg_pool2d(input.pow(norm_type).unsqueeze(-2), (1, k), s, 0, ceil_mode).squeeze(-2)
@@ -131,13 +247,32 @@ def _unpool_size(input, k, s, p, output_size, n):
 
 
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
-    """The inverse of ``max_pool2d`` with ``return_indices``: a zero (H, W) plane with each
-    value at its index (into the flattened plane).
+    r"""Compute a partial inverse of :func:`max_pool2d`, from the values and their indices.
+
+    Each value of ``input`` goes back to the position of its maximum that ``indices`` gives;
+    all other elements are zeros.
+
+    Args:
+        input (Tensor): the pooled values, :math:`(N, C, H_{in}, W_{in})` or unbatched.
+        indices (Tensor): the indices that ``max_pool2d(..., return_indices=True)`` returned
+            with ``input``, of its shape.
+        kernel_size (int or tuple): the pooling's window size, an int or a pair.
+        stride (int or tuple, optional): the pooling's stride. Default: ``None``, the kernel
+            size.
+        padding (int or tuple, optional): the pooling's padding. Default: ``0``.
+        output_size (sequence of int, optional): the size of the output's last 2 dims (the
+            whole shape may be given), to tell apart the input sizes that pooled to the same
+            size. Default: ``None``, :math:`(L_{in} - 1) \text{stride} - 2 \text{padding} +
+            \text{kernel\_size}` each.
+
+    Shape:
+        - Input: :math:`(N, C, H_{in}, W_{in})` or unbatched; ``indices`` of the same shape.
+        - Output: :math:`(N, C, H_{out}, W_{out})`.
 
     Example::
 
         >>> import nbgrad
-        >>> F = nbgrad.nn.functional
+        >>> import nbgrad.nn.functional as F
         >>> v, i = F.max_pool2d(nbgrad.arange(16.0).reshape(1, 1, 4, 4), 2, return_indices=True)
         >>> F.max_unpool2d(v, i, 2)
         tensor([[[[ 0.,  0.,  0.,  0.],
@@ -155,7 +290,39 @@ def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_siz
 
 
 def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
-    """The inverse of ``max_pool1d`` with ``return_indices``."""
+    r"""Compute a partial inverse of :func:`max_pool1d`, from the values and their indices.
+
+    Each value of ``input`` goes back to the position of its maximum that ``indices`` gives;
+    all other elements are zeros.
+
+    Args:
+        input (Tensor): the pooled values, :math:`(N, C, L_{in})` or unbatched.
+        indices (Tensor): the indices that ``max_pool1d(..., return_indices=True)`` returned
+            with ``input``, of its shape.
+        kernel_size (int or tuple): the pooling's window size, an int.
+        stride (int or tuple, optional): the pooling's stride. Default: ``None``, the kernel
+            size.
+        padding (int or tuple, optional): the pooling's padding. Default: ``0``.
+        output_size (sequence of int, optional): the size of the output's last 1 dims (the
+            whole shape may be given), to tell apart the input sizes that pooled to the same
+            size. Default: ``None``, :math:`(L_{in} - 1) \text{stride} - 2 \text{padding} +
+            \text{kernel\_size}` each.
+
+    Shape:
+        - Input: :math:`(N, C, L_{in})` or unbatched; ``indices`` of the same shape.
+        - Output: :math:`(N, C, L_{out})`.
+
+    Example::
+
+        >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
+        >>> x = nbgrad.tensor([[[1.0, 5.0, 2.0, 0.0, 3.0]]])
+        >>> v, i = F.max_pool1d(x, 2, return_indices=True)
+        >>> F.max_unpool1d(v, i, 2)
+        tensor([[[0., 5., 2., 0.]]])
+        >>> F.max_unpool1d(v, i, 2, output_size=[5])
+        tensor([[[0., 5., 2., 0., 0.]]])
+    """
     k = _single(kernel_size)
     s = _single(stride) if stride is not None else k
     (L,) = _unpool_size(input, (k,), (s,), (_single(padding),), output_size, 1)
@@ -165,16 +332,37 @@ def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_siz
 
 
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
-    """Sliding blocks of (N, C, H, W) as columns (N, C*kh*kw, L) (PyTorch's im2col).
+    r"""Extract the sliding blocks of a batch of images as columns (PyTorch's ``im2col``).
+
+    Each column holds one block of every channel: :math:`C \times kH \times kW` values.
+
+    Args:
+        input (Tensor): the images, :math:`(N, C, H, W)` or unbatched :math:`(C, H, W)`.
+        kernel_size (int or tuple): the size of the blocks, an int or a pair.
+        dilation (int or tuple, optional): the spacing between a block's elements.
+            Default: ``1``.
+        padding (int or tuple, optional): the implicit zeros added on both sides of each
+            spatial dimension. Default: ``0``.
+        stride (int or tuple, optional): the step between blocks. Default: ``1``.
+
+    Shape:
+        - Input: :math:`(N, C, H, W)` or :math:`(C, H, W)`.
+        - Output: :math:`(N, C \times kH \times kW, L)` or :math:`(C \times kH \times kW, L)`,
+          :math:`L` the number of blocks: the product over the two dims of
+          :math:`\lfloor (n + 2 \text{padding} - \text{dilation} (k - 1) - 1) / \text{stride}
+          \rfloor + 1`.
 
     Example::
 
         >>> import nbgrad
-        >>> nbgrad.nn.functional.unfold(nbgrad.arange(4.0).reshape(1, 1, 2, 2), 2)
+        >>> import nbgrad.nn.functional as F
+        >>> F.unfold(nbgrad.arange(4.0).reshape(1, 1, 2, 2), 2)
         tensor([[[0.],
                  [1.],
                  [2.],
                  [3.]]])
+        >>> F.unfold(nbgrad.ones(2, 3, 5, 5), 3, padding=1).shape
+        nbgrad.Size([2, 27, 25])
     """
     check_tensor(input, "unfold")
     if input.ndim not in (3, 4):
@@ -191,16 +379,38 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
 
 
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
-    """Columns (N, C*kh*kw, L) summed back onto an (N, C, H, W) image: the adjoint of
-    ``unfold`` (PyTorch's col2im).
+    r"""Sum columns of sliding blocks back into a batch of images (PyTorch's ``col2im``).
+
+    The adjoint of :func:`unfold`: each column is one block, added at its place in the
+    output, where overlapping blocks sum.
+
+    Args:
+        input (Tensor): the columns, :math:`(N, C \times kH \times kW, L)` or unbatched.
+        output_size (int or tuple): the spatial size :math:`(H, W)` of the images, an int or
+            a pair.
+        kernel_size (int or tuple): the size of the blocks, an int or a pair.
+        dilation (int or tuple, optional): the spacing between a block's elements.
+            Default: ``1``.
+        padding (int or tuple, optional): the implicit zeros on both sides of each spatial
+            dimension, dropped from the output. Default: ``0``.
+        stride (int or tuple, optional): the step between blocks. Default: ``1``.
+
+    Shape:
+        - Input: :math:`(N, C \times kH \times kW, L)` or :math:`(C \times kH \times kW, L)`,
+          :math:`L` the number of blocks that fit in ``output_size``.
+        - Output: :math:`(N, C, H, W)` or :math:`(C, H, W)`.
 
     Example::
 
         >>> import nbgrad
-        >>> nbgrad.nn.functional.fold(nbgrad.ones(1, 4, 4), (3, 3), 2)
+        >>> import nbgrad.nn.functional as F
+        >>> F.fold(nbgrad.ones(1, 4, 4), (3, 3), 2)
         tensor([[[[1., 2., 1.],
                   [2., 4., 2.],
                   [1., 2., 1.]]]])
+        >>> x = nbgrad.arange(16.0).reshape(1, 1, 4, 4)
+        >>> nbgrad.equal(F.fold(F.unfold(x, 2, stride=2), (4, 4), 2, stride=2), x)
+        True
     """
     check_tensor(input, "fold")
     if input.ndim not in (2, 3):
@@ -223,13 +433,28 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
 
 
 def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
-    """Each value divided by ``(k + alpha / size * sum of squares over the size nearest
-    channels) ** beta`` (PyTorch's formula: the channel window padded with zeros).
+    r"""Apply local response normalization across channels.
+
+    :math:`b_c = a_c \left(k + \frac{\alpha}{n} \sum_{c'} a_{c'}^2\right)^{-\beta}`, the sum over
+    the ``size`` channels :math:`c'` around :math:`c` (zeros past the first and last
+    channel), as in PyTorch.
+
+    Args:
+        input (Tensor): the input, :math:`(N, C, *)` with at least 3 dimensions.
+        size (int): the number :math:`n` of channels each sum covers.
+        alpha (float, optional): the multiplicative factor :math:`\alpha`. Default: ``1e-4``.
+        beta (float, optional): the exponent :math:`\beta`. Default: ``0.75``.
+        k (float, optional): the additive term :math:`k`. Default: ``1.0``.
+
+    Shape:
+        - Input: :math:`(N, C, *)`.
+        - Output: :math:`(N, C, *)`, the shape of the input.
 
     Example::
 
         >>> import nbgrad
-        >>> nbgrad.nn.functional.local_response_norm(nbgrad.ones(1, 2, 1, 1), 2, alpha=1.0)
+        >>> import nbgrad.nn.functional as F
+        >>> F.local_response_norm(nbgrad.ones(1, 2, 1, 1), 2, alpha=1.0)
         tensor([[[[0.7378]],
         <BLANKLINE>
                  [[0.5946]]]])

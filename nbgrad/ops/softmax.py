@@ -95,14 +95,33 @@ def _dim(x, dim, op):
 @surface(SOFTMAX)
 @autocast_op("softmax")
 def softmax(input, dim=None, dtype=None):
-    """Softmax along ``dim``: ``exp(x - max) / sum(exp(x - max))``, stable for any logits,
-    in one fused kernel. ``dtype`` converts the input first.
+    r"""Apply softmax along ``dim``: :math:`\text{softmax}(x)_i = \exp(x_i) / \sum_j \exp(x_j)`.
+
+    The slices along ``dim`` come out in :math:`[0, 1]` and sum to 1. The maximum is subtracted
+    first, so any finite logits work; one fused kernel computes it.
+
+    Args:
+        input (Tensor): the input tensor (floating point).
+        dim (int, optional): the dimension along which the result sums to 1. ``None``
+            (deprecated, with a warning) picks PyTorch's legacy choice: 0 for 0-, 1- and
+            3-D inputs, else 1.
+            Default: ``None``.
+        dtype (nbgrad.dtype, optional): if given, ``input`` is converted to this dtype first
+            (the result has it), e.g. to compute in float64. Default: ``None``.
+
+    Shape:
+        - Input: :math:`(*)`, any shape.
+        - Output: :math:`(*)`, the shape of the input.
 
     Example::
 
         >>> import nbgrad
         >>> nbgrad.softmax(nbgrad.tensor([[1.0, 2.0, 3.0]]), dim=1)
         tensor([[0.0900, 0.2447, 0.6652]])
+        >>> import nbgrad.nn.functional as F
+        >>> F.softmax(nbgrad.tensor([[1.0, 2.0], [3.0, 5.0]]), dim=0, dtype=nbgrad.float64)
+        tensor([[0.1192, 0.0474],
+                [0.8808, 0.9526]], dtype=nbgrad.float64)
     """
     d = _dim(input, dim, "softmax")
     return SOFTMAX.call(input if dtype is None else input.to(dtype), d)
@@ -111,13 +130,31 @@ def softmax(input, dim=None, dtype=None):
 @surface(LOG_SOFTMAX)
 @autocast_op("log_softmax")
 def log_softmax(input, dim=None, dtype=None):
-    """``log(softmax(input))`` along ``dim``, computed stably in one fused kernel.
+    r"""Apply :math:`\log(\text{softmax}(x))` along ``dim``: :math:`x_i - \log \sum_j \exp(x_j)`.
+
+    Computed stably in one fused kernel; prefer it to ``log(softmax(x))``, which underflows.
+    It is the input that :func:`nll_loss` expects.
+
+    Args:
+        input (Tensor): the input tensor (floating point).
+        dim (int, optional): the dimension to normalize along. ``None`` (deprecated, with
+            a warning) picks PyTorch's legacy choice: 0 for 0-, 1- and 3-D inputs, else 1.
+            Default: ``None``.
+        dtype (nbgrad.dtype, optional): if given, ``input`` is converted to this dtype first
+            (the result has it). Default: ``None``.
+
+    Shape:
+        - Input: :math:`(*)`, any shape.
+        - Output: :math:`(*)`, the shape of the input.
 
     Example::
 
         >>> import nbgrad
         >>> nbgrad.log_softmax(nbgrad.tensor([0.0, 0.0]), dim=0)
         tensor([-0.6931, -0.6931])
+        >>> import nbgrad.nn.functional as F
+        >>> F.log_softmax(nbgrad.tensor([[1.0, 2.0, 3.0]]), dim=1)
+        tensor([[-2.4076, -1.4076, -0.4076]])
     """
     d = _dim(input, dim, "log_softmax")
     return LOG_SOFTMAX.call(input if dtype is None else input.to(dtype), d)
@@ -156,9 +193,35 @@ def _float_input(x, op):
 
 
 def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
-    """A sample of the Gumbel-softmax distribution over ``dim``: ``softmax((logits + g) /
-    tau)`` with Gumbel noise ``g``; ``hard``: the one-hot of its argmax, with the soft
-    sample's gradient (straight through)."""
+    r"""Draw a sample of the Gumbel-softmax (concrete) distribution over ``dim``.
+
+    The sample is :math:`\text{softmax}((\text{logits} + g) / \tau)` with independent
+    Gumbel(0, 1) noise :math:`g` from the default generator. With ``hard=True`` the result is
+    the one-hot of the sample's argmax in the forward pass, while the gradient is the soft
+    sample's (the straight-through estimator).
+
+    Args:
+        logits (Tensor): unnormalized log-probabilities.
+        tau (float, optional): the temperature :math:`\tau > 0`. Default: ``1``.
+        hard (bool, optional): return one-hot samples (see above). Default: ``False``.
+        eps (float, optional): unused; kept for PyTorch's signature. Default: ``1e-10``.
+        dim (int, optional): the dimension of the categories. Default: ``-1``.
+
+    Returns:
+        Tensor: a sample of the shape of ``logits``, summing to 1 along ``dim``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
+        >>> _ = nbgrad.manual_seed(0)
+        >>> logits = nbgrad.tensor([[1.0, 2.0, 3.0], [0.0, 0.0, 0.0]])
+        >>> F.gumbel_softmax(logits, tau=0.5).sum(-1)
+        tensor([1., 1.])
+        >>> F.gumbel_softmax(logits, hard=True)
+        tensor([[0., 0., 1.],
+                [0., 0., 1.]])
+    """
     from ..autograd.grad_mode import no_grad
     from .index import scatter
 

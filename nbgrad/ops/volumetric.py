@@ -54,16 +54,45 @@ def _operands(op, input, weight, stride):
 
 @autocast_op("conv3d")
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """3-D convolution (cross-correlation) of ``input`` (N, C, D, H, W) or (C, D, H, W) with
-    ``weight`` (O, C/groups, kd, kh, kw); ``padding`` an int, a triple, 'valid' or 'same'.
-    Runs as ``kd`` 2-D convolutions, one per depth tap, over the planes that tap reads.
+    r"""Apply a 3-D convolution over an input volume of several channels.
+
+    As in PyTorch, it is a cross-correlation (:math:`\star`):
+    :math:`\text{out}(N_i, C_{out, j}) = \text{bias}(j) + \sum_k \text{weight}(j, k) \star
+    \text{input}(N_i, k)`, the sum over the input channels :math:`k` of the group of
+    :math:`j`.
+
+    It runs as one 2-D convolution per depth tap of the kernel.
+
+    Args:
+        input (Tensor): the input, :math:`(N, C_{in}, D_{in}, H_{in}, W_{in})` or unbatched.
+        weight (Tensor): the filters, :math:`(C_{out}, C_{in} / \text{groups}, kD, kH, kW)`.
+        bias (Tensor, optional): the bias, of shape :math:`(C_{out})`. Default: ``None``.
+        stride (int or tuple, optional): the step of the sliding window: one int or one per
+            spatial dimension. Default: ``1``.
+        padding (int, tuple or str, optional): the implicit zeros added on both sides of each
+            spatial dimension: one int, one per dimension, ``"valid"`` (none) or ``"same"``
+            (the output keeps the input's size; only with a stride of 1). Default: ``0``.
+        dilation (int or tuple, optional): the spacing between the kernel's taps.
+            Default: ``1``.
+        groups (int, optional): the number of groups the input channels are split into, each
+            convolved with its own :math:`C_{out} / \text{groups}` filters; it must divide
+            :math:`C_{in}` and :math:`C_{out}`. Default: ``1``.
+
+    Shape:
+        - Input: :math:`(N, C_{in}, D_{in}, H_{in}, W_{in})` or unbatched.
+        - Output: :math:`(N, C_{out}, D_{out}, H_{out}, W_{out})`, each spatial size
+          :math:`\lfloor (L_{in} + 2 \text{padding} - \text{dilation} (k - 1) - 1)
+          / \text{stride} \rfloor + 1` for a kernel size :math:`k`.
 
     Example::
 
         >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
         >>> x = nbgrad.ones(1, 1, 3, 3, 3)
-        >>> nbgrad.nn.functional.conv3d(x, nbgrad.ones(1, 1, 2, 2, 2)).shape
+        >>> F.conv3d(x, nbgrad.ones(1, 1, 2, 2, 2)).shape
         nbgrad.Size([1, 1, 2, 2, 2])
+        >>> F.conv3d(x, nbgrad.ones(1, 1, 2, 2, 2)).flatten()
+        tensor([8., 8., 8., 8., 8., 8., 8., 8.])
     """
     stride = _operands("conv3d", input, weight, stride)
     dilation = _conv_pair(dilation, "dilation", 3)
@@ -110,17 +139,43 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 @autocast_op("conv_transpose3d")
 def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
                      groups=1, dilation=1):
-    """3-D transposed convolution of ``input`` (N, C_in, D, H, W) or (C_in, D, H, W) with
-    ``weight`` (C_in, C_out/groups, kd, kh, kw): the gradient of a conv3d with that weight.
-    Each depth tap's ``conv_transpose2d`` of every input plane lands on the output planes
-    ``d * stride + tap * dilation``; those are summed, then ``padding`` cropped.
+    r"""Apply a 3-D transposed convolution ("deconvolution") over an input volume.
+
+    It is the gradient of :func:`conv3d` with respect to its input, for the same ``weight``:
+    each input element spreads its kernel-weighted copy over the output.
+
+    Args:
+        input (Tensor): the input, :math:`(N, C_{in}, D_{in}, H_{in}, W_{in})` or unbatched.
+        weight (Tensor): the filters, :math:`(C_{in}, C_{out} / \text{groups}, kD, kH, kW)`.
+        bias (Tensor, optional): the bias, of shape :math:`(C_{out})`. Default: ``None``.
+        stride (int or tuple, optional): the step of the sliding window: one int or one per
+            spatial dimension. Default: ``1``.
+        padding (int or tuple, optional): ``dilation * (kernel_size - 1) - padding`` zeros are
+            added on both sides of each spatial dimension of the input; in effect ``padding``
+            is cropped from each side of the output. Default: ``0``.
+        output_padding (int or tuple, optional): extra size added to one side of each spatial
+            dimension of the output; it must be smaller than the stride or the dilation.
+            Default: ``0``.
+        groups (int, optional): the number of groups of input channels, each with its own
+            filters; it must divide :math:`C_{in}`. Default: ``1``.
+        dilation (int or tuple, optional): the spacing between the kernel's taps.
+            Default: ``1``.
+
+    Shape:
+        - Input: :math:`(N, C_{in}, D_{in}, H_{in}, W_{in})` or unbatched.
+        - Output: :math:`(N, C_{out}, D_{out}, H_{out}, W_{out})`, each spatial size
+          :math:`(L_{in} - 1) \text{stride} - 2 \text{padding} + \text{dilation} (k - 1)
+          + \text{output\_padding} + 1` for a kernel size :math:`k`.
 
     Example::
 
         >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
         >>> x = nbgrad.ones(1, 1, 2, 2, 2)
-        >>> nbgrad.nn.functional.conv_transpose3d(x, nbgrad.ones(1, 1, 2, 2, 2)).shape
+        >>> F.conv_transpose3d(x, nbgrad.ones(1, 1, 2, 2, 2)).shape
         nbgrad.Size([1, 1, 3, 3, 3])
+        >>> F.conv_transpose3d(x, nbgrad.ones(1, 2, 2, 2, 2), stride=2).shape
+        nbgrad.Size([1, 2, 4, 4, 4])
     """
     st = _operands("conv_transpose3d", input, weight, stride)
     pad, opad = _conv_pair(padding, "padding", 3), _conv_pair(output_padding, "output_padding", 3)
@@ -171,17 +226,49 @@ def _depth_windows(v, k, s, p, d, Do, fill):
 
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
-    """3-D max pooling over (N, C, D, H, W) or (C, D, H, W): ``max_pool2d`` over each depth
-    plane, then the maximum over each depth window (the first of equal maxima in (d, h, w)
-    order, as PyTorch's, which the gradient follows); ``return_indices``: positions in the
-    flattened D*H*W volume.
+    r"""Apply 3-D max pooling: the maximum of each window sliding over the input's last 3 dims.
+
+    Among equal maxima the first in :math:`(d, h, w)` order is taken, as in PyTorch, and
+    the gradient goes to it.
+
+    Args:
+        input (Tensor): the input, :math:`(N, C, D_{in}, H_{in}, W_{in})` or unbatched.
+        kernel_size (int or tuple): the window's size, an int or a triple.
+        stride (int or tuple, optional): the window's step, an int or a triple. Default: ``None``,
+            the kernel size.
+        padding (int or tuple, optional): the implicit :math:`-\infty` added on both sides of
+            each pooled dimension; at most half the kernel size. Default: ``0``.
+        dilation (int or tuple, optional): the spacing between the window's elements.
+            Default: ``1``.
+        ceil_mode (bool, optional): round the output size up rather than down, so a last
+            window may start in the input and run past its end. Default: ``False``.
+        return_indices (bool, optional): also return the indices of the maxima, which
+            :func:`max_unpool3d` takes: int64, the flat position ``(d * H + h) * W + w``
+            of each in its volume. Default: ``False``.
+
+    Returns:
+        Tensor, or (Tensor, Tensor) with ``return_indices``: the maxima, and their indices.
+
+    Shape:
+        - Input: :math:`(N, C, D_{in}, H_{in}, W_{in})` or unbatched.
+        - Output: :math:`(N, C, D_{out}, H_{out}, W_{out})`, each size
+          :math:`\lfloor (L_{in} + 2 \text{padding} - \text{dilation}
+          (\text{kernel\_size} - 1) - 1) / \text{stride} \rfloor + 1` (rounded up with
+          ``ceil_mode``).
 
     Example::
 
         >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
         >>> x = nbgrad.arange(8.0).reshape(1, 1, 2, 2, 2)
-        >>> nbgrad.nn.functional.max_pool3d(x, 2)
+        >>> F.max_pool3d(x, 2)
         tensor([[[[[7.]]]]])
+        >>> F.max_pool3d(x, (1, 2, 2), return_indices=True)
+        (tensor([[[[[3.]],
+        <BLANKLINE>
+                  [[7.]]]]]), tensor([[[[[3]],
+        <BLANKLINE>
+                  [[7]]]]]))
     """
     k, s, p, d = _pool_args(input, kernel_size, stride, padding, dilation, "max_pool3d")
     x = _batched(input)
@@ -223,17 +310,37 @@ def _counts(n, k, s, p, m, include_pad):
 
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
-    """3-D average pooling over (N, C, D, H, W) or (C, D, H, W): the window sums of each
-    depth plane (``avg_pool2d`` with a divisor of 1), summed over each depth window, over
-    PyTorch's divisor (the window's size, without the padding when
-    ``count_include_pad=False``, or ``divisor_override``).
+    r"""Apply 3-D average pooling: the mean of each window sliding over the input's last 3 dims.
+
+    Args:
+        input (Tensor): the input, :math:`(N, C, D_{in}, H_{in}, W_{in})` or unbatched.
+        kernel_size (int or tuple): the window's size, an int or a triple.
+        stride (int or tuple, optional): the window's step, an int or a triple. Default: ``None``,
+            the kernel size.
+        padding (int or tuple, optional): the implicit zeros added on both sides of each
+            pooled dimension; at most half the kernel size. Default: ``0``.
+        ceil_mode (bool, optional): round the output size up rather than down, so a last
+            window may start in the input and run past its end. Default: ``False``.
+        count_include_pad (bool, optional): count the padding zeros in each window's divisor.
+            Default: ``True``.
+        divisor_override (int, optional): if given, the divisor of every window instead of
+            its number of elements. Default: ``None``.
+
+    Shape:
+        - Input: :math:`(N, C, D_{in}, H_{in}, W_{in})` or unbatched.
+        - Output: :math:`(N, C, D_{out}, H_{out}, W_{out})`, each size
+          :math:`\lfloor (L_{in} + 2 \text{padding} - \text{kernel\_size}) / \text{stride}
+          \rfloor + 1` (rounded up with ``ceil_mode``).
 
     Example::
 
         >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
         >>> x = nbgrad.arange(8.0).reshape(1, 1, 2, 2, 2)
-        >>> nbgrad.nn.functional.avg_pool3d(x, 2)
+        >>> F.avg_pool3d(x, 2)
         tensor([[[[[3.5000]]]]])
+        >>> F.avg_pool3d(x, (2, 1, 1)).flatten()
+        tensor([2., 3., 4., 5.])
     """
     k, s, p, _ = _pool_args(input, kernel_size, stride, padding, 1, "avg_pool3d")
     if divisor_override is not None and divisor_override == 0:
@@ -271,16 +378,32 @@ def _adaptive_triple(input, output_size, op):
 
 
 def adaptive_avg_pool3d(input, output_size):
-    """3-D average pooling to a fixed ``output_size`` (an int, a triple; None keeps a dim)
-    over (N, C, D, H, W) or (C, D, H, W), with PyTorch's windows: each depth plane pooled
-    by ``adaptive_avg_pool2d``, then the planes of each depth window averaged.
+    r"""Apply 3-D adaptive avg pooling: an output of size ``output_size`` whatever the input's.
+
+    Each output element is the mean of a window of the input.
+
+    Output index :math:`i` along a dimension of size :math:`L_{in}` pools the elements
+    :math:`\lfloor i L_{in} / L_{out} \rfloor` to :math:`\lceil (i + 1) L_{in} / L_{out}
+    \rceil - 1`, as in PyTorch.
+
+    Args:
+        input (Tensor): the input, :math:`(N, C, D_{in}, H_{in}, W_{in})` or unbatched.
+        output_size (int or tuple): the target size of the last 3 dim(s):
+            an int, or a triple whose entries may be ``None`` (to keep that size).
+
+    Shape:
+        - Input: :math:`(N, C, D_{in}, H_{in}, W_{in})` or unbatched.
+        - Output: :math:`(N, C, D_{out}, H_{out}, W_{out})`, the sizes ``output_size``.
 
     Example::
 
         >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
         >>> x = nbgrad.arange(8.0).reshape(1, 1, 2, 2, 2)
-        >>> nbgrad.nn.functional.adaptive_avg_pool3d(x, 1)
+        >>> F.adaptive_avg_pool3d(x, 1)
         tensor([[[[[3.5000]]]]])
+        >>> F.adaptive_avg_pool3d(x, (None, 1, 1)).flatten()
+        tensor([1.5000, 5.5000])
     """
     od, oh, ow = _adaptive_triple(input, output_size, "adaptive_avg_pool3d")
     x = _batched(input)
@@ -292,15 +415,38 @@ def adaptive_avg_pool3d(input, output_size):
 
 
 def adaptive_max_pool3d(input, output_size, return_indices=False):
-    """3-D max pooling to a fixed ``output_size`` over (N, C, D, H, W) or (C, D, H, W), with
-    PyTorch's windows (``return_indices``: positions in the flattened D*H*W volume).
+    r"""Apply 3-D adaptive max pooling: an output of size ``output_size`` whatever the input's.
+
+    Each output element is the maximum of a window of the input.
+
+    Output index :math:`i` along a dimension of size :math:`L_{in}` pools the elements
+    :math:`\lfloor i L_{in} / L_{out} \rfloor` to :math:`\lceil (i + 1) L_{in} / L_{out}
+    \rceil - 1`, as in PyTorch.
+
+    Args:
+        input (Tensor): the input, :math:`(N, C, D_{in}, H_{in}, W_{in})` or unbatched.
+        output_size (int or tuple): the target size of the last 3 dim(s):
+            an int, or a triple whose entries may be ``None`` (to keep that size).
+        return_indices (bool, optional): also return the index of each maximum, as for
+            :func:`max_pool3d`. Default: ``False``.
+
+    Shape:
+        - Input: :math:`(N, C, D_{in}, H_{in}, W_{in})` or unbatched.
+        - Output: :math:`(N, C, D_{out}, H_{out}, W_{out})`, the sizes ``output_size``.
 
     Example::
 
         >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
         >>> x = nbgrad.arange(8.0).reshape(1, 1, 2, 2, 2)
-        >>> nbgrad.nn.functional.adaptive_max_pool3d(x, 1)
+        >>> F.adaptive_max_pool3d(x, 1)
         tensor([[[[[7.]]]]])
+        >>> F.adaptive_max_pool3d(x, (2, 1, 1), return_indices=True)
+        (tensor([[[[[3.]],
+        <BLANKLINE>
+                  [[7.]]]]]), tensor([[[[[3]],
+        <BLANKLINE>
+                  [[7]]]]]))
     """
     od, oh, ow = _adaptive_triple(input, output_size, "adaptive_max_pool3d")
     x = _batched(input)
@@ -320,13 +466,34 @@ def adaptive_max_pool3d(input, output_size, return_indices=False):
 
 
 def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
-    """The ``norm_type``-norm of each 3-d window, computed as PyTorch's: ``(sign(a) relu(|a|)
-    kd kh kw)^(1/p)`` of the windows' mean ``a`` of ``x^p`` (``avg_pool3d``).
+    r"""Apply 3-D power-average pooling over the input's last 3 dims.
+
+    Each window gives :math:`(\sum_{x \in \text{window}} x^p)^{1 / p}`.
+
+    As in PyTorch it is computed from the windows' mean :math:`a` of :math:`x^p` as
+    :math:`(\text{sign}(a) \, \text{relu}(|a|) \, n)^{1 / p}` with :math:`n` elements a window
+    (so windows of negative sums give 0, and odd powers of negative inputs may give NaN).
+
+    Args:
+        input (Tensor): the input, :math:`(N, C, D_{in}, H_{in}, W_{in})` or unbatched.
+        norm_type (float): the power :math:`p`.
+        kernel_size (int or tuple): the window's size, an int or a triple.
+        stride (int or tuple, optional): the window's step, an int or a triple. Default: ``None``,
+            the kernel size.
+        ceil_mode (bool, optional): round the output size up rather than down.
+            Default: ``False``.
+
+    Shape:
+        - Input: :math:`(N, C, D_{in}, H_{in}, W_{in})` or unbatched.
+        - Output: :math:`(N, C, D_{out}, H_{out}, W_{out})`, each size
+          :math:`\lfloor (L_{in} - \text{kernel\_size}) / \text{stride} \rfloor + 1`
+          (rounded up with ``ceil_mode``).
 
     Example::
 
         >>> import nbgrad
-        >>> nbgrad.nn.functional.lp_pool3d(nbgrad.ones(1, 1, 2, 2, 2) * 3, 2, 2)
+        >>> import nbgrad.nn.functional as F
+        >>> F.lp_pool3d(nbgrad.ones(1, 1, 2, 2, 2) * 3, 2, 2)
         tensor([[[[[8.4853]]]]])
     """
     k = _triple(kernel_size, "kernel_size", "lp_pool3d")
@@ -335,14 +502,34 @@ def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
 
 
 def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
-    """The inverse of ``max_pool3d`` with ``return_indices``: a zero (D, H, W) volume with
-    each value at its index (into the flattened volume).
+    r"""Compute a partial inverse of :func:`max_pool3d`, from the values and their indices.
+
+    Each value of ``input`` goes back to the position of its maximum that ``indices`` gives;
+    all other elements are zeros.
+
+    Args:
+        input (Tensor): the pooled values, :math:`(N, C, D_{in}, H_{in}, W_{in})` or unbatched.
+        indices (Tensor): the indices that ``max_pool3d(..., return_indices=True)`` returned
+            with ``input``, of its shape.
+        kernel_size (int or tuple): the pooling's window size, an int or a triple.
+        stride (int or tuple, optional): the pooling's stride. Default: ``None``, the kernel
+            size.
+        padding (int or tuple, optional): the pooling's padding. Default: ``0``.
+        output_size (sequence of int, optional): the size of the output's last 3 dims (the
+            whole shape may be given), to tell apart the input sizes that pooled to the same
+            size. Default: ``None``, :math:`(L_{in} - 1) \text{stride} - 2 \text{padding} +
+            \text{kernel\_size}` each.
+
+    Shape:
+        - Input: :math:`(N, C, D_{in}, H_{in}, W_{in})` or unbatched; ``indices`` of the same shape.
+        - Output: :math:`(N, C, D_{out}, H_{out}, W_{out})`.
 
     Example::
 
         >>> import nbgrad
-        >>> F = nbgrad.nn.functional
-        >>> v, i = F.max_pool3d(nbgrad.arange(8.0).reshape(1, 1, 2, 2, 2), 2, return_indices=True)
+        >>> import nbgrad.nn.functional as F
+        >>> x = nbgrad.arange(8.0).reshape(1, 1, 2, 2, 2)
+        >>> v, i = F.max_pool3d(x, 2, return_indices=True)
         >>> F.max_unpool3d(v, i, 2).flatten().tolist()
         [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 7.0]
     """
