@@ -29,8 +29,9 @@ def _namespace(path):
 
 
 def _public(path):
-    """(qualified name, object) of each public callable of a namespace, modules, constants
-    and dtypes left out."""
+    """(qualified name, object) of each public callable of a namespace, modules, constants,
+    dtypes and what a module re-exports from elsewhere (lr_scheduler's ``Counter``, as
+    PyTorch's) left out."""
     ns = _namespace(path)
     out = []
     for name in sorted(dir(ns)):
@@ -38,6 +39,8 @@ def _public(path):
             continue
         obj = getattr(ns, name, None)
         if inspect.ismodule(obj) or not callable(obj) or isinstance(obj, nbgrad.dtype):
+            continue
+        if not (getattr(obj, "__module__", None) or "nbgrad").startswith("nbgrad"):
             continue
         out.append((f"{path}.{name}", obj))
     return out
@@ -98,3 +101,27 @@ def test_pending_list_only_shrinks():
     stale = [f"{q} ({PENDING[q]}): " + ("not public" if q not in public else "documented now")
              for q in sorted(PENDING) if q not in public or _problem(q, public[q]) is None]
     assert not stale, "take these off tests/docs_pending/:\n" + "\n".join(stale)
+
+
+def test_generated_method_docs_refer_to_their_own_function():
+    """The Tensor methods whose docstring ``_methods`` generates to refer to the top-level
+    function (``sin() -> Tensor``, then ``See :func:`nbgrad.sin```) are that function,
+    copied (the same code): the reference is true. An in-place method refers to the
+    function of its out-of-place form, itself such a copy."""
+    import re
+
+    generated = re.compile(r"(\w+)\([^\n]*\) -> [^\n]+\n\n(?:In-place version of "
+                           r":meth:`nbgrad\.Tensor\.(\w+)`\.\n\n)?See :func:`nbgrad\.(\w+)`")
+    seen = 0
+    for name, fn in vars(nbgrad.Tensor).items():
+        m = generated.fullmatch(getattr(fn, "__doc__", None) or "")
+        if m is None:
+            continue
+        seen += 1
+        method, inplace_of, function = m.groups()
+        assert method == name, name
+        twin = name if inplace_of is None else inplace_of
+        assert twin == function and name in (function, function + "_"), name
+        code = vars(nbgrad.Tensor)[twin].__code__
+        assert code is getattr(nbgrad, function).__code__, name
+    assert seen > 100

@@ -20,7 +20,16 @@ class DataParallel(Module):
     ``torch.nn.DataParallel``: the inputs go to ``device_ids[0]`` and the module runs there.
     nbgrad runs the whole batch on that one device (PyTorch splits it across
     ``device_ids`` and gathers the results: the same values, but batch-norm statistics are
-    per replica there); with no CUDA device it calls ``module`` unchanged.
+    per replica there); with no CUDA device it calls ``module`` unchanged. For training
+    on several processes or machines, see ``DistributedDataParallel``.
+
+    Args:
+        module (Module): the model.
+        device_ids (list of int or device, optional): the CUDA devices; the first holds
+            the module and the batch. Default: every visible CUDA device.
+        output_device (int or device, optional): where the outputs go. Default:
+            ``device_ids[0]``.
+        dim (int, optional): the batch dimension (PyTorch splits along it). Default: 0.
 
     Example::
 
