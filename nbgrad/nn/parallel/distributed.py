@@ -130,7 +130,11 @@ class DistributedDataParallel(Module):
             for i in b.params:
                 self._bucket_of[i] = b
         self._unused = []  # (found by the last forward, with find_unused_parameters)
-        self._comm_log = []  # (event, index, time): "grad" p, "start" bucket, "done" bucket
+        self._progress = None  # (a thread that moves started allreduces on: _mpi.Progress)
+        # (event, index, time) of the last backward: "grad" (parameter i's gradient is in),
+        # "start" (bucket i's allreduce started), "wait" (backward's work is done; waiting
+        # for the allreduces), "done" (all have completed)
+        self._comm_log = []
         self._reset()
         self._hooks = [p.register_post_accumulate_grad_hook(self._grad_hook(i))
                        for i, p in enumerate(self._params)]
@@ -261,12 +265,6 @@ class DistributedDataParallel(Module):
             while self._next_bucket < len(buckets) and buckets[self._next_bucket].pending == 0:
                 self._start(buckets[self._next_bucket])
                 self._next_bucket += 1
-        # (MPI moves a non-blocking collective on only inside MPI calls: asking about the
-        # started ones lets them progress while backward goes on)
-        started = [bk.request for bk in self._buckets[:self._next_bucket]
-                   if bk.request is not None]
-        if started:
-            _mpi.mpi().Request.Testall(started)
 
     def _start(self, b):
         flat = b.flat
@@ -280,6 +278,10 @@ class DistributedDataParallel(Module):
                 _copy_into(flat[at:at + n], g)
         b.request = self.process_group.comm.Iallreduce(_mpi.mpi().IN_PLACE, flat,
                                                        op=_mpi.mpi().SUM)
+        if self._world > 1:
+            if self._progress is None:
+                self._progress = _mpi.Progress()
+            self._progress.add(b.request)
         self._comm_log.append(("start", b.index, time.perf_counter()))
 
     def _finish(self):
@@ -287,6 +289,8 @@ class DistributedDataParallel(Module):
         put the averages into the gradients."""
         missing = [self._names[i] for i, r in enumerate(self._ready) if not r]
         if missing:
+            if self._progress is not None:
+                self._progress.stop()
             self._reset()
             raise RuntimeError(
                 "DistributedDataParallel: these parameters got no gradient in this backward "
@@ -294,6 +298,9 @@ class DistributedDataParallel(Module):
                 "wait for them). If your model has parameters that do not contribute to the "
                 "loss, pass find_unused_parameters=True to DistributedDataParallel.")
         MPI = _mpi.mpi()
+        self._comm_log.append(("wait", len(self._buckets), time.perf_counter()))
+        if self._progress is not None:
+            self._progress.stop()
         MPI.Request.Waitall([b.request for b in self._buckets])
         self._comm_log.append(("done", len(self._buckets), time.perf_counter()))
         unused_everywhere = self._unused_everywhere()
