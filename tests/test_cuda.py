@@ -950,3 +950,33 @@ def test_special_functions_on_the_device_match_cpu():
     for t in (c, g):
         nbgrad.special.i1(t).sum().backward()
     np.testing.assert_allclose(host(g.grad), host(c.grad), rtol=1e-14)
+
+
+def test_collectives_and_ddp_on_device_tensors():
+    """Device tensors go through host buffers (the pip MPI builds cannot read GPU memory):
+    in a world of one, the values come back into the device memory, strided views too, and
+    DDP puts the gradients on the parameters' device."""
+    import nbgrad.distributed as dist
+    from nbgrad.nn.parallel import DistributedDataParallel as DDP
+
+    was = dist.is_initialized()
+    if not was:
+        dist.init_process_group("mpi")
+    try:
+        t = nbgrad.tensor([[1.0, 2.0], [3.0, 4.0]], device=DEV)
+        dist.all_reduce(t.t(), op=dist.ReduceOp.MAX)
+        dist.broadcast(t, src=0)
+        assert t.device.type == "cuda" and t.tolist() == [[1.0, 2.0], [3.0, 4.0]]
+        b = nbgrad.tensor([True, False], device=DEV)
+        dist.all_reduce(b)
+        assert b.tolist() == [True, False]
+        nbgrad.manual_seed(0)
+        net = nbgrad.nn.Linear(3, 2).to(DEV)
+        ddp = DDP(net)
+        x = nbgrad.tensor(np.arange(6.0).reshape(2, 3), dtype=nbgrad.float32, device=DEV)
+        ddp(x).sum().backward()
+        assert net.weight.grad.device.type == "cuda"
+        np.testing.assert_allclose(host(net.weight.grad), [[3.0, 5.0, 7.0]] * 2)
+    finally:
+        if not was:
+            dist.destroy_process_group()
