@@ -117,7 +117,9 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
     forever).
 
     Args:
-        backend (str, optional): ``"mpi"``, the only backend (``None`` means it too).
+        backend (str, optional): ``"mpi"``, the one transport. PyTorch's other names
+            (``"gloo"``, ``"nccl"``, ``"cpu:gloo,cuda:nccl"``) are accepted and mean MPI
+            too, so that PyTorch programs run unchanged; ``None`` as well.
         init_method (str, optional): accepted for PyTorch's programs; only ``None`` and
             ``"env://"`` (MPI knows the processes already).
         timeout (datetime.timedelta, optional): accepted and unused: MPI has no timeout
@@ -127,8 +129,10 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
         store, group_name, pg_options, device_id: accepted for PyTorch's programs, unused.
 
     Raises:
-        ValueError: when called twice, or when ``rank`` / ``world_size`` disagree with MPI.
-        RuntimeError: for another backend, or when mpi4py is not installed.
+        ValueError: when called twice, for a backend name PyTorch does not know, or when
+            ``rank`` / ``world_size`` disagree with MPI (a job started by ``torchrun``:
+            each process then is a world of one).
+        RuntimeError: when mpi4py is not installed.
 
     Example::
 
@@ -139,10 +143,7 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
     """
     if _DEFAULT:
         raise ValueError("trying to initialize the default process group twice!")
-    if backend is not None and str(backend).lower() != "mpi":
-        raise RuntimeError(
-            f"nbgrad.distributed has one backend, 'mpi' (got {backend!r}); start the "
-            "processes with mpiexec (or python -m nbgrad.distributed.run -n N script.py)")
+    _check_backend(backend)
     if init_method not in (None, "env://"):
         raise ValueError(f"init_method {init_method!r} is not supported: MPI starts the "
                          "processes and tells each its rank (use mpiexec)")
@@ -175,6 +176,19 @@ def _share_cores(MPI):
     from .._runtime import set_num_threads
 
     set_num_threads(max(1, (os.cpu_count() or 1) // here))
+
+
+_BACKENDS = {"mpi", "gloo", "nccl", "ucc", "xccl", "undefined"}
+
+
+def _check_backend(backend):
+    """PyTorch's backend names all mean MPI here; anything else is a mistake."""
+    if backend is None:
+        return
+    parts = [p.split(":")[-1].strip().lower() for p in str(backend).split(",")]
+    if not all(p in _BACKENDS for p in parts):
+        raise ValueError(f"Invalid backend: '{backend}' (nbgrad.distributed runs on MPI; "
+                         "PyTorch's backend names are accepted and mean MPI)")
 
 
 def destroy_process_group(group=None):
