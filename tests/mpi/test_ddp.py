@@ -171,3 +171,17 @@ def test_distributed_sampler_shards_the_epoch(world):
     dist.all_gather_object(every, mine)
     flat = sorted(v for part in every for v in part)
     assert set(flat) == set(range(23)) and len(flat) == n * -(-23 // n)
+
+
+def test_gradient_as_bucket_view(world):
+    rank, n = world
+    x, y = _data(n, seed=7)
+    views = DDP(_model(rank), gradient_as_bucket_view=True)
+    copies = DDP(_model(rank))
+    for m in (views, copies):
+        F.cross_entropy(m(x[rank::n]), y[rank::n]).backward()
+    flats = [b.flat for b in views._buckets]
+    for p, q in zip(views.parameters(), copies.parameters()):
+        np.testing.assert_array_equal(p.grad.numpy(), q.grad.numpy())
+        assert any(np.shares_memory(p.grad.numpy(), f) for f in flats)
+        assert not any(np.shares_memory(q.grad.numpy(), b.flat) for b in copies._buckets)
