@@ -185,3 +185,38 @@ def test_gradient_as_bucket_view(world):
         np.testing.assert_array_equal(p.grad.numpy(), q.grad.numpy())
         assert any(np.shares_memory(p.grad.numpy(), f) for f in flats)
         assert not any(np.shares_memory(q.grad.numpy(), b.flat) for b in copies._buckets)
+
+
+@pytest.mark.parametrize("momentum", [0.1, None])
+def test_sync_batchnorm_trains_as_one_process_on_the_whole_batch(world, momentum):
+    """A conv net with SyncBatchNorm under DDP, each process on its part of the batch,
+    against BatchNorm on the whole batch in one process: the same parameters and running
+    statistics after a few steps (float64)."""
+    rank, n = world
+    rng = np.random.default_rng(11)
+    x = nbgrad.tensor(rng.standard_normal((4 * n, 2, 5, 5)) + 1.5)
+    y = nbgrad.tensor(rng.standard_normal((4 * n, 3, 5, 5)))
+
+    def net():
+        nbgrad.manual_seed(2)
+        return nn.Sequential(nn.Conv2d(2, 3, 3, padding=1, dtype=nbgrad.float64),
+                             nn.BatchNorm2d(3, momentum=momentum, dtype=nbgrad.float64),
+                             nn.Tanh())
+    ddp = DDP(nn.SyncBatchNorm.convert_sync_batchnorm(net()))
+    ref = net()
+    opt = nbgrad.optim.SGD(ddp.parameters(), lr=0.2)
+    opt_ref = nbgrad.optim.SGD(ref.parameters(), lr=0.2)
+    part = slice(rank * 4, rank * 4 + 4)  # (contiguous parts: ranks may hold 3 values too)
+    for _ in range(3):
+        opt.zero_grad()
+        (ddp(x[part]) - y[part]).square().mean().backward()
+        opt.step()
+        opt_ref.zero_grad()
+        (ref(x) - y).square().mean().backward()
+        opt_ref.step()
+    for (k, a), b in zip(ddp.module.state_dict().items(), ref.state_dict().values()):
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-10, atol=1e-12, err_msg=k)
+    ddp.eval()
+    ref.eval()
+    np.testing.assert_allclose(ddp(x[part]).detach().numpy(), ref(x[part]).detach().numpy(),
+                               rtol=1e-10, atol=1e-12)

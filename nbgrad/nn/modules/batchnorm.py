@@ -232,9 +232,12 @@ class BatchNorm3d(_BatchNorm):
 
 class SyncBatchNorm(_BatchNorm):
     """Batch norm over (N, C, ...) input whose statistics, in distributed training, are
-    those of the whole batch across processes. In one process (nbgrad has no process
-    groups yet: issue #18) it is ``BatchNorm``'s computation on any input of two or more
-    dims; ``convert_sync_batchnorm`` swaps a model's batch norms for it, as in PyTorch.
+    those of the whole batch across the processes of ``process_group`` (see
+    ``nbgrad.distributed``): in training, every process normalizes with the mean and
+    variance of all the processes' batches together, and the running estimates are
+    updated from them. In one process, or in eval mode, it is ``BatchNorm``'s computation
+    on any input of two or more dims. ``convert_sync_batchnorm`` swaps a model's batch
+    norms for it, as in PyTorch.
 
     Args:
         num_features (int): the number of channels :math:`C`.
@@ -245,8 +248,8 @@ class SyncBatchNorm(_BatchNorm):
         affine (bool, optional): learn a per-channel scale and shift. Default: ``True``.
         track_running_stats (bool, optional): keep running estimates for eval mode.
             Default: ``True``.
-        process_group (optional): the processes whose batches are pooled; kept, but
-            unused in one process. Default: ``None``.
+        process_group (ProcessGroup, optional): the processes whose batches are pooled.
+            Default: ``None``, the default group when one is initialized.
         device (nbgrad.device, optional): the device of the parameters and buffers.
             Default: the default device.
         dtype (nbgrad.dtype, optional): their dtype. Default: the default dtype.
@@ -277,7 +280,32 @@ class SyncBatchNorm(_BatchNorm):
             raise ValueError(f"expected at least 2D input (got {input.ndim}D input)")
         if input.shape[1] == 0:
             raise ValueError("SyncBatchNorm number of input channels should be non-zero")
-        return self._normalize(input)
+        batch_stats = self.training or self.running_mean is None
+        world = self._world() if batch_stats else 1
+        if world == 1:
+            return self._normalize(input)
+        from ._sync_batchnorm import SyncBatchNormFunction
+
+        momentum = 0.0 if self.momentum is None else self.momentum
+        if self.training and self.track_running_stats:
+            with no_grad():
+                self.num_batches_tracked.add_(1)
+            if self.momentum is None:  # a cumulative moving average
+                momentum = 1.0 / float(self.num_batches_tracked.item())
+        track = self.training and self.track_running_stats
+        return SyncBatchNormFunction.apply(
+            input, self.weight, self.bias, self.running_mean if track else None,
+            self.running_var if track else None, self.eps, momentum, self.process_group,
+            world)
+
+    def _world(self):
+        """How many processes pool their batches here (1: none to sync with)."""
+        from ... import distributed as dist
+
+        if not dist.is_initialized():
+            return 1
+        size = dist.get_world_size(self.process_group)
+        return max(size, 1)
 
     @classmethod
     def convert_sync_batchnorm(cls, module, process_group=None):
