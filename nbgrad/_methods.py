@@ -5,9 +5,16 @@ conversion to host values) and imports no op; each method that computes is a row
 ``METHODS`` below, bound onto ``Tensor`` by the loop at the end. Add a method here, as a row.
 """
 
+import re
+import types
+
 import numpy as np
 
-from . import _aten_forms, tensor_types
+from . import (
+    _aten_forms,
+    _docs,  # noqa: F401  (the op-table functions' docstrings, which methods refer to)
+    tensor_types,
+)
 from . import creation as Cr
 from . import dtypes as _dt
 from . import tensor_storage as TS
@@ -164,9 +171,27 @@ def _band_(name):
 
 
 def _type(self, dtype=None, non_blocking=False, **kwargs):
-    """The tensor type's name (``"nbgrad.FloatTensor"``), or a copy in ``dtype`` (a dtype,
-    a legacy type such as ``nbgrad.DoubleTensor``, which names the device type too, or its
-    name, ``"torch.DoubleTensor"``)."""
+    """type(dtype=None, non_blocking=False) -> str or Tensor
+
+    Without ``dtype``, the name of this tensor's type (``"nbgrad.FloatTensor"``); with one,
+    this tensor converted to it (itself if it already is that type).
+
+    Args:
+        dtype (nbgrad.dtype or type or str, optional): a dtype, a legacy tensor type such
+            as ``nbgrad.DoubleTensor`` (which names the device type too), or such a type's
+            name (``"torch.DoubleTensor"``). Default: ``None``, return the type's name.
+        non_blocking (bool, optional): accepted for PyTorch's signature (copies here are
+            synchronous). Default: ``False``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> x = nbgrad.tensor([1.5, 2.5])
+        >>> x.type()
+        'nbgrad.FloatTensor'
+        >>> x.type(nbgrad.int64), x.type("torch.DoubleTensor").dtype
+        (tensor([1, 2]), nbgrad.float64)
+    """
     if dtype is None:
         return self._type_name()
     if isinstance(dtype, tensor_types.TensorType):
@@ -182,11 +207,54 @@ def _type(self, dtype=None, non_blocking=False, **kwargs):
 
 
 def _to(self, *args, **kwargs):
-    """A copy on another device and/or dtype (``self`` when nothing changes)."""
+    """to(*args, **kwargs) -> Tensor
+
+    This tensor on another device and/or with another dtype: a copy, or the tensor itself
+    when nothing changes (unless ``copy=True``).
+
+    The forms, as PyTorch's: ``to(dtype)``, ``to(device, dtype=None)``, ``to(other)``
+    (``other``'s device and dtype), each with the keywords ``non_blocking=False``,
+    ``copy=False`` and ``memory_format=nbgrad.preserve_format``. The copy is recorded for
+    autograd: gradients flow back to this tensor.
+
+    Args:
+        *args: a dtype, a device (or a string such as ``"cpu"`` or ``"cuda:0"``), or a
+            tensor; a device may be followed by a dtype.
+        **kwargs: ``dtype``, ``device``, ``non_blocking`` (accepted; copies here are
+            synchronous), ``copy`` (always copy) and ``memory_format`` (the copy's layout).
+
+    Example::
+
+        >>> import nbgrad
+        >>> x = nbgrad.tensor([1.7, -2.2])
+        >>> x.to(nbgrad.int64)
+        tensor([ 1, -2])
+        >>> x.to("cpu") is x, x.to("cpu", copy=True) is x
+        (True, False)
+        >>> x.to(nbgrad.zeros(1, dtype=nbgrad.float64)).dtype
+        nbgrad.float64
+    """
     return convert.to(self, *args, **kwargs)
 
 
 def _cuda(self, device=None):
+    """cuda(device=None) -> Tensor
+
+    A copy of this tensor on a CUDA device (the tensor itself if it is there already). It
+    needs a CUDA GPU (Numba's CUDA target).
+
+    Args:
+        device (nbgrad.device or int, optional): the CUDA device, or its index. Default:
+            ``None``, the current CUDA device.
+
+    Example::
+
+        >>> import nbgrad
+        >>> x = nbgrad.ones(2)
+        >>> y = x.cuda() if nbgrad.cuda.is_available() else x
+        >>> y.shape
+        nbgrad.Size([2])
+    """
     return self.to("cuda" if device is None else as_device(device if not isinstance(device, int) else f"cuda:{device}"))
 
 
@@ -199,8 +267,28 @@ def _legacy_new(self, *args, device=None):
 
 
 def _contiguous(self, memory_format=contiguous_format):
-    """``self`` if dense in the order ``memory_format`` names (row-major by default), else
-    a copy laid out so."""
+    """contiguous(memory_format=nbgrad.contiguous_format) -> Tensor
+
+    This tensor laid out densely in memory: itself if it already is, else a copy.
+
+    Views such as a transpose or a strided slice are not contiguous; some operations
+    (``view``) need a contiguous tensor.
+
+    Args:
+        memory_format (nbgrad.memory_format, optional): the layout wanted:
+            ``nbgrad.contiguous_format`` (row-major) or ``nbgrad.channels_last`` (a 4-d
+            tensor). Default: ``nbgrad.contiguous_format``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> x = nbgrad.tensor([[1, 2], [3, 4]]).t()
+        >>> x.is_contiguous(), x.contiguous().is_contiguous()
+        (False, True)
+        >>> y = x.contiguous()
+        >>> y.contiguous() is y
+        True
+    """
     if self.is_contiguous(memory_format if memory_format is not contiguous_format else None):
         return self
     if memory_format is preserve_format:
@@ -231,8 +319,302 @@ def _is_nonzero(self):
     return bool(self.item() != 0)
 
 
-def _converter(dt):
-    return lambda self: self.to(dt)
+def _float(self):
+    """float() -> Tensor
+
+    This tensor as ``nbgrad.float32``: ``self.to(nbgrad.float32)`` (the tensor itself if it
+    already is).
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.tensor([1.7, -2.2]).float()
+        tensor([ 1.7000, -2.2000])
+    """
+    return self.to(_dt.float32)
+
+
+def _double(self):
+    """double() -> Tensor
+
+    This tensor as ``nbgrad.float64``: ``self.to(nbgrad.float64)`` (the tensor itself if it
+    already is).
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.tensor([1.7, -2.2]).double()
+        tensor([ 1.7000, -2.2000], dtype=nbgrad.float64)
+    """
+    return self.to(_dt.float64)
+
+
+def _half(self):
+    """half() -> Tensor
+
+    This tensor as ``nbgrad.float16``: ``self.to(nbgrad.float16)`` (the tensor itself if it
+    already is).
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.tensor([1.7, -2.2]).half()
+        tensor([ 1.7002, -2.1992], dtype=nbgrad.float16)
+    """
+    return self.to(_dt.float16)
+
+
+def _bfloat16(self):
+    """bfloat16() -> Tensor
+
+    This tensor as ``nbgrad.bfloat16``: ``self.to(nbgrad.bfloat16)`` (the tensor itself if it
+    already is).
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.tensor([1.7, -2.2]).bfloat16()
+        tensor([ 1.7031, -2.2031], dtype=nbgrad.bfloat16)
+    """
+    return self.to(_dt.bfloat16)
+
+
+def _long(self):
+    """long() -> Tensor
+
+    This tensor as ``nbgrad.int64``: ``self.to(nbgrad.int64)`` (the tensor itself if it
+    already is).
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.tensor([1.7, -2.2]).long()
+        tensor([ 1, -2])
+    """
+    return self.to(_dt.int64)
+
+
+def _int(self):
+    """int() -> Tensor
+
+    This tensor as ``nbgrad.int32``: ``self.to(nbgrad.int32)`` (the tensor itself if it
+    already is).
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.tensor([1.7, -2.2]).int()
+        tensor([ 1, -2], dtype=nbgrad.int32)
+    """
+    return self.to(_dt.int32)
+
+
+def _short(self):
+    """short() -> Tensor
+
+    This tensor as ``nbgrad.int16``: ``self.to(nbgrad.int16)`` (the tensor itself if it
+    already is).
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.tensor([1.7, -2.2]).short()
+        tensor([ 1, -2], dtype=nbgrad.int16)
+    """
+    return self.to(_dt.int16)
+
+
+def _char(self):
+    """char() -> Tensor
+
+    This tensor as ``nbgrad.int8``: ``self.to(nbgrad.int8)`` (the tensor itself if it
+    already is).
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.tensor([1.7, -2.2]).char()
+        tensor([ 1, -2], dtype=nbgrad.int8)
+    """
+    return self.to(_dt.int8)
+
+
+def _byte(self):
+    """byte() -> Tensor
+
+    This tensor as ``nbgrad.uint8``: ``self.to(nbgrad.uint8)`` (the tensor itself if it
+    already is).
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.tensor([1.7, 2.2]).byte()
+        tensor([1, 2], dtype=nbgrad.uint8)
+    """
+    return self.to(_dt.uint8)
+
+
+def _bool(self):
+    """bool() -> Tensor
+
+    This tensor as ``nbgrad.bool``: ``self.to(nbgrad.bool)`` (the tensor itself if it
+    already is).
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.tensor([1.7, 0.0]).bool()
+        tensor([ True, False])
+    """
+    return self.to(_dt.bool_)
+
+
+def _cpu(self):
+    """cpu() -> Tensor
+
+    A copy of this tensor in CPU memory (the tensor itself if it is there already).
+
+    Example::
+
+        >>> import nbgrad
+        >>> x = nbgrad.ones(2)
+        >>> x.cpu() is x
+        True
+    """
+    return self.to("cpu")
+
+
+def _type_as(self, other):
+    """type_as(other) -> Tensor
+
+    This tensor as ``other``'s dtype: ``self.to(other.dtype)`` (itself if it already is).
+
+    Args:
+        other (Tensor): the tensor whose dtype to take.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.tensor([1, 2]).type_as(nbgrad.zeros(1))
+        tensor([1., 2.])
+    """
+    return self.to(other._dtype)
+
+
+def _view_as(self, other):
+    """view_as(other) -> Tensor
+
+    A view of this tensor with ``other``'s shape: ``self.view(other.size())`` (see
+    :meth:`~nbgrad.Tensor.view`).
+
+    Args:
+        other (Tensor): the tensor whose shape to take.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.arange(6).view_as(nbgrad.zeros(2, 3))
+        tensor([[0, 1, 2],
+                [3, 4, 5]])
+    """
+    return S.view(self, tuple(other.shape))
+
+
+def _reshape_as(self, other):
+    """reshape_as(other) -> Tensor
+
+    This tensor with ``other``'s shape: ``self.reshape(other.size())``, a view when the
+    strides allow it, else a copy (see :func:`nbgrad.reshape`).
+
+    Args:
+        other (Tensor): the tensor whose shape to take.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.arange(6).reshape_as(nbgrad.zeros(3, 2))
+        tensor([[0, 1],
+                [2, 3],
+                [4, 5]])
+    """
+    return S.reshape(self, tuple(other.shape))
+
+
+def _where(self, condition, other):
+    """where(condition, other) -> Tensor
+
+    ``self.where(condition, other)`` is ``nbgrad.where(condition, self, other)``: this
+    tensor's elements where ``condition`` holds, ``other``'s elsewhere.
+
+    See :func:`nbgrad.where`
+
+    Args:
+        condition (Tensor): a bool tensor: where to keep this tensor's elements.
+        other (Tensor or Number): the values taken where ``condition`` is ``False``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> x = nbgrad.tensor([-1.0, 2.0, -3.0])
+        >>> x.where(x > 0, 0.0)
+        tensor([0., 2., 0.])
+    """
+    return E.where(condition, self, other)
+
+
+def _ndimension(self):
+    """ndimension() -> int
+
+    The number of dimensions of this tensor: another name for :meth:`~nbgrad.Tensor.dim`.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.zeros(2, 3, 4).ndimension()
+        3
+    """
+    return self.ndim
+
+
+def _polygamma_method(self, n):
+    """polygamma(n) -> Tensor
+
+    ``self.polygamma(n)`` is ``nbgrad.polygamma(n, self)`` (the arguments of the function
+    the other way round).
+
+    See :func:`nbgrad.polygamma`
+
+    Args:
+        n (int): the order of the derivative of digamma, at least 0.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.tensor([1.0, 0.5]).polygamma(1)
+        tensor([1.6449, 4.9348])
+    """
+    return E.polygamma(n, self)
+
+
+def _polygamma_(self, n):
+    """polygamma_(n) -> Tensor
+
+    In-place version of :meth:`nbgrad.Tensor.polygamma`.
+
+    See :func:`nbgrad.polygamma`
+
+    Args:
+        n (int): the order of the derivative of digamma, at least 0.
+
+    Example::
+
+        >>> import nbgrad
+        >>> x = nbgrad.tensor([1.0, 0.5])
+        >>> _ = x.polygamma_(1)
+        >>> x
+        tensor([1.6449, 4.9348])
+    """
+    return I.inplace_binary("polygamma_", lambda a, _b: E.polygamma(n, a), self, 0.0)
 
 
 # name -> function (or property), bound onto Tensor as is
@@ -241,15 +623,13 @@ METHODS = {
     **_elementwise_methods(),
     "__matmul__": L.matmul, "__rmatmul__": _r(L.matmul),
     "__getitem__": S.getitem, "__setitem__": I.setitem,
-    "where": lambda self, condition, other: E.where(condition, self, other),
+    "where": _where,
     "clamp": E.clamp, "clip": E.clamp, "clamp_": _clamp_, "clip_": _clamp_,
     "clamp_min_": lambda self, min: _clamp_(self, min=min),
     "clamp_max_": lambda self, max: _clamp_(self, max=max),
-    "fill_diagonal_": _fill_diagonal_, "ndimension": lambda self: self.ndim,
+    "fill_diagonal_": _fill_diagonal_, "ndimension": _ndimension,
     # (Tensor.polygamma(n): the order of torch.polygamma(n, input) turned round)
-    "polygamma": lambda self, n: E.polygamma(n, self),
-    "polygamma_": lambda self, n: I.inplace_binary(
-        "polygamma_", lambda a, _b: E.polygamma(n, a), self, 0.0),
+    "polygamma": _polygamma_method, "polygamma_": _polygamma_,
     "masked_fill": Sel.masked_fill, "masked_fill_": _masked_fill_,
     "tril": Sel.tril, "triu": Sel.triu, "tril_": _band_("tril"), "triu_": _band_("triu"),
     "square": E.square, "__invert__": E.bitwise_not, "bitwise_not": E.bitwise_not,
@@ -280,8 +660,7 @@ METHODS = {
     **{n: getattr(S, n) for n in (
         "reshape", "view", "flatten", "transpose", "permute", "t", "expand", "expand_as",
         "squeeze", "unsqueeze")},
-    "view_as": lambda self, other: S.view(self, tuple(other.shape)),
-    "reshape_as": lambda self, other: S.reshape(self, tuple(other.shape)),
+    "view_as": _view_as, "reshape_as": _reshape_as,
     "swapaxes": S.transpose,
     "T": property(lambda self: S.permute(self, tuple(range(self.ndim - 1, -1, -1)))),
     "mT": property(lambda self: S.transpose(self, -2, -1)),
@@ -317,12 +696,9 @@ METHODS = {
     "new": _legacy_new,
     # copies and conversions
     "clone": convert.clone, "contiguous": _contiguous, "to": _to,
-    "cpu": lambda self: self.to("cpu"), "cuda": _cuda,
-    "type_as": lambda self, other: self.to(other._dtype), "type": _type,
-    "float": _converter(_dt.float32), "double": _converter(_dt.float64),
-    "long": _converter(_dt.int64), "int": _converter(_dt.int32), "bool": _converter(_dt.bool_),
-    "half": _converter(_dt.float16), "bfloat16": _converter(_dt.bfloat16),
-    "byte": _converter(_dt.uint8), "char": _converter(_dt.int8), "short": _converter(_dt.int16),
+    "cpu": _cpu, "cuda": _cuda, "type_as": _type_as, "type": _type,
+    "float": _float, "double": _double, "long": _long, "int": _int, "bool": _bool,
+    "half": _half, "bfloat16": _bfloat16, "byte": _byte, "char": _char, "short": _short,
 }
 
 
@@ -533,6 +909,82 @@ METHODS.update({
     "is_pinned": lambda self, device=None: False,
     "is_shared": lambda self: False,
 })
+
+
+
+# ----- docstrings: a method that is a top-level function refers to it, as PyTorch's do ------
+_CO_VARARGS, _CO_VARKEYWORDS = 0x04, 0x08  # (code flags: inspect.CO_VARARGS, CO_VARKEYWORDS)
+_RETURNS = re.compile(r"Returns:\s*\n\s*([A-Za-z(][\w. ,()]*?):\s")  # (its first type)
+
+
+def _signature(name, fn):
+    """``name(...)``: ``fn``'s parameters after the first (the tensor the method is called
+    on), read from its code (``inspect.signature`` would cost ~30 us a method at import)."""
+    code, defaults, kwdefaults = fn.__code__, fn.__defaults__ or (), fn.__kwdefaults__ or {}
+    n, k = code.co_argcount, code.co_kwonlyargcount
+    params, first_default = [], n - len(defaults)
+    for i, p in enumerate(code.co_varnames[:n]):
+        params.append(p if i < first_default else f"{p}={defaults[i - first_default]!r}")
+    star = code.co_flags & _CO_VARARGS
+    if star:
+        params.append("*" + code.co_varnames[n + k])
+    elif k:
+        params.append("*")
+    params += [f"{p}={kwdefaults[p]!r}" if p in kwdefaults else p
+               for p in code.co_varnames[n:n + k]]
+    if code.co_flags & _CO_VARKEYWORDS:
+        params.append("**" + code.co_varnames[n + k + (1 if star else 0)])
+    return f"{name}({', '.join(params[1:] if n else params)})"
+
+
+def _documents(fn, name):
+    """Whether ``fn`` is documented as nbgrad's top-level ``name``: its docstring has an
+    example, names ``nbgrad.<name>`` (its example calls it, or it says it is an alias) and
+    describes ``fn``'s first parameter (``input``) among its ``Args:``, as a function's
+    docstring does and a method's does not (its first parameter is ``self``)."""
+    doc = fn.__doc__ or ""
+    if ">>>" not in doc or not (f"nbgrad.{name}(" in doc or f":func:`nbgrad.{name}`" in doc):
+        return False
+    code, args = fn.__code__, doc.find("Args:")
+    return code.co_argcount > 0 and args >= 0 and re.search(
+        rf"\n +{code.co_varnames[0]} \(", doc[args:]) is not None
+
+
+def _with_doc(fn, doc):
+    """``fn`` as a new function object of the same code, defaults, closure and attributes
+    (a call costs what ``fn``'s does) whose docstring is ``doc``."""
+    out = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__,
+                             fn.__closure__)
+    out.__kwdefaults__ = fn.__kwdefaults__
+    out.__dict__.update(fn.__dict__)
+    out.__qualname__, out.__module__, out.__doc__ = fn.__qualname__, fn.__module__, doc
+    return out
+
+
+def _refer_to_functions(methods):
+    """The rows of ``methods`` whose function is documented as nbgrad's top-level function
+    of the same name (the same function object: ``Tensor.sin`` is ``nbgrad.sin``), and
+    their in-place forms, as copies whose docstring refers to the function's, as PyTorch's
+    methods do: ``sin() -> Tensor``, then ``See :func:`nbgrad.sin```. The other methods
+    keep their own docstrings."""
+    out = {}
+    for name, fn in methods.items():
+        if name[:1] == "_" or fn.__class__ is not types.FunctionType \
+                or not _documents(fn, name):
+            continue
+        returns = _RETURNS.search(fn.__doc__)
+        args = _signature(name, fn)[len(name):]
+        see = f"See :func:`nbgrad.{name}`"
+        out[name] = _with_doc(fn, f"{name}{args} -> "
+                                  f"{returns.group(1) if returns else 'Tensor'}\n\n{see}")
+        inplace = methods.get(name + "_")
+        if inplace.__class__ is types.FunctionType:
+            out[name + "_"] = _with_doc(inplace, f"{name}_{args} -> Tensor\n\nIn-place version "
+                                                 f"of :meth:`nbgrad.Tensor.{name}`.\n\n{see}")
+    return out
+
+
+METHODS.update(_refer_to_functions(METHODS))
 
 for _name, _fn in METHODS.items():
     setattr(Tensor, _name, _fn)

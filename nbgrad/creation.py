@@ -269,7 +269,33 @@ def _unwrap(x):
 
 
 def as_tensor(data, dtype=None, device=None):
-    """Like ``tensor`` but shares memory with a matching ndarray or Tensor."""
+    """``data`` as a tensor, sharing its memory where it can.
+
+    A tensor of the dtype and device asked for is returned as it is; another tensor is
+    converted (``data.to(...)``, a copy). A NumPy array on the CPU with no ``dtype`` shares
+    its memory (as :func:`nbgrad.from_numpy`); anything else is copied, as
+    :func:`nbgrad.tensor` does. The result keeps ``data``'s autograd history when ``data``
+    is a tensor.
+
+    Args:
+        data (array_like): a tensor, a NumPy array, a number or a (nested) sequence.
+        dtype (nbgrad.dtype, optional): the dtype of the tensor. Default: ``None``, inferred
+            from ``data``.
+        device (nbgrad.device or str, optional): the device of the tensor. Default:
+            ``None``, ``data``'s for a tensor, else the default device (see
+            :func:`nbgrad.set_default_device`).
+
+    Example::
+
+        >>> import nbgrad, numpy as np
+        >>> a = np.array([1, 2, 3])
+        >>> t = nbgrad.as_tensor(a)
+        >>> a[0] = -1                          # t shares a's memory
+        >>> t
+        tensor([-1,  2,  3])
+        >>> nbgrad.as_tensor([1.5, 2.0]), nbgrad.as_tensor(t, dtype=nbgrad.float32)
+        (tensor([1.5000, 2.0000]), tensor([-1.,  2.,  3.]))
+    """
     if isinstance(data, Tensor):
         return data.to(device=device or data.device, dtype=dtype or data.dtype)
     if isinstance(data, np.ndarray) and dtype is None and factory_device(device).type == "cpu":
@@ -326,7 +352,27 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
 
 
 def from_numpy(ndarray):
-    """A CPU tensor sharing memory with ``ndarray``."""
+    """A CPU tensor that shares its memory with the NumPy array ``ndarray``.
+
+    A change to either is seen in the other; the tensor has ``ndarray``'s shape, strides and
+    dtype (float64, float32, float16, int64, int32, int16, int8, uint8 or bool). Arrays with
+    negative strides are refused (copy them first). The tensor keeps the array alive.
+
+    Args:
+        ndarray (numpy.ndarray): the array to share.
+
+    Example::
+
+        >>> import nbgrad, numpy as np
+        >>> a = np.array([[1.0, 2.0], [3.0, 4.0]])
+        >>> t = nbgrad.from_numpy(a)
+        >>> t
+        tensor([[1., 2.],
+                [3., 4.]], dtype=nbgrad.float64)
+        >>> t[0, 0] = 10.0
+        >>> a[0]
+        array([10.,  2.])
+    """
     if not isinstance(ndarray, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
     dt = _dt.from_numpy_dtype(ndarray.dtype)
@@ -372,20 +418,86 @@ def _finish_dev(data, dt, dev, requires_grad):
 
 @_recording.recorded
 def zeros(*size, dtype=None, device=None, requires_grad=False):
-    """A tensor of zeros."""
+    """A tensor filled with zeros, of the shape ``size``.
+
+    Args:
+        *size (int or tuple of ints): the shape, as ints or as one tuple (or
+            :class:`nbgrad.Size`).
+        dtype (nbgrad.dtype, optional): the dtype of the tensor. Default: ``None``, the
+            default dtype (see :func:`nbgrad.set_default_dtype`).
+        device (nbgrad.device or str, optional): the device of the tensor. Default:
+            ``None``, the default device (see :func:`nbgrad.set_default_device`).
+        requires_grad (bool, optional): record operations on the tensor for autograd.
+            Default: ``False``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.zeros(2, 3)
+        tensor([[0., 0., 0.],
+                [0., 0., 0.]])
+        >>> nbgrad.zeros((2,), dtype=nbgrad.int64)
+        tensor([0, 0])
+    """
     return _fill(size, 0, dtype, device, requires_grad, "zeros")
 
 
 @_recording.recorded
 def ones(*size, dtype=None, device=None, requires_grad=False):
-    """A tensor of ones."""
+    """A tensor filled with ones, of the shape ``size``.
+
+    Args:
+        *size (int or tuple of ints): the shape, as ints or as one tuple (or
+            :class:`nbgrad.Size`).
+        dtype (nbgrad.dtype, optional): the dtype of the tensor. Default: ``None``, the
+            default dtype (see :func:`nbgrad.set_default_dtype`).
+        device (nbgrad.device or str, optional): the device of the tensor. Default:
+            ``None``, the default device (see :func:`nbgrad.set_default_device`).
+        requires_grad (bool, optional): record operations on the tensor for autograd.
+            Default: ``False``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.ones(2, 3)
+        tensor([[1., 1., 1.],
+                [1., 1., 1.]])
+        >>> nbgrad.ones(3, dtype=nbgrad.bool)
+        tensor([True, True, True])
+    """
     return _fill(size, 1, dtype, device, requires_grad, "ones")
 
 
 @_recording.recorded
 def empty(*size, dtype=None, device=None, requires_grad=False,
           memory_format=contiguous_format):
-    """An uninitialised tensor (laid out in memory as ``memory_format`` says)."""
+    """A tensor of the shape ``size`` whose elements are not initialized: whatever the
+    memory held.
+
+    Faster than :func:`nbgrad.zeros` when every element will be written anyway.
+
+    Args:
+        *size (int or tuple of ints): the shape, as ints or as one tuple (or
+            :class:`nbgrad.Size`).
+        dtype (nbgrad.dtype, optional): the dtype of the tensor. Default: ``None``, the
+            default dtype (see :func:`nbgrad.set_default_dtype`).
+        device (nbgrad.device or str, optional): the device of the tensor. Default:
+            ``None``, the default device (see :func:`nbgrad.set_default_device`).
+        requires_grad (bool, optional): record operations on the tensor for autograd.
+            Default: ``False``.
+        memory_format (nbgrad.memory_format, optional): the layout of the tensor in
+            memory (``nbgrad.channels_last`` for a 4-d tensor stored channels-last).
+            Default: ``nbgrad.contiguous_format``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> x = nbgrad.empty(2, 3)
+        >>> x.shape, x.dtype
+        (nbgrad.Size([2, 3]), nbgrad.float32)
+        >>> nbgrad.empty(1, 3, 2, 2, memory_format=nbgrad.channels_last).stride()
+        (12, 1, 6, 3)
+    """
     dev = factory_device(device)
     dt = _dtype_or_default(dtype)
     shape = _size(size, "empty")
@@ -405,7 +517,30 @@ def empty(*size, dtype=None, device=None, requires_grad=False,
 
 @_recording.recorded
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
-    """A tensor filled with ``fill_value`` (dtype inferred from it when not given)."""
+    """A tensor of the shape ``size`` filled with ``fill_value``.
+
+    Without ``dtype`` the dtype is inferred from ``fill_value``, as :func:`nbgrad.tensor`
+    does: ``bool``, ``int64``, or the default floating dtype.
+
+    Args:
+        size (int or tuple of ints): the shape.
+        fill_value (Number): the value of every element.
+        dtype (nbgrad.dtype, optional): the dtype of the tensor. Default: ``None``, inferred
+            from ``fill_value``.
+        device (nbgrad.device or str, optional): the device of the tensor. Default:
+            ``None``, the default device (see :func:`nbgrad.set_default_device`).
+        requires_grad (bool, optional): record operations on the tensor for autograd.
+            Default: ``False``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.full((2, 3), 3.5)
+        tensor([[3.5000, 3.5000, 3.5000],
+                [3.5000, 3.5000, 3.5000]])
+        >>> nbgrad.full((2,), 7), nbgrad.full((2,), True)
+        (tensor([7, 7]), tensor([True, True]))
+    """
     if dtype is None:
         dtype = _infer_dtype(fill_value)
     return _fill((size,) if isinstance(size, int) else (tuple(size),), fill_value, dtype, device,
@@ -444,7 +579,30 @@ def _sample_like(draw, fill, input, memory_format, fname, requires_grad, dt, dev
 @_recording.recorded
 def zeros_like(input, *, dtype=None, device=None, requires_grad=False,
                memory_format=preserve_format):
-    """Zeros with ``input``'s shape, dtype and device."""
+    """A tensor of ``input``'s shape filled with zeros (its dtype and device are ``input``'s
+    unless given).
+
+    Args:
+        input (Tensor): the tensor whose shape (and dtype and device) to take.
+        dtype (nbgrad.dtype, optional): the dtype of the tensor. Default: ``None``, ``input``'s.
+        device (nbgrad.device or str, optional): the device of the tensor. Default:
+            ``None``, ``input``'s.
+        requires_grad (bool, optional): record operations on the tensor for autograd.
+            Default: ``False``.
+        memory_format (nbgrad.memory_format, optional): the layout of the tensor in
+            memory. Default: ``nbgrad.preserve_format``, that of ``input``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> x = nbgrad.tensor([[1, 2], [3, 4]])
+        >>> nbgrad.zeros_like(x)
+        tensor([[0, 0],
+                [0, 0]])
+        >>> nbgrad.zeros_like(x, dtype=nbgrad.float32)
+        tensor([[0., 0.],
+                [0., 0.]])
+    """
     dt, dev = _like(input, dtype, device)
     return _made_like(zeros, input, memory_format, "zeros_like", (), dt, dev, requires_grad)
 
@@ -452,7 +610,25 @@ def zeros_like(input, *, dtype=None, device=None, requires_grad=False,
 @_recording.recorded
 def ones_like(input, *, dtype=None, device=None, requires_grad=False,
               memory_format=preserve_format):
-    """Ones with ``input``'s shape, dtype and device."""
+    """A tensor of ``input``'s shape filled with ones (its dtype and device are ``input``'s
+    unless given).
+
+    Args:
+        input (Tensor): the tensor whose shape (and dtype and device) to take.
+        dtype (nbgrad.dtype, optional): the dtype of the tensor. Default: ``None``, ``input``'s.
+        device (nbgrad.device or str, optional): the device of the tensor. Default:
+            ``None``, ``input``'s.
+        requires_grad (bool, optional): record operations on the tensor for autograd.
+            Default: ``False``.
+        memory_format (nbgrad.memory_format, optional): the layout of the tensor in
+            memory. Default: ``nbgrad.preserve_format``, that of ``input``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.ones_like(nbgrad.tensor([[1.5, 2.5]]))
+        tensor([[1., 1.]])
+    """
     dt, dev = _like(input, dtype, device)
     return _made_like(ones, input, memory_format, "ones_like", (), dt, dev, requires_grad)
 
@@ -460,7 +636,26 @@ def ones_like(input, *, dtype=None, device=None, requires_grad=False,
 @_recording.recorded
 def empty_like(input, *, dtype=None, device=None, requires_grad=False,
                memory_format=preserve_format):
-    """Uninitialised, with ``input``'s shape, dtype and device."""
+    """A tensor of ``input``'s shape whose elements are not initialized (its dtype and
+    device are ``input``'s unless given).
+
+    Args:
+        input (Tensor): the tensor whose shape (and dtype and device) to take.
+        dtype (nbgrad.dtype, optional): the dtype of the tensor. Default: ``None``, ``input``'s.
+        device (nbgrad.device or str, optional): the device of the tensor. Default:
+            ``None``, ``input``'s.
+        requires_grad (bool, optional): record operations on the tensor for autograd.
+            Default: ``False``.
+        memory_format (nbgrad.memory_format, optional): the layout of the tensor in
+            memory. Default: ``nbgrad.preserve_format``, that of ``input``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> x = nbgrad.empty_like(nbgrad.zeros(2, 3, dtype=nbgrad.int32))
+        >>> x.shape, x.dtype
+        (nbgrad.Size([2, 3]), nbgrad.int32)
+    """
     dt, dev = _like(input, dtype, device)
     return _made_like(empty, input, memory_format, "empty_like", (), dt, dev, requires_grad)
 
@@ -468,7 +663,29 @@ def empty_like(input, *, dtype=None, device=None, requires_grad=False,
 @_recording.recorded
 def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False,
               memory_format=preserve_format):
-    """``fill_value`` with ``input``'s shape, dtype and device."""
+    """A tensor of ``input``'s shape filled with ``fill_value`` (its dtype and device are
+    ``input``'s unless given).
+
+    Args:
+        input (Tensor): the tensor whose shape (and dtype and device) to take.
+        fill_value (Number): the value of every element.
+        dtype (nbgrad.dtype, optional): the dtype of the tensor. Default: ``None``, ``input``'s.
+        device (nbgrad.device or str, optional): the device of the tensor. Default:
+            ``None``, ``input``'s.
+        requires_grad (bool, optional): record operations on the tensor for autograd.
+            Default: ``False``.
+        memory_format (nbgrad.memory_format, optional): the layout of the tensor in
+            memory. Default: ``nbgrad.preserve_format``, that of ``input``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.full_like(nbgrad.zeros(2, 2), 7.0)
+        tensor([[7., 7.],
+                [7., 7.]])
+        >>> nbgrad.full_like(nbgrad.tensor([1, 2]), 2.7)       # input's dtype: int64
+        tensor([2, 2])
+    """
     dt, dev = _like(input, dtype, device)
     return _made_like(full, input, memory_format, "full_like", (fill_value,), dt, dev,
                       requires_grad)
@@ -491,12 +708,21 @@ def _float_only(dt, kernel):
 
 @_recording.recorded
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
-    """Samples from the uniform distribution on [0, 1), PyTorch's for the same seed.
+    """A tensor of the shape ``size`` of random numbers drawn uniformly from ``[0, 1)``.
+
+    For the same seed (:func:`nbgrad.manual_seed`) the numbers are PyTorch's on the CPU.
 
     Args:
-        size (int...): the shape, as separate ints or one tuple.
-        generator (Generator, optional): draw from it instead of the default generator.
-        dtype, device, requires_grad: as for ``nbgrad.zeros``.
+        *size (int or tuple of ints): the shape, as ints or as one tuple (or
+            :class:`nbgrad.Size`).
+        generator (nbgrad.Generator, optional): the generator to draw from. Default:
+            ``None``, the default generator.
+        dtype (nbgrad.dtype, optional): a floating-point dtype. Default: ``None``, the
+            default dtype (see :func:`nbgrad.set_default_dtype`).
+        device (nbgrad.device or str, optional): the device of the tensor. Default:
+            ``None``, the default device (see :func:`nbgrad.set_default_device`).
+        requires_grad (bool, optional): record operations on the tensor for autograd.
+            Default: ``False``.
 
     Example::
 
@@ -514,8 +740,23 @@ def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
 
 @_recording.recorded
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
-    """Samples from the standard normal distribution, PyTorch's for the same seed (float32
-    ones of 16 elements or more to a few units in the last place).
+    """A tensor of the shape ``size`` of random numbers drawn from the standard normal
+    distribution (mean 0, variance 1).
+
+    For the same seed (:func:`nbgrad.manual_seed`) the numbers are PyTorch's on the CPU
+    (float32 tensors of 16 elements or more: to a few units in the last place).
+
+    Args:
+        *size (int or tuple of ints): the shape, as ints or as one tuple (or
+            :class:`nbgrad.Size`).
+        generator (nbgrad.Generator, optional): the generator to draw from. Default:
+            ``None``, the default generator.
+        dtype (nbgrad.dtype, optional): a floating-point dtype. Default: ``None``, the
+            default dtype (see :func:`nbgrad.set_default_dtype`).
+        device (nbgrad.device or str, optional): the device of the tensor. Default:
+            ``None``, the default device (see :func:`nbgrad.set_default_device`).
+        requires_grad (bool, optional): record operations on the tensor for autograd.
+            Default: ``False``.
 
     Example::
 
@@ -523,6 +764,8 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
         >>> _ = nbgrad.manual_seed(0)
         >>> nbgrad.randn(3)
         tensor([ 1.5410, -0.2934, -2.1788])
+        >>> nbgrad.randn(2, 3, dtype=nbgrad.float64).shape
+        nbgrad.Size([2, 3])
     """
     dt = _dtype_or_default(dtype)
     _float_only(dt, "normal_kernel_cpu")
@@ -533,8 +776,23 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
 @_recording.recorded
 def randint(low=0, high=None, size=(), *, generator=None, dtype=None, device=None,
             requires_grad=False):
-    """Integers drawn uniformly from [low, high) (``randint(high, size)`` draws from
-    [0, high)); int64 unless ``dtype`` says otherwise. PyTorch's for the same seed.
+    """A tensor of the shape ``size`` of random integers drawn uniformly from ``[low,
+    high)``.
+
+    ``randint(high, size)`` draws from ``[0, high)``. For the same seed
+    (:func:`nbgrad.manual_seed`) the numbers are PyTorch's on the CPU.
+
+    Args:
+        low (int, optional): the lowest value that may be drawn. Default: ``0``.
+        high (int): one above the highest value that may be drawn.
+        size (tuple of ints): the shape.
+        generator (nbgrad.Generator, optional): the generator to draw from. Default:
+            ``None``, the default generator.
+        dtype (nbgrad.dtype, optional): the dtype of the tensor. Default: ``None``, ``int64``.
+        device (nbgrad.device or str, optional): the device of the tensor. Default:
+            ``None``, the default device (see :func:`nbgrad.set_default_device`).
+        requires_grad (bool, optional): record operations on the tensor for autograd.
+            Default: ``False``.
 
     Example::
 
@@ -542,6 +800,9 @@ def randint(low=0, high=None, size=(), *, generator=None, dtype=None, device=Non
         >>> _ = nbgrad.manual_seed(0)
         >>> nbgrad.randint(10, (5,))
         tensor([4, 9, 3, 0, 3])
+        >>> nbgrad.randint(-3, 3, (2, 2))
+        tensor([[ 0, -2],
+                [-2, -2]])
     """
     if high is None:
         low, high = 0, low
@@ -564,7 +825,19 @@ def randint(low=0, high=None, size=(), *, generator=None, dtype=None, device=Non
 
 @_recording.recorded
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
-    """A random permutation of ``0 .. n-1`` (int64 by default), PyTorch's for the same seed.
+    """A random permutation of the integers ``0, ..., n - 1``.
+
+    For the same seed (:func:`nbgrad.manual_seed`) it is PyTorch's on the CPU.
+
+    Args:
+        n (int): the number of integers.
+        generator (nbgrad.Generator, optional): the generator to draw from. Default:
+            ``None``, the default generator.
+        dtype (nbgrad.dtype, optional): the dtype of the tensor. Default: ``None``, ``int64``.
+        device (nbgrad.device or str, optional): the device of the tensor. Default:
+            ``None``, the default device (see :func:`nbgrad.set_default_device`).
+        requires_grad (bool, optional): record operations on the tensor for autograd.
+            Default: ``False``.
 
     Example::
 
@@ -585,7 +858,27 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False)
 @_recording.recorded
 def rand_like(input, *, dtype=None, device=None, requires_grad=False,
               memory_format=preserve_format):
-    """``rand`` with ``input``'s shape, dtype and device."""
+    """A tensor of ``input``'s shape of random numbers drawn uniformly from ``[0, 1)``, as
+    :func:`nbgrad.rand` (its dtype and device are ``input``'s unless given).
+
+    Args:
+        input (Tensor): the tensor whose shape (and dtype and device) to take.
+        dtype (nbgrad.dtype, optional): the dtype of the tensor. Default: ``None``, ``input``'s.
+        device (nbgrad.device or str, optional): the device of the tensor. Default:
+            ``None``, ``input``'s.
+        requires_grad (bool, optional): record operations on the tensor for autograd.
+            Default: ``False``.
+        memory_format (nbgrad.memory_format, optional): the layout of the tensor in
+            memory. Default: ``nbgrad.preserve_format``, that of ``input``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> _ = nbgrad.manual_seed(0)
+        >>> nbgrad.rand_like(nbgrad.zeros(2, 2))
+        tensor([[0.4963, 0.7682],
+                [0.0885, 0.1320]])
+    """
     dt, dev = _like(input, dtype, device)
     return _sample_like(lambda shape: rand(shape, dtype=dt, device=dev),
                         lambda t: t.uniform_(), input, memory_format, "rand_like", requires_grad,
@@ -595,7 +888,27 @@ def rand_like(input, *, dtype=None, device=None, requires_grad=False,
 @_recording.recorded
 def randn_like(input, *, dtype=None, device=None, requires_grad=False,
                memory_format=preserve_format):
-    """``randn`` with ``input``'s shape, dtype and device."""
+    """A tensor of ``input``'s shape of random numbers drawn from the standard normal
+    distribution, as :func:`nbgrad.randn` (its dtype and device are ``input``'s unless
+    given).
+
+    Args:
+        input (Tensor): the tensor whose shape (and dtype and device) to take.
+        dtype (nbgrad.dtype, optional): the dtype of the tensor. Default: ``None``, ``input``'s.
+        device (nbgrad.device or str, optional): the device of the tensor. Default:
+            ``None``, ``input``'s.
+        requires_grad (bool, optional): record operations on the tensor for autograd.
+            Default: ``False``.
+        memory_format (nbgrad.memory_format, optional): the layout of the tensor in
+            memory. Default: ``nbgrad.preserve_format``, that of ``input``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> _ = nbgrad.manual_seed(0)
+        >>> nbgrad.randn_like(nbgrad.zeros(3, dtype=nbgrad.float64))
+        tensor([ 1.5410, -0.2934, -2.1788], dtype=nbgrad.float64)
+    """
     dt, dev = _like(input, dtype, device)
     return _sample_like(lambda shape: randn(shape, dtype=dt, device=dev),
                         lambda t: t.normal_(), input, memory_format, "randn_like", requires_grad,
@@ -605,8 +918,31 @@ def randn_like(input, *, dtype=None, device=None, requires_grad=False,
 @_recording.recorded
 def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_grad=False,
                  memory_format=preserve_format):
-    """``randint`` with ``input``'s shape, dtype and device (``randint_like(x, high)`` draws
-    from [0, high))."""
+    """A tensor of ``input``'s shape of random integers drawn uniformly from ``[low,
+    high)``, as :func:`nbgrad.randint` (its dtype and device are ``input``'s unless given).
+
+    ``randint_like(input, high)`` draws from ``[0, high)``.
+
+    Args:
+        input (Tensor): the tensor whose shape (and dtype and device) to take.
+        low (int, optional): the lowest value that may be drawn. Default: ``0``.
+        high (int): one above the highest value that may be drawn.
+        dtype (nbgrad.dtype, optional): the dtype of the tensor. Default: ``None``, ``input``'s.
+        device (nbgrad.device or str, optional): the device of the tensor. Default:
+            ``None``, ``input``'s.
+        requires_grad (bool, optional): record operations on the tensor for autograd.
+            Default: ``False``.
+        memory_format (nbgrad.memory_format, optional): the layout of the tensor in
+            memory. Default: ``nbgrad.preserve_format``, that of ``input``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> _ = nbgrad.manual_seed(0)
+        >>> nbgrad.randint_like(nbgrad.zeros(2, 3), 10)
+        tensor([[4., 9., 3.],
+                [0., 3., 9.]])
+    """
     if high is None:
         low, high = 0, low
     dt, dev = _like(input, dtype, device)
@@ -617,7 +953,35 @@ def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_g
 
 @_recording.recorded
 def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
-    """Values from ``start`` to ``end`` (exclusive) by ``step``."""
+    """A 1-d tensor of the values from ``start`` up to, not including, ``end``, ``step``
+    apart, as Python's ``range``.
+
+    ``arange(end)`` starts at 0. The number of values is ``ceil((end - start) / step)``.
+    Without ``dtype``, integer arguments give ``int64`` and any float one the default
+    floating dtype. With a floating ``step``, rounding may make ``end`` appear: prefer
+    :func:`nbgrad.linspace` then.
+
+    Args:
+        start (Number): the first value (or ``end``, when it is the only one given).
+        end (Number, optional): the bound, not reached. Default: ``None``.
+        step (Number, optional): the gap between values. Default: ``1``.
+        dtype (nbgrad.dtype, optional): the dtype of the tensor. Default: ``None``, inferred
+            from the arguments.
+        device (nbgrad.device or str, optional): the device of the tensor. Default:
+            ``None``, the default device (see :func:`nbgrad.set_default_device`).
+        requires_grad (bool, optional): record operations on the tensor for autograd.
+            Default: ``False``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.arange(5)
+        tensor([0, 1, 2, 3, 4])
+        >>> nbgrad.arange(1, 4)
+        tensor([1, 2, 3])
+        >>> nbgrad.arange(1, 2.5, 0.5)
+        tensor([1.0000, 1.5000, 2.0000])
+    """
     if end is None:
         start, end = 0, start
     for v in (start, end, step):
@@ -644,10 +1008,23 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
 
 def inclusive_range(start=0, end=None, step=1, *, dtype=None, device=None,
                     requires_grad=False):
-    """``nbgrad.range`` (named so here not to hide Python's ``range`` in this module):
-    values from ``start`` to ``end`` *inclusive* by ``step``, in the default float dtype
-    unless ``dtype`` says otherwise. Deprecated, as PyTorch's: ``arange`` stops before
-    ``end``, as Python's ``range`` does.
+    """A 1-d tensor of the values from ``start`` to ``end`` *included*, ``step`` apart
+    (``nbgrad.range``; named so here not to hide Python's ``range`` in this module).
+
+    Deprecated, as PyTorch's: it warns, because it includes ``end`` where Python's
+    ``range`` and :func:`nbgrad.arange` stop before it. The values have the default
+    floating dtype unless ``dtype`` says otherwise.
+
+    Args:
+        start (Number, optional): the first value. Default: ``0``.
+        end (Number): the last value.
+        step (Number, optional): the gap between values. Default: ``1``.
+        dtype (nbgrad.dtype, optional): the dtype of the tensor. Default: ``None``, the
+            default dtype (see :func:`nbgrad.set_default_dtype`).
+        device (nbgrad.device or str, optional): the device of the tensor. Default:
+            ``None``, the default device (see :func:`nbgrad.set_default_device`).
+        requires_grad (bool, optional): record operations on the tensor for autograd.
+            Default: ``False``.
 
     Example::
 
@@ -686,7 +1063,34 @@ def _num(v):
 
 @_recording.recorded
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
-    """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
+    r"""A 1-d tensor of ``steps`` values evenly spaced from ``start`` to ``end``, both
+    included.
+
+    .. math::
+        (\text{start},
+        \text{start} + \frac{\text{end} - \text{start}}{\text{steps} - 1},
+        \ldots,
+        \text{end})
+
+    Args:
+        start (Number): the first value.
+        end (Number): the last value.
+        steps (int): the number of values.
+        dtype (nbgrad.dtype, optional): the dtype of the tensor. Default: ``None``, the
+            default dtype (see :func:`nbgrad.set_default_dtype`).
+        device (nbgrad.device or str, optional): the device of the tensor. Default:
+            ``None``, the default device (see :func:`nbgrad.set_default_device`).
+        requires_grad (bool, optional): record operations on the tensor for autograd.
+            Default: ``False``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.linspace(0, 1, steps=5)
+        tensor([0.0000, 0.2500, 0.5000, 0.7500, 1.0000])
+        >>> nbgrad.linspace(-10, 10, steps=3)
+        tensor([-10.,   0.,  10.])
+    """
     dt = _dtype_or_default(dtype)
     if isinstance(steps, Tensor):
         steps = steps.item()
@@ -700,8 +1104,35 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
 
 
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
-    """``steps`` values from ``base ** start`` to ``base ** end``, evenly spaced in the
-    exponent."""
+    r"""A 1-d tensor of ``steps`` values from ``base ** start`` to ``base ** end``, evenly
+    spaced on a log scale.
+
+    .. math::
+        (\text{base}^{\text{start}},
+        \text{base}^{(\text{start} + \frac{\text{end} - \text{start}}{\text{steps} - 1})},
+        \ldots,
+        \text{base}^{\text{end}})
+
+    Args:
+        start (Number): the first exponent.
+        end (Number): the last exponent.
+        steps (int): the number of values.
+        base (float, optional): the base of the powers. Default: ``10.0``.
+        dtype (nbgrad.dtype, optional): the dtype of the tensor. Default: ``None``, the
+            default dtype (see :func:`nbgrad.set_default_dtype`).
+        device (nbgrad.device or str, optional): the device of the tensor. Default:
+            ``None``, the default device (see :func:`nbgrad.set_default_device`).
+        requires_grad (bool, optional): record operations on the tensor for autograd.
+            Default: ``False``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.logspace(0, 3, steps=4)
+        tensor([   1.,   10.,  100., 1000.])
+        >>> nbgrad.logspace(0, 4, steps=3, base=2)
+        tensor([ 1.,  4., 16.])
+    """
     exps = linspace(start, end, steps, dtype=_dt.float64)
     dt = _dtype_or_default(dtype)
     data = np.power(float(base), exps.numpy())
@@ -723,20 +1154,88 @@ def _tri_indices(name, numpy_fn, row, col, offset, dtype, device):
 
 
 def triu_indices(row, col, offset=0, *, dtype=None, device="cpu"):
-    """The (row, column) indices of a ``row`` x ``col`` matrix's upper triangle (from the
-    ``offset``-th diagonal), as a 2 x N tensor in row-major order."""
+    """The indices of the upper triangle of a ``row`` x ``col`` matrix, as a ``2 x N``
+    tensor: the row indices, then the column indices, in row-major order.
+
+    The triangle is on and above the ``offset``-th diagonal (0: the main one, positive:
+    above it, negative: below), as :func:`nbgrad.triu` keeps it.
+
+    Args:
+        row (int): the number of rows of the matrix.
+        col (int): the number of columns of the matrix.
+        offset (int, optional): the diagonal the triangle starts from. Default: ``0``.
+        dtype (nbgrad.dtype, optional): the dtype of the tensor. Default: ``None``, ``int64``.
+        device (nbgrad.device or str, optional): the device of the tensor. Default:
+            ``"cpu"``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.triu_indices(3, 3)
+        tensor([[0, 0, 0, 1, 1, 2],
+                [0, 1, 2, 1, 2, 2]])
+        >>> nbgrad.triu_indices(3, 3, offset=1)
+        tensor([[0, 0, 1],
+                [1, 2, 2]])
+    """
     return _tri_indices("triu_indices", np.triu_indices, row, col, offset, dtype, device)
 
 
 def tril_indices(row, col, offset=0, *, dtype=None, device="cpu"):
-    """The (row, column) indices of a ``row`` x ``col`` matrix's lower triangle (up to the
-    ``offset``-th diagonal), as a 2 x N tensor in row-major order."""
+    """The indices of the lower triangle of a ``row`` x ``col`` matrix, as a ``2 x N``
+    tensor: the row indices, then the column indices, in row-major order.
+
+    The triangle is on and below the ``offset``-th diagonal (0: the main one, positive:
+    above it, negative: below), as :func:`nbgrad.tril` keeps it.
+
+    Args:
+        row (int): the number of rows of the matrix.
+        col (int): the number of columns of the matrix.
+        offset (int, optional): the diagonal the triangle ends at. Default: ``0``.
+        dtype (nbgrad.dtype, optional): the dtype of the tensor. Default: ``None``, ``int64``.
+        device (nbgrad.device or str, optional): the device of the tensor. Default:
+            ``"cpu"``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.tril_indices(3, 3)
+        tensor([[0, 1, 1, 2, 2, 2],
+                [0, 0, 1, 0, 1, 2]])
+        >>> x = nbgrad.arange(9).reshape(3, 3)
+        >>> i = nbgrad.tril_indices(3, 3, offset=-1)
+        >>> x[i[0], i[1]]
+        tensor([3, 6, 7])
+    """
     return _tri_indices("tril_indices", np.tril_indices, row, col, offset, dtype, device)
 
 
 @_recording.recorded
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
-    """An identity matrix of ``n`` rows (and ``m`` columns)."""
+    """A 2-d tensor with ones on the main diagonal and zeros elsewhere: the identity
+    matrix of ``n`` rows (and ``m`` columns).
+
+    Args:
+        n (int): the number of rows.
+        m (int, optional): the number of columns. Default: ``None``, ``n``.
+        dtype (nbgrad.dtype, optional): the dtype of the tensor. Default: ``None``, the
+            default dtype (see :func:`nbgrad.set_default_dtype`).
+        device (nbgrad.device or str, optional): the device of the tensor. Default:
+            ``None``, the default device (see :func:`nbgrad.set_default_device`).
+        requires_grad (bool, optional): record operations on the tensor for autograd.
+            Default: ``False``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.eye(3)
+        tensor([[1., 0., 0.],
+                [0., 1., 0.],
+                [0., 0., 1.]])
+        >>> nbgrad.eye(2, 3, dtype=nbgrad.int64)
+        tensor([[1, 0, 0],
+                [0, 1, 0]])
+    """
     dt = _dtype_or_default(dtype)
     m = n if m is None else m
     _int64(n)
@@ -753,8 +1252,21 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
 
 # ----- Tensor.new_*: creations with a tensor's dtype and device by default -----------------
 def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False):
-    """An uninitialised tensor of ``size`` with the given ``stride`` (in elements), over a
-    storage just large enough for it.
+    """A tensor of the shape ``size`` and the strides ``stride``, whose elements are not
+    initialized, over a storage just large enough for it.
+
+    The strides are in elements: ``stride[i]`` is the step in memory between neighbours
+    along dimension ``i``.
+
+    Args:
+        size (tuple of ints): the shape.
+        stride (tuple of ints): the strides, one per dimension.
+        dtype (nbgrad.dtype, optional): the dtype of the tensor. Default: ``None``, the
+            default dtype (see :func:`nbgrad.set_default_dtype`).
+        device (nbgrad.device or str, optional): the device of the tensor. Default:
+            ``None``, the default device (see :func:`nbgrad.set_default_device`).
+        requires_grad (bool, optional): record operations on the tensor for autograd.
+            Default: ``False``.
 
     Example::
 
@@ -779,7 +1291,28 @@ def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False)
 
 
 def new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_grad=False):
-    """``empty_strided`` with this tensor's dtype and device unless given."""
+    """new_empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False) -> Tensor
+
+    A tensor of the shape ``size`` and the strides ``stride`` whose elements are not
+    initialized (as :func:`nbgrad.empty_strided`), of this tensor's dtype and device
+    unless given.
+
+    Args:
+        size (tuple of ints): the shape.
+        stride (tuple of ints): the strides, one per dimension, in elements.
+        dtype (nbgrad.dtype, optional): the dtype of the tensor. Default: ``None``, this tensor's.
+        device (nbgrad.device or str, optional): the device of the tensor. Default:
+            ``None``, this tensor's.
+        requires_grad (bool, optional): record operations on the tensor for autograd.
+            Default: ``False``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> x = nbgrad.ones(2, dtype=nbgrad.float64).new_empty_strided((2, 3), (1, 2))
+        >>> x.stride(), x.dtype
+        ((1, 2), nbgrad.float64)
+    """
     return empty_strided(size, stride, dtype=self._dtype if dtype is None else dtype,
                          device=self._device if device is None else device,
                          requires_grad=requires_grad)
@@ -793,7 +1326,19 @@ def _new(self, make, size, dtype, device, requires_grad, *args):
 
 
 def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
-    """Zeros of ``size``, with this tensor's dtype and device unless given.
+    """new_zeros(*size, dtype=None, device=None, requires_grad=False) -> Tensor
+
+    A tensor of the shape ``size`` filled with zeros, of this tensor's dtype and device
+    unless given.
+
+    Args:
+        *size (int or tuple of ints): the shape, as ints or as one tuple (or
+            :class:`nbgrad.Size`).
+        dtype (nbgrad.dtype, optional): the dtype of the tensor. Default: ``None``, this tensor's.
+        device (nbgrad.device or str, optional): the device of the tensor. Default:
+            ``None``, this tensor's.
+        requires_grad (bool, optional): record operations on the tensor for autograd.
+            Default: ``False``.
 
     Example::
 
@@ -805,24 +1350,104 @@ def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
 
 
 def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
-    """Ones of ``size``, with this tensor's dtype and device unless given."""
+    """new_ones(*size, dtype=None, device=None, requires_grad=False) -> Tensor
+
+    A tensor of the shape ``size`` filled with ones, of this tensor's dtype and device
+    unless given.
+
+    Args:
+        *size (int or tuple of ints): the shape, as ints or as one tuple (or
+            :class:`nbgrad.Size`).
+        dtype (nbgrad.dtype, optional): the dtype of the tensor. Default: ``None``, this tensor's.
+        device (nbgrad.device or str, optional): the device of the tensor. Default:
+            ``None``, this tensor's.
+        requires_grad (bool, optional): record operations on the tensor for autograd.
+            Default: ``False``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.tensor([1, 2]).new_ones(2, 2)
+        tensor([[1, 1],
+                [1, 1]])
+    """
     return _new(self, lambda s, **k: ones(*s, **k), size, dtype, device, requires_grad)
 
 
 def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
-    """An uninitialized tensor of ``size``, with this tensor's dtype and device unless given."""
+    """new_empty(*size, dtype=None, device=None, requires_grad=False) -> Tensor
+
+    A tensor of the shape ``size`` whose elements are not initialized, of this tensor's
+    dtype and device unless given.
+
+    Args:
+        *size (int or tuple of ints): the shape, as ints or as one tuple (or
+            :class:`nbgrad.Size`).
+        dtype (nbgrad.dtype, optional): the dtype of the tensor. Default: ``None``, this tensor's.
+        device (nbgrad.device or str, optional): the device of the tensor. Default:
+            ``None``, this tensor's.
+        requires_grad (bool, optional): record operations on the tensor for autograd.
+            Default: ``False``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> x = nbgrad.zeros(1, dtype=nbgrad.float64).new_empty((2, 3))
+        >>> x.shape, x.dtype
+        (nbgrad.Size([2, 3]), nbgrad.float64)
+    """
     return _new(self, lambda s, **k: empty(*s, **k), size, dtype, device, requires_grad)
 
 
 def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
-    """``fill_value`` everywhere in ``size``, with this tensor's dtype and device unless
-    given."""
+    """new_full(size, fill_value, *, dtype=None, device=None, requires_grad=False) -> Tensor
+
+    A tensor of the shape ``size`` filled with ``fill_value``, of this tensor's dtype and
+    device unless given.
+
+    Args:
+        size (int or tuple of ints): the shape.
+        fill_value (Number): the value of every element.
+        dtype (nbgrad.dtype, optional): the dtype of the tensor. Default: ``None``, this tensor's.
+        device (nbgrad.device or str, optional): the device of the tensor. Default:
+            ``None``, this tensor's.
+        requires_grad (bool, optional): record operations on the tensor for autograd.
+            Default: ``False``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.tensor([1.0]).new_full((2, 2), 3.5)
+        tensor([[3.5000, 3.5000],
+                [3.5000, 3.5000]])
+    """
     return _new(self, full, (size,), dtype, device, requires_grad, fill_value)
 
 
 def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
-    """A copy of ``data`` as ``nbgrad.tensor`` makes it, with this tensor's dtype and device
-    unless given."""
+    """new_tensor(data, *, dtype=None, device=None, requires_grad=False) -> Tensor
+
+    A new tensor holding a copy of ``data`` (as :func:`nbgrad.tensor` makes it), of this
+    tensor's dtype and device unless given.
+
+    To copy a tensor, ``t.detach().clone()`` is the recommended spelling (this warns, as in
+    PyTorch).
+
+    Args:
+        data (array_like): the data: a number, a (nested) sequence, a NumPy array.
+        dtype (nbgrad.dtype, optional): the dtype of the tensor. Default: ``None``, this tensor's.
+        device (nbgrad.device or str, optional): the device of the tensor. Default:
+            ``None``, this tensor's.
+        requires_grad (bool, optional): record operations on the tensor for autograd.
+            Default: ``False``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.ones(1, dtype=nbgrad.int8).new_tensor([[1, 2], [3, 4]])
+        tensor([[1, 2],
+                [3, 4]], dtype=nbgrad.int8)
+    """
     if isinstance(data, Tensor):
         import warnings
 

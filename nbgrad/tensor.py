@@ -19,7 +19,25 @@ _LEGACY = {d.name: d.legacy for d in _dt.ALL}
 
 
 class Size(tuple):
-    """A tensor's shape: a tuple that prints as ``nbgrad.Size([2, 3])``."""
+    """A tensor's shape: a tuple of ints that prints as ``nbgrad.Size([2, 3])``.
+
+    ``Tensor.shape`` and ``Tensor.size()`` return one. It is a tuple in every other way
+    (indexing, unpacking, comparison with tuples), with :meth:`numel`, the product of the
+    sizes. Functions that take a shape take a ``Size`` as they take a tuple.
+
+    Args:
+        sizes (iterable of ints, optional): the sizes. Default: empty, the shape of a 0-dim
+            tensor.
+
+    Example::
+
+        >>> import nbgrad
+        >>> s = nbgrad.zeros(2, 3).shape
+        >>> s, s[1], s == (2, 3), s.numel()
+        (nbgrad.Size([2, 3]), 3, True, 6)
+        >>> nbgrad.Size([4, 5])
+        nbgrad.Size([4, 5])
+    """
 
     __slots__ = ()
 
@@ -27,6 +45,7 @@ class Size(tuple):
         return f"nbgrad.Size({list(self)})"
 
     def numel(self):
+        """The number of elements of a tensor of this shape: the product of the sizes."""
         n = 1
         for s in self:
             n *= s
@@ -34,11 +53,31 @@ class Size(tuple):
 
 
 class Tensor:
-    """An n-dimensional array on a device that can record the ops applied to it.
+    """An n-dimensional array of one dtype on one device, which can record the operations
+    applied to it for autograd.
 
-    >>> x = nbgrad.tensor([1.0, 2.0], requires_grad=True)
-    >>> (x * x).sum().backward(); x.grad
-    tensor([2., 4.])
+    Tensors are made by :func:`nbgrad.tensor` and the creation functions
+    (:func:`nbgrad.zeros`, :func:`nbgrad.randn`, ...), or by operations on other tensors.
+    A tensor that ``requires_grad`` records the operations that use it, and
+    :meth:`backward` computes gradients through them into the ``.grad`` of the leaves.
+
+    Calling ``nbgrad.Tensor(...)`` itself is PyTorch's legacy constructor, in the default
+    dtype: ``Tensor(2, 3)`` is an uninitialized 2 x 3 tensor, ``Tensor([1, 2])`` a copy of
+    the data, ``Tensor()`` an empty one.
+
+    Args:
+        *args (int or sequence): the sizes of an uninitialized tensor, or its data.
+        device (nbgrad.device or str, optional): the device of the tensor. Default:
+            ``None``, the CPU.
+
+    Example::
+
+        >>> import nbgrad
+        >>> x = nbgrad.tensor([1.0, 2.0], requires_grad=True)
+        >>> (x * x).sum().backward(); x.grad
+        tensor([2., 4.])
+        >>> nbgrad.Tensor([1, 2])
+        tensor([1., 2.])
     """
 
     __slots__ = (
@@ -63,7 +102,22 @@ class Tensor:
         return Size(self._data.shape)
 
     def size(self, dim=None):
-        """The shape, or the length of dimension ``dim``."""
+        """size(dim=None) -> Size or int
+
+        The shape of this tensor, as a :class:`nbgrad.Size`, or the size of dimension
+        ``dim``.
+
+        Args:
+            dim (int, optional): the dimension whose size to return (negative: from the
+                end). Default: ``None``, the whole shape.
+
+        Example::
+
+            >>> import nbgrad
+            >>> x = nbgrad.zeros(2, 3)
+            >>> x.size(), x.size(1), x.size(-2)
+            (nbgrad.Size([2, 3]), 3, 2)
+        """
         if dim is None:
             return Size(self._data.shape)
         return self._data.shape[_wrap_dim(dim, self._data.ndim)]
@@ -87,27 +141,115 @@ class Tensor:
         return self._data.ndim
 
     def dim(self):
+        """dim() -> int
+
+        The number of dimensions of this tensor (``ndim``; ``ndimension()`` is another name).
+
+        Example::
+
+            >>> import nbgrad
+            >>> nbgrad.zeros(2, 3).dim(), nbgrad.tensor(5.0).dim()
+            (2, 0)
+        """
         return self._data.ndim
 
     def numel(self):
+        """numel() -> int
+
+        The number of elements of this tensor: the product of its sizes.
+        ``nelement()`` is another name, and :func:`nbgrad.numel` the function form.
+
+        Example::
+
+            >>> import nbgrad
+            >>> nbgrad.zeros(2, 3).numel(), nbgrad.tensor(5.0).numel()
+            (6, 1)
+        """
         return self._data.size
 
     def nelement(self):
+        """nelement() -> int
+
+        The number of elements of this tensor: another name for :meth:`numel`.
+
+        Example::
+
+            >>> import nbgrad
+            >>> nbgrad.zeros(4, 5).nelement()
+            20
+        """
         return self._data.size
 
     def element_size(self):
+        """element_size() -> int
+
+        The size in bytes of one element of this tensor's dtype.
+
+        Example::
+
+            >>> import nbgrad
+            >>> nbgrad.zeros(2).element_size()
+            4
+            >>> nbgrad.zeros(2, dtype=nbgrad.int8).element_size()
+            1
+        """
         return self._dtype.itemsize
 
     def is_floating_point(self):
+        """is_floating_point() -> bool
+
+        Whether this tensor's dtype is a floating-point one (float16, bfloat16, float32,
+        float64); :func:`nbgrad.is_floating_point` is the function form.
+
+        Example::
+
+            >>> import nbgrad
+            >>> nbgrad.zeros(2).is_floating_point(), nbgrad.tensor([1]).is_floating_point()
+            (True, False)
+        """
         return self._dtype.is_floating_point
 
     def stride(self, dim=None):
+        """stride(dim=None) -> tuple or int
+
+        The strides of this tensor: for each dimension, how many elements apart in memory
+        two neighbours along it are (or the stride of dimension ``dim``).
+
+        Args:
+            dim (int, optional): the dimension whose stride to return. Default: ``None``,
+                all of them.
+
+        Example::
+
+            >>> import nbgrad
+            >>> x = nbgrad.zeros(2, 3)
+            >>> x.stride(), x.stride(0), x.t().stride()
+            ((3, 1), 3, (1, 3))
+        """
         s = tuple(x // self._dtype.itemsize for x in self._data.strides)
         return s if dim is None else s[_wrap_dim(dim, self.ndim)]
 
     def is_contiguous(self, memory_format=None):
-        """Whether the tensor is dense in memory in row-major order, or in the order
-        ``memory_format`` names (``nbgrad.channels_last``, ...)."""
+        """is_contiguous(memory_format=None) -> bool
+
+        Whether this tensor is dense in memory in row-major order (the last dimension's
+        elements next to each other), or in the order ``memory_format`` names.
+
+        A transpose or a slice with a step is not contiguous; :meth:`contiguous` makes a
+        contiguous copy.
+
+        Args:
+            memory_format (nbgrad.memory_format, optional): the order to test
+                (``nbgrad.channels_last`` for a 4-d tensor, ...). Default: ``None``,
+                row-major.
+
+        Example::
+
+            >>> import nbgrad
+            >>> x = nbgrad.zeros(2, 3)
+            >>> x.is_contiguous(), x.t().is_contiguous(), x[:, ::2].is_contiguous()
+            (True, False, False)
+        """
         d = self._data
         if memory_format is not None:
             from .memory_formats import is_contiguous_as
@@ -153,7 +295,19 @@ class Tensor:
         return self._vc[0]
 
     def is_inference(self):
-        """True for a tensor made in ``inference_mode`` (or a view or alias of one)."""
+        """is_inference() -> bool
+
+        Whether this tensor was made in :class:`nbgrad.inference_mode` (or is a view of one
+        that was): such a tensor has no version counter and cannot be used in a graph.
+
+        Example::
+
+            >>> import nbgrad
+            >>> with nbgrad.inference_mode():
+            ...     x = nbgrad.ones(2)
+            >>> x.is_inference(), nbgrad.ones(2).is_inference()
+            (True, False)
+        """
         return self._vc.__class__ is not list
 
     @property
@@ -477,7 +631,30 @@ class Tensor:
 
     # ----- conversion -------------------------------------------------------------
     def numpy(self, *, force=False):
-        """The data as a NumPy array sharing storage (CPU tensors outside the graph)."""
+        """numpy(*, force=False) -> numpy.ndarray
+
+        This tensor's data as a NumPy array that shares its memory: a change to one is seen
+        in the other.
+
+        Only a CPU tensor that does not require grad can be shared; otherwise this raises,
+        unless ``force`` is given, which returns a copy (of a CUDA tensor's data) or the
+        data of a tensor that requires grad. bfloat16 has no NumPy dtype.
+
+        Args:
+            force (bool, optional): return the data anyway (detached, or copied to the
+                host), rather than raise. Default: ``False``.
+
+        Example::
+
+            >>> import nbgrad
+            >>> x = nbgrad.tensor([1.0, 2.0])
+            >>> a = x.numpy()
+            >>> a[0] = 5.0
+            >>> a, x
+            (array([5., 2.], dtype=float32), tensor([5., 2.]))
+            >>> nbgrad.ones(2, requires_grad=True).numpy(force=True)
+            array([1., 1.], dtype=float32)
+        """
         if _recording.RECORDER[0] is not None:
             _recording.end("Tensor.numpy reads tensor values into Python")
         if self._rg and not force:
@@ -498,7 +675,17 @@ class Tensor:
         return self._data.view()
 
     def item(self):
-        """The value of a one-element tensor as a Python number."""
+        """item() -> number
+
+        The value of a one-element tensor, as a Python number (``float``, ``int`` or
+        ``bool``, by the dtype). A tensor of any other number of elements is an error.
+
+        Example::
+
+            >>> import nbgrad
+            >>> nbgrad.tensor([[2.5]]).item(), nbgrad.tensor(3).item()
+            (2.5, 3)
+        """
         if _recording.RECORDER[0] is not None:
             _recording.end("Tensor.item reads tensor values into Python")
         if self._data.size != 1:
@@ -508,7 +695,19 @@ class Tensor:
         return for_device(self._device).scalar_of(self._data)
 
     def tolist(self):
-        """The data as (nested) Python lists."""
+        """tolist() -> list or number
+
+        This tensor's data as (nested) Python lists of Python numbers; a 0-dim tensor gives
+        a number.
+
+        Example::
+
+            >>> import nbgrad
+            >>> nbgrad.tensor([[1, 2], [3, 4]]).tolist()
+            [[1, 2], [3, 4]]
+            >>> nbgrad.tensor(1.5).tolist()
+            1.5
+        """
         if _recording.RECORDER[0] is not None:
             _recording.end("Tensor.tolist reads tensor values into Python")
         return for_device(self._device).to_host(self._data).tolist()
@@ -633,7 +832,20 @@ _TORCH_ONLY = frozenset((
 
 
 def is_inference(input):
-    """True for a tensor made in ``inference_mode`` (or a view or alias of one)."""
+    """Whether ``input`` was made in :class:`nbgrad.inference_mode` (or is a view of a
+    tensor that was).
+
+    Args:
+        input (Tensor): the tensor to test.
+
+    Example::
+
+        >>> import nbgrad
+        >>> with nbgrad.inference_mode():
+        ...     x = nbgrad.ones(2)
+        >>> nbgrad.is_inference(x), nbgrad.is_inference(nbgrad.ones(2))
+        (True, False)
+    """
     return input._vc.__class__ is not list
 
 
@@ -739,15 +951,48 @@ CPU_DEVICE = CPU
 
 
 def is_tensor(obj):
-    """Whether ``obj`` is an nbgrad tensor (a ``Parameter`` too)."""
+    """Whether ``obj`` is an nbgrad tensor (an ``nn.Parameter`` is one too).
+
+    Args:
+        obj (object): the object to test.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.is_tensor(nbgrad.zeros(1)), nbgrad.is_tensor([1.0])
+        (True, False)
+    """
     return isinstance(obj, Tensor)
 
 
 def is_floating_point(input):
-    """Whether ``input``'s dtype is a floating-point one."""
+    """Whether ``input``'s dtype is a floating-point one (float16, bfloat16, float32,
+    float64).
+
+    Args:
+        input (Tensor): the tensor to test.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.is_floating_point(nbgrad.zeros(1))
+        True
+        >>> nbgrad.is_floating_point(nbgrad.tensor([1]))
+        False
+    """
     return input.is_floating_point()
 
 
 def numel(input):
-    """How many elements ``input`` holds."""
+    """The number of elements of ``input``: the product of its sizes.
+
+    Args:
+        input (Tensor): the tensor.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.numel(nbgrad.zeros(2, 3, 4))
+        24
+    """
     return input.numel()

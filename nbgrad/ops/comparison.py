@@ -18,7 +18,12 @@ def _float(x):
 
 
 def isnan(input):
-    """Where ``input`` is NaN (never, for integer and bool tensors).
+    """Where ``input`` is NaN (not a number), as a bool tensor.
+
+    An integer or bool tensor has no NaN: the result is all ``False``.
+
+    Args:
+        input (Tensor): the input tensor.
 
     Example::
 
@@ -31,7 +36,20 @@ def isnan(input):
 
 
 def isinf(input):
-    """Where ``input`` is +inf or -inf."""
+    """Where ``input`` is positive or negative infinity, as a bool tensor.
+
+    An integer or bool tensor has no infinity: the result is all ``False``.
+    :func:`nbgrad.isposinf` and :func:`nbgrad.isneginf` test one sign.
+
+    Args:
+        input (Tensor): the input tensor.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.isinf(nbgrad.tensor([1.0, float("inf"), -float("inf"), float("nan")]))
+        tensor([False,  True,  True, False])
+    """
     with no_grad():
         if not _float(input):
             return E.ne(input, input)  # (all False)
@@ -39,7 +57,19 @@ def isinf(input):
 
 
 def isfinite(input):
-    """Where ``input`` is neither inf nor NaN (everywhere, for integer and bool tensors)."""
+    """Where ``input`` is finite (neither infinite nor NaN), as a bool tensor.
+
+    An integer or bool tensor is finite everywhere: the result is all ``True``.
+
+    Args:
+        input (Tensor): the input tensor.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.isfinite(nbgrad.tensor([1.0, float("inf"), -float("inf"), float("nan")]))
+        tensor([ True, False, False, False])
+    """
     with no_grad():
         if not _float(input):
             return E.eq(input, input)  # (all True)
@@ -47,14 +77,34 @@ def isfinite(input):
 
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    """Where ``|input - other| <= atol + rtol * |other|`` (equal values, infinities
-    included, always; NaNs only with ``equal_nan``), as PyTorch's ``isclose``.
+    r"""Where ``input`` and ``other`` are close to each other, as a bool tensor.
+
+    Two elements are close when
+
+    .. math::
+        |\text{input}_i - \text{other}_i| \leq \texttt{atol} + \texttt{rtol} \times
+        |\text{other}_i|
+
+    or when they are equal (infinities of one sign included). Two NaNs are close only with
+    ``equal_nan=True``. The tensors must have the same dtype, and broadcast together. Note
+    the test is not symmetric: the relative tolerance scales ``other``.
+
+    Args:
+        input (Tensor): the first tensor.
+        other (Tensor): the second tensor, of ``input``'s dtype.
+        rtol (float, optional): the relative tolerance. Default: ``1e-05``.
+        atol (float, optional): the absolute tolerance. Default: ``1e-08``.
+        equal_nan (bool, optional): count two NaNs as close. Default: ``False``.
 
     Example::
 
         >>> import nbgrad
         >>> nbgrad.isclose(nbgrad.tensor([1.0, 2.0]), nbgrad.tensor([1.0 + 1e-7, 2.1]))
         tensor([ True, False])
+        >>> nan = float("nan")
+        >>> nbgrad.isclose(nbgrad.tensor([nan, 1.0]), nbgrad.tensor([nan, 1.5]), atol=0.5,
+        ...                equal_nan=True)
+        tensor([True, True])
     """
     if input._dtype is not other._dtype:
         raise RuntimeError(f"{SCALAR_TYPE[input._dtype.name]} did not match "
@@ -78,19 +128,59 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    """Whether ``isclose`` holds everywhere (a Python bool).
+    r"""Whether all elements of ``input`` and ``other`` are close, as a Python bool.
+
+    It is ``isclose(input, other, rtol, atol, equal_nan).all()``: every pair satisfies
+
+    .. math::
+        |\text{input}_i - \text{other}_i| \leq \texttt{atol} + \texttt{rtol} \times
+        |\text{other}_i|
+
+    (see :func:`nbgrad.isclose`).
+
+    Args:
+        input (Tensor): the first tensor.
+        other (Tensor): the second tensor, of ``input``'s dtype.
+        rtol (float, optional): the relative tolerance. Default: ``1e-05``.
+        atol (float, optional): the absolute tolerance. Default: ``1e-08``.
+        equal_nan (bool, optional): count two NaNs as close. Default: ``False``.
+
+    Returns:
+        bool: whether every pair of elements is close.
 
     Example::
 
         >>> import nbgrad
         >>> nbgrad.allclose(nbgrad.ones(3), nbgrad.ones(3) + 1e-9)
         True
+        >>> nbgrad.allclose(nbgrad.tensor([1.0, 2.0]), nbgrad.tensor([1.0, 2.1]), atol=0.01)
+        False
     """
     return bool(all(isclose(input, other, rtol, atol, equal_nan)).item())
 
 
 def equal(input, other):
-    """Whether the two tensors have one shape and equal values (a Python bool)."""
+    """Whether ``input`` and ``other`` have the same shape and the same elements, as a
+    Python bool.
+
+    The elements are compared as by :func:`nbgrad.eq` (so a NaN is never equal to
+    anything); tensors of different shapes are not equal.
+
+    Args:
+        input (Tensor): the first tensor.
+        other (Tensor): the second tensor.
+
+    Returns:
+        bool: ``True`` if the shapes and all the elements are equal.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.equal(nbgrad.tensor([1, 2]), nbgrad.tensor([1, 2]))
+        True
+        >>> nbgrad.equal(nbgrad.tensor([1, 2]), nbgrad.tensor([[1, 2]]))
+        False
+    """
     if tuple(input.shape) != tuple(other.shape):
         return False
     with no_grad():
@@ -107,27 +197,48 @@ def _count(input, dim, keepdim):
 
 
 def any(input, dim=None, keepdim=False):  # noqa: A001
-    """Whether any element (along ``dim``: an int or a tuple of them) is nonzero; a bool
-    tensor.
+    """Whether any element of ``input`` is nonzero (true), over all of them or along
+    ``dim``, as a bool tensor.
+
+    The ``any`` of an empty selection is ``False``.
+
+    Args:
+        input (Tensor): the input tensor.
+        dim (int or tuple of ints, optional): the dimension or dimensions to reduce.
+            Default: ``None``, all of them.
+        keepdim (bool, optional): keep the reduced dimensions, with size 1. Default:
+            ``False``.
 
     Example::
 
         >>> import nbgrad
-        >>> nbgrad.tensor([[0, 1], [0, 0]]).any(dim=1)
-        tensor([ True, False])
+        >>> a = nbgrad.tensor([[0, 1], [0, 0]])
+        >>> nbgrad.any(a), nbgrad.any(a, dim=1)
+        (tensor(True), tensor([ True, False]))
     """
     with no_grad():
         return E.gt(_count(input, dim, keepdim), 0)
 
 
 def all(input, dim=None, keepdim=False):  # noqa: A001
-    """Whether every element (along ``dim``) is nonzero; a bool tensor.
+    """Whether all elements of ``input`` are nonzero (true), over all of them or along
+    ``dim``, as a bool tensor.
+
+    The ``all`` of an empty selection is ``True``.
+
+    Args:
+        input (Tensor): the input tensor.
+        dim (int or tuple of ints, optional): the dimension or dimensions to reduce.
+            Default: ``None``, all of them.
+        keepdim (bool, optional): keep the reduced dimensions, with size 1. Default:
+            ``False``.
 
     Example::
 
         >>> import nbgrad
-        >>> nbgrad.tensor([[1, 1], [0, 1]]).all()
-        tensor(False)
+        >>> a = nbgrad.tensor([[1, 1], [0, 1]])
+        >>> nbgrad.all(a), nbgrad.all(a, dim=1), nbgrad.all(a, dim=0)
+        (tensor(False), tensor([ True, False]), tensor([False,  True]))
     """
     with no_grad():
         n = input.numel() if dim is None else _size(input, dim)

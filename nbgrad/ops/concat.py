@@ -67,13 +67,25 @@ CAT = deffunc("cat", params=("tensors",), listed=True, kernels=("copy",), forwar
 @surface(CAT)
 @autocast_op("cat")
 def cat(tensors, dim=0):
-    """Join tensors along an existing dim (their dtypes promoted).
+    """Concatenate ``tensors`` along the existing dimension ``dim``.
+
+    The tensors must have the same shape except along ``dim``; their dtypes are promoted.
+    :func:`nbgrad.concat` and :func:`nbgrad.concatenate` are other names for it;
+    :func:`nbgrad.stack` joins along a new dimension.
+
+    Args:
+        tensors (sequence of Tensor): the tensors to join, on one device.
+        dim (int, optional): the dimension to join along. Default: ``0``.
 
     Example::
 
         >>> import nbgrad
         >>> nbgrad.cat([nbgrad.tensor([1.0, 2.0]), nbgrad.tensor([3.0])])
         tensor([1., 2., 3.])
+        >>> x = nbgrad.tensor([[1, 2], [3, 4]])
+        >>> nbgrad.cat((x, x), dim=1)
+        tensor([[1, 2, 1, 2],
+                [3, 4, 3, 4]])
     """
     tensors = list(tensors)
     if not tensors:
@@ -139,7 +151,16 @@ STACK = deffunc("stack", params=("tensors",), listed=True, kernels=("copy",),
 @surface(STACK)
 @autocast_op("stack")
 def stack(tensors, dim=0):
-    """Join tensors of one shape along a new dim (their dtypes promoted).
+    """Join ``tensors`` of one shape along a new dimension ``dim``.
+
+    The result has one more dimension than the tensors, of size ``len(tensors)``, inserted
+    at ``dim``; their dtypes are promoted. :func:`nbgrad.cat` joins along an existing
+    dimension.
+
+    Args:
+        tensors (sequence of Tensor): the tensors to join, all of one shape.
+        dim (int, optional): where the new dimension is, in the result (from
+            ``-input.ndim - 1`` to ``input.ndim``). Default: ``0``.
 
     Example::
 
@@ -167,7 +188,32 @@ def stack(tensors, dim=0):
 
 @surface(SPLIT, SPLIT_WITH_SIZES)
 def split(tensor, split_size_or_sections, dim=0):
-    """Views of ``tensor`` split along ``dim`` into chunks of a size or of given sizes."""
+    """Split ``tensor`` along ``dim`` into chunks, as a tuple of views.
+
+    With an int ``split_size_or_sections``, each chunk has that size along ``dim`` (the
+    last one smaller if the size does not divide evenly); with a list, the chunks have the
+    sizes listed, which must add up to the size of ``dim``.
+
+    Args:
+        tensor (Tensor): the tensor to split.
+        split_size_or_sections (int or list of ints): the size of each chunk, or the list
+            of their sizes.
+        dim (int, optional): the dimension to split along. Default: ``0``.
+
+    Returns:
+        tuple of Tensor: the chunks, views of ``tensor``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> x = nbgrad.arange(5)
+        >>> nbgrad.split(x, 2)
+        (tensor([0, 1]), tensor([2, 3]), tensor([4]))
+        >>> nbgrad.split(x, [1, 4])
+        (tensor([0]), tensor([1, 2, 3, 4]))
+        >>> [c.shape for c in nbgrad.split(nbgrad.zeros(2, 6), 3, dim=1)]
+        [nbgrad.Size([2, 3]), nbgrad.Size([2, 3])]
+    """
     d = _wrap_dim(dim, tensor.ndim)
     n = tensor.shape[d]
     if isinstance(split_size_or_sections, int):
@@ -186,7 +232,28 @@ def split(tensor, split_size_or_sections, dim=0):
 
 
 def chunk(input, chunks, dim=0):
-    """Split into ``chunks`` nearly equal views along ``dim``."""
+    """Split ``input`` along ``dim`` into ``chunks`` views of nearly equal size.
+
+    Each chunk has ``ceil(size / chunks)`` elements along ``dim``, the last one fewer;
+    so there may be fewer than ``chunks`` of them (6 elements in 4 chunks give 3 chunks of
+    2). :func:`nbgrad.tensor_split` always gives ``chunks`` of them.
+
+    Args:
+        input (Tensor): the tensor to split.
+        chunks (int): the number of chunks wanted.
+        dim (int, optional): the dimension to split along. Default: ``0``.
+
+    Returns:
+        tuple of Tensor: the chunks, views of ``input``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.chunk(nbgrad.arange(5), 2)
+        (tensor([0, 1, 2]), tensor([3, 4]))
+        >>> nbgrad.chunk(nbgrad.arange(6), 4)
+        (tensor([0, 1]), tensor([2, 3]), tensor([4, 5]))
+    """
     if chunks <= 0:
         raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
     d = _wrap_dim(dim, input.ndim)
@@ -196,27 +263,47 @@ def chunk(input, chunks, dim=0):
 
 
 def unbind(input, dim=0):
-    """The slices of ``input`` along ``dim``, that dim removed: a tuple of views.
+    """The slices of ``input`` along ``dim``, that dimension removed, as a tuple of views.
+
+    Args:
+        input (Tensor): the tensor to take apart.
+        dim (int, optional): the dimension to remove. Default: ``0``.
+
+    Returns:
+        tuple of Tensor: ``input.shape[dim]`` tensors of one dimension less.
 
     Example::
 
         >>> import nbgrad
         >>> [t.tolist() for t in nbgrad.tensor([[1, 2], [3, 4]]).unbind(1)]
         [[1, 3], [2, 4]]
+        >>> nbgrad.unbind(nbgrad.tensor([[1, 2], [3, 4]]))
+        (tensor([1, 2]), tensor([3, 4]))
     """
     d = _wrap_dim(dim, input.ndim)
     return tuple(t.squeeze(d) for t in split(input, 1, d)) if input.shape[d] else ()
 
 
 def narrow(input, dim, start, length):
-    """The view of ``length`` entries of ``input`` along ``dim`` from ``start`` (which may
-    count from the end).
+    """A view of ``input`` narrowed to ``length`` elements along ``dim``, from ``start``.
+
+    The same as ``input[..., start:start + length, ...]`` with the slice at ``dim``; a
+    negative ``start`` counts from the end.
+
+    Args:
+        input (Tensor): the tensor to narrow (at least 1-d).
+        dim (int): the dimension to narrow.
+        start (int): the first element kept along ``dim``.
+        length (int): the number of elements kept.
 
     Example::
 
         >>> import nbgrad
         >>> nbgrad.arange(6).narrow(0, 2, 3)
         tensor([2, 3, 4])
+        >>> nbgrad.narrow(nbgrad.tensor([[1, 2, 3], [4, 5, 6]]), 1, -2, 2)
+        tensor([[2, 3],
+                [5, 6]])
     """
     if input.ndim == 0:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
@@ -262,8 +349,18 @@ ROLL = deffunc("roll", kernels=("copy",), forward=_roll_forward, dtype=same_dtyp
 
 @surface(ROLL)
 def roll(input, shifts, dims=None):
-    """``input`` with its elements shifted ``shifts`` places along ``dims`` (each an int or
-    a tuple, paired), wrapping around; with no ``dims``, along the flattened tensor.
+    """``input`` with its elements shifted ``shifts`` places along ``dims``, those shifted
+    past the end coming back at the start.
+
+    ``shifts`` and ``dims`` may be tuples of equal length (each shift along its dim);
+    without ``dims`` the tensor is rolled as if flattened, then given its shape again.
+
+    Args:
+        input (Tensor): the input tensor.
+        shifts (int or tuple of ints): the number of places to shift (negative: towards
+            the start).
+        dims (int or tuple of ints, optional): the dimensions to roll along. Default:
+            ``None``, the flattened tensor.
 
     Example::
 

@@ -290,7 +290,27 @@ def _check_select(input, dim, index, op):
 
 @surface(INDEX_SELECT)
 def index_select(input, dim, index):
-    """The entries of ``input`` along ``dim`` at the positions in the 1-d ``index``."""
+    """The slices of ``input`` along ``dim`` at the positions listed in ``index``, as a new
+    tensor.
+
+    The result has ``input``'s shape, except along ``dim`` where its size is
+    ``len(index)``; positions may repeat. The gradient is added back to the slices read.
+
+    Args:
+        input (Tensor): the input tensor.
+        dim (int): the dimension to index along.
+        index (Tensor): a 1-d ``int64`` or ``int32`` tensor of positions.
+
+    Example::
+
+        >>> import nbgrad
+        >>> x = nbgrad.tensor([[1, 2, 3], [4, 5, 6]])
+        >>> nbgrad.index_select(x, 1, nbgrad.tensor([2, 0, 2]))
+        tensor([[3, 1, 3],
+                [6, 4, 6]])
+        >>> nbgrad.index_select(x, 0, nbgrad.tensor([1]))
+        tensor([[4, 5, 6]])
+    """
     d = _check_select(input, dim, index, "index_select")
     if input.ndim == 0:
         return reshape(index_select(reshape(input, (1,)), 0, index), ())
@@ -302,8 +322,36 @@ def index_select(input, dim, index):
 
 @surface(INDEX_ADD)
 def index_add(input, dim, index, source, *, alpha=1):
-    """``input`` with ``alpha * source`` added along ``dim`` at rows ``index`` (out of
-    place; duplicate indices add up)."""
+    """A copy of ``input`` with the slices of ``source``, times ``alpha``, added along
+    ``dim`` at the positions ``index``.
+
+    Slice ``i`` of ``source`` along ``dim`` is added to slice ``index[i]`` of the copy; a
+    position listed several times gets every one of its slices added. ``input.index_add_``
+    adds in place.
+
+    Args:
+        input (Tensor): the input tensor.
+        dim (int): the dimension to index along.
+        index (Tensor): a 1-d ``int64`` or ``int32`` tensor of positions, one per slice of
+            ``source``.
+        source (Tensor): the slices to add: ``input``'s shape, except ``len(index)`` along
+            ``dim``.
+        alpha (Number, optional): the multiplier of ``source``. Default: ``1``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> x = nbgrad.zeros(3, 2)
+        >>> src = nbgrad.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+        >>> nbgrad.index_add(x, 0, nbgrad.tensor([0, 2, 0]), src)
+        tensor([[6., 8.],
+                [0., 0.],
+                [3., 4.]])
+        >>> nbgrad.index_add(x, 0, nbgrad.tensor([1, 1, 1]), src, alpha=-1)
+        tensor([[  0.,   0.],
+                [ -9., -12.],
+                [  0.,   0.]])
+    """
     op = "index_add_"
     _need_tensor(input, op, "input", 1)
     _need_tensor(index, op, "index", 3)
@@ -352,7 +400,37 @@ def index_add(input, dim, index, source, *, alpha=1):
 # ----- gather / scatter_add / take_along_dim --------------------------------------------------
 @surface(GATHER)
 def gather(input, dim, index, *, sparse_grad=False):
-    """``out[i][j] = input[index[i][j]][j]`` (for ``dim=0``; likewise for any dim)."""
+    """Gather the values of ``input`` along ``dim`` at the positions ``index``.
+
+    For a 3-d tensor and ``dim=0`` this is
+
+    .. code-block:: text
+
+        out[i][j][k] = input[index[i][j][k]][j][k]  # dim == 0
+        out[i][j][k] = input[i][index[i][j][k]][k]  # dim == 1
+        out[i][j][k] = input[i][j][index[i][j][k]]  # dim == 2
+
+    ``index`` has as many dimensions as ``input`` and the result has ``index``'s shape;
+    along the other dimensions ``index`` may not be larger than ``input``. The gradient is
+    added back to the positions read (:func:`nbgrad.scatter_add`).
+
+    Args:
+        input (Tensor): the source tensor.
+        dim (int): the dimension to index along.
+        index (Tensor): an ``int64`` tensor of positions.
+        sparse_grad (bool, optional): PyTorch's sparse gradient, which nbgrad does not
+            have: ``True`` raises ``NotImplementedError``. Default: ``False``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> x = nbgrad.tensor([[1, 2], [3, 4]])
+        >>> nbgrad.gather(x, 1, nbgrad.tensor([[0, 0], [1, 0]]))
+        tensor([[1, 1],
+                [4, 3]])
+        >>> nbgrad.gather(x, 0, nbgrad.tensor([[1, 0]]))
+        tensor([[3, 2]])
+    """
     _need_tensor(input, "gather", "input", 1)
     _int_index(index, "gather")
     same_device("gather", input, index)
@@ -421,8 +499,34 @@ def _zero_dim(fn, input, index, *rest):
 @surface(SCATTER_ADD)
 @autocast_op("scatter_add")
 def scatter_add(input, dim, index, src):
-    """``input`` with ``src[i][j]`` added at ``[index[i][j]][j]`` (for ``dim=0``), out of
-    place; duplicate indices add up."""
+    """A copy of ``input`` with the values of ``src`` added at the positions ``index``
+    along ``dim``: the reverse of :func:`nbgrad.gather`.
+
+    For a 3-d tensor and ``dim=0`` this is
+
+    .. code-block:: text
+
+        out[index[i][j][k]][j][k] += src[i][j][k]  # dim == 0
+        out[i][index[i][j][k]][k] += src[i][j][k]  # dim == 1
+        out[i][j][index[i][j][k]] += src[i][j][k]  # dim == 2
+
+    A position listed several times gets all its values added. ``index`` and ``src`` have
+    as many dimensions as ``input``; only the part of ``src`` of ``index``'s shape is read.
+    ``input.scatter_add_`` adds in place.
+
+    Args:
+        input (Tensor): the tensor to add into.
+        dim (int): the dimension to index along.
+        index (Tensor): an ``int64`` tensor of positions.
+        src (Tensor): the values to add.
+
+    Example::
+
+        >>> import nbgrad
+        >>> src = nbgrad.tensor([[1.0, 2.0, 3.0, 4.0]])
+        >>> nbgrad.scatter_add(nbgrad.zeros(1, 3), 1, nbgrad.tensor([[0, 2, 0, 2]]), src)
+        tensor([[4., 0., 6.]])
+    """
     if isinstance(input, Tensor) and (input.ndim == 0 or index.ndim == 0 or src.ndim == 0):
         return _zero_dim(scatter_add, input, index, src)
     d, src = _scatter_args("scatter_add", input, dim, index, src)
@@ -431,9 +535,33 @@ def scatter_add(input, dim, index, src):
 
 @surface(SCATTER, SCATTER_VALUE)
 def scatter(input, dim, index, src=None, value=None, *, reduce=None):
-    """``input`` with ``src[i][j]`` (or the number ``value``) written at
-    ``[index[i][j]][j]`` (for ``dim=0``), out of place; of duplicate indices one write wins.
-    ``reduce="add"`` adds instead (as ``scatter_add``).
+    """A copy of ``input`` with the values of ``src`` (or the number ``value``) written at
+    the positions ``index`` along ``dim``.
+
+    For a 3-d tensor and ``dim=0`` this is
+
+    .. code-block:: text
+
+        out[index[i][j][k]][j][k] = src[i][j][k]  # dim == 0
+        out[i][index[i][j][k]][k] = src[i][j][k]  # dim == 1
+        out[i][j][index[i][j][k]] = src[i][j][k]  # dim == 2
+
+    Of a position listed several times, one of the writes is kept (which one is not
+    defined).
+    ``input.scatter_`` writes in place.
+
+    Args:
+        input (Tensor): the tensor to write into.
+        dim (int): the dimension to index along.
+        index (Tensor): an ``int64`` tensor of positions.
+        src (Tensor or Number, optional): the values to write (a number is taken as
+            ``value``). Default: ``None``.
+        value (Number, optional): the one value to write, when ``src`` is not given.
+            Default: ``None``.
+        reduce (str, optional): ``"add"`` (with a ``src``) to add the values to those
+            there rather than replace them, as :func:`nbgrad.scatter_add` (deprecated, as
+            in PyTorch); PyTorch's ``"multiply"``, and a ``reduce`` with a ``value``, are
+            not supported by nbgrad yet. Default: ``None``.
 
     Example::
 
@@ -441,6 +569,10 @@ def scatter(input, dim, index, src=None, value=None, *, reduce=None):
         >>> nbgrad.zeros(2, 4).scatter(1, nbgrad.tensor([[1], [3]]), 1.0)
         tensor([[0., 1., 0., 0.],
                 [0., 0., 0., 1.]])
+        >>> nbgrad.scatter(nbgrad.zeros(2, 2), 0, nbgrad.tensor([[1, 0]]),
+        ...                nbgrad.tensor([[5.0, 6.0]]))
+        tensor([[0., 6.],
+                [5., 0.]])
     """
     if src is not None and not isinstance(src, Tensor):
         src, value = None, src  # (PyTorch's overload with a number in src's place)
@@ -481,12 +613,21 @@ def _index_args(op, input, dim, index, source=None):
 
 @surface(INDEX_FILL)
 def index_fill(input, dim, index, value):
-    """``input`` with the number ``value`` in the slices ``index`` along ``dim``.
+    """A copy of ``input`` with the slices at the positions ``index`` along ``dim`` filled
+    with ``value``.
+
+    ``input.index_fill_`` fills in place.
+
+    Args:
+        input (Tensor): the input tensor.
+        dim (int): the dimension to index along.
+        index (Tensor): a 1-d ``int64`` tensor of positions.
+        value (Number or Tensor): the value to write (a number or a 0-dim tensor).
 
     Example::
 
         >>> import nbgrad
-        >>> nbgrad.zeros(2, 3).index_fill(1, nbgrad.tensor([0, 2]), -1.0)
+        >>> nbgrad.index_fill(nbgrad.zeros(2, 3), 1, nbgrad.tensor([0, 2]), -1.0)
         tensor([[-1.,  0., -1.],
                 [-1.,  0., -1.]])
     """
@@ -504,8 +645,29 @@ def index_fill(input, dim, index, value):
 @surface(INDEX_COPY)
 @autocast_op("index_copy")
 def index_copy(input, dim, index, source):
-    """``input`` with the slices ``index`` along ``dim`` replaced by ``source``'s (in
-    order; of duplicate indices one copy wins)."""
+    """A copy of ``input`` with the slices at the positions ``index`` along ``dim``
+    replaced by the slices of ``source``, in order.
+
+    Slice ``i`` of ``source`` along ``dim`` is copied to slice ``index[i]``; of a position
+    listed several times, one copy is kept. ``source`` must have ``input``'s dtype.
+    ``input.index_copy_`` copies in place.
+
+    Args:
+        input (Tensor): the input tensor.
+        dim (int): the dimension to index along.
+        index (Tensor): a 1-d ``int64`` tensor of positions, one per slice of ``source``.
+        source (Tensor): the slices to copy: ``input``'s shape, except ``len(index)``
+            along ``dim``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> src = nbgrad.tensor([[1.0, 2.0], [3.0, 4.0]])
+        >>> nbgrad.index_copy(nbgrad.zeros(3, 2), 0, nbgrad.tensor([2, 0]), src)
+        tensor([[3., 4.],
+                [0., 0.],
+                [1., 2.]])
+    """
     d = _index_args("index_copy", input, dim, index)
     _need_tensor(source, "index_copy", "source", 4)
     same_device("index_copy", input, source)
@@ -524,8 +686,31 @@ def index_copy(input, dim, index, source):
 
 
 def take_along_dim(input, indices, dim=None):
-    """Values of ``input`` at ``indices`` along ``dim`` (broadcasting the other dims), or
-    of the flattened ``input`` when ``dim`` is None."""
+    """The values of ``input`` at the positions ``indices`` along ``dim``, as NumPy's
+    ``take_along_axis``.
+
+    Like :func:`nbgrad.gather`, but ``input`` and ``indices`` broadcast together along the
+    other dimensions. Without ``dim``, ``input`` is flattened and ``indices`` index it.
+    It is the natural partner of :func:`nbgrad.argmax`, :func:`nbgrad.argsort` and
+    :func:`nbgrad.topk`'s indices.
+
+    Args:
+        input (Tensor): the input tensor.
+        indices (Tensor): an ``int64`` tensor of positions, of ``input``'s number of
+            dimensions (any shape with ``dim=None``).
+        dim (int, optional): the dimension to index along. Default: ``None``, the
+            flattened tensor.
+
+    Example::
+
+        >>> import nbgrad
+        >>> x = nbgrad.tensor([[10, 30, 20], [60, 40, 50]])
+        >>> nbgrad.take_along_dim(x, nbgrad.argsort(x, dim=1), dim=1)
+        tensor([[10, 20, 30],
+                [40, 50, 60]])
+        >>> nbgrad.take_along_dim(x, nbgrad.tensor([0, 5]))
+        tensor([10, 50])
+    """
     _need_tensor(input, "take_along_dim", "input", 1)
     _need_tensor(indices, "take_along_dim", "indices", 2)
     if dim is None:

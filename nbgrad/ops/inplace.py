@@ -330,7 +330,26 @@ def _graph_on():
 
 @surface(FILL_)
 def fill_(t, value):
-    """Fill ``t`` with ``value`` in place."""
+    """fill_(value) -> Tensor
+
+    Fill this tensor with ``value``, in place, and return it.
+
+    ``value`` is cast to the tensor's dtype. An autograd-recorded tensor (not a leaf that
+    requires grad) can be filled; its gradient there is then zero.
+
+    Args:
+        value (Number or Tensor): the value (a number or a one-element tensor).
+
+    Example::
+
+        >>> import nbgrad
+        >>> x = nbgrad.zeros(2, 2)
+        >>> x.fill_(2.5)
+        tensor([[2.5000, 2.5000],
+                [2.5000, 2.5000]])
+        >>> nbgrad.zeros(3, dtype=nbgrad.int64).fill_(1.9)
+        tensor([1, 1, 1])
+    """
     check_inplace(t)
     if isinstance(value, Tensor):
         if value.numel() != 1:
@@ -355,12 +374,41 @@ def _check_view(t, op):
 
 
 def zero_(t):
-    """Set ``t`` to zero in place."""
+    """zero_() -> Tensor
+
+    Fill this tensor with zeros, in place, and return it.
+
+    Example::
+
+        >>> import nbgrad
+        >>> x = nbgrad.tensor([1.0, 2.0])
+        >>> x.zero_()
+        tensor([0., 0.])
+        >>> x
+        tensor([0., 0.])
+    """
     return fill_(t, 0)
 
 
 def copy_(t, src):
-    """Copy ``src`` (broadcast to ``t``'s shape, converted to its dtype) into ``t``."""
+    """copy_(src) -> Tensor
+
+    Copy the elements of ``src`` into this tensor, in place, and return it.
+
+    ``src`` is broadcast to this tensor's shape and converted to its dtype and device; the
+    gradient flows back to ``src``. (PyTorch's ``non_blocking`` argument is not taken.)
+
+    Args:
+        src (Tensor): the values to copy, of a shape that broadcasts to this tensor's.
+
+    Example::
+
+        >>> import nbgrad
+        >>> x = nbgrad.zeros(2, 3)
+        >>> x.copy_(nbgrad.tensor([1, 2, 3]))
+        tensor([[1., 2., 3.],
+                [1., 2., 3.]])
+    """
     from ..autograd.grad_mode import no_grad
     from .shape import expand
 

@@ -423,7 +423,39 @@ LOGSUMEXP = deffunc("logsumexp", kernels=("logsumexp",), forward=_reducer("logsu
 @surface(SUM, SUM_DIM)
 @autocast_op("sum")
 def sum(input, dim=None, keepdim=False, *, dtype=None):
-    """Sum over ``dim`` (int or tuple; all dims when None)."""
+    """The sum of the elements of ``input``, over all of them or along ``dim``.
+
+    With ``dim`` the dimensions listed are reduced (each to size 1 with ``keepdim=True``,
+    removed otherwise); without it the result is a 0-dim tensor. Bool and integer inputs are
+    summed as ``int64`` unless ``dtype`` says otherwise.
+
+    Args:
+        input (Tensor): the input tensor.
+        dim (int or tuple of ints, optional): the dimension or dimensions to reduce.
+            Default: ``None``, all of them.
+        keepdim (bool, optional): keep the reduced dimensions, with size 1. Default:
+            ``False``.
+        dtype (nbgrad.dtype, optional): the dtype of the result; ``input`` is cast to it
+            before the sum. Default: ``None``, ``input``'s dtype (``int64`` for bool and
+            integer inputs).
+
+    Returns:
+        Tensor: the sums.
+
+    Example::
+
+        >>> import nbgrad
+        >>> a = nbgrad.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+        >>> nbgrad.sum(a)
+        tensor(21.)
+        >>> nbgrad.sum(a, dim=0)
+        tensor([5., 7., 9.])
+        >>> nbgrad.sum(a, dim=1, keepdim=True)
+        tensor([[ 6.],
+                [15.]])
+        >>> nbgrad.sum(nbgrad.tensor([True, True, False]))
+        tensor(2)
+    """
     if dim is None:
         if not keepdim:
             return SUM.call(input, dtype)
@@ -433,7 +465,34 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
 
 @surface(MEAN, MEAN_DIM)
 def mean(input, dim=None, keepdim=False, *, dtype=None):
-    """Mean over ``dim`` (int or tuple; all dims when None)."""
+    """The mean of the elements of ``input``, over all of them or along ``dim``.
+
+    ``input`` must have a floating-point dtype, or ``dtype`` must give one. The mean of an
+    empty selection is ``nan``.
+
+    Args:
+        input (Tensor): the input tensor.
+        dim (int or tuple of ints, optional): the dimension or dimensions to reduce.
+            Default: ``None``, all of them.
+        keepdim (bool, optional): keep the reduced dimensions, with size 1. Default:
+            ``False``.
+        dtype (nbgrad.dtype, optional): the floating-point dtype of the result; ``input``
+            is cast to it first. Default: ``None``, ``input``'s dtype.
+
+    Returns:
+        Tensor: the means.
+
+    Example::
+
+        >>> import nbgrad
+        >>> a = nbgrad.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+        >>> nbgrad.mean(a)
+        tensor(3.5000)
+        >>> nbgrad.mean(a, dim=1)
+        tensor([2., 5.])
+        >>> nbgrad.mean(nbgrad.tensor([1, 2]), dtype=nbgrad.float64)
+        tensor(1.5000, dtype=nbgrad.float64)
+    """
     _mean_dtype(input._dtype, dtype)  # PyTorch refuses the dtype before it parses dims
     if dim is None and not keepdim:
         return MEAN.call(input, dtype)
@@ -454,7 +513,29 @@ def _check_nonempty(input, dim, opname):
 
 @surface(AMAX)
 def amax(input, dim=(), keepdim=False):
-    """Largest value over ``dim`` (all dims by default); ties share the gradient."""
+    """The largest element of ``input`` along ``dim``, without its index.
+
+    Unlike :func:`nbgrad.max` with a ``dim``, it returns the values only and may reduce
+    several dimensions at once. Where several elements are equal to the maximum, the
+    gradient is shared evenly among them. A NaN in a slice gives NaN.
+
+    Args:
+        input (Tensor): the input tensor.
+        dim (int or tuple of ints, optional): the dimension or dimensions to reduce.
+            Default: ``()``, all of them.
+        keepdim (bool, optional): keep the reduced dimensions, with size 1. Default:
+            ``False``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> a = nbgrad.tensor([[1.0, 5.0], [4.0, 2.0]])
+        >>> nbgrad.amax(a), nbgrad.amax(a, dim=0)
+        (tensor(5.), tensor([4., 5.]))
+        >>> nbgrad.amax(a, dim=1, keepdim=True)
+        tensor([[5.],
+                [4.]])
+    """
     dims = _dims(dim, input.ndim)
     _check_nonempty(input, dim, "amax")
     return AMAX.call(input, dims, keepdim)
@@ -462,7 +543,29 @@ def amax(input, dim=(), keepdim=False):
 
 @surface(AMIN)
 def amin(input, dim=(), keepdim=False):
-    """Smallest value over ``dim`` (all dims by default); ties share the gradient."""
+    """The smallest element of ``input`` along ``dim``, without its index.
+
+    Unlike :func:`nbgrad.min` with a ``dim``, it returns the values only and may reduce
+    several dimensions at once. Where several elements are equal to the minimum, the
+    gradient is shared evenly among them. A NaN in a slice gives NaN.
+
+    Args:
+        input (Tensor): the input tensor.
+        dim (int or tuple of ints, optional): the dimension or dimensions to reduce.
+            Default: ``()``, all of them.
+        keepdim (bool, optional): keep the reduced dimensions, with size 1. Default:
+            ``False``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> a = nbgrad.tensor([[1.0, 5.0], [4.0, 2.0]])
+        >>> nbgrad.amin(a), nbgrad.amin(a, dim=0)
+        (tensor(1.), tensor([1., 2.]))
+        >>> nbgrad.amin(a, dim=1, keepdim=True)
+        tensor([[1.],
+                [2.]])
+    """
     dims = _dims(dim, input.ndim)
     _check_nonempty(input, dim, "amin")
     return AMIN.call(input, dims, keepdim)
@@ -480,8 +583,42 @@ def _dim_of(input, dim, opname):
 
 @surface(MAX, MAX_DIM)
 def max(input, dim=None, keepdim=False, *, other=None):
-    """``max(x)``: the largest value; ``max(x, dim)``: (values, indices); ``max(x, y)``:
-    the elementwise maximum."""
+    """The largest element of ``input``, or the largest along ``dim`` with its index.
+
+    Three forms, as PyTorch's:
+
+    * ``max(input)``: the largest element, as a 0-dim tensor (NaN if there is one);
+    * ``max(input, dim, keepdim=False)``: a named tuple ``(values, indices)`` of the
+      largest element of each slice along ``dim`` and its position in the slice (the
+      first one where there are ties);
+    * ``max(input, other)`` with a tensor ``other``: :func:`nbgrad.maximum`.
+
+    Args:
+        input (Tensor): the input tensor.
+        dim (int or Tensor, optional): the dimension to reduce, or the tensor ``other`` of
+            the elementwise form. Default: ``None``, the whole tensor.
+        keepdim (bool, optional): keep the reduced dimension, with size 1. Default:
+            ``False``.
+        other (Tensor, optional): in PyTorch, the keyword form of ``max(input, other)``;
+            nbgrad accepts it but does not read it yet (pass ``other`` by position, or call
+            :func:`nbgrad.maximum`). Default: ``None``.
+
+    Returns:
+        Tensor or (Tensor, Tensor): the largest element, or the named tuple ``(values,
+        indices)`` with ``dim``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> a = nbgrad.tensor([[1.0, 5.0, 3.0], [4.0, 2.0, 6.0]])
+        >>> nbgrad.max(a)
+        tensor(6.)
+        >>> values, indices = nbgrad.max(a, dim=1)
+        >>> values, indices
+        (tensor([5., 6.]), tensor([1, 2]))
+        >>> nbgrad.max(a, 0, keepdim=True).indices
+        tensor([[1, 0, 1]])
+    """
     if isinstance(dim, Tensor):
         return maximum(input, dim)
     if dim is None:
@@ -492,7 +629,39 @@ def max(input, dim=None, keepdim=False, *, other=None):
 
 @surface(MIN, MIN_DIM)
 def min(input, dim=None, keepdim=False):
-    """``min(x)``: the smallest value; ``min(x, dim)``: (values, indices)."""
+    """The smallest element of ``input``, or the smallest along ``dim`` with its index.
+
+    Three forms, as PyTorch's:
+
+    * ``min(input)``: the smallest element, as a 0-dim tensor (NaN if there is one);
+    * ``min(input, dim, keepdim=False)``: a named tuple ``(values, indices)`` of the
+      smallest element of each slice along ``dim`` and its position in the slice (the
+      first one where there are ties);
+    * ``min(input, other)`` with a tensor ``other``: :func:`nbgrad.minimum`.
+
+    Args:
+        input (Tensor): the input tensor.
+        dim (int or Tensor, optional): the dimension to reduce, or the tensor ``other`` of
+            the elementwise form. Default: ``None``, the whole tensor.
+        keepdim (bool, optional): keep the reduced dimension, with size 1. Default:
+            ``False``.
+
+    Returns:
+        Tensor or (Tensor, Tensor): the smallest element, or the named tuple ``(values,
+        indices)`` with ``dim``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> a = nbgrad.tensor([[1.0, 5.0, 3.0], [4.0, 2.0, 6.0]])
+        >>> nbgrad.min(a)
+        tensor(1.)
+        >>> nbgrad.min(a, dim=1)
+        min(values=tensor([1., 2.]), indices=tensor([0, 1]))
+        >>> nbgrad.min(a, nbgrad.tensor([2.0, 2.0, 2.0]))
+        tensor([[1., 2., 2.],
+                [2., 2., 2.]])
+    """
     if isinstance(dim, Tensor):
         return minimum(input, dim)
     if dim is None:
@@ -515,21 +684,81 @@ def _arg(op, opname, input, dim, keepdim):
 
 @surface(ARGMAX)
 def argmax(input, dim=None, keepdim=False):
-    """Index of the largest value (of the flattened tensor when ``dim`` is None)."""
+    """The index of the largest element of ``input``, or of each slice along ``dim``.
+
+    Without ``dim`` the index is into the flattened tensor. Where several elements are
+    equal to the maximum, the first one's index is returned. The result is an ``int64``
+    tensor.
+
+    Args:
+        input (Tensor): the input tensor.
+        dim (int, optional): the dimension to reduce. Default: ``None``, the flattened
+            tensor.
+        keepdim (bool, optional): keep the reduced dimension, with size 1 (with ``dim``
+            only). Default: ``False``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> a = nbgrad.tensor([[1.0, 5.0, 3.0], [4.0, 2.0, 6.0]])
+        >>> nbgrad.argmax(a), nbgrad.argmax(a, dim=1), nbgrad.argmax(a, dim=0, keepdim=True)
+        (tensor(5), tensor([1, 2]), tensor([[1, 0, 1]]))
+    """
     return _arg(ARGMAX, "argmax", input, dim, keepdim)
 
 
 @surface(ARGMIN)
 def argmin(input, dim=None, keepdim=False):
-    """Index of the smallest value (of the flattened tensor when ``dim`` is None)."""
+    """The index of the smallest element of ``input``, or of each slice along ``dim``.
+
+    Without ``dim`` the index is into the flattened tensor. Where several elements are
+    equal to the minimum, the first one's index is returned. The result is an ``int64``
+    tensor.
+
+    Args:
+        input (Tensor): the input tensor.
+        dim (int, optional): the dimension to reduce. Default: ``None``, the flattened
+            tensor.
+        keepdim (bool, optional): keep the reduced dimension, with size 1 (with ``dim``
+            only). Default: ``False``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> a = nbgrad.tensor([[1.0, 5.0, 3.0], [4.0, 2.0, 6.0]])
+        >>> nbgrad.argmin(a), nbgrad.argmin(a, dim=1)
+        (tensor(0), tensor([0, 1]))
+    """
     return _arg(ARGMIN, "argmin", input, dim, keepdim)
 
 
 @surface(PROD, PROD_DIM)
 @autocast_op("prod")
 def prod(input, dim=None, keepdim=False, *, dtype=None):
-    """Product over ``dim`` (all dims when None; nbgrad also takes a tuple). Integer and
-    bool inputs give int64. Floats multiply in float64 inside the kernel."""
+    """The product of the elements of ``input``, over all of them or along ``dim``.
+
+    Bool and integer inputs give an ``int64`` result unless ``dtype`` says otherwise. The
+    gradient is right where a slice holds zeros too.
+
+    Args:
+        input (Tensor): the input tensor.
+        dim (int or tuple of ints, optional): the dimension to reduce (PyTorch takes one;
+            nbgrad also takes a tuple). Default: ``None``, all of them.
+        keepdim (bool, optional): keep the reduced dimensions, with size 1. Default:
+            ``False``.
+        dtype (nbgrad.dtype, optional): the dtype of the result; ``input`` is cast to it
+            first. Default: ``None``, ``input``'s dtype (``int64`` for bool and integer
+            inputs).
+
+    Example::
+
+        >>> import nbgrad
+        >>> a = nbgrad.tensor([[1.0, 2.0], [3.0, 4.0]])
+        >>> nbgrad.prod(a), nbgrad.prod(a, dim=0)
+        (tensor(24.), tensor([3., 8.]))
+        >>> nbgrad.prod(nbgrad.tensor([2, 3, 4]))
+        tensor(24)
+    """
     check_tensor(input, "prod")
     if dtype is not None:
         odt = _dt.as_dtype(dtype)
@@ -543,8 +772,29 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
 @surface(LOGSUMEXP)
 @autocast_op("logsumexp")
 def logsumexp(input, dim, keepdim=False):
-    """``log(sum(exp(input), dim))``, computed stably (the max is taken out first), so
-    logits like +-1e4 stay finite. Integer inputs give the default float dtype."""
+    r"""The logarithm of the sum of the exponentials of ``input`` along ``dim``.
+
+    .. math::
+        \text{logsumexp}(x)_i = \log \sum_j \exp(x_{ij})
+
+    Computed stably: the maximum is taken out before the exponentials, so large inputs
+    (logits of 1e4) give a finite result. Integer inputs give the default floating dtype.
+
+    Args:
+        input (Tensor): the input tensor.
+        dim (int or tuple of ints): the dimension or dimensions to reduce.
+        keepdim (bool, optional): keep the reduced dimensions, with size 1. Default:
+            ``False``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> a = nbgrad.tensor([[0.0, 0.0], [1000.0, 1000.0]])
+        >>> nbgrad.logsumexp(a, dim=1)
+        tensor([6.9315e-01, 1.0007e+03])
+        >>> nbgrad.logsumexp(nbgrad.tensor([1.0, 2.0, 3.0]), dim=0)
+        tensor(3.4076)
+    """
     check_tensor(input, "logsumexp")
     if not input._dtype.is_floating_point:
         input = input.to(_dt.get_default_dtype())

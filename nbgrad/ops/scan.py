@@ -56,9 +56,20 @@ CUMSUM = deffunc("cumsum", kernels=("scan",), forward=_scan_forward,
 @surface(CUMSUM)
 @autocast_op("cumsum")
 def cumsum(input, dim, *, dtype=None):
-    """The running sums of ``input`` along ``dim``: ``out[i] = input[0] + ... + input[i]``.
-    Integers and bools sum in int64 unless ``dtype`` is given (the input is cast to it
-    first); floats accumulate in float64 and round each output to their dtype.
+    r"""The cumulative sums of ``input`` along ``dim``.
+
+    .. math::
+        y_i = x_1 + x_2 + x_3 + \dots + x_i
+
+    Bool and integer inputs are summed as ``int64`` unless ``dtype`` says otherwise; floats
+    accumulate in float64 and round each output to their dtype.
+
+    Args:
+        input (Tensor): the input tensor.
+        dim (int): the dimension to sum along.
+        dtype (nbgrad.dtype, optional): the dtype of the result; ``input`` is cast to it
+            first. Default: ``None``, ``input``'s dtype (``int64`` for bool and integer
+            inputs).
 
     Example::
 
@@ -125,10 +136,21 @@ CUMPROD = deffunc("cumprod", kernels=("scan",), forward=_cumprod_forward,
 @surface(CUMPROD)
 @autocast_op("cumprod")
 def cumprod(input, dim, *, dtype=None):
-    """The running products of ``input`` along ``dim``: ``out[i] = input[0] * ... *
-    input[i]``; integers and bools multiply in int64 unless ``dtype`` is given, floats in
-    float64 rounded to their dtype (as PyTorch's CPU kernel). Its gradient is right where
-    inputs are zero too.
+    r"""The cumulative products of ``input`` along ``dim``.
+
+    .. math::
+        y_i = x_1 \times x_2 \times x_3 \times \dots \times x_i
+
+    Bool and integer inputs multiply as ``int64`` unless ``dtype`` says otherwise; floats
+    in float64, rounded to their dtype (as PyTorch's CPU kernel). The gradient is right
+    where inputs are zero too.
+
+    Args:
+        input (Tensor): the input tensor.
+        dim (int): the dimension to multiply along.
+        dtype (nbgrad.dtype, optional): the dtype of the result; ``input`` is cast to it
+            first. Default: ``None``, ``input``'s dtype (``int64`` for bool and integer
+            inputs).
 
     Example::
 
@@ -189,7 +211,49 @@ def _running_extreme(name, better, accumulate):
 
 
 cummax = _running_extreme("cummax", np.greater_equal, np.fmax.accumulate)
+cummax.__doc__ = """The cumulative maximum of ``input`` along ``dim``, and where each was
+    found, as a named tuple ``(values, indices)``.
+
+    ``values[i]`` is the largest of ``input[0], ..., input[i]`` along ``dim`` and
+    ``indices[i]`` its position; where several are equal, the last one's. A NaN, once met,
+    stays the maximum. The gradient flows to the positions of ``indices``.
+
+    Args:
+        input (Tensor): the input tensor.
+        dim (int): the dimension to scan along.
+
+    Returns:
+        (Tensor, Tensor): the named tuple ``(values, indices)``, ``indices`` of ``int64``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> values, indices = nbgrad.cummax(nbgrad.tensor([1.0, 3.0, 2.0, 3.0, 5.0]), dim=0)
+        >>> values, indices
+        (tensor([1., 3., 3., 3., 5.]), tensor([0, 1, 1, 3, 4]))
+    """
 cummin = _running_extreme("cummin", np.less_equal, np.fmin.accumulate)
+cummin.__doc__ = """The cumulative minimum of ``input`` along ``dim``, and where each was
+    found, as a named tuple ``(values, indices)``.
+
+    ``values[i]`` is the smallest of ``input[0], ..., input[i]`` along ``dim`` and
+    ``indices[i]`` its position; where several are equal, the last one's. A NaN, once met,
+    stays the minimum. The gradient flows to the positions of ``indices``.
+
+    Args:
+        input (Tensor): the input tensor.
+        dim (int): the dimension to scan along.
+
+    Returns:
+        (Tensor, Tensor): the named tuple ``(values, indices)``, ``indices`` of ``int64``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> values, indices = nbgrad.cummin(nbgrad.tensor([3.0, 1.0, 2.0, 1.0, 0.0]), dim=0)
+        >>> values, indices
+        (tensor([3., 1., 1., 1., 0.]), tensor([0, 1, 1, 3, 4]))
+    """
 
 
 # ----- logcumsumexp: the running log-sum-exp, on the host with NumPy's logaddexp (stable
@@ -229,7 +293,17 @@ LOGCUMSUMEXP = deffunc("logcumsumexp", kernels=(), forward=_logcumsumexp_forward
 
 @surface(LOGCUMSUMEXP)
 def logcumsumexp(input, dim):
-    """``log(cumsum(exp(input), dim))``, computed without overflow or underflow.
+    r"""The logarithm of the cumulative sums of the exponentials of ``input`` along
+    ``dim``.
+
+    .. math::
+        \text{logcumsumexp}(x)_{i} = \log \sum_{j=0}^{i} \exp(x_{j})
+
+    Computed without overflow or underflow, for any range of values.
+
+    Args:
+        input (Tensor): the input tensor.
+        dim (int): the dimension to scan along.
 
     Example::
 

@@ -78,8 +78,25 @@ WHERE_SCALAR = deffunc(
 
 @surface(WHERE, WHERE_SCALAR_OTHER, WHERE_SCALAR_SELF, WHERE_SCALAR)
 def where(condition, input, other):
-    """Elements of ``input`` where ``condition`` holds, else of ``other`` (either may be a
-    number), broadcast together.
+    r"""The elements of ``input`` where ``condition`` holds, and of ``other`` elsewhere.
+
+    .. math::
+        \text{out}_i = \begin{cases}
+            \text{input}_i & \text{if } \text{condition}_i \\
+            \text{other}_i & \text{otherwise}
+        \end{cases}
+
+    The three broadcast together; ``input`` and ``other`` may be numbers, and their dtypes
+    are promoted. Gradients flow to ``input`` where the condition holds and to ``other``
+    elsewhere.
+
+    Args:
+        condition (Tensor): a bool tensor: where to take ``input``.
+        input (Tensor or Number): the values taken where ``condition`` is ``True``.
+        other (Tensor or Number): the values taken where ``condition`` is ``False``.
+
+    Returns:
+        Tensor: a tensor of the broadcast shape.
 
     Example::
 
@@ -158,14 +175,28 @@ CLAMP_TENSOR = deffunc(
 
 @surface(CLAMP, CLAMP_TENSOR)
 def clamp(input, min=None, max=None):
-    """Limit values to ``[min, max]`` (either may be None, a number or a tensor; where
-    ``min > max`` the result is ``max``).
+    r"""Clamp the elements of ``input`` into the range ``[min, max]``.
+
+    .. math::
+        y_i = \min(\max(x_i, \text{min}_i), \text{max}_i)
+
+    Either bound may be left out (``None``), not both; a bound may be a number or a tensor
+    that broadcasts with ``input``. Where ``min`` is greater than ``max`` the result is
+    ``max``. The gradient flows to ``input`` where it lies within the bounds.
+    :func:`nbgrad.clip` is another name for it.
+
+    Args:
+        input (Tensor): the input tensor.
+        min (Number or Tensor, optional): the lower bound. Default: ``None``, none.
+        max (Number or Tensor, optional): the upper bound. Default: ``None``, none.
 
     Example::
 
         >>> import nbgrad
         >>> nbgrad.clamp(nbgrad.tensor([-2.0, 0.5, 3.0]), min=0.0, max=1.0)
         tensor([0.0000, 0.5000, 1.0000])
+        >>> nbgrad.clip(nbgrad.tensor([-2.0, 0.5, 3.0]), max=1.0)
+        tensor([-2.0000,  0.5000,  1.0000])
     """
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
@@ -265,8 +296,17 @@ MASKED_FILL_TENSOR = deffunc(
 
 @surface(MASKED_FILL, MASKED_FILL_TENSOR)
 def masked_fill(input, mask, value):
-    """``input`` with ``value`` (a number or a 0-dim tensor, cast to ``input``'s dtype)
-    where the bool ``mask`` holds, broadcast together.
+    """A copy of ``input`` with ``value`` written where ``mask`` is ``True``.
+
+    ``mask`` broadcasts to ``input``'s shape (the result has ``input``'s shape); ``value``
+    is cast to ``input``'s dtype. The gradient flows to ``input`` where the mask is
+    ``False`` (and to a tensor ``value`` where it is ``True``). ``input.masked_fill_``
+    writes in place.
+
+    Args:
+        input (Tensor): the input tensor.
+        mask (Tensor): a bool tensor: where to write ``value``.
+        value (Number or Tensor): the value to write (a number or a 0-dim tensor).
 
     Example::
 
@@ -275,6 +315,9 @@ def masked_fill(input, mask, value):
         >>> scores.masked_fill(nbgrad.tril(nbgrad.ones(2, 2)) == 0, float("-inf"))
         tensor([[0., -inf],
                 [0., 0.]])
+        >>> nbgrad.masked_fill(nbgrad.tensor([1.0, 2.0, 3.0]),
+        ...                    nbgrad.tensor([True, False, True]), 0.0)
+        tensor([0., 2., 0.])
     """
     if input.__class__ is not Tensor or mask.__class__ is not Tensor:
         bad = "input" if input.__class__ is not Tensor else "mask"
@@ -332,8 +375,16 @@ def _banded(row):
 
 
 tril = _banded(TRIL)
-tril.__doc__ = """The lower triangle of the last two dims of ``input`` (on and below the
-    ``diagonal``-th diagonal: 0 the main one, > 0 above it, < 0 below), the rest zero.
+tril.__doc__ = """The lower triangle of the matrices in ``input``, the other elements set to 0.
+
+    The matrices are the last two dimensions (the others are batch dimensions). The
+    elements kept are those on and below the ``diagonal``-th diagonal: 0 is the main
+    diagonal, a positive ``diagonal`` is above it, a negative one below.
+
+    Args:
+        input (Tensor): the input tensor, of at least 2 dimensions.
+        diagonal (int, optional): the diagonal on and below which elements are kept.
+            Default: ``0``.
 
     Example::
 
@@ -341,10 +392,23 @@ tril.__doc__ = """The lower triangle of the last two dims of ``input`` (on and b
         >>> nbgrad.tril(nbgrad.ones(2, 3))
         tensor([[1., 0., 0.],
                 [1., 1., 0.]])
+        >>> nbgrad.tril(nbgrad.ones(3, 3), diagonal=-1)
+        tensor([[0., 0., 0.],
+                [1., 0., 0.],
+                [1., 1., 0.]])
     """
 triu = _banded(TRIU)
-triu.__doc__ = """The upper triangle of the last two dims of ``input`` (on and above the
-    ``diagonal``-th diagonal), the rest zero: ``tril``'s complement for ``diagonal + 1``.
+triu.__doc__ = """The upper triangle of the matrices in ``input``, the other elements set to 0.
+
+    The matrices are the last two dimensions (the others are batch dimensions). The
+    elements kept are those on and above the ``diagonal``-th diagonal: 0 is the main
+    diagonal, a positive ``diagonal`` is above it, a negative one below. It is the
+    complement of ``tril(input, diagonal - 1)``.
+
+    Args:
+        input (Tensor): the input tensor, of at least 2 dimensions.
+        diagonal (int, optional): the diagonal on and above which elements are kept.
+            Default: ``0``.
 
     Example::
 

@@ -109,13 +109,60 @@ RESHAPE_COPY = deffunc("reshape", overload="copy", kernels=("copy",),
 
 @surface(VIEW)
 def view(input, *shape):
-    """A view with a new shape (no copy; errors when the strides do not allow it)."""
+    """view(*shape) -> Tensor
+
+    A view of this tensor's data with another shape: the same elements, in row-major
+    order, sharing memory (a change to one is seen in the other).
+
+    The number of elements must stay the same; one size may be ``-1``, inferred from the
+    others. A view needs strides that express the new shape: a non-contiguous tensor (a
+    transpose) may refuse with an error, where :meth:`~nbgrad.Tensor.reshape` would copy.
+
+    Args:
+        *shape (int or tuple of ints): the new shape, as sizes or as one tuple.
+
+    Example::
+
+        >>> import nbgrad
+        >>> x = nbgrad.arange(6)
+        >>> y = x.view(2, 3)
+        >>> y
+        tensor([[0, 1, 2],
+                [3, 4, 5]])
+        >>> x.view(-1, 2).shape
+        nbgrad.Size([3, 2])
+        >>> y[0, 0] = 100                      # shares memory with x
+        >>> x
+        tensor([100,   1,   2,   3,   4,   5])
+    """
     return VIEW.call(input, _infer(_shape_arg(shape, "view"), input._meta.size))
 
 
 @surface(RESHAPE_COPY)
 def reshape(input, *shape):
-    """A tensor with a new shape: a view when possible, else a copy."""
+    """The elements of ``input`` with another shape: a view of ``input`` when its strides
+    allow it, else a copy.
+
+    The elements are read in row-major order. The number of elements must stay the same;
+    one size may be ``-1``, inferred from the others. Do not rely on the result being a
+    view or a copy (:meth:`~nbgrad.Tensor.view` always gives a view, or an error).
+
+    Args:
+        input (Tensor): the tensor to reshape.
+        *shape (int or tuple of ints): the new shape, as sizes or as one tuple.
+
+    Example::
+
+        >>> import nbgrad
+        >>> a = nbgrad.arange(6)
+        >>> nbgrad.reshape(a, (2, 3))
+        tensor([[0, 1, 2],
+                [3, 4, 5]])
+        >>> nbgrad.reshape(a, (-1, 2)).shape
+        nbgrad.Size([3, 2])
+        >>> a.reshape(3, 2).t().reshape(6)     # (a copy: the transpose is not contiguous)
+        tensor([0, 2, 4, 1, 3, 5])
+    """
     shape = _infer(_shape_arg(shape, "reshape", "shape"), input._data.size)
     d = input._data
     if tuple(d.shape) == shape or backend(input._device).reshape_view(d, shape) is not None:
@@ -124,7 +171,27 @@ def reshape(input, *shape):
 
 
 def flatten(input, start_dim=0, end_dim=-1):
-    """Merge dims ``start_dim..end_dim`` into one."""
+    """Flatten the dimensions ``start_dim`` to ``end_dim`` of ``input`` into one.
+
+    A view of ``input`` when its strides allow it, else a copy (as
+    :func:`nbgrad.reshape`). A 0-dim tensor gives a 1-d one.
+
+    Args:
+        input (Tensor): the input tensor.
+        start_dim (int, optional): the first dimension to flatten. Default: ``0``.
+        end_dim (int, optional): the last dimension to flatten. Default: ``-1``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> x = nbgrad.zeros(2, 3, 4)
+        >>> nbgrad.flatten(x).shape
+        nbgrad.Size([24])
+        >>> nbgrad.flatten(x, start_dim=1).shape
+        nbgrad.Size([2, 12])
+        >>> nbgrad.flatten(x, 0, 1).shape
+        nbgrad.Size([6, 4])
+    """
     n = input.ndim
     if n == 0:
         return reshape(input, (1,))
@@ -167,7 +234,25 @@ TRANSPOSE = deffunc(
 
 @surface(PERMUTE)
 def permute(input, *dims):
-    """A view with dims reordered."""
+    """A view of ``input`` with its dimensions in the order ``dims``.
+
+    Dimension ``i`` of the result is dimension ``dims[i]`` of ``input``; no data is
+    copied.
+
+    Args:
+        input (Tensor): the input tensor.
+        *dims (int or tuple of ints): a permutation of ``0, ..., input.ndim - 1``
+            (negative dims count from the end), as ints or as one tuple.
+
+    Example::
+
+        >>> import nbgrad
+        >>> x = nbgrad.zeros(2, 3, 5)
+        >>> nbgrad.permute(x, (2, 0, 1)).shape
+        nbgrad.Size([5, 2, 3])
+        >>> x.permute(1, 0, 2).shape
+        nbgrad.Size([3, 2, 5])
+    """
     dims = _shape_arg(dims)
     n = input.ndim
     if len(dims) != n:
@@ -184,14 +269,50 @@ def permute(input, *dims):
 
 @surface(TRANSPOSE)
 def transpose(input, dim0, dim1):
-    """A view with ``dim0`` and ``dim1`` swapped."""
+    """A view of ``input`` with dimensions ``dim0`` and ``dim1`` swapped.
+
+    No data is copied: the result shares ``input``'s memory.
+
+    Args:
+        input (Tensor): the input tensor.
+        dim0 (int): the first dimension to swap.
+        dim1 (int): the second dimension to swap.
+
+    Example::
+
+        >>> import nbgrad
+        >>> x = nbgrad.tensor([[1, 2, 3], [4, 5, 6]])
+        >>> nbgrad.transpose(x, 0, 1)
+        tensor([[1, 4],
+                [2, 5],
+                [3, 6]])
+        >>> nbgrad.transpose(nbgrad.zeros(2, 3, 4), 0, -1).shape
+        nbgrad.Size([4, 3, 2])
+    """
     n = input._meta.ndim
     _wrap_dim(dim0, n), _wrap_dim(dim1, n)  # (PyTorch's error for a dim out of range)
     return TRANSPOSE.call(input, dim0, dim1)
 
 
 def t(input):
-    """Transpose of a tensor with at most 2 dims."""
+    """The transpose of a matrix: ``transpose(input, 0, 1)`` for a 2-d tensor.
+
+    A tensor of 0 or 1 dimensions is returned as it is. More dimensions are an error (use
+    :func:`nbgrad.transpose` or ``input.mT``).
+
+    Args:
+        input (Tensor): a tensor of at most 2 dimensions.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.t(nbgrad.tensor([[1, 2, 3], [4, 5, 6]]))
+        tensor([[1, 4],
+                [2, 5],
+                [3, 6]])
+        >>> nbgrad.t(nbgrad.tensor([1, 2]))
+        tensor([1, 2])
+    """
     if input.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.ndim}D")
     if input.ndim < 2:
@@ -226,7 +347,26 @@ EXPAND = deffunc("expand", forward=_expand_forward, dtype=same_dtype, shape=_siz
 
 @surface(EXPAND)
 def expand(input, *sizes):
-    """A view broadcast to ``sizes`` (``-1`` keeps a dim); no memory is copied."""
+    """A view of ``input`` broadcast to a larger shape, without copying memory.
+
+    A dimension of size 1 can be expanded to any size (its stride becomes 0: every element
+    of it is the same memory); new dimensions can be added in front. A size of ``-1`` keeps
+    the dimension's size. Write to an expanded tensor only after a ``clone()``.
+
+    Args:
+        input (Tensor): the input tensor.
+        *sizes (int or tuple of ints): the new shape, as sizes or as one tuple.
+
+    Example::
+
+        >>> import nbgrad
+        >>> x = nbgrad.tensor([[1], [2]])
+        >>> nbgrad.expand(x, (2, 3))
+        tensor([[1, 1, 1],
+                [2, 2, 2]])
+        >>> x.expand(4, -1, 2).shape
+        nbgrad.Size([4, 2, 2])
+    """
     sizes = _shape_arg(sizes, "expand")
     n = input.ndim
     if len(sizes) < n:
@@ -274,7 +414,21 @@ def expand(input, *sizes):
 
 
 def expand_as(input, other):
-    """``input.expand(other.shape)``."""
+    """expand_as(other) -> Tensor
+
+    This tensor expanded to ``other``'s shape: ``self.expand(other.size())`` (see
+    :meth:`~nbgrad.Tensor.expand`).
+
+    Args:
+        other (Tensor): the tensor whose shape to expand to.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.tensor([[1], [2]]).expand_as(nbgrad.zeros(2, 3))
+        tensor([[1, 1, 1],
+                [2, 2, 2]])
+    """
     return expand(input, tuple(other.shape))
 
 
@@ -307,7 +461,27 @@ UNSQUEEZE = deffunc("unsqueeze", forward=lambda x, odt, dev, dim: backend(dev).r
 
 @surface(SQUEEZE, SQUEEZE_DIM, SQUEEZE_DIMS)
 def squeeze(input, dim=None):
-    """Drop dims of size 1 (all of them, or those in ``dim``)."""
+    """A view of ``input`` without its dimensions of size 1 (all of them, or those of
+    ``dim``).
+
+    A dimension of ``dim`` whose size is not 1 is left as it is.
+
+    Args:
+        input (Tensor): the input tensor.
+        dim (int or tuple of ints, optional): the dimensions to remove if their size is 1.
+            Default: ``None``, every dimension of size 1.
+
+    Example::
+
+        >>> import nbgrad
+        >>> x = nbgrad.zeros(2, 1, 3, 1)
+        >>> nbgrad.squeeze(x).shape
+        nbgrad.Size([2, 3])
+        >>> nbgrad.squeeze(x, 1).shape, nbgrad.squeeze(x, 0).shape
+        (nbgrad.Size([2, 3, 1]), nbgrad.Size([2, 1, 3, 1]))
+        >>> nbgrad.squeeze(x, (1, 3)).shape
+        nbgrad.Size([2, 3])
+    """
     if dim is None:
         return SQUEEZE.call(input)
     n = input._data.ndim
@@ -318,7 +492,26 @@ def squeeze(input, dim=None):
 
 @surface(UNSQUEEZE)
 def unsqueeze(input, dim):
-    """Insert a dim of size 1 at ``dim``."""
+    """A view of ``input`` with a dimension of size 1 inserted at position ``dim``.
+
+    ``dim`` may be from ``-input.ndim - 1`` to ``input.ndim``; a negative one counts from
+    the end of the result (``-1`` adds the last dimension).
+
+    Args:
+        input (Tensor): the input tensor.
+        dim (int): where the new dimension is, in the result.
+
+    Example::
+
+        >>> import nbgrad
+        >>> x = nbgrad.tensor([1, 2, 3])
+        >>> nbgrad.unsqueeze(x, 0)
+        tensor([[1, 2, 3]])
+        >>> nbgrad.unsqueeze(x, -1)
+        tensor([[1],
+                [2],
+                [3]])
+    """
     return UNSQUEEZE.call(input, _wrap_dim(dim, input._data.ndim + 1))
 
 
@@ -548,8 +741,29 @@ REPEAT = deffunc("repeat", kernels=("copy",), forward=_repeat_forward, dtype=sam
 
 @surface(REPEAT)
 def repeat(input, *sizes):
-    """``Tensor.repeat``: tile ``input`` ``sizes[i]`` times along dim ``i`` (leading new
-    dims when ``sizes`` is longer than ``input.ndim``). Always a new tensor."""
+    """repeat(*sizes) -> Tensor
+
+    This tensor repeated ``sizes[i]`` times along dimension ``i``: a new tensor (unlike
+    :meth:`~nbgrad.Tensor.expand`, the data is copied).
+
+    ``sizes`` may be longer than the tensor's number of dimensions: new dimensions are
+    added in front. It is NumPy's ``tile`` (see also :func:`nbgrad.tile`);
+    :func:`nbgrad.repeat_interleave` repeats each element in place instead.
+
+    Args:
+        *sizes (int or tuple of ints): the number of repetitions along each dimension, as
+            ints or as one tuple.
+
+    Example::
+
+        >>> import nbgrad
+        >>> x = nbgrad.tensor([1, 2, 3])
+        >>> x.repeat(2, 2)
+        tensor([[1, 2, 3, 1, 2, 3],
+                [1, 2, 3, 1, 2, 3]])
+        >>> x.repeat(4, 2, 1).shape
+        nbgrad.Size([4, 2, 3])
+    """
     sizes = _shape_arg(sizes)
     n = input.ndim
     if len(sizes) < n:
@@ -564,7 +778,29 @@ def repeat(input, *sizes):
 
 
 def tile(input, dims):
-    """``repeat`` with ``dims`` padded by leading ones to ``input.ndim``."""
+    """``input`` repeated ``dims[i]`` times along dimension ``i``, as NumPy's ``tile``.
+
+    When ``dims`` has fewer entries than ``input`` has dimensions, ones are put in front
+    of it (``tile(x, (2,))`` of a matrix repeats its columns); when it has more, new
+    dimensions are added in front of ``input``'s. It is ``Tensor.repeat`` with that rule.
+
+    Args:
+        input (Tensor): the tensor to repeat.
+        dims (int or tuple of ints): the number of repetitions along each dimension.
+
+    Example::
+
+        >>> import nbgrad
+        >>> x = nbgrad.tensor([[1, 2], [3, 4]])
+        >>> nbgrad.tile(x, (2,))
+        tensor([[1, 2, 1, 2],
+                [3, 4, 3, 4]])
+        >>> nbgrad.tile(x, (2, 1))
+        tensor([[1, 2],
+                [3, 4],
+                [1, 2],
+                [3, 4]])
+    """
     dims = tuple(dims) if isinstance(dims, (tuple, list)) else (dims,)
     if len(dims) < input.ndim:
         dims = (1,) * (input.ndim - len(dims)) + dims
@@ -572,6 +808,19 @@ def tile(input, dims):
 
 
 def _tile_method(self, *dims):
+    """tile(*dims) -> Tensor
+
+    See :func:`nbgrad.tile` (the repetitions may be given as ints or as one tuple).
+
+    Args:
+        *dims (int or tuple of ints): the number of repetitions along each dimension.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.tensor([1, 2]).tile(2)
+        tensor([1, 2, 1, 2])
+    """
     return tile(self, _shape_arg(dims))
 
 
@@ -587,7 +836,25 @@ FLIP = deffunc("flip", kernels=("copy",), forward=_flip_forward, dtype=same_dtyp
 
 @surface(FLIP)
 def flip(input, dims):
-    """A copy of ``input`` with the order of elements reversed along ``dims``."""
+    """A copy of ``input`` with the order of its elements reversed along ``dims``.
+
+    NumPy's ``flip`` would give a view; here the data is copied.
+
+    Args:
+        input (Tensor): the input tensor.
+        dims (int or tuple of ints): the dimensions to reverse.
+
+    Example::
+
+        >>> import nbgrad
+        >>> x = nbgrad.tensor([[1, 2], [3, 4]])
+        >>> nbgrad.flip(x, (0,))
+        tensor([[3, 4],
+                [1, 2]])
+        >>> nbgrad.flip(x, (0, 1))
+        tensor([[4, 3],
+                [2, 1]])
+    """
     check_tensor(input, "flip")
     ds = dims if isinstance(dims, (tuple, list)) else (dims,)
     n = input.ndim
@@ -601,4 +868,18 @@ def flip(input, dims):
 
 
 def _flip_method(self, *dims):
+    """flip(*dims) -> Tensor
+
+    See :func:`nbgrad.flip` (the dimensions may be given as ints or as one tuple).
+
+    Args:
+        *dims (int or tuple of ints): the dimensions to reverse.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.tensor([[1, 2], [3, 4]]).flip(1)
+        tensor([[2, 1],
+                [4, 3]])
+    """
     return flip(self, _shape_arg(dims))

@@ -114,16 +114,71 @@ def _stat(row, op, input, dim, unbiased, keepdim, correction):
 
 @surface(VAR)
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    """Variance over ``dim`` (int or tuple; all dims when None) with ``n - correction``
-    degrees of freedom (``correction=1`` by default; ``unbiased=False`` means 0).
-    Accumulates in float64 in two passes."""
+    r"""The variance of the elements of ``input``, over all of them or along ``dim``.
+
+    .. math::
+        \sigma^2 = \frac{1}{\max(0, N - \delta N)} \sum_{i=0}^{N-1} (x_i - \bar{x})^2
+
+    where :math:`N` is the number of elements reduced, :math:`\bar{x}` their mean and
+    :math:`\delta N` the ``correction``: 1 by default (the unbiased sample variance), 0
+    for the population variance. The sums are accumulated in float64, in two passes.
+
+    Args:
+        input (Tensor): the input tensor, of a floating-point dtype.
+        dim (int or tuple of ints, optional): the dimension or dimensions to reduce.
+            Default: ``None``, all of them.
+        unbiased (bool, optional): PyTorch's older spelling of ``correction``: ``True`` is
+            ``correction=1``, ``False`` is ``correction=0``. Default: ``None``.
+        keepdim (bool, optional): keep the reduced dimensions, with size 1. Default:
+            ``False``.
+        correction (int, optional): the difference between the number of elements reduced
+            and the divisor (Bessel's correction). Default: ``None``, which means ``1``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> a = nbgrad.tensor([[1.0, 2.0, 3.0], [1.0, 1.0, 4.0]])
+        >>> nbgrad.var(a)
+        tensor(1.6000)
+        >>> nbgrad.var(a, dim=1, correction=0)
+        tensor([0.6667, 2.0000])
+    """
     return _stat(VAR, "var", input, dim, unbiased, keepdim, correction)
 
 
 @surface(STD)
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    """Standard deviation: ``sqrt(var(...))`` with the same arguments. Its gradient is 0
-    where the result is 0 (PyTorch's choice)."""
+    r"""The standard deviation of the elements of ``input``, over all of them or along
+    ``dim``: the square root of :func:`nbgrad.var` with the same arguments.
+
+    .. math::
+        \sigma = \sqrt{\frac{1}{\max(0, N - \delta N)} \sum_{i=0}^{N-1} (x_i - \bar{x})^2}
+
+    Its gradient is 0 where the result is 0 (PyTorch's choice).
+
+    Args:
+        input (Tensor): the input tensor, of a floating-point dtype.
+        dim (int or tuple of ints, optional): the dimension or dimensions to reduce.
+            Default: ``None``, all of them.
+        unbiased (bool, optional): PyTorch's older spelling of ``correction``: ``True`` is
+            ``correction=1``, ``False`` is ``correction=0``. Default: ``None``.
+        keepdim (bool, optional): keep the reduced dimensions, with size 1. Default:
+            ``False``.
+        correction (int, optional): the difference between the number of elements reduced
+            and the divisor (Bessel's correction). Default: ``None``, which means ``1``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> a = nbgrad.tensor([[1.0, 2.0, 3.0], [1.0, 1.0, 4.0]])
+        >>> nbgrad.std(a)
+        tensor(1.2649)
+        >>> nbgrad.std(a, dim=1, keepdim=True)
+        tensor([[1.0000],
+                [1.7321]])
+        >>> nbgrad.std(a, dim=1, unbiased=False)
+        tensor([0.8165, 1.4142])
+    """
     return _stat(STD, "std", input, dim, unbiased, keepdim, correction)
 
 
@@ -184,11 +239,29 @@ STD_MEAN = deffunc("std_mean", overload="correction", kernels=("var", "sqrt", "s
 
 @surface(VAR_MEAN)
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    """``(var(input, ...), mean(input, ...))`` over the same dims, one graph node for both
-    (``VarMeanBackward0``).
+    """The variance and the mean of ``input`` over the same dimensions, as a tuple
+    ``(var, mean)``.
+
+    The same as ``(var(input, ...), mean(input, ...))`` with the arguments of
+    :func:`nbgrad.var`, computed together, with one graph node for both.
+
+    Args:
+        input (Tensor): the input tensor, of a floating-point dtype.
+        dim (int or tuple of ints, optional): the dimension or dimensions to reduce.
+            Default: ``None``, all of them.
+        unbiased (bool, optional): PyTorch's older spelling of ``correction``: ``True`` is
+            ``correction=1``, ``False`` is ``correction=0``. Default: ``None``.
+        keepdim (bool, optional): keep the reduced dimensions, with size 1. Default:
+            ``False``.
+        correction (int, optional): the difference between the number of elements reduced
+            and the divisor (Bessel's correction). Default: ``None``, which means ``1``.
+
+    Returns:
+        (Tensor, Tensor): the variance and the mean.
 
     Example::
 
+        >>> import nbgrad
         >>> v, m = nbgrad.var_mean(nbgrad.tensor([[1.0, 2.0], [3.0, 5.0]]), 1)
         >>> v.tolist(), m.tolist()
         ([0.5, 2.0], [1.5, 4.0])
@@ -198,16 +271,54 @@ def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 @surface(STD_MEAN)
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    """``(std(input, ...), mean(input, ...))`` over the same dims, one graph node for both
-    (``StdMeanBackward0``)."""
+    """The standard deviation and the mean of ``input`` over the same dimensions, as a
+    tuple ``(std, mean)``.
+
+    The same as ``(std(input, ...), mean(input, ...))`` with the arguments of
+    :func:`nbgrad.std`, computed together, with one graph node for both.
+
+    Args:
+        input (Tensor): the input tensor, of a floating-point dtype.
+        dim (int or tuple of ints, optional): the dimension or dimensions to reduce.
+            Default: ``None``, all of them.
+        unbiased (bool, optional): PyTorch's older spelling of ``correction``: ``True`` is
+            ``correction=1``, ``False`` is ``correction=0``. Default: ``None``.
+        keepdim (bool, optional): keep the reduced dimensions, with size 1. Default:
+            ``False``.
+        correction (int, optional): the difference between the number of elements reduced
+            and the divisor (Bessel's correction). Default: ``None``, which means ``1``.
+
+    Returns:
+        (Tensor, Tensor): the standard deviation and the mean.
+
+    Example::
+
+        >>> import nbgrad
+        >>> s, m = nbgrad.std_mean(nbgrad.tensor([[1.0, 3.0], [2.0, 2.0]]), dim=1)
+        >>> s, m
+        (tensor([1.4142, 0.0000]), tensor([2., 2.]))
+    """
     return _stat(STD_MEAN, "std_mean", input, dim, unbiased, keepdim, correction)
 
 
 # ----- covariance and correlation of variables (rows) over observations (columns) ------
 def cov(input, *, correction=1, fweights=None, aweights=None):
-    """The covariance matrix of the variables in ``input``'s rows (a 1-d input: one
-    variable), observations in columns, optionally weighted by integer frequencies
-    ``fweights`` and observation weights ``aweights`` (PyTorch's and NumPy's formula).
+    """The covariance matrix of the variables in the rows of ``input``, whose columns are
+    the observations (NumPy's ``cov`` and PyTorch's).
+
+    A 2-d input of ``V`` rows gives a ``(V, V)`` matrix; a 1-d input is one variable, and
+    gives its variance as a 0-dim tensor. The observations may be weighted: by integer
+    frequencies ``fweights``, by importance weights ``aweights``, or both (their product).
+
+    Args:
+        input (Tensor): the variables, one per row (or a 1-d tensor: one variable).
+        correction (int, optional): the difference between the (weighted) number of
+            observations and the divisor: 1 for the unbiased estimate, 0 for the
+            maximum-likelihood one. Default: ``1``.
+        fweights (Tensor, optional): a 1-d integer tensor of how many times each
+            observation counts. Default: ``None``.
+        aweights (Tensor, optional): a 1-d floating-point tensor of the observations'
+            weights. Default: ``None``.
 
     Example::
 
@@ -262,8 +373,17 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
 
 
 def corrcoef(input):
-    """Pearson's correlation coefficients of the variables in ``input``'s rows (clipped to
-    [-1, 1]).
+    r"""Pearson's correlation coefficients of the variables in the rows of ``input``,
+    whose columns are the observations (NumPy's ``corrcoef``).
+
+    .. math::
+        R_{ij} = \frac{C_{ij}}{\sqrt{C_{ii} C_{jj}}}
+
+    where :math:`C` is :func:`nbgrad.cov` of ``input``; the values are clipped to
+    ``[-1, 1]``.
+
+    Args:
+        input (Tensor): the variables, one per row (or a 1-d tensor: one variable).
 
     Example::
 
