@@ -1,6 +1,9 @@
 """``nbgrad.nn.functional``: the functional form of layers, activations and losses."""
 
+import inspect
+
 from ..ops import elementwise as _elementwise
+from ..ops import softmax as _softmax
 from ..ops.activation import (
     celu,
     elu,
@@ -90,7 +93,7 @@ from ..ops.pooling_more import (
     max_unpool2d,
     unfold,
 )
-from ..ops.softmax import gumbel_softmax, log_softmax, softmax
+from ..ops.softmax import gumbel_softmax
 from ..ops.volumetric import (
     adaptive_avg_pool3d,
     adaptive_max_pool3d,
@@ -255,6 +258,58 @@ def relu_(input):
     return input.relu_()
 
 
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    r"""Apply softmax along ``dim``: :math:`\exp(x_i) / \sum_j \exp(x_j)` (see
+    :func:`nbgrad.softmax`).
+
+    This is PyTorch's functional signature, whose third positional argument is
+    ``_stacklevel``, not the ``dtype`` of ``nbgrad.softmax(input, dim, dtype)``.
+
+    Args:
+        input (Tensor): the input tensor (floating point).
+        dim (int, optional): the dimension along which the result sums to 1. ``None``
+            (deprecated, with a warning) picks PyTorch's legacy choice: 0 for 0-, 1- and
+            3-D inputs, else 1. Default: ``None``.
+        _stacklevel (int, optional): unused; kept for PyTorch's signature. Default: ``3``.
+        dtype (nbgrad.dtype, optional): if given, ``input`` is converted to this dtype
+            first. Default: ``None``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
+        >>> F.softmax(nbgrad.tensor([[1.0, 2.0, 3.0]]), 1)
+        tensor([[0.0900, 0.2447, 0.6652]])
+    """
+    return _softmax.softmax(input, dim, dtype=dtype)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    r"""Apply :math:`\log(\text{softmax}(x))` along ``dim``, stably (see
+    :func:`nbgrad.log_softmax`).
+
+    This is PyTorch's functional signature, whose third positional argument is
+    ``_stacklevel``, not the ``dtype`` of ``nbgrad.log_softmax(input, dim, dtype)``.
+
+    Args:
+        input (Tensor): the input tensor (floating point).
+        dim (int, optional): the dimension to normalize along. ``None`` (deprecated, with
+            a warning) picks PyTorch's legacy choice: 0 for 0-, 1- and 3-D inputs, else 1.
+            Default: ``None``.
+        _stacklevel (int, optional): unused; kept for PyTorch's signature. Default: ``3``.
+        dtype (nbgrad.dtype, optional): if given, ``input`` is converted to this dtype
+            first. Default: ``None``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
+        >>> F.log_softmax(nbgrad.tensor([[1.0, 2.0, 3.0]]), 1)
+        tensor([[-2.4076, -1.4076, -0.4076]])
+    """
+    return _softmax.log_softmax(input, dim, dtype=dtype)
+
+
 def _in_place_form(fn):
     def form(input, *args, **kwargs):
         return fn(input, *args, inplace=True, **kwargs)
@@ -269,11 +324,19 @@ elu_, leaky_relu_, hardtanh_, celu_, selu_, rrelu_, threshold_ = (
 
 
 def _with_indices(fn):
+    # PyTorch's form takes ``fn``'s arguments, ``return_indices`` included (positionally
+    # too), and returns the indices whatever that says
+    at = list(inspect.signature(fn).parameters).index("return_indices")
+
     def form(*args, **kwargs):
-        kwargs["return_indices"] = True
+        if len(args) > at:
+            args = args[:at] + (True,) + args[at + 1:]
+        else:
+            kwargs["return_indices"] = True
         return fn(*args, **kwargs)
 
     form.__name__ = form.__qualname__ = fn.__name__ + "_with_indices"
+    form.__signature__ = inspect.signature(fn)
     form.__doc__ = f"``{fn.__name__}(..., return_indices=True)``: (values, indices)."
     return form
 
@@ -287,49 +350,58 @@ max_pool1d_with_indices, max_pool2d_with_indices, max_pool3d_with_indices = (
 
 
 # the docstrings of the forms made above
-elu_.__doc__ = r"""Meant as the in-place form of :func:`elu`: ``elu(input, alpha, inplace=True)``.
+elu_.__doc__ = r"""Apply :func:`elu` in place: ``elu(input, alpha, inplace=True)``.
 
-nbgrad ignores ``inplace`` (see :func:`elu`): the result is a new tensor and ``input`` is
-left unchanged, so use the returned value.
+``input`` is overwritten with the result and returned. As for every in-place op,
+``input`` must not be a leaf that requires grad (nor a view of one) while autograd
+records; otherwise gradients flow as through :func:`elu`.
 
 Args:
-    input (Tensor): the input tensor.
+    input (Tensor): the tensor to overwrite.
     alpha (float, optional): as for :func:`elu`. Default: ``1.0``.
 
 Example::
 
     >>> import nbgrad
     >>> import nbgrad.nn.functional as F
-    >>> F.elu_(nbgrad.tensor([-1.0, 2.0]))
+    >>> x = nbgrad.tensor([-1.0, 2.0])
+    >>> F.elu_(x)
+    tensor([-0.6321,  2.0000])
+    >>> x
     tensor([-0.6321,  2.0000])
 """
 
-leaky_relu_.__doc__ = r"""Meant as the in-place form of :func:`leaky_relu`:
+leaky_relu_.__doc__ = r"""Apply :func:`leaky_relu` in place:
 ``leaky_relu(input, negative_slope, inplace=True)``.
 
-nbgrad ignores ``inplace`` (see :func:`leaky_relu`): the result is a new tensor and ``input`` is
-left unchanged, so use the returned value.
+``input`` is overwritten with the result and returned. As for every in-place op,
+``input`` must not be a leaf that requires grad (nor a view of one) while autograd
+records; otherwise gradients flow as through :func:`leaky_relu`.
 
 Args:
-    input (Tensor): the input tensor.
+    input (Tensor): the tensor to overwrite.
     negative_slope (float, optional): as for :func:`leaky_relu`. Default: ``0.01``.
 
 Example::
 
     >>> import nbgrad
     >>> import nbgrad.nn.functional as F
-    >>> F.leaky_relu_(nbgrad.tensor([-1.0, 2.0]), 0.2)
+    >>> x = nbgrad.tensor([-1.0, 2.0])
+    >>> F.leaky_relu_(x, 0.2) is x
+    True
+    >>> x
     tensor([-0.2000,  2.0000])
 """
 
-hardtanh_.__doc__ = r"""Meant as the in-place form of :func:`hardtanh`:
+hardtanh_.__doc__ = r"""Apply :func:`hardtanh` in place:
 ``hardtanh(input, min_val, max_val, inplace=True)``.
 
-nbgrad ignores ``inplace`` (see :func:`hardtanh`): the result is a new tensor and ``input`` is
-left unchanged, so use the returned value.
+``input`` is overwritten with the result and returned. As for every in-place op,
+``input`` must not be a leaf that requires grad (nor a view of one) while autograd
+records; otherwise gradients flow as through :func:`hardtanh`.
 
 Args:
-    input (Tensor): the input tensor.
+    input (Tensor): the tensor to overwrite.
     min_val (float, optional): the lower bound. Default: ``-1.0``.
     max_val (float, optional): the upper bound. Default: ``1.0``.
 
@@ -337,52 +409,63 @@ Example::
 
     >>> import nbgrad
     >>> import nbgrad.nn.functional as F
-    >>> F.hardtanh_(nbgrad.tensor([-3.0, 0.5, 3.0]))
+    >>> x = nbgrad.tensor([-3.0, 0.5, 3.0])
+    >>> F.hardtanh_(x)
+    tensor([-1.0000,  0.5000,  1.0000])
+    >>> x
     tensor([-1.0000,  0.5000,  1.0000])
 """
 
-celu_.__doc__ = r"""Meant as the in-place form of :func:`celu`:
-``celu(input, alpha, inplace=True)``.
+celu_.__doc__ = r"""Apply :func:`celu` in place: ``celu(input, alpha, inplace=True)``.
 
-nbgrad ignores ``inplace`` (see :func:`celu`): the result is a new tensor and ``input`` is
-left unchanged, so use the returned value.
+``input`` is overwritten with the result and returned. As for every in-place op,
+``input`` must not be a leaf that requires grad (nor a view of one) while autograd
+records; otherwise gradients flow as through :func:`celu`.
 
 Args:
-    input (Tensor): the input tensor.
+    input (Tensor): the tensor to overwrite.
     alpha (float, optional): as for :func:`celu`. Default: ``1.0``.
 
 Example::
 
     >>> import nbgrad
     >>> import nbgrad.nn.functional as F
-    >>> F.celu_(nbgrad.tensor([-1.0, 2.0]))
+    >>> x = nbgrad.tensor([-1.0, 2.0])
+    >>> F.celu_(x)
+    tensor([-0.6321,  2.0000])
+    >>> x
     tensor([-0.6321,  2.0000])
 """
 
-selu_.__doc__ = r"""Meant as the in-place form of :func:`selu`: ``selu(input, inplace=True)``.
+selu_.__doc__ = r"""Apply :func:`selu` in place: ``selu(input, inplace=True)``.
 
-nbgrad ignores ``inplace`` (see :func:`selu`): the result is a new tensor and ``input`` is
-left unchanged, so use the returned value.
+``input`` is overwritten with the result and returned. As for every in-place op,
+``input`` must not be a leaf that requires grad (nor a view of one) while autograd
+records; otherwise gradients flow as through :func:`selu`.
 
 Args:
-    input (Tensor): the input tensor.
+    input (Tensor): the tensor to overwrite.
 
 Example::
 
     >>> import nbgrad
     >>> import nbgrad.nn.functional as F
-    >>> F.selu_(nbgrad.tensor([-1.0, 2.0]))
+    >>> x = nbgrad.tensor([-1.0, 2.0])
+    >>> F.selu_(x)
+    tensor([-1.1113,  2.1014])
+    >>> x
     tensor([-1.1113,  2.1014])
 """
 
-rrelu_.__doc__ = r"""Meant as the in-place form of :func:`rrelu`:
+rrelu_.__doc__ = r"""Apply :func:`rrelu` in place:
 ``rrelu(input, lower, upper, training, inplace=True)``.
 
-nbgrad ignores ``inplace`` (see :func:`rrelu`): the result is a new tensor and ``input`` is
-left unchanged, so use the returned value.
+``input`` is overwritten with the result and returned. As for every in-place op,
+``input`` must not be a leaf that requires grad (nor a view of one) while autograd
+records; otherwise gradients flow as through :func:`rrelu`.
 
 Args:
-    input (Tensor): the input tensor.
+    input (Tensor): the tensor to overwrite.
     lower (float, optional): the lower bound of the slopes. Default: ``1 / 8``.
     upper (float, optional): the upper bound of the slopes. Default: ``1 / 3``.
     training (bool, optional): draw random slopes, as for :func:`rrelu`. Default: ``False``.
@@ -391,18 +474,22 @@ Example::
 
     >>> import nbgrad
     >>> import nbgrad.nn.functional as F
-    >>> F.rrelu_(nbgrad.tensor([-1.0, 2.0]))
+    >>> x = nbgrad.tensor([-1.0, 2.0])
+    >>> F.rrelu_(x)
+    tensor([-0.2292,  2.0000])
+    >>> x
     tensor([-0.2292,  2.0000])
 """
 
-threshold_.__doc__ = r"""Meant as the in-place form of :func:`threshold`:
+threshold_.__doc__ = r"""Apply :func:`threshold` in place:
 ``threshold(input, threshold, value, inplace=True)``.
 
-nbgrad ignores ``inplace`` (see :func:`threshold`): the result is a new tensor and ``input`` is
-left unchanged, so use the returned value.
+``input`` is overwritten with the result and returned. As for every in-place op,
+``input`` must not be a leaf that requires grad (nor a view of one) while autograd
+records; otherwise gradients flow as through :func:`threshold`.
 
 Args:
-    input (Tensor): the input tensor.
+    input (Tensor): the tensor to overwrite.
     threshold (float): the threshold.
     value (float): the value of the elements at or below the threshold.
 
@@ -410,7 +497,10 @@ Example::
 
     >>> import nbgrad
     >>> import nbgrad.nn.functional as F
-    >>> F.threshold_(nbgrad.tensor([-1.0, 2.0]), 0.0, 5.0)
+    >>> x = nbgrad.tensor([-1.0, 2.0])
+    >>> F.threshold_(x, 0.0, 5.0)
+    tensor([5., 2.])
+    >>> x
     tensor([5., 2.])
 """
 

@@ -2,6 +2,8 @@
 steps, whose per-element bodies live in ``kernels/scalar.py``; silu and the rest (leaky_relu,
 elu, hardtanh, ...) composed of ops."""
 
+import functools
+import inspect
 import math
 
 from ..amp.policy import autocast_op
@@ -25,12 +27,50 @@ from .elementwise import (
     tanh,
     where,
 )
+from .inplace import inplace_binary
 from .opdef import TABLE, defop
 
 _FLOAT = "float"
 _INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
 _BETA = math.sqrt(2 / math.pi)
 _KAPPA = 0.044715
+
+
+def _inplace_flag(result_float=True):
+    """Make PyTorch's ``inplace`` argument of an activation computed out of place real.
+
+    With ``inplace=True`` the result is written into ``input``, which is returned (the same
+    object, its version bumped), as ``Tensor.relu_`` and the other in-place forms of the
+    table's ops do, through ``ops/inplace.inplace_binary``: PyTorch's checks first (a leaf
+    that requires grad, a view of one, an inference tensor), then, when autograd records,
+    the function runs on a clone of ``input``, whose history ``input`` takes. What its
+    nodes save is the clone's, which no later write to ``input`` touches, so backward after
+    the in-place call works as after the out-of-place one.
+
+    ``result_float``: the result is floating point, so an integer ``input`` is refused
+    (PyTorch has no integer kernel for these); ``False`` keeps ``input``'s dtype
+    (hardtanh, relu6 and threshold take integers in PyTorch too).
+    """
+    bound = 0.0 if result_float else False  # (only decides inplace_binary's dtype check)
+
+    def wrap(fn):
+        at = list(inspect.signature(fn).parameters).index("inplace")
+        name = fn.__name__ + "_"
+
+        @functools.wraps(fn)
+        def front(*args, **kwargs):
+            inplace = args[at] if len(args) > at else kwargs.get("inplace", False)
+            if not inplace:
+                return fn(*args, **kwargs)
+            if args:
+                input, rest = args[0], args[1:]
+            else:
+                input, rest = kwargs.pop("input"), ()
+            return inplace_binary(name, lambda a, _: fn(a, *rest, **kwargs), input, bound)
+
+        return front
+
+    return wrap
 
 
 def _gelu(input, approximate="none"):
@@ -103,14 +143,14 @@ gelu_tanh_backward = defop(
     doc="The tanh-approximated gelu's backward step as one kernel.")
 
 
+@_inplace_flag()
 def silu(input, inplace=False):
     r"""Apply the sigmoid linear unit (swish) elementwise: :math:`\text{SiLU}(x) = x \sigma(x)`.
 
     Args:
         input (Tensor): the input tensor.
-        inplace (bool, optional): PyTorch's flag to overwrite ``input`` with the result;
-            accepted, but ignored by nbgrad, which always returns a new tensor.
-            Default: ``False``.
+        inplace (bool, optional): write the result into ``input`` and return ``input``
+            itself (not allowed on a leaf that requires grad). Default: ``False``.
 
     Example::
 
@@ -124,15 +164,15 @@ def silu(input, inplace=False):
 
 # ----- activations composed of table ops (their nodes are the parts'; the gradients at the
 # kinks are PyTorch's: the ``where`` picks the branch PyTorch's backward takes there) ------
+@_inplace_flag()
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     r"""Apply the leaky ReLU elementwise: :math:`\max(0, x) + \text{negative\_slope} \min(0, x)`.
 
     Args:
         input (Tensor): the input tensor.
         negative_slope (float, optional): the slope for negative inputs. Default: ``0.01``.
-        inplace (bool, optional): PyTorch's flag to overwrite ``input`` with the result;
-            accepted, but ignored by nbgrad, which always returns a new tensor.
-            Default: ``False``.
+        inplace (bool, optional): write the result into ``input`` and return ``input``
+            itself (not allowed on a leaf that requires grad). Default: ``False``.
 
     Example::
 
@@ -144,6 +184,7 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
     return where(gt(input, 0), input, mul(input, negative_slope))
 
 
+@_inplace_flag()
 def elu(input, alpha=1.0, inplace=False):
     r"""Apply the exponential linear unit elementwise.
 
@@ -152,9 +193,8 @@ def elu(input, alpha=1.0, inplace=False):
     Args:
         input (Tensor): the input tensor.
         alpha (float, optional): the :math:`\alpha` of the negative branch. Default: ``1.0``.
-        inplace (bool, optional): PyTorch's flag to overwrite ``input`` with the result;
-            accepted, but ignored by nbgrad, which always returns a new tensor.
-            Default: ``False``.
+        inplace (bool, optional): write the result into ``input`` and return ``input``
+            itself (not allowed on a leaf that requires grad). Default: ``False``.
 
     Example::
 
@@ -166,6 +206,7 @@ def elu(input, alpha=1.0, inplace=False):
     return where(gt(input, 0), input, mul(expm1(input), alpha))
 
 
+@_inplace_flag()
 def celu(input, alpha=1.0, inplace=False):
     r"""Apply the continuously differentiable ELU elementwise.
 
@@ -174,9 +215,8 @@ def celu(input, alpha=1.0, inplace=False):
     Args:
         input (Tensor): the input tensor.
         alpha (float, optional): the :math:`\alpha` of the negative branch. Default: ``1.0``.
-        inplace (bool, optional): PyTorch's flag to overwrite ``input`` with the result;
-            accepted, but ignored by nbgrad, which always returns a new tensor.
-            Default: ``False``.
+        inplace (bool, optional): write the result into ``input`` and return ``input``
+            itself (not allowed on a leaf that requires grad). Default: ``False``.
 
     Example::
 
@@ -191,6 +231,7 @@ def celu(input, alpha=1.0, inplace=False):
 _SELU_ALPHA, _SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
 
 
+@_inplace_flag()
 def selu(input, inplace=False):
     r"""Apply the scaled exponential linear unit elementwise.
 
@@ -200,9 +241,8 @@ def selu(input, inplace=False):
 
     Args:
         input (Tensor): the input tensor.
-        inplace (bool, optional): PyTorch's flag to overwrite ``input`` with the result;
-            accepted, but ignored by nbgrad, which always returns a new tensor.
-            Default: ``False``.
+        inplace (bool, optional): write the result into ``input`` and return ``input``
+            itself (not allowed on a leaf that requires grad). Default: ``False``.
 
     Example::
 
@@ -214,6 +254,7 @@ def selu(input, inplace=False):
     return mul(elu(input, _SELU_ALPHA), _SELU_SCALE)
 
 
+@_inplace_flag(result_float=False)
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     r"""Clamp each element of ``input`` to :math:`[\text{min\_val}, \text{max\_val}]`.
 
@@ -224,9 +265,8 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
         min_val (float, optional): the lower bound. Default: ``-1.0``.
         max_val (float, optional): the upper bound; must not be below ``min_val``.
             Default: ``1.0``.
-        inplace (bool, optional): PyTorch's flag to overwrite ``input`` with the result;
-            accepted, but ignored by nbgrad, which always returns a new tensor.
-            Default: ``False``.
+        inplace (bool, optional): write the result into ``input`` and return ``input``
+            itself (not allowed on a leaf that requires grad). Default: ``False``.
 
     Example::
 
@@ -240,14 +280,14 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     return where(le(input, min_val), min_val, where(ge(input, max_val), max_val, input))
 
 
+@_inplace_flag(result_float=False)
 def relu6(input, inplace=False):
     r"""Apply :math:`\min(\max(0, x), 6)` elementwise (``hardtanh(input, 0, 6)``).
 
     Args:
         input (Tensor): the input tensor.
-        inplace (bool, optional): PyTorch's flag to overwrite ``input`` with the result;
-            accepted, but ignored by nbgrad, which always returns a new tensor.
-            Default: ``False``.
+        inplace (bool, optional): write the result into ``input`` and return ``input``
+            itself (not allowed on a leaf that requires grad). Default: ``False``.
 
     Example::
 
@@ -259,6 +299,7 @@ def relu6(input, inplace=False):
     return hardtanh(input, 0.0, 6.0)
 
 
+@_inplace_flag()
 def hardsigmoid(input, inplace=False):
     r"""Apply the piecewise-linear sigmoid elementwise.
 
@@ -266,9 +307,8 @@ def hardsigmoid(input, inplace=False):
 
     Args:
         input (Tensor): the input tensor.
-        inplace (bool, optional): PyTorch's flag to overwrite ``input`` with the result;
-            accepted, but ignored by nbgrad, which always returns a new tensor.
-            Default: ``False``.
+        inplace (bool, optional): write the result into ``input`` and return ``input``
+            itself (not allowed on a leaf that requires grad). Default: ``False``.
 
     Example::
 
@@ -280,6 +320,7 @@ def hardsigmoid(input, inplace=False):
     return where(le(input, -3.0), 0.0, where(ge(input, 3.0), 1.0, add(div(input, 6.0), 0.5)))
 
 
+@_inplace_flag()
 def hardswish(input, inplace=False):
     r"""Apply the hard swish elementwise: :math:`x \cdot \text{hardsigmoid}(x)`.
 
@@ -287,9 +328,8 @@ def hardswish(input, inplace=False):
 
     Args:
         input (Tensor): the input tensor.
-        inplace (bool, optional): PyTorch's flag to overwrite ``input`` with the result;
-            accepted, but ignored by nbgrad, which always returns a new tensor.
-            Default: ``False``.
+        inplace (bool, optional): write the result into ``input`` and return ``input``
+            itself (not allowed on a leaf that requires grad). Default: ``False``.
 
     Example::
 
@@ -351,14 +391,14 @@ def tanhshrink(input):
     return sub(input, tanh(input))
 
 
+@_inplace_flag()
 def mish(input, inplace=False):
     r"""Apply the Mish activation elementwise: :math:`x \tanh(\text{softplus}(x))`.
 
     Args:
         input (Tensor): the input tensor.
-        inplace (bool, optional): PyTorch's flag to overwrite ``input`` with the result;
-            accepted, but ignored by nbgrad, which always returns a new tensor.
-            Default: ``False``.
+        inplace (bool, optional): write the result into ``input`` and return ``input``
+            itself (not allowed on a leaf that requires grad). Default: ``False``.
 
     Example::
 
@@ -372,6 +412,7 @@ def mish(input, inplace=False):
     return mul(input, tanh(softplus(input)))
 
 
+@_inplace_flag(result_float=False)
 def threshold(input, threshold, value, inplace=False):
     r"""Replace the elements of ``input`` not greater than ``threshold`` with ``value``.
 
@@ -381,9 +422,8 @@ def threshold(input, threshold, value, inplace=False):
         input (Tensor): the input tensor.
         threshold (float): the threshold.
         value (float): the value that replaces the elements at or below the threshold.
-        inplace (bool, optional): PyTorch's flag to overwrite ``input`` with the result;
-            accepted, but ignored by nbgrad, which always returns a new tensor.
-            Default: ``False``.
+        inplace (bool, optional): write the result into ``input`` and return ``input``
+            itself (not allowed on a leaf that requires grad). Default: ``False``.
 
     Example::
 
@@ -455,8 +495,9 @@ def prelu(input, weight):
 
     Args:
         input (Tensor): the input tensor; dim 1 is the channel dimension.
-        weight (Tensor): the learnable slopes :math:`w` of the negative inputs: one element,
-            or one per channel (of size ``input.shape[1]``). Its dtype must be the input's.
+        weight (Tensor): the learnable slopes :math:`w` of the negative inputs, a scalar or
+            1-D: one element, or one per channel (``input.shape[1]``; an input of fewer
+            than 2 dimensions has one channel). Its dtype must be the input's.
 
     Example::
 
@@ -473,9 +514,20 @@ def prelu(input, weight):
     if input.dtype is not weight.dtype:
         raise RuntimeError(f"prelu: Type promoting not supported. Got "
                            f"{input.dtype.scalar_type} and {weight.dtype.scalar_type}")
-    w = weight
-    if weight.numel() > 1:
-        w = weight.reshape((1, -1) + (1,) * max(input.ndim - 2, 0))
+    if weight.numel() != 1:  # (PyTorch's checks, in its order)
+        if input.ndim == 0:
+            raise RuntimeError("Not allow zero-dim input tensor.")
+        channels = input.shape[1] if input.ndim > 1 else 1
+        if channels != weight.numel():
+            raise RuntimeError(
+                "Mismatch of parameter numbers and input channel size. Found parameter "
+                f"numbers = {weight.numel()} and channel size = {channels}.")
+    if weight.ndim > 1:
+        raise RuntimeError("prelu: Expected `weight` to be a scalar or 1D tensor, but got: "
+                           f"ndim = {weight.ndim}")
+    # one slope: a scalar, so that the result has the input's shape (a 0-d one included)
+    w = weight.reshape(() if weight.numel() == 1 else
+                       (1, -1) + (1,) * max(input.ndim - 2, 0))
     return where(gt(input, 0), input, mul(w, input))
 
 
@@ -526,6 +578,7 @@ def softshrink(input, lambd=0.5):
                  sub(input, mul(sign(input), lambd)))
 
 
+@_inplace_flag()
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     r"""Apply the randomized leaky ReLU elementwise: :math:`x` for :math:`x > 0`, else :math:`a x`.
 
@@ -539,9 +592,8 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
         upper (float, optional): the upper bound of the slopes. Default: ``1 / 3``.
         training (bool, optional): draw random slopes (``True``) or use the mean slope.
             Default: ``False``.
-        inplace (bool, optional): PyTorch's flag to overwrite ``input`` with the result;
-            accepted, but ignored by nbgrad, which always returns a new tensor.
-            Default: ``False``.
+        inplace (bool, optional): write the result into ``input`` and return ``input``
+            itself (not allowed on a leaf that requires grad). Default: ``False``.
 
     Example::
 

@@ -24,8 +24,8 @@ def dropout(input, p=0.5, training=True, inplace=False):
             Default: ``0.5``.
         training (bool, optional): apply dropout; ``False`` returns ``input`` unchanged.
             Default: ``True``.
-        inplace (bool, optional): PyTorch's flag to overwrite ``input`` with the result;
-            accepted, but ignored by nbgrad: ``input`` is never modified.
+        inplace (bool, optional): write the result into ``input`` and return ``input``
+            itself (when training, not allowed on a leaf that requires grad).
             Default: ``False``.
 
     Example::
@@ -37,8 +37,13 @@ def dropout(input, p=0.5, training=True, inplace=False):
         tensor([0., 0., 2., 0., 0., 0., 2., 2.])
         >>> F.dropout(nbgrad.ones(3), p=0.5, training=False)
         tensor([1., 1., 1.])
+        >>> x = nbgrad.ones(4)
+        >>> F.dropout(x, p=0.5, inplace=True) is x
+        True
+        >>> x
+        tensor([0., 2., 2., 2.])
     """
-    return _masked(input, p, training, tuple(input.shape))
+    return _masked(input, p, training, tuple(input.shape), inplace)
 
 
 def dropout2d(input, p=0.5, training=True, inplace=False):
@@ -53,8 +58,8 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
             Default: ``0.5``.
         training (bool, optional): apply dropout; ``False`` returns ``input`` unchanged.
             Default: ``True``.
-        inplace (bool, optional): PyTorch's flag to overwrite ``input`` with the result;
-            accepted, but ignored by nbgrad: ``input`` is never modified.
+        inplace (bool, optional): write the result into ``input`` and return ``input``
+            itself (when training, not allowed on a leaf that requires grad).
             Default: ``False``.
 
     Shape:
@@ -73,7 +78,7 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
     if input.ndim not in (3, 4):
         raise RuntimeError("dropout2d: expected a 3D (C, H, W) or 4D (N, C, H, W) input, "
                            f"got {input.ndim}D")
-    return _channels(input, p, training, 4)
+    return _channels(input, p, training, 4, inplace)
 
 
 def _check_p(p):
@@ -86,24 +91,30 @@ def _keep(shape, p):
     return _D.bernoulli(default_generator, int(np.prod(shape)), 1.0 - p).reshape(shape)
 
 
-def _masked(input, p, training, mask_shape):
+def _masked(input, p, training, mask_shape, inplace):
     """``input`` times a keep mask of ``mask_shape`` (broadcast over the rest) scaled by
     ``1/(1-p)``; ``input`` itself when not training or ``p`` is 0."""
     _check_p(p)
     if not training or p == 0:
         return input
     if p == 1:
-        return mul(input, 0.0)
+        return _times(input, 0.0, inplace)
     scale = (_keep(mask_shape, p) / (1.0 - p)).astype(input._dtype.np)
-    return mul(input, _wrap(backend(input._device).from_host(scale), input._dtype,
-                            input._device))
+    return _times(input, _wrap(backend(input._device).from_host(scale), input._dtype,
+                               input._device), inplace)
 
 
-def _channels(input, p, training, batched_ndim):
+def _times(input, factor, inplace):
+    # the in-place form is PyTorch's ``input.mul_(mask)``: its checks, one version bump,
+    # and the mask saved for backward (not ``input``, so later writes to it are allowed)
+    return input.mul_(factor) if inplace else mul(input, factor)
+
+
+def _channels(input, p, training, batched_ndim, inplace):
     """Dropout of whole channels: dim 1 of a batched input of ``batched_ndim`` dims, dim 0
     of an unbatched one."""
     lead = tuple(input.shape[:2 if input.ndim == batched_ndim else 1])
-    return _masked(input, p, training, lead + (1,) * (input.ndim - len(lead)))
+    return _masked(input, p, training, lead + (1,) * (input.ndim - len(lead)), inplace)
 
 
 def dropout1d(input, p=0.5, training=True, inplace=False):
@@ -118,8 +129,8 @@ def dropout1d(input, p=0.5, training=True, inplace=False):
             Default: ``0.5``.
         training (bool, optional): apply dropout; ``False`` returns ``input`` unchanged.
             Default: ``True``.
-        inplace (bool, optional): PyTorch's flag to overwrite ``input`` with the result;
-            accepted, but ignored by nbgrad: ``input`` is never modified.
+        inplace (bool, optional): write the result into ``input`` and return ``input``
+            itself (when training, not allowed on a leaf that requires grad).
             Default: ``False``.
 
     Shape:
@@ -143,7 +154,7 @@ def dropout1d(input, p=0.5, training=True, inplace=False):
             "that dropout1d exists to provide channel-wise dropout on inputs with 1 spatial "
             "dimension, a channel dimension, and an optional batch dimension (i.e. 2D or 3D "
             "inputs).")
-    return _channels(input, p, training, 3)
+    return _channels(input, p, training, 3, inplace)
 
 
 def dropout3d(input, p=0.5, training=True, inplace=False):
@@ -160,8 +171,8 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
             Default: ``0.5``.
         training (bool, optional): apply dropout; ``False`` returns ``input`` unchanged.
             Default: ``True``.
-        inplace (bool, optional): PyTorch's flag to overwrite ``input`` with the result;
-            accepted, but ignored by nbgrad: ``input`` is never modified.
+        inplace (bool, optional): write the result into ``input`` and return ``input``
+            itself (when training, not allowed on a leaf that requires grad).
             Default: ``False``.
 
     Shape:
@@ -185,18 +196,18 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
                       "Note that dropout3d exists to provide channel-wise dropout on inputs "
                       "with 3 spatial dimensions, a channel dimension, and an optional batch "
                       "dimension (i.e. 4D or 5D inputs).", stacklevel=2)
-    return _channels(input, p, training, 5)
+    return _channels(input, p, training, 5, inplace)
 
 
 _SELU_ALPHA = 1.7580993408473766  # (-SELU's negative saturation, scale * alpha)
 
 
-def _alpha(input, p, training, feature):
+def _alpha(input, p, training, feature, inplace):
     _check_p(p)
     if not training or p == 0:
         return input
     if p == 1:
-        return mul(input, 0.0)
+        return _times(input, 0.0, inplace)
     from .elementwise import add
 
     shape = tuple(input.shape)
@@ -209,7 +220,10 @@ def _alpha(input, p, training, feature):
     b = ((keep - 1.0) * (_SELU_ALPHA * a) + _SELU_ALPHA * a * p).astype(input._dtype.np)
     be = backend(input._device)
     mask = _wrap(be.from_host((keep * a).astype(input._dtype.np)), input._dtype, input._device)
-    return add(mul(input, mask), _wrap(be.from_host(b), input._dtype, input._device))
+    shift = _wrap(be.from_host(b), input._dtype, input._device)
+    if inplace:  # (PyTorch's ``input.mul_(a).add_(b)``: two version bumps)
+        return input.mul_(mask).add_(shift)
+    return add(mul(input, mask), shift)
 
 
 def alpha_dropout(input, p=0.5, training=False, inplace=False):
@@ -225,8 +239,8 @@ def alpha_dropout(input, p=0.5, training=False, inplace=False):
             Default: ``0.5``.
         training (bool, optional): apply dropout; ``False`` returns ``input`` unchanged.
             Default: ``False``.
-        inplace (bool, optional): PyTorch's flag to overwrite ``input`` with the result;
-            accepted, but ignored by nbgrad: ``input`` is never modified.
+        inplace (bool, optional): write the result into ``input`` and return ``input``
+            itself (when training, not allowed on a leaf that requires grad).
             Default: ``False``.
 
     Example::
@@ -241,7 +255,7 @@ def alpha_dropout(input, p=0.5, training=False, inplace=False):
         >>> F.alpha_dropout(x, p=0.2) is x
         True
     """
-    return _alpha(input, p, training, False)
+    return _alpha(input, p, training, False, inplace)
 
 
 def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
@@ -255,8 +269,8 @@ def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
             Default: ``0.5``.
         training (bool, optional): apply dropout; ``False`` returns ``input`` unchanged.
             Default: ``False``.
-        inplace (bool, optional): PyTorch's flag to overwrite ``input`` with the result;
-            accepted, but ignored by nbgrad: ``input`` is never modified.
+        inplace (bool, optional): write the result into ``input`` and return ``input``
+            itself (when training, not allowed on a leaf that requires grad).
             Default: ``False``.
 
     Example::
@@ -270,4 +284,4 @@ def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
                  [ 0.7792,  0.7792],
                  [-0.7792, -0.7792]]])
     """
-    return _alpha(input, p, training, True)
+    return _alpha(input, p, training, True, inplace)

@@ -71,7 +71,7 @@ MSE_LOSS = deffunc(
 
 @surface(MSE_LOSS)
 @autocast_op("mse_loss")
-def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     r"""Compute the mean squared error: :math:`\ell_n = (x_n - y_n)^2`, reduced.
 
     ``input`` and ``target`` should have the same shape; different shapes broadcast, with a
@@ -84,6 +84,9 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
         reduce (bool, optional): deprecated (see ``reduction``). Default: ``None``.
         reduction (str, optional): ``"none"`` (the loss of each element), ``"mean"`` (their
             mean) or ``"sum"`` (their sum). Default: ``"mean"``.
+        weight (Tensor, optional): a weight of each element's loss, of the shape of
+            ``input``; the mean is then the weighted one (divided by the sum of the
+            weights). Default: ``None``.
 
     Returns:
         Tensor: the loss; a scalar unless ``reduction="none"``.
@@ -101,8 +104,14 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
         tensor(5.)
         >>> F.mse_loss(nbgrad.tensor([1.0, 3.0]), nbgrad.tensor([0.0, 0.0]), reduction="none")
         tensor([1., 9.])
+        >>> F.mse_loss(nbgrad.tensor([1.0, 3.0]), nbgrad.tensor([0.0, 0.0]),
+        ...            weight=nbgrad.tensor([3.0, 1.0]))
+        tensor(3.)
     """
     reduction = _legacy(size_average, reduce, reduction)
+    if weight is not None:
+        return _weighted("mse_loss", input, target, weight, reduction,
+                         lambda x, t: mul(sub(x, t), sub(x, t)))
     _check_operands("mse_loss", input, target, reduction)
     return MSE_LOSS.call(input, target, _REDUCTION[reduction])
 
@@ -273,7 +282,7 @@ def _pointwise_loss(name, input, target, reduction, loss):
 
 
 @autocast_op("l1_loss")
-def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     r"""Compute the mean absolute error: :math:`\ell_n = |x_n - y_n|`, reduced.
 
     ``input`` and ``target`` should have the same shape; different shapes broadcast, with a
@@ -286,6 +295,9 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
         reduce (bool, optional): deprecated (see ``reduction``). Default: ``None``.
         reduction (str, optional): ``"none"`` (the loss of each element), ``"mean"`` (their
             mean) or ``"sum"`` (their sum). Default: ``"mean"``.
+        weight (Tensor, optional): a weight of each element's loss, of the shape of
+            ``input``; the mean is then the weighted one (divided by the sum of the
+            weights). Default: ``None``.
 
     Returns:
         Tensor: the loss; a scalar unless ``reduction="none"``.
@@ -303,9 +315,32 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
         tensor(2.)
         >>> F.l1_loss(nbgrad.tensor([1.0, -3.0]), nbgrad.tensor([0.0, 0.0]), reduction="sum")
         tensor(4.)
+        >>> F.l1_loss(nbgrad.tensor([1.0, -3.0]), nbgrad.tensor([0.0, 0.0]),
+        ...           weight=nbgrad.tensor([1.0, 3.0]))
+        tensor(2.5000)
     """
-    return _pointwise_loss("l1_loss", input, target, _legacy(size_average, reduce, reduction),
-                           lambda x, t: abs(sub(x, t)))
+    reduction = _legacy(size_average, reduce, reduction)
+    if weight is not None:
+        return _weighted("l1_loss", input, target, weight, reduction,
+                         lambda x, t: abs(sub(x, t)))
+    return _pointwise_loss("l1_loss", input, target, reduction, lambda x, t: abs(sub(x, t)))
+
+
+def _weighted(name, input, target, weight, reduction, loss):
+    """PyTorch's weighted form of mse_loss and l1_loss, composed of table ops:
+    ``loss(input, target) * weight``, whose mean is divided by the sum of the weights."""
+    _check_operands(name, input, target, "mean")  # (the reduction is checked last, below)
+    if tuple(weight.shape) != tuple(input.shape):
+        raise ValueError("Weights and input must have the same size.")
+    out = mul(loss(input, target), weight)
+    if reduction == "none":
+        return out
+    if reduction == "sum":
+        return _reduce(out, "sum")
+    if reduction == "mean":
+        return div(_reduce(out, "sum"), _reduce(weight, "sum"))
+    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', "
+                     "'sum'.")
 
 
 def _quadratic_near_zero(d, width, scale):
@@ -554,8 +589,9 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
     Args:
         input (Tensor): the expected values :math:`x`.
         target (Tensor): the samples :math:`y`, of the shape of ``input``.
-        var (Tensor): the variances, positive: of the shape of ``input``, or one per sample
-            (``input``'s shape without its last dimension, or with it of size 1).
+        var (Tensor or float): the variances, positive: of the shape of ``input``, or
+            shared along one dimension (``input``'s shape without its last dimension, or
+            with one dimension of size 1); a float is one variance for every element.
         full (bool, optional): add the constant :math:`0.5 \log(2 \pi)`. Default: ``False``.
         eps (float, optional): the lower clamp of ``var``, for stability. Default: ``1e-6``.
         reduction (str, optional): ``"none"`` (the loss of each element), ``"mean"`` (their
@@ -573,20 +609,28 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
         tensor(0.4233)
         >>> F.gaussian_nll_loss(mu, y, nbgrad.tensor([0.5]), full=True)
         tensor(1.0724)
+        >>> F.gaussian_nll_loss(mu, y, 1.0)
+        tensor(0.2500)
     """
     import math
 
     from ..autograd.grad_mode import no_grad
 
+    if isinstance(var, float):  # (PyTorch's test: a Python float, one variance for all)
+        if var < 0:
+            raise ValueError("var has negative entry/entries")
+        var = input.new_full(tuple(input.shape), var)
+    elif bool((var < 0).any()):
+        raise ValueError("var has negative entry/entries")
     if tuple(var.shape) != tuple(input.shape):
         if tuple(input.shape[:-1]) == tuple(var.shape):
             var = var.unsqueeze(-1)
-        elif not (tuple(input.shape[:-1]) == tuple(var.shape[:-1]) and var.shape[-1] == 1):
+        # else one variance shared along one dimension: var's size there is 1
+        elif not (var.ndim == input.ndim
+                  and sum(v for i, v in zip(input.shape, var.shape) if i != v) == 1):
             raise ValueError("var is of incorrect size")
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(reduction + " is not valid")
-    if bool((var < 0).any()):
-        raise ValueError("var has negative entry/entries")
     var = var.clone()
     with no_grad():
         var.clamp_(min=eps)

@@ -2,10 +2,12 @@
 composed activations (LeakyReLU, ELU, SiLU, ...), and MultiheadAttention (where PyTorch
 keeps it)."""
 
+import warnings
+
 from .. import init
 from .linear import NonDynamicallyQuantizableLinear
 from .module import Module
-from .utils import _factory
+from .utils import REQUIRED, _factory, make_init
 
 __all__ = ["Softmax2d", "ReLU", "GELU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax", "LeakyReLU", "ELU",
            "CELU", "SELU", "SiLU", "Mish", "Hardtanh", "ReLU6", "Hardsigmoid", "Hardswish",
@@ -17,8 +19,8 @@ class ReLU(Module):
     r"""Apply the rectified linear unit element-wise: :math:`\text{ReLU}(x) = \max(0, x)`.
 
     Args:
-        inplace (bool, optional): accepted for PyTorch compatibility; nbgrad computes
-            the result out of place and leaves the input unchanged. Default: ``False``.
+        inplace (bool, optional): write the result into the input and return it (the
+            input must then not be a leaf that requires grad). Default: ``False``.
 
     Shape:
         - Input: :math:`(*)`, any number of dimensions (none included).
@@ -41,7 +43,7 @@ class ReLU(Module):
     def forward(self, input):  # (the row's function itself: no F.relu frame on a layer)
         from ...ops.elementwise import relu
 
-        return relu(input)
+        return input.relu_() if self.inplace else relu(input)
 
     def extra_repr(self):
         return "inplace=True" if self.inplace else ""
@@ -210,24 +212,16 @@ class LogSoftmax(Module):
         return f"dim={self.dim}"
 
 
-def _layer(name, fn_name, params=(), doc=""):
-    """A layer that calls ``F.<fn_name>(input, *params)``; its constructor takes ``params``
-    (name, default) and ``inplace`` where PyTorch's does."""
-    names = [p for p, _ in params]
+def _layer(name, fn_name, params=(), doc="", shown=None):
+    """A layer that calls ``F.<fn_name>(input, *params)``; its constructor has PyTorch's
+    signature, ``params`` ((name, default) pairs; see ``make_init``), ``inplace`` among them
+    where PyTorch's has it. ``shown``: the parameters its repr shows (default: all but
+    ``inplace``, which shows when True), or a function of the layer giving the repr's text."""
+    names = [p for p, _ in params if p != "*"]
 
-    def __init__(self, *args, **kwargs):
-        Module.__init__(self)
-        values = dict(params)
-        for (p, _), a in zip(params, args):
-            values[p] = a
-        for k, a in kwargs.items():
-            if k not in values and k != "inplace":
-                raise TypeError(f"{name}.__init__() got an unexpected keyword argument '{k}'")
-            values[k] = a
+    def setup(self, values):
         for p in names:
             setattr(self, p, values[p])
-        if "inplace" in values:
-            self.inplace = values["inplace"]
 
     def forward(self, input):
         from .. import functional as F
@@ -235,14 +229,18 @@ def _layer(name, fn_name, params=(), doc=""):
         return getattr(F, fn_name)(input, *[getattr(self, p) for p in names])
 
     def extra_repr(self):
-        parts = [f"{p}={getattr(self, p)}" for p in names if p != "inplace"]
-        if getattr(self, "inplace", False):
+        if callable(shown):
+            return shown(self)
+        parts = [f"{p}={getattr(self, p)}" for p in (names if shown is None else shown)
+                 if p != "inplace"]
+        if shown is None and getattr(self, "inplace", False):
             parts.append("inplace=True")
         return ", ".join(parts)
 
-    return type(name, (Module,), {"__init__": __init__, "forward": forward,
-                                  "extra_repr": extra_repr, "__doc__": doc,
-                                  "__module__": __name__})
+    body = {"forward": forward, "extra_repr": extra_repr, "__doc__": doc, "__module__": __name__}
+    if params:  # (else Module's constructor, as PyTorch's layer has: it refuses any argument)
+        body["__init__"] = make_init(name, params, setup)
+    return type(name, (Module,), body)
 
 
 LeakyReLU = _layer("LeakyReLU", "leaky_relu", (("negative_slope", 0.01), ("inplace", False)), r"""
@@ -251,8 +249,8 @@ LeakyReLU = _layer("LeakyReLU", "leaky_relu", (("negative_slope", 0.01), ("inpla
 
     Args:
         negative_slope (float, optional): the slope for negative inputs. Default: ``0.01``.
-        inplace (bool, optional): accepted for PyTorch compatibility; nbgrad computes
-            the result out of place and leaves the input unchanged. Default: ``False``.
+        inplace (bool, optional): write the result into the input and return it (the
+            input must then not be a leaf that requires grad). Default: ``False``.
 
     Shape:
         - Input: :math:`(*)`, any number of dimensions (none included).
@@ -274,8 +272,8 @@ ELU = _layer("ELU", "elu", (("alpha", 1.0), ("inplace", False)), r"""
     Args:
         alpha (float, optional): the :math:`\alpha` that scales the negative part (its
             limit towards :math:`-\infty` is :math:`-\alpha`). Default: ``1.0``.
-        inplace (bool, optional): accepted for PyTorch compatibility; nbgrad computes
-            the result out of place and leaves the input unchanged. Default: ``False``.
+        inplace (bool, optional): write the result into the input and return it (the
+            input must then not be a leaf that requires grad). Default: ``False``.
 
     Shape:
         - Input: :math:`(*)`, any number of dimensions (none included).
@@ -296,8 +294,8 @@ CELU = _layer("CELU", "celu", (("alpha", 1.0), ("inplace", False)), r"""
 
     Args:
         alpha (float, optional): the :math:`\alpha` of the formula. Default: ``1.0``.
-        inplace (bool, optional): accepted for PyTorch compatibility; nbgrad computes
-            the result out of place and leaves the input unchanged. Default: ``False``.
+        inplace (bool, optional): write the result into the input and return it (the
+            input must then not be a leaf that requires grad). Default: ``False``.
 
     Shape:
         - Input: :math:`(*)`, any number of dimensions (none included).
@@ -322,8 +320,8 @@ SELU = _layer("SELU", "selu", (("inplace", False),), r"""
     ``AlphaDropout``.
 
     Args:
-        inplace (bool, optional): accepted for PyTorch compatibility; nbgrad computes
-            the result out of place and leaves the input unchanged. Default: ``False``.
+        inplace (bool, optional): write the result into the input and return it (the
+            input must then not be a leaf that requires grad). Default: ``False``.
 
     Shape:
         - Input: :math:`(*)`, any number of dimensions (none included).
@@ -341,8 +339,8 @@ SiLU = _layer("SiLU", "silu", (("inplace", False),), r"""
     :math:`x \, \sigma(x)`, where :math:`\sigma` is the logistic sigmoid.
 
     Args:
-        inplace (bool, optional): accepted for PyTorch compatibility; nbgrad computes
-            the result out of place and leaves the input unchanged. Default: ``False``.
+        inplace (bool, optional): write the result into the input and return it (the
+            input must then not be a leaf that requires grad). Default: ``False``.
 
     Shape:
         - Input: :math:`(*)`, any number of dimensions (none included).
@@ -360,8 +358,8 @@ Mish = _layer("Mish", "mish", (("inplace", False),), r"""
     :math:`\text{softplus}(x) = \log(1 + e^x)`.
 
     Args:
-        inplace (bool, optional): accepted for PyTorch compatibility; nbgrad computes
-            the result out of place and leaves the input unchanged. Default: ``False``.
+        inplace (bool, optional): write the result into the input and return it (the
+            input must then not be a leaf that requires grad). Default: ``False``.
 
     Shape:
         - Input: :math:`(*)`, any number of dimensions (none included).
@@ -374,15 +372,19 @@ Mish = _layer("Mish", "mish", (("inplace", False),), r"""
         >>> m(nbgrad.tensor([-2.0, -0.5, 0.0, 1.5]))
         tensor([-0.2525, -0.2207,  0.0000,  1.4034])
     """)
-Hardtanh = _layer("Hardtanh", "hardtanh",
-                  (("min_val", -1.0), ("max_val", 1.0), ("inplace", False)), r"""
-    Clip the input element-wise to ``[min_val, max_val]``: a piecewise-linear ``tanh``.
+class Hardtanh(Module):
+    r"""Clip the input element-wise to ``[min_val, max_val]``: a piecewise-linear ``tanh``.
 
     Args:
         min_val (float, optional): the lower end of the linear region. Default: ``-1.0``.
-        max_val (float, optional): the upper end of the linear region. Default: ``1.0``.
-        inplace (bool, optional): accepted for PyTorch compatibility; nbgrad computes
-            the result out of place and leaves the input unchanged. Default: ``False``.
+        max_val (float, optional): the upper end of the linear region, greater than
+            ``min_val`` (an ``AssertionError`` otherwise, as in PyTorch). Default: ``1.0``.
+        inplace (bool, optional): write the result into the input and return it (the
+            input must then not be a leaf that requires grad). Default: ``False``.
+        min_value (float, optional): deprecated name of ``min_val`` (a ``FutureWarning``);
+            overrides it when given. Default: ``None``.
+        max_value (float, optional): deprecated name of ``max_val``, likewise.
+            Default: ``None``.
 
     Shape:
         - Input: :math:`(*)`, any number of dimensions (none included).
@@ -396,13 +398,40 @@ Hardtanh = _layer("Hardtanh", "hardtanh",
         Hardtanh(min_val=-0.5, max_val=1.0)
         >>> m(nbgrad.tensor([-2.0, -0.25, 0.0, 1.5]))
         tensor([-0.5000, -0.2500,  0.0000,  1.0000])
-    """)
+    """
+
+    def __init__(self, min_val=-1.0, max_val=1.0, inplace=False, min_value=None,
+                 max_value=None):
+        super().__init__()
+        if min_value is not None:
+            warnings.warn("keyword argument `min_value` is deprecated and renamed to `min_val`",
+                          FutureWarning, stacklevel=2)
+            min_val = min_value
+        if max_value is not None:
+            warnings.warn("keyword argument `max_value` is deprecated and renamed to `max_val`",
+                          FutureWarning, stacklevel=2)
+            max_val = max_value
+        self.min_val, self.max_val, self.inplace = min_val, max_val, inplace
+        if self.max_val <= self.min_val:  # (PyTorch's error, an AssertionError)
+            raise AssertionError(
+                f"max_val ({self.max_val}) must be greater than min_val ({self.min_val})")
+
+    def forward(self, input):
+        from .. import functional as F
+
+        return F.hardtanh(input, self.min_val, self.max_val, self.inplace)
+
+    def extra_repr(self):
+        return (f"min_val={self.min_val}, max_val={self.max_val}"
+                + (", inplace=True" if self.inplace else ""))
+
+
 ReLU6 = _layer("ReLU6", "relu6", (("inplace", False),), r"""
     Apply ReLU capped at 6 element-wise: :math:`\min(\max(0, x), 6)`.
 
     Args:
-        inplace (bool, optional): accepted for PyTorch compatibility; nbgrad computes
-            the result out of place and leaves the input unchanged. Default: ``False``.
+        inplace (bool, optional): write the result into the input and return it (the
+            input must then not be a leaf that requires grad). Default: ``False``.
 
     Shape:
         - Input: :math:`(*)`, any number of dimensions (none included).
@@ -415,13 +444,13 @@ ReLU6 = _layer("ReLU6", "relu6", (("inplace", False),), r"""
         >>> m(nbgrad.tensor([-2.0, 0.5, 3.0, 7.5]))
         tensor([0.0000, 0.5000, 3.0000, 6.0000])
     """)
-Hardsigmoid = _layer("Hardsigmoid", "hardsigmoid", (("inplace", False),), r"""
+Hardsigmoid = _layer("Hardsigmoid", "hardsigmoid", (("inplace", False),), shown=(), doc=r"""
     Apply a piecewise-linear sigmoid element-wise: 0 for :math:`x \leq -3`, 1 for
     :math:`x \geq 3`, and :math:`x / 6 + 1 / 2` between.
 
     Args:
-        inplace (bool, optional): accepted for PyTorch compatibility; nbgrad computes
-            the result out of place and leaves the input unchanged. Default: ``False``.
+        inplace (bool, optional): write the result into the input and return it (the
+            input must then not be a leaf that requires grad). Default: ``False``.
 
     Shape:
         - Input: :math:`(*)`, any number of dimensions (none included).
@@ -434,13 +463,13 @@ Hardsigmoid = _layer("Hardsigmoid", "hardsigmoid", (("inplace", False),), r"""
         >>> m(nbgrad.tensor([-4.0, -1.5, 0.0, 1.5, 4.0]))
         tensor([0.0000, 0.2500, 0.5000, 0.7500, 1.0000])
     """)
-Hardswish = _layer("Hardswish", "hardswish", (("inplace", False),), r"""
+Hardswish = _layer("Hardswish", "hardswish", (("inplace", False),), shown=(), doc=r"""
     Apply the hard swish element-wise: :math:`x \cdot \text{ReLU6}(x + 3) / 6` (0 for
     :math:`x \leq -3`, :math:`x` for :math:`x \geq 3`).
 
     Args:
-        inplace (bool, optional): accepted for PyTorch compatibility; nbgrad computes
-            the result out of place and leaves the input unchanged. Default: ``False``.
+        inplace (bool, optional): write the result into the input and return it (the
+            input must then not be a leaf that requires grad). Default: ``False``.
 
     Shape:
         - Input: :math:`(*)`, any number of dimensions (none included).
@@ -506,7 +535,8 @@ Tanhshrink = _layer("Tanhshrink", "tanhshrink", (), r"""
         >>> m(nbgrad.tensor([-2.0, 0.0, 0.5]))
         tensor([-1.0360,  0.0000,  0.0379])
     """)
-Hardshrink = _layer("Hardshrink", "hardshrink", (("lambd", 0.5),), r"""
+Hardshrink = _layer("Hardshrink", "hardshrink", (("lambd", 0.5),),
+                    shown=lambda m: str(m.lambd), doc=r"""
     Apply hard shrinkage element-wise: :math:`x` where :math:`|x| > \lambda`, else 0.
 
     Args:
@@ -522,11 +552,12 @@ Hardshrink = _layer("Hardshrink", "hardshrink", (("lambd", 0.5),), r"""
         >>> import nbgrad
         >>> m = nbgrad.nn.Hardshrink()
         >>> m
-        Hardshrink(lambd=0.5)
+        Hardshrink(0.5)
         >>> m(nbgrad.tensor([-1.0, -0.25, 0.0, 0.5, 2.0]))
         tensor([-1.,  0.,  0.,  0.,  2.])
     """)
-Softshrink = _layer("Softshrink", "softshrink", (("lambd", 0.5),), r"""
+Softshrink = _layer("Softshrink", "softshrink", (("lambd", 0.5),),
+                    shown=lambda m: str(m.lambd), doc=r"""
     Apply soft shrinkage element-wise: :math:`x - \lambda` where :math:`x > \lambda`,
     :math:`x + \lambda` where :math:`x < -\lambda`, else 0.
 
@@ -543,7 +574,7 @@ Softshrink = _layer("Softshrink", "softshrink", (("lambd", 0.5),), r"""
         >>> import nbgrad
         >>> m = nbgrad.nn.Softshrink(0.5)
         >>> m
-        Softshrink(lambd=0.5)
+        Softshrink(0.5)
         >>> m(nbgrad.tensor([-1.0, -0.25, 0.0, 0.5, 2.0]))
         tensor([-0.5000,  0.0000,  0.0000,  0.0000,  1.5000])
     """)
@@ -575,17 +606,15 @@ Softplus = _layer("Softplus", "softplus", (("beta", 1.0), ("threshold", 20.0)), 
         tensor([0.0091, 0.3466, 1.0635])
     """)
 Threshold = _layer("Threshold", "threshold",
-                   (("threshold", None), ("value", None), ("inplace", False)), r"""
+                   (("threshold", REQUIRED), ("value", REQUIRED), ("inplace", False)), r"""
     Threshold the input element-wise: :math:`x` where :math:`x > \text{threshold}`, else
     ``value``.
 
     Args:
         threshold (float): the threshold to compare with (strictly greater is kept).
-            Default: ``None``, which is not usable: pass a number, as PyTorch requires.
         value (float): what replaces the elements at or below ``threshold``.
-            Default: ``None``, which is not usable: pass a number, as PyTorch requires.
-        inplace (bool, optional): accepted for PyTorch compatibility; nbgrad computes
-            the result out of place and leaves the input unchanged. Default: ``False``.
+        inplace (bool, optional): write the result into the input and return it (the
+            input must then not be a leaf that requires grad). Default: ``False``.
 
     Shape:
         - Input: :math:`(*)`, any number of dimensions (none included).
@@ -872,8 +901,8 @@ class RReLU(Module):
     Args:
         lower (float, optional): the lower bound of the slopes. Default: ``1/8``.
         upper (float, optional): the upper bound of the slopes. Default: ``1/3``.
-        inplace (bool, optional): accepted for PyTorch compatibility; nbgrad computes
-            the result out of place and leaves the input unchanged. Default: ``False``.
+        inplace (bool, optional): write the result into the input and return it (the
+            input must then not be a leaf that requires grad). Default: ``False``.
 
     Shape:
         - Input: :math:`(*)`, any number of dimensions (none included).
@@ -901,7 +930,7 @@ class RReLU(Module):
     def forward(self, input):
         from .. import functional as F
 
-        return F.rrelu(input, self.lower, self.upper, self.training)
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
 
     def extra_repr(self):
         return f"lower={self.lower}, upper={self.upper}" + (", inplace=True" if self.inplace

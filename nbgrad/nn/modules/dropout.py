@@ -17,8 +17,9 @@ class Dropout(Module):
     Args:
         p (float, optional): the probability of zeroing an element, in :math:`[0, 1]` (a
             ``ValueError`` otherwise). Default: ``0.5``.
-        inplace (bool, optional): accepted for PyTorch compatibility; nbgrad computes
-            the result out of place and leaves the input unchanged. Default: ``False``.
+        inplace (bool, optional): write the result into the input and return it (while
+            training, the input must then not be a leaf that requires grad).
+            Default: ``False``.
 
     Shape:
         - Input: :math:`(*)`, any number of dimensions.
@@ -51,18 +52,18 @@ class Dropout(Module):
     def forward(self, input):
         from .. import functional as F
 
-        return F.dropout(input, self.p, self.training)
+        return F.dropout(input, self.p, self.training, self.inplace)
 
     def extra_repr(self):
         return f"p={self.p}, inplace={self.inplace}"
 
 
 def _variant(name, fn, doc):
-    """A ``Dropout`` whose forward is ``F.<fn>(input, p, training)``."""
+    """A ``Dropout`` whose forward is ``F.<fn>(input, p, training, inplace)``."""
     def forward(self, input):
         from .. import functional as F
 
-        return getattr(F, fn)(input, self.p, self.training)
+        return getattr(F, fn)(input, self.p, self.training, self.inplace)
 
     return type(name, (Dropout,), {"forward": forward, "__doc__": doc, "__module__": __name__})
 
@@ -78,8 +79,9 @@ Dropout1d = _variant("Dropout1d", "dropout1d", r"""
     Args:
         p (float, optional): the probability of zeroing a channel, in :math:`[0, 1]`.
             Default: ``0.5``.
-        inplace (bool, optional): accepted for PyTorch compatibility; nbgrad computes
-            the result out of place and leaves the input unchanged. Default: ``False``.
+        inplace (bool, optional): write the result into the input and return it (while
+            training, the input must then not be a leaf that requires grad).
+            Default: ``False``.
 
     Shape:
         - Input: :math:`(N, C, L)` or :math:`(C, L)`.
@@ -109,8 +111,9 @@ Dropout2d = _variant("Dropout2d", "dropout2d", r"""
     Args:
         p (float, optional): the probability of zeroing a channel, in :math:`[0, 1]`.
             Default: ``0.5``.
-        inplace (bool, optional): accepted for PyTorch compatibility; nbgrad computes
-            the result out of place and leaves the input unchanged. Default: ``False``.
+        inplace (bool, optional): write the result into the input and return it (while
+            training, the input must then not be a leaf that requires grad).
+            Default: ``False``.
 
     Shape:
         - Input: :math:`(N, C, H, W)` or :math:`(C, H, W)`.
@@ -137,8 +140,9 @@ Dropout3d = _variant("Dropout3d", "dropout3d", r"""
     Args:
         p (float, optional): the probability of zeroing a channel, in :math:`[0, 1]`.
             Default: ``0.5``.
-        inplace (bool, optional): accepted for PyTorch compatibility; nbgrad computes
-            the result out of place and leaves the input unchanged. Default: ``False``.
+        inplace (bool, optional): write the result into the input and return it (while
+            training, the input must then not be a leaf that requires grad).
+            Default: ``False``.
 
     Shape:
         - Input: :math:`(N, C, D, H, W)` or :math:`(C, D, H, W)`.
@@ -168,8 +172,9 @@ AlphaDropout = _variant("AlphaDropout", "alpha_dropout", r"""
     Args:
         p (float, optional): the probability of dropping an element, in :math:`[0, 1]`.
             Default: ``0.5``.
-        inplace (bool, optional): accepted for PyTorch compatibility; nbgrad computes
-            the result out of place and leaves the input unchanged. Default: ``False``.
+        inplace (bool, optional): write the result into the input and return it (while
+            training, the input must then not be a leaf that requires grad).
+            Default: ``False``.
 
     Shape:
         - Input: :math:`(*)`, any number of dimensions.
@@ -197,8 +202,9 @@ FeatureAlphaDropout = _variant("FeatureAlphaDropout", "feature_alpha_dropout", r
     Args:
         p (float, optional): the probability of dropping a channel, in :math:`[0, 1]`.
             Default: ``0.5``.
-        inplace (bool, optional): accepted for PyTorch compatibility; nbgrad computes
-            the result out of place and leaves the input unchanged. Default: ``False``.
+        inplace (bool, optional): write the result into the input and return it (while
+            training, the input must then not be a leaf that requires grad).
+            Default: ``False``.
 
     Shape:
         - Input: :math:`(N, C, *)`, such as :math:`(N, C, D, H, W)`.

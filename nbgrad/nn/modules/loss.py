@@ -5,18 +5,20 @@ import warnings
 
 from ...ops.loss import _legacy
 from .module import Module
+from .utils import KEYWORD_ONLY, make_init
 
 __all__ = ["MSELoss", "CrossEntropyLoss", "NLLLoss", "L1Loss", "SmoothL1Loss", "HuberLoss",
            "BCELoss", "BCEWithLogitsLoss", "KLDivLoss"]
 
 
-def _legacy_reduction(size_average, reduce, reduction):
-    """The functional form's reading of the legacy arguments, with PyTorch's warning."""
+def _legacy_reduction(size_average, reduce, reduction, stacklevel=3):
+    """The functional form's reading of the legacy arguments, with PyTorch's warning
+    (``stacklevel`` frames up: the caller of the layer's constructor)."""
     if size_average is None and reduce is None:
         return reduction
     warnings.warn(
         "size_average and reduce args will be deprecated, please use reduction='mean' instead.",
-        stacklevel=3,
+        stacklevel=stacklevel,
     )
     return _legacy(size_average, reduce, reduction)
 
@@ -509,35 +511,40 @@ class KLDivLoss(Module):
         return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
 
 
-def _margin_layer(name, fn, options, doc):
-    """A loss layer around ``F.<fn>``: ``options`` its keyword arguments and defaults (in
-    PyTorch's constructor order, before the reduction arguments)."""
+_LEGACY = (("size_average", None), ("reduce", None), ("reduction", "mean"))
+_REDUCTION_ARGS = ("size_average", "reduce", "reduction")
 
-    def __init__(self, *args, size_average=None, reduce=None, reduction="mean", **kwargs):
-        Module.__init__(self)
-        values = dict(options)
-        for (key, _), v in zip(options, args):
-            values[key] = v
-        for key, v in kwargs.items():
-            if key not in values:
-                raise TypeError(f"{name}.__init__() got an unexpected keyword argument '{key}'")
-            values[key] = v
-        for key, v in values.items():
-            setattr(self, key, v)
-        self.reduction = _legacy_reduction(size_average, reduce, reduction)
+
+def _margin_layer(name, fn, params, doc, defined_in=None):
+    """A loss layer around ``F.<fn>``, whose constructor has PyTorch's signature ``params``
+    (see ``make_init``): the reduction arguments become ``reduction`` (with PyTorch's
+    deprecation warning for the legacy two), a ``weight`` or ``pos_weight`` a buffer (as
+    PyTorch's ``_WeightedLoss`` registers it), and the others keyword arguments of ``fn``.
+    ``defined_in``: the base class whose constructor PyTorch's layer inherits (its errors
+    name it)."""
+    options = [p for p, _ in params if p != "*" and p not in _REDUCTION_ARGS]
+
+    def setup(self, values):
+        for key in options:
+            if key in ("weight", "pos_weight"):
+                self.register_buffer(key, values[key])
+            else:
+                setattr(self, key, values[key])
+        self.reduction = _legacy_reduction(values.get("size_average"), values.get("reduce"),
+                                           values["reduction"], stacklevel=4)
 
     def forward(self, *inputs):
         from .. import functional as F
 
-        kw = {key: getattr(self, key) for key, _ in options}
+        kw = {key: getattr(self, key) for key in options}
         return getattr(F, fn)(*inputs, reduction=self.reduction, **kw)
 
-    return type(name, (Module,), {"__init__": __init__, "forward": forward, "__doc__": doc,
-                                  "__module__": __name__})
+    return type(name, (Module,), {"__init__": make_init(name, params, setup, defined_in),
+                                  "forward": forward, "__doc__": doc, "__module__": __name__})
 
 
 MarginRankingLoss = _margin_layer("MarginRankingLoss", "margin_ranking_loss",
-                                  (("margin", 0.0),), r"""
+                                  (("margin", 0.0),) + _LEGACY, r"""
     Measure how well pairs of scores are ranked, given which of each pair should be higher.
 
     With :math:`y_n = 1` the first input should be the larger, with :math:`y_n = -1` the
@@ -573,7 +580,7 @@ MarginRankingLoss = _margin_layer("MarginRankingLoss", "margin_ranking_loss",
         tensor([0.0000, 0.8000, 0.3000])
     """)
 HingeEmbeddingLoss = _margin_layer("HingeEmbeddingLoss", "hinge_embedding_loss",
-                                   (("margin", 1.0),), r"""
+                                   (("margin", 1.0),) + _LEGACY, r"""
     Measure a hinge loss for inputs labelled similar (1) or dissimilar (-1).
 
     The input is typically a distance between two embeddings (such as their L1 distance).
@@ -607,7 +614,7 @@ HingeEmbeddingLoss = _margin_layer("HingeEmbeddingLoss", "hinge_embedding_loss",
         >>> nbgrad.nn.HingeEmbeddingLoss(reduction='none')(x, y)
         tensor([0.3000, 2.0000, 0.6000, 0.0000])
     """)
-SoftMarginLoss = _margin_layer("SoftMarginLoss", "soft_margin_loss", (), r"""
+SoftMarginLoss = _margin_layer("SoftMarginLoss", "soft_margin_loss", _LEGACY, r"""
     Measure the logistic loss of two-class classification with targets 1 or -1.
 
     The unreduced loss of each element is :math:`\ell_n = \log(1 + e^{-y_n x_n})`.
@@ -635,9 +642,9 @@ SoftMarginLoss = _margin_layer("SoftMarginLoss", "soft_margin_loss", (), r"""
         tensor(0.7111)
         >>> nbgrad.nn.SoftMarginLoss(reduction='none')(x, y)
         tensor([0.1269, 1.3133, 0.6931])
-    """)
+    """, defined_in="_Loss")
 CosineEmbeddingLoss = _margin_layer("CosineEmbeddingLoss", "cosine_embedding_loss",
-                                    (("margin", 0.0),), r"""
+                                    (("margin", 0.0),) + _LEGACY, r"""
     Measure whether pairs of vectors point alike (target 1) or apart (target -1), by their
     cosine similarity.
 
@@ -673,8 +680,8 @@ CosineEmbeddingLoss = _margin_layer("CosineEmbeddingLoss", "cosine_embedding_los
         tensor([0.2929, 0.8000, 0.0000])
     """)
 TripletMarginLoss = _margin_layer("TripletMarginLoss", "triplet_margin_loss",
-                                  (("margin", 1.0), ("p", 2.0), ("eps", 1e-6), ("swap", False)),
-                                  r"""
+                                  (("margin", 1.0), ("p", 2.0), ("eps", 1e-6), ("swap", False))
+                                  + _LEGACY, r"""
     Measure the triplet loss: an anchor should be nearer its positive than its negative.
 
     With :math:`d(x, y) = \lVert x - y + \epsilon \rVert_p` (``PairwiseDistance``), the
@@ -716,8 +723,8 @@ TripletMarginLoss = _margin_layer("TripletMarginLoss", "triplet_margin_loss",
         tensor([0.0000, 0.5000])
     """)
 MultiLabelSoftMarginLoss = _margin_layer("MultiLabelSoftMarginLoss",
-                                         "multilabel_soft_margin_loss", (("weight", None),),
-                                         r"""
+                                         "multilabel_soft_margin_loss",
+                                         (("weight", None),) + _LEGACY, r"""
     Measure the one-versus-all logistic loss of multi-label classification.
 
     Each of the :math:`C` classes is a separate yes/no decision: with targets
@@ -727,8 +734,8 @@ MultiLabelSoftMarginLoss = _margin_layer("MultiLabelSoftMarginLoss",
 
     Args:
         weight (Tensor, optional): a rescaling weight for each class, of shape
-            :math:`(C)`; a plain attribute here (PyTorch registers it as a buffer).
-            Default: ``None``.
+            :math:`(C)`; registered as a buffer (so in ``state_dict`` and moved by
+            ``to()``). Default: ``None``.
         size_average (bool, optional): deprecated (see ``reduction``). Default: ``None``.
         reduce (bool, optional): deprecated (see ``reduction``). Default: ``None``.
         reduction (str, optional): ``'none'`` (the loss of each sample), ``'mean'`` (their
@@ -750,9 +757,10 @@ MultiLabelSoftMarginLoss = _margin_layer("MultiLabelSoftMarginLoss",
         tensor(0.3413)
         >>> nbgrad.nn.MultiLabelSoftMarginLoss(reduction='none')(x, y)
         tensor([0.3048, 0.3778])
-    """)
+    """, defined_in="_WeightedLoss")
 PoissonNLLLoss = _margin_layer("PoissonNLLLoss", "poisson_nll_loss",
-                               (("log_input", True), ("full", False), ("eps", 1e-8)), r"""
+                               (("log_input", True), ("full", False), ("size_average", None),
+                                ("eps", 1e-8), ("reduce", None), ("reduction", "mean")), r"""
     Measure the negative log-likelihood of targets drawn from Poisson distributions.
 
     The input is the rate :math:`\lambda` of each Poisson distribution (its logarithm by
@@ -798,7 +806,8 @@ __all__ += ["MarginRankingLoss", "HingeEmbeddingLoss", "SoftMarginLoss", "Cosine
             "TripletMarginLoss", "MultiLabelSoftMarginLoss", "PoissonNLLLoss"]
 
 GaussianNLLLoss = _margin_layer("GaussianNLLLoss", "gaussian_nll_loss",
-                                (("full", False), ("eps", 1e-6)), r"""
+                                (KEYWORD_ONLY, ("full", False), ("eps", 1e-6),
+                                 ("reduction", "mean")), r"""
     Measure the negative log-likelihood of targets under Gaussian distributions of
     predicted means and variances.
 
@@ -812,11 +821,6 @@ GaussianNLLLoss = _margin_layer("GaussianNLLLoss", "gaussian_nll_loss",
         full (bool, optional): whether to add the constant term. Default: ``False``.
         eps (float, optional): the floor of the variances, for stability.
             Default: ``1e-6``.
-        size_average (bool, optional): deprecated (see ``reduction``); accepted here,
-            though PyTorch's ``GaussianNLLLoss`` takes only keyword arguments ``full``,
-            ``eps`` and ``reduction``. Default: ``None``.
-        reduce (bool, optional): deprecated (see ``reduction``), likewise.
-            Default: ``None``.
         reduction (str, optional): ``'none'`` (the loss of each element), ``'mean'`` (their
             mean) or ``'sum'`` (their sum). Default: ``'mean'``.
 
@@ -843,7 +847,7 @@ GaussianNLLLoss = _margin_layer("GaussianNLLLoss", "gaussian_nll_loss",
         tensor(0.3295)
     """)
 MultiMarginLoss = _margin_layer("MultiMarginLoss", "multi_margin_loss",
-                                (("p", 1), ("margin", 1.0), ("weight", None)), r"""
+                                (("p", 1), ("margin", 1.0), ("weight", None)) + _LEGACY, r"""
     Measure the multi-class hinge loss: the target class's score should beat every other
     by ``margin``.
 
@@ -855,8 +859,8 @@ MultiMarginLoss = _margin_layer("MultiMarginLoss", "multi_margin_loss",
         p (int, optional): the power, 1 or 2. Default: ``1``.
         margin (float, optional): the margin. Default: ``1.0``.
         weight (Tensor, optional): a rescaling weight for each class, of shape
-            :math:`(C)`; a plain attribute here (PyTorch registers it as a buffer).
-            Default: ``None``.
+            :math:`(C)`; registered as a buffer (so in ``state_dict`` and moved by
+            ``to()``). Default: ``None``.
         size_average (bool, optional): deprecated (see ``reduction``). Default: ``None``.
         reduce (bool, optional): deprecated (see ``reduction``). Default: ``None``.
         reduction (str, optional): ``'none'`` (the loss of each sample), ``'mean'`` (their
@@ -883,7 +887,8 @@ MultiMarginLoss = _margin_layer("MultiMarginLoss", "multi_margin_loss",
     """)
 __all__ += ["GaussianNLLLoss", "MultiMarginLoss"]
 
-MultiLabelMarginLoss = _margin_layer("MultiLabelMarginLoss", "multilabel_margin_loss", (), r"""
+MultiLabelMarginLoss = _margin_layer("MultiLabelMarginLoss", "multilabel_margin_loss", _LEGACY,
+                                     r"""
     Measure the multi-label hinge loss: every target class should beat every other class
     by a margin of 1.
 
@@ -914,7 +919,7 @@ MultiLabelMarginLoss = _margin_layer("MultiLabelMarginLoss", "multilabel_margin_
         >>> y = nbgrad.tensor([[3, 0, -1, 1]])
         >>> loss(x, y)
         tensor(0.8500)
-    """)
+    """, defined_in="_Loss")
 
 
 class TripletMarginWithDistanceLoss(Module):

@@ -85,7 +85,15 @@ class Module:
         False
     """
 
-    def __init__(self):
+    def __init__(self, *args, **kwargs):
+        # PyTorch's Module takes and refuses any arguments, naming the layer that got them
+        # (a layer without a constructor of its own, ``nn.Tanh(5)``, is refused as its own)
+        if kwargs:
+            raise TypeError(f"{type(self).__name__}.__init__() got an unexpected keyword "
+                            f"argument '{next(iter(kwargs))}'")
+        if args:
+            raise TypeError(f"{type(self).__name__}.__init__() takes 1 positional argument "
+                            f"but {len(args) + 1} were given")
         d = self.__dict__
         d["training"] = True
         d["_parameters"] = OrderedDict()
