@@ -24,9 +24,22 @@ def _F():
 
 
 def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False):
-    """``(solution, cloned_coefficient)``: ``X`` with ``op(A) X = b`` for triangular ``A``
-    (``op``: transposed when ``transpose``), and a copy of ``A``. Deprecated, as in
-    PyTorch: ``linalg.solve_triangular(A, b)`` is the modern form.
+    """triangular_solve(b, A, upper=True, transpose=False, unitriangular=False) -> (Tensor, Tensor)
+
+    The solution ``X`` of ``op(A) X = b`` for a triangular matrix ``A`` (``op(A)``: ``A``,
+    or its transpose when ``transpose``), and a copy of ``A``. Deprecated, as PyTorch's (it
+    warns): :func:`nbgrad.linalg.solve_triangular` takes ``A`` first and returns ``X`` only.
+
+    Args:
+        b (Tensor): the right-hand sides, of shape ``(*, m, k)``.
+        A (Tensor): the triangular matrices, of shape ``(*, m, m)``; only the triangle named
+            by ``upper`` is read.
+        upper (bool, optional): ``A`` is upper triangular (else lower). Default: ``True``.
+        transpose (bool, optional): solve with ``A``'s transpose. Default: ``False``.
+        unitriangular (bool, optional): take ``A``'s diagonal as all ones. Default: ``False``.
+
+    Returns:
+        (Tensor, Tensor): a named tuple ``(solution, cloned_coefficient)``.
 
     Example::
 
@@ -51,7 +64,19 @@ def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False):
 
 
 def nonzero_static(input, *, size, fill_value=-1):
-    """``nonzero(input)`` with exactly ``size`` rows: cut, or padded with ``fill_value``.
+    """nonzero_static(input, *, size, fill_value=-1) -> Tensor
+
+    The indices of the nonzero elements of ``input``, as :func:`nbgrad.nonzero`, in a
+    result of exactly ``size`` rows: the first ``size`` when there are more, padded with rows
+    of ``fill_value`` when there are fewer.
+
+    Args:
+        input (Tensor): the input tensor.
+        size (int): the number of rows of the result.
+        fill_value (int, optional): the value of the padding rows. Default: ``-1``.
+
+    Shape:
+        - Output: ``(size, input.ndim)``, of dtype ``int64``.
 
     Example::
 
@@ -75,8 +100,25 @@ def nonzero_static(input, *, size, fill_value=-1):
 
 def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None,
                    requires_grad=False, pin_memory=False):
-    """An uninitialised tensor of ``size`` whose dims lie in memory in the order
-    ``physical_layout`` (outermost first).
+    r"""empty_permuted(size, physical_layout, \*, dtype=None, layout=None, device=None,
+    requires_grad=False, pin_memory=False) -> Tensor
+
+    An uninitialised tensor of shape ``size`` whose dims are laid out in memory in the order
+    ``physical_layout`` (outermost first): ``physical_layout=(0, 2, 3, 1)`` of a 4-D size is
+    the channels-last layout.
+
+    Args:
+        size (tuple of int): the shape of the result.
+        physical_layout (tuple of int): a permutation of the dims: their order in memory,
+            the outermost first.
+        dtype (nbgrad.dtype, optional): the dtype. Default: ``None``, the default dtype.
+        layout (nbgrad.layout, optional): accepted for PyTorch's signature. Default: ``None``.
+        device (nbgrad.device or str, optional): the device. Default: ``None``, the default
+            device.
+        requires_grad (bool, optional): record operations on it for autograd. Default:
+            ``False``.
+        pin_memory (bool, optional): accepted for PyTorch's signature; unused. Default:
+            ``False``.
 
     Example::
 
@@ -97,7 +139,14 @@ def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=Non
 
 
 def fill(input, value):
-    """A new tensor of ``input``'s shape and dtype, every element ``value``.
+    """fill(input, value) -> Tensor
+
+    A new tensor of ``input``'s shape, dtype and device with every element ``value``
+    (``input`` is left as it is; :meth:`Tensor.fill_` writes into it).
+
+    Args:
+        input (Tensor): the tensor whose shape, dtype and device to take.
+        value (Number or Tensor): the value, a number or a 0-dim tensor.
 
     Example::
 
@@ -111,7 +160,16 @@ def fill(input, value):
 
 
 def frobenius_norm(input, dim=(), keepdim=False):
-    """The 2-norm over ``dim`` (deprecated, as PyTorch's: ``linalg.vector_norm``).
+    """frobenius_norm(input, dim=(), keepdim=False) -> Tensor
+
+    The Frobenius norm of ``input`` over the dims ``dim``: the square root of the sum of the
+    squares. Deprecated, as PyTorch's (it warns): use
+    ``nbgrad.linalg.vector_norm(input, 2, dim, keepdim)``.
+
+    Args:
+        input (Tensor): the input tensor.
+        dim (int or tuple of int, optional): the dims to reduce; empty: all. Default: ``()``.
+        keepdim (bool, optional): keep the reduced dims with size 1. Default: ``False``.
 
     Example::
 
@@ -130,8 +188,17 @@ def frobenius_norm(input, dim=(), keepdim=False):
 
 
 def nuclear_norm(input, dim=None, keepdim=False):
-    """The sum of singular values of the matrices over ``dim`` (default the two dims of a
-    matrix); deprecated, as PyTorch's: ``linalg.matrix_norm(A, "nuc")``.
+    """nuclear_norm(input, dim=None, keepdim=False) -> Tensor
+
+    The nuclear norm (the sum of the singular values) of the matrices of ``input``.
+    Deprecated, as PyTorch's (it warns): use ``nbgrad.linalg.matrix_norm(input, "nuc")``.
+    ``nuclear_norm(input, keepdim)`` with a bool second argument is PyTorch's other form.
+
+    Args:
+        input (Tensor): the input, of at least 2 dims.
+        dim (tuple of int, optional): the two dims that hold the matrices. Default: ``None``,
+            the last two.
+        keepdim (bool, optional): keep the reduced dims with size 1. Default: ``False``.
 
     Example::
 
@@ -152,8 +219,16 @@ def nuclear_norm(input, dim=None, keepdim=False):
 
 
 def norm_except_dim(v, pow=2, dim=0):
-    """The ``pow``-norm of ``v`` over every dim but ``dim``, kept as size-1 dims (weight
-    normalization's norm); ``dim=-1``: over all, a scalar.
+    """norm_except_dim(v, pow=2, dim=0) -> Tensor
+
+    The ``pow``-norm of ``v`` over every dim but ``dim``, with the reduced dims kept with
+    size 1 (the norm of weight normalization); ``dim=-1`` reduces over all the dims, to a
+    0-dim tensor.
+
+    Args:
+        v (Tensor): the input tensor.
+        pow (float, optional): the order of the norm. Default: ``2``.
+        dim (int, optional): the dim not reduced; ``-1``: none. Default: ``0``.
 
     Example::
 
@@ -172,7 +247,16 @@ def norm_except_dim(v, pow=2, dim=0):
 
 
 def constant_pad_nd(input, pad, value=0):
-    """``F.pad(input, pad, "constant", value)``.
+    """constant_pad_nd(input, pad, value=0) -> Tensor
+
+    ``input`` padded with the constant ``value``: ``nbgrad.nn.functional.pad(input, pad,
+    "constant", value)``.
+
+    Args:
+        input (Tensor): the input tensor.
+        pad (list of int): the padding sizes, in pairs ``(before, after)`` from the last dim
+            backwards; negative sizes crop.
+        value (Number, optional): the padding value. Default: ``0``.
 
     Example::
 
@@ -185,8 +269,26 @@ def constant_pad_nd(input, pad, value=0):
 
 def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding,
                 groups):
-    """ATen's one convolution of 1, 2 or 3 spatial dims, plain or transposed (``F.conv*d``
-    and ``F.conv_transpose*d``, by the weight's dims).
+    """convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding,
+    groups) -> Tensor
+
+    ATen's convolution of 1, 2 or 3 spatial dims (from the number of dims of ``weight``),
+    plain or transposed: :func:`nbgrad.nn.functional.conv1d` ... ``conv3d`` or
+    ``conv_transpose1d`` ... ``conv_transpose3d``, with every argument given.
+
+    Args:
+        input (Tensor): the input, of shape ``(N, C_in, *spatial)``.
+        weight (Tensor): the filters, of shape ``(C_out, C_in / groups, *kernel)`` (for a
+            transposed convolution ``(C_in, C_out / groups, *kernel)``).
+        bias (Tensor or None): a bias of shape ``(C_out,)``, or ``None``.
+        stride (list of int): the stride of each spatial dim.
+        padding (list of int): the implicit zero padding of each spatial dim.
+        dilation (list of int): the spacing of the kernel's elements in each spatial dim.
+        transposed (bool): a transposed convolution.
+        output_padding (list of int): the size added to one side of each spatial dim of a
+            transposed convolution's output (ignored when not ``transposed``).
+        groups (int): the number of blocked connections from the input channels to the
+            output channels.
 
     Example::
 
@@ -206,25 +308,91 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
 
 
 def adaptive_avg_pool1d(input, output_size):
-    """``F.adaptive_avg_pool1d``."""
+    """adaptive_avg_pool1d(input, output_size) -> Tensor
+
+    The mean over ``output_size`` windows that cover the last dim of ``input``:
+    :func:`nbgrad.nn.functional.adaptive_avg_pool1d`.
+
+    Args:
+        input (Tensor): the input, of shape ``(N, C, L)`` or ``(C, L)``.
+        output_size (int or tuple of int): the length of the output.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.adaptive_avg_pool1d(nbgrad.tensor([[[1.0, 3.0, 2.0, 5.0]]]), 2)
+        tensor([[[2.0000, 3.5000]]])
+    """
     return _F().adaptive_avg_pool1d(input, output_size)
 
 
 def adaptive_max_pool1d(input, output_size):
-    """``(values, indices)`` of ``F.adaptive_max_pool1d``."""
+    """adaptive_max_pool1d(input, output_size) -> (Tensor, Tensor)
+
+    The maximum over ``output_size`` windows that cover the last dim of ``input``, and where
+    each was: :func:`nbgrad.nn.functional.adaptive_max_pool1d` with
+    ``return_indices=True``.
+
+    Args:
+        input (Tensor): the input, of shape ``(N, C, L)`` or ``(C, L)``.
+        output_size (int or tuple of int): the length of the output.
+
+    Returns:
+        (Tensor, Tensor): the maxima, and their indices along the last dim.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.adaptive_max_pool1d(nbgrad.tensor([[[1.0, 3.0, 2.0, 5.0]]]), 2)
+        (tensor([[[3., 5.]]]), tensor([[[1, 3]]]))
+    """
     return _F().adaptive_max_pool1d(input, output_size, return_indices=True)
 
 
 def max_pool1d_with_indices(input, kernel_size, stride=(), padding=0, dilation=1,
                             ceil_mode=False):
-    """``(values, indices)`` of ``F.max_pool1d`` (``stride=()``: the kernel size)."""
+    """max_pool1d_with_indices(input, kernel_size, stride=(), padding=0, dilation=1,
+    ceil_mode=False) -> (Tensor, Tensor)
+
+    :func:`nbgrad.max_pool1d` that also returns where each maximum was
+    (:func:`nbgrad.nn.functional.max_pool1d` with ``return_indices=True``).
+
+    Args:
+        input (Tensor): the input, of shape ``(N, C, L)`` or ``(C, L)``.
+        kernel_size (int or tuple): the window size.
+        stride (int or tuple, optional): the step between windows; empty: ``kernel_size``.
+            Default: ``()``.
+        padding (int or tuple, optional): implicit ``-inf`` padding on both sides. Default: ``0``.
+        dilation (int or tuple, optional): the step between a window's elements. Default: ``1``.
+        ceil_mode (bool, optional): round the output length up. Default: ``False``.
+
+    Returns:
+        (Tensor, Tensor): the maxima, and their indices along the last dim.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.max_pool1d_with_indices(nbgrad.tensor([[[1.0, 3.0, 2.0, 5.0]]]), 2)
+        (tensor([[[3., 5.]]]), tensor([[[1, 3]]]))
+    """
     return _F().max_pool1d(input, kernel_size, stride if stride not in ((), []) else None,
                            padding, dilation, ceil_mode=ceil_mode, return_indices=True)
 
 
 def native_dropout(input, p, train):
-    """``(output, mask)``: dropout that also returns its boolean keep-mask (all True
-    when not ``train``).
+    """native_dropout(input, p, train) -> (Tensor, Tensor)
+
+    Dropout that also returns its mask: when ``train``, each element is zeroed with
+    probability ``p`` and the others scaled by ``1 / (1 - p)``; the mask is ``True`` where an
+    element was kept (all ``True`` when not ``train``, and the output a copy of ``input``).
+
+    Args:
+        input (Tensor): the input tensor.
+        p (float): the probability of zeroing an element, in ``[0, 1]``.
+        train (bool): apply dropout.
+
+    Returns:
+        (Tensor, Tensor): ``(output, mask)``, the mask of dtype ``bool``.
 
     Example::
 
@@ -242,8 +410,21 @@ def native_dropout(input, p, train):
 
 
 def native_layer_norm(input, normalized_shape, weight, bias, eps):
-    """``(output, mean, rstd)``: layer norm and its statistics, kept with size-1 dims over
-    the normalized ones.
+    """native_layer_norm(input, normalized_shape, weight, bias, eps) -> (Tensor, Tensor, Tensor)
+
+    Layer normalization (:func:`nbgrad.nn.functional.layer_norm`) that also returns the
+    statistics it used: the mean and the reciprocal standard deviation over the normalized
+    dims, which are kept with size 1.
+
+    Args:
+        input (Tensor): the input, of shape ``(*, *normalized_shape)``.
+        normalized_shape (list of int): the shape of the trailing dims to normalize over.
+        weight (Tensor or None): the scale, of shape ``normalized_shape``.
+        bias (Tensor or None): the shift, of shape ``normalized_shape``.
+        eps (float): added to the variance for stability.
+
+    Returns:
+        (Tensor, Tensor, Tensor): ``(output, mean, rstd)``.
 
     Example::
 
@@ -263,8 +444,25 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
 
 def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum,
                       eps):
-    """``(output, save_mean, save_invstd)``: batch norm and, when ``training``, the batch's
-    mean and inverse standard deviation per channel (empty when not).
+    """native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum,
+    eps) -> (Tensor, Tensor, Tensor)
+
+    Batch normalization (:func:`nbgrad.nn.functional.batch_norm`) that also returns, when
+    ``training``, the batch's mean and inverse standard deviation per channel (empty tensors
+    when not).
+
+    Args:
+        input (Tensor): the input, of shape ``(N, C, *)``.
+        weight (Tensor or None): the per-channel scale, of shape ``(C,)``.
+        bias (Tensor or None): the per-channel shift, of shape ``(C,)``.
+        running_mean (Tensor or None): the running mean, updated in place when ``training``.
+        running_var (Tensor or None): the running variance, updated likewise.
+        training (bool): normalize with the batch's statistics (else the running ones).
+        momentum (float): the weight of the batch's statistics in the running ones' update.
+        eps (float): added to the variance for stability.
+
+    Returns:
+        (Tensor, Tensor, Tensor): ``(output, save_mean, save_invstd)``.
 
     Example::
 
@@ -288,13 +486,31 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
 
 
 def is_distributed(input):
-    """False: nbgrad has no distributed tensors."""
+    """is_distributed(input) -> bool
+
+    Whether ``input`` is a distributed tensor. nbgrad has none: always ``False``.
+
+    Args:
+        input (Tensor): the input tensor.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.is_distributed(nbgrad.ones(2))
+        False
+    """
     return False
 
 
 def angle(input):
-    """The angle of each element as a complex number: 0 for a non-negative real number,
-    pi for a negative one (NaN stays NaN); integers give the default float dtype.
+    """angle(input) -> Tensor
+
+    The angle (argument) of each element taken as a complex number: ``0`` for a real number
+    that is not negative, ``pi`` for a negative one; NaN stays NaN. An integer ``input``
+    gives the default floating dtype. Its gradient is zero.
+
+    Args:
+        input (Tensor): the input tensor.
 
     Example::
 

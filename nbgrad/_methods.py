@@ -140,9 +140,28 @@ def _clamp_(self, min=None, max=None):
 
 
 def _fill_diagonal_(self, fill_value, wrap=False):
-    """Write ``fill_value`` on the main diagonal in place (every dim of equal size for a
-    tensor of more than 2 dims; ``wrap``: a tall matrix's diagonal starts again every
-    ``cols + 1`` rows, as NumPy's ``fill_diagonal``)."""
+    """fill_diagonal_(fill_value, wrap=False) -> Tensor
+
+    Write ``fill_value`` on the main diagonal of this tensor, in place, and return it: the
+    elements whose indices are all equal. A tensor of more than 2 dims must have every dim
+    of the same size.
+
+    Args:
+        fill_value (Number): the value to write.
+        wrap (bool, optional): for a matrix taller than wide, start the diagonal again after
+            every ``cols + 1`` rows (as NumPy's ``fill_diagonal``). Default: ``False``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.zeros(3, 3).fill_diagonal_(5.0)
+        tensor([[5., 0., 0.],
+                [0., 5., 0.],
+                [0., 0., 5.]])
+        >>> nbgrad.zeros(5, 2).fill_diagonal_(1.0, wrap=True)[3:]
+        tensor([[1., 0.],
+                [0., 1.]])
+    """
     if self.ndim < 2:
         raise RuntimeError("dimensions must larger than 1")
     if self.ndim > 2 and len(set(self.shape)) != 1:
@@ -259,9 +278,25 @@ def _cuda(self, device=None):
 
 
 def _legacy_new(self, *args, device=None):
-    """``Tensor.new``, PyTorch's legacy constructor in this tensor's dtype and on its
-    device: ``new(*sizes)`` or ``new(Size)`` an uninitialised tensor, ``new(data)`` a copy
-    of data, ``new()`` an empty one, ``new(tensor)`` that tensor (of this dtype)."""
+    """new(*args, device=None) -> Tensor
+
+    PyTorch's legacy constructor, making a tensor of this tensor's dtype on its device:
+    ``new(*sizes)`` or ``new(size)`` an uninitialised tensor of that shape, ``new(data)`` a
+    tensor of the values of a sequence, ``new(tensor)`` that tensor's data (it must have this
+    dtype), ``new()`` an empty tensor. The ``new_*`` methods (:meth:`new_zeros`,
+    :meth:`new_tensor`, ...) are the modern forms.
+
+    Args:
+        *args: the sizes, the data or a tensor, as above.
+        device (nbgrad.device or str, optional): the device. Default: ``None``, this tensor's.
+
+    Example::
+
+        >>> import nbgrad
+        >>> x = nbgrad.tensor([1.0, 2.0], dtype=nbgrad.float64)
+        >>> x.new(2, 3).shape, x.new([3, 4])
+        (nbgrad.Size([2, 3]), tensor([3., 4.], dtype=nbgrad.float64))
+    """
     dev = self._device if device is None else as_device(device)
     return tensor_types.construct(self._dtype, dev, args)
 
@@ -723,15 +758,39 @@ def _unary_into_self(name, fn):
 
 
 def _storage_offset(self):
-    """Elements from the start of the storage (the root base's memory) to this tensor's
-    first element."""
+    """storage_offset() -> int
+
+    The position of this tensor's first element in its storage, counted in elements (0 for
+    a tensor that starts where its memory does).
+
+    Example::
+
+        >>> import nbgrad
+        >>> x = nbgrad.arange(6.0).view(2, 3)
+        >>> x.storage_offset(), x[1:].storage_offset(), x[:, 1].storage_offset()
+        (0, 3, 1)
+    """
     root = self._base if self._base is not None else self
     return (_ptr(self._data) - _ptr(root._data)) // self._dtype.itemsize
 
 
 def _dim_order(self, *, ambiguity_check=False):
-    """The dims from the outermost to the innermost in memory (by decreasing stride; ties
-    in dim order), as ``Tensor.dim_order``."""
+    """dim_order(*, ambiguity_check=False) -> tuple
+
+    The order in which this tensor's dims are laid out in memory, the outermost first (by
+    decreasing stride; dims of equal stride in their own order).
+
+    Args:
+        ambiguity_check (bool, optional): accepted for PyTorch's signature (PyTorch raises
+            when the order is ambiguous); unused. Default: ``False``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> x = nbgrad.zeros(2, 3)
+        >>> x.dim_order(), x.t().dim_order()
+        ((0, 1), (1, 0))
+    """
     strides = self.stride()
     return tuple(sorted(range(self.ndim), key=lambda d: -strides[d]))
 
@@ -755,19 +814,63 @@ def _python_map(name, self, others, fn):
 
 
 def _apply_(self, callable):
-    """Apply the Python function ``callable`` to each element, in place (CPU only; slow:
-    for tests and small tensors, as PyTorch says of its own)."""
+    """apply_(callable) -> Tensor
+
+    Replace each element ``v`` of this tensor by ``callable(v)``, in place, and return it.
+    The function runs in Python, once per element: slow, for tests and small tensors (as
+    PyTorch's). CPU tensors that do not require grad only.
+
+    Args:
+        callable (callable): a function of one number that returns a number.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.tensor([1.0, 2.0, 3.0]).apply_(lambda v: v * 10)
+        tensor([10., 20., 30.])
+    """
     return _python_map("apply_", self, (), callable)
 
 
 def _map_(self, tensor, callable):
-    """``self[i] = callable(self[i], tensor[i])`` for each element (``tensor`` broadcast),
-    in place (CPU only)."""
+    """map_(tensor, callable) -> Tensor
+
+    Replace each element ``a`` of this tensor by ``callable(a, b)``, with ``b`` the element
+    of ``tensor`` (broadcast to this tensor's shape) at the same place, in place. The
+    function runs in Python, once per element; CPU tensors that do not require grad only.
+
+    Args:
+        tensor (Tensor): the second operand, broadcastable to this tensor.
+        callable (callable): a function of two numbers that returns a number.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.tensor([1.0, 2.0]).map_(nbgrad.tensor([10.0, 20.0]), lambda a, b: a + b)
+        tensor([11., 22.])
+    """
     return _python_map("map_", self, (tensor,), callable)
 
 
 def _map2_(self, x, y, callable):
-    """``self[i] = callable(self[i], x[i], y[i])`` for each element, in place (CPU only)."""
+    """map2_(x, y, callable) -> Tensor
+
+    Replace each element ``a`` of this tensor by ``callable(a, b, c)``, with ``b`` and ``c``
+    the elements of ``x`` and ``y`` (broadcast) at the same place, in place. The function
+    runs in Python, once per element; CPU tensors that do not require grad only.
+
+    Args:
+        x (Tensor): the second operand, broadcastable to this tensor.
+        y (Tensor): the third operand, broadcastable to this tensor.
+        callable (callable): a function of three numbers that returns a number.
+
+    Example::
+
+        >>> import nbgrad
+        >>> x, y = nbgrad.tensor([10.0, 20.0]), nbgrad.tensor([2.0, 3.0])
+        >>> nbgrad.tensor([1.0, 2.0]).map2_(x, y, lambda a, b, c: a + b * c)
+        tensor([21., 62.])
+    """
     return _python_map("map2_", self, (x, y), callable)
 
 
@@ -778,9 +881,24 @@ def _buffers():
 
 
 def _pin_memory(self, device=None):
-    """PyTorch pins host memory for faster copies to a GPU; nbgrad's copies go through
-    Numba, which needs no pinned memory: with a CUDA device this tensor is returned as it
-    is; without one, PyTorch's error."""
+    """pin_memory(device=None) -> Tensor
+
+    This tensor in page-locked ("pinned") host memory, from which PyTorch copies to a GPU
+    faster. nbgrad's copies go through Numba, which needs no pinned memory: with a CUDA GPU
+    it returns this tensor itself; without one it raises ``RuntimeError``, as PyTorch's
+    does.
+
+    Args:
+        device (nbgrad.device or str, optional): accepted for PyTorch's signature. Default:
+            ``None``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> x = nbgrad.ones(2)
+        >>> (x.pin_memory() is x) if nbgrad.cuda.is_available() else True
+        True
+    """
     from . import cuda
 
     if not cuda.is_available():
@@ -805,12 +923,34 @@ def _adopt_view(self, view):
     return I.view_in_place(self, view)
 
 
-def _view_in_place(name):
+def _view_in_place(name, alias=None):
+    """``Tensor.<name>_`` (or ``<alias>_``, another name of it): the view op ``name`` made
+    in place, the tensor's own shape and strides changing."""
     def method(self, *args, **kwargs):
         return _adopt_view(self, getattr(S, name)(self, *args, **kwargs))
 
-    method.__name__ = method.__qualname__ = name + "_"
+    method.__name__ = method.__qualname__ = (alias or name) + "_"
     method.__doc__ = f"``{name}`` in place: the tensor's own shape and strides change."
+    if alias:
+        method.__doc__ = f"""{alias}_(dim0, dim1) -> Tensor
+
+    In-place version of :meth:`~nbgrad.Tensor.{alias}`: this tensor's own dims ``dim0`` and
+    ``dim1`` are swapped (its shape and strides change; no data moves), and it is returned.
+
+    See :func:`nbgrad.{alias}`
+
+    Args:
+        dim0 (int): the first dim.
+        dim1 (int): the second dim.
+
+    Example::
+
+        >>> import nbgrad
+        >>> x = nbgrad.zeros(2, 3)
+        >>> _ = x.{alias}_(0, 1)
+        >>> x.shape
+        nbgrad.Size([3, 2])
+    """
     return method
 
 
@@ -890,7 +1030,8 @@ METHODS.update({
     "adjoint": lambda self: S.transpose(self, -2, -1),
     "H": property(_matrix_transpose),
     **{n + "_": _view_in_place(n) for n in ("t", "transpose", "squeeze", "unsqueeze")},
-    "swapdims_": _view_in_place("transpose"), "swapaxes_": _view_in_place("transpose"),
+    "swapdims_": _view_in_place("transpose", "swapdims"),
+    "swapaxes_": _view_in_place("transpose", "swapaxes"),
     **{n: getattr(ScR, n) for n in ("scatter_reduce", "scatter_reduce_", "index_reduce",
                                     "index_reduce_")},
     **{n: getattr(ScI, n) for n in ("select_scatter", "slice_scatter", "diagonal_scatter",
@@ -986,5 +1127,167 @@ def _refer_to_functions(methods):
 
 METHODS.update(_refer_to_functions(METHODS))
 
+# the methods documented by a top-level function of their name that is not the same
+# function (``nbgrad.msort(x)`` calls ``x.msort()``): name -> (what it returns, a note on
+# the arguments where the method's differ from the function's, or "")
+_SEE = {
+    **dict.fromkeys(("adjoint", "conj", "resolve_conj", "resolve_neg", "msort", "ravel",
+                     "narrow_copy", "orgqr", "ormqr"), ("Tensor", "")),
+    **dict.fromkeys(("is_complex", "is_conj", "is_neg", "is_nonzero", "is_same_size",
+                     "is_signed"), ("bool", "")),
+    "get_device": ("int", ""), "geqrf": ("(Tensor, Tensor)", ""),
+    **dict.fromkeys(("split_with_sizes", "unsafe_split_with_sizes"), ("List of Tensors", "")),
+    "lu_solve": ("Tensor", "``b.lu_solve(LU_data, LU_pivots)`` is "
+                           "``nbgrad.lu_solve(b, LU_data, LU_pivots)``."),
+    **{n: ("Tensor", f"``x.{n}(...)`` is ``nbgrad.{n}(x, ...)``.")
+       for n in ("mvlgamma", "hardshrink", "prelu")},
+}
+
+# the docstrings of the methods made by a lambda above (the ``def``s have theirs)
+_OWN_DOCS = {
+    "data_ptr": """data_ptr() -> int
+
+    The address of this tensor's first element in memory (equal for tensors that start
+    at the same element).
+
+    Example::
+
+        >>> import nbgrad
+        >>> x = nbgrad.zeros(4)
+        >>> x[1:].data_ptr() - x.data_ptr()
+        4
+    """,
+    "const_data_ptr": """const_data_ptr() -> int
+
+    The address of this tensor's first element, for reading only: the same as
+    :meth:`data_ptr` (PyTorch's const form of it).
+
+    Example::
+
+        >>> import nbgrad
+        >>> x = nbgrad.zeros(4)
+        >>> x.const_data_ptr() == x.data_ptr()
+        True
+    """,
+    "is_pinned": """is_pinned(device=None) -> bool
+
+    Whether this tensor is in page-locked ("pinned") host memory. nbgrad never pins
+    memory (see :meth:`pin_memory`): always ``False``.
+
+    Args:
+        device (nbgrad.device or str, optional): accepted for PyTorch's signature.
+            Default: ``None``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.ones(2).is_pinned()
+        False
+    """,
+    "is_shared": """is_shared() -> bool
+
+    Whether this tensor is in shared memory (for ``torch.multiprocessing``). nbgrad has
+    no shared-memory tensors: always ``False``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.ones(2).is_shared()
+        False
+    """,
+    "isreal": """isreal() -> Tensor
+
+    Whether each element is real (its imaginary part zero): a bool tensor of this tensor's
+    shape. nbgrad's dtypes are all real: all ``True``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.tensor([1.0, float("nan")]).isreal()
+        tensor([True, True])
+    """,
+    "conj_physical": """conj_physical() -> Tensor
+
+    The complex conjugate of each element, computed (not a lazy view). For nbgrad's real
+    dtypes every number is its own conjugate: it returns this tensor.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.tensor([1.0, -2.0]).conj_physical()
+        tensor([ 1., -2.])
+    """,
+    "sum_to_size": """sum_to_size(*size) -> Tensor
+
+    This tensor summed down to the shape ``size``, to which it must be broadcastable: the
+    dims that broadcasting would have expanded are summed (the reverse of
+    :meth:`expand`, as the gradient of a broadcast op is reduced).
+
+    Args:
+        size (int... or tuple of int): the shape of the result, as separate ints or one
+            sequence.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.ones(2, 3).sum_to_size(1, 3)
+        tensor([[2., 2., 2.]])
+        >>> nbgrad.ones(2, 3).sum_to_size((3,))
+        tensor([2., 2., 2.])
+    """,
+    "as_strided_": """as_strided_(size, stride, storage_offset=None) -> Tensor
+
+    In-place version of :meth:`as_strided`: this tensor itself takes the shape ``size``
+    and the strides ``stride`` over its storage (no data moves), and is returned.
+
+    Args:
+        size (tuple of int): the new shape.
+        stride (tuple of int): the new strides, in elements.
+        storage_offset (int, optional): the position of the first element in the storage.
+            Default: ``None``, this tensor's.
+
+    Example::
+
+        >>> import nbgrad
+        >>> x = nbgrad.arange(6.0)
+        >>> x.as_strided_((2, 2), (1, 2))
+        tensor([[0., 2.],
+                [1., 3.]])
+    """,
+    "zero_": """zero_() -> Tensor
+
+    Fill this tensor with zeros, in place, and return it.
+
+    Args:
+        t (Tensor): the tensor (``self``: the method takes no argument).
+
+    Example::
+
+        >>> import nbgrad
+        >>> x = nbgrad.tensor([1.5, -2.0])
+        >>> x.zero_()
+        tensor([0., 0.])
+    """,
+}
+
+
+def _see_docs():
+    """The rows of ``_SEE`` and ``_OWN_DOCS`` as copies of their functions with those
+    docstrings (``_with_doc``: the same code)."""
+    out = {}
+    for name, (returns, note) in _SEE.items():
+        fn = METHODS[name]
+        doc = f"{_signature(name, fn)} -> {returns}\n\nSee :func:`nbgrad.{name}`"
+        out[name] = _with_doc(fn, doc + (f"\n\n{note}" if note else ""))
+    out.update({name: _with_doc(METHODS[name], doc) for name, doc in _OWN_DOCS.items()})
+    return out
+
+
+METHODS.update(_see_docs())
+
 for _name, _fn in METHODS.items():
     setattr(Tensor, _name, _fn)
+
+# (the doctest sweep finds the examples of this module's functions; these methods are
+# lambdas or a factory's, found through this table)
+__test__ = {f"Tensor.{n}": METHODS[n].__doc__ for n in (*_OWN_DOCS, "swapdims_", "swapaxes_")}

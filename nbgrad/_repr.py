@@ -36,6 +36,21 @@ def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=N
     forces scientific notation on or off (None, which every call without it sets: chosen
     from the values).
 
+    Args:
+        precision (int, optional): the number of digits after the decimal point. Default:
+            ``None``, unchanged (4 initially).
+        threshold (int, optional): the number of elements above which a tensor is printed
+            summarised. Default: ``None``, unchanged (1000 initially).
+        edgeitems (int, optional): the number of items shown at each end of each dim in a
+            summary. Default: ``None``, unchanged (3 initially).
+        linewidth (int, optional): the number of characters per line. Default: ``None``,
+            unchanged (80 initially).
+        profile (str, optional): ``"default"``, ``"short"`` or ``"full"``: sets the four
+            options above at once (the others given override it). Default: ``None``.
+        sci_mode (bool, optional): force scientific notation on (``True``) or off
+            (``False``); ``None`` lets the values decide. Every call sets it. Default:
+            ``None``.
+
     Example::
 
         >>> import nbgrad

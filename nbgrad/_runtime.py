@@ -24,8 +24,24 @@ def get_num_threads():
 
 
 def set_num_threads(int):  # noqa: A002  (PyTorch's argument name)
-    """Use ``int`` threads for parallel kernels on this thread (at most Numba's pool size,
-    ``NUMBA_NUM_THREADS``, fixed when its pool starts)."""
+    """set_num_threads(int) -> None
+
+    Set the number of threads nbgrad's parallel kernels use on this thread: Numba's thread
+    count, at most the size of its pool (``NUMBA_NUM_THREADS``, fixed when the pool starts).
+
+    Args:
+        int (int): the number of threads, at least 1 (a larger number than the pool's is
+            taken as the pool's size).
+
+    Example::
+
+        >>> import nbgrad
+        >>> n = nbgrad.get_num_threads()
+        >>> nbgrad.set_num_threads(1)
+        >>> nbgrad.get_num_threads()
+        1
+        >>> nbgrad.set_num_threads(n)
+    """
     import numba
 
     if isinstance(int, bool) or not isinstance(int, type(1)) or int <= 0:
@@ -34,22 +50,66 @@ def set_num_threads(int):  # noqa: A002  (PyTorch's argument name)
 
 
 def get_num_interop_threads():
-    """The inter-op thread count PyTorch programs read (nbgrad runs ops one at a time: the
-    value set, else the number of cores)."""
+    """get_num_interop_threads() -> int
+
+    The number of threads for inter-op parallelism that PyTorch programs read. nbgrad runs
+    operations one at a time and has no inter-op pool: the value last set with
+    :func:`set_num_interop_threads`, else the number of CPU cores.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.get_num_interop_threads() >= 1
+        True
+    """
     n = _STATE["interop"]
     return n if n is not None else (os.cpu_count() or 1)
 
 
 def set_num_interop_threads(int):  # noqa: A002
-    """Record the inter-op thread count (PyTorch's call; nbgrad has no inter-op pool)."""
+    """set_num_interop_threads(int) -> None
+
+    Record the number of inter-op threads, which :func:`get_num_interop_threads` then
+    returns. nbgrad has no inter-op pool: the value changes nothing else.
+
+    Args:
+        int (int): the number of threads, at least 1.
+
+    Example::
+
+        >>> import nbgrad
+        >>> n = nbgrad.get_num_interop_threads()
+        >>> nbgrad.set_num_interop_threads(2)
+        >>> nbgrad.get_num_interop_threads()
+        2
+        >>> nbgrad.set_num_interop_threads(n)
+    """
     if isinstance(int, bool) or not isinstance(int, type(1)) or int <= 0:
         raise RuntimeError("set_num_interop_threads expects a positive integer")
     _STATE["interop"] = int
 
 
 def use_deterministic_algorithms(mode, *, warn_only=False):
-    """Ask for deterministic algorithms: nbgrad's are (no atomics, no order that depends on
-    timing), so this records the setting for ``are_deterministic_algorithms_enabled``."""
+    """use_deterministic_algorithms(mode, *, warn_only=False) -> None
+
+    Ask for deterministic algorithms only. nbgrad's kernels are all deterministic (no atomic
+    accumulations, no order that depends on thread timing), so nothing changes; the setting is
+    recorded for :func:`are_deterministic_algorithms_enabled` and
+    :func:`is_deterministic_algorithms_warn_only_enabled`.
+
+    Args:
+        mode (bool): whether deterministic algorithms are required.
+        warn_only (bool, optional): PyTorch would warn instead of raising for an operation
+            without a deterministic form. Default: ``False``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.use_deterministic_algorithms(True)
+        >>> nbgrad.are_deterministic_algorithms_enabled()
+        True
+        >>> nbgrad.use_deterministic_algorithms(False)
+    """
     if not isinstance(mode, bool):
         raise TypeError(f"_set_deterministic_algorithms(): argument 'mode' (position 1) must "
                         f"be bool, not {type(mode).__name__}")
@@ -57,17 +117,56 @@ def use_deterministic_algorithms(mode, *, warn_only=False):
 
 
 def are_deterministic_algorithms_enabled():
-    """Whether ``use_deterministic_algorithms(True)`` is in effect."""
+    """are_deterministic_algorithms_enabled() -> bool
+
+    Whether deterministic algorithms were asked for, by
+    :func:`use_deterministic_algorithms` (``mode=True``) or
+    :func:`set_deterministic_debug_mode` (1 or 2).
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.use_deterministic_algorithms(False)
+        >>> nbgrad.are_deterministic_algorithms_enabled()
+        False
+    """
     return _STATE["deterministic"]
 
 
 def is_deterministic_algorithms_warn_only_enabled():
-    """Whether it was set with ``warn_only=True``."""
+    """is_deterministic_algorithms_warn_only_enabled() -> bool
+
+    Whether :func:`use_deterministic_algorithms` was last called with ``warn_only=True``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.use_deterministic_algorithms(True, warn_only=True)
+        >>> nbgrad.is_deterministic_algorithms_warn_only_enabled()
+        True
+        >>> nbgrad.use_deterministic_algorithms(False)
+    """
     return _STATE["warn_only"]
 
 
 def set_deterministic_debug_mode(debug_mode):
-    """PyTorch's ``"default"``/0, ``"warn"``/1, ``"error"``/2 form of the setting above."""
+    """set_deterministic_debug_mode(debug_mode) -> None
+
+    The deterministic setting as a debug mode: ``"default"`` or ``0`` (off), ``"warn"`` or
+    ``1`` (``use_deterministic_algorithms(True, warn_only=True)``), ``"error"`` or ``2``
+    (``use_deterministic_algorithms(True)``).
+
+    Args:
+        debug_mode (str or int): the mode, by name or number.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.set_deterministic_debug_mode("warn")
+        >>> nbgrad.get_deterministic_debug_mode()
+        1
+        >>> nbgrad.set_deterministic_debug_mode(0)
+    """
     modes = {"default": 0, "warn": 1, "error": 2}
     if isinstance(debug_mode, str):
         if debug_mode not in modes:
@@ -81,15 +180,43 @@ def set_deterministic_debug_mode(debug_mode):
 
 
 def get_deterministic_debug_mode():
-    """0, 1 or 2 for the deterministic setting (off, warn only, on)."""
+    """get_deterministic_debug_mode() -> int
+
+    The deterministic setting as a number: ``0`` off, ``1`` warn only, ``2`` on (see
+    :func:`set_deterministic_debug_mode`).
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.use_deterministic_algorithms(True)
+        >>> nbgrad.get_deterministic_debug_mode()
+        2
+        >>> nbgrad.use_deterministic_algorithms(False)
+    """
     if not _STATE["deterministic"]:
         return 0
     return 1 if _STATE["warn_only"] else 2
 
 
 def set_float32_matmul_precision(precision):
-    """``"highest"``, ``"high"`` or ``"medium"``: a hint PyTorch may use for TF32 or
-    bfloat16 products; nbgrad always computes float32 products in float32."""
+    """set_float32_matmul_precision(precision) -> None
+
+    Set the precision of float32 matrix products: ``"highest"``, ``"high"`` or ``"medium"``,
+    a hint PyTorch may follow with TF32 or bfloat16 arithmetic. nbgrad always multiplies
+    float32 matrices in float32; the value is recorded for
+    :func:`get_float32_matmul_precision`. Another string warns and changes nothing.
+
+    Args:
+        precision (str): ``"highest"``, ``"high"`` or ``"medium"``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.set_float32_matmul_precision("high")
+        >>> nbgrad.get_float32_matmul_precision()
+        'high'
+        >>> nbgrad.set_float32_matmul_precision("highest")
+    """
     if precision not in ("highest", "high", "medium"):
         import warnings
 
@@ -100,21 +227,69 @@ def set_float32_matmul_precision(precision):
 
 
 def get_float32_matmul_precision():
-    """The precision last set (``"highest"`` by default)."""
+    """get_float32_matmul_precision() -> str
+
+    The precision of float32 matrix products last set with
+    :func:`set_float32_matmul_precision`: ``"highest"`` unless changed.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.get_float32_matmul_precision() in ("highest", "high", "medium")
+        True
+    """
     return _STATE["precision"]
 
 
 def set_flush_denormal(mode):
-    """PyTorch flushes denormal floats to zero where the CPU can; nbgrad's kernels do not:
-    returns False, PyTorch's answer where it is not supported."""
+    """set_flush_denormal(mode) -> bool
+
+    Ask for denormal floating-point numbers to be flushed to zero. nbgrad's kernels do not
+    support it: it returns ``False``, PyTorch's answer on a CPU without the feature, and
+    changes nothing.
+
+    Args:
+        mode (bool): whether to flush denormals.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.set_flush_denormal(True)
+        False
+    """
     return False
 
 
 def set_warn_always(b):
-    """Record whether warnings PyTorch gives once should be given every time."""
+    """set_warn_always(b) -> None
+
+    Record whether warnings that PyTorch gives once per process should be given every time;
+    :func:`is_warn_always_enabled` returns it.
+
+    Args:
+        b (bool): give them every time.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.set_warn_always(True)
+        >>> nbgrad.is_warn_always_enabled()
+        True
+        >>> nbgrad.set_warn_always(False)
+    """
     _STATE["warn_always"] = bool(b)
 
 
 def is_warn_always_enabled():
-    """The value set by ``set_warn_always``."""
+    """is_warn_always_enabled() -> bool
+
+    The value last set with :func:`set_warn_always` (``False`` unless changed).
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.set_warn_always(False)
+        >>> nbgrad.is_warn_always_enabled()
+        False
+    """
     return _STATE["warn_always"]

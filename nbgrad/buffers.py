@@ -27,6 +27,16 @@ def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
     ``array.array``, ...): ``count`` elements of ``dtype`` (-1: as many as fit) from byte
     ``offset``. It shares the memory: a change on either side shows on the other.
 
+    Args:
+        buffer (object): an object that exposes the buffer protocol.
+        dtype (nbgrad.dtype): the dtype of the elements to read.
+        count (int, optional): the number of elements; ``-1``: as many as fit after
+            ``offset`` (the bytes left must then be a multiple of the element size).
+            Default: ``-1``.
+        offset (int, optional): the number of bytes to skip at the start. Default: ``0``.
+        requires_grad (bool, optional): whether autograd records operations on the result.
+            Default: ``False``.
+
     Example::
 
         >>> import nbgrad
@@ -86,6 +96,11 @@ class _Capsule:
 def from_dlpack(ext_tensor):
     """A tensor sharing memory with ``ext_tensor``: an object with ``__dlpack__`` (a NumPy
     array, a JAX or PyTorch CPU tensor, ...) or a DLPack capsule from ``to_dlpack``.
+
+    Args:
+        ext_tensor (object): an object with ``__dlpack__`` and ``__dlpack_device__`` whose
+            memory is in CPU memory, or a DLPack capsule (returned as it is when it is
+            already an nbgrad tensor).
 
     Example::
 

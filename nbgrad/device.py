@@ -24,7 +24,36 @@ _CACHE_MAX = 64
 
 
 class device:
-    """A device, as ``torch.device``: ``device("cpu")``, ``device("cuda:0")``."""
+    """A device a tensor's memory is on: the CPU, or a CUDA GPU, as PyTorch's
+    ``torch.device``.
+
+    A device is made from a string (``"cpu"``, ``"cuda"``, ``"cuda:1"``), or a type and an
+    index. Wherever nbgrad takes a device it also takes such a string. Used as a context
+    manager, it is the default device of the factory functions inside the block (as
+    :func:`nbgrad.set_default_device`, undone on exit).
+
+    Args:
+        type (str or nbgrad.device): ``"cpu"`` or ``"cuda"``, optionally with an index after
+            a colon (``"cuda:0"``); or a device, copied.
+        index (int, optional): the device's index, when ``type`` has none. Default: ``None``
+            (the CPU has none; ``"cuda"`` means device 0).
+
+    Attributes:
+        type (str): ``"cpu"`` or ``"cuda"``.
+        index (int or None): the device's index, ``None`` for the CPU.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.device("cuda:1")
+        device(type='cuda', index=1)
+        >>> d = nbgrad.device("cpu")
+        >>> d.type, d.index, d == "cpu"
+        ('cpu', None, True)
+        >>> with nbgrad.device("cpu"):
+        ...     print(nbgrad.zeros(2).device)
+        cpu
+    """
 
     __slots__ = ("type", "index")
 
@@ -118,8 +147,13 @@ _entered = []
 
 
 def set_default_device(device):
-    """Make ``device`` the one that factory functions (``zeros``, ``tensor``, ``randn``,
-    the layers' parameters, ...) use when they are given none; ``None`` restores the CPU.
+    """set_default_device(device) -> None
+
+    Make ``device`` the device that factory functions (``zeros``, ``tensor``, ``randn``, the
+    layers' parameters, ...) use when they are given none.
+
+    Args:
+        device (nbgrad.device or str or None): the device; ``None`` restores the CPU.
 
     Example::
 
@@ -133,7 +167,18 @@ def set_default_device(device):
 
 
 def get_default_device():
-    """The device factory functions use when given none (``set_default_device``)."""
+    """get_default_device() -> nbgrad.device
+
+    The device factory functions use when given none: the one set by
+    :func:`set_default_device` or an enclosing ``with nbgrad.device(...)`` block, else the
+    CPU.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.get_default_device()
+        device(type='cpu')
+    """
     return _default[0] or CPU
 
 

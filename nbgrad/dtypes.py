@@ -10,7 +10,35 @@ import numpy as np
 
 
 class dtype:
-    """A tensor element type, e.g. ``nbgrad.float32``."""
+    """The element type of a tensor, such as ``nbgrad.float32`` or ``nbgrad.int64``.
+
+    Each dtype is made once, when nbgrad is imported, and is a constant of the ``nbgrad``
+    namespace (``nbgrad.float32``, ``nbgrad.float``, ``nbgrad.half``, ...): compare dtypes
+    with ``is`` or ``==``; a program does not construct one.
+
+    Args:
+        name (str): the dtype's name (``"float32"``).
+        np_dtype: the NumPy dtype its elements are stored as (``None``: looked up on first
+            use, for bfloat16).
+        rank (int): its place in the type-promotion order.
+        cat (int): its category: ``0`` bool, ``1`` integer, ``2`` floating point.
+        scalar_type (str): PyTorch's ScalarType name (``"Float"``).
+        legacy (str): its legacy name (``"float"``: ``Tensor.float``, ``FloatTensor``).
+
+    Attributes:
+        is_floating_point (bool): a floating-point dtype.
+        is_signed (bool): it holds negative numbers (floating dtypes and signed integers).
+        itemsize (int): the size of one element, in bytes.
+
+    Example::
+
+        >>> import nbgrad
+        >>> d = nbgrad.ones(2).dtype
+        >>> d, d.is_floating_point, d.itemsize
+        (nbgrad.float32, True, 4)
+        >>> d is nbgrad.float
+        True
+    """
 
     __slots__ = ("name", "np", "is_floating_point", "itemsize", "is_signed", "low", "_rank",
                  "_cat", "scalar_type", "legacy", "_narrow", "number")
@@ -102,12 +130,41 @@ def _by_name(name):
 
 
 def get_default_dtype():
-    """Return the default floating dtype (``nbgrad.float32`` unless changed)."""
+    """get_default_dtype() -> nbgrad.dtype
+
+    The default floating-point dtype: that of the tensors made from Python floats and of
+    the factory functions' results (``zeros``, ``randn``, ...) when no ``dtype`` is given.
+    ``nbgrad.float32`` unless changed by :func:`set_default_dtype`.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.get_default_dtype()
+        nbgrad.float32
+        >>> nbgrad.tensor([1.5]).dtype
+        nbgrad.float32
+    """
     return _default[0]
 
 
 def set_default_dtype(d):
-    """Set the default floating dtype; only float32 and float64 are allowed."""
+    """set_default_dtype(d) -> None
+
+    Set the default floating-point dtype (see :func:`get_default_dtype`): tensors made from
+    Python floats and the factory functions' results then take it.
+
+    Args:
+        d (nbgrad.dtype): a floating-point dtype, ``nbgrad.float32`` or ``nbgrad.float64``
+            (another dtype raises ``TypeError``).
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.set_default_dtype(nbgrad.float64)
+        >>> nbgrad.tensor([1.5]).dtype
+        nbgrad.float64
+        >>> nbgrad.set_default_dtype(nbgrad.float32)
+    """
     d = as_dtype(d)
     if not d.is_floating_point:
         raise TypeError(f"only floating-point types are supported as the default type, got {d}")
@@ -149,9 +206,22 @@ def from_numpy_dtype(nd):
 
 
 def promote_types(a, b):
-    """The smallest dtype both ``a`` and ``b`` convert to, as ``torch.promote_types``.
+    """promote_types(a, b) -> nbgrad.dtype
 
-    Example:
+    The smallest dtype that both ``a`` and ``b`` convert to without losing their
+    range or category (PyTorch's promotion lattice): ``int32`` and ``float16`` give
+    ``float16``, ``uint8`` and ``int8`` give ``int16``, ``float16`` and ``bfloat16`` give
+    ``float32``.
+
+    Args:
+        a (nbgrad.dtype): the first dtype (PyTorch names it ``type1``).
+        b (nbgrad.dtype): the second dtype (PyTorch's ``type2``).
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.promote_types(nbgrad.int32, nbgrad.float16)
+        nbgrad.float16
         >>> nbgrad.promote_types(nbgrad.float16, nbgrad.bfloat16)
         nbgrad.float32
     """
@@ -195,14 +265,31 @@ def result_type(tensors, scalars=()):
 
 
 class finfo:  # noqa: N801  (PyTorch's name)
-    """The numerical properties of a floating dtype (default: the default dtype), as
-    ``torch.finfo``: ``bits eps max min tiny smallest_normal resolution dtype``.
+    """The numerical properties of a floating-point dtype, as PyTorch's ``torch.finfo``.
 
-    Example:
+    Args:
+        type (nbgrad.dtype, optional): a floating-point dtype. Default: ``None``, the default
+            dtype.
+
+    Attributes:
+        bits (int): the number of bits of an element.
+        eps (float): the difference between 1.0 and the next representable number.
+        max (float): the largest finite number.
+        min (float): the most negative finite number (``-max``).
+        tiny (float): the smallest positive normal number (the same as ``smallest_normal``).
+        smallest_normal (float): the smallest positive normal number.
+        resolution (float): the approximate decimal resolution, ``10 ** -precision``.
+        dtype (str): the dtype's name.
+
+    Example::
+
+        >>> import nbgrad
         >>> nbgrad.finfo(nbgrad.float16).max
         65504.0
         >>> nbgrad.finfo(nbgrad.bfloat16).eps
         0.0078125
+        >>> nbgrad.finfo().bits
+        32
     """
 
     def __init__(self, type=None):  # noqa: A002  (PyTorch's argument name)
@@ -228,11 +315,24 @@ class finfo:  # noqa: N801  (PyTorch's name)
 
 
 class iinfo:  # noqa: N801  (PyTorch's name)
-    """The range of an integer dtype, as ``torch.iinfo``: ``bits max min dtype``.
+    """The range of an integer dtype, as PyTorch's ``torch.iinfo``.
 
-    Example:
+    Args:
+        type (nbgrad.dtype): an integer dtype (``uint8``, ``int8`` ... ``int64``).
+
+    Attributes:
+        bits (int): the number of bits of an element.
+        max (int): the largest value.
+        min (int): the smallest value.
+        dtype (str): the dtype's name.
+
+    Example::
+
+        >>> import nbgrad
         >>> nbgrad.iinfo(nbgrad.int32).max
         2147483647
+        >>> nbgrad.iinfo(nbgrad.int8)
+        iinfo(min=-128, max=127, dtype=int8)
     """
 
     def __init__(self, type):  # noqa: A002  (PyTorch's argument name)

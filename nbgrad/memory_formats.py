@@ -20,7 +20,25 @@ import numpy as np
 
 
 class memory_format:
-    """A memory format, as ``torch.memory_format`` (its values are the module's constants)."""
+    """The order in which a tensor's dims are laid out in memory, as PyTorch's
+    ``torch.memory_format``.
+
+    Its values are the constants ``nbgrad.contiguous_format`` (row-major, the dims' own
+    order), ``nbgrad.channels_last`` (a 4-D ``(N, C, H, W)`` tensor stored as
+    ``(N, H, W, C)``), ``nbgrad.channels_last_3d`` (the 5-D form) and
+    ``nbgrad.preserve_format`` (the input's order, for ``clone``, ``to`` and the ``*_like``
+    factories). A program uses these constants and makes no other.
+
+    Args:
+        name (str): the constant's name.
+
+    Example::
+
+        >>> import nbgrad
+        >>> x = nbgrad.zeros(1, 3, 2, 2).contiguous(memory_format=nbgrad.channels_last)
+        >>> x.stride(), isinstance(nbgrad.channels_last, nbgrad.memory_format)
+        ((12, 1, 6, 3), True)
+    """
 
     __slots__ = ("_name",)
 
@@ -35,7 +53,20 @@ class memory_format:
 
 
 class layout:
-    """A tensor layout, as ``torch.layout``: nbgrad's tensors are all ``strided``."""
+    """The memory layout of a tensor, as PyTorch's ``torch.layout``. nbgrad's tensors are
+    all dense and strided: the one value is ``nbgrad.strided``, every tensor's ``layout``.
+
+    Args:
+        name (str): the constant's name.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.ones(2).layout
+        torch.strided
+        >>> nbgrad.ones(2).layout is nbgrad.strided
+        True
+    """
 
     __slots__ = ("_name",)
 

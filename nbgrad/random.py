@@ -196,22 +196,73 @@ def manual_seed(seed):
 
 
 def seed():
-    """Seed the default generator from the operating system; returns the seed."""
+    """seed() -> int
+
+    Seed the default random number generator with a non-deterministic seed (64 random bits
+    from the operating system), and return that seed.
+
+    Example::
+
+        >>> import nbgrad
+        >>> s = nbgrad.seed()
+        >>> nbgrad.initial_seed() == s
+        True
+    """
     return default_generator.seed()
 
 
 def initial_seed():
-    """The default generator's last seed (67280421310721 when never seeded, as PyTorch)."""
+    """initial_seed() -> int
+
+    The seed the default random number generator was last seeded with (by
+    :func:`nbgrad.manual_seed` or :func:`nbgrad.seed`); ``67280421310721`` if it never was,
+    as PyTorch's.
+
+    Example::
+
+        >>> import nbgrad
+        >>> _ = nbgrad.manual_seed(42)
+        >>> nbgrad.initial_seed()
+        42
+    """
     return default_generator.initial_seed()
 
 
 def get_rng_state():
-    """The default generator's state (a tensor; see ``Generator.get_state``)."""
+    """get_rng_state() -> Tensor
+
+    The state of the default random number generator, as a ``uint8`` tensor of PyTorch's
+    layout (5056 bytes): give it to :func:`set_rng_state` to draw the same numbers again.
+
+    Example::
+
+        >>> import nbgrad
+        >>> state = nbgrad.get_rng_state()
+        >>> state.dtype, state.shape
+        (nbgrad.uint8, nbgrad.Size([5056]))
+    """
     return default_generator.get_state()
 
 
 def set_rng_state(new_state):
-    """Restore the default generator's state from ``get_rng_state``."""
+    """set_rng_state(new_state) -> None
+
+    Restore the state of the default random number generator from a tensor returned by
+    :func:`get_rng_state`: the random functions then draw the numbers they drew after it
+    was taken.
+
+    Args:
+        new_state (Tensor): a state from :func:`get_rng_state` (``uint8``, 5056 bytes).
+
+    Example::
+
+        >>> import nbgrad
+        >>> state = nbgrad.get_rng_state()
+        >>> a = nbgrad.rand(2)
+        >>> nbgrad.set_rng_state(state)
+        >>> nbgrad.equal(nbgrad.rand(2), a)
+        True
+    """
     default_generator.set_state(new_state)
 
 

@@ -70,8 +70,29 @@ def xlog1py(input, other):
 
 
 def multigammaln(input, p):
-    """The log of the multivariate gamma function of dimension ``p``:
-    ``p (p - 1) / 4 log(pi) + sum_j lgamma(input - j / 2)``, j < p."""
+    r"""multigammaln(input, p) -> Tensor
+
+    The logarithm of the multivariate gamma function of dimension ``p``, elementwise
+    (``nbgrad.mvlgamma`` is this function):
+
+    .. math::
+        \log \Gamma_p(x) = \frac{p (p - 1)}{4} \log \pi + \sum_{j=0}^{p-1}
+        \log \Gamma\left(x - \frac{j}{2}\right)
+
+    Every element must be greater than ``(p - 1) / 2`` (``RuntimeError`` otherwise).
+
+    Args:
+        input (Tensor): the input tensor.
+        p (int): the dimension, at least 1.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.mvlgamma(nbgrad.tensor([2.5, 3.0]), 2)
+        tensor([0.8570, 1.5502])
+        >>> nbgrad.special.multigammaln(nbgrad.tensor([2.5, 3.0]), 1)
+        tensor([0.2847, 0.6931])
+    """
     if not bool(((input > (p - 1) / 2)).all()):
         raise RuntimeError(f"All elements must be greater than (p-1)/2, where p is {p}")
     out = lgamma(input)

@@ -552,8 +552,15 @@ class Tensor:
         None). ``autograd.grad`` accumulates nothing and so runs none. Returns a handle
         whose ``remove()`` unregisters it.
 
+        Args:
+            hook (callable): a function ``hook(tensor) -> None``, called with this leaf.
+
+        Returns:
+            RemovableHandle: a handle whose ``remove()`` unregisters the hook.
+
         Example::
 
+            >>> import nbgrad
             >>> v = nbgrad.zeros(3, requires_grad=True)
             >>> def step(p):                        # an SGD step as soon as .grad is ready
             ...     p.data.sub_(p.grad)             # (returns None, as a hook must)

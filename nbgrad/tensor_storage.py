@@ -30,8 +30,18 @@ def _root(t):
 
 
 class UntypedStorage:
-    """The bytes under a tensor (``Tensor.untyped_storage()``): the memory of the array
-    that owns it. ``data_ptr()`` is equal for tensors that share memory.
+    """The memory under a tensor, as bytes: what ``Tensor.untyped_storage()`` returns, as
+    PyTorch's ``torch.UntypedStorage``.
+
+    A tensor's storage is the whole memory of the array that owns its data, so the views of
+    one tensor share one storage: their storages' ``data_ptr()`` are equal, which is how
+    PyTorch programs test whether tensors share memory. It supports ``data_ptr()``,
+    ``nbytes()``, ``size()`` (in bytes), ``element_size()``, ``tolist()``, indexing (a byte)
+    and ``len``. Only CPU tensors have one here.
+
+    Args:
+        array (numpy.ndarray): the array that owns the memory (a storage is got from a
+            tensor, not constructed).
 
     Example::
 
@@ -90,8 +100,19 @@ class UntypedStorage:
 
 
 class TypedStorage:
-    """The elements under a tensor (``Tensor.storage()``), of its dtype: PyTorch's
-    deprecated typed view of the storage.
+    """The elements under a tensor, of its dtype: what ``Tensor.storage()`` returns, as
+    PyTorch's deprecated ``torch.TypedStorage`` (``Tensor.storage()`` warns, as PyTorch's).
+
+    It holds every element of the memory the tensor views (not only the tensor's own), and
+    supports ``data_ptr()``, ``size()`` (in elements), ``element_size()``, ``nbytes()``,
+    ``tolist()``, indexing, ``len`` and ``untyped()`` (its :class:`UntypedStorage`).
+
+    Args:
+        array (numpy.ndarray): the array that owns the memory.
+        dtype (nbgrad.dtype): the dtype of the elements.
+
+    Attributes:
+        dtype (nbgrad.dtype): the dtype of the elements.
 
     Example::
 
@@ -148,7 +169,12 @@ class TypedStorage:
 
 
 def is_storage(obj):
-    """Whether ``obj`` is a storage (``UntypedStorage`` or ``TypedStorage``).
+    """is_storage(obj) -> bool
+
+    Whether ``obj`` is a storage: an :class:`UntypedStorage` or a :class:`TypedStorage`.
+
+    Args:
+        obj (object): the object to test.
 
     Example::
 
@@ -161,10 +187,43 @@ def is_storage(obj):
 
 
 def untyped_storage(t):
+    """untyped_storage() -> nbgrad.UntypedStorage
+
+    The memory under this tensor, as bytes: the storage of the array that owns its data,
+    shared by all the tensors that view it (see :class:`nbgrad.UntypedStorage`). CPU tensors
+    only.
+
+    Args:
+        t (Tensor): the tensor (``self``: the method takes no argument).
+
+    Example::
+
+        >>> import nbgrad
+        >>> x = nbgrad.arange(4.0)
+        >>> x.untyped_storage().nbytes(), x[1:].untyped_storage().nbytes()
+        (16, 16)
+    """
     return UntypedStorage(_root(t))
 
 
 def typed_storage(t):
+    """storage() -> nbgrad.TypedStorage
+
+    The elements under this tensor, of its dtype (see :class:`nbgrad.TypedStorage`).
+    Deprecated, as PyTorch's: it warns; use :meth:`untyped_storage`.
+
+    Args:
+        t (Tensor): the tensor (``self``: the method takes no argument).
+
+    Example::
+
+        >>> import nbgrad, warnings
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore")
+        ...     s = nbgrad.arange(4.0)[2:].storage()
+        >>> s.size(), s.dtype
+        (4, nbgrad.float32)
+    """
     warnings.warn("TypedStorage is deprecated. It will be removed in the future and "
                   "UntypedStorage will be the only storage class. This should only matter to "
                   "you if you are using storages directly.  To access UntypedStorage "
@@ -174,10 +233,18 @@ def typed_storage(t):
 
 
 def resize_(t, *sizes):
-    """Give ``t`` the shape ``sizes``, row-major, from the same first element: its values
-    stay where they were in memory (a prefix of them when it shrinks); memory grows when
-    the storage is too short (then ``t`` no longer shares memory with the other tensors
-    that shared its storage: PyTorch grows the storage they share). Returns ``t``.
+    """resize_(*sizes) -> Tensor
+
+    Give this tensor the shape ``sizes`` in place, and return it. The elements are taken in
+    row-major order from the tensor's first element: the values already in memory stay
+    (a prefix of them when it shrinks); new elements, when the storage is too short, are
+    zeros here (uninitialised in PyTorch). A tensor that requires grad cannot be resized.
+
+    When the memory grows, nbgrad gives this tensor new memory: it then no longer shares it
+    with the tensors that viewed its storage (PyTorch grows the storage they share).
+
+    Args:
+        sizes (int... or tuple of int): the new shape, as separate ints or one sequence.
 
     Example::
 
@@ -185,6 +252,8 @@ def resize_(t, *sizes):
         >>> nbgrad.arange(6.0).resize_(2, 2)
         tensor([[0., 1.],
                 [2., 3.]])
+        >>> nbgrad.arange(2.0).resize_(3)
+        tensor([0., 1., 0.])
     """
     if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
         sizes = tuple(sizes[0])
@@ -221,7 +290,14 @@ def resize_(t, *sizes):
 
 
 def resize_as_(t, other, memory_format=None):
-    """``resize_`` to ``other``'s shape.
+    """resize_as_(other, memory_format=None) -> Tensor
+
+    :meth:`resize_` this tensor to ``other``'s shape, in place.
+
+    Args:
+        other (Tensor): the tensor whose shape to take.
+        memory_format (nbgrad.memory_format, optional): accepted for PyTorch's signature; the
+            result is row-major. Default: ``None``.
 
     Example::
 
@@ -233,7 +309,13 @@ def resize_as_(t, other, memory_format=None):
 
 
 def is_set_to(t, other):
-    """Whether ``t`` and ``other`` view the same memory with the same shape and strides.
+    """is_set_to(other) -> bool
+
+    Whether this tensor and ``other`` are the same view of the same memory: the same
+    storage, dtype, device, first element, shape and strides.
+
+    Args:
+        other (Tensor): the tensor to compare with (PyTorch names the argument ``tensor``).
 
     Example::
 

@@ -101,12 +101,46 @@ class TensorType(type):
         return False
 
 
+def _doc(module, name, d, device_type):
+    """The docstring of the legacy type ``name`` (of dtype ``d``) on ``device_type``."""
+    where = "CPU" if device_type == "cpu" else "CUDA device"
+    make = f"""
+        >>> x = {module}.{name}(2, 3)
+        >>> x.shape, isinstance(x, {module}.{name})
+        (nbgrad.Size([2, 3]), True)""" if device_type == "cpu" else ""
+    return f"""{name}(*args, device=None) -> Tensor
+
+    PyTorch's legacy constructor of tensors of dtype ``{d!r}`` on the {where}, and their
+    type for ``isinstance`` and :meth:`Tensor.type`. The forms of the call:
+    ``{name}(*sizes)`` or ``{name}(size)`` an uninitialised tensor of that shape;
+    ``{name}(data)`` a tensor of the values of a sequence or array; ``{name}(tensor)``
+    that tensor's data, shared (it must have this dtype and device type); ``{name}()`` an
+    empty tensor.
+
+    ``isinstance(t, {module}.{name})`` is whether ``t`` is a tensor of this dtype on this
+    device type: no tensor's class is the type itself (every tensor's class is
+    :class:`Tensor`).
+
+    Args:
+        *args: the sizes (ints, or one ``Size``), the data, or a tensor, as above.
+        device (nbgrad.device or str, optional): the device, of type ``"{device_type}"``.
+            Default: ``None``, the {where}{"" if device_type == "cpu" else " in use"}.
+
+    Example::
+
+        >>> import nbgrad
+        >>> {module}.{name}.dtype, {module}.{name}.is_cuda
+        ({d!r}, {device_type == "cuda"}){make}
+    """
+
+
 def _types(module, device_type):
     out = {}
     for d in _dt.ALL:
         name = d.scalar_type + "Tensor"
         out[name] = TensorType(name, (), {"dtype": d, "_device_type": device_type,
-                                           "__module__": module, "__slots__": ()})
+                                           "__module__": module, "__slots__": (),
+                                           "__doc__": _doc(module, name, d, device_type)})
     return out
 
 
@@ -125,8 +159,13 @@ DoubleTensor = CPU_TYPES["DoubleTensor"]
 
 
 def typename(obj):
-    """PyTorch's name of ``obj``'s type: a tensor's legacy type (``"nbgrad.FloatTensor"``),
-    else the class's qualified name.
+    """typename(obj) -> str
+
+    PyTorch's name of ``obj``'s type: for a tensor its legacy type (``"nbgrad.FloatTensor"``,
+    as :meth:`Tensor.type`), else the qualified name of its class.
+
+    Args:
+        obj (object): a tensor or any object.
 
     Example::
 

@@ -28,6 +28,14 @@ def test_api_reference_builds(tmp_path):
     for text in ("grad_outputs", "allow_unused", "materialize_grads", "is_grads_batched"):
         assert text in page, f"{text} missing from api/autograd.html"
     assert "Parameters" in page
-    for name in ("tensor", "nn", "optim", "library", "compile", "utilities"):
+    for name in ("tensor", "tensor_methods", "functions", "nn", "optim", "distributed",
+                 "library", "compile", "utilities"):
         assert (out / "api" / f"{name}.html").is_file()
+    # every top-level function on one page with its whole docstring; every layer,
+    # functional op, optimizer and scheduler on a page of its own
+    functions = (out / "api" / "functions.html").read_text(encoding="utf-8")
+    for text in ('id="nbgrad.matmul"', 'id="nbgrad.sigmoid"', "Alias for"):
+        assert text in functions, f"{text} missing from api/functions.html"
+    conv = (out / "api" / "generated" / "nbgrad.nn.Conv2d.html").read_text(encoding="utf-8")
+    assert "padding_mode" in conv and "Parameters" in conv
     assert "cast_inputs" in (out / "api" / "library.html").read_text(encoding="utf-8")

@@ -21,13 +21,15 @@ COMMON = {
     "other_tensor": "other (Tensor): the second tensor, broadcast with ``input``.",
 }
 
-_FIELD = re.compile(r"\{(\w+)\}")
+# a field is alone on its line: ``\text{input}`` in a formula is not one
+_FIELD = re.compile(r"^([ \t]*)\{(\w+)\}[ \t]*$", re.M)
 
 
 def add_docstr(fn, doc):
-    """Give ``fn`` the docstring ``doc``, its ``{name}`` fields replaced by the shared
+    """Give ``fn`` the docstring ``doc``, its ``{name}`` lines replaced by the shared
     descriptions of ``COMMON`` (other braces are left as they are)."""
-    fn.__doc__ = _FIELD.sub(lambda m: COMMON.get(m.group(1), m.group(0)), doc)
+    fn.__doc__ = _FIELD.sub(
+        lambda m: m.group(1) + COMMON[m.group(2)] if m.group(2) in COMMON else m.group(0), doc)
 
 
 from . import arithmetic, comparison, math_ops  # noqa: E402,F401  (each attaches its docstrings)

@@ -640,3 +640,62 @@ add_docstr(E.relu, r"""The rectified linear unit of each element: the element wh
         >>> nbgrad.relu(nbgrad.tensor([-1.0, 0.0, 2.0]))
         tensor([0., 0., 2.])
     """)
+
+
+add_docstr(E.sigmoid, r"""The logistic sigmoid of each element, computed without overflow for large
+    ``|input|``.
+
+    .. math::
+        \text{out}_i = \frac{1}{1 + e^{-\text{input}_i}}
+
+    The layer form is :class:`nbgrad.nn.Sigmoid`; ``nbgrad.nn.functional.sigmoid`` is this
+    function.
+
+    Args:
+        {input}
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.sigmoid(nbgrad.tensor([-2.0, 0.0, 3.0]))
+        tensor([0.1192, 0.5000, 0.9526])
+    """)
+
+add_docstr(E.tanh, r"""The hyperbolic tangent of each element.
+
+    .. math::
+        \text{out}_i = \tanh(\text{input}_i)
+
+    The layer form is :class:`nbgrad.nn.Tanh`; ``nbgrad.nn.functional.tanh`` is this
+    function.
+
+    Args:
+        {input}
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.tanh(nbgrad.tensor([-1.0, 0.0, 0.5]))
+        tensor([-0.7616,  0.0000,  0.4621])
+    """)
+
+add_docstr(E.softplus, r"""The softplus of each element, a smooth ReLU: the input itself where
+    ``beta * input`` exceeds ``threshold`` (for numerical stability).
+
+    .. math::
+        \text{out}_i = \frac{1}{\beta} \log\left(1 + e^{\beta \, \text{input}_i}\right)
+
+    Args:
+        {input}
+        beta (float, optional): the :math:`\beta` of the formula. Default: ``1.0``.
+        threshold (float, optional): above it, the linear function is used. Default: ``20.0``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
+        >>> F.softplus(nbgrad.tensor([-1.0, 0.0, 30.0]))
+        tensor([ 0.3133,  0.6931, 30.0000])
+        >>> F.softplus(nbgrad.tensor([1.0]), beta=2.0)
+        tensor([1.0635])
+    """)

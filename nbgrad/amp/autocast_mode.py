@@ -25,15 +25,47 @@ def _device_type(device_type):
 
 
 def is_autocast_enabled(device_type=None):
-    """Whether autocast is on for ``device_type`` (``"cuda"`` when not given, as PyTorch's
-    ``torch.is_autocast_enabled()``) in this thread."""
+    """is_autocast_enabled(device_type=None) -> bool
+
+    Whether autocast is on for ``device_type`` in this thread (inside an
+    :class:`nbgrad.autocast` region, or after :func:`set_autocast_enabled`).
+
+    Args:
+        device_type (str, optional): ``"cpu"`` or ``"cuda"``. Default: ``None``, CUDA (as
+            PyTorch's ``torch.is_autocast_enabled()``).
+
+    Example::
+
+        >>> import nbgrad
+        >>> with nbgrad.autocast("cpu"):
+        ...     print(nbgrad.is_autocast_enabled("cpu"))
+        True
+        >>> nbgrad.is_autocast_enabled("cpu")
+        False
+    """
     return STATE.enabled[_device_type("cuda" if device_type is None else device_type)]
 
 
 def set_autocast_enabled(device_type, enabled=None):
-    """Turn autocast on or off for ``device_type`` in this thread (``autocast`` does this
-    and restores the previous state on exit). ``set_autocast_enabled(True)`` alone means
-    CUDA, as PyTorch's."""
+    """set_autocast_enabled(device_type, enabled) -> None
+
+    Turn autocast on or off for ``device_type`` in this thread, as entering and leaving an
+    :class:`nbgrad.autocast` region does (the region also restores the previous state; a
+    direct call does not). ``set_autocast_enabled(True)`` with one argument means CUDA, as
+    PyTorch's older form.
+
+    Args:
+        device_type (str): ``"cpu"`` or ``"cuda"``.
+        enabled (bool): turn it on.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.set_autocast_enabled("cpu", True)
+        >>> nbgrad.is_autocast_enabled("cpu")
+        True
+        >>> nbgrad.set_autocast_enabled("cpu", False)
+    """
     if enabled is None:
         device_type, enabled = "cuda", device_type
     STATE.enabled[_device_type(device_type)] = bool(enabled)
@@ -41,40 +73,131 @@ def set_autocast_enabled(device_type, enabled=None):
 
 
 def get_autocast_dtype(device_type):
-    """The dtype autocast casts to on ``device_type`` (bfloat16 on the CPU and float16 on
-    CUDA unless set)."""
+    """get_autocast_dtype(device_type) -> nbgrad.dtype
+
+    The lower-precision dtype autocast casts to on ``device_type``: ``nbgrad.bfloat16`` on
+    the CPU and ``nbgrad.float16`` on CUDA unless set (:func:`set_autocast_dtype`, or the
+    ``dtype`` of an :class:`nbgrad.autocast` region).
+
+    Args:
+        device_type (str): ``"cpu"`` or ``"cuda"``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.get_autocast_dtype("cpu")
+        nbgrad.bfloat16
+        >>> with nbgrad.autocast("cpu", dtype=nbgrad.float16):
+        ...     print(nbgrad.get_autocast_dtype("cpu"))
+        nbgrad.float16
+    """
     return STATE.dtype[_device_type(device_type)]
 
 
 def set_autocast_dtype(device_type, dtype):
-    """Set the dtype autocast casts to on ``device_type``."""
+    """set_autocast_dtype(device_type, dtype) -> None
+
+    Set the dtype autocast casts to on ``device_type`` in this thread (an
+    :class:`nbgrad.autocast` region sets it from its ``dtype`` and restores it on exit).
+
+    Args:
+        device_type (str): ``"cpu"`` or ``"cuda"``.
+        dtype (nbgrad.dtype): the dtype, ``nbgrad.bfloat16`` or ``nbgrad.float16``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.set_autocast_dtype("cpu", nbgrad.float16)
+        >>> nbgrad.get_autocast_dtype("cpu")
+        nbgrad.float16
+        >>> nbgrad.set_autocast_dtype("cpu", nbgrad.bfloat16)
+    """
     STATE.dtype[_device_type(device_type)] = dtype
 
 
 def is_autocast_cache_enabled():
-    """Whether autocast keeps one cast per float32 leaf (weight) for a region."""
+    """is_autocast_cache_enabled() -> bool
+
+    Whether autocast keeps the lower-precision copy of each float32 leaf tensor (a weight)
+    it casts, reusing it for the rest of the region instead of casting again (on unless
+    turned off by :func:`set_autocast_cache_enabled` or ``autocast(cache_enabled=False)``).
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.is_autocast_cache_enabled()
+        True
+    """
     return STATE.cache_enabled
 
 
 def set_autocast_cache_enabled(enabled):
-    """Turn the cast cache on or off."""
+    """set_autocast_cache_enabled(enabled) -> None
+
+    Turn autocast's cache of cast leaf tensors on or off (see
+    :func:`is_autocast_cache_enabled`).
+
+    Args:
+        enabled (bool): keep the casts.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.set_autocast_cache_enabled(False)
+        >>> nbgrad.is_autocast_cache_enabled()
+        False
+        >>> nbgrad.set_autocast_cache_enabled(True)
+    """
     STATE.cache_enabled = bool(enabled)
 
 
 def clear_autocast_cache():
-    """Drop the casts the cache holds (``autocast`` does on leaving its outermost region)."""
+    """clear_autocast_cache() -> None
+
+    Drop the casts autocast's cache holds (leaving the outermost :class:`nbgrad.autocast`
+    region does it).
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.clear_autocast_cache()
+    """
     STATE.cache.clear()
 
 
 def is_autocast_cpu_enabled():
-    """Deprecated: ``is_autocast_enabled("cpu")``."""
+    """is_autocast_cpu_enabled() -> bool
+
+    Whether autocast is on for the CPU. Deprecated, as PyTorch's: use
+    ``is_autocast_enabled("cpu")``.
+
+    Example::
+
+        >>> import nbgrad, warnings
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore")
+        ...     print(nbgrad.is_autocast_cpu_enabled())
+        False
+    """
     warnings.warn("torch.is_autocast_cpu_enabled() is deprecated. Please use "
                   "torch.is_autocast_enabled('cpu') instead.", DeprecationWarning, stacklevel=2)
     return STATE.enabled["cpu"]
 
 
 def get_autocast_cpu_dtype():
-    """Deprecated: ``get_autocast_dtype("cpu")``."""
+    """get_autocast_cpu_dtype() -> nbgrad.dtype
+
+    The dtype autocast casts to on the CPU. Deprecated, as PyTorch's: use
+    ``get_autocast_dtype("cpu")``.
+
+    Example::
+
+        >>> import nbgrad, warnings
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore")
+        ...     print(nbgrad.get_autocast_cpu_dtype())
+        nbgrad.bfloat16
+    """
     warnings.warn("torch.get_autocast_cpu_dtype() is deprecated. Please use "
                   "torch.get_autocast_dtype('cpu') instead.", DeprecationWarning, stacklevel=2)
     return STATE.dtype["cpu"]

@@ -53,7 +53,21 @@ class detect_anomaly(set_detect_anomaly):
 
 
 def is_anomaly_enabled():
-    """True while anomaly detection is on."""
+    """is_anomaly_enabled() -> bool
+
+    Whether anomaly detection is on (:class:`nbgrad.autograd.detect_anomaly` or
+    :class:`nbgrad.autograd.set_detect_anomaly`): backward then reports where the operation
+    that failed was created, and checks its gradients for NaN.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.is_anomaly_enabled()
+        False
+        >>> with nbgrad.autograd.set_detect_anomaly(True):
+        ...     print(nbgrad.is_anomaly_enabled())
+        True
+    """
     return ENABLED[0]
 
 

@@ -59,12 +59,38 @@ def check_not_inference(t):
 
 
 def is_grad_enabled():
-    """True when ops record a graph in this thread."""
+    """is_grad_enabled() -> bool
+
+    Whether operations record an autograd graph in this thread: ``True`` unless turned off
+    by :class:`no_grad`, ``set_grad_enabled(False)`` or :class:`inference_mode`.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.is_grad_enabled()
+        True
+        >>> with nbgrad.no_grad():
+        ...     print(nbgrad.is_grad_enabled())
+        False
+    """
     return STATE.enabled
 
 
 def is_inference_mode_enabled():
-    """True inside ``inference_mode()`` in this thread."""
+    """is_inference_mode_enabled() -> bool
+
+    Whether this thread is inside an :class:`inference_mode` block (or a function it
+    decorates) whose mode is on.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.is_inference_mode_enabled()
+        False
+        >>> with nbgrad.inference_mode():
+        ...     print(nbgrad.is_inference_mode_enabled())
+        True
+    """
     return STATE.inference
 
 
@@ -148,8 +174,14 @@ class no_grad(_NoParam):
     ``@nbgrad.no_grad()``: each call then runs with recording off; a decorated generator
     function runs each of its steps so.
 
+    Args:
+        orig_func (callable, optional): the function to decorate, when the class itself is
+            the decorator (``@nbgrad.no_grad``, no parentheses); ``no_grad()`` takes
+            nothing. Default: ``None``.
+
     Example::
 
+        >>> import nbgrad
         >>> x = nbgrad.tensor([1.0, 2.0], requires_grad=True)
         >>> with nbgrad.no_grad():
         ...     y = x * 2
@@ -176,8 +208,14 @@ class enable_grad(_NoParam):
     decorated function. The mode is per thread and restored on exit. It does not undo
     :class:`inference_mode`'s inference tensors.
 
+    Args:
+        orig_func (callable, optional): the function to decorate, when the class itself is
+            the decorator (``@nbgrad.enable_grad``, no parentheses); ``enable_grad()``
+            takes nothing. Default: ``None``.
+
     Example::
 
+        >>> import nbgrad
         >>> x = nbgrad.tensor([1.0], requires_grad=True)
         >>> with nbgrad.no_grad():
         ...     with nbgrad.enable_grad():

@@ -424,7 +424,36 @@ def index_put_(input, indices, values, accumulate=False):
 
 @autocast_op("index_put")
 def index_put(input, indices, values, accumulate=False):
-    """Out-of-place ``index_put_``."""
+    """A copy of ``input`` with ``values`` written at the positions ``indices`` gives: the
+    out-of-place form of ``input[indices] = values``.
+
+    ``indices`` is a tuple with one index tensor per leading dim of ``input`` (integer or
+    bool tensors, broadcast together, as in advanced indexing); ``values`` broadcasts to the
+    indexed shape.
+
+    Args:
+        input (Tensor): the input.
+        indices (tuple of Tensor): the index tensors.
+        values (Tensor): the values to write (``input``'s dtype).
+        accumulate (bool, optional): add the values to those already there (indices may
+            then repeat, and all their values are added) instead of replacing them. Default:
+            ``False``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> x = nbgrad.zeros(2, 3)
+        >>> rows, cols = nbgrad.tensor([0, 1]), nbgrad.tensor([2, 0])
+        >>> nbgrad.index_put(x, (rows, cols), nbgrad.tensor([1.0, 2.0]))
+        tensor([[0., 0., 1.],
+                [2., 0., 0.]])
+        >>> idx = (nbgrad.tensor([0, 0]),)
+        >>> nbgrad.index_put(nbgrad.zeros(3), idx, nbgrad.tensor([1.0, 2.0]), accumulate=True)
+        tensor([3., 0., 0.])
+        >>> x
+        tensor([[0., 0., 0.],
+                [0., 0., 0.]])
+    """
     from .convert import clone
 
     return index_put_(clone(input), indices, values, accumulate)

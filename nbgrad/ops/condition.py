@@ -10,15 +10,30 @@ from ._core import backend, broadcast_shapes, check_tensor
 
 
 def nonzero(input, *, as_tuple=False):
-    """The indices of ``input``'s nonzero elements: an int64 ``(count, ndim)`` tensor, in
-    row-major order; with ``as_tuple``, one 1-d tensor per dim.
+    """The indices of the elements of ``input`` that are not zero.
+
+    The indices come in row-major (C) order.
+
+    Args:
+        input (Tensor): the input.
+        as_tuple (bool, optional): return one 1-d tensor of indices per dim (usable to index
+            ``input``: ``input[nbgrad.nonzero(input, as_tuple=True)]``) instead of one 2-d
+            tensor. Default: ``False``.
+
+    Returns:
+        LongTensor or tuple of LongTensor: a tensor of shape :math:`(z, n)` for :math:`z`
+        non-zero elements of an :math:`n`-d ``input``, or a tuple of :math:`n` tensors of
+        size :math:`z`.
 
     Example::
 
         >>> import nbgrad
-        >>> nbgrad.nonzero(nbgrad.tensor([[0, 1], [2, 0]]))
+        >>> x = nbgrad.tensor([[0, 1], [2, 0]])
+        >>> nbgrad.nonzero(x)
         tensor([[0, 1],
                 [1, 0]])
+        >>> nbgrad.nonzero(x, as_tuple=True)
+        (tensor([0, 1]), tensor([1, 0]))
     """
     from ..creation import tensor
 
@@ -33,19 +48,45 @@ def nonzero(input, *, as_tuple=False):
 
 
 def argwhere(input):
-    """``nonzero(input)``: the ``(count, ndim)`` indices of the nonzero elements."""
+    """The indices of the elements of ``input`` that are not zero, one row each: the same as
+    ``nbgrad.nonzero(input)``.
+
+    Args:
+        input (Tensor): the input.
+
+    Returns:
+        LongTensor: of shape :math:`(z, n)` for :math:`z` non-zero elements of an
+        :math:`n`-d ``input``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.argwhere(nbgrad.tensor([[1.0, 0.0, 0.0], [0.0, 0.0, -2.0]]))
+        tensor([[0, 0],
+                [1, 2]])
+    """
     return nonzero(input)
 
 
 def masked_select(input, mask):
-    """The elements of ``input`` where the bool ``mask`` holds (the two broadcast together),
-    as a 1-d tensor in row-major order.
+    """The elements of ``input`` where ``mask`` is True, as a new 1-d tensor.
+
+    ``input`` and ``mask`` broadcast together; the elements come in row-major order.
+
+    Args:
+        input (Tensor): the input.
+        mask (BoolTensor): where to select.
+
+    Returns:
+        Tensor: a 1-d tensor (a copy).
 
     Example::
 
         >>> import nbgrad
         >>> x = nbgrad.tensor([[1.0, -2.0], [3.0, -4.0]])
         >>> nbgrad.masked_select(x, x > 0)
+        tensor([1., 3.])
+        >>> nbgrad.masked_select(x, nbgrad.tensor([True, False]))
         tensor([1., 3.])
     """
     check_tensor(input, "masked_select")
@@ -56,8 +97,16 @@ def masked_select(input, mask):
 
 
 def diag(input, diagonal=0):
-    """A 1-d ``input`` as the ``diagonal``-th diagonal of a square matrix of zeros; a 2-d
-    ``input``'s ``diagonal``-th diagonal as a 1-d tensor (0 the main one, > 0 above it).
+    """Make a diagonal matrix from a vector, or take a diagonal of a matrix.
+
+    For a 1-d ``input`` of size :math:`n`, a square matrix of size :math:`n + |d|` with
+    ``input`` on its diagonal :math:`d`, zeros elsewhere. For a 2-d ``input``, its diagonal
+    :math:`d` as a 1-d tensor (a copy; see :func:`nbgrad.diagonal` for a view).
+
+    Args:
+        input (Tensor): a 1-d or 2-d tensor.
+        diagonal (int, optional): which diagonal: 0 the main one, positive above it, negative
+            below it. Default: ``0``.
 
     Example::
 
@@ -65,6 +114,12 @@ def diag(input, diagonal=0):
         >>> nbgrad.diag(nbgrad.tensor([1, 2]))
         tensor([[1, 0],
                 [0, 2]])
+        >>> nbgrad.diag(nbgrad.tensor([1, 2]), 1)
+        tensor([[0, 1, 0],
+                [0, 0, 2],
+                [0, 0, 0]])
+        >>> nbgrad.diag(nbgrad.tensor([[1, 2, 3], [4, 5, 6]]), -1)
+        tensor([4])
     """
     from ..creation import arange, zeros
 

@@ -103,15 +103,47 @@ def _contract(a, la, b, lb, keep, sizes):
 
 @autocast_op("einsum")
 def einsum(equation, *operands):
-    """Einstein summation, e.g. ``einsum('bij,bjk->bik', a, b)``.
+    """Sum products of elements of the operands over the indices an equation in Einstein notation
+    names.
 
-    Supported: any number of operands (also as one list), explicit (``->``) or implicit
-    output (labels seen once, sorted), ``a-zA-Z`` subscripts, repeated subscripts within
-    one operand (diagonals, ``'ii->i'``; taken by masking, so a nan/inf off the diagonal
-    is harmless), an ellipsis ``...`` (broadcast dims; left out of an explicit output,
-    they are summed), and size-1 dims broadcasting against other operands. Operands are
-    contracted pairwise, left to right, through ``matmul``/``mul``/``sum``/``permute``,
-    so gradients (and double backward) come from those ops. Operands must share a dtype.
+    The equation gives each operand's dims a letter (``a-z``, ``A-Z``), the operands'
+    subscripts separated by commas, as in ``"ij,jk->ik"`` (a matrix product). The letters
+    after ``->`` are the output's dims, in that order; the letters left out of the output are
+    summed over. Without ``->``, the output has the letters that occur once, in alphabetical
+    order. A letter repeated within one operand takes its diagonal (``"ii->i"``). An
+    ellipsis ``...`` stands for dims that broadcast between operands (kept, in front, in an
+    implicit output; summed when an explicit output leaves it out). Dims of size 1 broadcast
+    against the same letter's size in other operands. The operands must share a dtype; they
+    are contracted pairwise, left to right, through ``matmul``, so the result is
+    differentiable (twice too).
+
+    Args:
+        equation (str): the subscripts, as described above.
+        *operands (Tensor): the tensors, one per subscript group (or one list of them).
+
+    Returns:
+        Tensor: the result, with the output's dims.
+
+    Example::
+
+        >>> import nbgrad
+        >>> a = nbgrad.tensor([[1.0, 2.0], [3.0, 4.0]])
+        >>> b = nbgrad.tensor([[1.0, 0.0], [1.0, 1.0]])
+        >>> nbgrad.einsum("ij,jk->ik", a, b)
+        tensor([[3., 2.],
+                [7., 4.]])
+        >>> nbgrad.einsum("ii", a)
+        tensor(5.)
+        >>> nbgrad.einsum("ij->j", a)
+        tensor([4., 6.])
+        >>> nbgrad.einsum("i,j->ij", nbgrad.tensor([1.0, 2.0]), nbgrad.tensor([3.0, 4.0, 5.0]))
+        tensor([[ 3.,  4.,  5.],
+                [ 6.,  8., 10.]])
+        >>> x, y = nbgrad.ones(5, 2, 3), nbgrad.ones(5, 3, 4)
+        >>> nbgrad.einsum("bij,bjk->bik", [x, y]).shape
+        nbgrad.Size([5, 2, 4])
+        >>> nbgrad.einsum("...ij->...ji", x).shape
+        nbgrad.Size([5, 3, 2])
     """
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])

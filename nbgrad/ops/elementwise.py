@@ -500,26 +500,73 @@ ge = defop("ge", S.ge, dtype=_BOOL, aliases=("greater_equal",), dunders=("__ge__
 
 
 def logical_and(input, other):
-    """Elementwise logical and, as a bool tensor."""
+    """The logical and of each pair of elements, as a bool tensor: nonzero is true.
+
+    Args:
+        input (Tensor): the first operand.
+        other (Tensor): the second operand, broadcast with ``input`` (any dtype).
+
+    Example::
+
+        >>> import nbgrad
+        >>> a, b = nbgrad.tensor([True, False, True]), nbgrad.tensor([1.0, 0.0, 0.0])
+        >>> nbgrad.logical_and(a, b)
+        tensor([ True, False, False])
+    """
     a = input if input._dtype is _dt.bool_ else ne(input, 0)
     b = other if other._dtype is _dt.bool_ else ne(other, 0)
     return wrap(binary_data("mul", a, b, _dt.bool_, _dt.bool_, a._device), a._device)
 
 
 def logical_or(input, other):
-    """Elementwise logical or, as a bool tensor."""
+    """The logical or of each pair of elements, as a bool tensor: nonzero is true.
+
+    Args:
+        input (Tensor): the first operand.
+        other (Tensor): the second operand, broadcast with ``input`` (any dtype).
+
+    Example::
+
+        >>> import nbgrad
+        >>> a, b = nbgrad.tensor([True, False, True]), nbgrad.tensor([1.0, 0.0, 0.0])
+        >>> nbgrad.logical_or(a, b)
+        tensor([ True, False,  True])
+    """
     a = input if input._dtype is _dt.bool_ else ne(input, 0)
     b = other if other._dtype is _dt.bool_ else ne(other, 0)
     return wrap(binary_data("add", a, b, _dt.bool_, _dt.bool_, a._device), a._device)
 
 
 def logical_not(input):
-    """Elementwise logical not, as a bool tensor."""
+    """The logical not of each element, as a bool tensor: true where the element is zero.
+
+    Args:
+        input (Tensor): the input tensor (any dtype).
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.logical_not(nbgrad.tensor([0.0, 2.0]))
+        tensor([ True, False])
+    """
     return eq(input, 0) if input._dtype is not _dt.bool_ else eq(input, False)
 
 
 def logical_xor(input, other):
-    """Elementwise logical exclusive or, as a bool tensor."""
+    """The logical exclusive or of each pair of elements, as a bool tensor: nonzero is
+    true.
+
+    Args:
+        input (Tensor): the first operand.
+        other (Tensor): the second operand, broadcast with ``input`` (any dtype).
+
+    Example::
+
+        >>> import nbgrad
+        >>> a, b = nbgrad.tensor([True, False, True]), nbgrad.tensor([1.0, 0.0, 0.0])
+        >>> nbgrad.logical_xor(a, b)
+        tensor([False, False,  True])
+    """
     a = input if input._dtype is _dt.bool_ else ne(input, 0)
     b = other if other._dtype is _dt.bool_ else ne(other, 0)
     return ne(a, b)
@@ -589,7 +636,20 @@ bitwise_right_shift = _shift("bitwise_right_shift", "rshift", False)
 
 
 def bitwise_not(input):
-    """``~input``: logical not of bools, the bits flipped (``-x - 1``) of integers."""
+    """The bitwise not of each element: the bits flipped (``-x - 1``) of an integer, the
+    logical not of a bool (floating-point input is an error, as in PyTorch).
+
+    Args:
+        input (Tensor): the input tensor, of an integer or bool dtype.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.bitwise_not(nbgrad.tensor([0, 5, -3]))
+        tensor([-1, -6,  2])
+        >>> nbgrad.bitwise_not(nbgrad.tensor([True, False]))
+        tensor([False,  True])
+    """
     if input._dtype is _dt.bool_:
         return logical_not(input)
     if input._dtype.is_floating_point:
@@ -732,7 +792,11 @@ minimum = defop("minimum", S.clamp_max, check=_tensor_operands("minimum"), grads
 
 
 def square(input):
-    """``input ** 2`` (PyTorch's ``pow(input, 2)``, node ``PowBackward0``).
+    """The square of each element, ``input * input`` (PyTorch's ``pow(input, 2)``: its
+    node is ``PowBackward0``), in ``input``'s dtype.
+
+    Args:
+        input (Tensor): the input tensor.
 
     Example::
 

@@ -73,16 +73,42 @@ def _coordinates(f, d, x, edge_order):
 
 
 def gradient(input, *, spacing=1, dim=None, edge_order=1):
-    """The derivative of the values of ``input`` along each dim in ``dim`` (default all),
-    one tensor per dim: central differences inside, one-sided ones of order
-    ``edge_order`` (1 or 2) at the ends. ``spacing``: the step between samples (a number,
-    or one per dim) or the samples' coordinates (one 1-d tensor per dim).
+    """Estimate the derivative of a function from its samples, along one or more dims, by
+    finite differences.
+
+    ``input`` holds the values :math:`f(x)` of a function at sample points. Inside, the
+    derivative comes from central differences (second-order accurate, also for unevenly
+    spaced points); at the two ends from one-sided differences of order ``edge_order``. As
+    NumPy's ``gradient``. Integer inputs give the default floating-point dtype.
+
+    Args:
+        input (Tensor): the sampled values; each dim differentiated needs at least
+            ``edge_order + 1`` samples.
+        spacing (Number or list, optional): the spacing of the samples: one number for every
+            dim, one number per dim of ``dim``, or one 1-d tensor per dim of ``dim`` holding the
+            sample coordinates along it. Default: ``1``.
+        dim (int or list of ints, optional): the dim(s) to differentiate along. Default:
+            ``None`` (every dim).
+        edge_order (int, optional): the order (1 or 2) of the differences at the ends.
+            Default: ``1``.
+
+    Returns:
+        tuple of Tensor: one derivative per dim, each of ``input``'s shape.
 
     Example::
 
         >>> import nbgrad
         >>> nbgrad.gradient(nbgrad.tensor([1.0, 4.0, 9.0, 16.0]))
         (tensor([3., 4., 6., 7.]),)
+        >>> nbgrad.gradient(nbgrad.tensor([1.0, 4.0, 9.0, 16.0]), spacing=2.0, edge_order=2)
+        (tensor([1., 2., 3., 4.]),)
+        >>> coords = [nbgrad.tensor([0.0, 1.0, 3.0])]
+        >>> nbgrad.gradient(nbgrad.tensor([0.0, 1.0, 9.0]), spacing=coords)
+        (tensor([1., 2., 4.]),)
+        >>> x = nbgrad.tensor([[1.0, 2.0, 4.0], [2.0, 5.0, 8.0]])
+        >>> nbgrad.gradient(x, dim=1)
+        (tensor([[1.0000, 1.5000, 2.0000],
+                [3.0000, 3.0000, 3.0000]]),)
     """
     from ..dtypes import get_default_dtype
 

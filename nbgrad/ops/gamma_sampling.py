@@ -198,9 +198,21 @@ BINOMIAL = deffunc(
 
 @surface(BINOMIAL)
 def binomial(count, prob, generator=None):
-    """Numbers of successes in ``count`` trials of success probability ``prob``
-    (elementwise, broadcast; floating-point counts), drawn as PyTorch draws them:
-    inversion for means under 10, Hoermann's BTRS rejection otherwise. No gradient.
+    """Draw the number of successes of ``count`` trials of success probability ``prob``,
+    elementwise.
+
+    ``count`` and ``prob`` broadcast together. The draws are PyTorch's for the same seed
+    (inversion for small means, Hoermann's BTRS rejection sampler otherwise). The result
+    carries no gradient.
+
+    Args:
+        count (Tensor): the numbers of trials, of a floating-point dtype.
+        prob (Tensor): the success probabilities, in :math:`[0, 1]`, of ``count``'s dtype.
+        generator (nbgrad.Generator, optional): the generator to draw from. Default: ``None``
+            (the default generator).
+
+    Returns:
+        Tensor: the counts of successes, as floats of ``count``'s dtype.
 
     Example::
 
@@ -208,6 +220,8 @@ def binomial(count, prob, generator=None):
         >>> _ = nbgrad.manual_seed(0)
         >>> nbgrad.binomial(nbgrad.tensor([10.0, 100.0]), nbgrad.tensor([0.5, 0.2]))
         tensor([ 7., 21.])
+        >>> nbgrad.binomial(nbgrad.tensor([5.0, 5.0]), nbgrad.tensor([0.0, 1.0]))
+        tensor([0., 5.])
     """
     check_tensor(count, "binomial")
     check_tensor(prob, "binomial")

@@ -834,9 +834,35 @@ def _renorm_(weight, h, max_norm, norm_type):
 @surface(EMBEDDING)
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
               scale_grad_by_freq=False, sparse=False):
-    """Rows of ``weight`` at the integer ``input``; ``padding_idx``'s row gets no gradient,
-    ``scale_grad_by_freq`` divides each row's gradient by its count in ``input``, and
-    ``max_norm`` first renormalizes the used rows of ``weight`` in place (as PyTorch)."""
+    r"""The rows of ``weight`` at the indices in ``input``: a lookup table, the functional
+    form of :class:`nbgrad.nn.Embedding`.
+
+    Args:
+        input (Tensor): int64 or int32 indices into the rows of ``weight``, any shape.
+        weight (Tensor): the table, of shape ``(num_embeddings, embedding_dim)``.
+        padding_idx (int, optional): a row that gets no gradient (negative counts from
+            the end). Default: ``None``.
+        max_norm (float, optional): first renormalize, in place, each row of ``weight``
+            that ``input`` uses and whose norm is larger, to this norm. Default: ``None``.
+        norm_type (float, optional): the p of the p-norm for ``max_norm``. Default: ``2.0``.
+        scale_grad_by_freq (bool, optional): divide each row's gradient by how often
+            ``input`` uses it. Default: ``False``.
+        sparse (bool, optional): sparse gradients; not supported (``True`` raises).
+            Default: ``False``.
+
+    Shape:
+        - Input: any shape :math:`(*)`.
+        - Output: :math:`(*, \text{embedding\_dim})`.
+
+    Example::
+
+        >>> import nbgrad
+        >>> import nbgrad.nn.functional as F
+        >>> w = nbgrad.arange(6.0).reshape(3, 2)
+        >>> F.embedding(nbgrad.tensor([[2, 0]]), w)
+        tensor([[[4., 5.],
+                 [0., 1.]]])
+    """
     _need_tensor(input, "embedding", "input", 1)
     _need_tensor(weight, "embedding", "weight", 2)
     if input._dtype not in (_dt.int64, _dt.int32):
@@ -875,6 +901,13 @@ def unravel_index(indices, shape):
     int64 tensor per dim, each shaped as ``indices``. Indices outside ``[0, prod(shape))``
     wrap around, as in PyTorch.
 
+    Args:
+        indices (Tensor): integer flat indices, any shape.
+        shape (int or tuple of ints): the shape the indices index into.
+
+    Returns:
+        tuple of Tensor: one int64 tensor per dimension of ``shape``.
+
     Example::
 
         >>> import nbgrad
@@ -907,6 +940,11 @@ def unravel_index(indices, shape):
 def one_hot(tensor, num_classes=-1):
     """int64 ``(*tensor.shape, num_classes)``: 1 at each class index of ``tensor``, 0
     elsewhere (``num_classes=-1``: one more than the largest index).
+
+    Args:
+        tensor (Tensor): int64 class indices, any shape, none negative.
+        num_classes (int, optional): the number of classes; ``-1`` takes one more than
+            the largest index. Default: ``-1``.
 
     Example::
 

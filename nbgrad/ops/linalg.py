@@ -369,13 +369,44 @@ def _vector_grads(a, b, g, want_a, want_b, a1, b1):
 # ----- the public functions -----------------------------------------------------------------
 @autocast_op("matmul")
 def matmul(input, other):
-    """Matrix product with NumPy's rules for 1-d operands and batch broadcasting.
+    """Matrix product of two tensors, with NumPy's rules for 1-d operands and batch broadcasting.
+
+    What it computes depends on the operands' dimensions:
+
+    - both 1-d: their dot product, a 0-dim tensor;
+    - both 2-d: the matrix-matrix product;
+    - ``input`` 1-d, ``other`` 2-d: ``input`` is taken as a row (a 1 prepended to its shape),
+      multiplied, and that dimension removed again;
+    - ``input`` 2-d, ``other`` 1-d: the matrix-vector product;
+    - either at least 3-d: a batched product. The last two dims are the matrices (a 1-d
+      operand becomes a row or a column as above, removed afterwards) and the leading, batch
+      dims broadcast against each other.
+
+    Both operands must have the same dtype (there is no type promotion).
+
+    Args:
+        input (Tensor): the first operand, at least 1-d.
+        other (Tensor): the second operand, at least 1-d.
+
+    Returns:
+        Tensor: the product.
+
+    Shape:
+        - Input: :math:`(*, n, m)` (or :math:`(m)`), other :math:`(*, m, p)` (or :math:`(m)`),
+          the :math:`*` broadcasting.
+        - Output: :math:`(*, n, p)`, without the dims of the 1-d operands.
 
     Example::
 
         >>> import nbgrad
         >>> nbgrad.matmul(nbgrad.tensor([[1.0, 2.0]]), nbgrad.tensor([[3.0], [4.0]]))
         tensor([[11.]])
+        >>> a = nbgrad.ones(5, 2, 3)
+        >>> b = nbgrad.ones(3, 4)
+        >>> nbgrad.matmul(a, b).shape
+        nbgrad.Size([5, 2, 4])
+        >>> nbgrad.matmul(nbgrad.tensor([1.0, 2.0]), nbgrad.tensor([3.0, 4.0]))
+        tensor(11.)
     """
     if input.__class__ is not Tensor or other.__class__ is not Tensor:
         raise TypeError("matmul(): both arguments must be Tensors")
@@ -413,7 +444,23 @@ def _product(a, b):
 @surface(MM)
 @autocast_op("mm")
 def mm(input, mat2):
-    """Product of two 2-d matrices."""
+    """Matrix product of two 2-d tensors, without broadcasting (see :func:`nbgrad.matmul`).
+
+    Args:
+        input (Tensor): the first matrix, of shape :math:`(n, m)`.
+        mat2 (Tensor): the second matrix, of shape :math:`(m, p)`, of ``input``'s dtype.
+
+    Returns:
+        Tensor: ``input @ mat2``, of shape :math:`(n, p)`.
+
+    Example::
+
+        >>> import nbgrad
+        >>> a = nbgrad.tensor([[1.0, 2.0], [3.0, 4.0]])
+        >>> nbgrad.mm(a, nbgrad.tensor([[1.0, 0.0], [1.0, 1.0]]))
+        tensor([[3., 2.],
+                [7., 4.]])
+    """
     if input.ndim != 2 or mat2.ndim != 2:
         raise RuntimeError("self must be a matrix" if input.ndim != 2 else "mat2 must be a matrix")
     return _matmul(input, mat2)
@@ -422,7 +469,28 @@ def mm(input, mat2):
 @surface(BMM)
 @autocast_op("bmm")
 def bmm(input, mat2):
-    """Batched product of two 3-d tensors with equal batch sizes."""
+    """Batched matrix product: ``out[b] = input[b] @ mat2[b]`` for each batch index ``b``.
+
+    Both operands are 3-d, with the same batch size; nothing broadcasts (see
+    :func:`nbgrad.matmul` for that).
+
+    Args:
+        input (Tensor): the first batch of matrices, of shape :math:`(b, n, m)`.
+        mat2 (Tensor): the second batch, of shape :math:`(b, m, p)`, of ``input``'s dtype.
+
+    Returns:
+        Tensor: the batch of products, of shape :math:`(b, n, p)`.
+
+    Example::
+
+        >>> import nbgrad
+        >>> _ = nbgrad.manual_seed(0)
+        >>> out = nbgrad.bmm(nbgrad.randn(10, 3, 4), nbgrad.randn(10, 4, 5))
+        >>> out.shape
+        nbgrad.Size([10, 3, 5])
+        >>> nbgrad.bmm(nbgrad.ones(1, 1, 2), nbgrad.tensor([[[2.0], [3.0]]]))
+        tensor([[[5.]]])
+    """
     if input.ndim != 3 or mat2.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor" if input.ndim != 3 else "batch2 must be a 3D tensor")
     if input.shape[0] != mat2.shape[0]:
@@ -436,7 +504,23 @@ def bmm(input, mat2):
 @surface(DOT)
 @autocast_op("dot")
 def dot(input, other):
-    """Inner product of two 1-d tensors."""
+    """Dot product (the sum of the elementwise products) of two 1-d tensors.
+
+    Unlike NumPy's ``dot``, it takes only 1-d tensors of the same size and dtype.
+
+    Args:
+        input (Tensor): the first vector.
+        other (Tensor): the second vector.
+
+    Returns:
+        Tensor: a 0-dim tensor.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.dot(nbgrad.tensor([2.0, 3.0]), nbgrad.tensor([2.0, 1.0]))
+        tensor(7.)
+    """
     if input.ndim != 1 or other.ndim != 1:
         raise RuntimeError(
             f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors"
@@ -447,7 +531,22 @@ def dot(input, other):
 @surface(MV)
 @autocast_op("mv")
 def mv(input, vec):
-    """Product of a 2-d matrix and a 1-d vector."""
+    """Matrix-vector product: ``out[i] = sum_j input[i, j] * vec[j]``.
+
+    Args:
+        input (Tensor): the matrix, of shape :math:`(n, m)`.
+        vec (Tensor): the vector, of shape :math:`(m)`, of ``input``'s dtype.
+
+    Returns:
+        Tensor: a vector of shape :math:`(n)`.
+
+    Example::
+
+        >>> import nbgrad
+        >>> mat = nbgrad.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+        >>> nbgrad.mv(mat, nbgrad.tensor([1.0, -1.0]))
+        tensor([-1., -1., -1.])
+    """
     if input.ndim != 2 or vec.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got {vec.ndim}, {input.ndim}, "
                            f"{vec.ndim}")
@@ -457,7 +556,16 @@ def mv(input, vec):
 @surface(LINEAR, LINEAR_NO_BIAS)
 @autocast_op("linear")
 def linear(input, weight, bias=None):
-    """``input @ weight.T + bias`` for input (..., in), weight (out, in), bias (out,).
+    """The affine map ``input @ weight.T + bias`` over the last dimension: the functional
+    form of :class:`nbgrad.nn.Linear` (one matrix product over all the leading dims).
+
+    Args:
+        input (Tensor): of shape ``(*, in_features)``.
+        weight (Tensor): of shape ``(out_features, in_features)``.
+        bias (Tensor, optional): of shape ``(out_features,)``. Default: ``None``.
+
+    Shape:
+        - Output: ``(*, out_features)``.
 
     Example::
 
@@ -496,7 +604,28 @@ def linear(input, weight, bias=None):
 
 # ----- outer ----------------------------------------------------------------------------
 def outer(input, vec2):
-    """Outer product of two 1-d tensors: ``out[i, j] = input[i] * vec2[j]``."""
+    """Outer product of two 1-d tensors: ``out[i, j] = input[i] * vec2[j]``.
+
+    :func:`nbgrad.ger` is another name of this function (PyTorch's older one).
+
+    Args:
+        input (Tensor): the first vector, of size :math:`n`.
+        vec2 (Tensor): the second vector, of size :math:`m`.
+
+    Returns:
+        Tensor: a matrix of shape :math:`(n, m)` (the operands' promoted dtype).
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.outer(nbgrad.tensor([1.0, 2.0, 3.0]), nbgrad.tensor([1.0, 10.0]))
+        tensor([[ 1., 10.],
+                [ 2., 20.],
+                [ 3., 30.]])
+        >>> nbgrad.ger(nbgrad.tensor([1, 2]), nbgrad.tensor([3, 4]))
+        tensor([[3, 4],
+                [6, 8]])
+    """
     check_tensor(input, "outer")
     check_tensor(vec2, "outer")
     for name, t in (("self", input), ("vec2", vec2)):
@@ -509,7 +638,35 @@ ger = outer
 
 
 def bilinear(input1, input2, weight, bias=None):
-    """``y[..., o] = input1[..., i] weight[o, i, j] input2[..., j] + bias[o]``."""
+    r"""Bilinear transformation: ``y[..., o] = input1[..., i] weight[o, i, j] input2[..., j]
+    + bias[o]`` (summed over ``i`` and ``j``).
+
+    The same function as :func:`nbgrad.nn.functional.bilinear`, the computation of
+    :class:`nbgrad.nn.Bilinear`.
+
+    Args:
+        input1 (Tensor): the first input, of shape :math:`(*, \text{in1})`.
+        input2 (Tensor): the second input, of shape :math:`(*, \text{in2})` (the same leading
+            dims as ``input1``).
+        weight (Tensor): the weights, of shape :math:`(\text{out}, \text{in1}, \text{in2})`.
+        bias (Tensor, optional): added to the result, of shape :math:`(\text{out})`.
+            Default: ``None``.
+
+    Shape:
+        - Input1: :math:`(*, \text{in1})`; input2: :math:`(*, \text{in2})`.
+        - Output: :math:`(*, \text{out})`.
+
+    Example::
+
+        >>> import nbgrad
+        >>> _ = nbgrad.manual_seed(0)
+        >>> x1, x2 = nbgrad.randn(8, 3), nbgrad.randn(8, 5)
+        >>> nbgrad.bilinear(x1, x2, nbgrad.randn(4, 3, 5), nbgrad.zeros(4)).shape
+        nbgrad.Size([8, 4])
+        >>> nbgrad.bilinear(nbgrad.tensor([[1.0, 2.0]]), nbgrad.tensor([[3.0]]),
+        ...                 nbgrad.ones(1, 2, 1))
+        tensor([[9.]])
+    """
     from .einsum import einsum
 
     if input1.shape[:-1] != input2.shape[:-1]:

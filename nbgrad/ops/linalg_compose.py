@@ -22,9 +22,19 @@ _THETA13 = 5.371920351148152
 
 
 def matrix_exp(A):
-    """The matrix exponential ``exp(A) = sum A^k / k!`` of square matrices ``A`` (*, n, n):
-    a Padé approximant of ``A / 2^s`` squared ``s`` times, ``s`` from the largest 1-norm in
-    the batch.
+    r"""The matrix exponential of a square matrix (or of each matrix of a batch):
+    :math:`e^A = \sum_{k=0}^\infty A^k / k!`.
+
+    Computed, as PyTorch does, by a Padé approximant of :math:`A / 2^s`, squared :math:`s`
+    times (:math:`s` chosen from the largest 1-norm in the batch). ``nbgrad.linalg.matrix_exp``
+    and ``nbgrad.matrix_exp`` are this function.
+
+    Args:
+        A (Tensor): a square matrix or a batch of them, of shape :math:`(*, n, n)`, of a
+            floating-point dtype.
+
+    Returns:
+        Tensor: of ``A``'s shape.
 
     Example::
 
@@ -32,6 +42,9 @@ def matrix_exp(A):
         >>> nbgrad.linalg.matrix_exp(nbgrad.tensor([[0.0, 1.0], [0.0, 0.0]]))
         tensor([[1., 1.],
                 [0., 1.]])
+        >>> nbgrad.matrix_exp(nbgrad.tensor([[1.0, 0.0], [0.0, 2.0]]))
+        tensor([[2.7183, 0.0000],
+                [0.0000, 7.3891]])
     """
     _square(A, "matrix_exp")
     n = A.shape[-1]

@@ -498,16 +498,33 @@ def svdvals(A):
 
 # ----- composed of the rows above -----------------------------------------------------------------
 def cholesky_solve(B, L, upper=False):
-    """``X`` with ``A X = B`` for ``A = L L^T`` given its Cholesky factor ``L``
-    (``upper``: ``A = U^T U``).
+    """Solve ``A X = B`` for ``X``, given the Cholesky factor of the symmetric positive-definite
+    ``A``.
+
+    With ``A = L L^T`` (``upper=True``: ``A = U^T U``), two triangular solves give ``X``.
+    The batch dims of ``B`` and ``L`` broadcast.
+
+    Args:
+        B (Tensor): the right-hand sides, of shape :math:`(*, n, k)`.
+        L (Tensor): the Cholesky factor of ``A``, of shape :math:`(*, n, n)` (as
+            ``nbgrad.linalg.cholesky`` gives it).
+        upper (bool, optional): whether ``L`` is the upper factor. Default: ``False``.
+
+    Returns:
+        Tensor: ``X``, of shape :math:`(*, n, k)`.
 
     Example::
 
         >>> import nbgrad
-        >>> L = nbgrad.tensor([[2.0, 0.0], [1.0, 1.0]])
-        >>> nbgrad.cholesky_solve(nbgrad.tensor([[4.0], [3.0]]), L)
+        >>> A = nbgrad.tensor([[4.0, 2.0], [2.0, 2.0]])
+        >>> L = nbgrad.linalg.cholesky(A)
+        >>> X = nbgrad.cholesky_solve(nbgrad.tensor([[4.0], [3.0]]), L)
+        >>> X
         tensor([[0.5000],
                 [1.0000]])
+        >>> A @ X
+        tensor([[4.],
+                [3.]])
     """
     check_tensor(B, "cholesky_solve")
     check_tensor(L, "cholesky_solve")
@@ -521,11 +538,24 @@ def cholesky_solve(B, L, upper=False):
 
 
 def cholesky_inverse(L, upper=False):
-    """The inverse of ``A = L L^T`` (``upper``: ``U^T U``) from its Cholesky factor.
+    """The inverse of a symmetric positive-definite matrix ``A``, given its Cholesky factor.
+
+    With ``A = L L^T`` (``upper=True``: ``A = U^T U``).
+
+    Args:
+        L (Tensor): the Cholesky factor of ``A``, of shape :math:`(*, n, n)`.
+        upper (bool, optional): whether ``L`` is the upper factor. Default: ``False``.
+
+    Returns:
+        Tensor: the inverse of ``A``, of shape :math:`(*, n, n)`.
 
     Example::
 
         >>> import nbgrad
+        >>> A = nbgrad.tensor([[4.0, 2.0], [2.0, 2.0]])
+        >>> nbgrad.cholesky_inverse(nbgrad.linalg.cholesky(A))
+        tensor([[ 0.5000, -0.5000],
+                [-0.5000,  1.0000]])
         >>> nbgrad.cholesky_inverse(nbgrad.tensor([[2.0, 0.0], [0.0, 1.0]]))
         tensor([[0.2500, 0.0000],
                 [0.0000, 1.0000]])
@@ -539,8 +569,35 @@ def cholesky_inverse(L, upper=False):
 
 
 def svd_old(input, some=True, compute_uv=True):
-    """PyTorch's older ``torch.svd``: ``(U, S, V)`` with ``V`` (not its transpose),
-    reduced unless ``some=False``; ``compute_uv=False`` gives zero ``U`` and ``V``."""
+    r"""The singular value decomposition ``input = U diag(S) V^T``, PyTorch's older form.
+
+    Unlike ``nbgrad.linalg.svd``, it returns ``V`` itself (not its transpose) and, by
+    default, the reduced decomposition. The singular values come in descending order.
+
+    Args:
+        input (Tensor): a matrix or a batch of them, of shape :math:`(*, m, n)`.
+        some (bool, optional): return the reduced decomposition (:math:`k = \min(m, n)`
+            columns of ``U`` and ``V``); ``False``: all :math:`m` and :math:`n` columns.
+            Default: ``True``.
+        compute_uv (bool, optional): compute ``U`` and ``V``; ``False``: they are returned
+            filled with zeros (of shapes :math:`(*, m, m)` and :math:`(*, n, n)`). Default:
+            ``True``.
+
+    Returns:
+        (Tensor, Tensor, Tensor): a named tuple ``(U, S, V)``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> A = nbgrad.tensor([[3.0, 0.0], [0.0, -4.0], [0.0, 0.0]])
+        >>> U, S, V = nbgrad.svd(A)
+        >>> U.shape, S, V.shape
+        (nbgrad.Size([3, 2]), tensor([4., 3.]), nbgrad.Size([2, 2]))
+        >>> nbgrad.dist(U @ nbgrad.diag(S) @ V.T, A) < 1e-5
+        tensor(True)
+        >>> nbgrad.svd(A, some=False).U.shape
+        nbgrad.Size([3, 3])
+    """
     _matrices(input, "svd", "linalg_svd", square=False)
     if not compute_uv:
         from ..creation import zeros
@@ -587,14 +644,58 @@ def _deprecated(name, message=None):
 
 
 def qr_old(input, some=True):
-    """PyTorch's older ``torch.qr``: ``linalg.qr(input, "reduced" if some else
-    "complete")`` (deprecated, as in PyTorch)."""
+    r"""The QR decomposition ``input = Q R``, PyTorch's older (deprecated) form of
+    ``nbgrad.linalg.qr``.
+
+    ``Q`` has orthonormal columns and ``R`` is upper triangular. It warns that it is
+    deprecated, as PyTorch's does.
+
+    Args:
+        input (Tensor): a matrix or a batch of them, of shape :math:`(*, m, n)`.
+        some (bool, optional): the reduced decomposition (:math:`k = \min(m, n)` columns of
+            ``Q``, ``linalg.qr``'s ``mode="reduced"``); ``False``: the complete one
+            (``mode="complete"``). Default: ``True``.
+
+    Returns:
+        (Tensor, Tensor): a named tuple ``(Q, R)``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> Q, R = nbgrad.qr(nbgrad.tensor([[3.0, 1.0], [4.0, 2.0]]))
+        >>> R
+        tensor([[-5.0000, -2.2000],
+                [ 0.0000,  0.4000]])
+        >>> Q @ R
+        tensor([[3.0000, 1.0000],
+                [4.0000, 2.0000]])
+    """
     _deprecated("qr")
     return qr(input, "reduced" if some else "complete")
 
 
 def cholesky_old(input, upper=False):
-    """PyTorch's older ``torch.cholesky`` (``linalg.cholesky``; deprecated, as in
-    PyTorch)."""
+    """The Cholesky factor of symmetric positive-definite matrices, PyTorch's older
+    (deprecated) form of ``nbgrad.linalg.cholesky``.
+
+    The lower triangular ``L`` with ``input = L L^T`` (``upper=True``: the upper triangular
+    ``U = L^T``, with ``input = U^T U``). It warns that it is deprecated, as PyTorch's does.
+
+    Args:
+        input (Tensor): a matrix or a batch of them, of shape :math:`(*, n, n)`; only its
+            lower triangle is read.
+        upper (bool, optional): return the upper triangular factor. Default: ``False``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> A = nbgrad.tensor([[4.0, 2.0], [2.0, 5.0]])
+        >>> nbgrad.cholesky(A)
+        tensor([[2., 0.],
+                [1., 2.]])
+        >>> nbgrad.cholesky(A, upper=True)
+        tensor([[2., 1.],
+                [0., 2.]])
+    """
     _deprecated("cholesky")
     return cholesky(input, upper=upper)

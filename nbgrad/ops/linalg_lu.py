@@ -204,8 +204,37 @@ def lu(A, *, pivot=True):
 
 
 def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
-    """``(P, L, U)`` from packed LU factors and pivots (empty tensors for the parts not
-    asked for)."""
+    r"""Unpack the ``P``, ``L`` and ``U`` of an LU decomposition from its packed form.
+
+    The packed form is what ``nbgrad.linalg.lu_factor`` (or :func:`nbgrad.lu`) returns;
+    ``A = P @ L @ U``.
+
+    Args:
+        LU_data (Tensor): the packed factors, of shape :math:`(*, m, n)`.
+        LU_pivots (IntTensor): the 1-based pivots, of shape :math:`(*, \min(m, n))`.
+        unpack_data (bool, optional): whether to return ``L`` and ``U`` (otherwise empty
+            tensors). Default: ``True``.
+        unpack_pivots (bool, optional): whether to return ``P`` (otherwise an empty tensor).
+            Default: ``True``.
+
+    Returns:
+        (Tensor, Tensor, Tensor): ``(P, L, U)``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> A = nbgrad.tensor([[1.0, 2.0], [3.0, 4.0]])
+        >>> P, L, U = nbgrad.lu_unpack(*nbgrad.linalg.lu_factor(A))
+        >>> P
+        tensor([[0., 1.],
+                [1., 0.]])
+        >>> L
+        tensor([[1.0000, 0.0000],
+                [0.3333, 1.0000]])
+        >>> P @ L @ U
+        tensor([[1., 2.],
+                [3., 4.]])
+    """
     P, L, U = _factors(LU_data, LU_pivots)
     empty = LU_data.new_empty((0,))
     return (P if unpack_pivots else empty), (L if unpack_data else empty), \
@@ -245,15 +274,36 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
 
 
 def lu_old(A, pivot=True, get_infos=False):
-    """PyTorch's older ``torch.lu`` / ``Tensor.lu``: ``(LU, pivots)``, with ``get_infos``
-    also LAPACK's ``info`` per matrix; a singular matrix does not raise (``lu_factor_ex``).
+    """The LU decomposition with partial pivoting, packed: PyTorch's older (deprecated) form of
+    ``nbgrad.linalg.lu_factor``.
+
+    ``A = P L U`` with ``L`` unit lower triangular and ``U`` upper triangular; ``LU`` holds
+    both (``L`` below the diagonal, its ones left out), and ``pivots`` the rows swapped (see
+    :func:`nbgrad.lu_unpack` to get ``P``, ``L`` and ``U``). A singular matrix does not raise
+    an error. It warns that it is deprecated, as PyTorch's does.
+
+    Args:
+        A (Tensor): a matrix or a batch of them, of shape :math:`(*, m, n)`.
+        pivot (bool, optional): whether to pivot (nbgrad always pivots on the CPU, as
+            PyTorch does). Default: ``True``.
+        get_infos (bool, optional): also return LAPACK's ``info`` of each matrix (0, or the
+            1-based place of the first zero pivot). Default: ``False``.
+
+    Returns:
+        (Tensor, IntTensor) or (Tensor, IntTensor, IntTensor): ``(LU, pivots)``, then
+        ``infos`` when asked for; the pivots are 1-based, int32.
 
     Example::
 
         >>> import nbgrad
-        >>> LU, pivots = nbgrad.tensor([[1.0, 2.0], [3.0, 4.0]]).lu()
+        >>> LU, pivots = nbgrad.lu(nbgrad.tensor([[1.0, 2.0], [3.0, 4.0]]))
+        >>> LU
+        tensor([[3.0000, 4.0000],
+                [0.3333, 0.6667]])
         >>> pivots
         tensor([2, 2], dtype=nbgrad.int32)
+        >>> nbgrad.lu(nbgrad.zeros(2, 2), get_infos=True)[2]
+        tensor(1, dtype=nbgrad.int32)
     """
     _deprecated("lu")
     LU, pivots, info = lu_factor_ex(A, pivot=pivot)
@@ -261,8 +311,28 @@ def lu_old(A, pivot=True, get_infos=False):
 
 
 def lu_solve_old(b, LU_data, LU_pivots):
-    """PyTorch's older ``torch.lu_solve(b, LU_data, LU_pivots)``: ``linalg.lu_solve`` with
-    the right-hand side first (deprecated, as in PyTorch)."""
+    """Solve ``A X = b`` from the packed LU decomposition of ``A``: PyTorch's older
+    (deprecated) form of ``nbgrad.linalg.lu_solve``, with the right-hand side first.
+
+    It warns that it is deprecated, as PyTorch's does.
+
+    Args:
+        b (Tensor): the right-hand sides, of shape :math:`(*, n, k)`.
+        LU_data (Tensor): the packed LU factors of ``A``, of shape :math:`(*, n, n)`.
+        LU_pivots (IntTensor): their pivots, of shape :math:`(*, n)`.
+
+    Returns:
+        Tensor: ``X``, of shape :math:`(*, n, k)`.
+
+    Example::
+
+        >>> import nbgrad
+        >>> A = nbgrad.tensor([[1.0, 2.0], [3.0, 4.0]])
+        >>> LU, pivots = nbgrad.linalg.lu_factor(A)
+        >>> nbgrad.lu_solve(nbgrad.tensor([[5.0], [6.0]]), LU, pivots)
+        tensor([[-4.0000],
+                [ 4.5000]])
+    """
     _deprecated("lu_solve")
     return lu_solve(LU_data, LU_pivots, b)
 

@@ -186,7 +186,19 @@ def solve_backward(grad, A, result, vector, mask):
 @surface(INV)
 @autocast_op("linalg_inv")
 def inv(A):
-    """The inverse of each square matrix of ``A`` (..., n, n).
+    """The inverse of a square matrix, or of each matrix of a batch.
+
+    ``nbgrad.linalg.inv`` and ``nbgrad.inverse`` (PyTorch's older name, also
+    :meth:`nbgrad.Tensor.inverse`) are this function. A singular matrix raises an error (see
+    ``nbgrad.linalg.inv_ex`` to have it reported instead). To solve ``A X = B``,
+    ``nbgrad.linalg.solve`` is faster and more accurate than multiplying by the inverse.
+
+    Args:
+        A (Tensor): a square matrix or a batch of them, of shape :math:`(*, n, n)`, of a
+            floating-point dtype.
+
+    Returns:
+        Tensor: the inverses, of shape :math:`(*, n, n)`.
 
     Example::
 
@@ -194,6 +206,10 @@ def inv(A):
         >>> nbgrad.linalg.inv(nbgrad.tensor([[2.0, 0.0], [0.0, 4.0]]))
         tensor([[0.5000, 0.0000],
                 [0.0000, 0.2500]])
+        >>> A = nbgrad.tensor([[1.0, 2.0], [3.0, 4.0]])
+        >>> nbgrad.inverse(A)
+        tensor([[-2.0000,  1.0000],
+                [ 1.5000, -0.5000]])
     """
     _square(A, "inv")
     return INV.call(A)
@@ -201,13 +217,24 @@ def inv(A):
 
 @surface(DET)
 def det(A):
-    """The determinant of each square matrix of ``A`` (..., n, n).
+    """The determinant of a square matrix, or of each matrix of a batch.
+
+    ``nbgrad.linalg.det`` and ``nbgrad.det`` are this function.
+
+    Args:
+        A (Tensor): a square matrix or a batch of them, of shape :math:`(*, n, n)`, of a
+            floating-point dtype.
+
+    Returns:
+        Tensor: the determinants, of shape :math:`(*)`.
 
     Example::
 
         >>> import nbgrad
         >>> nbgrad.linalg.det(nbgrad.tensor([[1.0, 2.0], [3.0, 4.0]]))
         tensor(-2.)
+        >>> nbgrad.det(nbgrad.eye(3).expand(2, 3, 3) * 2)
+        tensor([8., 8.])
     """
     _square(A, "det")
     return DET.call(A)
@@ -215,7 +242,19 @@ def det(A):
 
 @surface(SLOGDET)
 def slogdet(A):
-    """``(sign, logabsdet)`` of each square matrix's determinant.
+    """The sign and the logarithm of the absolute value of the determinant of square matrices.
+
+    The determinant is ``sign * exp(logabsdet)``, and this form neither overflows nor
+    underflows where the determinant itself would. A singular matrix has sign 0 and
+    ``logabsdet`` ``-inf``. ``nbgrad.linalg.slogdet`` and ``nbgrad.slogdet`` are this
+    function.
+
+    Args:
+        A (Tensor): a square matrix or a batch of them, of shape :math:`(*, n, n)`, of a
+            floating-point dtype.
+
+    Returns:
+        (Tensor, Tensor): a named tuple ``(sign, logabsdet)``, each of shape :math:`(*)`.
 
     Example::
 
@@ -223,6 +262,8 @@ def slogdet(A):
         >>> sign, logabsdet = nbgrad.linalg.slogdet(nbgrad.tensor([[1.0, 2.0], [3.0, 4.0]]))
         >>> sign, logabsdet
         (tensor(-1.), tensor(0.6931))
+        >>> nbgrad.slogdet(nbgrad.eye(50) * 100).logabsdet
+        tensor(230.2585)
     """
     _square(A, "slogdet")
     return _Slogdet(*SLOGDET.call(A))  # (the sign gets no gradient from the node)
@@ -257,14 +298,31 @@ def solve(A, B, *, left=True):
 
 
 def matrix_power(A, n):
-    """``A`` (..., m, m) multiplied by itself ``n`` times (``n`` < 0: of its inverse; 0:
-    the identity), by PyTorch's binary decomposition of ``n``.
+    """The ``n``-th power of a square matrix (or of each matrix of a batch).
+
+    ``n = 0`` gives the identity, a negative ``n`` the power ``-n`` of the inverse. The power
+    is computed by repeated squaring. ``nbgrad.linalg.matrix_power`` and
+    ``nbgrad.matrix_power`` are this function.
+
+    Args:
+        A (Tensor): a square matrix or a batch of them, of shape :math:`(*, m, m)`.
+        n (int): the exponent.
+
+    Returns:
+        Tensor: of ``A``'s shape.
 
     Example::
 
         >>> import nbgrad
-        >>> nbgrad.matrix_power(nbgrad.tensor([[1.0, 1.0], [0.0, 1.0]]), 3)
+        >>> A = nbgrad.tensor([[1.0, 1.0], [0.0, 1.0]])
+        >>> nbgrad.matrix_power(A, 3)
         tensor([[1., 3.],
+                [0., 1.]])
+        >>> nbgrad.matrix_power(A, -2)
+        tensor([[ 1., -2.],
+                [ 0.,  1.]])
+        >>> nbgrad.matrix_power(A, 0)
+        tensor([[1., 0.],
                 [0., 1.]])
     """
     from ..creation import eye
@@ -298,7 +356,26 @@ def matrix_power(A, n):
 
 
 def logdet(A):
-    """``log(det(A))``: NaN where the determinant is negative, -inf where it is 0."""
+    """The logarithm of the determinant of a square matrix (or of each matrix of a batch).
+
+    It is NaN where the determinant is negative and ``-inf`` where it is 0 (see
+    :func:`nbgrad.slogdet` for the log of its absolute value).
+
+    Args:
+        A (Tensor): a square matrix or a batch of them, of shape :math:`(*, n, n)`, of a
+            floating-point dtype.
+
+    Returns:
+        Tensor: of shape :math:`(*)`.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.logdet(nbgrad.tensor([[2.0, 0.0], [0.0, 3.0]]))
+        tensor(1.7918)
+        >>> nbgrad.logdet(nbgrad.tensor([[1.0, 2.0], [3.0, 4.0]]))
+        tensor(nan)
+    """
     sign, logabs = slogdet(A)
     from .elementwise import lt, where
 

@@ -117,7 +117,31 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False):
 
 @autocast_op("pinverse")
 def pinverse(input, rcond=1e-15):
-    """``linalg.pinv(input, rtol=rcond)`` (PyTorch's older name)."""
+    """The pseudo-inverse (Moore-Penrose inverse) of a matrix, or of each matrix of a batch:
+    PyTorch's older name of ``nbgrad.linalg.pinv``.
+
+    Computed from the singular value decomposition; singular values below ``rcond`` times
+    the largest one are taken as 0.
+
+    Args:
+        input (Tensor): a matrix or a batch of them, of shape :math:`(*, m, n)`, of a
+            floating-point dtype.
+        rcond (float, optional): the relative tolerance (``linalg.pinv``'s ``rtol``).
+            Default: ``1e-15``.
+
+    Returns:
+        Tensor: of shape :math:`(*, n, m)`.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.pinverse(nbgrad.tensor([[1.0, 0.0], [0.0, 0.0]]))
+        tensor([[1., 0.],
+                [0., 0.]])
+        >>> nbgrad.pinverse(nbgrad.tensor([[1.0, 2.0]]))
+        tensor([[0.2000],
+                [0.4000]])
+    """
     return pinv(input, rtol=rcond)
 
 

@@ -104,15 +104,36 @@ def linalg_vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None):
 
 
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
-    """Vector norm over ``dim`` (all dims when None): ``p`` = 2 or ``'fro'``, 1, ``inf``,
-    ``-inf``, 0 (count of non-zeros) or any other float; ``linalg_vector_norm``'s.
-    nbgrad differs: ``p='nuc'`` (a matrix norm) is not supported.
+    r"""The norm of a tensor: of all its elements, or of the vectors along ``dim``.
+
+    nbgrad computes vector norms (as ``nbgrad.linalg.vector_norm``): ``p`` of ``"fro"`` or 2
+    is the Euclidean norm, ``inf`` the largest absolute value, ``-inf`` the smallest, 0 the
+    number of non-zero elements, and any other number :math:`p` gives
+    :math:`(\sum |x_i|^p)^{1/p}`. (PyTorch's ``"nuc"``, a matrix norm, is not supported; with
+    two dims and ``"fro"``, the result is the same as PyTorch's Frobenius norm.)
+
+    Args:
+        input (Tensor): the input, of a floating-point dtype.
+        p (float or str, optional): the order of the norm. Default: ``"fro"``.
+        dim (int or tuple of ints, optional): the dim(s) holding the vectors. Default:
+            ``None`` (all the elements).
+        keepdim (bool, optional): whether the reduced dims stay, of size 1. Default:
+            ``False``.
+        dtype (nbgrad.dtype, optional): the dtype to compute and return in. Default: ``None``
+            (``input``'s).
 
     Example::
 
         >>> import nbgrad
-        >>> nbgrad.norm(nbgrad.tensor([3.0, 4.0]))
-        tensor(5.)
+        >>> x = nbgrad.tensor([[3.0, 4.0], [-1.0, 0.0]])
+        >>> nbgrad.norm(x)
+        tensor(5.0990)
+        >>> nbgrad.norm(x, dim=1)
+        tensor([5., 1.])
+        >>> nbgrad.norm(x, p=1, dim=0)
+        tensor([4., 4.])
+        >>> nbgrad.norm(x, p=float("inf"))
+        tensor(4.)
     """
     check_tensor(input, "norm")
     if p is None or p == "fro":
@@ -125,6 +146,10 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
 
 
 def _norm_method(self, p="fro", dim=None, keepdim=False, dtype=None):
+    """norm(p="fro", dim=None, keepdim=False, dtype=None) -> Tensor
+
+    The norm of this tensor. See :func:`nbgrad.norm`
+    """
     return norm(self, p, dim, keepdim, dtype=dtype)
 
 

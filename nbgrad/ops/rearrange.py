@@ -16,7 +16,15 @@ from .shape import expand, flip, permute, reshape, transpose
 
 
 def broadcast_to(input, size):
-    """``input`` expanded to ``size`` (a view), as ``expand``.
+    """Expand ``input`` to the shape ``size`` by broadcasting, as a view (as
+    :meth:`nbgrad.Tensor.expand`).
+
+    Dims of size 1 are repeated, and new leading dims added; no data is copied, so the result
+    must not be written to.
+
+    Args:
+        input (Tensor): the input.
+        size (tuple of ints): the new shape; ``-1`` keeps the size of that dim.
 
     Example::
 
@@ -24,12 +32,31 @@ def broadcast_to(input, size):
         >>> nbgrad.broadcast_to(nbgrad.tensor([1, 2]), (2, 2))
         tensor([[1, 2],
                 [1, 2]])
+        >>> nbgrad.broadcast_to(nbgrad.zeros(3, 1), (2, -1, 4)).shape
+        nbgrad.Size([2, 3, 4])
     """
     return expand(input, tuple(size))
 
 
 def broadcast_tensors(*tensors):
-    """The tensors expanded to their common broadcast shape (views)."""
+    """Expand the tensors to their common broadcast shape, as views.
+
+    Args:
+        *tensors (Tensor): the tensors, of broadcastable shapes.
+
+    Returns:
+        tuple of Tensor: one view of each tensor, all of the broadcast shape.
+
+    Example::
+
+        >>> import nbgrad
+        >>> a, b = nbgrad.broadcast_tensors(nbgrad.tensor([[1], [2]]), nbgrad.tensor([10, 20, 30]))
+        >>> a
+        tensor([[1, 1, 1],
+                [2, 2, 2]])
+        >>> b.shape
+        nbgrad.Size([2, 3])
+    """
     shape = ()
     for t in tensors:
         shape = broadcast_shapes(shape, tuple(t.shape))
@@ -37,15 +64,35 @@ def broadcast_tensors(*tensors):
 
 
 def meshgrid(*tensors, indexing="ij"):
-    """Coordinate grids of 1-d tensors: ``indexing="ij"`` (matrix, the default) or ``"xy"``
-    (Cartesian: the first two dims swapped).
+    r"""Coordinate grids of 1-d tensors.
+
+    With ``n`` tensors of sizes :math:`s_1, \dots, s_n`, each grid ``i`` has the shape
+    :math:`(s_1, \dots, s_n)` and repeats tensor ``i`` along the other dims ("ij", matrix
+    indexing). With ``indexing="xy"`` (Cartesian), the first two dims are swapped: shape
+    :math:`(s_2, s_1, \dots)`. The tensors may also be given as one list.
+
+    Args:
+        *tensors (Tensor): 0-d or 1-d tensors.
+        indexing (str, optional): ``"ij"`` or ``"xy"``. Default: ``"ij"`` (PyTorch warns when
+            it is not given; nbgrad does not).
+
+    Returns:
+        tuple of Tensor: the grids (views).
 
     Example::
 
         >>> import nbgrad
         >>> gx, gy = nbgrad.meshgrid(nbgrad.tensor([1, 2]), nbgrad.tensor([3, 4, 5]))
-        >>> gx.shape, gy[0]
-        (nbgrad.Size([2, 3]), tensor([3, 4, 5]))
+        >>> gx
+        tensor([[1, 1, 1],
+                [2, 2, 2]])
+        >>> gy
+        tensor([[3, 4, 5],
+                [3, 4, 5]])
+        >>> nbgrad.meshgrid(nbgrad.tensor([1, 2]), nbgrad.tensor([3, 4, 5]), indexing="xy")[0]
+        tensor([[1, 2],
+                [1, 2],
+                [1, 2]])
     """
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
@@ -70,7 +117,25 @@ def meshgrid(*tensors, indexing="ij"):
 
 
 def movedim(input, source, destination):
-    """``input`` with dims ``source`` moved to ``destination`` (a view)."""
+    """Move dims of ``input`` to new positions, as a view.
+
+    The other dims keep their order. :func:`nbgrad.moveaxis` is another name of this
+    function (NumPy's).
+
+    Args:
+        input (Tensor): the input.
+        source (int or tuple of ints): the dims to move.
+        destination (int or tuple of ints): their new positions (as many as ``source``).
+
+    Example::
+
+        >>> import nbgrad
+        >>> x = nbgrad.zeros(2, 3, 4)
+        >>> nbgrad.movedim(x, 0, -1).shape
+        nbgrad.Size([3, 4, 2])
+        >>> nbgrad.moveaxis(x, (0, 1), (2, 0)).shape
+        nbgrad.Size([3, 4, 2])
+    """
     n = input.ndim
     src = [_wrap_dim(d, n) for d in (source if isinstance(source, (tuple, list)) else [source])]
     dst = [_wrap_dim(d, n) for d in (destination if isinstance(destination, (tuple, list))
@@ -89,18 +154,45 @@ moveaxis = movedim
 
 
 def swapdims(input, dim0, dim1):
-    """``transpose`` by its NumPy-style name."""
-    return transpose(input, dim0, dim1)
+    """Swap two dims of ``input``, as a view: NumPy's name of :func:`nbgrad.transpose`.
 
+    :func:`nbgrad.swapaxes` is another name of this function.
 
-def unflatten(input, dim, sizes):
-    """Dim ``dim`` of ``input`` split into ``sizes`` (one may be -1).
+    Args:
+        input (Tensor): the input.
+        dim0 (int): the first dim.
+        dim1 (int): the second dim.
 
     Example::
 
         >>> import nbgrad
-        >>> nbgrad.arange(6).unflatten(0, (2, 3)).shape
-        nbgrad.Size([2, 3])
+        >>> nbgrad.swapdims(nbgrad.zeros(2, 3, 4), 0, 2).shape
+        nbgrad.Size([4, 3, 2])
+        >>> nbgrad.swapaxes(nbgrad.tensor([[1, 2, 3]]), 0, 1)
+        tensor([[1],
+                [2],
+                [3]])
+    """
+    return transpose(input, dim0, dim1)
+
+
+def unflatten(input, dim, sizes):
+    """Split a dim of ``input`` into several, as :meth:`nbgrad.Tensor.view` would.
+
+    Args:
+        input (Tensor): the input.
+        dim (int): the dim to split.
+        sizes (tuple of ints): the new dims' sizes, whose product is the size of ``dim``; one
+            of them may be ``-1``, inferred.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.unflatten(nbgrad.zeros(2, 12), 1, (3, 4)).shape
+        nbgrad.Size([2, 3, 4])
+        >>> nbgrad.unflatten(nbgrad.arange(6), 0, (2, -1))
+        tensor([[0, 1, 2],
+                [3, 4, 5]])
     """
     d = _wrap_dim(dim, input.ndim)
     sizes = tuple(sizes)
@@ -114,14 +206,64 @@ def unflatten(input, dim, sizes):
 
 
 def atleast_1d(*tensors):
+    """Return the tensors with at least 1 dim (a 0-d tensor becomes of shape ``(1,)``).
+
+    Args:
+        *tensors (Tensor): one or more tensors (or one list of them).
+
+    Returns:
+        Tensor or tuple of Tensor: one tensor for one input, else a tuple.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.atleast_1d(nbgrad.tensor(3.0))
+        tensor([3.])
+        >>> [t.shape for t in nbgrad.atleast_1d(nbgrad.tensor(1), nbgrad.zeros(2, 2))]
+        [nbgrad.Size([1]), nbgrad.Size([2, 2])]
+    """
     return _atleast(tensors, 1)
 
 
 def atleast_2d(*tensors):
+    """Return the tensors with at least 2 dims (a 1-d tensor of size ``n`` becomes a row,
+    ``(1, n)``; a 0-d one ``(1, 1)``).
+
+    Args:
+        *tensors (Tensor): one or more tensors (or one list of them).
+
+    Returns:
+        Tensor or tuple of Tensor: one tensor for one input, else a tuple.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.atleast_2d(nbgrad.tensor([1, 2]))
+        tensor([[1, 2]])
+        >>> [t.shape for t in nbgrad.atleast_2d(nbgrad.tensor(1), nbgrad.zeros(2, 2, 2))]
+        [nbgrad.Size([1, 1]), nbgrad.Size([2, 2, 2])]
+    """
     return _atleast(tensors, 2)
 
 
 def atleast_3d(*tensors):
+    """Return the tensors with at least 3 dims (``(n,)`` becomes ``(1, n, 1)``, ``(m, n)``
+    becomes ``(m, n, 1)``, a 0-d tensor ``(1, 1, 1)``).
+
+    Args:
+        *tensors (Tensor): one or more tensors (or one list of them).
+
+    Returns:
+        Tensor or tuple of Tensor: one tensor for one input, else a tuple.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.atleast_3d(nbgrad.tensor([1, 2])).shape
+        nbgrad.Size([1, 2, 1])
+        >>> [t.shape for t in nbgrad.atleast_3d(nbgrad.zeros(2, 3), nbgrad.tensor(1))]
+        [nbgrad.Size([2, 3, 1]), nbgrad.Size([1, 1, 1])]
+    """
     return _atleast(tensors, 3)
 
 
@@ -146,43 +288,146 @@ def _atleast(tensors, n):
 
 
 def vstack(tensors):
-    """Concatenated along dim 0, 1-d tensors as rows."""
+    """Stack tensors vertically: concatenate them along dim 0, 1-d tensors taken as rows.
+
+    Args:
+        tensors (sequence of Tensor): the tensors (of matching sizes in the other dims).
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.vstack([nbgrad.tensor([1, 2]), nbgrad.tensor([3, 4])])
+        tensor([[1, 2],
+                [3, 4]])
+        >>> nbgrad.vstack([nbgrad.zeros(2, 3), nbgrad.ones(1, 3)]).shape
+        nbgrad.Size([3, 3])
+    """
     return cat([_at(t, 2) for t in tensors], 0)
 
 
 def hstack(tensors):
-    """Concatenated along dim 1 (dim 0 for 1-d tensors)."""
+    """Stack tensors horizontally: concatenate them along dim 1 (along dim 0 for 1-d tensors).
+
+    Args:
+        tensors (sequence of Tensor): the tensors (of matching sizes in the other dims).
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.hstack([nbgrad.tensor([1, 2]), nbgrad.tensor([3])])
+        tensor([1, 2, 3])
+        >>> nbgrad.hstack([nbgrad.zeros(2, 1), nbgrad.ones(2, 2)])
+        tensor([[0., 1., 1.],
+                [0., 1., 1.]])
+    """
     ts = [_at(t, 1) for t in tensors]
     return cat(ts, 0 if ts[0].ndim == 1 else 1)
 
 
 def dstack(tensors):
-    """Concatenated along dim 2, each made at least 3-d."""
+    """Stack tensors in depth: concatenate them along dim 2, each made at least 3-d first (see
+    :func:`nbgrad.atleast_3d`).
+
+    Args:
+        tensors (sequence of Tensor): the tensors.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.dstack([nbgrad.tensor([1, 2]), nbgrad.tensor([3, 4])])
+        tensor([[[1, 3],
+                 [2, 4]]])
+        >>> nbgrad.dstack([nbgrad.zeros(2, 3), nbgrad.ones(2, 3)]).shape
+        nbgrad.Size([2, 3, 2])
+    """
     return cat([_at(t, 3) for t in tensors], 2)
 
 
 def column_stack(tensors):
-    """1-d tensors as columns (and 2-d ones as they are), side by side."""
+    """Place tensors side by side as columns: 0-d and 1-d tensors become columns, 2-d ones are
+    kept, and they are concatenated along dim 1.
+
+    Args:
+        tensors (sequence of Tensor): the tensors, all with the same number of rows.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.column_stack([nbgrad.tensor([1, 2]), nbgrad.tensor([3, 4])])
+        tensor([[1, 3],
+                [2, 4]])
+        >>> nbgrad.column_stack([nbgrad.tensor([1, 2]), nbgrad.zeros(2, 2, dtype=nbgrad.int64)])
+        tensor([[1, 0, 0],
+                [2, 0, 0]])
+    """
     return cat([reshape(t, (-1, 1)) if t.ndim <= 1 else t for t in tensors], 1)
 
 
 def fliplr(input):
-    """Columns (dim 1) reversed."""
+    """Reverse the order of the columns (dim 1) of a tensor of at least 2 dims.
+
+    Unlike NumPy's ``fliplr``, the result is a copy.
+
+    Args:
+        input (Tensor): the input, at least 2-d.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.fliplr(nbgrad.tensor([[1, 2, 3], [4, 5, 6]]))
+        tensor([[3, 2, 1],
+                [6, 5, 4]])
+    """
     if input.ndim < 2:
         raise RuntimeError("Input must be >= 2-d.")
     return flip(input, (1,))
 
 
 def flipud(input):
-    """Rows (dim 0) reversed."""
+    """Reverse the order of the rows (dim 0) of a tensor of at least 1 dim.
+
+    Unlike NumPy's ``flipud``, the result is a copy.
+
+    Args:
+        input (Tensor): the input, at least 1-d.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.flipud(nbgrad.tensor([[1, 2, 3], [4, 5, 6]]))
+        tensor([[4, 5, 6],
+                [1, 2, 3]])
+    """
     if input.ndim < 1:
         raise RuntimeError("Input must be >= 1-d.")
     return flip(input, (0,))
 
 
 def rot90(input, k=1, dims=(0, 1)):
-    """Rotated by 90 degrees ``k`` times in the plane of ``dims`` (from the first towards
-    the second)."""
+    """Rotate a tensor by 90 degrees ``k`` times in the plane of two dims.
+
+    The rotation goes from the first dim of ``dims`` towards the second; a negative ``k``
+    rotates the other way.
+
+    Args:
+        input (Tensor): the input, at least 2-d.
+        k (int, optional): the number of rotations. Default: ``1``.
+        dims (tuple of two ints, optional): the dims of the plane. Default: ``(0, 1)``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> x = nbgrad.tensor([[1, 2], [3, 4]])
+        >>> nbgrad.rot90(x)
+        tensor([[2, 4],
+                [1, 3]])
+        >>> nbgrad.rot90(x, k=-1)
+        tensor([[3, 1],
+                [4, 2]])
+        >>> nbgrad.rot90(x, 2, dims=(1, 0))
+        tensor([[4, 3],
+                [2, 1]])
+    """
     d0, d1 = (_wrap_dim(d, input.ndim) for d in dims)
     if len(dims) != 2 or d0 == d1:
         raise RuntimeError(f"expected total rotation dims == 2 and different, but got dims = "
@@ -198,8 +443,33 @@ def rot90(input, k=1, dims=(0, 1)):
 
 
 def tensor_split(input, indices_or_sections, dim=0):
-    """Views split at ``indices`` (a list) or into ``sections`` parts as equal as can be
-    (the first ``n % sections`` one longer)."""
+    """Split a tensor into views along a dim, at given indices or into a number of parts.
+
+    With an integer ``n``, the dim is split into ``n`` parts as equal as can be: with a size
+    ``s``, the first ``s % n`` parts have ``s // n + 1`` elements and the others ``s // n``.
+    With a list of indices, the parts are ``input[:i0]``, ``input[i0:i1]``, ... (along
+    ``dim``), then the rest.
+
+    Args:
+        input (Tensor): the tensor to split.
+        indices_or_sections (int or list of ints or Tensor): the number of parts, or the
+            indices to split at (a 0-d tensor counts as a number, a 1-d one as indices).
+        dim (int, optional): the dim to split along. Default: ``0``.
+
+    Returns:
+        tuple of Tensor: the parts.
+
+    Example::
+
+        >>> import nbgrad
+        >>> x = nbgrad.arange(7)
+        >>> nbgrad.tensor_split(x, 3)
+        (tensor([0, 1, 2]), tensor([3, 4]), tensor([5, 6]))
+        >>> nbgrad.tensor_split(x, [1, 5])
+        (tensor([0]), tensor([1, 2, 3, 4]), tensor([5, 6]))
+        >>> [p.shape for p in nbgrad.tensor_split(nbgrad.zeros(2, 5), 2, dim=1)]
+        [nbgrad.Size([2, 3]), nbgrad.Size([2, 2])]
+    """
     d = _wrap_dim(dim, input.ndim)
     n = input.shape[d]
     if isinstance(indices_or_sections, Tensor):
@@ -240,30 +510,99 @@ def _split_along(name, input, indices_or_sections, dim, min_ndim):
 
 
 def hsplit(input, indices_or_sections):
-    """Views split along dim 1 (dim 0 of a 1-d tensor): at ``indices`` or into equal
-    ``sections``."""
-    return _split_along("hsplit", input, indices_or_sections, 1 if input.ndim > 1 else 0, 1)
+    """Split a tensor horizontally: along dim 1, or dim 0 for a 1-d tensor (see
+    :func:`nbgrad.tensor_split`).
 
+    Args:
+        input (Tensor): the tensor to split, at least 1-d.
+        indices_or_sections (int or list of ints): the number of equal parts (it must divide
+            the size of the dim), or the indices to split at.
 
-def vsplit(input, indices_or_sections):
-    """Views split along dim 0 of a tensor of 2 or more dims."""
-    return _split_along("vsplit", input, indices_or_sections, 0, 2)
-
-
-def dsplit(input, indices_or_sections):
-    """Views split along dim 2 (depth) of a tensor of 3 or more dims.
+    Returns:
+        tuple of Tensor: the parts (views).
 
     Example::
 
         >>> import nbgrad
-        >>> [p.shape for p in nbgrad.zeros(2, 3, 4).dsplit([1, 3])]
+        >>> x = nbgrad.arange(8).reshape(2, 4)
+        >>> nbgrad.hsplit(x, 2)
+        (tensor([[0, 1],
+                [4, 5]]), tensor([[2, 3],
+                [6, 7]]))
+        >>> [p.shape for p in nbgrad.hsplit(x, [1])]
+        [nbgrad.Size([2, 1]), nbgrad.Size([2, 3])]
+    """
+    return _split_along("hsplit", input, indices_or_sections, 1 if input.ndim > 1 else 0, 1)
+
+
+def vsplit(input, indices_or_sections):
+    """Split a tensor vertically: along dim 0 of a tensor of at least 2 dims (see
+    :func:`nbgrad.tensor_split`).
+
+    Args:
+        input (Tensor): the tensor to split, at least 2-d.
+        indices_or_sections (int or list of ints): the number of equal parts (it must divide
+            the size of the dim), or the indices to split at.
+
+    Returns:
+        tuple of Tensor: the parts (views).
+
+    Example::
+
+        >>> import nbgrad
+        >>> x = nbgrad.arange(8).reshape(4, 2)
+        >>> nbgrad.vsplit(x, 2)
+        (tensor([[0, 1],
+                [2, 3]]), tensor([[4, 5],
+                [6, 7]]))
+        >>> [p.shape for p in nbgrad.vsplit(x, [3])]
+        [nbgrad.Size([3, 2]), nbgrad.Size([1, 2])]
+    """
+    return _split_along("vsplit", input, indices_or_sections, 0, 2)
+
+
+def dsplit(input, indices_or_sections):
+    """Split a tensor in depth: along dim 2 of a tensor of at least 3 dims (see
+    :func:`nbgrad.tensor_split`).
+
+    Args:
+        input (Tensor): the tensor to split, at least 3-d.
+        indices_or_sections (int or list of ints): the number of equal parts (it must divide
+            the size of the dim), or the indices to split at.
+
+    Returns:
+        tuple of Tensor: the parts (views).
+
+    Example::
+
+        >>> import nbgrad
+        >>> [p.shape for p in nbgrad.dsplit(nbgrad.zeros(2, 3, 4), [1, 3])]
         [nbgrad.Size([2, 3, 1]), nbgrad.Size([2, 3, 2]), nbgrad.Size([2, 3, 1])]
+        >>> [p.shape for p in nbgrad.dsplit(nbgrad.zeros(2, 3, 4), 2)]
+        [nbgrad.Size([2, 3, 2]), nbgrad.Size([2, 3, 2])]
     """
     return _split_along("dsplit", input, indices_or_sections, 2, 3)
 
 
 def select(input, dim, index):
-    """The slice at ``index`` of dim ``dim`` (a view, that dim gone)."""
+    """The slice of ``input`` at ``index`` along ``dim``, as a view without that dim.
+
+    ``nbgrad.select(x, 1, 2)`` is ``x[:, 2]``.
+
+    Args:
+        input (Tensor): the input.
+        dim (int): the dim to index.
+        index (int): the index along ``dim`` (negative counts from the end).
+
+    Example::
+
+        >>> import nbgrad
+        >>> x = nbgrad.tensor([[1, 2, 3], [4, 5, 6]])
+        >>> nbgrad.select(x, 1, 2)
+        tensor([3, 6])
+        >>> nbgrad.select(x, 0, -1)
+        tensor([4, 5, 6])
+    """
     key = [slice(None)] * input.ndim
     d = _wrap_dim(dim, input.ndim)
     size = input.shape[d]
@@ -275,7 +614,23 @@ def select(input, dim, index):
 
 
 def take(input, index):
-    """Elements of ``input`` (read as flat) at ``index``, shaped as ``index``."""
+    """The elements of ``input``, read as a flat 1-d tensor, at the indices ``index``.
+
+    The result has the shape of ``index``. Negative indices count from the end.
+
+    Args:
+        input (Tensor): the input.
+        index (LongTensor): the flat indices.
+
+    Example::
+
+        >>> import nbgrad
+        >>> x = nbgrad.tensor([[4, 3, 5], [6, 7, 8]])
+        >>> nbgrad.take(x, nbgrad.tensor([0, 2, 5]))
+        tensor([4, 5, 8])
+        >>> nbgrad.take(x, nbgrad.tensor([[-1, 1]]))
+        tensor([[8, 3]])
+    """
     check_tensor(input, "take")
     n = input.numel()
     idx = index.reshape(-1)
@@ -288,14 +643,33 @@ def take(input, index):
 
 
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
-    """Each element (or each slice along ``dim``) repeated ``repeats`` times (an int or a
-    tensor of counts); with only a tensor of counts, the indices repeated.
+    """Repeat each element of a tensor (or each slice along ``dim``) a number of times.
+
+    Without ``dim``, ``input`` is flattened first. ``repeats`` is one count for every element,
+    or a tensor with a count for each. Called with only a tensor of counts, it returns the
+    indices ``0, 1, ...``, each repeated its count times.
+
+    Args:
+        input (Tensor): the input (or, alone, the counts).
+        repeats (int or Tensor, optional): the number(s) of repetitions. Default: ``None``.
+        dim (int, optional): the dim along which to repeat. Default: ``None`` (the flattened
+            input).
+        output_size (int, optional): the total size of the result along ``dim``, which
+            PyTorch takes to avoid a synchronization; accepted and not needed. Default:
+            ``None``.
 
     Example::
 
         >>> import nbgrad
         >>> nbgrad.repeat_interleave(nbgrad.tensor([1, 2]), 2)
         tensor([1, 1, 2, 2])
+        >>> x = nbgrad.tensor([[1, 2], [3, 4]])
+        >>> nbgrad.repeat_interleave(x, nbgrad.tensor([1, 2]), dim=0)
+        tensor([[1, 2],
+                [3, 4],
+                [3, 4]])
+        >>> nbgrad.repeat_interleave(nbgrad.tensor([2, 0, 1]))
+        tensor([0, 0, 2])
     """
     if repeats is None:  # repeat_interleave(counts): 0, 1, ... each its count times
         counts = np.asarray(input.cpu().numpy(), np.int64)
@@ -320,8 +694,27 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
 
 
 def cartesian_prod(*tensors):
-    """The rows of every combination of one element of each 1-d tensor (``itertools.product``
-    order); one tensor is returned as it is."""
+    r"""The Cartesian product of 1-d tensors: one row for each combination of one element of
+    each (in the order of ``itertools.product``).
+
+    Args:
+        *tensors (Tensor): 1-d tensors.
+
+    Returns:
+        Tensor: a tensor of shape :math:`(\prod_i n_i, k)` for :math:`k` tensors of sizes
+        :math:`n_i` (one tensor is returned as it is).
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.cartesian_prod(nbgrad.tensor([1, 2]), nbgrad.tensor([3, 4, 5]))
+        tensor([[1, 3],
+                [1, 4],
+                [1, 5],
+                [2, 3],
+                [2, 4],
+                [2, 5]])
+    """
     for t in tensors:
         check_tensor(t, "cartesian_prod")
         if t.ndim != 1:
@@ -336,8 +729,26 @@ def cartesian_prod(*tensors):
 
 
 def combinations(input, r=2, with_replacement=False):
-    """The rows of every length-``r`` combination of the 1-d ``input``'s elements
-    (``itertools.combinations`` order; ``with_replacement`` as its namesake)."""
+    """The combinations of ``r`` elements of a 1-d tensor, one a row (in the order of
+    ``itertools.combinations``, or ``itertools.combinations_with_replacement``).
+
+    Args:
+        input (Tensor): a 1-d tensor.
+        r (int, optional): the number of elements of each combination. Default: ``2``.
+        with_replacement (bool, optional): whether an element may be taken more than once.
+            Default: ``False``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> x = nbgrad.tensor([1, 2, 3])
+        >>> nbgrad.combinations(x)
+        tensor([[1, 2],
+                [1, 3],
+                [2, 3]])
+        >>> nbgrad.combinations(x, r=2, with_replacement=True).shape
+        nbgrad.Size([6, 2])
+    """
     import itertools
 
     from .index import index_select
@@ -357,8 +768,24 @@ def combinations(input, r=2, with_replacement=False):
 
 
 def block_diag(*tensors):
-    """The tensors (0-, 1- or 2-d; a 1-d one as a row) along the diagonal of one matrix,
-    zeros elsewhere, in their promoted dtype."""
+    """A block-diagonal matrix made of the given tensors, zeros elsewhere.
+
+    A 0-d tensor counts as a 1-by-1 block, a 1-d one as a row. The result has the tensors'
+    promoted dtype.
+
+    Args:
+        *tensors (Tensor): 0-, 1- or 2-d tensors.
+
+    Example::
+
+        >>> import nbgrad
+        >>> a = nbgrad.tensor([[1, 2], [3, 4]])
+        >>> nbgrad.block_diag(a, nbgrad.tensor(5), nbgrad.tensor([6, 7]))
+        tensor([[1, 2, 0, 0, 0],
+                [3, 4, 0, 0, 0],
+                [0, 0, 5, 0, 0],
+                [0, 0, 0, 6, 7]])
+    """
     from ..creation import zeros
     from ..dtypes import result_type
 
@@ -386,8 +813,17 @@ def block_diag(*tensors):
 
 
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
-    """A tensor whose diagonals (``offset`` of the planes of output dims ``dim1``,
-    ``dim2``) are ``input``'s last dim; zeros elsewhere (PyTorch's ``diag_embed``).
+    """Put the last dim of ``input`` on diagonals of new 2-d planes, zeros elsewhere.
+
+    The result has one dim more than ``input``: its dims ``dim1`` and ``dim2`` hold square
+    planes whose ``offset`` diagonal is ``input[..., :]`` (0: the main one; positive: above
+    it; negative: below it).
+
+    Args:
+        input (Tensor): the input, at least 1-d.
+        offset (int, optional): which diagonal to fill. Default: ``0``.
+        dim1 (int, optional): the first dim of the planes (of the result). Default: ``-2``.
+        dim2 (int, optional): the second dim of the planes. Default: ``-1``.
 
     Example::
 
@@ -395,6 +831,12 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
         >>> nbgrad.diag_embed(nbgrad.tensor([1.0, 2.0]))
         tensor([[1., 0.],
                 [0., 2.]])
+        >>> nbgrad.diag_embed(nbgrad.tensor([1, 2]), offset=1)
+        tensor([[0, 1, 0],
+                [0, 0, 2],
+                [0, 0, 0]])
+        >>> nbgrad.diag_embed(nbgrad.zeros(4, 3), dim1=0, dim2=2).shape
+        nbgrad.Size([3, 4, 3])
     """
     check_tensor(input, "diag_embed")
     nd = input.ndim + 1
@@ -426,7 +868,26 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
 
 
 def diagflat(input, offset=0):
-    """The 2-d matrix with ``input`` (flattened) on its ``offset`` diagonal."""
+    """A 2-d matrix with the (flattened) ``input`` on one of its diagonals, zeros elsewhere.
+
+    Args:
+        input (Tensor): the input, flattened first.
+        offset (int, optional): which diagonal (0: the main one; positive: above it;
+            negative: below it). Default: ``0``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.diagflat(nbgrad.tensor([[1, 2], [3, 4]]))
+        tensor([[1, 0, 0, 0],
+                [0, 2, 0, 0],
+                [0, 0, 3, 0],
+                [0, 0, 0, 4]])
+        >>> nbgrad.diagflat(nbgrad.tensor([1, 2]), offset=-1)
+        tensor([[0, 0, 0],
+                [1, 0, 0],
+                [0, 2, 0]])
+    """
     from .condition import diag
 
     check_tensor(input, "diagflat")

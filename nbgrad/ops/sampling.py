@@ -12,16 +12,34 @@ from .funcdef import deffunc, same_dtype, same_shape, surface
 
 
 def multinomial(input, num_samples, replacement=False, *, generator=None):
-    """``num_samples`` indices drawn for each row of ``input`` (1-d, or 2-d: one row per
-    distribution), index ``i`` with probability ``input[i] / input.sum()``; without
-    ``replacement`` an index is drawn at most once per row (weights of zero are drawn last,
-    once the others are used up).
+    r"""Draw indices from the categorical distribution(s) that the rows of ``input`` weigh.
+
+    In each row, index ``i`` is drawn with probability ``input[i] / input.sum()`` (the weights
+    need not sum to 1, but must be non-negative, finite, with a positive sum). Without
+    ``replacement``, an index is drawn at most once per row (weights of zero come last, once
+    the others are used up). The draws are PyTorch's for the same seed; the result carries no
+    gradient.
+
+    Args:
+        input (Tensor): the weights: a 1-d tensor, or a 2-d one with one distribution per row.
+        num_samples (int): the number of indices to draw per row.
+        replacement (bool, optional): whether to draw with replacement. Default: ``False``.
+        generator (nbgrad.Generator, optional): the generator to draw from. Default: ``None``
+            (the default generator).
+
+    Returns:
+        LongTensor: of shape :math:`(\text{num\_samples})` or :math:`(m,
+        \text{num\_samples})` for :math:`m` rows.
 
     Example::
 
         >>> import nbgrad
         >>> nbgrad.multinomial(nbgrad.tensor([0.0, 1.0, 0.0]), 2, replacement=True)
         tensor([1, 1])
+        >>> _ = nbgrad.manual_seed(0)
+        >>> nbgrad.multinomial(nbgrad.tensor([[1.0, 1.0, 2.0], [0.0, 5.0, 5.0]]), 2)
+        tensor([[2, 1],
+                [1, 2]])
     """
     check_tensor(input, "multinomial")
     gen = _generator(generator, input._device, "multinomial")
@@ -77,8 +95,20 @@ def _float_kernel(self, kernel):
 
 
 def uniform_(self, from_=0.0, to=1.0, *, generator=None, **kw):
-    """Fill with samples from the uniform distribution on [from, to) (PyTorch's for the same
-    seed).
+    r"""Fill this tensor, in place, with samples from the uniform distribution on
+    :math:`[\text{from}, \text{to})`.
+
+    The samples are PyTorch's for the same seed. The tensor must have a floating-point dtype.
+
+    Args:
+        from_ (float, optional): the lower bound (PyTorch's ``from``; it may be passed as
+            ``from=`` too). Default: ``0.0``.
+        to (float, optional): the upper bound, at least ``from_``. Default: ``1.0``.
+        generator (nbgrad.Generator, optional): the generator to draw from. Default: ``None``
+            (the default generator).
+
+    Returns:
+        Tensor: this tensor.
 
     Example::
 
@@ -86,6 +116,8 @@ def uniform_(self, from_=0.0, to=1.0, *, generator=None, **kw):
         >>> _ = nbgrad.manual_seed(0)
         >>> nbgrad.empty(3).uniform_(-1, 1)
         tensor([-0.0075,  0.5364, -0.8230])
+        >>> nbgrad.empty(2, 2).uniform_().shape
+        nbgrad.Size([2, 2])
     """
     from_ = kw.pop("from", from_)
     _no_more(kw, "uniform_")
@@ -97,7 +129,19 @@ def uniform_(self, from_=0.0, to=1.0, *, generator=None, **kw):
 
 
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
-    """Fill with samples from the normal distribution N(mean, std**2).
+    r"""Fill this tensor, in place, with samples from the normal distribution
+    :math:`\mathcal{N}(\text{mean}, \text{std}^2)`.
+
+    The samples are PyTorch's for the same seed. The tensor must have a floating-point dtype.
+
+    Args:
+        mean (float, optional): the mean. Default: ``0.0``.
+        std (float, optional): the standard deviation, non-negative. Default: ``1.0``.
+        generator (nbgrad.Generator, optional): the generator to draw from. Default: ``None``
+            (the default generator).
+
+    Returns:
+        Tensor: this tensor.
 
     Example::
 
@@ -125,8 +169,23 @@ _BOUNDS = {"int32": ("int", -(2**31), 2**31 - 1), "int64": ("long", -(2**63), 2*
 
 
 def random_(self, *args, generator=None, **kw):
-    """Fill with integers drawn uniformly from [from, to) (``random_(to)``: [0, to);
-    ``random_()``: [0, 2**mantissa] for floats, [0, max] for integers).
+    r"""Fill this tensor, in place, with integers drawn uniformly from :math:`[\text{from},
+    \text{to} - 1]`.
+
+    Called as ``random_(to)``, the range is :math:`[0, \text{to} - 1]`; as ``random_(from,
+    to)``, :math:`[\text{from}, \text{to} - 1]`; as ``random_()``, from 0 to the largest
+    integer the dtype holds exactly (:math:`2^{24}` for float32, :math:`2^{53}` for float64,
+    the largest value for integer dtypes). The samples are PyTorch's for the same seed.
+
+    Args:
+        from (int, optional): the lower bound, given first when two bounds are passed (or as
+            ``from=``). Default: ``0``.
+        to (int, optional): the bound past the largest value. Default: ``None`` (as above).
+        generator (nbgrad.Generator, optional): the generator to draw from. Default: ``None``
+            (the default generator).
+
+    Returns:
+        Tensor: this tensor.
 
     Example::
 
@@ -134,6 +193,8 @@ def random_(self, *args, generator=None, **kw):
         >>> _ = nbgrad.manual_seed(0)
         >>> nbgrad.empty(4, dtype=nbgrad.int64).random_(10)
         tensor([4, 9, 3, 0])
+        >>> nbgrad.empty(4).random_(5, 8)
+        tensor([6., 5., 6., 6.])
     """
     if len(args) > 2:
         raise TypeError(f"random_() takes at most 2 positional arguments ({len(args)} given)")
@@ -159,8 +220,17 @@ def random_(self, *args, generator=None, **kw):
 
 
 def bernoulli_(self, p=0.5, *, generator=None):
-    """Fill with 1 (probability ``p``, a number or a tensor of probabilities broadcast to
-    this shape) or 0.
+    """Fill this tensor, in place, with 1 with probability ``p`` and 0 otherwise.
+
+    Args:
+        p (float or Tensor, optional): the probability of 1, in :math:`[0, 1]`: one number, or
+            a tensor of probabilities that broadcasts to this tensor's shape. Default:
+            ``0.5``.
+        generator (nbgrad.Generator, optional): the generator to draw from. Default: ``None``
+            (the default generator).
+
+    Returns:
+        Tensor: this tensor.
 
     Example::
 
@@ -168,6 +238,9 @@ def bernoulli_(self, p=0.5, *, generator=None):
         >>> _ = nbgrad.manual_seed(0)
         >>> nbgrad.empty(4).bernoulli_(0.5)
         tensor([0., 0., 1., 0.])
+        >>> nbgrad.empty(2, 2).bernoulli_(nbgrad.tensor([0.0, 1.0]))
+        tensor([[0., 1.],
+                [0., 1.]])
     """
     if isinstance(p, Tensor):
         probs = np.broadcast_to(_host(p), tuple(self.shape))
@@ -184,7 +257,18 @@ def bernoulli_(self, p=0.5, *, generator=None):
 
 
 def exponential_(self, lambd=1.0, *, generator=None):
-    """Fill with samples from the exponential distribution of rate ``lambd``.
+    r"""Fill this tensor, in place, with samples from the exponential distribution of rate
+    ``lambd``: density :math:`\lambda e^{-\lambda x}` for :math:`x \ge 0`.
+
+    The samples are PyTorch's for the same seed. The tensor must have a floating-point dtype.
+
+    Args:
+        lambd (float, optional): the rate :math:`\lambda`, positive. Default: ``1.0``.
+        generator (nbgrad.Generator, optional): the generator to draw from. Default: ``None``
+            (the default generator).
+
+    Returns:
+        Tensor: this tensor.
 
     Example::
 
@@ -208,8 +292,19 @@ _CPP_TYPE = {"int64": "long int", "int32": "int", "int16": "short int", "int8": 
 
 
 def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
-    """Fill with samples from the Cauchy distribution at ``median`` of scale ``sigma``
-    (PyTorch's for the same seed).
+    r"""Fill this tensor, in place, with samples from the Cauchy distribution: density
+    :math:`\frac{1}{\pi} \frac{\sigma}{(x - \text{median})^2 + \sigma^2}`.
+
+    The samples are PyTorch's for the same seed. The tensor must have a floating-point dtype.
+
+    Args:
+        median (float, optional): the location (the median). Default: ``0.0``.
+        sigma (float, optional): the scale, positive. Default: ``1.0``.
+        generator (nbgrad.Generator, optional): the generator to draw from. Default: ``None``
+            (the default generator).
+
+    Returns:
+        Tensor: this tensor.
 
     Example::
 
@@ -229,7 +324,21 @@ def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
 
 
 def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
-    """Fill with ``exp`` of samples from N(mean, std**2) (PyTorch's for the same seed).
+    r"""Fill this tensor, in place, with samples from the log-normal distribution: ``exp`` of
+    samples from :math:`\mathcal{N}(\text{mean}, \text{std}^2)`.
+
+    ``mean`` and ``std`` are those of the underlying normal distribution, not of the samples.
+    The samples are PyTorch's for the same seed. The tensor must have a floating-point dtype.
+
+    Args:
+        mean (float, optional): the mean of the logarithm. Default: ``1.0``.
+        std (float, optional): the standard deviation of the logarithm, positive. Default:
+            ``2.0``.
+        generator (nbgrad.Generator, optional): the generator to draw from. Default: ``None``
+            (the default generator).
+
+    Returns:
+        Tensor: this tensor.
 
     Example::
 
@@ -246,8 +355,18 @@ def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
 
 
 def geometric_(self, p, *, generator=None):
-    """Fill with the number of Bernoulli(``p``) trials to the first success (PyTorch's for
-    the same seed).
+    """Fill this tensor, in place, with samples from the geometric distribution: the number of
+    Bernoulli(``p``) trials up to and including the first success (1, 2, 3, ...).
+
+    The samples are PyTorch's for the same seed.
+
+    Args:
+        p (float): the success probability of each trial, in :math:`(0, 1)`.
+        generator (nbgrad.Generator, optional): the generator to draw from. Default: ``None``
+            (the default generator).
+
+    Returns:
+        Tensor: this tensor.
 
     Example::
 
@@ -263,8 +382,16 @@ def geometric_(self, p, *, generator=None):
 
 
 def bernoulli(input, p=None, *, generator=None):
-    """0/1 samples, 1 with probability ``input[i]`` (or ``p`` for every element); the
-    result has ``input``'s shape and dtype and no gradient.
+    """Draw 0 or 1 for each element: 1 with the probability that element (or ``p``) gives.
+
+    The result has ``input``'s shape and dtype, and carries no gradient.
+
+    Args:
+        input (Tensor): the probabilities of drawing 1, in :math:`[0, 1]`.
+        p (float, optional): one probability for every element; ``input`` then only gives the
+            shape and dtype. Default: ``None``.
+        generator (nbgrad.Generator, optional): the generator to draw from. Default: ``None``
+            (the default generator).
 
     Example::
 
@@ -272,6 +399,9 @@ def bernoulli(input, p=None, *, generator=None):
         >>> _ = nbgrad.manual_seed(0)
         >>> nbgrad.bernoulli(nbgrad.tensor([0.0, 0.5, 1.0]))
         tensor([0., 0., 1.])
+        >>> nbgrad.bernoulli(nbgrad.zeros(2, 3), p=1.0)
+        tensor([[1., 1., 1.],
+                [1., 1., 1.]])
     """
     from ..creation import empty_like
 
@@ -298,8 +428,15 @@ POISSON = deffunc("poisson", forward=_poisson_forward, dtype=same_dtype, shape=s
 
 @surface(POISSON)
 def poisson(input, generator=None):
-    """Counts drawn from the Poisson distributions of rates ``input`` (elementwise, in the
-    input's dtype; PyTorch's draws for a seed). Its gradient is zero, as PyTorch's.
+    """Draw counts from Poisson distributions whose rates ``input`` gives, elementwise.
+
+    The result has ``input``'s dtype; the draws are PyTorch's for the same seed. Its gradient
+    is zero, as in PyTorch.
+
+    Args:
+        input (Tensor): the rates, non-negative, of a floating-point dtype.
+        generator (nbgrad.Generator, optional): the generator to draw from. Default: ``None``
+            (the default generator).
 
     Example::
 
@@ -307,6 +444,8 @@ def poisson(input, generator=None):
         >>> _ = nbgrad.manual_seed(0)
         >>> nbgrad.poisson(nbgrad.tensor([0.5, 3.0, 12.0]))
         tensor([ 2.,  4., 13.])
+        >>> nbgrad.poisson(nbgrad.zeros(2))
+        tensor([0., 0.])
     """
     check_tensor(input, "poisson")
     gen = _generator(generator, input._device, "poisson")
@@ -320,10 +459,28 @@ def poisson(input, generator=None):
 
 def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None,
            requires_grad=False):
-    """Samples from N(mean, std**2), elementwise for tensor ``mean`` and / or ``std`` (of
-    their broadcast shape), or ``size`` of them for numbers: ``normal_(0, 1)`` scaled by
-    ``std`` and shifted by ``mean``, as PyTorch computes it. No gradient flows to ``mean``
-    or ``std`` (as in PyTorch, the sample is not reparameterised).
+    """Draw samples from normal distributions of means ``mean`` and standard deviations ``std``.
+
+    With a tensor ``mean`` and / or ``std``, one sample per element of their broadcast
+    shape; with two numbers, ``size`` samples. The samples are ``normal_(0, 1)`` draws scaled
+    by ``std`` and shifted by ``mean``, as PyTorch computes them. No gradient flows to
+    ``mean`` or ``std`` (the sample is not reparameterized: see
+    ``nbgrad.distributions.Normal.rsample`` for that).
+
+    Args:
+        mean (Tensor or float): the means.
+        std (Tensor or float, optional): the standard deviations, non-negative. Default:
+            ``1.0``.
+        size (tuple of ints, optional): the shape of the result, when ``mean`` and ``std``
+            are numbers (then it is needed). Default: ``None``.
+        generator (nbgrad.Generator, optional): the generator to draw from. Default: ``None``
+            (the default generator).
+        dtype (nbgrad.dtype, optional): the dtype of the result, for numbers. Default:
+            ``None`` (the default dtype).
+        device (nbgrad.device, optional): the device of the result, for numbers. Default:
+            ``None``.
+        requires_grad (bool, optional): whether the result requires gradient, for numbers.
+            Default: ``False``.
 
     Example::
 
@@ -331,6 +488,10 @@ def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None,
         >>> _ = nbgrad.manual_seed(0)
         >>> nbgrad.normal(2.0, 0.5, (3,))
         tensor([2.7705, 1.8533, 0.9106])
+        >>> nbgrad.normal(nbgrad.tensor([0.0, 10.0, 100.0]), 0.1)
+        tensor([5.6843e-02, 9.8915e+00, 9.9860e+01])
+        >>> nbgrad.normal(nbgrad.zeros(2, 2), nbgrad.ones(2)).shape
+        nbgrad.Size([2, 2])
     """
     from ..creation import _dtype_or_default, _size, empty
 

@@ -19,7 +19,14 @@ def _into(input, view_of, src):
 
 
 def select_scatter(input, src, dim, index):
-    """A copy of ``input`` with ``src`` written into ``input.select(dim, index)``.
+    """A copy of ``input`` with ``src`` written into the slice ``input.select(dim, index)``.
+
+    Args:
+        input (Tensor): the input.
+        src (Tensor): the values to write, of the shape of the slice (``input``'s shape
+            without ``dim``).
+        dim (int): the dim to index.
+        index (int): the index along ``dim``.
 
     Example::
 
@@ -27,14 +34,24 @@ def select_scatter(input, src, dim, index):
         >>> nbgrad.select_scatter(nbgrad.zeros(2, 2), nbgrad.ones(2), 0, 0)
         tensor([[1., 1.],
                 [0., 0.]])
+        >>> nbgrad.select_scatter(nbgrad.zeros(2, 3), nbgrad.tensor([1.0, 2.0]), 1, -1)
+        tensor([[0., 0., 1.],
+                [0., 0., 2.]])
     """
     check_tensor(input, "select_scatter")
     return _into(input, lambda t: t.select(dim, index), src)
 
 
 def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
-    """A copy of ``input`` with ``src`` written into its slice ``start:end:step`` along
-    ``dim``.
+    """A copy of ``input`` with ``src`` written into its slice ``start:end:step`` along ``dim``.
+
+    Args:
+        input (Tensor): the input.
+        src (Tensor): the values to write, of the shape of the slice.
+        dim (int, optional): the dim to slice. Default: ``0``.
+        start (int, optional): the first index of the slice. Default: ``None`` (0).
+        end (int, optional): the index past the slice. Default: ``None`` (the end).
+        step (int, optional): the step between the indices. Default: ``1``.
 
     Example::
 
@@ -42,6 +59,8 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
         >>> nbgrad.slice_scatter(nbgrad.zeros(2, 3), nbgrad.ones(2, 1), 1, 1, None, 2)
         tensor([[0., 1., 0.],
                 [0., 1., 0.]])
+        >>> nbgrad.slice_scatter(nbgrad.zeros(4), nbgrad.tensor([1.0, 2.0]), start=2)
+        tensor([0., 0., 1., 2.])
     """
     check_tensor(input, "slice_scatter")
     key = (slice(None),) * (dim % max(input.ndim, 1)) + (slice(start, end, step),)
@@ -49,7 +68,16 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
 
 
 def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
-    """A copy of ``input`` with ``src`` written into its ``diagonal(offset, dim1, dim2)``.
+    """A copy of ``input`` with ``src`` written into its diagonal ``diagonal(offset, dim1,
+    dim2)`` (see :func:`nbgrad.diagonal`).
+
+    Args:
+        input (Tensor): the input, at least 2-d.
+        src (Tensor): the values to write, of the shape of the diagonal.
+        offset (int, optional): which diagonal: 0 the main one, positive above it, negative
+            below it. Default: ``0``.
+        dim1 (int, optional): the first dim of the planes. Default: ``0``.
+        dim2 (int, optional): the second dim of the planes. Default: ``1``.
 
     Example::
 
@@ -57,21 +85,37 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
         >>> nbgrad.diagonal_scatter(nbgrad.zeros(2, 2), nbgrad.ones(2))
         tensor([[1., 0.],
                 [0., 1.]])
+        >>> nbgrad.diagonal_scatter(nbgrad.zeros(3, 3), nbgrad.tensor([1.0, 2.0]), offset=-1)
+        tensor([[0., 0., 0.],
+                [1., 0., 0.],
+                [0., 2., 0.]])
     """
     check_tensor(input, "diagonal_scatter")
     return _into(input, lambda t: t.diagonal(offset, dim1, dim2), src)
 
 
 def masked_scatter(input, mask, source):
-    """A copy of ``input`` whose elements where ``mask`` (broadcast) is True take the
-    leading elements of ``source``, in order.
+    """A copy of ``input`` in which the elements where ``mask`` is True take the values of
+    ``source``, in order.
+
+    ``mask`` broadcasts to ``input``'s shape. The ``k``-th True element of ``mask`` (in
+    row-major order) gets the ``k``-th element of ``source``; ``source`` must have at least
+    as many elements as ``mask`` has True ones, and ``input``'s dtype.
+
+    Args:
+        input (Tensor): the input.
+        mask (BoolTensor): where to write.
+        source (Tensor): the values to write.
 
     Example::
 
         >>> import nbgrad
         >>> mask = nbgrad.tensor([True, False, True])
-        >>> nbgrad.zeros(3).masked_scatter(mask, nbgrad.tensor([5.0, 6.0, 7.0]))
+        >>> nbgrad.masked_scatter(nbgrad.zeros(3), mask, nbgrad.tensor([5.0, 6.0, 7.0]))
         tensor([5., 0., 6.])
+        >>> nbgrad.masked_scatter(nbgrad.zeros(2, 3), mask, nbgrad.arange(1.0, 7.0))
+        tensor([[1., 0., 2.],
+                [3., 0., 4.]])
     """
     check_tensor(input, "masked_scatter")
     if mask.__class__ is not Tensor or mask.dtype.name != "bool":
@@ -94,15 +138,26 @@ def masked_scatter(input, mask, source):
 
 
 def put(input, index, source, accumulate=False):
-    """A copy of ``input`` (taken as flat) with ``source``'s values written at ``index``
-    (added up if ``accumulate``).
+    """A copy of ``input`` with the values of ``source`` written at the flat indices ``index``.
+
+    ``input`` is treated as if it were flattened (1-d); negative indices count from the end.
+
+    Args:
+        input (Tensor): the input.
+        index (LongTensor): the flat indices.
+        source (Tensor): the values, as many as the indices.
+        accumulate (bool, optional): add the values to those already there instead of
+            replacing them (indices may then repeat). Default: ``False``.
 
     Example::
 
         >>> import nbgrad
-        >>> nbgrad.zeros(2, 2).put(nbgrad.tensor([0, 3]), nbgrad.tensor([1.0, 2.0]))
+        >>> nbgrad.put(nbgrad.zeros(2, 2), nbgrad.tensor([0, 3]), nbgrad.tensor([1.0, 2.0]))
         tensor([[1., 0.],
                 [0., 2.]])
+        >>> idx = nbgrad.tensor([0, 0, -1])
+        >>> nbgrad.put(nbgrad.ones(3), idx, nbgrad.tensor([1.0, 2.0, 3.0]), accumulate=True)
+        tensor([4., 1., 4.])
     """
     check_tensor(input, "put")
     if index.numel() != source.numel():

@@ -101,16 +101,35 @@ def scatter_reduce_backward(grad, input, dim, index, src, reduce, include_self, 
 
 @surface(SCATTER_REDUCE)
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
-    """``input`` with the values of ``src`` reduced into it at ``[index[i][j]][j]`` (for
-    ``dim=0``): ``reduce`` is ``"sum"``, ``"prod"``, ``"mean"``, ``"amax"`` or ``"amin"``;
-    ``include_self=False`` leaves ``input``'s values at those positions out.
+    """Reduce the values of ``src`` into ``input`` at the positions ``index`` gives along a dim.
+
+    For a 2-d tensor and ``dim=0``, ``src[i][j]`` goes into ``out[index[i][j]][j]`` (for
+    ``dim=1``, into ``out[i][index[i][j]]``), and the values that meet at a position are
+    reduced by ``reduce``: ``"sum"``, ``"prod"``, ``"mean"``, ``"amax"`` or ``"amin"``. With
+    ``include_self`` the reduction includes ``input``'s value at that position; without it,
+    only the values scattered there. Positions that receive nothing keep ``input``'s value.
+
+    Args:
+        input (Tensor): the input.
+        dim (int): the dim along which to index.
+        index (LongTensor): the positions along ``dim``, of ``src``'s number of dims (and no
+            larger than it).
+        src (Tensor): the values to scatter.
+        reduce (str): ``"sum"``, ``"prod"``, ``"mean"``, ``"amax"`` or ``"amin"``.
+        include_self (bool, optional): whether ``input``'s values take part in the
+            reduction. Default: ``True``.
 
     Example::
 
         >>> import nbgrad
         >>> src = nbgrad.tensor([1.0, 2.0, 3.0, 4.0])
-        >>> nbgrad.zeros(2).scatter_reduce(0, nbgrad.tensor([0, 1, 0, 1]), src, "amax")
+        >>> index = nbgrad.tensor([0, 1, 0, 1])
+        >>> nbgrad.scatter_reduce(nbgrad.zeros(2), 0, index, src, "amax")
         tensor([3., 4.])
+        >>> nbgrad.scatter_reduce(nbgrad.ones(3), 0, index, src, "sum")
+        tensor([5., 7., 1.])
+        >>> nbgrad.scatter_reduce(nbgrad.ones(3), 0, index, src, "mean", include_self=False)
+        tensor([2., 3., 1.])
     """
     if reduce not in _REDUCES:
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, "
@@ -125,17 +144,32 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
 
 
 def index_reduce(input, dim, index, source, reduce, *, include_self=True):
-    """``input`` with the slices of ``source`` along ``dim`` reduced into its slices
-    ``index`` (1-d): ``reduce`` is ``"prod"``, ``"mean"``, ``"amax"`` or ``"amin"``.
+    """Reduce slices of ``source`` into the slices of ``input`` that ``index`` names, along a dim.
+
+    For ``dim=0``, row ``i`` of ``source`` is reduced into row ``index[i]`` of the result,
+    with ``reduce``: ``"prod"``, ``"mean"``, ``"amax"`` or ``"amin"``. With ``include_self``
+    the reduction includes ``input``'s values; without it, only the slices reduced there.
+
+    Args:
+        input (Tensor): the input.
+        dim (int): the dim along which to index.
+        index (LongTensor): a 1-d tensor, one index per slice of ``source`` along ``dim``.
+        source (Tensor): the slices to reduce.
+        reduce (str): ``"prod"``, ``"mean"``, ``"amax"`` or ``"amin"``.
+        include_self (bool, optional): whether ``input``'s values take part in the
+            reduction. Default: ``True``.
 
     Example::
 
         >>> import nbgrad
-        >>> x = nbgrad.ones(2, 2)
-        >>> x.index_reduce(0, nbgrad.tensor([1, 1]), nbgrad.tensor([[2.0, 3.0], [4.0, 5.0]]),
-        ...                "prod")
+        >>> source = nbgrad.tensor([[2.0, 3.0], [4.0, 5.0]])
+        >>> nbgrad.index_reduce(nbgrad.ones(2, 2), 0, nbgrad.tensor([1, 1]), source, "prod")
         tensor([[ 1.,  1.],
                 [ 8., 15.]])
+        >>> nbgrad.index_reduce(nbgrad.ones(2, 2), 0, nbgrad.tensor([0, 1]), source, "amax",
+        ...                     include_self=False)
+        tensor([[2., 3.],
+                [4., 5.]])
     """
     if reduce not in ("prod", "mean", "amax", "amin"):
         raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or "

@@ -25,15 +25,43 @@ def _wide(a):
 
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None,
                  sorter=None):
-    """Indices at which ``input``'s values would be inserted into ``sorted_sequence`` (along
-    its last dim) to keep it sorted: the first such place, or with ``right=True`` /
-    ``side="right"`` the last.
+    """Find the indices where values would be inserted into a sorted sequence to keep it
+    sorted.
+
+    For a value ``v`` and the sorted row ``s``, the result is the first index ``i`` with
+    ``v <= s[i]`` (``right=True``: the first with ``v < s[i]``), ``len(s)`` if there is
+    none. A 1-d ``sorted_sequence`` serves every value; a multi-dim one is searched row by row
+    (along its last dim), its leading dims matching ``input``'s.
+
+    Args:
+        sorted_sequence (Tensor): the sequence(s), sorted along the last dim (unless
+            ``sorter`` is given).
+        input (Tensor or Number): the values to place.
+        out_int32 (bool, optional): return int32 indices instead of int64. Default:
+            ``False``.
+        right (bool, optional): for values equal to elements of the sequence, place them
+            after those (the last suitable index) instead of before. Default: ``False``.
+        side (str, optional): ``"left"`` or ``"right"``, the same as ``right``; it must agree
+            with ``right`` when both are given. Default: ``None``.
+        sorter (LongTensor, optional): the indices that sort an unsorted
+            ``sorted_sequence`` along its last dim (as :func:`nbgrad.argsort` gives). Default:
+            ``None``.
+
+    Returns:
+        LongTensor: the indices, of ``input``'s shape.
 
     Example::
 
         >>> import nbgrad
-        >>> nbgrad.searchsorted(nbgrad.tensor([1, 3, 5, 7]), nbgrad.tensor([3, 6]))
+        >>> seq = nbgrad.tensor([1, 3, 5, 7])
+        >>> nbgrad.searchsorted(seq, nbgrad.tensor([3, 6]))
         tensor([1, 3])
+        >>> nbgrad.searchsorted(seq, nbgrad.tensor([3, 6]), right=True)
+        tensor([2, 3])
+        >>> rows = nbgrad.tensor([[1, 3, 5], [2, 4, 6]])
+        >>> nbgrad.searchsorted(rows, nbgrad.tensor([[4], [4]]))
+        tensor([[2],
+                [1]])
     """
     check_tensor(sorted_sequence, "searchsorted")
     if side is not None:
@@ -66,15 +94,32 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
 
 
 def bucketize(input, boundaries, *, out_int32=False, right=False):
-    """The bucket of each of ``input``'s values among the sorted 1-d ``boundaries``: ``i``
-    with ``boundaries[i-1] < x <= boundaries[i]`` (``right=True``: ``boundaries[i-1] <= x
-    < boundaries[i]``).
+    """The bucket of each value of ``input`` among sorted ``boundaries``.
+
+    Value ``x`` goes to bucket ``i`` with ``boundaries[i-1] < x <= boundaries[i]``
+    (``right=True``: ``boundaries[i-1] <= x < boundaries[i]``); values below every boundary
+    go to 0 and above every one to ``len(boundaries)``. (The same as
+    :func:`nbgrad.searchsorted` with the arguments swapped.)
+
+    Args:
+        input (Tensor or Number): the values.
+        boundaries (Tensor): a 1-d tensor of increasing boundaries.
+        out_int32 (bool, optional): return int32 indices instead of int64. Default:
+            ``False``.
+        right (bool, optional): which side of a bucket includes a value equal to a boundary
+            (see above). Default: ``False``.
+
+    Returns:
+        LongTensor: the buckets, of ``input``'s shape.
 
     Example::
 
         >>> import nbgrad
-        >>> nbgrad.bucketize(nbgrad.tensor([0.5, 3.0, 9.0]), nbgrad.tensor([1.0, 3.0, 5.0]))
+        >>> boundaries = nbgrad.tensor([1.0, 3.0, 5.0])
+        >>> nbgrad.bucketize(nbgrad.tensor([0.5, 3.0, 9.0]), boundaries)
         tensor([0, 1, 3])
+        >>> nbgrad.bucketize(nbgrad.tensor([0.5, 3.0, 9.0]), boundaries, right=True)
+        tensor([0, 2, 3])
     """
     check_tensor(boundaries, "bucketize")
     if boundaries.ndim != 1:
@@ -84,15 +129,29 @@ def bucketize(input, boundaries, *, out_int32=False, right=False):
 
 
 def bincount(input, weights=None, minlength=0):
-    """How often each value 0, 1, ... occurs in the 1-d non-negative integer ``input`` (at
-    least ``minlength`` counts); with ``weights``, their sums instead (float64 unless they
-    are float32).
+    """Count how often each value 0, 1, 2, ... occurs in a 1-d tensor of non-negative integers.
+
+    With ``weights``, element ``i`` adds ``weights[i]`` to the bin of its value instead of 1.
+
+    Args:
+        input (Tensor): a 1-d tensor of non-negative integers.
+        weights (Tensor, optional): a weight for each element of ``input``. Default:
+            ``None``.
+        minlength (int, optional): the least number of bins. Default: ``0``.
+
+    Returns:
+        Tensor: ``max(input.max() + 1, minlength)`` counts (int64), or sums of weights
+        (float64, or float32 for float32 weights).
 
     Example::
 
         >>> import nbgrad
         >>> nbgrad.bincount(nbgrad.tensor([1, 3, 1]))
         tensor([0, 2, 0, 1])
+        >>> nbgrad.bincount(nbgrad.tensor([1, 3, 1]), minlength=6)
+        tensor([0, 2, 0, 1, 0, 0])
+        >>> nbgrad.bincount(nbgrad.tensor([0, 1, 1]), weights=nbgrad.tensor([0.5, 1.0, 2.0]))
+        tensor([0.5000, 3.0000])
     """
     check_tensor(input, "bincount")
     if input._dtype.is_floating_point:
@@ -113,14 +172,28 @@ def bincount(input, weights=None, minlength=0):
 
 
 def histc(input, bins=100, min=0, max=0):  # noqa: A002  (PyTorch's argument names)
-    """Counts of ``input``'s values in ``bins`` equal bins from ``min`` to ``max`` (the
-    data's own range when they are equal); values outside are left out.
+    """A histogram of the values of ``input``, in ``bins`` bins of equal width.
+
+    The bins span ``[min, max]``; when ``min`` and ``max`` are equal (as by default), the
+    smallest and largest values of ``input`` are used instead. Values outside that range
+    are not counted.
+
+    Args:
+        input (Tensor): the input (its elements, flattened), of a floating-point dtype.
+        bins (int, optional): the number of bins. Default: ``100``.
+        min (Number, optional): the lower end of the range. Default: ``0``.
+        max (Number, optional): the upper end of the range. Default: ``0``.
+
+    Returns:
+        Tensor: the counts, a 1-d tensor of ``bins`` elements of ``input``'s dtype.
 
     Example::
 
         >>> import nbgrad
         >>> nbgrad.histc(nbgrad.tensor([1.0, 2.0, 1.0]), bins=4, min=0, max=3)
         tensor([0., 2., 1., 0.])
+        >>> nbgrad.histc(nbgrad.tensor([1.0, 2.0, 1.0, 4.0]), bins=3)
+        tensor([2., 1., 1.])
     """
     check_tensor(input, "histc")
     if not input._dtype.is_floating_point:
@@ -142,16 +215,35 @@ def histc(input, bins=100, min=0, max=0):  # noqa: A002  (PyTorch's argument nam
 
 
 def histogram(input, bins, *, range=None, weight=None, density=False):  # noqa: A002
-    """Counts (or summed ``weight``, or a density with ``density``) of ``input``'s values in
-    ``bins`` equal bins over ``range`` (the data's own by default), or between the edges of
-    a 1-d tensor ``bins``; a ``(hist, bin_edges)`` named tuple. The last bin holds its right
-    edge; values outside are left out.
+    """A histogram of the values of ``input``, with its bin edges.
+
+    ``bins`` is a number of equal bins over ``range`` (by default, from the smallest to the
+    largest value), or a 1-d tensor of increasing bin edges. Each bin holds its left edge; the
+    last bin holds its right edge too. Values outside the edges are not counted.
+
+    Args:
+        input (Tensor): the input (its elements, flattened), of a floating-point dtype.
+        bins (int or Tensor): the number of bins, or their edges.
+        range (tuple of float, optional): ``(min, max)``, the range of equal bins. Default:
+            ``None`` (the range of the values).
+        weight (Tensor, optional): a weight for each element of ``input``, summed instead of
+            counting 1. Default: ``None``.
+        density (bool, optional): divide the counts by their total times the bin widths, so
+            that the histogram integrates to 1. Default: ``False``.
+
+    Returns:
+        (Tensor, Tensor): a named tuple ``(hist, bin_edges)``.
 
     Example::
 
         >>> import nbgrad
-        >>> nbgrad.histogram(nbgrad.tensor([1.0, 2.0, 1.0]), bins=4, range=(0.0, 3.0))
-        histogram(hist=tensor([0., 2., 1., 0.]), bin_edges=tensor([0.0000, 0.7500, 1.5000, 2.2500, 3.0000]))
+        >>> hist, edges = nbgrad.histogram(nbgrad.tensor([1.0, 2.0, 1.0]), bins=4, range=(0.0, 3.0))
+        >>> hist
+        tensor([0., 2., 1., 0.])
+        >>> edges
+        tensor([0.0000, 0.7500, 1.5000, 2.2500, 3.0000])
+        >>> nbgrad.histogram(nbgrad.tensor([1.0, 2.0, 1.0]), nbgrad.tensor([0.0, 1.5, 4.0])).hist
+        tensor([2., 1.])
     """
     from collections import namedtuple
 
@@ -210,16 +302,37 @@ def _inverse_shape(inv, input, dim):
 
 
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):  # noqa: A002
-    """The distinct values of ``input`` in ascending order (or its distinct slices along
-    ``dim``), with the index of each element's value (``return_inverse``) and each value's
-    count (``return_counts``). (The values are sorted whatever ``sorted`` says, as on
-    PyTorch's CPU.)
+    """The distinct elements of ``input``, in ascending order.
+
+    With ``dim``, the distinct slices along that dim instead (sorted as rows are, element by
+    element). The values are sorted whatever ``sorted`` says, as by PyTorch on the CPU.
+
+    Args:
+        input (Tensor): the input.
+        sorted (bool, optional): whether to sort the values (they always are). Default:
+            ``True``.
+        return_inverse (bool, optional): also return, for each element of ``input``, the
+            index of its value in the output. Default: ``False``.
+        return_counts (bool, optional): also return how often each value occurs. Default:
+            ``False``.
+        dim (int, optional): the dim whose slices to compare. Default: ``None`` (the
+            elements of the flattened tensor).
+
+    Returns:
+        Tensor or tuple of Tensor: the values, followed by the inverse indices and the counts
+        when they are asked for.
 
     Example::
 
         >>> import nbgrad
-        >>> nbgrad.unique(nbgrad.tensor([3, 1, 3, 2]), return_counts=True)
-        (tensor([1, 2, 3]), tensor([1, 1, 2]))
+        >>> x = nbgrad.tensor([3, 1, 3, 2])
+        >>> nbgrad.unique(x)
+        tensor([1, 2, 3])
+        >>> nbgrad.unique(x, return_inverse=True, return_counts=True)
+        (tensor([1, 2, 3]), tensor([2, 0, 2, 1]), tensor([1, 1, 2]))
+        >>> nbgrad.unique(nbgrad.tensor([[1, 2], [0, 5], [1, 2]]), dim=0)
+        tensor([[0, 5],
+                [1, 2]])
     """
     check_tensor(input, "unique")
     x = _host(input)
@@ -239,15 +352,31 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
 
 
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
-    """``input`` with each run of equal consecutive values (or slices along ``dim``) kept
-    once, with the run index of each element (``return_inverse``) and each run's length
-    (``return_counts``).
+    """Keep one element of each run of equal consecutive elements of ``input``.
+
+    Unlike :func:`nbgrad.unique`, values equal but not adjacent are kept apart and nothing is
+    sorted. With ``dim``, runs of equal slices along that dim are collapsed.
+
+    Args:
+        input (Tensor): the input.
+        return_inverse (bool, optional): also return, for each element of ``input``, the
+            index of its run in the output. Default: ``False``.
+        return_counts (bool, optional): also return the length of each run. Default:
+            ``False``.
+        dim (int, optional): the dim whose slices to compare. Default: ``None`` (the
+            elements of the flattened tensor).
+
+    Returns:
+        Tensor or tuple of Tensor: the values, followed by the inverse indices and the counts
+        when they are asked for.
 
     Example::
 
         >>> import nbgrad
         >>> nbgrad.unique_consecutive(nbgrad.tensor([1, 1, 2, 2, 3, 1]))
         tensor([1, 2, 3, 1])
+        >>> nbgrad.unique_consecutive(nbgrad.tensor([1, 1, 2, 1]), return_counts=True)
+        (tensor([1, 2, 1]), tensor([2, 1, 1]))
     """
     check_tensor(input, "unique_consecutive")
     x = _host(input)
@@ -270,14 +399,27 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
 
 
 def isin(elements, test_elements, *, assume_unique=False, invert=False):
-    """Whether each of ``elements`` is among ``test_elements`` (a tensor or a number), as
-    a bool tensor (``invert``: whether it is not).
+    """Whether each element of ``elements`` is among ``test_elements``, as a bool tensor.
+
+    Args:
+        elements (Tensor or Number): the values to look up.
+        test_elements (Tensor or Number): the values to look for.
+        assume_unique (bool, optional): a promise that both hold distinct values, which
+            PyTorch may use to go faster; it does not change the result. Default: ``False``.
+        invert (bool, optional): return whether each element is *not* among them. Default:
+            ``False``.
+
+    Returns:
+        BoolTensor: of the shape of ``elements``.
 
     Example::
 
         >>> import nbgrad
         >>> nbgrad.isin(nbgrad.tensor([1, 2, 3]), nbgrad.tensor([2, 5]))
         tensor([False,  True, False])
+        >>> nbgrad.isin(nbgrad.tensor([[1, 2], [3, 4]]), 3, invert=True)
+        tensor([[ True,  True],
+                [False,  True]])
     """
     like = elements if isinstance(elements, Tensor) else test_elements
     check_tensor(like, "isin")

@@ -113,13 +113,34 @@ def _size(input, d):
 
 @surface(SORT)
 def sort(input, dim=-1, descending=False, *, stable=False):
-    """``input``'s values in order along ``dim`` and where each came from: a
-    ``(values, indices)`` named tuple. The sort is stable (``stable`` is accepted for
-    PyTorch's signature); NaN sorts above every number.
+    """Sort the elements of ``input`` along a dim, and say where each came from.
+
+    The sort is stable: equal elements keep their order (``stable`` is accepted, for
+    PyTorch's signature, and changes nothing). NaN sorts above every number (first with
+    ``descending=True``). The gradient flows back to the positions the values came from.
+
+    Args:
+        input (Tensor): the input.
+        dim (int, optional): the dim to sort along. Default: ``-1``.
+        descending (bool, optional): whether to sort from largest to smallest. Default:
+            ``False``.
+        stable (bool, optional): ask for a stable sort (it always is). Default: ``False``.
+
+    Returns:
+        (Tensor, LongTensor): a named tuple ``(values, indices)``: the sorted values, and the
+        index along ``dim`` in ``input`` of each.
 
     Example::
 
         >>> import nbgrad
+        >>> x = nbgrad.tensor([[3.0, 1.0, 2.0], [0.0, 5.0, -1.0]])
+        >>> values, indices = nbgrad.sort(x)
+        >>> values
+        tensor([[ 1.,  2.,  3.],
+                [-1.,  0.,  5.]])
+        >>> indices
+        tensor([[1, 2, 0],
+                [2, 0, 1]])
         >>> nbgrad.sort(nbgrad.tensor([3.0, 1.0, 2.0]), descending=True).indices
         tensor([0, 2, 1])
     """
@@ -128,27 +149,55 @@ def sort(input, dim=-1, descending=False, *, stable=False):
 
 
 def argsort(input, dim=-1, descending=False, stable=False):
-    """The indices that sort ``input`` along ``dim`` (``sort(...).indices``).
+    """The indices that sort ``input`` along a dim: ``nbgrad.sort(...).indices``.
+
+    Args:
+        input (Tensor): the input.
+        dim (int, optional): the dim to sort along. Default: ``-1``.
+        descending (bool, optional): whether to sort from largest to smallest. Default:
+            ``False``.
+        stable (bool, optional): ask for a stable sort (it always is). Default: ``False``.
+
+    Returns:
+        LongTensor: the indices, of ``input``'s shape.
 
     Example::
 
         >>> import nbgrad
         >>> nbgrad.argsort(nbgrad.tensor([3.0, 1.0, 2.0]))
         tensor([1, 2, 0])
+        >>> nbgrad.argsort(nbgrad.tensor([[3, 1], [0, 2]]), dim=0, descending=True)
+        tensor([[0, 1],
+                [1, 0]])
     """
     return sort(input, dim, descending, stable=stable).indices
 
 
 @surface(TOPK)
 def topk(input, k, dim=-1, largest=True, sorted=True):
-    """The ``k`` largest (``largest=False``: smallest) values along ``dim`` and their
-    indices, in order, as a ``(values, indices)`` named tuple.
+    """The ``k`` largest (or smallest) elements of ``input`` along a dim, with their indices.
+
+    Args:
+        input (Tensor): the input.
+        k (int): how many elements to take.
+        dim (int, optional): the dim to search along. Default: ``-1``.
+        largest (bool, optional): take the largest elements (``False``: the smallest).
+            Default: ``True``.
+        sorted (bool, optional): whether the ``k`` elements come in sorted order (nbgrad
+            always sorts them). Default: ``True``.
+
+    Returns:
+        (Tensor, LongTensor): a named tuple ``(values, indices)``, with ``k`` elements along
+        ``dim``.
 
     Example::
 
         >>> import nbgrad
-        >>> nbgrad.topk(nbgrad.tensor([1.0, 5.0, 3.0]), 2).values
-        tensor([5., 3.])
+        >>> x = nbgrad.tensor([1.0, 5.0, 3.0, 4.0])
+        >>> nbgrad.topk(x, 2)
+        topk(values=tensor([5., 4.]), indices=tensor([1, 3]))
+        >>> nbgrad.topk(x, 2, largest=False).indices
+        tensor([0, 2])
     """
     check_tensor(input, "topk")
     d = _dim(input, dim)
@@ -159,14 +208,28 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
 
 @surface(KTHVALUE)
 def kthvalue(input, k, dim=-1, keepdim=False):
-    """The ``k``-th smallest value along ``dim`` (``k`` from 1) and its index, as a
-    ``(values, indices)`` named tuple (of equal values, the first in ``input``'s order).
+    """The ``k``-th smallest element of ``input`` along a dim, with its index.
+
+    ``k`` counts from 1. Of equal values, the index is that of the first in ``input``'s
+    order.
+
+    Args:
+        input (Tensor): the input.
+        k (int): the rank of the element, from 1 to the size of ``dim``.
+        dim (int, optional): the dim to search along. Default: ``-1``.
+        keepdim (bool, optional): whether ``dim`` stays, of size 1. Default: ``False``.
+
+    Returns:
+        (Tensor, LongTensor): a named tuple ``(values, indices)``.
 
     Example::
 
         >>> import nbgrad
-        >>> nbgrad.kthvalue(nbgrad.tensor([3.0, 1.0, 2.0]), 2).values
-        tensor(2.)
+        >>> nbgrad.kthvalue(nbgrad.tensor([3.0, 1.0, 2.0]), 2)
+        kthvalue(values=tensor(2.), indices=tensor(2))
+        >>> nbgrad.kthvalue(nbgrad.tensor([[3, 1, 2], [6, 5, 4]]), 1, dim=1, keepdim=True).values
+        tensor([[1],
+                [4]])
     """
     check_tensor(input, "kthvalue")
     d = _dim(input, dim)
@@ -179,14 +242,27 @@ median_result = namedtuple("median", ["values", "indices"])
 
 
 def median(input, dim=None, keepdim=False):
-    """The lower median: of the whole tensor (a 0-d value), or along ``dim`` as a ``(values,
-    indices)`` named tuple. A slice holding NaN has NaN for its median, at its first NaN.
+    """The median of the elements of ``input``: of the whole tensor, or along a dim.
+
+    For an even number of elements it is the lower of the two middle ones (not their mean).
+    A slice holding NaN has NaN for its median (see :func:`nbgrad.nanmedian` to ignore them).
+
+    Args:
+        input (Tensor): the input.
+        dim (int, optional): the dim to reduce. Default: ``None`` (the whole tensor).
+        keepdim (bool, optional): whether ``dim`` stays, of size 1. Default: ``False``.
+
+    Returns:
+        Tensor or (Tensor, LongTensor): without ``dim``, a 0-d tensor; with it, a named tuple
+        ``(values, indices)``, the index of each median along ``dim``.
 
     Example::
 
         >>> import nbgrad
         >>> nbgrad.median(nbgrad.tensor([3.0, 1.0, 2.0, 5.0]))
         tensor(2.)
+        >>> nbgrad.median(nbgrad.tensor([[3.0, 1.0, 2.0], [4.0, 6.0, 5.0]]), dim=1)
+        median(values=tensor([2., 5.]), indices=tensor([2, 2]))
     """
     check_tensor(input, "median")
     if dim is None:
@@ -213,8 +289,30 @@ def median(input, dim=None, keepdim=False):
 
 
 def nanmedian(input, dim=None, keepdim=False):
-    """``median`` of the values that are not NaN (NaN where a slice has none), with the
-    index of the value chosen."""
+    """The median of the elements of ``input`` that are not NaN: of the whole tensor, or along a
+    dim.
+
+    As :func:`nbgrad.median` (the lower of the two middle values), with the NaNs left out; a
+    slice holding only NaNs gives NaN.
+
+    Args:
+        input (Tensor): the input.
+        dim (int, optional): the dim to reduce. Default: ``None`` (the whole tensor).
+        keepdim (bool, optional): whether ``dim`` stays, of size 1. Default: ``False``.
+
+    Returns:
+        Tensor or (Tensor, LongTensor): without ``dim``, a 0-d tensor; with it, a named tuple
+        ``(values, indices)``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> x = nbgrad.tensor([[2.0, float("nan"), 1.0], [4.0, 3.0, 5.0]])
+        >>> nbgrad.nanmedian(x)
+        tensor(3.)
+        >>> nbgrad.nanmedian(x, dim=1)
+        median(values=tensor([1., 4.]), indices=tensor([2, 0]))
+    """
     from .index import _host, gather
 
     check_tensor(input, "nanmedian")
@@ -247,22 +345,63 @@ _QUANTILE_MODES = ("linear", "lower", "higher", "midpoint", "nearest")
 
 @autocast_op("quantile")
 def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
-    """The ``q``-th quantiles (``q`` a number or a 1-d tensor in [0, 1]) of the whole tensor
-    or along ``dim``, between the sorted values at ``q * (n - 1)`` as ``interpolation``
-    says; a ``q`` tensor's dim comes first. A slice holding NaN gives NaN.
+    """The ``q``-th quantiles of the elements of ``input``: of the whole tensor, or along a dim.
+
+    The quantile ``q`` sits at position ``q * (n - 1)`` of the ``n`` sorted values; between
+    two of them, ``interpolation`` picks the value: ``"linear"`` interpolates, ``"lower"``
+    and ``"higher"`` take the lower or higher one, ``"nearest"`` the closer one (a tie to the
+    even index), ``"midpoint"`` their mean. A slice holding NaN gives NaN (see
+    :func:`nbgrad.nanquantile`).
+
+    Args:
+        input (Tensor): the input, of a floating-point dtype.
+        q (float or Tensor): the quantile(s), in :math:`[0, 1]`: a number or a 1-d tensor.
+        dim (int, optional): the dim to reduce. Default: ``None`` (the flattened tensor).
+        keepdim (bool, optional): whether ``dim`` stays, of size 1. Default: ``False``.
+        interpolation (str, optional): ``"linear"``, ``"lower"``, ``"higher"``,
+            ``"nearest"`` or ``"midpoint"``. Default: ``"linear"``.
+
+    Returns:
+        Tensor: the quantiles; for a 1-d ``q``, a first dim of ``len(q)`` is added.
 
     Example::
 
         >>> import nbgrad
-        >>> nbgrad.quantile(nbgrad.tensor([1.0, 2.0, 3.0, 4.0]), 0.25)
+        >>> x = nbgrad.tensor([1.0, 2.0, 3.0, 4.0])
+        >>> nbgrad.quantile(x, 0.25)
         tensor(1.7500)
+        >>> nbgrad.quantile(x, nbgrad.tensor([0.25, 0.5]), interpolation="lower")
+        tensor([1., 2.])
+        >>> nbgrad.quantile(nbgrad.tensor([[1.0, 3.0], [2.0, 8.0]]), 0.5, dim=1, keepdim=True)
+        tensor([[2.],
+                [5.]])
     """
     return _quantile("quantile", input, q, dim, keepdim, interpolation, False)
 
 
 @autocast_op("nanquantile")
 def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
-    """``quantile`` of the values that are not NaN (NaN where a slice has none)."""
+    """The ``q``-th quantiles of the elements of ``input`` that are not NaN.
+
+    As :func:`nbgrad.quantile`, with the NaNs left out; a slice holding only NaNs gives NaN.
+
+    Args:
+        input (Tensor): the input, of a floating-point dtype.
+        q (float or Tensor): the quantile(s), in :math:`[0, 1]`: a number or a 1-d tensor.
+        dim (int, optional): the dim to reduce. Default: ``None`` (the flattened tensor).
+        keepdim (bool, optional): whether ``dim`` stays, of size 1. Default: ``False``.
+        interpolation (str, optional): ``"linear"``, ``"lower"``, ``"higher"``,
+            ``"nearest"`` or ``"midpoint"``. Default: ``"linear"``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> x = nbgrad.tensor([1.0, float("nan"), 3.0, 2.0])
+        >>> nbgrad.nanquantile(x, 0.5)
+        tensor(2.)
+        >>> nbgrad.quantile(x, 0.5)
+        tensor(nan)
+    """
     return _quantile("nanquantile", input, q, dim, keepdim, interpolation, True)
 
 
@@ -342,8 +481,18 @@ def _modes(h):
 
 
 def mode(input, dim=-1, keepdim=False):
-    """The most frequent value along ``dim`` (of equally frequent ones the smallest) and the
-    index of its last occurrence, as a ``(values, indices)`` named tuple.
+    """The most frequent value of ``input`` along a dim, with an index where it occurs.
+
+    Of equally frequent values, the smallest is taken; the index is that of its last
+    occurrence.
+
+    Args:
+        input (Tensor): the input.
+        dim (int, optional): the dim to reduce. Default: ``-1``.
+        keepdim (bool, optional): whether ``dim`` stays, of size 1. Default: ``False``.
+
+    Returns:
+        (Tensor, LongTensor): a named tuple ``(values, indices)``.
 
     Example::
 

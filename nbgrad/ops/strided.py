@@ -68,8 +68,17 @@ DIAGONAL_BACKWARD = deffunc(
 
 @surface(DIAGONAL)
 def diagonal(input, offset=0, dim1=0, dim2=1):
-    """The diagonal of ``input`` over dims ``dim1`` and ``dim2`` (above it for ``offset > 0``,
-    below for ``offset < 0``), as a view: those dims go and the diagonal is the last dim.
+    """A diagonal of ``input`` over two of its dims, as a view.
+
+    The dims ``dim1`` and ``dim2`` are removed and the diagonal becomes the last dim of the
+    result; the other dims stay, in order. Writing the view writes ``input``.
+
+    Args:
+        input (Tensor): the input, at least 2-d.
+        offset (int, optional): which diagonal: 0 the main one, positive above it, negative
+            below it. Default: ``0``.
+        dim1 (int, optional): the first dim of the planes. Default: ``0``.
+        dim2 (int, optional): the second dim of the planes. Default: ``1``.
 
     Example::
 
@@ -77,6 +86,8 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
         >>> x = nbgrad.arange(9.0).reshape(3, 3)
         >>> x.diagonal(), nbgrad.diagonal(x, 1)
         (tensor([0., 4., 8.]), tensor([1., 5.]))
+        >>> nbgrad.diagonal(nbgrad.zeros(2, 3, 4), dim1=1, dim2=2).shape
+        nbgrad.Size([2, 3])
         >>> x.diagonal().zero_()  # a view: this writes x
         tensor([0., 0., 0.])
         >>> x[1]
@@ -137,6 +148,11 @@ def unfold_backward(grad, input_sizes, dim, size, step):
 def unfold(self, dimension, size, step):
     """A view of every slice of ``size`` elements along ``dimension``, ``step`` apart: that
     dim becomes the window count and the windows' elements a new last dim.
+
+    Args:
+        dimension (int): the dimension the windows slide along.
+        size (int): the number of elements in each window.
+        step (int): the distance between the starts of consecutive windows.
 
     Example::
 
@@ -217,17 +233,29 @@ def _storage_size(t):
 
 @surface(AS_STRIDED)
 def as_strided(input, size, stride, storage_offset=None):
-    """A view of ``input``'s storage with the given ``size`` and ``stride`` (in elements),
-    starting ``storage_offset`` elements into the storage (``input``'s own offset by
-    default). The view may overlap itself; its gradient adds up where it does.
+    """A view of the storage of ``input`` with the given sizes and strides.
+
+    Element ``[i0, i1, ...]`` of the view is element ``storage_offset + i0 * stride[0] + i1 *
+    stride[1] + ...`` of the storage (counted in elements, not bytes). The view may overlap
+    itself (its gradient then adds up where it does).
+
+    Args:
+        input (Tensor): the tensor whose storage to view.
+        size (tuple of ints): the shape of the view.
+        stride (tuple of ints): the stride of each dim of the view.
+        storage_offset (int, optional): the position of the first element in the storage.
+            Default: ``None`` (``input``'s own offset).
 
     Example::
 
         >>> import nbgrad
         >>> x = nbgrad.arange(6.0)
-        >>> x.as_strided((2, 3), (1, 1))  # sliding windows
+        >>> nbgrad.as_strided(x, (2, 3), (1, 1))  # sliding windows
         tensor([[0., 1., 2.],
                 [1., 2., 3.]])
+        >>> nbgrad.as_strided(x, (2, 2), (3, 1), 1)
+        tensor([[1., 2.],
+                [4., 5.]])
     """
     check_tensor(input, "as_strided")
     size, stride = tuple(int(n) for n in size), tuple(int(s) for s in stride)
