@@ -101,3 +101,26 @@ def test_a_post_accumulate_hook_that_returns_a_value_raises_as_torch():
     with pytest.raises(RuntimeError, match=r"^Tensor post accumulate grad hooks should return "
                        r"None\.$"):
         run(nbgrad)
+
+
+def test_accumulation_runs_as_soon_as_ready_as_in_pytorch():
+    """A leaf's gradient is accumulated (and its post-accumulate hooks run) as soon as it is
+    ready, before older nodes of the graph run, as PyTorch's engine does (AccumulateGrad has
+    the largest sequence number there): what DistributedDataParallel's overlap relies on."""
+    torch = pytest.importorskip("torch")
+
+    def events(lib):
+        log = []
+        w = lib.tensor([1.5, -2.0], requires_grad=True)   # used first: its node is oldest
+        v = lib.tensor([0.5, 3.0], requires_grad=True)
+        x = lib.tensor([2.0, 1.0], requires_grad=True)
+        s = w * 2
+        t = (x * v).exp()
+        t.register_hook(lambda g: log.append("t"))
+        s.register_hook(lambda g: log.append("s"))
+        for name, leaf in (("w", w), ("v", v), ("x", x)):
+            leaf.register_post_accumulate_grad_hook(lambda p, n=name: log.append(n))
+        (s * t).sum().backward()
+        return log
+
+    assert events(nbgrad) == events(torch)

@@ -16,6 +16,7 @@ from . import grad_mode
 _ANOMALY = _anomaly_mode.ENABLED
 
 _seq = itertools.count()
+_ACCUMULATE_FIRST = 1 << 62  # (added to an AccumulateGrad's _seq: see AccumulateGrad)
 WRAP = None  # nbgrad.tensor._wrap, set when nbgrad.tensor is imported
 _FREED = object()
 _NOTHING = ()  # what a node that saved nothing holds (the one empty tuple)
@@ -412,6 +413,13 @@ class AccumulateGrad(Node):
 
     def __init__(self, variable):
         super().__init__(())
+        # Ready nodes run newest first; a leaf's accumulation runs as soon as it is ready,
+        # whatever its age (PyTorch gives AccumulateGrad the largest sequence number): so a
+        # parameter's ``.grad`` and its post-accumulate hooks come while the rest of backward
+        # still runs, which DistributedDataParallel's overlap needs. Among themselves the
+        # older runs first: PyTorch's are tied and leave its queue in the order they were
+        # pushed, which is the order of their first use where a node makes several ready.
+        self._seq = _ACCUMULATE_FIRST - self._seq
         self.variable = variable
         self.lock = threading.Lock()
 
