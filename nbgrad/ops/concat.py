@@ -17,8 +17,15 @@ def _skipped(shape, ndim):
     return len(shape) == 1 and shape[0] == 0 and ndim != 1
 
 
+def _reference(items):
+    """The operand whose rank the others must have: the first that is not a skipped empty
+    1-d tensor (``cat([tensor([]), x])`` is ``x``, as in PyTorch)."""
+    ranked = [a for a in items if a.ndim > 0]
+    return next((a for a in ranked if a.shape != (0,)), ranked[0] if ranked else items[0])
+
+
 def _cat_forward(arrays, odt, dev, dim):
-    ref = next((a for a in arrays if a.ndim > 0), arrays[0])
+    ref = _reference(arrays)
     parts = [a for a in arrays if not _skipped(a.shape, ref.ndim)]
     shape = list(ref.shape)
     shape[dim] = sum(a.shape[dim] for a in parts)
@@ -94,7 +101,7 @@ def cat(tensors, dim=0):
         if not isinstance(t, Tensor):
             raise TypeError(f"expected Tensor as element in argument 0, but got {type(t).__name__}")
     same_device("cat", *tensors)
-    ref = next((t for t in tensors if t.ndim > 0), tensors[0])
+    ref = _reference(tensors)
     if ref.ndim == 0:
         raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
     d = _wrap_dim(dim, ref.ndim)

@@ -599,9 +599,8 @@ def max(input, dim=None, keepdim=False, *, other=None):
             the elementwise form. Default: ``None``, the whole tensor.
         keepdim (bool, optional): keep the reduced dimension, with size 1. Default:
             ``False``.
-        other (Tensor, optional): in PyTorch, the keyword form of ``max(input, other)``;
-            nbgrad accepts it but does not read it yet (pass ``other`` by position, or call
-            :func:`nbgrad.maximum`). Default: ``None``.
+        other (Tensor, optional): the keyword form of ``max(input, other)``: the
+            elementwise :func:`nbgrad.maximum` (not with ``dim``). Default: ``None``.
 
     Returns:
         Tensor or (Tensor, Tensor): the largest element, or the named tuple ``(values,
@@ -619,6 +618,9 @@ def max(input, dim=None, keepdim=False, *, other=None):
         >>> nbgrad.max(a, 0, keepdim=True).indices
         tensor([[1, 0, 1]])
     """
+    if other is not None:
+        _other_form("max", dim, keepdim)
+        return maximum(input, other)
     if isinstance(dim, Tensor):
         return maximum(input, dim)
     if dim is None:
@@ -628,7 +630,7 @@ def max(input, dim=None, keepdim=False, *, other=None):
 
 
 @surface(MIN, MIN_DIM)
-def min(input, dim=None, keepdim=False):
+def min(input, dim=None, keepdim=False, *, other=None):
     """The smallest element of ``input``, or the smallest along ``dim`` with its index.
 
     Three forms, as PyTorch's:
@@ -645,6 +647,8 @@ def min(input, dim=None, keepdim=False):
             the elementwise form. Default: ``None``, the whole tensor.
         keepdim (bool, optional): keep the reduced dimension, with size 1. Default:
             ``False``.
+        other (Tensor, optional): the keyword form of ``min(input, other)``: the
+            elementwise :func:`nbgrad.minimum` (not with ``dim``). Default: ``None``.
 
     Returns:
         Tensor or (Tensor, Tensor): the smallest element, or the named tuple ``(values,
@@ -662,12 +666,23 @@ def min(input, dim=None, keepdim=False):
         tensor([[1., 2., 2.],
                 [2., 2., 2.]])
     """
+    if other is not None:
+        _other_form("min", dim, keepdim)
+        return minimum(input, other)
     if isinstance(dim, Tensor):
         return minimum(input, dim)
     if dim is None:
         _check_nonempty(input, None, "min")
         return MIN.call(input)
     return min_result(*MIN_DIM.call(input, _dim_of(input, dim, "min"), keepdim))
+
+
+def _other_form(name, dim, keepdim):
+    """``max``/``min`` with ``other=`` is the elementwise form: no ``dim`` with it."""
+    if dim is not None or keepdim:
+        raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                        f"(Tensor, {type(dim).__name__ if dim is not None else 'keepdim'}, "
+                        "other=Tensor): other= is the elementwise form, which takes no dim")
 
 
 def _arg(op, opname, input, dim, keepdim):
