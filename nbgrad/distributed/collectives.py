@@ -253,15 +253,19 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_
     return _run(req, _finisher([buf] if mine else [], after), [tensor], async_op)
 
 
-def _stacked(tensors, like, what):
-    """One contiguous host array holding ``tensors`` (each shaped like ``like``) back to
-    back, checked as PyTorch checks them."""
+def _one_per_process(tensors, like, pg, fn, arg):
+    """Check ``tensors`` (argument ``arg`` of ``fn``): a list of one tensor per process of
+    ``pg``, each with ``like``'s shape and dtype (PyTorch's messages)."""
+    _check_list(tensors, arg)
+    if len(tensors) != pg.size():
+        raise ValueError(f"{fn}: {arg} has {len(tensors)} tensors, but the group has "
+                         f"{pg.size()} processes")
     for i, t in enumerate(tensors):
         if t.shape != like.shape:
-            raise RuntimeError(f"{what}: invalid tensor size at index {i} (expected "
+            raise RuntimeError(f"{fn}: invalid tensor size at index {i} (expected "
                                f"{tuple(like.shape)}, got {tuple(t.shape)})")
         if t.dtype is not like.dtype:
-            raise RuntimeError(f"{what}: invalid tensor type at index {i} (expected "
+            raise RuntimeError(f"{fn}: invalid tensor type at index {i} (expected "
                                f"{like.dtype}, got {t.dtype})")
 
 
@@ -304,10 +308,7 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
     pg = resolve(group)
     if pg is None:
         return None
-    if len(tensor_list) != pg.size():
-        raise ValueError(f"all_gather: tensor_list has {len(tensor_list)} tensors, but the "
-                         f"group has {pg.size()} processes")
-    _stacked(tensor_list, tensor, "all_gather")
+    _one_per_process(tensor_list, tensor, pg, "all_gather", "tensor_list")
     src = Buffer(tensor)
     host = _stage(pg.size(), tensor)
     req = pg.comm.Iallgather(src.array, host)
@@ -366,11 +367,7 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
         return _run(pg.comm.Igather(src.array, None, root=root), None, [], async_op)
     if gather_list is None:
         raise ValueError("Argument ``gather_list`` must be specified on destination rank.")
-    _check_list(gather_list, "gather_list")
-    if len(gather_list) != pg.size():
-        raise ValueError(f"gather: gather_list has {len(gather_list)} tensors, but the group "
-                         f"has {pg.size()} processes")
-    _stacked(gather_list, tensor, "gather")
+    _one_per_process(gather_list, tensor, pg, "gather", "gather_list")
     host = _stage(pg.size(), tensor)
     req = pg.comm.Igather(src.array, host, root=root)
     return _run(req, _unstack(host, gather_list), list(gather_list), async_op)
@@ -398,11 +395,7 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
     if pg.rank() == root:
         if scatter_list is None:
             raise ValueError("Argument ``scatter_list`` must be specified on source rank.")
-        _check_list(scatter_list, "scatter_list")
-        if len(scatter_list) != pg.size():
-            raise ValueError(f"scatter: scatter_list has {len(scatter_list)} tensors, but "
-                             f"the group has {pg.size()} processes")
-        _stacked(scatter_list, tensor, "scatter")
+        _one_per_process(scatter_list, tensor, pg, "scatter", "scatter_list")
         host = np.stack([Buffer(t).array for t in scatter_list])
     elif scatter_list:
         raise ValueError("Argument ``scatter_list`` must NOT be specified on non-source ranks.")
