@@ -30,6 +30,13 @@ def mpi():
     return _MPI[0]
 
 
+def threads_allowed():
+    """Whether two threads may call MPI at once (``MPI_THREAD_MULTIPLE``, what mpi4py asks
+    for and the mpich wheel gives; another MPI may give less: then no progress thread)."""
+    MPI = mpi()
+    return MPI.Query_thread() == MPI.THREAD_MULTIPLE
+
+
 def available():
     """Whether mpi4py can be imported (without importing it)."""
     import importlib.util

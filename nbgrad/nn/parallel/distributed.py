@@ -278,7 +278,7 @@ class DistributedDataParallel(Module):
                 _copy_into(flat[at:at + n], g)
         b.request = self.process_group.comm.Iallreduce(_mpi.mpi().IN_PLACE, flat,
                                                        op=_mpi.mpi().SUM)
-        if self._world > 1:
+        if self._world > 1 and _mpi.threads_allowed():
             if self._progress is None:
                 self._progress = _mpi.Progress()
             self._progress.add(b.request)
