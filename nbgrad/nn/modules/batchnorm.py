@@ -62,15 +62,21 @@ class _BatchNorm(Module):
             raise ValueError(f"expected {want} input (got {input.ndim}D input)")
         return self._normalize(input)
 
-    def _normalize(self, input):
-        from .. import functional as F
-
+    def _step_momentum(self):
+        """The weight of this batch's statistics in the running ones (counting the batch
+        in ``num_batches_tracked`` when training with them)."""
         momentum = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats:
             with no_grad():
                 self.num_batches_tracked.add_(1)
             if self.momentum is None:  # a cumulative moving average
                 momentum = 1.0 / float(self.num_batches_tracked.item())
+        return momentum
+
+    def _normalize(self, input):
+        from .. import functional as F
+
+        momentum = self._step_momentum()
         use_batch = self.training or self.running_mean is None
         track = not self.training or self.track_running_stats
         return F.batch_norm(input, self.running_mean if track else None,
@@ -286,12 +292,7 @@ class SyncBatchNorm(_BatchNorm):
             return self._normalize(input)
         from ._sync_batchnorm import SyncBatchNormFunction
 
-        momentum = 0.0 if self.momentum is None else self.momentum
-        if self.training and self.track_running_stats:
-            with no_grad():
-                self.num_batches_tracked.add_(1)
-            if self.momentum is None:  # a cumulative moving average
-                momentum = 1.0 / float(self.num_batches_tracked.item())
+        momentum = self._step_momentum()
         track = self.training and self.track_running_stats
         return SyncBatchNormFunction.apply(
             input, self.weight, self.bias, self.running_mean if track else None,
