@@ -135,13 +135,15 @@ def copy_data(src, dt, device, out=None):
     k = kernel("copy", device)
     if src.size == 0:
         return out
+    if src.__class__ is np.ndarray and src.dtype == out.dtype and src.size < _PAR_MIN:
+        # a CPU copy without a cast: NumPy's is a memcpy where both are contiguous and moves
+        # each contiguous inner run whole where strided (~2x faster than the loop on a
+        # transpose's copy), and compiles nothing (a cold start's first copy took ~0.08 s
+        # for the loop); the parallel loop for large ones
+        np.copyto(out, src)
+        return out
     if is_c(src) and is_c(out):
         k(src.reshape(-1), out.reshape(-1))
-        return out
-    if src.__class__ is np.ndarray and src.dtype == out.dtype and src.size < _PAR_MIN:
-        # a strided CPU copy without a cast: NumPy's moves each contiguous inner run whole
-        # (~2x faster than the loop on a transpose's copy); the parallel loop for large ones
-        np.copyto(out, src)
         return out
     if src.__class__ is np.ndarray and out.flags.c_contiguous:
         u = unexpand(src)  # an expanded source: read each element once
