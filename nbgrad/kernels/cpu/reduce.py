@@ -121,12 +121,18 @@ def _add_rows(x, a, lo, hi, acc):
 @njit(**_opts)
 def _sum_arb(x, out, acc):
     # acc: (B,) float64 / int64 scratch from the caller (an allocation here would compile
-    # Numba's np.full, ~0.1 s more on a cold start)
+    # Numba's np.full, ~0.1 s more on a cold start). A row at a time, in _add_rows' order
+    # (the same result): the serial variant runs below PARALLEL_MIN elements, where
+    # _add_rows' four-row loop saved ~0.2 µs of a 64x128 column sum but cost ~0.2 s of
+    # compiling (a cold start's bias gradient)
     A, R, B = x.shape
     for a in range(A):
         for b in range(B):
             acc[b] = 0
-        _add_rows(x, a, _I0, B, acc)
+        for r in range(R):
+            v = x[a, r]
+            for b in range(B):
+                acc[b] += v[b]
         o = out[a]
         for b in range(B):
             o[b] = acc[b]
