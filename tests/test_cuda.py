@@ -72,6 +72,9 @@ OPS = {
     "layer_norm_affine": (lambda a, w, b: F.layer_norm(a, (2, 3), w, b), [(2, 2, 3), (2, 3), (2, 3)]),
     "cross_entropy_weight_ignore": (lambda a: F.cross_entropy(
         a, _ix([0, 3, 1, 3, 2], a), weight=_w([0.5, 2.0, 1.5, 0.7], a), ignore_index=3), [(5, 4)]),
+    "cross_entropy_sum": (lambda a: F.cross_entropy(
+        a, _ix([0, 3, 1, 3, 2], a), weight=_w([0.5, 2.0, 1.5, 0.7], a), ignore_index=3,
+        reduction="sum"), [(5, 4)]),
     "cross_entropy_kdim_none": (lambda a: F.cross_entropy(
         a, _ix([[2, 0], [1, 1]], a), weight=_w([0.5, 2.0, 1.5], a), reduction="none"),
         [(2, 3, 2)]),

@@ -28,11 +28,9 @@ from .elementwise import (
     where,
     zeros_like,  # noqa: F401  (a formula names it)
 )
-from .elementwise_data import binary_data
 from .funcdef import deffunc, surface
 from .index import gather
 from .normalization import flat_param
-from .reduce import _sum_all_forward
 from .reduce import mean as _mean
 from .reduce import sum as _sum
 from .shape import expand, permute, reshape, squeeze, unsqueeze
@@ -375,40 +373,41 @@ def _in_layout(rows, shape, dev, copy):
     return copy_data(v, _dt.from_numpy_dtype(rows.dtype), dev) if copy else v
 
 
-def _ce_kernel(xv, t, wv, has_w, ignore_index, odt, dev, want_lp):
+def _ce_kernel(xv, t, wv, has_w, ignore_index, odt, dev, want_lp, reduction=0):
     """The fused forward kernel over logits rows ``xv``: per-row losses (``t``'s shape),
-    per-row (max, log-sum-exp), the weight sum (a float) and, with ``want_lp``, the rows of
-    log-probabilities (else None); IndexError for a bad target."""
+    per-row (max, log-sum-exp), the weight sum (a float), with ``want_lp`` the rows of
+    log-probabilities (else None) and, for ``reduction`` 1 (mean) or 2 (sum), the reduced
+    loss (0-d; else None); IndexError for a bad target."""
     be = backend(dev)
     tv = _int64_data(t, dev)
     M = tv.size
     loss = be.empty(tuple(t.shape), odt.np)
     stats = be.empty((M, 2), odt.np)
     lp = be.empty(tuple(xv.shape), odt.np) if want_lp else None
+    total = be.empty((), odt.np) if reduction else None
     wsum = np.zeros(1, np.float64)
     bad = kernel("cross_entropy", dev)(xv, tv, wv, has_w, ignore_index, loss.reshape((M,)),
-                                       stats, wsum, lp)
+                                       stats, wsum, lp, reduction, total)
     if bad is not None:
         raise IndexError(f"Target {bad} is out of bounds.")
-    return loss, stats, float(wsum[0]), tv, lp
+    return loss, stats, float(wsum[0]), tv, lp, total
 
 
 def _ce_forward(x, t, w, odts, dev, reduction, ignore_index, keep):
     odt = odts[0]
     xv = _class_rows(x, odt, dev)
     wv, has_w = flat_param(w, xv.shape[1], odt, dev)
-    loss, _, wsum, _, rows = _ce_kernel(xv, t, wv, has_w, ignore_index, odt, dev, keep)
+    # the kernel also reduces: the losses' sum, over the weight sum for a mean (0/0 is nan,
+    # as PyTorch's mean over no weight)
+    loss, _, wsum, _, rows, total = _ce_kernel(xv, t, wv, has_w, ignore_index, odt, dev, keep,
+                                               reduction)
     # what PyTorch's cross-entropy saves is its log_softmax's output, not the logits (which
     # may then change in place before backward): the rows of log-probabilities, in x's layout
     lp = None if rows is None else _in_layout(rows, x.shape, dev, False)
     be = backend(dev)
     if reduction == 0:
         return loss, lp, be.full((), 0.0, odt.np)  # (PyTorch's total weight there)
-    s = _sum_all_forward(loss, odt, dev, None)
-    if reduction == 1:  # (0/0 is nan, as PyTorch's mean over no weight)
-        s = binary_data("div", _wrap(s, odt, dev), wsum if wsum != 0 else math.nan, odt,
-                        odt, dev)
-    return s, lp, be.full((), wsum, odt.np)
+    return total, lp, be.full((), wsum, odt.np)
 
 
 def _ce_shapes(sx, st, sw, reduction, ignore_index, keep):
@@ -443,7 +442,7 @@ def _ce_backward_forward(g, x, t, w, odt, dev, ignore_index, log_probs):
         tv = _int64_data(t, dev)
         stats = be.zeros((tv.size, 2), odt.np)
     else:
-        _, stats, _, tv, _ = _ce_kernel(xv, t, wv, has_w, ignore_index, odt, dev, False)
+        _, stats, _, tv, _, _ = _ce_kernel(xv, t, wv, has_w, ignore_index, odt, dev, False)
     M = tv.size
     gv = cast_data(g, odt, dev)
     gv = be.reshape_view(gv, (M,)) if gv.size else gv.reshape((0,))

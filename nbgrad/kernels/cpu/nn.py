@@ -11,6 +11,7 @@ from numba import njit, prange
 from ... import _config
 from .. import rows, vmath
 from . import _par
+from .reduce import sum_blocks
 
 # no_cfunc_wrapper: nothing takes these as first-class function values, and the C wrapper
 # costs ~10 ms of compile time per function; the per-row helpers, only called from
@@ -133,7 +134,8 @@ def _make_fused(parallel):
     rng = prange if parallel else range
 
     @njit(parallel=parallel, **_opts)
-    def ce_fwd(x, target, w, has_w, ignore_index, z, loss, stats, wsum, lp, want_lp, nc):
+    def ce_fwd(x, target, w, has_w, ignore_index, z, loss, stats, wsum, lp, want_lp, nc, red,
+               out):
         # first, validation and the weight sum in one cheap serial pass over the targets
         # (here rather than in a kernel of its own: one compile less on a cold start):
         # the first bad row, and then nothing is computed, or -1; wsum[0] = sum of w[t]
@@ -165,6 +167,13 @@ def _make_fused(parallel):
                     m, ls = stats[t, 0], stats[t, 1]
                     for r in range(n_classes):
                         lp[t, r] = (x[t, r] - m) - ls
+        if red != 0:  # the losses' sum as sum's kernel adds them, then (mean) over the
+            # weight sum in x's dtype (0/0 is nan, as PyTorch's mean over no weight), as the
+            # ops would (here: two kernels fewer to compile on a cold start)
+            s = x.dtype.type(sum_blocks(loss, 0.0, z))
+            if red == 1:
+                s = s / x.dtype.type(total)
+            out[()] = s
         return -1
 
     @njit(parallel=parallel, **_opts)
@@ -217,19 +226,24 @@ def _col_sums(part, out):
         out[j] = s
 
 
-def cross_entropy(x, target, w, has_w, ignore_index, loss, stats, wsum, lp=None):
+def cross_entropy(x, target, w, has_w, ignore_index, loss, stats, wsum, lp=None, red=0,
+                  total=None):
     """Per-row ``w[t] * (logsumexp(x[t]) - x[t, target[t]])`` for logits rows ``x``
     ``(M, C)`` (0 where ``target == ignore_index``) into ``loss`` ``(M,)``, the row max and
-    log-sum-exp into ``stats`` ``(M, 2)``, the weight sum into ``wsum[0]``, and (when
-    ``lp`` is given) the log-probabilities ``(x - max) - lse`` into ``lp`` ``(M, C)``, in
-    ``x``'s dtype (``x`` itself on ignored rows). Returns the first out-of-range target
-    value (checked before anything is computed), or None."""
+    log-sum-exp into ``stats`` ``(M, 2)``, the weight sum into ``wsum[0]``, (when ``lp``
+    is given) the log-probabilities ``(x - max) - lse`` into ``lp`` ``(M, C)``, in ``x``'s
+    dtype (``x`` itself on ignored rows), and for ``red`` 1 (mean) or 2 (sum) the reduced
+    loss into 0-d ``total``: the sum of ``loss`` as the ``sum`` kernel computes it, over
+    the weight sum rounded to ``x``'s dtype for a mean (IEEE: 0/0 is nan). Returns the
+    first out-of-range target value (checked before anything is computed), or None."""
     want_lp = lp is not None
     if not want_lp:
         lp = np.empty((0, 0), x.dtype)
+    if total is None:
+        total = np.empty((), x.dtype)
     bad = _par.run(_FS[0], _FP[0], x.size * ROW_WORK, x, target, w, has_w,
                    np.int64(ignore_index), x.dtype.type(0), loss, stats, wsum, lp, want_lp,
-                   _chunks(x))
+                   _chunks(x), np.int64(red), total)
     return None if bad == -1 else int(target[bad])
 
 

@@ -73,9 +73,10 @@ def _sum_rows_p(x, out, zero, bz):
             out[a] = _sum_row(x, a, _I0, R, zero, bz)
 
 
-@njit(**_opts)
-def _sum_flat(x, out, zero, bz):
-    # all of 1-d contiguous ``x`` into 0-d ``out``, in _sum_rows' order (the same result)
+@njit(inline="always", **_inner)
+def sum_blocks(x, zero, bz):
+    """All of 1-d contiguous ``x`` in _sum_rows' order (the same result): blocks summed in
+    ``x``'s type (``bz`` its 0), added up from ``zero`` (float64 0, or int64)."""
     t = zero
     r = 0
     n = x.size
@@ -83,7 +84,13 @@ def _sum_flat(x, out, zero, bz):
         e = min(n, r + _BLOCK)
         t += _block_sum(x[r:e], bz)
         r = e
-    out[()] = t
+    return t
+
+
+@njit(**_opts)
+def _sum_flat(x, out, zero, bz):
+    # all of 1-d contiguous ``x`` into 0-d ``out``
+    out[()] = sum_blocks(x, zero, bz)
 
 
 def sum_flat_entry(np_dtype):

@@ -8,6 +8,7 @@ from numba import cuda, float64
 
 from .. import rows as _shared
 from ._launch import TPB, device_fn, grid
+from .reduce import sum_arb
 
 # the softmax family's row bodies (rows.py, shared with the CPU) with libdevice's exp / log
 (_row_max, _softmax_row, _log_softmax_row, _softmax_bwd_row,
@@ -310,9 +311,19 @@ def _row_blocks(n):
     return max(1, min(n, 65535)), TPB
 
 
-def cross_entropy(x, target, w, has_w, ignore_index, loss, stats, wsum, lp=None):
-    """Per-row weighted cross-entropy of logits rows ``(M, C)``, and the log-probabilities
-    into ``lp`` when given (see kernels/cpu/nn.py).
+@cuda.jit
+def _over(v, w):
+    # a mean's loss over its weight sum, in the loss's dtype
+    if cuda.grid(1) == 0:
+        v[0] = v[0] / w
+
+
+def cross_entropy(x, target, w, has_w, ignore_index, loss, stats, wsum, lp=None, red=0,
+                  total=None):
+    """Per-row weighted cross-entropy of logits rows ``(M, C)``, the log-probabilities
+    into ``lp`` when given, and for ``red`` 1 (mean) or 2 (sum) the reduced loss into 0-d
+    ``total`` (see kernels/cpu/nn.py): ``sum``'s kernel over the losses, then a division
+    by the weight sum for a mean (IEEE: 0/0 is nan).
     Bad targets are found by the same kernel and reported through a 2-element device
     array, read back once with the weight sum; targets never leave the device."""
     n = x.shape[0]
@@ -328,6 +339,11 @@ def cross_entropy(x, target, w, has_w, ignore_index, loss, stats, wsum, lp=None)
         row = int(h[1])
         return int(target[row:row + 1].copy_to_host()[0])
     wsum[0] = h[0]
+    if red:
+        t = total.reshape(1, 1)
+        sum_arb(loss.reshape(1, n, 1), t)
+        if red == 1:
+            _over[1, 1](t.reshape(1), x.dtype.type(h[0]))
     return None
 
 
