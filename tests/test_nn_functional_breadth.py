@@ -324,3 +324,32 @@ def test_normalize_writes_into_out_as_torch():
             m.nn.functional.normalize(x, out=m.empty(1, 2))
         with m.no_grad():
             assert m.nn.functional.normalize(x, out=m.empty(0)).shape == (1, 2)
+
+
+@pytest.mark.parametrize("shape", [(3, 4), (2, 3, 4), (2, 3, 2, 2), (2, 3, 2, 2, 2)])
+def test_dropout2d_masks_and_warnings_are_pytorchs(shape):
+    """dropout2d draws one keep value per (dim 0, dim 1) pair at every rank, as PyTorch's
+    feature dropout: a 3-d input is (N, C, L), a 2-d one is dropped element by element;
+    ranks other than 3 and 4 warn, and 3-d warns that it is read as (N, C, L)."""
+    torch = pytest.importorskip("torch")
+    torch.manual_seed(0)
+    with warnings.catch_warnings(record=True) as theirs:
+        warnings.simplefilter("always")
+        want = torch.nn.functional.dropout2d(torch.ones(*shape), 0.5)
+    nbgrad.manual_seed(0)
+    with warnings.catch_warnings(record=True) as ours:
+        warnings.simplefilter("always")
+        got = F.dropout2d(nbgrad.ones(*shape), 0.5)
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+    assert [str(w.message) for w in ours] == [str(w.message) for w in theirs]
+    assert len(ours) == (0 if len(shape) == 4 else 1)
+
+
+def test_dropout2d_one_dim_input_raises_when_it_draws():
+    x = nbgrad.ones(3)
+    with pytest.warns(UserWarning, match="Received a 1-D input to dropout2d"):
+        with pytest.raises(RuntimeError, match="Feature dropout requires at least 2 "
+                                               "dimensions in the input"):
+            F.dropout2d(x, 0.5)
+    with pytest.warns(UserWarning):
+        assert F.dropout2d(x, 0.5, training=False) is x

@@ -53,7 +53,10 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
     whole, which suits convolutional features whose neighbours are correlated.
 
     Args:
-        input (Tensor): the input, :math:`(N, C, H, W)` or unbatched :math:`(C, H, W)`.
+        input (Tensor): the input, :math:`(N, C, H, W)`. As PyTorch's, other ranks are
+            read as :math:`(N, C, *)` with a warning; a 3-d input as :math:`(N, C, L)`
+            (channel-wise 1-d dropout, as :func:`dropout1d`), not as unbatched
+            :math:`(C, H, W)`.
         p (float, optional): the probability of zeroing each channel, in :math:`[0, 1]`.
             Default: ``0.5``.
         training (bool, optional): apply dropout; ``False`` returns ``input`` unchanged.
@@ -63,7 +66,7 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
             Default: ``False``.
 
     Shape:
-        - Input: :math:`(N, C, H, W)` or :math:`(C, H, W)`.
+        - Input: :math:`(N, C, H, W)` (or :math:`(N, C, *)`, with a warning).
         - Output: the shape of the input.
 
     Example::
@@ -74,11 +77,33 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
         >>> F.dropout2d(nbgrad.ones(1, 4, 2, 2)).sum((2, 3))
         tensor([[0., 0., 8., 0.]])
     """
+    import warnings
+
     _check_p(p)
     if input.ndim not in (3, 4):
-        raise RuntimeError("dropout2d: expected a 3D (C, H, W) or 4D (N, C, H, W) input, "
-                           f"got {input.ndim}D")
-    return _channels(input, p, training, 4, inplace)
+        warnings.warn(f"dropout2d: Received a {input.ndim}-D input to dropout2d, which is "
+                      "deprecated and will result in an error in a future release. To retain "
+                      "the behavior and silence this warning, please use dropout instead. "
+                      "Note that dropout2d exists to provide channel-wise dropout on inputs "
+                      "with 2 spatial dimensions, a channel dimension, and an optional batch "
+                      "dimension (i.e. 3D or 4D inputs).", stacklevel=2)
+    if input.ndim == 3:  # (PyTorch's reading of 3-d input, kept for now: see its issue 77081)
+        warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that "
+                      "channel-wise 1D dropout behavior is desired - input is interpreted as "
+                      "shape (N, C, L), where C is the channel dim. This behavior will change "
+                      "in a future release to interpret the input as one without a batch "
+                      "dimension, i.e. shape (C, H, W). To maintain the 1D channel-wise "
+                      "dropout behavior, please switch to using dropout1d instead.",
+                      stacklevel=2)
+    # PyTorch's feature dropout: one draw per (dim 0, dim 1) pair, whatever the rank
+    return _masked(input, p, training, _feature_shape, inplace)
+
+
+def _feature_shape(input):
+    """The keep mask's shape for dropout of whole features: dims 0 and 1, size 1 after."""
+    if input.ndim < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+    return tuple(input.shape[:2]) + (1,) * (input.ndim - 2)
 
 
 def _check_p(p):
@@ -92,13 +117,16 @@ def _keep(shape, p):
 
 
 def _masked(input, p, training, mask_shape, inplace):
-    """``input`` times a keep mask of ``mask_shape`` (broadcast over the rest) scaled by
-    ``1/(1-p)``; ``input`` itself when not training or ``p`` is 0."""
+    """``input`` times a keep mask of ``mask_shape`` (broadcast over the rest; a function
+    of ``input`` that gives it, called only when a mask is drawn) scaled by ``1/(1-p)``;
+    ``input`` itself when not training or ``p`` is 0."""
     _check_p(p)
     if not training or p == 0:
         return input
     if p == 1:
         return _times(input, 0.0, inplace)
+    if callable(mask_shape):
+        mask_shape = mask_shape(input)
     scale = (_keep(mask_shape, p) / (1.0 - p)).astype(input._dtype.np)
     return _times(input, _wrap(backend(input._device).from_host(scale), input._dtype,
                                input._device), inplace)

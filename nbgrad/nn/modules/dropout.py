@@ -104,9 +104,9 @@ Dropout2d = _variant("Dropout2d", "dropout2d", r"""
 
     In training mode each channel (an :math:`H \times W` map) is zeroed with probability
     ``p``, independently per sample, and the others are scaled by :math:`\frac{1}{1 - p}`;
-    in evaluation mode the layer returns its input. A 3-dimensional input is read as one
-    unbatched :math:`(C, H, W)` sample (where PyTorch, with a warning, still reads it as
-    :math:`(N, C, L)`).
+    in evaluation mode the layer returns its input. As PyTorch's, a 3-dimensional input is
+    read, with a warning, as :math:`(N, C, L)` (channel-wise 1-d dropout), not as one
+    unbatched :math:`(C, H, W)` sample, and other ranks as :math:`(N, C, *)`.
 
     Args:
         p (float, optional): the probability of zeroing a channel, in :math:`[0, 1]`.
@@ -116,7 +116,7 @@ Dropout2d = _variant("Dropout2d", "dropout2d", r"""
             Default: ``False``.
 
     Shape:
-        - Input: :math:`(N, C, H, W)` or :math:`(C, H, W)`.
+        - Input: :math:`(N, C, H, W)`.
         - Output: the shape of the input.
 
     Example::
