@@ -75,3 +75,18 @@ def test_docstring_examples_run():
     for mod in (pixel_shuffle, norm):
         res = doctest.testmod(mod, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
         assert res.attempted and not res.failed, mod.__name__
+
+
+def test_padding_layer_signatures_are_pytorchs():
+    """ConstantPad's value is required, the other padding layers take the padding only:
+    a wrong call is PyTorch's TypeError, word for word."""
+    for name in ("ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ZeroPad2d",
+                 "ReflectionPad1d", "ReplicationPad3d", "CircularPad2d"):
+        ours, theirs = getattr(nbgrad.nn, name), getattr(torch.nn, name)
+        args = (2,) if name.startswith("Constant") else (2, 0.5)
+        with pytest.raises(TypeError) as e:
+            ours(*args)
+        with pytest.raises(TypeError) as t:
+            theirs(*args)
+        assert str(e.value) == str(t.value)
+    assert nbgrad.nn.ConstantPad1d(2, value=1.5).value == 1.5

@@ -8,14 +8,22 @@ __all__ = []
 
 
 def _layer(name, mode, dims, constant, doc):
-    def __init__(self, padding, *args, **kwargs):
+    def _setup(self, padding, value):
         Module.__init__(self)
         if isinstance(padding, int):
             padding = (padding,) * (2 * dims)
         self.padding = tuple(padding)
         if constant:
-            self.value = kwargs.pop("value", args[0] if args else 0.0) if name.startswith(
-                "Constant") else 0.0
+            self.value = value
+
+    # PyTorch's signatures: ConstantPad's value is required, the others take none
+    if name.startswith("Constant"):
+        def __init__(self, padding, value):
+            _setup(self, padding, value)
+    else:
+        def __init__(self, padding):
+            _setup(self, padding, 0.0)
+    __init__.__qualname__ = f"{name}.__init__"  # (named in a wrong call's TypeError)
 
     def forward(self, input):
         from .. import functional as F
