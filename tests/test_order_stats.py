@@ -106,3 +106,13 @@ def test_nanmedian_nanquantile_match_torch(k):
     # (the all-NaN row's gradient goes to whichever NaN each picks: PyTorch's choice there
     # comes from its selection algorithm, not from a rule: rows 0 and 2 are compared)
     _compare(NAN_CALLS[k], B, rows=slice(0, None, 2))
+
+
+def test_named_results_carry_pytorchs_type_names():
+    x = [[3.0, 1.0, 2.0], [4.0, NAN, 0.0]]
+    for call in (lambda m, t: m.median(t, 1), lambda m, t: m.nanmedian(t, 1),
+                 lambda m, t: m.sort(t, 1), lambda m, t: m.topk(t, 2),
+                 lambda m, t: m.kthvalue(t, 1), lambda m, t: m.cummax(t, 1)):
+        ours, theirs = call(nbgrad, nbgrad.tensor(x)), call(torch, torch.tensor(x))
+        assert type(ours).__name__ == type(theirs).__name__
+        np.testing.assert_array_equal(ours.values.numpy(), theirs.values.numpy())

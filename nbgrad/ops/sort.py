@@ -239,6 +239,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
 
 
 median_result = namedtuple("median", ["values", "indices"])
+nanmedian_result = namedtuple("nanmedian", ["values", "indices"])  # (PyTorch's own type)
 
 
 def median(input, dim=None, keepdim=False):
@@ -311,7 +312,7 @@ def nanmedian(input, dim=None, keepdim=False):
         >>> nbgrad.nanmedian(x)
         tensor(3.)
         >>> nbgrad.nanmedian(x, dim=1)
-        median(values=tensor([1., 4.]), indices=tensor([2, 0]))
+        nanmedian(values=tensor([1., 4.]), indices=tensor([2, 0]))
     """
     from .index import _host, gather
 
@@ -331,7 +332,7 @@ def nanmedian(input, dim=None, keepdim=False):
         values, idx = values.reshape(()), idx.reshape(())
     elif not keepdim:
         values, idx = values.squeeze(d), idx.squeeze(d)
-    return median_result(values, idx)
+    return nanmedian_result(values, idx)
 
 
 def _int64(arr, like):
