@@ -205,17 +205,17 @@ def from_numpy_dtype(nd):
     return r
 
 
-def promote_types(a, b):
-    """promote_types(a, b) -> nbgrad.dtype
+def promote_types(type1, type2):
+    """promote_types(type1, type2) -> nbgrad.dtype
 
-    The smallest dtype that both ``a`` and ``b`` convert to without losing their
+    The smallest dtype that both ``type1`` and ``type2`` convert to without losing their
     range or category (PyTorch's promotion lattice): ``int32`` and ``float16`` give
     ``float16``, ``uint8`` and ``int8`` give ``int16``, ``float16`` and ``bfloat16`` give
     ``float32``.
 
     Args:
-        a (nbgrad.dtype): the first dtype (PyTorch names it ``type1``).
-        b (nbgrad.dtype): the second dtype (PyTorch's ``type2``).
+        type1 (nbgrad.dtype): the first dtype.
+        type2 (nbgrad.dtype): the second dtype.
 
     Example::
 
@@ -225,9 +225,10 @@ def promote_types(a, b):
         >>> nbgrad.promote_types(nbgrad.float16, nbgrad.bfloat16)
         nbgrad.float32
     """
-    if a._rank == b._rank and a is not b:  # neither holds the other: the next type up
-        return float32 if a._cat == 2 else int16  # (float16 and bfloat16; uint8 and int8)
-    return a if a._rank >= b._rank else b
+    if type1._rank == type2._rank and type1 is not type2:  # neither holds the other: the
+        # next type up (float16 and bfloat16: float32; uint8 and int8: int16)
+        return float32 if type1._cat == 2 else int16
+    return type1 if type1._rank >= type2._rank else type2
 
 
 def result_type(tensors, scalars=()):

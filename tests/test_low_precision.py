@@ -54,6 +54,8 @@ def test_promotion_matches_torch():
                                        getattr(nbgrad, b))
             want = torch.promote_types(getattr(torch, a), getattr(torch, b))
             assert got.name == str(want).removeprefix("torch."), (a, b)
+    # PyTorch's argument names
+    assert nbgrad.promote_types(type1=nbgrad.int32, type2=nbgrad.float16) is nbgrad.float16
     for m in (nbgrad, torch):  # tensors, 0-dim tensors and Python numbers
         h = m.ones(2, dtype=m.float16)
         assert (h + 1.5).dtype is m.float16
