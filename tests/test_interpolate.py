@@ -90,3 +90,12 @@ def test_docstring_examples_run():
     assert res.attempted and not res.failed
 
 
+
+
+def test_upsample_warns_as_pytorchs_and_is_interpolate():
+    for m, G in ((nbgrad, F), (torch, torch.nn.functional)):
+        with pytest.warns(UserWarning) as w:
+            y = G.upsample(m.ones(1, 1, 2), scale_factor=2)
+        assert tuple(y.shape) == (1, 1, 4)
+        assert [str(x.message) for x in w] == [
+            "`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` instead."]

@@ -192,9 +192,16 @@ def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=
 
         >>> import nbgrad
         >>> import nbgrad.nn.functional as F
-        >>> F.upsample(nbgrad.tensor([[[1.0, 2.0]]]), scale_factor=2)
+        >>> import warnings
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore")  # (deprecated, as PyTorch's: it warns)
+        ...     F.upsample(nbgrad.tensor([[[1.0, 2.0]]]), scale_factor=2)
         tensor([[[1., 1., 2., 2.]]])
     """
+    import warnings
+
+    warnings.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` "
+                  "instead.", stacklevel=2)
     return interpolate(input, size, scale_factor, mode, align_corners)
 
 
