@@ -112,3 +112,25 @@ def test_docstring_examples_run():
     res = doctest.testmod(group_norm,
                           optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert res.attempted and not res.failed
+
+
+@pytest.mark.parametrize("name", ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
+                                  "LazyInstanceNorm2d", "LazyBatchNorm1d", "LazyBatchNorm3d"])
+def test_norm_layers_take_bias_keyword_as_pytorchs(name):
+    """``bias=False`` (keyword only, with affine): a weight and no bias, as PyTorch's."""
+    torch = pytest.importorskip("torch")
+    lazy = name.startswith("Lazy")
+    args = () if lazy else (3,)
+    ours = getattr(nbgrad.nn, name)(*args, affine=True, bias=False)
+    theirs = getattr(torch.nn, name)(*args, affine=True, bias=False)
+    if lazy:
+        dims = 3 if "1d" in name else 5 if "3d" in name else 4
+        shape = (2, 3) + (2,) * (dims - 2)
+        ours(nbgrad.ones(*shape))
+        theirs(torch.ones(*shape))
+    assert ours.bias is None and theirs.bias is None
+    assert tuple(ours.weight.shape) == tuple(theirs.weight.shape) == (3,)
+    assert repr(ours) == repr(theirs)
+    assert [n for n, _ in ours.named_parameters()] == ["weight"]
+    with pytest.raises(TypeError):
+        getattr(nbgrad.nn, name)(*args, 1e-5, 0.1, True, True, None, None, False)

@@ -353,6 +353,8 @@ LazyBatchNorm1d.__doc__ = r"""A :class:`BatchNorm1d` whose ``num_features`` is r
         device (nbgrad.device, optional): the device of the parameters and buffers.
             Default: the default device.
         dtype (nbgrad.dtype, optional): their dtype. Default: the default dtype.
+        bias (bool, optional): with ``affine``, learn the shift too (keyword only).
+            Default: ``True``.
 
     Example::
 
@@ -381,6 +383,8 @@ LazyBatchNorm2d.__doc__ = r"""A :class:`BatchNorm2d` whose ``num_features`` is r
         device (nbgrad.device, optional): the device of the parameters and buffers.
             Default: the default device.
         dtype (nbgrad.dtype, optional): their dtype. Default: the default dtype.
+        bias (bool, optional): with ``affine``, learn the shift too (keyword only).
+            Default: ``True``.
 
     Example::
 
@@ -408,6 +412,8 @@ LazyBatchNorm3d.__doc__ = r"""A :class:`BatchNorm3d` whose ``num_features`` is r
         device (nbgrad.device, optional): the device of the parameters and buffers.
             Default: the default device.
         dtype (nbgrad.dtype, optional): their dtype. Default: the default dtype.
+        bias (bool, optional): with ``affine``, learn the shift too (keyword only).
+            Default: ``True``.
 
     Example::
 

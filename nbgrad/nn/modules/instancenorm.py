@@ -13,9 +13,9 @@ class _InstanceNorm(_BatchNorm):
     PyTorch's defaults (no affine, no running statistics) and unbatched input."""
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=False,
-                 track_running_stats=False, device=None, dtype=None):
+                 track_running_stats=False, device=None, dtype=None, *, bias=True):
         super().__init__(num_features, eps, momentum, affine, track_running_stats, device,
-                         dtype)
+                         dtype, bias=bias)
 
     def forward(self, input):
         from .. import functional as F
@@ -57,6 +57,8 @@ class InstanceNorm1d(_InstanceNorm):
         device (nbgrad.device, optional): the device of the parameters and buffers.
             Default: the default device.
         dtype (nbgrad.dtype, optional): their dtype. Default: the default dtype.
+        bias (bool, optional): with ``affine``, learn :math:`\beta` too (keyword only).
+            Default: ``True``.
 
     Shape:
         - Input: :math:`(N, C, L)` or :math:`(C, L)`.
@@ -93,6 +95,8 @@ class InstanceNorm2d(_InstanceNorm):
         device (nbgrad.device, optional): the device of the parameters and buffers.
             Default: the default device.
         dtype (nbgrad.dtype, optional): their dtype. Default: the default dtype.
+        bias (bool, optional): with ``affine``, learn :math:`\beta` too (keyword only).
+            Default: ``True``.
 
     Shape:
         - Input: :math:`(N, C, H, W)` or :math:`(C, H, W)`.
@@ -128,6 +132,8 @@ class InstanceNorm3d(_InstanceNorm):
         device (nbgrad.device, optional): the device of the parameters and buffers.
             Default: the default device.
         dtype (nbgrad.dtype, optional): their dtype. Default: the default dtype.
+        bias (bool, optional): with ``affine``, learn :math:`\beta` too (keyword only).
+            Default: ``True``.
 
     Shape:
         - Input: :math:`(N, C, D, H, W)` or :math:`(C, D, H, W)`.
@@ -166,6 +172,8 @@ LazyInstanceNorm1d.__doc__ = r"""An :class:`InstanceNorm1d` whose ``num_features
         device (nbgrad.device, optional): the device of the parameters and buffers.
             Default: the default device.
         dtype (nbgrad.dtype, optional): their dtype. Default: the default dtype.
+        bias (bool, optional): with ``affine``, learn :math:`\beta` too (keyword only).
+            Default: ``True``.
 
     Example::
 
@@ -194,6 +202,8 @@ LazyInstanceNorm2d.__doc__ = r"""An :class:`InstanceNorm2d` whose ``num_features
         device (nbgrad.device, optional): the device of the parameters and buffers.
             Default: the default device.
         dtype (nbgrad.dtype, optional): their dtype. Default: the default dtype.
+        bias (bool, optional): with ``affine``, learn :math:`\beta` too (keyword only).
+            Default: ``True``.
 
     Example::
 
@@ -222,6 +232,8 @@ LazyInstanceNorm3d.__doc__ = r"""An :class:`InstanceNorm3d` whose ``num_features
         device (nbgrad.device, optional): the device of the parameters and buffers.
             Default: the default device.
         dtype (nbgrad.dtype, optional): their dtype. Default: the default dtype.
+        bias (bool, optional): with ``affine``, learn :math:`\beta` too (keyword only).
+            Default: ``True``.
 
     Example::
 

@@ -129,7 +129,7 @@ def lazy_conv_transpose(name, base):
 class _LazyNormMixin(LazyModuleMixin):
     _in_attr = "num_features"
 
-    def _init_lazy(self, affine, track_running_stats, device, dtype):
+    def _init_lazy(self, affine, track_running_stats, device, dtype, bias=True):
         self.affine, self.track_running_stats = affine, track_running_stats
         if track_running_stats:
             from ... import dtypes
@@ -138,7 +138,8 @@ class _LazyNormMixin(LazyModuleMixin):
             self.running_mean = UninitializedBuffer(device=device, dtype=dtype)
             self.running_var = UninitializedBuffer(device=device, dtype=dtype)
             self.num_batches_tracked = tensor(0, dtype=dtypes.int64, device=device)
-        self._lazy_start(("weight", "bias") if affine else (), device, dtype)
+        self._lazy_start((("weight", "bias") if bias else ("weight",)) if affine else (),
+                         device, dtype)
 
     def initialize_parameters(self, input, *args):
         n = input.shape[1]  # (as PyTorch's, for unbatched instance norm too)
@@ -149,9 +150,9 @@ class _LazyNormMixin(LazyModuleMixin):
 def lazy_norm(name, base):
     # (affine and running statistics by default for the instance norms too, as PyTorch's)
     def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
-                 device=None, dtype=None):
+                 device=None, dtype=None, *, bias=True):
         base.__init__(self, 0, eps, momentum, False, False, device, dtype)
-        self._init_lazy(affine, track_running_stats, device, dtype)
+        self._init_lazy(affine, track_running_stats, device, dtype, bias)
 
     doc = f"A ``{base.__name__}`` whose ``num_features`` is the first input's dim 1."
     return type(name, (_LazyNormMixin, base), {"__init__": __init__, "cls_to_become": base,
