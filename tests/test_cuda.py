@@ -85,6 +85,11 @@ OPS = {
     "nll_loss_kdim_none": (lambda a: F.nll_loss(
         a, _ix([[2, 0], [1, 1]], a), weight=_w([0.5, 2.0, 1.5], a), reduction="none"),
         [(2, 3, 2)]),
+    "interpolate_bicubic": (lambda a: F.interpolate(a, size=(3, 4), mode="bicubic"),
+                            [(1, 1, 2, 3)]),
+    "interpolate_trilinear": (lambda a: F.interpolate(a, scale_factor=1.5, mode="trilinear"),
+                              [(1, 1, 2, 2, 2)]),
+    "interpolate_area": (lambda a: F.interpolate(a, size=(2, 1), mode="area"), [(1, 1, 3, 2)]),
     "setitem": (lambda a: _setitem(a), [(3, 4)]),
     # indexing (duplicate indices: their gradients accumulate)
     "index_select": (lambda a: a.index_select(1, _ix([2, 0, 2], a)), [(3, 4)]),

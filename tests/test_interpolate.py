@@ -1,5 +1,5 @@
-"""interpolate / Upsample (ops/interpolate.py): nearest, nearest-exact, linear and bilinear
-resizing by size or scale factor (with align_corners, recompute_scale_factor), values and
+"""interpolate / Upsample (ops/interpolate.py): nearest, nearest-exact, linear, bilinear,
+bicubic, trilinear and area resizing by size or scale factor (with align_corners, recompute_scale_factor), values and
 gradients against PyTorch in float32 and float64, finite differences, errors, reprs."""
 
 import doctest
@@ -18,7 +18,10 @@ SIZES = [dict(size=(8, 11)), dict(size=(3, 4)), dict(scale_factor=2), dict(scale
          dict(scale_factor=(0.5, 2.5)), dict(scale_factor=1.3, recompute_scale_factor=True)]
 MODES = [((2, 3, 5, 7), "nearest", None), ((2, 3, 5, 7), "nearest-exact", None),
          ((2, 3, 5, 7), "bilinear", False), ((2, 3, 5, 7), "bilinear", True),
-         ((2, 3, 9), "linear", False), ((2, 3, 9), "linear", True), ((1, 2, 6), "nearest", None)]
+         ((2, 3, 9), "linear", False), ((2, 3, 9), "linear", True), ((1, 2, 6), "nearest", None),
+         ((2, 3, 5, 7), "bicubic", False), ((2, 3, 5, 7), "bicubic", True),
+         ((2, 2, 3, 4, 5), "trilinear", False), ((2, 2, 3, 4, 5), "trilinear", True),
+         ((2, 3, 9), "area", None), ((2, 3, 5, 7), "area", None), ((1, 2, 4, 5, 6), "area", None)]
 
 
 def _one_d(kw):
@@ -30,12 +33,21 @@ def _one_d(kw):
     return k
 
 
+def _three_d(kw):
+    k = dict(kw)
+    if "size" in k:
+        k["size"] = k["size"] + (4,)
+    if isinstance(k.get("scale_factor"), tuple):
+        k["scale_factor"] = k["scale_factor"] + (1.5,)
+    return k
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("shape, mode, corners", MODES)
 def test_interpolate_matches_pytorch(dtype, shape, mode, corners):
     x = np.random.default_rng(0).standard_normal(shape).astype(dtype)
     for kw in SIZES:
-        kw = _one_d(kw) if len(shape) == 3 else kw
+        kw = _one_d(kw) if len(shape) == 3 else _three_d(kw) if len(shape) == 5 else kw
         res = []
         for m in (nbgrad, torch):
             t = m.tensor(x, requires_grad=True)
@@ -55,7 +67,9 @@ def test_gradients_by_finite_differences():
     x = nbgrad.tensor(np.random.default_rng(1).standard_normal((1, 2, 3, 4)), requires_grad=True)
     for kw in [dict(scale_factor=2, mode="bilinear"), dict(size=(5, 3), mode="bilinear",
                                                            align_corners=True),
-               dict(size=(6, 7), mode="nearest")]:
+               dict(size=(6, 7), mode="nearest"), dict(size=(5, 6), mode="bicubic"),
+               dict(size=(2, 3), mode="bicubic", align_corners=True),
+               dict(size=(2, 3), mode="area")]:
         assert gradcheck(lambda t: F.interpolate(t, **kw), (x,))
         assert gradgradcheck(lambda t: F.interpolate(t, **kw) ** 2, (x,))
 
@@ -78,8 +92,41 @@ def test_layers_and_errors_match_pytorch():
                  lambda m: m.nn.functional.interpolate(m.ones(1, 1, 2, 2), size=(2, 2, 2))]:
         ours = error_of(lambda: call(nbgrad))
         assert ours is not None and ours == error_of(lambda: call(torch))
-    with pytest.raises(NotImplementedError, match="mode='bicubic'"):
-        F.interpolate(nbgrad.ones(1, 1, 2, 2), scale_factor=2, mode="bicubic")
+    for call in [lambda m: m.nn.functional.interpolate(m.ones(1, 1, 2), scale_factor=2,
+                                                       mode="bicubic"),
+                 lambda m: m.nn.functional.interpolate(m.ones(1, 1, 2, 2), scale_factor=2,
+                                                       mode="trilinear"),
+                 lambda m: m.nn.functional.interpolate(m.ones(1, 1, 2, 2), scale_factor=2,
+                                                       mode="cubic"),
+                 lambda m: m.nn.functional.interpolate(m.ones(1, 2), scale_factor=2),
+                 lambda m: m.nn.functional.interpolate(m.ones(1, 1, 2, 2), scale_factor=2,
+                                                       mode="lanczos"),
+                 lambda m: m.nn.functional.interpolate(m.ones(1, 1, 2), scale_factor=2,
+                                                       mode="area", align_corners=False),
+                 lambda m: m.nn.functional.interpolate(m.ones(1, 1, 2), scale_factor=2,
+                                                       mode="linear", antialias=True)]:
+        ours = error_of(lambda: call(nbgrad))
+        assert ours is not None and ours == error_of(lambda: call(torch))
+    with pytest.raises(NotImplementedError, match="antialias=True"):
+        F.interpolate(nbgrad.ones(1, 1, 2, 2), scale_factor=0.5, mode="bicubic", antialias=True)
+
+
+def test_trilinear_and_area_by_finite_differences():
+    x = nbgrad.tensor(np.random.default_rng(3).standard_normal((1, 1, 2, 3, 2)),
+                      requires_grad=True)
+    for kw in [dict(size=(3, 2, 3), mode="trilinear"),
+               dict(scale_factor=1.5, mode="trilinear", align_corners=True),
+               dict(size=(1, 2, 1), mode="area")]:
+        assert gradcheck(lambda t: F.interpolate(t, **kw), (x,))
+        assert gradgradcheck(lambda t: F.interpolate(t, **kw) ** 2, (x,))
+
+
+def test_upsample_layer_takes_the_new_modes():
+    x = np.random.default_rng(4).standard_normal((1, 2, 3, 4)).astype(np.float32)
+    for make in [lambda m: m.nn.Upsample(scale_factor=2, mode="bicubic"),
+                 lambda m: m.nn.Upsample(size=(2, 2), mode="area")]:
+        np.testing.assert_allclose(make(nbgrad)(nbgrad.tensor(x)).numpy(),
+                                   make(torch)(torch.tensor(x)).numpy(), rtol=2e-6, atol=2e-6)
 
 
 def test_docstring_examples_run():

@@ -1,8 +1,9 @@
 """``interpolate`` (``nn.Upsample``): resize the spatial dims of (N, C, *spatial) input by
-``nearest``, ``nearest-exact``, ``linear`` or ``bilinear`` interpolation. Source indices
-and weights are PyTorch's (computed on the host in the input's precision); the resize is
-``index_select`` and products along each dim, so it runs on every device and
-differentiates twice."""
+``nearest``, ``nearest-exact``, ``linear``, ``bilinear``, ``bicubic`` or ``trilinear``
+interpolation, or ``area`` (adaptive average pooling). Source indices and weights are
+PyTorch's (computed on the host in the input's precision); the resize is ``index_select``
+and products along each dim (the last dim first, as PyTorch's kernels sum), so it runs on
+every device and differentiates twice."""
 
 import math
 
@@ -14,7 +15,8 @@ from ..dtypes import int64
 from ._core import check_tensor
 from .elementwise import add, mul
 
-_LINEAR = {"linear": 3, "bilinear": 4}
+_LINEAR = {"linear": 3, "bilinear": 4, "bicubic": 4, "trilinear": 5}
+_CUBIC_A = -0.75  # the cubic convolution's parameter, as PyTorch's
 
 
 def _sizes(input, size, scale_factor, recompute_scale_factor):
@@ -76,6 +78,29 @@ def _linear(t, n_in, n_out, scale, align_corners):
     return i0, i1, (t(1) - w1).astype(t), w1
 
 
+def _cubic(t, n_in, n_out, scale, align_corners):
+    """``(indices, weights)``: the four source indices (clamped to the edges) and the
+    cubic-convolution weights of each output position, as PyTorch's bicubic computes them
+    (the source position is not clamped at 0 first, as the linear modes' is)."""
+    s = _scale(t, n_in, n_out, scale, align_corners)
+    dst = np.arange(n_out).astype(t)
+    src = dst * s if align_corners else s * (dst + t(0.5)) - t(0.5)
+    i = np.minimum(np.floor(src).astype(np.int64), n_in - 1)
+    lam = np.minimum(np.maximum(src - i.astype(t), t(0)), t(1)).astype(t)
+    A = t(_CUBIC_A)
+
+    def near(x):  # |x| <= 1
+        return ((A + t(2)) * x - (A + t(3))) * x * x + t(1)
+
+    def far(x):  # 1 < |x| < 2
+        return ((A * x - t(5) * A) * x + t(8) * A) * x - t(4) * A
+
+    x2 = t(1) - lam
+    weights = [far(lam + t(1)), near(lam), near(x2), far(x2 + t(1))]
+    indices = [np.clip(i - 1 + j, 0, n_in - 1) for j in range(4)]
+    return indices, [w.astype(t) for w in weights]
+
+
 @autocast_op("interpolate")
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
@@ -92,9 +117,11 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             size (the output size rounded down). Default: ``None``.
         mode (str, optional): the sampling: ``"nearest"`` (PyTorch's legacy nearest neighbour,
             rounding the source index down), ``"nearest-exact"`` (the pixel-centre nearest
-            neighbour, as in image libraries), ``"linear"`` (3-D input) or ``"bilinear"`` (4-D
-            input). PyTorch's other modes (``"bicubic"``, ``"trilinear"``, ``"area"``) raise
-            ``NotImplementedError`` in nbgrad. Default: ``"nearest"``.
+            neighbour, as in image libraries), ``"linear"`` (3-D input), ``"bilinear"`` (4-D
+            input), ``"bicubic"`` (4-D input: cubic convolution over 4x4 taps, :math:`a =
+            -0.75`, edges repeated; values may overshoot the input's range),
+            ``"trilinear"`` (5-D input) or ``"area"`` (the mean of each output's window:
+            adaptive average pooling). Default: ``"nearest"``.
         align_corners (bool, optional): for the linear modes: ``True`` maps the centres of the
             corner pixels of input and output onto each other; ``False`` maps the corners of
             the grids, and samples outside the input take the edge value. Must stay ``None``
@@ -103,7 +130,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             from the output size rather than from the scale itself (they differ when the size
             was rounded). Default: ``None``.
         antialias (bool, optional): not supported by nbgrad: ``True`` raises
-            ``NotImplementedError``. Default: ``False``.
+            ``NotImplementedError`` (PyTorch's ``ValueError`` where PyTorch refuses it).
+            Default: ``False``.
 
     Shape:
         - Input: :math:`(N, C, L_{in})`, :math:`(N, C, H_{in}, W_{in})` or
@@ -127,35 +155,52 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         tensor([[[[0.0000, 0.5000, 1.0000],
                   [1.0000, 1.5000, 2.0000],
                   [2.0000, 2.5000, 3.0000]]]])
+        >>> F.interpolate(nbgrad.arange(16.0).reshape(1, 1, 4, 4), size=(2, 2), mode="area")
+        tensor([[[[ 2.5000,  4.5000],
+                  [10.5000, 12.5000]]]])
     """
     check_tensor(input, "interpolate")
+    # PyTorch's checks, in its order: align_corners, the sizes, antialias, the rank
     if mode in ("nearest", "area", "nearest-exact"):
         if align_corners is not None:
             raise ValueError("align_corners option can only be set with the interpolating "
                              "modes: linear | bilinear | bicubic | trilinear")
     elif align_corners is None:
         align_corners = False
-    if antialias:
-        raise NotImplementedError("interpolate(antialias=True) is not supported by nbgrad yet")
-    if mode not in ("nearest", "nearest-exact", "linear", "bilinear"):
-        raise NotImplementedError(f"interpolate(mode={mode!r}) is not supported by nbgrad yet "
-                                  "(nearest, nearest-exact, linear and bilinear are)")
-    if mode in _LINEAR and input.ndim != _LINEAR[mode]:
-        raise NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs "
-                                  f"{_LINEAR[mode]}D input")
-    if input.ndim < 3:
-        raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported "
-                                  f"(got {input.ndim}D) for the modes: nearest | linear | "
-                                  f"bilinear | bicubic | trilinear | area | nearest-exact "
-                                  f"(got {mode})")
     out_sizes, scales = _sizes(input, size, scale_factor, recompute_scale_factor)
+    if antialias:
+        if not (mode in ("bilinear", "bicubic", "lanczos") and input.ndim == 4):
+            raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and "
+                             "lanczos modes and requires a 4-D tensor as input")
+        raise NotImplementedError("interpolate(antialias=True) is not supported by nbgrad yet")
+    ok = (input.ndim in (3, 4, 5) and mode in ("nearest", "nearest-exact", "area")
+          or input.ndim == _LINEAR.get(mode))
+    if not ok:
+        if mode == "lanczos" and input.ndim == 4:
+            raise ValueError("Lanczos mode requires antialias=True")
+        if input.ndim in (3, 4, 5) and mode in ("linear", "bilinear", "trilinear"):
+            raise NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs "
+                                      f"{_LINEAR[mode]}D input")
+        raise NotImplementedError(
+            f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) for "
+            "the modes: nearest | linear | bilinear | bicubic | trilinear | lanczos | area | "
+            f"nearest-exact (got {mode})")
     if any(o <= 0 for o in out_sizes):
         raise RuntimeError(f"Input and output sizes should be greater than 0, but got input "
                            f"({', '.join(map(str, input.shape[2:]))}) and output "
                            f"({', '.join(map(str, out_sizes))})")
+    if mode == "area":  # PyTorch's: adaptive average pooling to the output size
+        from . import pooling, pooling_more, volumetric
+
+        pool = (pooling_more.adaptive_avg_pool1d, pooling.adaptive_avg_pool2d,
+                volumetric.adaptive_avg_pool3d)[input.ndim - 3]
+        return pool(input, out_sizes)
     t = input.dtype.np.type if input.dtype.is_floating_point else np.float32
     out = input
-    for k, (n_out, scale) in enumerate(zip(out_sizes, scales)):
+    # the last dim first: PyTorch's kernels combine the taps of the last dim innermost, so
+    # each output is the same sums of the same products (in the same order)
+    for k in reversed(range(len(out_sizes))):
+        n_out, scale = out_sizes[k], scales[k]
         d = 2 + k
         n_in = input.shape[d]
         if mode.startswith("nearest"):
@@ -163,17 +208,19 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             if not np.array_equal(idx, np.arange(n_in)) or n_in != n_out:
                 out = out.index_select(d, tensor(idx, dtype=int64, device=input.device))
             continue
-        i0, i1, w0, w1 = _linear(t, n_in, n_out, scale, align_corners)
+        if mode == "bicubic":
+            indices, weights = _cubic(t, n_in, n_out, scale, align_corners)
+        else:
+            i0, i1, w0, w1 = _linear(t, n_in, n_out, scale, align_corners)
+            indices, weights = (i0, i1), (w0, w1)
         shape = [1] * input.ndim
         shape[d] = n_out
-
-        def weight(w):
-            return tensor(w, dtype=input.dtype, device=input.device).reshape(shape)
-
-        def pick(i):
-            return out.index_select(d, tensor(i, dtype=int64, device=input.device))
-
-        out = add(mul(pick(i0), weight(w0)), mul(pick(i1), weight(w1)))
+        total = None
+        for i, w in zip(indices, weights):
+            term = mul(out.index_select(d, tensor(i, dtype=int64, device=input.device)),
+                       tensor(w, dtype=input.dtype, device=input.device).reshape(shape))
+            total = term if total is None else add(total, term)
+        out = total
     return out
 
 

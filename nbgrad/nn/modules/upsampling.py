@@ -18,9 +18,9 @@ class Upsample(Module):
         scale_factor (float or tuple of floats, optional): the multiplier of the spatial
             size (stored as float). Default: ``None``.
         mode (str, optional): the algorithm: ``'nearest'``, ``'nearest-exact'``,
-            ``'linear'`` (3-d input) or ``'bilinear'`` (4-d input); nbgrad does not
-            implement PyTorch's ``'bicubic'``, ``'trilinear'`` and ``'area'`` yet (they raise
-            ``NotImplementedError``). Default: ``'nearest'``.
+            ``'linear'`` (3-d input), ``'bilinear'`` or ``'bicubic'`` (4-d input),
+            ``'trilinear'`` (5-d input) or ``'area'`` (see
+            :func:`~nbgrad.nn.functional.interpolate`). Default: ``'nearest'``.
         align_corners (bool, optional): for the linear modes: if ``True``, the corner
             pixels of input and output are aligned, keeping their values; if ``False``,
             the pixels are treated as areas, aligned at their outer edges (``None`` means
