@@ -90,6 +90,8 @@ OPS = {
     "interpolate_trilinear": (lambda a: F.interpolate(a, scale_factor=1.5, mode="trilinear"),
                               [(1, 1, 2, 2, 2)]),
     "interpolate_area": (lambda a: F.interpolate(a, size=(2, 1), mode="area"), [(1, 1, 3, 2)]),
+    "interpolate_antialias": (lambda a: F.interpolate(a, size=(2, 2), mode="bilinear",
+                                                      antialias=True), [(1, 1, 5, 3)]),
     "setitem": (lambda a: _setitem(a), [(3, 4)]),
     # indexing (duplicate indices: their gradients accumulate)
     "index_select": (lambda a: a.index_select(1, _ix([2, 0, 2], a)), [(3, 4)]),

@@ -1,5 +1,5 @@
 """interpolate / Upsample (ops/interpolate.py): nearest, nearest-exact, linear, bilinear,
-bicubic, trilinear and area resizing by size or scale factor (with align_corners, recompute_scale_factor), values and
+bicubic (also antialiased), trilinear and area resizing by size or scale factor (with align_corners, recompute_scale_factor), values and
 gradients against PyTorch in float32 and float64, finite differences, errors, reprs."""
 
 import doctest
@@ -107,8 +107,36 @@ def test_layers_and_errors_match_pytorch():
                                                        mode="linear", antialias=True)]:
         ours = error_of(lambda: call(nbgrad))
         assert ours is not None and ours == error_of(lambda: call(torch))
-    with pytest.raises(NotImplementedError, match="antialias=True"):
-        F.interpolate(nbgrad.ones(1, 1, 2, 2), scale_factor=0.5, mode="bicubic", antialias=True)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
+def test_antialias_matches_pytorch(dtype, mode):
+    """Shrinking (the filter widened), growing, one dim unchanged, align_corners: values
+    and gradients as PyTorch's."""
+    x = np.random.default_rng(5).standard_normal((2, 3, 13, 17)).astype(dtype)
+    for kw in (dict(size=(5, 4)), dict(size=(3, 17)), dict(scale_factor=0.3),
+               dict(scale_factor=1.7), dict(size=(20, 6))):
+        for corners in (False, True):
+            res = []
+            for m in (nbgrad, torch):
+                t = m.tensor(x, requires_grad=True)
+                y = m.nn.functional.interpolate(t, mode=mode, align_corners=corners,
+                                                antialias=True, **kw)
+                (y * y).sum().backward()
+                res.append((y.detach().numpy(), t.grad.numpy()))
+            (a, ga), (b, gb) = res
+            tol = 1e-5 if dtype == "float32" else 1e-12
+            np.testing.assert_allclose(a, b, rtol=tol, atol=tol)
+            np.testing.assert_allclose(ga, gb, rtol=10 * tol, atol=10 * tol)
+    img = np.ones((1, 1, 6, 9), dtype)
+    img[0, 0, 0, 0] = np.inf  # an input pixel a tap does not reach stays out of the sum
+    got = F.interpolate(nbgrad.tensor(img), size=(2, 3), mode=mode, antialias=True)
+    want = torch.nn.functional.interpolate(torch.tensor(img), size=(2, 3), mode=mode,
+                                           antialias=True)
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5)
+    xg = nbgrad.tensor(x[:1, :1, :5, :6].astype(np.float64), requires_grad=True)
+    assert gradcheck(lambda t: F.interpolate(t, size=(2, 4), mode=mode, antialias=True), (xg,))
 
 
 def test_trilinear_and_area_by_finite_differences():

@@ -1,6 +1,7 @@
 """``interpolate`` (``nn.Upsample``): resize the spatial dims of (N, C, *spatial) input by
 ``nearest``, ``nearest-exact``, ``linear``, ``bilinear``, ``bicubic`` or ``trilinear``
-interpolation, or ``area`` (adaptive average pooling). Source indices and weights are
+interpolation (bilinear and bicubic also antialiased), or ``area`` (adaptive average
+pooling). Source indices and weights are
 PyTorch's (computed on the host in the input's precision); the resize is ``index_select``
 and products along each dim (the last dim first, as PyTorch's kernels sum), so it runs on
 every device and differentiates twice."""
@@ -14,6 +15,7 @@ from ..creation import tensor
 from ..dtypes import int64
 from ._core import check_tensor
 from .elementwise import add, mul
+from .selection import where
 
 _LINEAR = {"linear": 3, "bilinear": 4, "bicubic": 4, "trilinear": 5}
 _CUBIC_A = -0.75  # the cubic convolution's parameter, as PyTorch's
@@ -101,6 +103,46 @@ def _cubic(t, n_in, n_out, scale, align_corners):
     return indices, [w.astype(t) for w in weights]
 
 
+def _aa_filter(x, cubic, t):
+    """PyTorch's (Pillow's) antialiasing filters: the triangle for bilinear, Keys' cubic
+    with :math:`a = -0.5` for bicubic."""
+    x = np.abs(x)
+    if not cubic:
+        return np.where(x < t(1), t(1) - x, t(0)).astype(t)
+    a = t(-0.5)
+    near = ((a + t(2)) * x - (a + t(3))) * x * x + t(1)
+    far = ((a * x - t(5) * a) * x + t(8) * a) * x - t(4) * a
+    return np.where(x < t(1), near, np.where(x < t(2), far, t(0))).astype(t)
+
+
+def _antialiased(t, n_in, n_out, scale, align_corners, cubic):
+    """``(indices, weights, used)``: for each output position, the taps of PyTorch's
+    antialiased resampling (a filter widened by the downscaling factor over the input
+    positions it covers, its weights summing to 1), as ``k`` columns: tap ``j``'s source
+    index, weight and whether the position has a tap ``j`` (unused taps: index 0, weight 0;
+    None when every position uses it)."""
+    s = _scale(t, n_in, n_out, scale, align_corners)
+    size = 4 if cubic else 2
+    support = t(size * 0.5 * s) if s >= 1 else t(size * 0.5)
+    k = int(math.ceil(support)) * 2 + 1
+    invscale = t(1.0 / s) if s >= 1 else t(1)
+    center = (s * (np.arange(n_out) + 0.5)).astype(t)
+    xmin = np.maximum((center - support + 0.5).astype(np.int64), 0)
+    xsize = np.clip(np.minimum((center + support + 0.5).astype(np.int64), n_in) - xmin, 0, k)
+    j = np.arange(k)
+    pos = xmin[:, None] + j[None, :]
+    used = j[None, :] < xsize[:, None]
+    w = _aa_filter(((pos - center[:, None]).astype(t) + t(0.5)) * invscale, cubic, t)
+    w = np.where(used, w, t(0)).astype(t)
+    total = np.zeros(n_out, t)
+    for c in range(k):  # one tap after another, as PyTorch adds them
+        total = (total + w[:, c]).astype(t)
+    w = np.where(total[:, None] != 0, w / np.where(total == 0, t(1), total)[:, None], w)
+    idx = np.where(used, pos, 0)
+    return ([idx[:, c] for c in range(k)], [w[:, c].astype(t) for c in range(k)],
+            [None if used[:, c].all() else used[:, c] for c in range(k)])
+
+
 @autocast_op("interpolate")
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
@@ -129,9 +171,11 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         recompute_scale_factor (bool, optional): with ``scale_factor``, compute the sampling
             from the output size rather than from the scale itself (they differ when the size
             was rounded). Default: ``None``.
-        antialias (bool, optional): not supported by nbgrad: ``True`` raises
-            ``NotImplementedError`` (PyTorch's ``ValueError`` where PyTorch refuses it).
-            Default: ``False``.
+        antialias (bool, optional): for ``"bilinear"`` and ``"bicubic"`` on 4-D input:
+            when shrinking, widen the filter by the shrink factor so that every input
+            pixel counts (PyTorch's, as Pillow's resize; bicubic then uses :math:`a =
+            -0.5`); edge weights are renormalized rather than edge pixels repeated. Other
+            modes raise PyTorch's ``ValueError``. Default: ``False``.
 
     Shape:
         - Input: :math:`(N, C, L_{in})`, :math:`(N, C, H_{in}, W_{in})` or
@@ -155,9 +199,13 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         tensor([[[[0.0000, 0.5000, 1.0000],
                   [1.0000, 1.5000, 2.0000],
                   [2.0000, 2.5000, 3.0000]]]])
-        >>> F.interpolate(nbgrad.arange(16.0).reshape(1, 1, 4, 4), size=(2, 2), mode="area")
+        >>> img = nbgrad.arange(16.0).reshape(1, 1, 4, 4)
+        >>> F.interpolate(img, size=(2, 2), mode="area")
         tensor([[[[ 2.5000,  4.5000],
                   [10.5000, 12.5000]]]])
+        >>> F.interpolate(img, size=(2, 2), mode="bilinear", antialias=True)
+        tensor([[[[ 3.5714,  5.1429],
+                  [ 9.8571, 11.4286]]]])
     """
     check_tensor(input, "interpolate")
     # PyTorch's checks, in its order: align_corners, the sizes, antialias, the rank
@@ -172,7 +220,6 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         if not (mode in ("bilinear", "bicubic", "lanczos") and input.ndim == 4):
             raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and "
                              "lanczos modes and requires a 4-D tensor as input")
-        raise NotImplementedError("interpolate(antialias=True) is not supported by nbgrad yet")
     ok = (input.ndim in (3, 4, 5) and mode in ("nearest", "nearest-exact", "area")
           or input.ndim == _LINEAR.get(mode))
     if not ok:
@@ -208,17 +255,27 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             if not np.array_equal(idx, np.arange(n_in)) or n_in != n_out:
                 out = out.index_select(d, tensor(idx, dtype=int64, device=input.device))
             continue
-        if mode == "bicubic":
+        used = None
+        if antialias:
+            if n_in == n_out:  # (PyTorch's resamples only the dims whose size changes)
+                continue
+            indices, weights, used = _antialiased(t, n_in, n_out, scale, align_corners,
+                                                  mode == "bicubic")
+        elif mode == "bicubic":
             indices, weights = _cubic(t, n_in, n_out, scale, align_corners)
         else:
             i0, i1, w0, w1 = _linear(t, n_in, n_out, scale, align_corners)
             indices, weights = (i0, i1), (w0, w1)
         shape = [1] * input.ndim
         shape[d] = n_out
+        dev = input.device
         total = None
-        for i, w in zip(indices, weights):
-            term = mul(out.index_select(d, tensor(i, dtype=int64, device=input.device)),
-                       tensor(w, dtype=input.dtype, device=input.device).reshape(shape))
+        for c, (i, w) in enumerate(zip(indices, weights)):
+            term = mul(out.index_select(d, tensor(i, dtype=int64, device=dev)),
+                       tensor(w, dtype=input.dtype, device=dev).reshape(shape))
+            if used is not None and used[c] is not None:  # positions without this tap add
+                # nothing (not 0 times a pixel, which is nan for an infinite one)
+                term = where(tensor(used[c], device=dev).reshape(shape), term, 0.0)
             total = term if total is None else add(total, term)
         out = total
     return out
