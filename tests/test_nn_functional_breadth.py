@@ -353,3 +353,39 @@ def test_dropout2d_one_dim_input_raises_when_it_draws():
             F.dropout2d(x, 0.5)
     with pytest.warns(UserWarning):
         assert F.dropout2d(x, 0.5, training=False) is x
+
+
+FLOAT_ONLY = ["elu", "celu", "selu", "leaky_relu", "rrelu", "silu", "hardswish", "hardsigmoid",
+              "mish", "gelu", "softplus", "logsigmoid", "hardshrink", "softshrink", "glu",
+              "elu_", "leaky_relu_", "rrelu_", "celu_", "selu_"]
+
+
+@pytest.mark.parametrize("name", FLOAT_ONLY)
+@pytest.mark.parametrize("dtype", ["int64", "int32", "bool"])
+def test_float_only_activations_refuse_integers_as_pytorch(name, dtype):
+    """PyTorch has no integer kernel for these: NotImplementedError naming its kernel, for
+    the in-place forms and ``inplace=True`` too (not a float result, or a cast error)."""
+    torch = pytest.importorskip("torch")
+
+    def call(m):
+        x = m.tensor([1, 0, 3, 1]).to(getattr(m, dtype))
+        return getattr(m.nn.functional, name)(x)
+
+    want, got = error_of(lambda: call(torch)), error_of(lambda: call(nbgrad))
+    assert want is not None and want[0] is NotImplementedError
+    assert got == want
+    if name in ("silu", "elu", "hardswish", "mish"):
+        assert error_of(lambda: getattr(F, name)(nbgrad.tensor([1, 2]), inplace=True)) == \
+            error_of(lambda: getattr(torch.nn.functional, name)(torch.tensor([1, 2]),
+                                                                inplace=True))
+
+
+def test_softmax_family_and_prelu_refuse_integers_as_pytorch():
+    torch = pytest.importorskip("torch")
+    for call in (lambda m: m.nn.functional.softmax(m.tensor([1, 2]), 0),
+                 lambda m: m.nn.functional.log_softmax(m.tensor([[True, False]]), 1),
+                 lambda m: m.nn.functional.softmin(m.tensor([1, 2]), 0),
+                 lambda m: m.nn.functional.prelu(m.tensor([1, -2]), m.tensor([1]))):
+        want = error_of(lambda: call(torch))
+        assert want is not None and want == error_of(lambda: call(nbgrad))
+    assert F.softmax(nbgrad.tensor([1, 2]), 0, dtype=nbgrad.float32).dtype is nbgrad.float32

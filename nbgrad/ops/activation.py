@@ -8,6 +8,8 @@ import math
 
 from ..amp.policy import autocast_op
 from ..kernels import scalar as S
+from ..tensor import Tensor
+from ._core import SCALAR_TYPE
 from .dispatch import apply1
 from .elementwise import (
     abs,  # noqa: A004
@@ -36,7 +38,15 @@ _BETA = math.sqrt(2 / math.pi)
 _KAPPA = 0.044715
 
 
-def _inplace_flag(result_float=True):
+def _float_kernel(input, kernel):
+    """PyTorch's refusal of an integer or bool ``input`` to a float-only activation (named
+    by its kernel, as PyTorch's message does)."""
+    if input.__class__ is Tensor and input._dtype._cat < 2:
+        raise NotImplementedError(
+            f"\"{kernel}\" not implemented for '{SCALAR_TYPE[input._dtype.name]}'")
+
+
+def _inplace_flag(result_float=True, kernel=None):
     """Make PyTorch's ``inplace`` argument of an activation computed out of place real.
 
     With ``inplace=True`` the result is written into ``input``, which is returned (the same
@@ -49,7 +59,8 @@ def _inplace_flag(result_float=True):
 
     ``result_float``: the result is floating point, so an integer ``input`` is refused
     (PyTorch has no integer kernel for these); ``False`` keeps ``input``'s dtype
-    (hardtanh, relu6 and threshold take integers in PyTorch too).
+    (hardtanh, relu6 and threshold take integers in PyTorch too). ``kernel``: PyTorch's
+    kernel name, in the ``NotImplementedError`` an integer or bool ``input`` gets.
     """
     bound = 0.0 if result_float else False  # (only decides inplace_binary's dtype check)
 
@@ -59,6 +70,8 @@ def _inplace_flag(result_float=True):
 
         @functools.wraps(fn)
         def front(*args, **kwargs):
+            if kernel is not None:
+                _float_kernel(args[0] if args else kwargs.get("input"), kernel)
             inplace = args[at] if len(args) > at else kwargs.get("inplace", False)
             if not inplace:
                 return fn(*args, **kwargs)
@@ -95,6 +108,7 @@ def _gelu(input, approximate="none"):
         >>> F.gelu(x, approximate="tanh")
         tensor([-0.1588,  0.0000,  0.8412])
     """
+    _float_kernel(input, "GeluKernelImpl")
     if approximate == "none":
         return apply1(_GELU, input)
     if approximate == "tanh":
@@ -143,7 +157,7 @@ gelu_tanh_backward = defop(
     doc="The tanh-approximated gelu's backward step as one kernel.")
 
 
-@_inplace_flag()
+@_inplace_flag(kernel="silu_cpu")
 def silu(input, inplace=False):
     r"""Apply the sigmoid linear unit (swish) elementwise: :math:`\text{SiLU}(x) = x \sigma(x)`.
 
@@ -164,7 +178,7 @@ def silu(input, inplace=False):
 
 # ----- activations composed of table ops (their nodes are the parts'; the gradients at the
 # kinks are PyTorch's: the ``where`` picks the branch PyTorch's backward takes there) ------
-@_inplace_flag()
+@_inplace_flag(kernel="leaky_relu_cpu")
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     r"""Apply the leaky ReLU elementwise: :math:`\max(0, x) + \text{negative\_slope} \min(0, x)`.
 
@@ -184,7 +198,7 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
     return where(gt(input, 0), input, mul(input, negative_slope))
 
 
-@_inplace_flag()
+@_inplace_flag(kernel="elu_cpu")
 def elu(input, alpha=1.0, inplace=False):
     r"""Apply the exponential linear unit elementwise.
 
@@ -206,7 +220,7 @@ def elu(input, alpha=1.0, inplace=False):
     return where(gt(input, 0), input, mul(expm1(input), alpha))
 
 
-@_inplace_flag()
+@_inplace_flag(kernel="elu_cpu")
 def celu(input, alpha=1.0, inplace=False):
     r"""Apply the continuously differentiable ELU elementwise.
 
@@ -231,7 +245,7 @@ def celu(input, alpha=1.0, inplace=False):
 _SELU_ALPHA, _SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
 
 
-@_inplace_flag()
+@_inplace_flag(kernel="elu_cpu")
 def selu(input, inplace=False):
     r"""Apply the scaled exponential linear unit elementwise.
 
@@ -299,7 +313,7 @@ def relu6(input, inplace=False):
     return hardtanh(input, 0.0, 6.0)
 
 
-@_inplace_flag()
+@_inplace_flag(kernel="hardsigmoid_cpu")
 def hardsigmoid(input, inplace=False):
     r"""Apply the piecewise-linear sigmoid elementwise.
 
@@ -320,7 +334,7 @@ def hardsigmoid(input, inplace=False):
     return where(le(input, -3.0), 0.0, where(ge(input, 3.0), 1.0, add(div(input, 6.0), 0.5)))
 
 
-@_inplace_flag()
+@_inplace_flag(kernel="hardswish_cpu")
 def hardswish(input, inplace=False):
     r"""Apply the hard swish elementwise: :math:`x \cdot \text{hardsigmoid}(x)`.
 
@@ -355,6 +369,7 @@ def logsigmoid(input):
         >>> F.logsigmoid(nbgrad.tensor([-100.0, 0.0, 2.0]))
         tensor([-100.0000,   -0.6931,   -0.1269])
     """
+    _float_kernel(input, "log_sigmoid_cpu")
     ax = abs(input)
     return neg(add(log1p(exp(neg(ax))), mul(sub(ax, input), 0.5)))
 
@@ -391,7 +406,7 @@ def tanhshrink(input):
     return sub(input, tanh(input))
 
 
-@_inplace_flag()
+@_inplace_flag(kernel="mish_cpu")
 def mish(input, inplace=False):
     r"""Apply the Mish activation elementwise: :math:`x \tanh(\text{softplus}(x))`.
 
@@ -461,6 +476,7 @@ def glu(input, dim=-1):
     if n % 2:
         raise RuntimeError(f"Halving dimension must be even, but dimension {dim % input.ndim} "
                            f"is size {n}")
+    _float_kernel(input, "glu_cpu")
     a, b = input.chunk(2, dim)
     return mul(a, sigmoid(b))
 
@@ -525,6 +541,7 @@ def prelu(input, weight):
     if weight.ndim > 1:
         raise RuntimeError("prelu: Expected `weight` to be a scalar or 1D tensor, but got: "
                            f"ndim = {weight.ndim}")
+    _float_kernel(input, "prelu_cpu")
     # one slope: a scalar, so that the result has the input's shape (a 0-d one included)
     w = weight.reshape(() if weight.numel() == 1 else
                        (1, -1) + (1,) * max(input.ndim - 2, 0))
@@ -545,6 +562,7 @@ def hardshrink(input, lambd=0.5):
         >>> F.hardshrink(nbgrad.tensor([-1.0, 0.3, 0.5, 2.0]))
         tensor([-1.,  0.,  0.,  2.])
     """
+    _float_kernel(input, "hardshrink_cpu")
     return where(ge(input, -lambd) & le(input, lambd), 0.0, input)
 
 
@@ -566,6 +584,7 @@ def softshrink(input, lambd=0.5):
         >>> F.softshrink(nbgrad.tensor([-1.0, 0.3, 2.0]))
         tensor([-0.5000,  0.0000,  1.5000])
     """
+    _float_kernel(input, "softshrink_check")
     import numpy as np
 
     if lambd < 0:
@@ -578,7 +597,7 @@ def softshrink(input, lambd=0.5):
                  sub(input, mul(sign(input), lambd)))
 
 
-@_inplace_flag()
+@_inplace_flag(kernel="leaky_relu_cpu")
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     r"""Apply the randomized leaky ReLU elementwise: :math:`x` for :math:`x > 0`, else :math:`a x`.
 

@@ -402,6 +402,9 @@ _LN2 = math.log(2.0)
 def _softplus(input, beta=1.0, threshold=20.0):
     """``log(1 + exp(beta * input)) / beta``, the input itself where ``beta * input >
     threshold`` (PyTorch's ``nn.functional.softplus``)."""
+    if input.__class__ is Tensor and input._dtype._cat < 2:  # (PyTorch's float-only kernel)
+        raise NotImplementedError(
+            f"\"softplus_cpu\" not implemented for '{SCALAR_TYPE[input._dtype.name]}'")
     if beta == 1 and threshold == 20:
         return apply1(_SOFTPLUS, input)
     z = mul(input, beta)  # other beta / threshold: PyTorch's formula in nbgrad ops

@@ -9,7 +9,7 @@ import math
 from ..amp.policy import autocast_op
 from ..storage import for_device as backend
 from ..storage.layout import c_data
-from ._core import Tensor, kernel, same_device
+from ._core import SCALAR_TYPE, Tensor, kernel, same_device
 from .elementwise import exp, mul, neg, sub  # noqa: F401  (the formulas name them)
 from .funcdef import deffunc, surface
 from .reduce import sum as _sum  # noqa: F401  (the formulas name it)
@@ -42,8 +42,8 @@ def _float_dtype(op):
     def dtype(*dtypes_dim):
         dt = dtypes_dim[-2]  # the input's (the output's, for a backward step)
         if not dt.is_floating_point:
-            raise RuntimeError(f'"{op}_lastdim_kernel_impl" not implemented for '
-                               f"'{dt.name}'; use a floating-point tensor")
+            raise NotImplementedError(f'"{op}_lastdim_kernel_impl" not implemented for '
+                                      f"'{SCALAR_TYPE[dt.name]}'")
         return dt
 
     return dtype
