@@ -135,7 +135,8 @@ def copy_data(src, dt, device, out=None):
     k = kernel("copy", device)
     if src.size == 0:
         return out
-    if src.__class__ is np.ndarray and src.dtype == out.dtype and src.size < _PAR_MIN:
+    if (src.__class__ is np.ndarray and out.__class__ is np.ndarray and src.dtype == out.dtype
+            and src.size < _PAR_MIN):
         # a CPU copy without a cast: NumPy's is a memcpy where both are contiguous and moves
         # each contiguous inner run whole where strided (~2x faster than the loop on a
         # transpose's copy), and compiles nothing (a cold start's first copy took ~0.08 s
