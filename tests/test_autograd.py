@@ -1620,3 +1620,24 @@ def test_custom_function_saved_tensors_follow_the_rules(torch):
     h._vc[0] += 1
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         z.sum().backward()
+
+
+def test_deprecated_arguments_are_accepted_by_keyword():
+    """``grad``'s ``only_inputs`` and ``backward``'s ``grad_variables``: PyTorch's
+    deprecated arguments, with its FutureWarning and error (keyword only: the positions
+    are API.md's, where PyTorch's hold the deprecated ones)."""
+    torch = pytest.importorskip("torch")
+    for m in (nbgrad, torch):
+        x = m.tensor([1.0, 2.0], requires_grad=True)
+        y = m.tensor(3.0, requires_grad=True)
+        out = (x * y).sum()
+        with pytest.warns(FutureWarning, match="only_inputs argument is deprecated"):
+            gx, gy = m.autograd.grad(out, (x, y), only_inputs=False)
+        assert gx.tolist() == [3.0, 3.0] and gy.item() == 3.0
+        z = x * 2
+        with pytest.warns(FutureWarning, match="`grad_variables` is deprecated"):
+            m.autograd.backward(z, grad_variables=m.tensor([1.0, 0.5]))
+        assert x.grad.tolist() == [2.0, 1.0]
+        with pytest.raises(RuntimeError, match="both passed to `backward\\(\\)`"):
+            with pytest.warns(FutureWarning):
+                m.autograd.backward(x * 2, m.ones(2), grad_variables=m.ones(2))

@@ -1,5 +1,7 @@
 """``backward`` and ``grad``: argument checks, seed gradients, then the engine."""
 
+import warnings
+
 from numpy import array as _np_array
 
 from .. import tensor as _tensor  # the module (nbgrad.tensor the function comes later)
@@ -99,7 +101,8 @@ def _check_inputs(inputs, msg="One of the differentiated Tensors does not requir
             raise RuntimeError(msg)
 
 
-def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None,
+             *, grad_variables=None):
     """Compute the gradients of ``tensors`` and accumulate them into the graph's leaves.
 
     Runs the chain rule backwards from ``tensors`` through the recorded graph and **adds**
@@ -131,6 +134,10 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
             and leave every other ``.grad`` untouched. A non-leaf tensor listed here gets
             its ``.grad`` filled as if ``retain_grad()`` had been called on it. Must not be
             empty, and each must require grad. Default: ``None`` (all leaves).
+        grad_variables (Tensor or sequence of Tensor, optional): deprecated, as in PyTorch
+            (a ``FutureWarning``): ``grad_tensors`` by its old name; both at once is an
+            error. Keyword only here (PyTorch's fifth positional argument; ``inputs`` is
+            nbgrad's). Default: ``None``.
 
     Returns:
         None. The results are in the ``.grad`` attributes.
@@ -151,6 +158,13 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         >>> w.grad                                      # accumulated: 3 + 2, 1.5 + 4
         tensor([5.0000, 5.5000])
     """
+    if grad_variables is not None:
+        warnings.warn("`grad_variables` is deprecated. Use `grad_tensors` instead.",
+                      FutureWarning, stacklevel=2)
+        if grad_tensors is not None:
+            raise RuntimeError("`grad_tensors` and `grad_variables` (deprecated) arguments "
+                               "both passed to `backward()`. Please only use `grad_tensors`.")
+        grad_tensors = grad_variables
     tensors = _as_tuple(tensors, "tensors")
     if inputs is not None:
         inputs = _as_tuple(inputs, "inputs")
@@ -166,7 +180,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
-         allow_unused=None, is_grads_batched=False, materialize_grads=False):
+         allow_unused=None, is_grads_batched=False, materialize_grads=False, *,
+         only_inputs=True):
     """Compute and return the gradients of ``outputs`` with respect to ``inputs``.
 
     For each input, the result is the sum over the outputs of the vector-Jacobian products
@@ -200,6 +215,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         materialize_grads (bool, optional): return zeros (of the input's shape) rather than
             ``None`` for unused inputs. Implies ``allow_unused=True``; combining it with
             ``allow_unused=False`` raises ``ValueError``. Default: ``False``.
+        only_inputs (bool, optional): deprecated and ignored, as in PyTorch (``False``
+            warns): gradients are only ever computed for ``inputs``. Keyword only here
+            (PyTorch's sixth positional argument; ``allow_unused`` is nbgrad's).
+            Default: ``True``.
 
     Returns:
         tuple of Tensor: one gradient per input, of the input's shape (``(B, *shape)``
@@ -225,6 +244,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         >>> nbgrad.autograd.grad(2 * x.sum(), (x, z), materialize_grads=True)
         (tensor([2., 2., 2.]), tensor(0.))
     """
+    if not only_inputs:
+        warnings.warn("only_inputs argument is deprecated and is ignored now (defaults to "
+                      "True). To accumulate gradient for other parts of the graph, please use "
+                      "torch.autograd.backward.", FutureWarning, stacklevel=2)
     if materialize_grads and allow_unused is False:
         raise ValueError(
             "Expected allow_unused to be True or not passed when materialize_grads=True, "
