@@ -394,6 +394,23 @@ def from_numpy(ndarray):
     return _wrap(ndarray.view(), dt, as_device("cpu"))
 
 
+def _check_options(fname, layout, pin_memory):
+    """PyTorch's ``layout`` and ``pin_memory`` factory options, as far as nbgrad has them:
+    strided tensors only; pinned memory only where a CUDA GPU could use it. (Called only
+    when one is given: factories run often.)"""
+    from .memory_formats import strided
+
+    if layout is not None and layout is not strided:
+        raise NotImplementedError(f"{fname}(): layout={layout} is not supported: nbgrad "
+                                  "tensors are strided (dense)")
+    if pin_memory:
+        from . import cuda
+
+        if not cuda.is_available():
+            raise RuntimeError("pin_memory=True requires a CUDA or other accelerator backend; "
+                               "no pinned memory allocator is available on this system.")
+
+
 def _dtype_or_default(dtype):
     return _dt.as_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
 
@@ -417,7 +434,7 @@ def _finish_dev(data, dt, dev, requires_grad):
 
 
 @_recording.recorded
-def zeros(*size, dtype=None, device=None, requires_grad=False):
+def zeros(*size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
     """A tensor filled with zeros, of the shape ``size``.
 
     Args:
@@ -429,6 +446,11 @@ def zeros(*size, dtype=None, device=None, requires_grad=False):
             ``None``, the default device (see :func:`nbgrad.set_default_device`).
         requires_grad (bool, optional): record operations on the tensor for autograd.
             Default: ``False``.
+        layout (nbgrad.layout, optional): ``nbgrad.strided``, the one layout of nbgrad
+            tensors (another raises ``NotImplementedError``). Default: ``nbgrad.strided``.
+        pin_memory (bool, optional): ``True`` asks for page-locked host memory, which
+            nbgrad's copies to a GPU do not need: allowed where a CUDA GPU is, else
+            PyTorch's ``RuntimeError``. Default: ``False``.
 
     Example::
 
@@ -439,11 +461,13 @@ def zeros(*size, dtype=None, device=None, requires_grad=False):
         >>> nbgrad.zeros((2,), dtype=nbgrad.int64)
         tensor([0, 0])
     """
+    if layout is not None or pin_memory:
+        _check_options("zeros", layout, pin_memory)
     return _fill(size, 0, dtype, device, requires_grad, "zeros")
 
 
 @_recording.recorded
-def ones(*size, dtype=None, device=None, requires_grad=False):
+def ones(*size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
     """A tensor filled with ones, of the shape ``size``.
 
     Args:
@@ -455,6 +479,11 @@ def ones(*size, dtype=None, device=None, requires_grad=False):
             ``None``, the default device (see :func:`nbgrad.set_default_device`).
         requires_grad (bool, optional): record operations on the tensor for autograd.
             Default: ``False``.
+        layout (nbgrad.layout, optional): ``nbgrad.strided``, the one layout of nbgrad
+            tensors (another raises ``NotImplementedError``). Default: ``nbgrad.strided``.
+        pin_memory (bool, optional): ``True`` asks for page-locked host memory, which
+            nbgrad's copies to a GPU do not need: allowed where a CUDA GPU is, else
+            PyTorch's ``RuntimeError``. Default: ``False``.
 
     Example::
 
@@ -465,12 +494,14 @@ def ones(*size, dtype=None, device=None, requires_grad=False):
         >>> nbgrad.ones(3, dtype=nbgrad.bool)
         tensor([True, True, True])
     """
+    if layout is not None or pin_memory:
+        _check_options("ones", layout, pin_memory)
     return _fill(size, 1, dtype, device, requires_grad, "ones")
 
 
 @_recording.recorded
 def empty(*size, dtype=None, device=None, requires_grad=False,
-          memory_format=contiguous_format):
+          memory_format=contiguous_format, layout=None, pin_memory=False):
     """A tensor of the shape ``size`` whose elements are not initialized: whatever the
     memory held.
 
@@ -488,6 +519,11 @@ def empty(*size, dtype=None, device=None, requires_grad=False,
         memory_format (nbgrad.memory_format, optional): the layout of the tensor in
             memory (``nbgrad.channels_last`` for a 4-d tensor stored channels-last).
             Default: ``nbgrad.contiguous_format``.
+        layout (nbgrad.layout, optional): ``nbgrad.strided``, the one layout of nbgrad
+            tensors (another raises ``NotImplementedError``). Default: ``nbgrad.strided``.
+        pin_memory (bool, optional): ``True`` asks for page-locked host memory, which
+            nbgrad's copies to a GPU do not need: allowed where a CUDA GPU is, else
+            PyTorch's ``RuntimeError``. Default: ``False``.
 
     Example::
 
@@ -498,6 +534,8 @@ def empty(*size, dtype=None, device=None, requires_grad=False,
         >>> nbgrad.empty(1, 3, 2, 2, memory_format=nbgrad.channels_last).stride()
         (12, 1, 6, 3)
     """
+    if layout is not None or pin_memory:
+        _check_options("empty", layout, pin_memory)
     dev = factory_device(device)
     dt = _dtype_or_default(dtype)
     shape = _size(size, "empty")
@@ -516,7 +554,8 @@ def empty(*size, dtype=None, device=None, requires_grad=False,
 
 
 @_recording.recorded
-def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
+def full(size, fill_value, *, dtype=None, device=None, requires_grad=False,
+         layout=None, pin_memory=False):
     """A tensor of the shape ``size`` filled with ``fill_value``.
 
     Without ``dtype`` the dtype is inferred from ``fill_value``, as :func:`nbgrad.tensor`
@@ -531,6 +570,11 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
             ``None``, the default device (see :func:`nbgrad.set_default_device`).
         requires_grad (bool, optional): record operations on the tensor for autograd.
             Default: ``False``.
+        layout (nbgrad.layout, optional): ``nbgrad.strided``, the one layout of nbgrad
+            tensors (another raises ``NotImplementedError``). Default: ``nbgrad.strided``.
+        pin_memory (bool, optional): ``True`` asks for page-locked host memory, which
+            nbgrad's copies to a GPU do not need: allowed where a CUDA GPU is, else
+            PyTorch's ``RuntimeError``. Default: ``False``.
 
     Example::
 
@@ -541,6 +585,8 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
         >>> nbgrad.full((2,), 7), nbgrad.full((2,), True)
         (tensor([7, 7]), tensor([True, True]))
     """
+    if layout is not None or pin_memory:
+        _check_options("full", layout, pin_memory)
     if dtype is None:
         dtype = _infer_dtype(fill_value)
     return _fill((size,) if isinstance(size, int) else (tuple(size),), fill_value, dtype, device,
@@ -578,7 +624,7 @@ def _sample_like(draw, fill, input, memory_format, fname, requires_grad, dt, dev
 
 @_recording.recorded
 def zeros_like(input, *, dtype=None, device=None, requires_grad=False,
-               memory_format=preserve_format):
+               memory_format=preserve_format, layout=None, pin_memory=False):
     """A tensor of ``input``'s shape filled with zeros (its dtype and device are ``input``'s
     unless given).
 
@@ -591,6 +637,11 @@ def zeros_like(input, *, dtype=None, device=None, requires_grad=False,
             Default: ``False``.
         memory_format (nbgrad.memory_format, optional): the layout of the tensor in
             memory. Default: ``nbgrad.preserve_format``, that of ``input``.
+        layout (nbgrad.layout, optional): ``nbgrad.strided``, the one layout of nbgrad
+            tensors (another raises ``NotImplementedError``). Default: ``nbgrad.strided``.
+        pin_memory (bool, optional): ``True`` asks for page-locked host memory, which
+            nbgrad's copies to a GPU do not need: allowed where a CUDA GPU is, else
+            PyTorch's ``RuntimeError``. Default: ``False``.
 
     Example::
 
@@ -603,13 +654,15 @@ def zeros_like(input, *, dtype=None, device=None, requires_grad=False,
         tensor([[0., 0.],
                 [0., 0.]])
     """
+    if layout is not None or pin_memory:
+        _check_options("zeros_like", layout, pin_memory)
     dt, dev = _like(input, dtype, device)
     return _made_like(zeros, input, memory_format, "zeros_like", (), dt, dev, requires_grad)
 
 
 @_recording.recorded
 def ones_like(input, *, dtype=None, device=None, requires_grad=False,
-              memory_format=preserve_format):
+              memory_format=preserve_format, layout=None, pin_memory=False):
     """A tensor of ``input``'s shape filled with ones (its dtype and device are ``input``'s
     unless given).
 
@@ -622,6 +675,11 @@ def ones_like(input, *, dtype=None, device=None, requires_grad=False,
             Default: ``False``.
         memory_format (nbgrad.memory_format, optional): the layout of the tensor in
             memory. Default: ``nbgrad.preserve_format``, that of ``input``.
+        layout (nbgrad.layout, optional): ``nbgrad.strided``, the one layout of nbgrad
+            tensors (another raises ``NotImplementedError``). Default: ``nbgrad.strided``.
+        pin_memory (bool, optional): ``True`` asks for page-locked host memory, which
+            nbgrad's copies to a GPU do not need: allowed where a CUDA GPU is, else
+            PyTorch's ``RuntimeError``. Default: ``False``.
 
     Example::
 
@@ -629,13 +687,15 @@ def ones_like(input, *, dtype=None, device=None, requires_grad=False,
         >>> nbgrad.ones_like(nbgrad.tensor([[1.5, 2.5]]))
         tensor([[1., 1.]])
     """
+    if layout is not None or pin_memory:
+        _check_options("ones_like", layout, pin_memory)
     dt, dev = _like(input, dtype, device)
     return _made_like(ones, input, memory_format, "ones_like", (), dt, dev, requires_grad)
 
 
 @_recording.recorded
 def empty_like(input, *, dtype=None, device=None, requires_grad=False,
-               memory_format=preserve_format):
+               memory_format=preserve_format, layout=None, pin_memory=False):
     """A tensor of ``input``'s shape whose elements are not initialized (its dtype and
     device are ``input``'s unless given).
 
@@ -648,6 +708,11 @@ def empty_like(input, *, dtype=None, device=None, requires_grad=False,
             Default: ``False``.
         memory_format (nbgrad.memory_format, optional): the layout of the tensor in
             memory. Default: ``nbgrad.preserve_format``, that of ``input``.
+        layout (nbgrad.layout, optional): ``nbgrad.strided``, the one layout of nbgrad
+            tensors (another raises ``NotImplementedError``). Default: ``nbgrad.strided``.
+        pin_memory (bool, optional): ``True`` asks for page-locked host memory, which
+            nbgrad's copies to a GPU do not need: allowed where a CUDA GPU is, else
+            PyTorch's ``RuntimeError``. Default: ``False``.
 
     Example::
 
@@ -656,13 +721,15 @@ def empty_like(input, *, dtype=None, device=None, requires_grad=False,
         >>> x.shape, x.dtype
         (nbgrad.Size([2, 3]), nbgrad.int32)
     """
+    if layout is not None or pin_memory:
+        _check_options("empty_like", layout, pin_memory)
     dt, dev = _like(input, dtype, device)
     return _made_like(empty, input, memory_format, "empty_like", (), dt, dev, requires_grad)
 
 
 @_recording.recorded
 def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False,
-              memory_format=preserve_format):
+              memory_format=preserve_format, layout=None, pin_memory=False):
     """A tensor of ``input``'s shape filled with ``fill_value`` (its dtype and device are
     ``input``'s unless given).
 
@@ -676,6 +743,11 @@ def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False
             Default: ``False``.
         memory_format (nbgrad.memory_format, optional): the layout of the tensor in
             memory. Default: ``nbgrad.preserve_format``, that of ``input``.
+        layout (nbgrad.layout, optional): ``nbgrad.strided``, the one layout of nbgrad
+            tensors (another raises ``NotImplementedError``). Default: ``nbgrad.strided``.
+        pin_memory (bool, optional): ``True`` asks for page-locked host memory, which
+            nbgrad's copies to a GPU do not need: allowed where a CUDA GPU is, else
+            PyTorch's ``RuntimeError``. Default: ``False``.
 
     Example::
 
@@ -686,6 +758,8 @@ def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False
         >>> nbgrad.full_like(nbgrad.tensor([1, 2]), 2.7)       # input's dtype: int64
         tensor([2, 2])
     """
+    if layout is not None or pin_memory:
+        _check_options("full_like", layout, pin_memory)
     dt, dev = _like(input, dtype, device)
     return _made_like(full, input, memory_format, "full_like", (fill_value,), dt, dev,
                       requires_grad)
@@ -707,7 +781,8 @@ def _float_only(dt, kernel):
 
 
 @_recording.recorded
-def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
+def rand(*size, generator=None, dtype=None, device=None, requires_grad=False,
+         layout=None, pin_memory=False):
     """A tensor of the shape ``size`` of random numbers drawn uniformly from ``[0, 1)``.
 
     For the same seed (:func:`nbgrad.manual_seed`) the numbers are PyTorch's on the CPU.
@@ -723,6 +798,11 @@ def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
             ``None``, the default device (see :func:`nbgrad.set_default_device`).
         requires_grad (bool, optional): record operations on the tensor for autograd.
             Default: ``False``.
+        layout (nbgrad.layout, optional): ``nbgrad.strided``, the one layout of nbgrad
+            tensors (another raises ``NotImplementedError``). Default: ``nbgrad.strided``.
+        pin_memory (bool, optional): ``True`` asks for page-locked host memory, which
+            nbgrad's copies to a GPU do not need: allowed where a CUDA GPU is, else
+            PyTorch's ``RuntimeError``. Default: ``False``.
 
     Example::
 
@@ -732,6 +812,8 @@ def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
         tensor([[0.4963, 0.7682],
                 [0.0885, 0.1320]])
     """
+    if layout is not None or pin_memory:
+        _check_options("rand", layout, pin_memory)
     dt = _dtype_or_default(dtype)
     _float_only(dt, "check_uniform_bounds")
     return _sample(_D.uniform01, _size(size, "rand"), dt, device, generator, requires_grad,
@@ -739,7 +821,8 @@ def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
 
 
 @_recording.recorded
-def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
+def randn(*size, generator=None, dtype=None, device=None, requires_grad=False,
+          layout=None, pin_memory=False):
     """A tensor of the shape ``size`` of random numbers drawn from the standard normal
     distribution (mean 0, variance 1).
 
@@ -757,6 +840,11 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
             ``None``, the default device (see :func:`nbgrad.set_default_device`).
         requires_grad (bool, optional): record operations on the tensor for autograd.
             Default: ``False``.
+        layout (nbgrad.layout, optional): ``nbgrad.strided``, the one layout of nbgrad
+            tensors (another raises ``NotImplementedError``). Default: ``nbgrad.strided``.
+        pin_memory (bool, optional): ``True`` asks for page-locked host memory, which
+            nbgrad's copies to a GPU do not need: allowed where a CUDA GPU is, else
+            PyTorch's ``RuntimeError``. Default: ``False``.
 
     Example::
 
@@ -767,6 +855,8 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
         >>> nbgrad.randn(2, 3, dtype=nbgrad.float64).shape
         nbgrad.Size([2, 3])
     """
+    if layout is not None or pin_memory:
+        _check_options("randn", layout, pin_memory)
     dt = _dtype_or_default(dtype)
     _float_only(dt, "normal_kernel_cpu")
     return _sample(lambda g, n, d: _D.normal(g, n, d, 0.0, 1.0), _size(size, "randn"), dt,
@@ -775,7 +865,7 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
 
 @_recording.recorded
 def randint(low=0, high=None, size=(), *, generator=None, dtype=None, device=None,
-            requires_grad=False):
+            requires_grad=False, layout=None, pin_memory=False):
     """A tensor of the shape ``size`` of random integers drawn uniformly from ``[low,
     high)``.
 
@@ -793,6 +883,11 @@ def randint(low=0, high=None, size=(), *, generator=None, dtype=None, device=Non
             ``None``, the default device (see :func:`nbgrad.set_default_device`).
         requires_grad (bool, optional): record operations on the tensor for autograd.
             Default: ``False``.
+        layout (nbgrad.layout, optional): ``nbgrad.strided``, the one layout of nbgrad
+            tensors (another raises ``NotImplementedError``). Default: ``nbgrad.strided``.
+        pin_memory (bool, optional): ``True`` asks for page-locked host memory, which
+            nbgrad's copies to a GPU do not need: allowed where a CUDA GPU is, else
+            PyTorch's ``RuntimeError``. Default: ``False``.
 
     Example::
 
@@ -804,6 +899,8 @@ def randint(low=0, high=None, size=(), *, generator=None, dtype=None, device=Non
         tensor([[ 0, -2],
                 [-2, -2]])
     """
+    if layout is not None or pin_memory:
+        _check_options("randint", layout, pin_memory)
     if high is None:
         low, high = 0, low
     elif isinstance(high, (tuple, list)):  # randint(high, size)
@@ -824,7 +921,8 @@ def randint(low=0, high=None, size=(), *, generator=None, dtype=None, device=Non
 
 
 @_recording.recorded
-def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
+def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False,
+             layout=None, pin_memory=False):
     """A random permutation of the integers ``0, ..., n - 1``.
 
     For the same seed (:func:`nbgrad.manual_seed`) it is PyTorch's on the CPU.
@@ -838,6 +936,11 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False)
             ``None``, the default device (see :func:`nbgrad.set_default_device`).
         requires_grad (bool, optional): record operations on the tensor for autograd.
             Default: ``False``.
+        layout (nbgrad.layout, optional): ``nbgrad.strided``, the one layout of nbgrad
+            tensors (another raises ``NotImplementedError``). Default: ``nbgrad.strided``.
+        pin_memory (bool, optional): ``True`` asks for page-locked host memory, which
+            nbgrad's copies to a GPU do not need: allowed where a CUDA GPU is, else
+            PyTorch's ``RuntimeError``. Default: ``False``.
 
     Example::
 
@@ -846,6 +949,8 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False)
         >>> nbgrad.randperm(5)
         tensor([4, 0, 1, 3, 2])
     """
+    if layout is not None or pin_memory:
+        _check_options("randperm", layout, pin_memory)
     dt = _dt.as_dtype(dtype) if dtype is not None else _dt.int64
     _int64(n)
     if n < 0:
@@ -857,7 +962,7 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False)
 
 @_recording.recorded
 def rand_like(input, *, dtype=None, device=None, requires_grad=False,
-              memory_format=preserve_format):
+              memory_format=preserve_format, layout=None, pin_memory=False):
     """A tensor of ``input``'s shape of random numbers drawn uniformly from ``[0, 1)``, as
     :func:`nbgrad.rand` (its dtype and device are ``input``'s unless given).
 
@@ -870,6 +975,11 @@ def rand_like(input, *, dtype=None, device=None, requires_grad=False,
             Default: ``False``.
         memory_format (nbgrad.memory_format, optional): the layout of the tensor in
             memory. Default: ``nbgrad.preserve_format``, that of ``input``.
+        layout (nbgrad.layout, optional): ``nbgrad.strided``, the one layout of nbgrad
+            tensors (another raises ``NotImplementedError``). Default: ``nbgrad.strided``.
+        pin_memory (bool, optional): ``True`` asks for page-locked host memory, which
+            nbgrad's copies to a GPU do not need: allowed where a CUDA GPU is, else
+            PyTorch's ``RuntimeError``. Default: ``False``.
 
     Example::
 
@@ -879,6 +989,8 @@ def rand_like(input, *, dtype=None, device=None, requires_grad=False,
         tensor([[0.4963, 0.7682],
                 [0.0885, 0.1320]])
     """
+    if layout is not None or pin_memory:
+        _check_options("rand_like", layout, pin_memory)
     dt, dev = _like(input, dtype, device)
     return _sample_like(lambda shape: rand(shape, dtype=dt, device=dev),
                         lambda t: t.uniform_(), input, memory_format, "rand_like", requires_grad,
@@ -887,7 +999,7 @@ def rand_like(input, *, dtype=None, device=None, requires_grad=False,
 
 @_recording.recorded
 def randn_like(input, *, dtype=None, device=None, requires_grad=False,
-               memory_format=preserve_format):
+               memory_format=preserve_format, layout=None, pin_memory=False):
     """A tensor of ``input``'s shape of random numbers drawn from the standard normal
     distribution, as :func:`nbgrad.randn` (its dtype and device are ``input``'s unless
     given).
@@ -901,6 +1013,11 @@ def randn_like(input, *, dtype=None, device=None, requires_grad=False,
             Default: ``False``.
         memory_format (nbgrad.memory_format, optional): the layout of the tensor in
             memory. Default: ``nbgrad.preserve_format``, that of ``input``.
+        layout (nbgrad.layout, optional): ``nbgrad.strided``, the one layout of nbgrad
+            tensors (another raises ``NotImplementedError``). Default: ``nbgrad.strided``.
+        pin_memory (bool, optional): ``True`` asks for page-locked host memory, which
+            nbgrad's copies to a GPU do not need: allowed where a CUDA GPU is, else
+            PyTorch's ``RuntimeError``. Default: ``False``.
 
     Example::
 
@@ -909,6 +1026,8 @@ def randn_like(input, *, dtype=None, device=None, requires_grad=False,
         >>> nbgrad.randn_like(nbgrad.zeros(3, dtype=nbgrad.float64))
         tensor([ 1.5410, -0.2934, -2.1788], dtype=nbgrad.float64)
     """
+    if layout is not None or pin_memory:
+        _check_options("randn_like", layout, pin_memory)
     dt, dev = _like(input, dtype, device)
     return _sample_like(lambda shape: randn(shape, dtype=dt, device=dev),
                         lambda t: t.normal_(), input, memory_format, "randn_like", requires_grad,
@@ -917,7 +1036,7 @@ def randn_like(input, *, dtype=None, device=None, requires_grad=False,
 
 @_recording.recorded
 def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_grad=False,
-                 memory_format=preserve_format):
+                 memory_format=preserve_format, layout=None, pin_memory=False):
     """A tensor of ``input``'s shape of random integers drawn uniformly from ``[low,
     high)``, as :func:`nbgrad.randint` (its dtype and device are ``input``'s unless given).
 
@@ -934,6 +1053,11 @@ def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_g
             Default: ``False``.
         memory_format (nbgrad.memory_format, optional): the layout of the tensor in
             memory. Default: ``nbgrad.preserve_format``, that of ``input``.
+        layout (nbgrad.layout, optional): ``nbgrad.strided``, the one layout of nbgrad
+            tensors (another raises ``NotImplementedError``). Default: ``nbgrad.strided``.
+        pin_memory (bool, optional): ``True`` asks for page-locked host memory, which
+            nbgrad's copies to a GPU do not need: allowed where a CUDA GPU is, else
+            PyTorch's ``RuntimeError``. Default: ``False``.
 
     Example::
 
@@ -943,6 +1067,8 @@ def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_g
         tensor([[4., 9., 3.],
                 [0., 3., 9.]])
     """
+    if layout is not None or pin_memory:
+        _check_options("randint_like", layout, pin_memory)
     if high is None:
         low, high = 0, low
     dt, dev = _like(input, dtype, device)
@@ -952,7 +1078,8 @@ def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_g
 
 
 @_recording.recorded
-def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
+def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False,
+           layout=None, pin_memory=False):
     """A 1-d tensor of the values from ``start`` up to, not including, ``end``, ``step``
     apart, as Python's ``range``.
 
@@ -971,6 +1098,11 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
             ``None``, the default device (see :func:`nbgrad.set_default_device`).
         requires_grad (bool, optional): record operations on the tensor for autograd.
             Default: ``False``.
+        layout (nbgrad.layout, optional): ``nbgrad.strided``, the one layout of nbgrad
+            tensors (another raises ``NotImplementedError``). Default: ``nbgrad.strided``.
+        pin_memory (bool, optional): ``True`` asks for page-locked host memory, which
+            nbgrad's copies to a GPU do not need: allowed where a CUDA GPU is, else
+            PyTorch's ``RuntimeError``. Default: ``False``.
 
     Example::
 
@@ -982,6 +1114,8 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
         >>> nbgrad.arange(1, 2.5, 0.5)
         tensor([1.0000, 1.5000, 2.0000])
     """
+    if layout is not None or pin_memory:
+        _check_options("arange", layout, pin_memory)
     if end is None:
         start, end = 0, start
     for v in (start, end, step):
@@ -1007,7 +1141,7 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
 
 
 def inclusive_range(start=0, end=None, step=1, *, dtype=None, device=None,
-                    requires_grad=False):
+                    requires_grad=False, layout=None, pin_memory=False):
     """A 1-d tensor of the values from ``start`` to ``end`` *included*, ``step`` apart
     (``nbgrad.range``; named so here not to hide Python's ``range`` in this module).
 
@@ -1025,6 +1159,11 @@ def inclusive_range(start=0, end=None, step=1, *, dtype=None, device=None,
             ``None``, the default device (see :func:`nbgrad.set_default_device`).
         requires_grad (bool, optional): record operations on the tensor for autograd.
             Default: ``False``.
+        layout (nbgrad.layout, optional): ``nbgrad.strided``, the one layout of nbgrad
+            tensors (another raises ``NotImplementedError``). Default: ``nbgrad.strided``.
+        pin_memory (bool, optional): ``True`` asks for page-locked host memory, which
+            nbgrad's copies to a GPU do not need: allowed where a CUDA GPU is, else
+            PyTorch's ``RuntimeError``. Default: ``False``.
 
     Example::
 
@@ -1034,6 +1173,8 @@ def inclusive_range(start=0, end=None, step=1, *, dtype=None, device=None,
         ...     nbgrad.range(1, 2, 0.5)
         tensor([1.0000, 1.5000, 2.0000])
     """
+    if layout is not None or pin_memory:
+        _check_options("inclusive_range", layout, pin_memory)
     import warnings
 
     if end is None:
@@ -1062,7 +1203,8 @@ def _num(v):
 
 
 @_recording.recorded
-def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
+def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False,
+             layout=None, pin_memory=False):
     r"""A 1-d tensor of ``steps`` values evenly spaced from ``start`` to ``end``, both
     included.
 
@@ -1082,6 +1224,11 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
             ``None``, the default device (see :func:`nbgrad.set_default_device`).
         requires_grad (bool, optional): record operations on the tensor for autograd.
             Default: ``False``.
+        layout (nbgrad.layout, optional): ``nbgrad.strided``, the one layout of nbgrad
+            tensors (another raises ``NotImplementedError``). Default: ``nbgrad.strided``.
+        pin_memory (bool, optional): ``True`` asks for page-locked host memory, which
+            nbgrad's copies to a GPU do not need: allowed where a CUDA GPU is, else
+            PyTorch's ``RuntimeError``. Default: ``False``.
 
     Example::
 
@@ -1091,6 +1238,8 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
         >>> nbgrad.linspace(-10, 10, steps=3)
         tensor([-10.,   0.,  10.])
     """
+    if layout is not None or pin_memory:
+        _check_options("linspace", layout, pin_memory)
     dt = _dtype_or_default(dtype)
     if isinstance(steps, Tensor):
         steps = steps.item()
@@ -1103,7 +1252,8 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
     return _finish(data, dt, factory_device(device), requires_grad)
 
 
-def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
+def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False,
+             layout=None, pin_memory=False):
     r"""A 1-d tensor of ``steps`` values from ``base ** start`` to ``base ** end``, evenly
     spaced on a log scale.
 
@@ -1124,6 +1274,11 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
             ``None``, the default device (see :func:`nbgrad.set_default_device`).
         requires_grad (bool, optional): record operations on the tensor for autograd.
             Default: ``False``.
+        layout (nbgrad.layout, optional): ``nbgrad.strided``, the one layout of nbgrad
+            tensors (another raises ``NotImplementedError``). Default: ``nbgrad.strided``.
+        pin_memory (bool, optional): ``True`` asks for page-locked host memory, which
+            nbgrad's copies to a GPU do not need: allowed where a CUDA GPU is, else
+            PyTorch's ``RuntimeError``. Default: ``False``.
 
     Example::
 
@@ -1133,6 +1288,8 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
         >>> nbgrad.logspace(0, 4, steps=3, base=2)
         tensor([ 1.,  4., 16.])
     """
+    if layout is not None or pin_memory:
+        _check_options("logspace", layout, pin_memory)
     exps = linspace(start, end, steps, dtype=_dt.float64)
     dt = _dtype_or_default(dtype)
     data = np.power(float(base), exps.numpy())
@@ -1153,7 +1310,7 @@ def _tri_indices(name, numpy_fn, row, col, offset, dtype, device):
     return tensor(np.stack(numpy_fn(row, offset, col)).reshape(2, -1), dtype=dt, device=device)
 
 
-def triu_indices(row, col, offset=0, *, dtype=None, device="cpu"):
+def triu_indices(row, col, offset=0, *, dtype=None, device="cpu", layout=None, pin_memory=False):
     """The indices of the upper triangle of a ``row`` x ``col`` matrix, as a ``2 x N``
     tensor: the row indices, then the column indices, in row-major order.
 
@@ -1167,6 +1324,11 @@ def triu_indices(row, col, offset=0, *, dtype=None, device="cpu"):
         dtype (nbgrad.dtype, optional): the dtype of the tensor. Default: ``None``, ``int64``.
         device (nbgrad.device or str, optional): the device of the tensor. Default:
             ``"cpu"``.
+        layout (nbgrad.layout, optional): ``nbgrad.strided``, the one layout of nbgrad
+            tensors (another raises ``NotImplementedError``). Default: ``nbgrad.strided``.
+        pin_memory (bool, optional): ``True`` asks for page-locked host memory, which
+            nbgrad's copies to a GPU do not need: allowed where a CUDA GPU is, else
+            PyTorch's ``RuntimeError``. Default: ``False``.
 
     Example::
 
@@ -1178,10 +1340,12 @@ def triu_indices(row, col, offset=0, *, dtype=None, device="cpu"):
         tensor([[0, 0, 1],
                 [1, 2, 2]])
     """
+    if layout is not None or pin_memory:
+        _check_options("triu_indices", layout, pin_memory)
     return _tri_indices("triu_indices", np.triu_indices, row, col, offset, dtype, device)
 
 
-def tril_indices(row, col, offset=0, *, dtype=None, device="cpu"):
+def tril_indices(row, col, offset=0, *, dtype=None, device="cpu", layout=None, pin_memory=False):
     """The indices of the lower triangle of a ``row`` x ``col`` matrix, as a ``2 x N``
     tensor: the row indices, then the column indices, in row-major order.
 
@@ -1195,6 +1359,11 @@ def tril_indices(row, col, offset=0, *, dtype=None, device="cpu"):
         dtype (nbgrad.dtype, optional): the dtype of the tensor. Default: ``None``, ``int64``.
         device (nbgrad.device or str, optional): the device of the tensor. Default:
             ``"cpu"``.
+        layout (nbgrad.layout, optional): ``nbgrad.strided``, the one layout of nbgrad
+            tensors (another raises ``NotImplementedError``). Default: ``nbgrad.strided``.
+        pin_memory (bool, optional): ``True`` asks for page-locked host memory, which
+            nbgrad's copies to a GPU do not need: allowed where a CUDA GPU is, else
+            PyTorch's ``RuntimeError``. Default: ``False``.
 
     Example::
 
@@ -1207,11 +1376,13 @@ def tril_indices(row, col, offset=0, *, dtype=None, device="cpu"):
         >>> x[i[0], i[1]]
         tensor([3, 6, 7])
     """
+    if layout is not None or pin_memory:
+        _check_options("tril_indices", layout, pin_memory)
     return _tri_indices("tril_indices", np.tril_indices, row, col, offset, dtype, device)
 
 
 @_recording.recorded
-def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
+def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
     """A 2-d tensor with ones on the main diagonal and zeros elsewhere: the identity
     matrix of ``n`` rows (and ``m`` columns).
 
@@ -1224,6 +1395,11 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
             ``None``, the default device (see :func:`nbgrad.set_default_device`).
         requires_grad (bool, optional): record operations on the tensor for autograd.
             Default: ``False``.
+        layout (nbgrad.layout, optional): ``nbgrad.strided``, the one layout of nbgrad
+            tensors (another raises ``NotImplementedError``). Default: ``nbgrad.strided``.
+        pin_memory (bool, optional): ``True`` asks for page-locked host memory, which
+            nbgrad's copies to a GPU do not need: allowed where a CUDA GPU is, else
+            PyTorch's ``RuntimeError``. Default: ``False``.
 
     Example::
 
@@ -1236,6 +1412,8 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
         tensor([[1, 0, 0],
                 [0, 1, 0]])
     """
+    if layout is not None or pin_memory:
+        _check_options("eye", layout, pin_memory)
     dt = _dtype_or_default(dtype)
     m = n if m is None else m
     _int64(n)
@@ -1251,7 +1429,8 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
 
 
 # ----- Tensor.new_*: creations with a tensor's dtype and device by default -----------------
-def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False):
+def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False,
+                  layout=None, pin_memory=False):
     """A tensor of the shape ``size`` and the strides ``stride``, whose elements are not
     initialized, over a storage just large enough for it.
 
@@ -1267,6 +1446,11 @@ def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False)
             ``None``, the default device (see :func:`nbgrad.set_default_device`).
         requires_grad (bool, optional): record operations on the tensor for autograd.
             Default: ``False``.
+        layout (nbgrad.layout, optional): ``nbgrad.strided``, the one layout of nbgrad
+            tensors (another raises ``NotImplementedError``). Default: ``nbgrad.strided``.
+        pin_memory (bool, optional): ``True`` asks for page-locked host memory, which
+            nbgrad's copies to a GPU do not need: allowed where a CUDA GPU is, else
+            PyTorch's ``RuntimeError``. Default: ``False``.
 
     Example::
 
@@ -1274,6 +1458,8 @@ def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False)
         >>> nbgrad.empty_strided((2, 3), (1, 2)).stride()
         (1, 2)
     """
+    if layout is not None or pin_memory:
+        _check_options("empty_strided", layout, pin_memory)
     size, stride = tuple(int(n) for n in size), tuple(int(s) for s in stride)
     if len(size) != len(stride):
         raise RuntimeError(f"dimensionality of sizes ({len(size)}) must match dimensionality "
@@ -1290,7 +1476,8 @@ def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False)
     return _finish_dev(data, base._dtype, base._device, requires_grad)
 
 
-def new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_grad=False):
+def new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_grad=False,
+                      layout=None, pin_memory=False):
     """new_empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False) -> Tensor
 
     A tensor of the shape ``size`` and the strides ``stride`` whose elements are not
@@ -1305,6 +1492,11 @@ def new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_g
             ``None``, this tensor's.
         requires_grad (bool, optional): record operations on the tensor for autograd.
             Default: ``False``.
+        layout (nbgrad.layout, optional): ``nbgrad.strided``, the one layout of nbgrad
+            tensors (another raises ``NotImplementedError``). Default: ``nbgrad.strided``.
+        pin_memory (bool, optional): ``True`` asks for page-locked host memory, which
+            nbgrad's copies to a GPU do not need: allowed where a CUDA GPU is, else
+            PyTorch's ``RuntimeError``. Default: ``False``.
 
     Example::
 
@@ -1313,6 +1505,8 @@ def new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_g
         >>> x.stride(), x.dtype
         ((1, 2), nbgrad.float64)
     """
+    if layout is not None or pin_memory:
+        _check_options("new_empty_strided", layout, pin_memory)
     return empty_strided(size, stride, dtype=self._dtype if dtype is None else dtype,
                          device=self._device if device is None else device,
                          requires_grad=requires_grad)
@@ -1325,7 +1519,8 @@ def _new(self, make, size, dtype, device, requires_grad, *args):
                 device=self._device if device is None else device, requires_grad=requires_grad)
 
 
-def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
+def new_zeros(self, *size, dtype=None, device=None, requires_grad=False,
+              layout=None, pin_memory=False):
     """new_zeros(*size, dtype=None, device=None, requires_grad=False) -> Tensor
 
     A tensor of the shape ``size`` filled with zeros, of this tensor's dtype and device
@@ -1339,6 +1534,11 @@ def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
             ``None``, this tensor's.
         requires_grad (bool, optional): record operations on the tensor for autograd.
             Default: ``False``.
+        layout (nbgrad.layout, optional): ``nbgrad.strided``, the one layout of nbgrad
+            tensors (another raises ``NotImplementedError``). Default: ``nbgrad.strided``.
+        pin_memory (bool, optional): ``True`` asks for page-locked host memory, which
+            nbgrad's copies to a GPU do not need: allowed where a CUDA GPU is, else
+            PyTorch's ``RuntimeError``. Default: ``False``.
 
     Example::
 
@@ -1346,10 +1546,13 @@ def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
         >>> nbgrad.ones(2, dtype=nbgrad.int32).new_zeros(2, 3).dtype
         nbgrad.int32
     """
+    if layout is not None or pin_memory:
+        _check_options("new_zeros", layout, pin_memory)
     return _new(self, lambda s, **k: zeros(*s, **k), size, dtype, device, requires_grad)
 
 
-def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
+def new_ones(self, *size, dtype=None, device=None, requires_grad=False,
+             layout=None, pin_memory=False):
     """new_ones(*size, dtype=None, device=None, requires_grad=False) -> Tensor
 
     A tensor of the shape ``size`` filled with ones, of this tensor's dtype and device
@@ -1363,6 +1566,11 @@ def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
             ``None``, this tensor's.
         requires_grad (bool, optional): record operations on the tensor for autograd.
             Default: ``False``.
+        layout (nbgrad.layout, optional): ``nbgrad.strided``, the one layout of nbgrad
+            tensors (another raises ``NotImplementedError``). Default: ``nbgrad.strided``.
+        pin_memory (bool, optional): ``True`` asks for page-locked host memory, which
+            nbgrad's copies to a GPU do not need: allowed where a CUDA GPU is, else
+            PyTorch's ``RuntimeError``. Default: ``False``.
 
     Example::
 
@@ -1371,10 +1579,13 @@ def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
         tensor([[1, 1],
                 [1, 1]])
     """
+    if layout is not None or pin_memory:
+        _check_options("new_ones", layout, pin_memory)
     return _new(self, lambda s, **k: ones(*s, **k), size, dtype, device, requires_grad)
 
 
-def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
+def new_empty(self, *size, dtype=None, device=None, requires_grad=False,
+              layout=None, pin_memory=False):
     """new_empty(*size, dtype=None, device=None, requires_grad=False) -> Tensor
 
     A tensor of the shape ``size`` whose elements are not initialized, of this tensor's
@@ -1388,6 +1599,11 @@ def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
             ``None``, this tensor's.
         requires_grad (bool, optional): record operations on the tensor for autograd.
             Default: ``False``.
+        layout (nbgrad.layout, optional): ``nbgrad.strided``, the one layout of nbgrad
+            tensors (another raises ``NotImplementedError``). Default: ``nbgrad.strided``.
+        pin_memory (bool, optional): ``True`` asks for page-locked host memory, which
+            nbgrad's copies to a GPU do not need: allowed where a CUDA GPU is, else
+            PyTorch's ``RuntimeError``. Default: ``False``.
 
     Example::
 
@@ -1396,10 +1612,13 @@ def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
         >>> x.shape, x.dtype
         (nbgrad.Size([2, 3]), nbgrad.float64)
     """
+    if layout is not None or pin_memory:
+        _check_options("new_empty", layout, pin_memory)
     return _new(self, lambda s, **k: empty(*s, **k), size, dtype, device, requires_grad)
 
 
-def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
+def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False,
+             layout=None, pin_memory=False):
     """new_full(size, fill_value, *, dtype=None, device=None, requires_grad=False) -> Tensor
 
     A tensor of the shape ``size`` filled with ``fill_value``, of this tensor's dtype and
@@ -1413,6 +1632,11 @@ def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=F
             ``None``, this tensor's.
         requires_grad (bool, optional): record operations on the tensor for autograd.
             Default: ``False``.
+        layout (nbgrad.layout, optional): ``nbgrad.strided``, the one layout of nbgrad
+            tensors (another raises ``NotImplementedError``). Default: ``nbgrad.strided``.
+        pin_memory (bool, optional): ``True`` asks for page-locked host memory, which
+            nbgrad's copies to a GPU do not need: allowed where a CUDA GPU is, else
+            PyTorch's ``RuntimeError``. Default: ``False``.
 
     Example::
 
@@ -1421,6 +1645,8 @@ def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=F
         tensor([[3.5000, 3.5000],
                 [3.5000, 3.5000]])
     """
+    if layout is not None or pin_memory:
+        _check_options("new_full", layout, pin_memory)
     return _new(self, full, (size,), dtype, device, requires_grad, fill_value)
 
 

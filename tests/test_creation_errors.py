@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import nbgrad
+from tests._errors import error_of
 
 torch = pytest.importorskip("torch")
 
@@ -165,3 +166,53 @@ def test_valid_edge_cases_still_work():
         assert tuple(a.shape) == tuple(b.shape)
         assert str(a.dtype).split(".")[1] == str(b.dtype).split(".")[1]
         np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
+FACTORIES = {
+    "zeros": lambda m, **kw: m.zeros(2, 3, **kw),
+    "ones": lambda m, **kw: m.ones(2, **kw),
+    "empty": lambda m, **kw: m.empty(2, **kw),
+    "full": lambda m, **kw: m.full((2,), 1.5, **kw),
+    "zeros_like": lambda m, **kw: m.zeros_like(m.ones(2), **kw),
+    "ones_like": lambda m, **kw: m.ones_like(m.ones(2), **kw),
+    "empty_like": lambda m, **kw: m.empty_like(m.ones(2), **kw),
+    "full_like": lambda m, **kw: m.full_like(m.ones(2), 3.0, **kw),
+    "rand": lambda m, **kw: m.rand(2, **kw),
+    "randn": lambda m, **kw: m.randn(2, **kw),
+    "randint": lambda m, **kw: m.randint(0, 5, (2,), **kw),
+    "randperm": lambda m, **kw: m.randperm(4, **kw),
+    "rand_like": lambda m, **kw: m.rand_like(m.ones(2), **kw),
+    "randn_like": lambda m, **kw: m.randn_like(m.ones(2), **kw),
+    "randint_like": lambda m, **kw: m.randint_like(m.ones(2), 3, **kw),
+    "arange": lambda m, **kw: m.arange(4, **kw),
+    "linspace": lambda m, **kw: m.linspace(0, 1, 5, **kw),
+    "logspace": lambda m, **kw: m.logspace(0, 1, 5, **kw),
+    "eye": lambda m, **kw: m.eye(3, **kw),
+    "empty_strided": lambda m, **kw: m.empty_strided((2, 3), (1, 2), **kw),
+    "triu_indices": lambda m, **kw: m.triu_indices(3, 3, **kw),
+    "tril_indices": lambda m, **kw: m.tril_indices(3, 3, **kw),
+    "new_zeros": lambda m, **kw: m.ones(2).new_zeros(3, **kw),
+    "new_ones": lambda m, **kw: m.ones(2).new_ones(3, **kw),
+    "new_empty": lambda m, **kw: m.ones(2).new_empty(3, **kw),
+    "new_full": lambda m, **kw: m.ones(2).new_full((3,), 2.0, **kw),
+    "hann_window": lambda m, **kw: m.hann_window(4, **kw),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FACTORIES))
+def test_factories_take_pytorchs_layout_and_pin_memory(name):
+    """``layout=strided`` (often forwarded as ``layout=x.layout``) and ``pin_memory=False``
+    are accepted as PyTorch's are; another layout is refused, and ``pin_memory=True``
+    without a GPU is PyTorch's RuntimeError."""
+    make = FACTORIES[name]
+    opts = dict(layout=nbgrad.strided)
+    if name != "hann_window":
+        opts["pin_memory"] = False
+    got = make(nbgrad, **opts)
+    want = make(torch, **{k: (torch.strided if k == "layout" else v) for k, v in opts.items()})
+    assert tuple(got.shape) == tuple(want.shape) and got.layout is nbgrad.strided
+    with pytest.raises(NotImplementedError, match="is not supported: nbgrad tensors are strided"):
+        make(nbgrad, layout="sparse_coo")
+    if name != "hann_window" and not nbgrad.cuda.is_available():
+        ours = error_of(lambda: make(nbgrad, pin_memory=True))
+        assert ours == error_of(lambda: make(torch, pin_memory=True))

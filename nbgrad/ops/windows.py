@@ -10,6 +10,12 @@ import numpy as np
 from .. import dtypes as _dt
 
 
+def _strided_only(name, layout):
+    from ..creation import _check_options  # (creation imports the ops)
+
+    _check_options(name, layout, False)
+
+
 def _window(name, window_length, periodic, dtype, make, device, requires_grad):
     from ..creation import tensor
 
@@ -57,7 +63,8 @@ def hann_window(window_length, periodic=True, *, dtype=None, layout=None, device
             symmetric one (for filter design). Default: ``True``.
         dtype (nbgrad.dtype, optional): a floating-point dtype. Default: ``None`` (the default
             dtype).
-        layout (optional): accepted for PyTorch's signature (only strided tensors exist).
+        layout (nbgrad.layout, optional): ``nbgrad.strided``, the one layout of nbgrad
+            tensors (another raises ``NotImplementedError``). Default: ``nbgrad.strided``.
             Default: ``None``.
         device (nbgrad.device, optional): the device of the result. Default: ``None`` (the
             default device).
@@ -76,6 +83,8 @@ def hann_window(window_length, periodic=True, *, dtype=None, layout=None, device
         >>> nbgrad.hann_window(5, periodic=False)
         tensor([0.0000, 0.5000, 1.0000, 0.5000, 0.0000])
     """
+    if layout is not None:
+        _strided_only("hann_window", layout)
     return _window("hann_window", window_length, periodic, dtype, _hamming(0.5, 0.5), device,
                    requires_grad)
 
@@ -101,7 +110,8 @@ def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype
         beta (float, optional): the coefficient :math:`\beta`. Default: ``0.46``.
         dtype (nbgrad.dtype, optional): a floating-point dtype. Default: ``None`` (the default
             dtype).
-        layout (optional): accepted for PyTorch's signature (only strided tensors exist).
+        layout (nbgrad.layout, optional): ``nbgrad.strided``, the one layout of nbgrad
+            tensors (another raises ``NotImplementedError``). Default: ``nbgrad.strided``.
             Default: ``None``.
         device (nbgrad.device, optional): the device of the result. Default: ``None`` (the
             default device).
@@ -120,6 +130,8 @@ def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype
         >>> nbgrad.hamming_window(4, alpha=0.5, beta=0.5)
         tensor([0.0000, 0.5000, 1.0000, 0.5000])
     """
+    if layout is not None:
+        _strided_only("hamming_window", layout)
     return _window("hamming_window", window_length, periodic, dtype, _hamming(alpha, beta),
                    device, requires_grad)
 
@@ -147,7 +159,8 @@ def blackman_window(window_length, periodic=True, *, dtype=None, layout=None, de
             symmetric one (for filter design). Default: ``True``.
         dtype (nbgrad.dtype, optional): a floating-point dtype. Default: ``None`` (the default
             dtype).
-        layout (optional): accepted for PyTorch's signature (only strided tensors exist).
+        layout (nbgrad.layout, optional): ``nbgrad.strided``, the one layout of nbgrad
+            tensors (another raises ``NotImplementedError``). Default: ``nbgrad.strided``.
             Default: ``None``.
         device (nbgrad.device, optional): the device of the result. Default: ``None`` (the
             default device).
@@ -166,6 +179,8 @@ def blackman_window(window_length, periodic=True, *, dtype=None, layout=None, de
         >>> nbgrad.blackman_window(4).shape
         nbgrad.Size([4])
     """
+    if layout is not None:
+        _strided_only("blackman_window", layout)
     return _window("blackman_window", window_length, periodic, dtype, _blackman, device,
                    requires_grad)
 
@@ -194,7 +209,8 @@ def bartlett_window(window_length, periodic=True, *, dtype=None, layout=None, de
             symmetric one (for filter design). Default: ``True``.
         dtype (nbgrad.dtype, optional): a floating-point dtype. Default: ``None`` (the default
             dtype).
-        layout (optional): accepted for PyTorch's signature (only strided tensors exist).
+        layout (nbgrad.layout, optional): ``nbgrad.strided``, the one layout of nbgrad
+            tensors (another raises ``NotImplementedError``). Default: ``nbgrad.strided``.
             Default: ``None``.
         device (nbgrad.device, optional): the device of the result. Default: ``None`` (the
             default device).
@@ -213,6 +229,8 @@ def bartlett_window(window_length, periodic=True, *, dtype=None, layout=None, de
         >>> nbgrad.bartlett_window(4)
         tensor([0.0000, 0.5000, 1.0000, 0.5000])
     """
+    if layout is not None:
+        _strided_only("bartlett_window", layout)
     return _window("bartlett_window", window_length, periodic, dtype, _bartlett, device,
                    requires_grad)
 
@@ -239,7 +257,8 @@ def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, layout
         beta (float, optional): the shape parameter :math:`\beta`. Default: ``12.0``.
         dtype (nbgrad.dtype, optional): a floating-point dtype. Default: ``None`` (the default
             dtype).
-        layout (optional): accepted for PyTorch's signature (only strided tensors exist).
+        layout (nbgrad.layout, optional): ``nbgrad.strided``, the one layout of nbgrad
+            tensors (another raises ``NotImplementedError``). Default: ``nbgrad.strided``.
             Default: ``None``.
         device (nbgrad.device, optional): the device of the result. Default: ``None`` (the
             default device).
@@ -263,5 +282,7 @@ def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, layout
         r = np.sqrt(np.maximum(calc(1) - ((k - a) / a) ** 2, calc(0)))
         return (np.i0(calc(beta) * r) / np.i0(calc(beta))).astype(calc)
 
+    if layout is not None:
+        _strided_only("kaiser_window", layout)
     return _window("kaiser_window", window_length, periodic, dtype, make, device,
                    requires_grad)
