@@ -146,7 +146,7 @@ def _dtype_of_kinds(kinds):
 
 
 @_recording.recorded
-def tensor(data, dtype=None, device=None, requires_grad=False):
+def tensor(data, dtype=None, device=None, requires_grad=False, *, pin_memory=False):
     """Construct a new tensor, with no autograd history, holding a copy of ``data``.
 
     ``data`` is always copied: the tensor shares no memory with a NumPy array or tensor it
@@ -164,6 +164,9 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
             default device.
         requires_grad (bool, optional): record operations on the tensor for autograd
             (which needs a floating-point or complex dtype). Default: ``False``.
+        pin_memory (bool, optional): ``True`` asks for page-locked host memory, which
+            nbgrad's copies to a GPU do not need: allowed where a CUDA GPU is, else
+            PyTorch's ``RuntimeError``. Default: ``False``.
 
     Returns:
         Tensor: a new leaf tensor.
@@ -184,6 +187,8 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
         >>> t
         tensor([1, 2])
     """
+    if pin_memory:
+        _check_options("tensor", None, pin_memory)
     dev = factory_device(device)
     if isinstance(data, np.generic):  # a NumPy scalar: its own dtype, as a 0-d array
         data = np.asarray(data)

@@ -199,6 +199,13 @@ FACTORIES = {
 }
 
 
+def test_tensor_takes_pin_memory():
+    assert nbgrad.tensor([1.0], pin_memory=False).tolist() == [1.0]
+    if not nbgrad.cuda.is_available():
+        assert error_of(lambda: nbgrad.tensor([1.0], pin_memory=True)) == \
+            error_of(lambda: torch.tensor([1.0], pin_memory=True))
+
+
 @pytest.mark.parametrize("name", sorted(FACTORIES))
 def test_factories_take_pytorchs_layout_and_pin_memory(name):
     """``layout=strided`` (often forwarded as ``layout=x.layout``) and ``pin_memory=False``
