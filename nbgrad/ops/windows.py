@@ -10,15 +10,11 @@ import numpy as np
 from .. import dtypes as _dt
 
 
-def _strided_only(name, layout):
-    from ..creation import _check_options  # (creation imports the ops)
+def _window(name, window_length, periodic, dtype, make, device, requires_grad, layout):
+    from ..creation import _check_options, tensor  # (creation imports the ops)
 
-    _check_options(name, layout, False)
-
-
-def _window(name, window_length, periodic, dtype, make, device, requires_grad):
-    from ..creation import tensor
-
+    if layout is not None:
+        _check_options(name, layout, False)
     if isinstance(window_length, bool) or not isinstance(window_length, (int, np.integer)):
         raise TypeError(f"{name}(): argument 'window_length' (position 1) must be int, not "
                         f"{type(window_length).__name__}")
@@ -65,7 +61,6 @@ def hann_window(window_length, periodic=True, *, dtype=None, layout=None, device
             dtype).
         layout (nbgrad.layout, optional): ``nbgrad.strided``, the one layout of nbgrad
             tensors (another raises ``NotImplementedError``). Default: ``nbgrad.strided``.
-            Default: ``None``.
         device (nbgrad.device, optional): the device of the result. Default: ``None`` (the
             default device).
         requires_grad (bool, optional): whether the result requires gradient. Default:
@@ -83,10 +78,8 @@ def hann_window(window_length, periodic=True, *, dtype=None, layout=None, device
         >>> nbgrad.hann_window(5, periodic=False)
         tensor([0.0000, 0.5000, 1.0000, 0.5000, 0.0000])
     """
-    if layout is not None:
-        _strided_only("hann_window", layout)
     return _window("hann_window", window_length, periodic, dtype, _hamming(0.5, 0.5), device,
-                   requires_grad)
+                   requires_grad, layout)
 
 
 def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype=None,
@@ -112,7 +105,6 @@ def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype
             dtype).
         layout (nbgrad.layout, optional): ``nbgrad.strided``, the one layout of nbgrad
             tensors (another raises ``NotImplementedError``). Default: ``nbgrad.strided``.
-            Default: ``None``.
         device (nbgrad.device, optional): the device of the result. Default: ``None`` (the
             default device).
         requires_grad (bool, optional): whether the result requires gradient. Default:
@@ -130,10 +122,8 @@ def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype
         >>> nbgrad.hamming_window(4, alpha=0.5, beta=0.5)
         tensor([0.0000, 0.5000, 1.0000, 0.5000])
     """
-    if layout is not None:
-        _strided_only("hamming_window", layout)
     return _window("hamming_window", window_length, periodic, dtype, _hamming(alpha, beta),
-                   device, requires_grad)
+                   device, requires_grad, layout)
 
 
 def _blackman(k, m, calc):
@@ -161,7 +151,6 @@ def blackman_window(window_length, periodic=True, *, dtype=None, layout=None, de
             dtype).
         layout (nbgrad.layout, optional): ``nbgrad.strided``, the one layout of nbgrad
             tensors (another raises ``NotImplementedError``). Default: ``nbgrad.strided``.
-            Default: ``None``.
         device (nbgrad.device, optional): the device of the result. Default: ``None`` (the
             default device).
         requires_grad (bool, optional): whether the result requires gradient. Default:
@@ -179,10 +168,8 @@ def blackman_window(window_length, periodic=True, *, dtype=None, layout=None, de
         >>> nbgrad.blackman_window(4).shape
         nbgrad.Size([4])
     """
-    if layout is not None:
-        _strided_only("blackman_window", layout)
     return _window("blackman_window", window_length, periodic, dtype, _blackman, device,
-                   requires_grad)
+                   requires_grad, layout)
 
 
 def _bartlett(k, m, calc):
@@ -211,7 +198,6 @@ def bartlett_window(window_length, periodic=True, *, dtype=None, layout=None, de
             dtype).
         layout (nbgrad.layout, optional): ``nbgrad.strided``, the one layout of nbgrad
             tensors (another raises ``NotImplementedError``). Default: ``nbgrad.strided``.
-            Default: ``None``.
         device (nbgrad.device, optional): the device of the result. Default: ``None`` (the
             default device).
         requires_grad (bool, optional): whether the result requires gradient. Default:
@@ -229,10 +215,8 @@ def bartlett_window(window_length, periodic=True, *, dtype=None, layout=None, de
         >>> nbgrad.bartlett_window(4)
         tensor([0.0000, 0.5000, 1.0000, 0.5000])
     """
-    if layout is not None:
-        _strided_only("bartlett_window", layout)
     return _window("bartlett_window", window_length, periodic, dtype, _bartlett, device,
-                   requires_grad)
+                   requires_grad, layout)
 
 
 def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, layout=None,
@@ -259,7 +243,6 @@ def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, layout
             dtype).
         layout (nbgrad.layout, optional): ``nbgrad.strided``, the one layout of nbgrad
             tensors (another raises ``NotImplementedError``). Default: ``nbgrad.strided``.
-            Default: ``None``.
         device (nbgrad.device, optional): the device of the result. Default: ``None`` (the
             default device).
         requires_grad (bool, optional): whether the result requires gradient. Default:
@@ -282,7 +265,5 @@ def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, layout
         r = np.sqrt(np.maximum(calc(1) - ((k - a) / a) ** 2, calc(0)))
         return (np.i0(calc(beta) * r) / np.i0(calc(beta))).astype(calc)
 
-    if layout is not None:
-        _strided_only("kaiser_window", layout)
     return _window("kaiser_window", window_length, periodic, dtype, make, device,
-                   requires_grad)
+                   requires_grad, layout)
