@@ -8,8 +8,6 @@ import math
 
 from ..amp.policy import autocast_op
 from ..kernels import scalar as S
-from ..tensor import Tensor
-from ._core import SCALAR_TYPE
 from .dispatch import apply1
 from .elementwise import (
     abs,  # noqa: A004
@@ -23,6 +21,7 @@ from .elementwise import (
     log1p,
     mul,
     neg,
+    refuse_integers,
     rsub,
     sigmoid,
     sub,
@@ -36,14 +35,6 @@ _FLOAT = "float"
 _INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
 _BETA = math.sqrt(2 / math.pi)
 _KAPPA = 0.044715
-
-
-def _float_kernel(input, kernel):
-    """PyTorch's refusal of an integer or bool ``input`` to a float-only activation (named
-    by its kernel, as PyTorch's message does)."""
-    if input.__class__ is Tensor and input._dtype._cat < 2:
-        raise NotImplementedError(
-            f"\"{kernel}\" not implemented for '{SCALAR_TYPE[input._dtype.name]}'")
 
 
 def _inplace_flag(result_float=True, kernel=None):
@@ -71,7 +62,7 @@ def _inplace_flag(result_float=True, kernel=None):
         @functools.wraps(fn)
         def front(*args, **kwargs):
             if kernel is not None:
-                _float_kernel(args[0] if args else kwargs.get("input"), kernel)
+                refuse_integers(args[0] if args else kwargs.get("input"), kernel)
             inplace = args[at] if len(args) > at else kwargs.get("inplace", False)
             if not inplace:
                 return fn(*args, **kwargs)
@@ -108,7 +99,7 @@ def _gelu(input, approximate="none"):
         >>> F.gelu(x, approximate="tanh")
         tensor([-0.1588,  0.0000,  0.8412])
     """
-    _float_kernel(input, "GeluKernelImpl")
+    refuse_integers(input, "GeluKernelImpl")
     if approximate == "none":
         return apply1(_GELU, input)
     if approximate == "tanh":
@@ -369,7 +360,7 @@ def logsigmoid(input):
         >>> F.logsigmoid(nbgrad.tensor([-100.0, 0.0, 2.0]))
         tensor([-100.0000,   -0.6931,   -0.1269])
     """
-    _float_kernel(input, "log_sigmoid_cpu")
+    refuse_integers(input, "log_sigmoid_cpu")
     ax = abs(input)
     return neg(add(log1p(exp(neg(ax))), mul(sub(ax, input), 0.5)))
 
@@ -476,7 +467,7 @@ def glu(input, dim=-1):
     if n % 2:
         raise RuntimeError(f"Halving dimension must be even, but dimension {dim % input.ndim} "
                            f"is size {n}")
-    _float_kernel(input, "glu_cpu")
+    refuse_integers(input, "glu_cpu")
     a, b = input.chunk(2, dim)
     return mul(a, sigmoid(b))
 
@@ -541,7 +532,7 @@ def prelu(input, weight):
     if weight.ndim > 1:
         raise RuntimeError("prelu: Expected `weight` to be a scalar or 1D tensor, but got: "
                            f"ndim = {weight.ndim}")
-    _float_kernel(input, "prelu_cpu")
+    refuse_integers(input, "prelu_cpu")
     # one slope: a scalar, so that the result has the input's shape (a 0-d one included)
     w = weight.reshape(() if weight.numel() == 1 else
                        (1, -1) + (1,) * max(input.ndim - 2, 0))
@@ -562,7 +553,7 @@ def hardshrink(input, lambd=0.5):
         >>> F.hardshrink(nbgrad.tensor([-1.0, 0.3, 0.5, 2.0]))
         tensor([-1.,  0.,  0.,  2.])
     """
-    _float_kernel(input, "hardshrink_cpu")
+    refuse_integers(input, "hardshrink_cpu")
     return where(ge(input, -lambd) & le(input, lambd), 0.0, input)
 
 
@@ -584,7 +575,7 @@ def softshrink(input, lambd=0.5):
         >>> F.softshrink(nbgrad.tensor([-1.0, 0.3, 2.0]))
         tensor([-0.5000,  0.0000,  1.5000])
     """
-    _float_kernel(input, "softshrink_check")
+    refuse_integers(input, "softshrink_check")
     import numpy as np
 
     if lambd < 0:

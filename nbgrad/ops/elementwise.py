@@ -399,12 +399,18 @@ exp2 = defop("exp2", S.exp2, inplace=True, dtype=_FLOAT,
              grads=("mul(grad, mul(result, _LN2))",), doc="Elementwise ``2 ** input``.")
 _LN2 = math.log(2.0)
 
+def refuse_integers(input, kernel):
+    """PyTorch's refusal of an integer or bool tensor ``input`` to a float-only op:
+    ``NotImplementedError`` naming its ``kernel``, as PyTorch's message does."""
+    if input.__class__ is Tensor and input._dtype._cat < 2:
+        raise NotImplementedError(
+            f"\"{kernel}\" not implemented for '{SCALAR_TYPE[input._dtype.name]}'")
+
+
 def _softplus(input, beta=1.0, threshold=20.0):
     """``log(1 + exp(beta * input)) / beta``, the input itself where ``beta * input >
     threshold`` (PyTorch's ``nn.functional.softplus``)."""
-    if input.__class__ is Tensor and input._dtype._cat < 2:  # (PyTorch's float-only kernel)
-        raise NotImplementedError(
-            f"\"softplus_cpu\" not implemented for '{SCALAR_TYPE[input._dtype.name]}'")
+    refuse_integers(input, "softplus_cpu")
     if beta == 1 and threshold == 20:
         return apply1(_SOFTPLUS, input)
     z = mul(input, beta)  # other beta / threshold: PyTorch's formula in nbgrad ops
@@ -445,9 +451,7 @@ threshold_backward = defop(
 # ----- rounding: integers pass through, the derivative is zero (frac's is one) ----------
 def _float_only(kernel):
     def check(input):
-        if input._dtype._cat < 2:
-            raise NotImplementedError(
-                f"\"{kernel}\" not implemented for '{SCALAR_TYPE[input._dtype.name]}'")
+        refuse_integers(input, kernel)
 
     return check
 
@@ -458,10 +462,7 @@ def _round(input, *, decimals=None):
     (``decimals`` given at all is PyTorch's float-only overload, as ``decimals=0`` there.)"""
     if decimals is None:
         return apply1(_ROUND, input)
-    if input.__class__ is Tensor and input._dtype._cat < 2:
-        kernel = "round_cpu" if decimals else "round_vml_cpu"
-        raise NotImplementedError(
-            f"\"{kernel}\" not implemented for '{SCALAR_TYPE[input._dtype.name]}'")
+    refuse_integers(input, "round_cpu" if decimals else "round_vml_cpu")
     if decimals == 0:
         return apply1(_ROUND, input)
     with no_grad():
