@@ -80,6 +80,16 @@ def _linear(t, n_in, n_out, scale, align_corners):
     return i0, i1, (t(1) - w1).astype(t), w1
 
 
+def _cubic_near(x, a, t):
+    """Keys' cubic convolution weight of a tap at distance ``|x| <= 1`` (parameter ``a``)."""
+    return ((a + t(2)) * x - (a + t(3))) * x * x + t(1)
+
+
+def _cubic_far(x, a, t):
+    """The weight of a tap at distance ``1 < |x| < 2``."""
+    return ((a * x - t(5) * a) * x + t(8) * a) * x - t(4) * a
+
+
 def _cubic(t, n_in, n_out, scale, align_corners):
     """``(indices, weights)``: the four source indices (clamped to the edges) and the
     cubic-convolution weights of each output position, as PyTorch's bicubic computes them
@@ -89,16 +99,10 @@ def _cubic(t, n_in, n_out, scale, align_corners):
     src = dst * s if align_corners else s * (dst + t(0.5)) - t(0.5)
     i = np.minimum(np.floor(src).astype(np.int64), n_in - 1)
     lam = np.minimum(np.maximum(src - i.astype(t), t(0)), t(1)).astype(t)
-    A = t(_CUBIC_A)
-
-    def near(x):  # |x| <= 1
-        return ((A + t(2)) * x - (A + t(3))) * x * x + t(1)
-
-    def far(x):  # 1 < |x| < 2
-        return ((A * x - t(5) * A) * x + t(8) * A) * x - t(4) * A
-
+    a = t(_CUBIC_A)
     x2 = t(1) - lam
-    weights = [far(lam + t(1)), near(lam), near(x2), far(x2 + t(1))]
+    weights = [_cubic_far(lam + t(1), a, t), _cubic_near(lam, a, t), _cubic_near(x2, a, t),
+               _cubic_far(x2 + t(1), a, t)]
     indices = [np.clip(i - 1 + j, 0, n_in - 1) for j in range(4)]
     return indices, [w.astype(t) for w in weights]
 
@@ -110,9 +114,8 @@ def _aa_filter(x, cubic, t):
     if not cubic:
         return np.where(x < t(1), t(1) - x, t(0)).astype(t)
     a = t(-0.5)
-    near = ((a + t(2)) * x - (a + t(3))) * x * x + t(1)
-    far = ((a * x - t(5) * a) * x + t(8) * a) * x - t(4) * a
-    return np.where(x < t(1), near, np.where(x < t(2), far, t(0))).astype(t)
+    return np.where(x < t(1), _cubic_near(x, a, t),
+                    np.where(x < t(2), _cubic_far(x, a, t), t(0))).astype(t)
 
 
 def _antialiased(t, n_in, n_out, scale, align_corners, cubic):
