@@ -263,3 +263,32 @@ def test_issue_13_examples():
     assert x.grad.tolist() == [1.0, 0.0, 1.0]
     s = nbgrad.sign(nbgrad.tensor([nan, -0.0, 0.0, -2.0])).numpy()
     assert s.tolist() == [0.0, 0.0, 0.0, -1.0] and not np.signbit(s[:3]).any()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("C", [12, 40, 300])
+def test_cross_entropy_rows_with_specials_match_torch(dtype, C):
+    """cross_entropy's rows with special values, short and long: nan anywhere in a row
+    (first, middle, last) makes its loss and gradient nan; infinities, all -inf rows and
+    the sign of a zero loss as PyTorch's."""
+    rng = np.random.default_rng(C)
+    a = (rng.standard_normal((9, C)) * 4).astype(dtype)
+    a[0, 0] = np.nan
+    a[1, C // 2] = np.nan
+    a[2, -1] = np.nan
+    a[3, 3] = np.inf
+    a[4, :] = -np.inf
+    a[5, 1] = -np.inf
+    a[6, :] = -np.inf
+    a[6, 2] = 5.0
+    t = rng.integers(0, C, 9)
+    t[6] = 2
+    x_nb = nbgrad.tensor(a, requires_grad=True)
+    x_th = torch.tensor(a, requires_grad=True)
+    y_nb = nbgrad.nn.functional.cross_entropy(x_nb, nbgrad.tensor(t), reduction="none")
+    y_th = torch.nn.functional.cross_entropy(x_th, torch.tensor(t), reduction="none")
+    assert_same(y_nb.detach().numpy(), y_th.detach().numpy(), _tol(dtype), "loss")
+    go = rng.uniform(0.5, 1.5, 9).astype(dtype)
+    y_nb.backward(nbgrad.tensor(go))
+    y_th.backward(torch.tensor(go))
+    assert_same(x_nb.grad.numpy(), x_th.grad.numpy(), _tol(dtype), "grad", signs=False)

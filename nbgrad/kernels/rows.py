@@ -220,8 +220,10 @@ def norm_loss_bodies(exp, log, jit, jit_sum):
 
     @jit
     def ce_loss(m, ls, xk, wk, has_w):
-        """A row's loss ``w[k] * (logsumexp - x[k])`` from its max and log-exp-sum."""
-        d = (m - xk) + ls
+        """A row's loss ``w[k] * (logsumexp - x[k])`` from its max and log-exp-sum, as
+        PyTorch's ``-(w[k] * log_probs[k])``: the same value, and -0.0 for a row whose
+        log-probability is 0."""
+        d = -((xk - m) - ls)
         if has_w:
             d = wk * d
         return d
