@@ -268,9 +268,10 @@ def test_issue_13_examples():
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("C", [12, 40, 300])
 def test_cross_entropy_rows_with_specials_match_torch(dtype, C):
-    """cross_entropy's rows with special values, short and long: nan anywhere in a row
-    (first, middle, last) makes its loss and gradient nan; infinities, all -inf rows and
-    the sign of a zero loss as PyTorch's."""
+    """cross_entropy's rows with special values, short and long (a plain max loop, and a
+    vectorized running max, vmath.fmax): nan anywhere in a row (first, middle, last) makes
+    its loss and gradient nan; infinities, all -inf rows and the sign of a zero loss as
+    PyTorch's."""
     rng = np.random.default_rng(C)
     a = (rng.standard_normal((9, C)) * 4).astype(dtype)
     a[0, 0] = np.nan

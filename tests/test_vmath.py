@@ -243,3 +243,30 @@ def test_loops_vectorize():
         calls = set(re.findall(r"call [^@]*@([\w.]+)\(", llvm))
         libm = {c for c in calls if re.fullmatch(r"(exp|log|tanh|erf|expm1|log1p)f?", c)}
         assert not libm, (name, libm)
+
+
+@njit
+def _running_fmax(x):
+    m = x[0]
+    for i in range(1, x.size):
+        m = vmath.fmax(m, x[i])
+    return m
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+def test_fmax_ignores_nans_and_vectorizes(dt):
+    """fmax is IEEE's maxNum (NumPy's fmax): a nan operand is ignored, two nans give nan;
+    a running max over it is a vector reduction in LLVM IR and equals NumPy's nanmax."""
+    nan, inf = dt(np.nan), dt(np.inf)
+    f = njit(lambda a, b: vmath.fmax(a, b))
+    for a, b in [(1, 2), (2, 1), (-inf, 3), (inf, -1), (nan, 5), (5, nan), (-0.5, -0.25)]:
+        assert f(dt(a), dt(b)) == np.fmax(dt(a), dt(b)), (a, b)
+    assert np.isnan(f(nan, nan))
+    assert vmath.fmax(dt(1), nan) == 1.0  # from Python too
+    x = np.random.default_rng(0).standard_normal(1001).astype(dt)
+    x[[0, 7, 500]] = nan  # a leading nan too: skipped
+    assert _running_fmax(x) == np.nanmax(x)
+    assert _running_fmax(np.full(40, -inf, dt)) == -inf
+    llvm = _running_fmax.inspect_llvm(_running_fmax.signatures[-1])
+    width = "float" if dt == np.float32 else "double"
+    assert re.search(rf"<\d+ x {width}>", llvm)

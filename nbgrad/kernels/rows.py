@@ -179,9 +179,12 @@ def softmax_bodies(exp, log, jit):
 # bodies (the CPU's adds ``reassoc``, so the sums vectorize); ``jit`` the element functions.
 
 
-def norm_loss_bodies(exp, log, jit, jit_sum):
+def norm_loss_bodies(exp, log, jit, jit_sum, fmax=max):
     """``(ln_rstd, ln_xhat, ln_out, ln_gx, ce_lse, ce_loss, ce_grad, ln_fwd_rows,
-    ln_bwd_rows, ce_fwd_rows, ce_bwd_rows)`` compiled around ``exp`` and ``log``."""
+    ln_bwd_rows, ce_fwd_rows, ce_bwd_rows)`` compiled around ``exp`` and ``log``, with
+    ``fmax`` the running max of a long cross-entropy row (the CPU's ``vmath.fmax``, which
+    vectorizes at the compile cost of a plain loop: 8 lanes of ``max`` had cost ~0.3 s of
+    a cold start)."""
 
     @jit
     def ln_rstd(q, R, eps):
@@ -337,29 +340,15 @@ def norm_loss_bodies(exp, log, jit, jit_sum):
                 stats[i, 0] = z
                 stats[i, 1] = z
                 continue
-            # the max in 8 independent lanes, so it vectorizes; nans are skipped here and
-            # propagate through the exp sum instead
+            # nans are skipped here (but for a leading one) and propagate through the exp
+            # sum instead
             m0 = x[i, 0]
             if R <= _SHORT:
                 for r in range(1, R):
                     m0 = max(m0, x[i, r])
             else:
-                m1 = m2 = m3 = m4 = m5 = m6 = m7 = m0
-                r = 0
-                while r + 8 <= R:
-                    m0 = max(m0, x[i, r])
-                    m1 = max(m1, x[i, r + 1])
-                    m2 = max(m2, x[i, r + 2])
-                    m3 = max(m3, x[i, r + 3])
-                    m4 = max(m4, x[i, r + 4])
-                    m5 = max(m5, x[i, r + 5])
-                    m6 = max(m6, x[i, r + 6])
-                    m7 = max(m7, x[i, r + 7])
-                    r += 8
-                while r < R:
-                    m0 = max(m0, x[i, r])
-                    r += 1
-                m0 = max(max(max(m0, m1), max(m2, m3)), max(max(m4, m5), max(m6, m7)))
+                for r in range(1, R):
+                    m0 = fmax(m0, x[i, r])
             m = z if m0 == -math.inf else m0
             t = z
             for r in range(R):

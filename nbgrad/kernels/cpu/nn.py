@@ -125,7 +125,7 @@ class_mask = rows.class_mask  # (built on the host; the CUDA target uses it too)
 # logits, and the backward's ``exp((x - max) - lse)`` matches log_softmax's precision).
 (_ln_rstd, _ln_xhat, _ln_out, _ln_gx, _ce_lse, _ce_loss, _ce_grad, _ln_fwd_rows,
  _ln_bwd_rows, _ce_fwd_rows, _ce_bwd_rows) = rows.norm_loss_bodies(
-    vmath.exp, vmath.log, njit(**_inner), njit(fastmath={"reassoc"}, **_inner))
+    vmath.exp, vmath.log, njit(**_inner), njit(fastmath={"reassoc"}, **_inner), vmath.fmax)
 
 
 def _make_fused(parallel):
