@@ -27,6 +27,10 @@ NBGRAD_BLAS           which BLAS the CPU's matrix products call (kernels/cpu/bla
                       package is installed; otherwise, and on other vendors' CPUs, the
                       OpenBLAS NumPy loaded), ``mkl``, ``openblas``, or ``numpy``
                       (every product through ``np.matmul``).
+NBGRAD_CUDA_BLAS      which library CUDA matrix products call (kernels/cuda/cublas.py): ``auto``
+                      (default: cuBLAS through nvmath-python when it loads, else nbgrad's
+                      own tiled kernel, with a warning once), ``cublas`` (an error when it
+                      cannot load) or ``nbgrad`` (always the tiled kernel).
 NBGRAD_WIDE_VECTORS   ``1`` (default) lets LLVM use 512-bit vectors on AVX-512 CPUs (Numba's
                       default tuning prefers 256 bits); process-wide for Numba, and skipped
                       when NUMBA_CPU_NAME or NUMBA_CPU_FEATURES is set. ``0`` keeps Numba's.
@@ -63,6 +67,9 @@ THREADING_LAYER = os.environ.get("NBGRAD_THREADING_LAYER")
 BLAS = os.environ.get("NBGRAD_BLAS", "auto").strip().lower()
 if BLAS not in ("auto", "mkl", "openblas", "numpy"):
     raise ValueError(f"NBGRAD_BLAS must be auto, mkl, openblas or numpy, not {BLAS!r}")
+CUDA_BLAS = os.environ.get("NBGRAD_CUDA_BLAS", "auto").strip().lower()
+if CUDA_BLAS not in ("auto", "cublas", "nbgrad"):
+    raise ValueError(f"NBGRAD_CUDA_BLAS must be auto, cublas or nbgrad, not {CUDA_BLAS!r}")
 CACHE = os.environ.get("NBGRAD_CACHE", "1") != "0"
 QUIET = os.environ.get("NBGRAD_QUIET", "0") == "1"
 WIDE_VECTORS = os.environ.get("NBGRAD_WIDE_VECTORS", "1") == "1"

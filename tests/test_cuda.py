@@ -990,3 +990,44 @@ def test_collectives_and_ddp_on_device_tensors():
     finally:
         if not was:
             dist.destroy_process_group()
+
+
+@pytest.mark.parametrize("dtype", [nbgrad.float32, nbgrad.float64])
+def test_matmul_of_every_layout_matches_cpu(dtype):
+    """Products over the layouts the library passes (transposed and sliced views, batches
+    broadcast or of one, expanded and flipped operands, degenerate dims), forward and
+    backward: cuBLAS on a GPU (kernels/cuda/cublas.py; it reads transposed and sliced
+    operands in place, copies the others), the tiled kernel under the simulator."""
+    rng = np.random.default_rng(11)
+
+    def both(*shape):
+        a = rng.standard_normal(shape)
+        return (nbgrad.tensor(a, dtype=dtype, requires_grad=True),
+                nbgrad.tensor(a, dtype=dtype, device=DEV, requires_grad=True))
+
+    cases = [
+        lambda a, b, w, v: a @ w.t(),  # linear's x @ W^T
+        lambda a, b, w, v: a.t() @ a,  # a gradient's X^T @ G
+        lambda a, b, w, v: a[:, 1:4] @ w[:, 1:4].t(),  # sliced rows
+        lambda a, b, w, v: b @ w.t(),  # a batch times a matrix
+        lambda a, b, w, v: b @ b.transpose(1, 2),  # batched, transposed
+        lambda a, b, w, v: b[:1] @ b.transpose(1, 2),  # a batch of one, broadcast
+        lambda a, b, w, v: a[:1].expand(3, 5) @ w.t(),  # an expanded operand
+        lambda a, b, w, v: a.flip(0) @ w.t(),  # a flipped one
+        lambda a, b, w, v: v @ a.t() + (a @ v) + (v[None] @ w.t()).sum(),  # vectors
+        lambda a, b, w, v: a[:, :1] @ v[None, :1],  # k = 1
+    ]
+    a, b, w, v = both(3, 5), both(2, 3, 5), both(4, 5), both(5)
+    for i, f in enumerate(cases):
+        yc, yg = f(a[0], b[0], w[0], v[0]), f(a[1], b[1], w[1], v[1])
+        tol = dict(rtol=1e-5, atol=1e-6) if dtype is nbgrad.float32 else dict(rtol=1e-12)
+        np.testing.assert_allclose(host(yg), host(yc), err_msg=f"case {i}", **tol)
+        seed = rng.standard_normal(tuple(yc.shape))
+        gc = nbgrad.autograd.grad(yc, [a[0], b[0], w[0], v[0]], nbgrad.tensor(seed, dtype=dtype),
+                                  allow_unused=True)
+        gg = nbgrad.autograd.grad(yg, [a[1], b[1], w[1], v[1]],
+                                  nbgrad.tensor(seed, dtype=dtype, device=DEV), allow_unused=True)
+        for c, g in zip(gc, gg):
+            assert (c is None) == (g is None)
+            if c is not None:
+                np.testing.assert_allclose(host(g), host(c), err_msg=f"case {i} grad", **tol)

@@ -5,6 +5,8 @@ Whether a device is present now is ``nbgrad.cuda.is_available()``.
 
 import importlib.util
 
+from ..kernels.cuda import flags as _flags
+
 
 def is_built():
     r"""Return whether nbgrad is built with CUDA support.
@@ -20,9 +22,10 @@ def is_built():
 class _Matmul:
     """``nbgrad.backends.cuda.matmul``: flags of matrix products on CUDA devices.
 
-    ``allow_tf32`` (default False) is accepted as in PyTorch but changes nothing: nbgrad's
-    CUDA matmul is its own tiled kernel that multiplies float32 in full float32 precision
-    and never uses TF32 tensor cores (``nbgrad.float32`` results match with it on or off).
+    ``allow_tf32`` (default False, as PyTorch's): whether float32 matrix products on
+    cuBLAS may use TF32 tensor cores (faster, ~10 bits of mantissa in the products). Off,
+    they multiply in full float32 precision. nbgrad's own tiled kernel (the simulator, or
+    no cuBLAS) never uses TF32.
     """
 
     __slots__ = ("_allow_tf32",)
@@ -42,6 +45,7 @@ class _Matmul:
                     f"set_allow_tf32_cublas expects a bool, but got {type(value).__name__}"
                 )
             object.__setattr__(self, "_allow_tf32", value)
+            _flags.ALLOW_TF32[0] = value
             return
         raise AttributeError("Unknown attribute " + name)
 

@@ -1,8 +1,10 @@
-"""A tiled shared-memory matrix product for (batched) operands of any strides."""
+"""Matrix products: cuBLAS (``cublas.py``) for float32 / float64 where it loads, else a
+tiled shared-memory product for (batched) operands of any strides and dtypes."""
 
 import numpy as np
 from numba import cuda, float32, float64
 
+from . import cublas
 from ._view import SIMULATOR, view
 
 TILE = 4 if SIMULATOR else 16  # (see _launch: the simulator's threads are Python's)
@@ -59,11 +61,13 @@ def matmul(a, b, out):
             bi = b[i] if b.ndim == out.ndim and b.shape[0] > 1 else (b[0] if b.ndim == out.ndim else b)
             matmul(ai, bi, out[i])
         return
+    a3, b3 = _as3(a), _as3(b)
+    o3 = _as3(out) if out.ndim == 2 else out
+    if cublas.gemm(a3, b3, o3):
+        return
     acc = float64 if out.dtype == np.float64 else float32
     k = _cache.get(acc)
     if k is None:
         k = _cache[acc] = _mm_kernel(acc)
-    a3, b3 = _as3(a), _as3(b)
-    o3 = _as3(out) if out.ndim == 2 else out
     grid = ((o3.shape[2] + TILE - 1) // TILE, (o3.shape[1] + TILE - 1) // TILE, o3.shape[0])
     k[grid, (TILE, TILE)](a3, b3, o3)
