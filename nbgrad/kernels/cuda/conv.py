@@ -16,6 +16,7 @@ from numba import cuda
 from .. import rows as _rows
 from . import index as _ix
 from ._launch import device_fn, grid
+from ._view import view
 
 
 @cuda.jit
@@ -211,31 +212,18 @@ def conv2d_forward(x, a, out, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo):
 def conv2d_weight_grad(x, g, gw, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo):
     """conv2d's weight gradient per image: ``gw[n, gr]`` (N, G, Og, Kg) = ``g[n, gr] @
     im2col(x[n])[gr].T`` for the image ``x`` (N, C, H, W) and the output gradient ``g`` (N,
-    G, Og, Ho*Wo); the caller sums over n."""
+    G, Og, Ho*Wo); the caller sums over n. One batched product over images and groups
+    (cuBLAS reads the columns' transpose in place)."""
+    from .linalg import matmul
+
     N, C = x.shape[0], x.shape[1]
-    cols = cuda.device_array((N, C * kh * kw, g.shape[3]), gw.dtype)
+    G, Kg, L = gw.shape[1], gw.shape[3], g.shape[3]
+    cols = cuda.device_array((N, C * kh * kw, L), gw.dtype)
     im2col(x, cols, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo)
     if gw.size:
-        _weight_grad[grid(gw.size)](g, cols, gw)
-
-
-@cuda.jit
-def _weight_grad(g, cols, gw):
-    # gw[n, gr, o, k] = sum over l of g[n, gr, o, l] * cols[n, gr*Kg + k, l], in l order
-    N, G, Og, Kg = gw.shape
-    L = g.shape[3]
-    t = cuda.grid(1)
-    s = cuda.gridsize(1)
-    while t < gw.size:
-        k = t % Kg
-        o = (t // Kg) % Og
-        gr = (t // (Kg * Og)) % G
-        n = t // (Kg * Og * G)
-        acc = g[n, gr, o, 0] * cols[n, gr * Kg + k, 0]
-        for li in range(1, L):
-            acc += g[n, gr, o, li] * cols[n, gr * Kg + k, li]
-        gw[n, gr, o, k] = acc
-        t += s
+        c4 = cols.reshape(N, G, Kg, L)
+        s = c4.strides
+        matmul(g, view(c4, (N, G, L, Kg), (s[0], s[1], s[3], s[2])), gw)
 
 
 def conv2d_input_grad(a, g, x, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo):

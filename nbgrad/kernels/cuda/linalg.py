@@ -51,8 +51,26 @@ def _as3(x):
     return x
 
 
+def _merged(x):
+    """4-d ``x`` with its two batch dims as one (a view), or None when their strides do
+    not compose."""
+    B0, B1 = x.shape[0], x.shape[1]
+    s0, s1 = x.strides[0], x.strides[1]
+    if B1 == 1:
+        s1 = s0
+    elif B0 > 1 and s0 != s1 * B1:
+        return None
+    return view(x, (B0 * B1,) + tuple(x.shape[2:]), (s1,) + tuple(x.strides[2:]))
+
+
 def matmul(a, b, out):
     """``out = a @ b`` with NumPy's batch broadcasting (a, b at least 2-d)."""
+    if out.ndim == 4 and a.shape[:2] == b.shape[:2] == out.shape[:2]:
+        # two batch dims whose strides compose are one batch: one call
+        m = [_merged(t) for t in (a, b, out)]
+        if None not in m:
+            matmul(*m)
+            return
     if out.ndim > 3:
         # loop over all but the last batch dim
         lead = out.shape[0]
