@@ -145,7 +145,7 @@ def test_a_training_step_matches_pytorchs_and_gradients_stay_float32():
             loss.backward()
             assert all(str(p.grad.dtype).endswith("float32") for p in ps)
             opt.step()
-            out.append(float(loss))
+            out.append(loss.item())
         losses[lib.__name__] = out
     np.testing.assert_allclose(losses["nbgrad"], losses["torch"], rtol=2e-2)
 

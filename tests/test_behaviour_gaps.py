@@ -248,3 +248,32 @@ def test_old_programs_variable():
         assert "volatile was removed" in str(w[0].message)
     if torch is not None:
         assert_same_error(lambda m: m.autograd.Variable([1, 2]), torch, nbgrad)
+
+
+def test_float_of_a_tensor_that_requires_grad_warns_once_as_pytorch():
+    # PyTorch warns (once a process) when float() reads a tensor that requires grad with
+    # grad mode on; not under no_grad, not for int() or item(). Run in a fresh process: the
+    # "once" is per process.
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import warnings, nbgrad\n"
+        "b = nbgrad.ones(1, requires_grad=True)\n"
+        "with warnings.catch_warnings(record=True) as w:\n"
+        "    warnings.simplefilter('always')\n"
+        "    with nbgrad.no_grad():\n"
+        "        float(b)\n"
+        "    int(b); b.item(); float(b.detach()); float(nbgrad.ones(1))\n"
+        "    n0 = len(w)\n"
+        "    float(b * 2); float(b)\n"
+        "print(n0, len(w), w[-1].category.__name__, repr(str(w[-1].message)))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, env={**os.environ, "NBGRAD_QUIET": "1"})
+    n0, n, cat, msg = out.stdout.split(" ", 3)
+    assert (n0, n, cat) == ("0", "1", "UserWarning")
+    assert msg.strip() == repr("Converting a tensor with requires_grad=True to a scalar may "
+                               "lead to unexpected behavior.\nConsider using tensor.detach() "
+                               "first.")

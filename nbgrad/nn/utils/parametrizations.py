@@ -352,7 +352,7 @@ def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=No
             )
           )
         )
-        >>> float(nbgrad.linalg.matrix_norm(snm.weight, 2)) < 1.1
+        >>> nbgrad.linalg.matrix_norm(snm.weight, 2).item() < 1.1
         True
     """
     weight = getattr(module, name, None)
