@@ -31,6 +31,9 @@ NBGRAD_CUDA_BLAS      which library CUDA matrix products call (kernels/cuda/cubl
                       (default: cuBLAS through nvmath-python when it loads, else nbgrad's
                       own tiled kernel, with a warning once), ``cublas`` (an error when it
                       cannot load) or ``nbgrad`` (always the tiled kernel).
+NBGRAD_CUDA_CACHING   ``0`` keeps Numba's own allocator for CUDA memory (every array from and
+                      back to the driver) instead of nbgrad's caching allocator
+                      (storage/cuda_memory.py; default 1).
 NBGRAD_WIDE_VECTORS   ``1`` (default) lets LLVM use 512-bit vectors on AVX-512 CPUs (Numba's
                       default tuning prefers 256 bits); process-wide for Numba, and skipped
                       when NUMBA_CPU_NAME or NUMBA_CPU_FEATURES is set. ``0`` keeps Numba's.
@@ -70,6 +73,7 @@ if BLAS not in ("auto", "mkl", "openblas", "numpy"):
 CUDA_BLAS = os.environ.get("NBGRAD_CUDA_BLAS", "auto").strip().lower()
 if CUDA_BLAS not in ("auto", "cublas", "nbgrad"):
     raise ValueError(f"NBGRAD_CUDA_BLAS must be auto, cublas or nbgrad, not {CUDA_BLAS!r}")
+CUDA_CACHING = os.environ.get("NBGRAD_CUDA_CACHING", "1") != "0"
 CACHE = os.environ.get("NBGRAD_CACHE", "1") != "0"
 QUIET = os.environ.get("NBGRAD_QUIET", "0") == "1"
 WIDE_VECTORS = os.environ.get("NBGRAD_WIDE_VECTORS", "1") == "1"

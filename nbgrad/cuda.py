@@ -5,6 +5,8 @@ simulator (``NUMBA_ENABLE_CUDASIM=1`` set before the first import) one simulated
 available, which is how the CUDA code is tested on machines without a GPU.
 """
 
+from .storage import cuda_memory as _memory
+from .storage.cuda_memory import OutOfMemoryError  # noqa: F401 (PyTorch's name here)
 from .tensor_types import CUDA_TYPES as _TYPES
 
 # PyTorch's legacy CUDA tensor types (constructors; isinstance asks dtype and device type)
@@ -55,6 +57,116 @@ def synchronize(device=None):
 def current_device():
     """Index of the current CUDA device (always 0 for nbgrad)."""
     return 0
+
+
+def _pool(device):
+    if device is not None:
+        from .device import device as _device
+
+        d = device if isinstance(device, int) else _device(device)
+        device = d if isinstance(d, int) else (d.index or 0)
+    return _memory.pool(device)
+
+
+def memory_allocated(device=None):
+    """memory_allocated(device=None) -> int
+
+    Bytes of device memory held by tensors (and other device arrays) on ``device``, as
+    nbgrad's caching allocator counts them (each block rounded up to 512 bytes). 0 without
+    a GPU, under the simulator, or before the first CUDA tensor.
+
+    Args:
+        device (int or str or nbgrad.device, optional): the device. Default: the current one.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.cuda.memory_allocated() >= 0
+        True
+    """
+    p = _pool(device)
+    return p.allocated if p is not None else 0
+
+
+def max_memory_allocated(device=None):
+    """max_memory_allocated(device=None) -> int
+
+    The peak of :func:`memory_allocated` since the first CUDA tensor or the last
+    :func:`reset_peak_memory_stats`.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.cuda.max_memory_allocated() >= nbgrad.cuda.memory_allocated()
+        True
+    """
+    p = _pool(device)
+    return p.peak_allocated if p is not None else 0
+
+
+def memory_reserved(device=None):
+    """memory_reserved(device=None) -> int
+
+    Bytes of device memory nbgrad's caching allocator holds from the driver: what
+    :func:`memory_allocated` counts, and the free blocks it keeps for reuse
+    (:func:`empty_cache` gives those back).
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.cuda.memory_reserved() >= nbgrad.cuda.memory_allocated()
+        True
+    """
+    p = _pool(device)
+    return p.reserved if p is not None else 0
+
+
+def max_memory_reserved(device=None):
+    """max_memory_reserved(device=None) -> int
+
+    The peak of :func:`memory_reserved` since the first CUDA tensor or the last
+    :func:`reset_peak_memory_stats`.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.cuda.max_memory_reserved() >= nbgrad.cuda.memory_reserved()
+        True
+    """
+    p = _pool(device)
+    return p.peak_reserved if p is not None else 0
+
+
+def reset_peak_memory_stats(device=None):
+    """Start :func:`max_memory_allocated` and :func:`max_memory_reserved` again from the
+    current values.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.cuda.reset_peak_memory_stats()
+        >>> nbgrad.cuda.max_memory_allocated() == nbgrad.cuda.memory_allocated()
+        True
+    """
+    p = _pool(device)
+    if p is not None:
+        p.reset_peaks()
+
+
+def empty_cache():
+    """Give the free device memory nbgrad's caching allocator keeps for reuse back to the
+    driver (for other processes, or other libraries in this one); tensors are not touched.
+    :func:`memory_reserved` drops to :func:`memory_allocated`.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.cuda.empty_cache()
+        >>> nbgrad.cuda.memory_reserved() == nbgrad.cuda.memory_allocated()
+        True
+    """
+    for p in list(_memory._POOLS.values()):
+        p.empty_cache()
 
 
 def manual_seed(seed):

@@ -5,7 +5,7 @@ Whether a device is present now is ``nbgrad.cuda.is_available()``.
 
 import importlib.util
 
-from ..kernels.cuda import flags as _flags
+from ..kernels import flags as _flags
 
 
 def is_built():

@@ -13,10 +13,12 @@ from ..dtypes import from_numpy_dtype
 from ..kernels.cuda._launch import grid
 from ..kernels.cuda._view import SIMULATOR
 from ..kernels.cuda._view import view as _view
+from . import cuda_memory
 from .layout import copy_data
 
 NAME = "cuda"
 _CUDA = _device("cuda")
+cuda_memory.install()  # (before this process's first device array makes a context)
 
 if SIMULATOR:
     from numba.cuda.simulator.cudadrv import devicearray as _simarray

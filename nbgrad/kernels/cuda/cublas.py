@@ -30,7 +30,7 @@ import warnings
 import numpy as np
 
 from ... import _config
-from . import flags
+from .. import flags
 from ._view import SIMULATOR
 
 _MODE = _config.CUDA_BLAS
