@@ -1,11 +1,27 @@
-"""Run nbgrad's CUDA tests on a real GPU and time three workloads beside the CPU.
+"""Run nbgrad's CUDA tests on a real GPU and time it beside PyTorch CUDA (issue #19's table).
 
-    python -m nbgrad.testing.gpu_check [--skip-tests] [--repeats N]
+    python -m nbgrad.testing.gpu_check [--skip-tests] [--repeats N] [--check-targets]
+                                       [--device cuda] [--scale 1.0]
 
-Workloads (float32), each forward + backward, timed on "cuda" and on "cpu" (and with
-PyTorch on CUDA when it is installed): the PERF.md MLP step (784-256-128-10, batch 256,
-SGD update), a 16M-element elementwise expression, a 4096x4096 matmul.
-Prints a markdown table with the GPU name and date.
+Each workload is one function written against the PyTorch API, run by nbgrad and by PyTorch
+(when installed, with CUDA) in the same process on the same inputs, float32, medians:
+
+- launch overhead: host time per op of a chain of ops on one-element tensors, with 1, 2
+  and 3 array arguments (``neg``, ``add``, ``where``), synchronised once at the end;
+- matmul 1024^2 and 4096^2 (forward), and 4096^2 forward + backward;
+- mlp_step (PERF.md's 784-256-128-10 MLP, batch 256, cross-entropy, SGD), eager and with
+  its forward compiled (``nbgrad.compile`` / ``torch.compile``);
+- elementwise_16M (PERF.md's expression over 2**24 elements, forward + backward), eager and
+  compiled;
+- conv_step: the MNIST CNN of PyTorch's examples without dropout (conv 1->32, conv 32->64,
+  max-pool, linear 9216->128, linear 128->10; batch 64; log_softmax + nll; SGD);
+- peak device memory of 20 mlp_steps (``max_memory_allocated`` in both: nbgrad's caching
+  allocator's count; "not measured" where it is not serving the device).
+
+Prints a markdown table (GPU name, driver, date, which library nbgrad's products call).
+``--check-targets`` exits 1 when a target of issue #19 is missed or could not be measured,
+naming each. ``--device cpu --scale 0.02`` runs the same code on the CPU with tiny sizes
+(a smoke test of this script; the test suite does that).
 """
 
 import argparse
@@ -17,147 +33,299 @@ import time
 
 import numpy as np
 
+# issue #19's targets: nbgrad time / PyTorch CUDA time (peak memory: bytes / bytes)
+TARGETS = {
+    "matmul_4096": 1.1,
+    "mlp_step": 2.0,
+    "mlp_step_compiled": 1.0,
+    "elementwise_16M": 1.5,
+    "peak_memory_mlp": 1.2,
+}
+# compiled elementwise against PyTorch's eager time
+COMPILED_VS_EAGER = {"elementwise_16M_compiled": ("elementwise_16M", 0.5)}
 
-def _sync(dev):
-    import nbgrad
 
+def _sync(lib, dev):
     if dev.startswith("cuda"):
-        nbgrad.cuda.synchronize()
+        lib.cuda.synchronize()
 
 
-def _median_time(fn, dev, repeats):
+def _median_time(lib, dev, fn, repeats):
     fn()
-    _sync(dev)
+    fn()
+    _sync(lib, dev)
     ts = []
     for _ in range(repeats):
         t = time.perf_counter()
         fn()
-        _sync(dev)
+        _sync(lib, dev)
         ts.append(time.perf_counter() - t)
     return float(np.median(ts))
 
 
-def mlp_step(dev, rng):
-    import nbgrad
-    import nbgrad.nn.functional as F
+def _t(lib, a, dev, grad=False):
+    return lib.tensor(a, device=dev, requires_grad=grad)
 
+
+def _compiled(lib, fn):
+    return lib.compile(fn)
+
+
+# ----- workloads: (lib, dev, rng, scale) -> a step function (returning the loss, where there
+# is one); each body is PyTorch's API, so the same function runs in both libraries
+def launch(nargs):
+    def make(lib, dev, rng, scale):
+        x, y = (_t(lib, rng.standard_normal(1).astype(np.float32), dev) for _ in range(2))
+        c = _t(lib, np.array([True]), dev)
+        n = max(10, int(200 * scale))
+
+        def step():
+            z = x
+            for _ in range(n):
+                if nargs == 1:
+                    z = -z
+                elif nargs == 2:
+                    z = z + y
+                else:
+                    z = lib.where(c, z, y)
+            return z
+
+        step.per = n  # (the time is per op)
+        return step
+
+    return make
+
+
+def matmul(n, backward):
+    def make(lib, dev, rng, scale):
+        k = max(8, int(n * scale))
+        a, b = (_t(lib, rng.standard_normal((k, k)).astype(np.float32), dev, backward)
+                for _ in range(2))
+
+        def step():
+            if backward:
+                lib.autograd.grad((a @ b).sum(), [a, b])
+            else:
+                return a @ b
+
+        return step
+
+    return make
+
+
+def _mlp(lib, dev, rng, scale, compiled):
+    F = lib.nn.functional
     sizes = [784, 256, 128, 10]
-    ws = [nbgrad.tensor(rng.standard_normal((o, i)).astype(np.float32) * (2 / i) ** 0.5,
-                        device=dev, requires_grad=True) for i, o in zip(sizes, sizes[1:])]
-    bs = [nbgrad.zeros(o, device=dev, requires_grad=True) for o in sizes[1:]]
-    x = nbgrad.tensor(rng.standard_normal((256, 784)).astype(np.float32), device=dev)
-    y = nbgrad.tensor(rng.integers(0, 10, 256), device=dev)
+    batch = max(4, int(256 * scale))
+    ws = [_t(lib, (rng.standard_normal((o, i)) * (2 / i) ** 0.5).astype(np.float32), dev, True)
+          for i, o in zip(sizes, sizes[1:])]
+    bs = [_t(lib, np.zeros(o, np.float32), dev, True) for o in sizes[1:]]
+    x = _t(lib, rng.standard_normal((batch, 784)).astype(np.float32), dev)
+    y = _t(lib, rng.integers(0, 10, batch), dev)
 
-    def step():
+    def loss_fn(x, y):
         h = x
         for i, (w, b) in enumerate(zip(ws, bs)):
             h = F.linear(h, w, b)
             if i < 2:
                 h = F.relu(h)
-        loss = F.cross_entropy(h, y)
+        return F.cross_entropy(h, y)
+
+    fwd = _compiled(lib, loss_fn) if compiled else loss_fn
+
+    def step():
         for p in ws + bs:
             p.grad = None
+        loss = fwd(x, y)
         loss.backward()
-        with nbgrad.no_grad():
+        with lib.no_grad():
             for p in ws + bs:
                 p.sub_(p.grad * 0.05)
+        return loss
 
     return step
 
 
-def elementwise(dev, rng, n=1 << 24):
-    import nbgrad
+def mlp_step(compiled):
+    return lambda lib, dev, rng, scale: _mlp(lib, dev, rng, scale, compiled)
 
-    x = nbgrad.tensor(rng.standard_normal(n).astype(np.float32), device=dev)
-    w = nbgrad.tensor(rng.standard_normal(n).astype(np.float32), device=dev, requires_grad=True)
-    b = nbgrad.tensor(rng.standard_normal(n).astype(np.float32), device=dev, requires_grad=True)
+
+def elementwise(compiled):
+    def make(lib, dev, rng, scale):
+        n = max(64, int((1 << 24) * scale))
+        x = _t(lib, rng.standard_normal(n).astype(np.float32), dev)
+        w, b = (_t(lib, rng.standard_normal(n).astype(np.float32), dev, True) for _ in range(2))
+
+        def loss_fn(x, w, b):
+            return ((x * w + b).tanh() * x.sigmoid() + (-(x * x)).exp()).sum()
+
+        fwd = _compiled(lib, loss_fn) if compiled else loss_fn
+
+        def step():
+            loss = fwd(x, w, b)
+            lib.autograd.grad(loss, [w, b])
+            return loss
+
+        return step
+
+    return make
+
+
+def conv_step(lib, dev, rng, scale):
+    F = lib.nn.functional
+    batch = max(2, int(64 * scale))
+
+    def param(*shape):
+        fan_in = int(np.prod(shape[1:]))
+        return _t(lib, (rng.uniform(-1, 1, shape) / fan_in ** 0.5).astype(np.float32), dev, True)
+
+    ps = [param(32, 1, 3, 3), param(32), param(64, 32, 3, 3), param(64), param(128, 9216),
+          param(128), param(10, 128), param(10)]
+    x = _t(lib, rng.standard_normal((batch, 1, 28, 28)).astype(np.float32), dev)
+    y = _t(lib, rng.integers(0, 10, batch), dev)
 
     def step():
-        loss = ((x * w + b).tanh() * x.sigmoid() + (-(x * x)).exp()).sum()
-        nbgrad.autograd.grad(loss, [w, b])
+        for p in ps:
+            p.grad = None
+        h = F.relu(F.conv2d(x, ps[0], ps[1]))
+        h = F.max_pool2d(F.relu(F.conv2d(h, ps[2], ps[3])), 2).flatten(1)
+        h = F.linear(F.relu(F.linear(h, ps[4], ps[5])), ps[6], ps[7])
+        loss = F.nll_loss(F.log_softmax(h, 1), y)
+        loss.backward()
+        with lib.no_grad():
+            for p in ps:
+                p.sub_(p.grad * 0.01)
+        return loss
 
     return step
 
 
-def matmul(dev, rng, n=4096):
-    import nbgrad
+WORKLOADS = {
+    "launch_1_arg": launch(1),
+    "launch_2_args": launch(2),
+    "launch_3_args": launch(3),
+    "matmul_1024": matmul(1024, False),
+    "matmul_4096": matmul(4096, False),
+    "matmul_4096_fwd_bwd": matmul(4096, True),
+    "mlp_step": mlp_step(False),
+    "mlp_step_compiled": mlp_step(True),
+    "elementwise_16M": elementwise(False),
+    "elementwise_16M_compiled": elementwise(True),
+    "conv_step": conv_step,
+}
 
-    a = nbgrad.tensor(rng.standard_normal((n, n)).astype(np.float32), device=dev, requires_grad=True)
-    b = nbgrad.tensor(rng.standard_normal((n, n)).astype(np.float32), device=dev, requires_grad=True)
 
-    def step():
-        nbgrad.autograd.grad((a @ b).sum(), [a, b])
+def peak_memory(lib, dev, rng, scale):
+    """Peak device bytes of 20 mlp_steps (the same API in both libraries), or None where the
+    library cannot tell (the CPU; nbgrad with NBGRAD_CUDA_CACHING=0 reads 0)."""
+    if not dev.startswith("cuda"):
+        return None
+    lib.cuda.synchronize()
+    lib.cuda.reset_peak_memory_stats()
+    base = lib.cuda.memory_allocated()
+    step = _mlp(lib, dev, rng, scale, False)
+    for _ in range(20):
+        step()
+    lib.cuda.synchronize()
+    peak = lib.cuda.max_memory_allocated()
+    return peak - base if peak else None
 
-    return step
+
+def time_all(lib, dev, repeats, scale, only=None):
+    """``{workload: seconds (per op for launch rows) or None}``, and the peak memory."""
+    out = {}
+    for name, make in WORKLOADS.items():
+        if only and name not in only:
+            continue
+        try:
+            fn = make(lib, dev, np.random.default_rng(0), scale)
+            t = _median_time(lib, dev, fn, repeats)
+            out[name] = t / getattr(fn, "per", 1)
+        except Exception as e:  # (torch.compile without its compiler, say): reported
+            out[name] = None
+            print(f"{lib.__name__} {name}: {type(e).__name__}: {e}"[:300], file=sys.stderr)
+    if not only or "peak_memory_mlp" in only:
+        out["peak_memory_mlp"] = peak_memory(lib, dev, np.random.default_rng(0), scale)
+    return out
 
 
-def torch_cuda_times(repeats):
-    """The same workloads in PyTorch on CUDA, or None when unavailable."""
+def targets(nb, th):
+    """Issue #19's targets: ``[(name, ratio or None, limit, met)]`` from nbgrad's and
+    PyTorch's results; a ratio that could not be measured counts as missed."""
+    rows = []
+    for name, limit in TARGETS.items():
+        a, b = nb.get(name), (th or {}).get(name)
+        r = a / b if a is not None and b else None
+        rows.append((name, r, limit, r is not None and r <= limit))
+    for name, (ref, limit) in COMPILED_VS_EAGER.items():
+        a, b = nb.get(name), (th or {}).get(ref)
+        r = a / b if a is not None and b else None
+        rows.append((f"{name} vs torch eager", r, limit, r is not None and r <= limit))
+    return rows
+
+
+def _fmt(name, v):
+    if v is None:
+        return "not measured"
+    if name.startswith("peak"):
+        return f"{v / 2**20:.1f} MiB"
+    if name.startswith("launch"):
+        return f"{v * 1e6:.1f} µs/op"
+    return f"{v * 1e3:.2f} ms"
+
+
+def table(nb, th, dev_name, products):
+    lines = [f"nbgrad GPU check, {datetime.date.today()}, {dev_name}; nbgrad's matrix "
+             f"products: {products}", "",
+             "| workload | nbgrad | PyTorch | nbgrad / PyTorch | target |", "|---|---|---|---|---|"]
+    goals = {n: f"<= {lim}" for n, lim in TARGETS.items()}
+    goals.update({n: f"<= {lim} of PyTorch eager" for n, (_, lim) in COMPILED_VS_EAGER.items()})
+    for name in nb:
+        a, b = nb[name], (th or {}).get(name)
+        r = f"{a / b:.2f}" if a is not None and b else "-"
+        lines.append(f"| {name} | {_fmt(name, a)} | {_fmt(name, b)} | {r} | "
+                     f"{goals.get(name, '-')} |")
+    return "\n".join(lines)
+
+
+def _torch(dev):
     try:
         import torch
     except ImportError:
         return None
-    if not torch.cuda.is_available():
+    if dev.startswith("cuda") and not torch.cuda.is_available():
         return None
-    d = "cuda"
-
-    def t(fn):
-        fn()
-        torch.cuda.synchronize()
-        ts = []
-        for _ in range(repeats):
-            s = time.perf_counter()
-            fn()
-            torch.cuda.synchronize()
-            ts.append(time.perf_counter() - s)
-        return float(np.median(ts))
-
-    g = torch.Generator(device=d).manual_seed(0)
-    ws = [torch.randn(o, i, device=d, generator=g, requires_grad=True) for i, o in ((784, 256), (256, 128), (128, 10))]
-    x = torch.randn(256, 784, device=d, generator=g)
-    y = torch.randint(0, 10, (256,), device=d, generator=g)
-
-    def mlp():
-        h = x
-        for i, w in enumerate(ws):
-            h = h @ w.t()
-            if i < 2:
-                h = h.relu()
-        loss = torch.nn.functional.cross_entropy(h, y)
-        gs = torch.autograd.grad(loss, ws)
-        with torch.no_grad():
-            for w, gw in zip(ws, gs):
-                w.sub_(gw * 0.05)
-
-    n = 1 << 24
-    xe, we, be = (torch.randn(n, device=d, generator=g, requires_grad=k) for k in (False, True, True))
-
-    def elem():
-        loss = ((xe * we + be).tanh() * xe.sigmoid() + (-(xe * xe)).exp()).sum()
-        torch.autograd.grad(loss, [we, be])
-
-    A, B = (torch.randn(4096, 4096, device=d, generator=g, requires_grad=True) for _ in range(2))
-
-    def mm():
-        torch.autograd.grad((A @ B).sum(), [A, B])
-
-    return {"mlp_step": t(mlp), "elementwise_16M": t(elem), "matmul_4096": t(mm)}
+    return torch
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description="nbgrad real-GPU check")
-    p.add_argument("--skip-tests", action="store_true")
+    p = argparse.ArgumentParser(prog="python -m nbgrad.testing.gpu_check",
+                                description="nbgrad on a real GPU beside PyTorch CUDA")
+    p.add_argument("--skip-tests", action="store_true", help="do not run tests/test_cuda.py")
     p.add_argument("--repeats", type=int, default=5)
+    p.add_argument("--check-targets", action="store_true",
+                   help="exit 1 when a target of issue #19 is missed or not measured")
+    p.add_argument("--device", default="cuda", help="cuda (default), or cpu for a smoke test")
+    p.add_argument("--scale", type=float, default=1.0, help="size factor (tiny for a smoke test)")
+    p.add_argument("--only", nargs="*", help="only these workloads")
     args = p.parse_args(argv)
     import nbgrad
 
-    if not nbgrad.cuda.is_available() or os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
-        print("no real CUDA device here (or the simulator is on); nothing to check")
-        return 2
-    from numba import cuda
+    dev = args.device
+    if dev.startswith("cuda"):
+        if not nbgrad.cuda.is_available() or os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
+            print("no real CUDA device here (or the simulator is on); nothing to check")
+            return 2
+        from numba import cuda
 
-    name = cuda.get_current_device().name
-    name = name.decode() if isinstance(name, bytes) else name
+        from nbgrad.kernels.cuda import cublas
+
+        name = cuda.get_current_device().name
+        name = name.decode() if isinstance(name, bytes) else name
+        products = ("cuBLAS" if cublas.available() else
+                    f"nbgrad's tiled kernel ({cublas.unavailable_reason()})")
+    else:
+        name, products = "CPU (smoke test)", "the CPU's BLAS"
     rc = 0
     if not args.skip_tests:
         here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -166,21 +334,18 @@ def main(argv=None):
         rc = subprocess.call([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                               tests], env=env)
         print(f"CUDA tests exit code: {rc}")
-    rng = np.random.default_rng(0)
-    rows = []
-    for label, make, reps in (("mlp_step", mlp_step, args.repeats * 4),
-                              ("elementwise_16M", elementwise, args.repeats),
-                              ("matmul_4096", matmul, max(2, args.repeats // 2))):
-        tg = _median_time(make("cuda", rng), "cuda", reps)
-        tc = _median_time(make("cpu", rng), "cpu", max(2, reps // 2))
-        rows.append((label, tg, tc))
-    tt = torch_cuda_times(args.repeats)
-    print(f"\nnbgrad GPU check, {datetime.date.today()}, {name}\n")
-    print("| workload | nbgrad cuda | nbgrad cpu | cpu/cuda | torch cuda |")
-    print("|---|---|---|---|---|")
-    for label, tg, tc in rows:
-        tq = f"{tt[label] * 1e3:.2f} ms" if tt else "n/a"
-        print(f"| {label} | {tg * 1e3:.2f} ms | {tc * 1e3:.2f} ms | {tc / tg:.1f}x | {tq} |")
+    nb = time_all(nbgrad, dev, args.repeats, args.scale, args.only)
+    torch = _torch(dev)
+    th = time_all(torch, dev, args.repeats, args.scale, args.only) if torch else None
+    print()
+    print(table(nb, th, name, products))
+    if args.check_targets:
+        missed = [t for t in targets(nb, th) if not t[3]]
+        for n, r, lim, _ in missed:
+            got = "not measured" if r is None else f"{r:.2f}"
+            print(f"target missed: {n}: {got} (target <= {lim})")
+        if missed:
+            rc = rc or 1
     return rc
 
 
