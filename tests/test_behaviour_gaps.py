@@ -277,3 +277,35 @@ def test_float_of_a_tensor_that_requires_grad_warns_once_as_pytorch():
     assert msg.strip() == repr("Converting a tensor with requires_grad=True to a scalar may "
                                "lead to unexpected behavior.\nConsider using tensor.detach() "
                                "first.")
+
+
+def test_backward_with_create_graph_warns_once_as_pytorch():
+    # PyTorch's engine warns once a process when backward() (not grad()) records its graph;
+    # an erroring call gives no warning. A fresh process: the "once" is per process.
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import warnings, nbgrad\n"
+        "x = nbgrad.ones(2, requires_grad=True)\n"
+        "with warnings.catch_warnings(record=True) as w:\n"
+        "    warnings.simplefilter('always')\n"
+        "    nbgrad.autograd.grad((x * x).sum(), x, create_graph=True)\n"
+        "    (x * x).sum().backward()\n"
+        "    try:\n"
+        "        nbgrad.ones(2).sum().backward(create_graph=True)\n"
+        "    except RuntimeError:\n"
+        "        pass\n"
+        "    n0 = len(w)\n"
+        "    (x * x).sum().backward(create_graph=True)\n"
+        "    nbgrad.autograd.backward((x * x).sum(), create_graph=True)\n"
+        "print(n0, len(w), w[-1].category.__name__, repr(str(w[-1].message)))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, env={**os.environ, "NBGRAD_QUIET": "1"})
+    n0, n, cat, msg = out.stdout.split(" ", 3)
+    assert (n0, n, cat) == ("0", "1", "UserWarning")
+    assert msg.strip().startswith(repr("Using backward() with create_graph=True will create a "
+                                       "reference cycle")[:-1])
+    assert "reset the .grad fields of your parameters to None after use" in msg
