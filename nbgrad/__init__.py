@@ -297,6 +297,7 @@ with _gc_paused():
         IntTensor,
         LongTensor,
         ShortTensor,
+        set_default_tensor_type,
         typename,
     )
     from ._repr import set_printoptions  # noqa: E402

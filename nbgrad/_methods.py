@@ -7,6 +7,7 @@ conversion to host values) and imports no op; each method that computes is a row
 
 import re
 import types
+import warnings
 
 import numpy as np
 
@@ -536,6 +537,25 @@ def _type_as(self, other):
     return self.to(other._dtype)
 
 
+_T_WARNED = set()  # the x.T deprecation warnings given (PyTorch: each once a process)
+
+
+def _T(self):
+    """``x.T``: the dims reversed; PyTorch's deprecation warnings for other than 2-d."""
+    nd = self.ndim
+    key = min(nd, 1)
+    if nd != 2 and key not in _T_WARNED:
+        _T_WARNED.add(key)
+        warnings.warn(
+            "Tensor.T is deprecated on 0-D tensors. This function is the identity in these "
+            "cases." if nd == 0 else
+            "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
+            "deprecated and it will throw an error in a future release. Consider `x.mT` to "
+            "transpose batches of matrices or `x.permute(*nbgrad.arange(x.ndim - 1, -1, -1))` "
+            "to reverse the dimensions of a tensor.", UserWarning, stacklevel=3)
+    return S.permute(self, tuple(range(nd - 1, -1, -1)))
+
+
 def _view_as(self, other):
     """view_as(other) -> Tensor
 
@@ -697,7 +717,7 @@ METHODS = {
         "squeeze", "unsqueeze")},
     "view_as": _view_as, "reshape_as": _reshape_as,
     "swapaxes": S.transpose,
-    "T": property(lambda self: S.permute(self, tuple(range(self.ndim - 1, -1, -1)))),
+    "T": property(_T),
     "mT": property(lambda self: S.transpose(self, -2, -1)),
     "diagonal": Strd.diagonal, "unfold": Strd.unfold, "as_strided": Strd.as_strided,
     "as_strided_": lambda self, size, stride, storage_offset=None: _adopt_view(

@@ -19,7 +19,6 @@ def set_pool_limit(megabytes):
 
 def __getattr__(name):
     if name == "amp":  # torch.cpu.amp: torch.amp's classes for the "cpu" device
-        import functools
         import types
 
         from . import amp
@@ -27,7 +26,7 @@ def __getattr__(name):
 
         ns = globals()["amp"] = types.SimpleNamespace(
             autocast=amp.autocast_mode._deprecated_autocast("cpu", bfloat16),
-            GradScaler=functools.partial(amp.GradScaler, "cpu"))
+            GradScaler=amp.grad_scaler._deprecated_grad_scaler("cpu"))
         return ns
     raise AttributeError(f"module 'nbgrad.cpu' has no attribute '{name}'")
 

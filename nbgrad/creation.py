@@ -1,6 +1,7 @@
 """Tensor creation functions, as in PyTorch."""
 
 import numbers
+import warnings
 
 import numpy as np
 
@@ -88,11 +89,18 @@ def _alloc(make, shape, np_dtype):
         raise out_of_memory(nb) from None
 
 
+def _requiring_grad(t):
+    """``t`` made to require grad by a factory's ``requires_grad=True`` (PyTorch's factory
+    message for a dtype that cannot, not ``requires_grad_``'s)."""
+    if not t._dtype.is_floating_point:
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                           "gradients")
+    return t.requires_grad_(True)
+
+
 def _finish(data, dt, dev, requires_grad):
     t = _wrap(for_device(dev).from_host(data) if dev.type != "cpu" else data, dt, dev)
-    if requires_grad:
-        t.requires_grad_(True)
-    return t
+    return _requiring_grad(t) if requires_grad else t
 
 
 def _infer_dtype(data):
@@ -193,6 +201,10 @@ def tensor(data, dtype=None, device=None, requires_grad=False, *, pin_memory=Fal
     if isinstance(data, np.generic):  # a NumPy scalar: its own dtype, as a 0-d array
         data = np.asarray(data)
     if isinstance(data, Tensor):
+        warnings.warn("To copy construct from a tensor, it is recommended to use "
+                      "sourceTensor.detach().clone() or sourceTensor.detach().clone()"
+                      ".requires_grad_(True), rather than nbgrad.tensor(sourceTensor).",
+                      UserWarning, stacklevel=2)
         arr = for_device(data._device).to_host(data._data)
         dt = _dt.as_dtype(dtype) if dtype is not None else data._dtype
     elif isinstance(data, np.ndarray):
@@ -352,7 +364,7 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
             raise ValueError("can't alias arbitrary sequence into a tensor.")
         out = tensor(obj, dtype=dt, device=device)
     if requires_grad:  # (on the caller's tensor itself when it is returned, as PyTorch)
-        out.requires_grad_(True)
+        _requiring_grad(out)
     return out
 
 
@@ -433,9 +445,7 @@ def _fill(size, value, dtype, device, requires_grad, fname):
 
 def _finish_dev(data, dt, dev, requires_grad):
     t = _wrap(data, dt, dev)
-    if requires_grad:
-        t.requires_grad_(True)
-    return t
+    return _requiring_grad(t) if requires_grad else t
 
 
 @_recording.recorded
@@ -1680,12 +1690,11 @@ def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
                 [3, 4]], dtype=nbgrad.int8)
     """
     if isinstance(data, Tensor):
-        import warnings
-
         warnings.warn("To copy construct from a tensor, it is recommended to use "
                       "sourceTensor.detach().clone() or "
                       "sourceTensor.detach().clone().requires_grad_(True), rather than "
                       "tensor.new_tensor(sourceTensor).", UserWarning, stacklevel=2)
+        data = for_device(data._device).to_host(data._data)  # (tensor() would warn again)
     return tensor(data, dtype=self._dtype if dtype is None else dtype,
                   device=self._device if device is None else device,
                   requires_grad=requires_grad)

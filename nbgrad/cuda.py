@@ -186,9 +186,11 @@ def __getattr__(name):
         from . import amp
         from .dtypes import float16
 
-        return types.SimpleNamespace(
+        # (made once: its classes stay the same for isinstance)
+        ns = globals()["amp"] = types.SimpleNamespace(
             autocast=amp.autocast_mode._deprecated_autocast("cuda", float16),
             custom_fwd=functools.partial(amp.custom_fwd, device_type="cuda"),
             custom_bwd=functools.partial(amp.custom_bwd, device_type="cuda"),
-            GradScaler=functools.partial(amp.GradScaler, "cuda"))
+            GradScaler=amp.grad_scaler._deprecated_grad_scaler("cuda"))
+        return ns
     raise AttributeError(f"module 'nbgrad.cuda' has no attribute '{name}'")

@@ -14,6 +14,7 @@ from .device import as_device
 from .tensor import Size, Tensor
 
 __all__ = ["construct", "typename", "TensorType", "CPU_TYPES", "CUDA_TYPES",
+           "set_default_tensor_type",
            "BoolTensor", "ByteTensor", "CharTensor", "ShortTensor", "IntTensor",
            "LongTensor", "HalfTensor", "BFloat16Tensor", "FloatTensor", "DoubleTensor"]
 
@@ -178,3 +179,59 @@ def typename(obj):
     module = getattr(type(obj), "__module__", "") or ""
     name = getattr(type(obj), "__qualname__", type(obj).__name__)
     return name if module in ("", "builtins") else f"{module}.{name}"
+
+
+_SET_DEFAULT_WARNED = [False]  # set_default_tensor_type's deprecation warning given (once)
+
+
+def set_default_tensor_type(t, /):
+    """set_default_tensor_type(t) -> None
+
+    PyTorch's older way to set the default floating-point dtype and device at once, from a
+    legacy type (``nbgrad.DoubleTensor``, ``nbgrad.cuda.FloatTensor``) or its dotted name
+    (``"torch.DoubleTensor"``); deprecated, as in PyTorch (it warns once): use
+    :func:`nbgrad.set_default_dtype` and :func:`nbgrad.set_default_device`.
+
+    Args:
+        t (type or str): a floating-point legacy type, or its name.
+
+    Example::
+
+        >>> import nbgrad, warnings
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore")
+        ...     nbgrad.set_default_tensor_type(nbgrad.DoubleTensor)
+        >>> nbgrad.ones(1).dtype
+        nbgrad.float64
+        >>> nbgrad.set_default_tensor_type("torch.FloatTensor")
+        >>> nbgrad.ones(1).dtype
+        nbgrad.float32
+    """
+    import importlib
+    import warnings
+
+    from .device import set_default_device
+
+    if not _SET_DEFAULT_WARNED[0]:
+        _SET_DEFAULT_WARNED[0] = True
+        warnings.warn("torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please "
+                      "use torch.set_default_dtype() and torch.set_default_device() as "
+                      "alternatives.", UserWarning, stacklevel=2)
+    if isinstance(t, str):  # (PyTorch imports the dotted name; torch's names are nbgrad's)
+        first, *rest = t.split(".")
+        t = importlib.import_module("nbgrad" if first == "torch" else first)
+        for part in rest:
+            t = getattr(t, part)
+    if not isinstance(t, TensorType):
+        raise TypeError("invalid type object: only floating-point types are supported as the "
+                        "default type")
+    if not t.dtype.is_floating_point:
+        raise TypeError("only floating-point types are supported as the default type")
+    if t._device_type == "cuda":
+        from . import cuda
+
+        if not cuda.is_available():
+            raise TypeError(f"type nbgrad.cuda.{t.__name__} not available: no CUDA device "
+                            "(nbgrad's CUDA tensors need an NVIDIA GPU, or the simulator)")
+    _dt.set_default_dtype(t.dtype)
+    set_default_device(None if t._device_type == "cpu" else t._device_type)

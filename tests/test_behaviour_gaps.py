@@ -309,3 +309,202 @@ def test_backward_with_create_graph_warns_once_as_pytorch():
     assert msg.strip().startswith(repr("Using backward() with create_graph=True will create a "
                                        "reference cycle")[:-1])
     assert "reset the .grad fields of your parameters to None after use" in msg
+
+
+def _warnings_of(fn):
+    import warnings
+
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        fn()
+    return [(x.category, str(x.message).split(" (Triggered internally")[0]) for x in w]
+
+
+@pytest.mark.parametrize("code", [
+    "L.ones(0, 3).var(1)", "L.ones(3, 0).var(0)", "L.ones(2).var(correction=0)",
+    "L.ones(2).var(correction=2)", "L.ones(2, 2).var((0, 1), correction=3)",
+    "L.ones(2, 2).var((0, 1), correction=4)", "L.ones(2).var(correction=1.5)",
+    "L.std_mean(L.ones(1), 0)", "L.ones(()).var()", "L.ones(1).std()",
+    "L.var_mean(L.ones(3, 1), 1)", "L.ones(5).std(unbiased=False)",
+])
+def test_var_and_std_warn_of_no_degrees_of_freedom_as_pytorch(code):
+    torch = pytest.importorskip("torch")
+    got = [_warnings_of(lambda: eval(code, {"L": lib})) for lib in (nbgrad, torch)]
+    assert got[0] == got[1]
+
+
+def test_tensor_of_a_tensor_warns_as_pytorch():
+    torch = pytest.importorskip("torch")
+    (cat, msg), = _warnings_of(lambda: nbgrad.tensor(nbgrad.ones(2)))
+    (tcat, tmsg), = _warnings_of(lambda: torch.tensor(torch.ones(2)))
+    assert cat is tcat is UserWarning and msg == tmsg.replace("torch.tensor", "nbgrad.tensor")
+    assert _warnings_of(lambda: nbgrad.as_tensor(nbgrad.ones(2))) == []
+    assert _warnings_of(lambda: nbgrad.tensor([nbgrad.ones(()), nbgrad.ones(())])) == []
+
+
+def test_T_of_other_than_2d_warns_once_per_kind_as_pytorch():
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import warnings, {lib} as L\n"
+        "with warnings.catch_warnings(record=True) as w:\n"
+        "    warnings.simplefilter('always')\n"
+        "    L.ones(2, 3).T; L.ones(3).T; L.ones(2, 3, 4).T; L.ones(()).T; L.ones(()).T\n"
+        "print(repr([str(x.message).split(' (Triggered internally')[0] for x in w]))\n"
+    )
+    outs = []
+    for lib in ("nbgrad", "torch"):
+        r = subprocess.run([sys.executable, "-c", code.format(lib=lib)], capture_output=True,
+                           text=True, env={**os.environ, "NBGRAD_QUIET": "1"})
+        if lib == "torch" and r.returncode:
+            pytest.skip("no torch")
+        outs.append(eval(r.stdout))
+    assert len(outs[0]) == 2
+    assert outs[0] == [m.replace("torch.arange", "nbgrad.arange") for m in outs[1]]
+
+
+def test_where_forms_and_errors_as_pytorch():
+    torch = pytest.importorskip("torch")
+
+    def run(lib):
+        T = lambda v, dt=None: lib.tensor(v, dtype=dt)
+        cases = [
+            lambda: lib.where(T([True, False, True])),
+            lambda: lib.where(T([1.5, 0.0])),
+            lambda: lib.where(T([[0, 3], [1, 0]], lib.uint8)),
+            lambda: lib.where(T([2, 0], lib.uint8), T([1., 2.]), T([3., 4.])),
+            lambda: lib.where(T([1., 0.]), T([1., 2.]), T([3., 4.])),
+            lambda: lib.where(T([1, 0]), 1.0, 2.0),
+            lambda: lib.where(True, T([1., 2.]), T([3., 4.])),
+            lambda: lib.where([True, False], 1.0, T([3., 4.])),
+            lambda: lib.where(T([True, False]), T([1., 2.])),
+            lambda: lib.where(T([True, False]), "a", T([1., 2.])),
+            lambda: lib.where([1, 0]),
+            lambda: T([1., 2.]).where(T([True, False]), 0.0),
+        ]
+        out = []
+        for c in cases:
+            try:
+                with __import__("warnings").catch_warnings():
+                    __import__("warnings").simplefilter("ignore")
+                    r = c()
+                out.append([x.tolist() for x in r] if isinstance(r, tuple)
+                           else (r.tolist(), str(r.dtype).split(".")[-1]))
+            except Exception as e:
+                out.append((type(e).__name__, str(e).split("\n")[0]))
+        return out
+
+    for i, (g, w) in enumerate(zip(run(nbgrad), run(torch))):
+        assert g == w, i
+
+
+def test_where_of_a_uint8_condition_warns_once_as_pytorch():
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import warnings, nbgrad as L\n"
+        "c = L.tensor([2, 0], dtype=L.uint8)\n"
+        "with warnings.catch_warnings(record=True) as w:\n"
+        "    warnings.simplefilter('always')\n"
+        "    L.where(c, 1.0, 0.0); L.where(c, 1.0, 0.0); L.where(c)\n"
+        "print(repr([str(x.message) for x in w]))\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       check=True, env={**os.environ, "NBGRAD_QUIET": "1"})
+    assert eval(r.stdout) == [
+        "where received a uint8 condition tensor. This behavior is deprecated and will be "
+        "removed in a future version of PyTorch. Use a boolean condition instead."]
+
+
+def test_once_a_process_deprecation_warnings_as_pytorch():
+    # meshgrid without indexing, cross without dim, lu, set_default_tensor_type: each warns
+    # once a process, as PyTorch's (fresh processes: the "once" is per process)
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import warnings, {lib} as L\n"
+        "with warnings.catch_warnings(record=True) as w:\n"
+        "    warnings.simplefilter('always')\n"
+        "    for _ in range(2):\n"
+        "        L.meshgrid(L.ones(2), L.ones(3)); L.meshgrid(L.ones(2), indexing='xy')\n"
+        "        L.cross(L.ones(3, 3), L.ones(3, 3)); L.cross(L.ones(3), L.ones(3), dim=0)\n"
+        "        L.lu(L.eye(2))\n"
+        "        L.set_default_tensor_type(L.FloatTensor)\n"
+        "print(repr([(x.category.__name__, str(x.message).split(' (Triggered internally')[0])"
+        " for x in w]))\n"
+    )
+    outs = []
+    for lib in ("nbgrad", "torch"):
+        r = subprocess.run([sys.executable, "-c", code.format(lib=lib)], capture_output=True,
+                           text=True, env={**os.environ, "NBGRAD_QUIET": "1"})
+        if lib == "torch" and r.returncode:
+            pytest.skip("no torch")
+        assert r.returncode == 0, r.stderr
+        outs.append(eval(r.stdout))
+    assert len(outs[0]) == 4 and outs[0] == outs[1]
+
+
+@pytest.mark.parametrize("code", [
+    "L.nn.functional.dropout(L.ones(2), 0.5, None)",
+    "L.nn.functional.dropout(L.ones(2), 0.5, 1)",
+    "L.nn.functional.dropout(L.ones(2), 2.0, None)",
+    "L.nn.functional.dropout2d(L.ones(2, 3, 4, 4), 0.5, 1.0)",
+    "L.nn.functional.dropout1d(L.ones(2, 3, 4), 0.5, 'yes')",
+    "L.nn.functional.alpha_dropout(L.ones(2), 0.5, None)",
+    "L.nn.functional.feature_alpha_dropout(L.ones(2, 3), 0.5, None)",
+    "L.dropout(L.ones(2), 0.5, __import__('numpy').bool_(True))",
+    "L.nn.functional.dropout(L.ones(2), 0.5, False)",
+    "L.tensor([1], requires_grad=True)",
+    "L.zeros(2, dtype=L.int32, requires_grad=True)",
+    "L.arange(3, requires_grad=True)",
+    "L.asarray([1, 2], requires_grad=True)",
+    "L.set_default_tensor_type(L.LongTensor)",
+    "L.set_default_tensor_type(3)",
+    "L.set_default_tensor_type('xx')",
+])
+def test_argument_errors_as_pytorch(code):
+    import warnings
+
+    torch = pytest.importorskip("torch")
+    got = []
+    for lib in (nbgrad, torch):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                eval(code, {"L": lib})
+                got.append("ok")
+            except Exception as e:
+                got.append((type(e).__name__, str(e)))
+    assert got[0] == got[1]
+
+
+@pytest.mark.parametrize("code", [
+    "L.cuda.amp.GradScaler(enabled=False)", "L.cpu.amp.GradScaler(enabled=False)",
+    "L.nn.Linear(2, 2).state_dict({}, 'p.')", "L.ones(2).new_tensor(L.ones(2))",
+])
+def test_deprecation_warnings_as_pytorch(code):
+    torch = pytest.importorskip("torch")
+    got = [[(c, m.replace("torch.", "nbgrad.")) for c, m in _warnings_of(
+        lambda: eval(code, {"L": lib}))] for lib in (nbgrad, torch)]
+    assert got[0] == [(c, m.replace("torch.", "nbgrad.")) for c, m in got[1]] and got[0]
+
+
+def test_state_dict_reads_positional_arguments_as_pytorch():
+    import warnings
+
+    m = nbgrad.nn.Linear(2, 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        d = m.state_dict({}, "p.", True)
+    assert list(d) == ["p.weight", "p.bias"] and d["p.weight"] is m.weight
+    s = nbgrad.cuda.amp.GradScaler
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert isinstance(s(enabled=False), nbgrad.amp.GradScaler)
+        assert isinstance(s(enabled=False), nbgrad.cuda.amp.GradScaler)

@@ -364,6 +364,29 @@ def test_legacy_reduction_arguments_warn():
     assert m.reduction == "sum"
 
 
+@pytest.mark.parametrize("call", [
+    lambda lib: lib.nn.MSELoss(size_average=False),
+    lambda lib: lib.nn.CrossEntropyLoss(reduce=False),
+    lambda lib: lib.nn.functional.mse_loss(lib.ones(2), lib.ones(2), reduce=False),
+    lambda lib: lib.nn.functional.l1_loss(lib.ones(2), lib.ones(2), size_average=True),
+    lambda lib: lib.nn.functional.cross_entropy(lib.ones(2, 3), lib.tensor([0, 1]),
+                                                size_average=False),
+    lambda lib: lib.nn.functional.soft_margin_loss(lib.ones(2), lib.ones(2), reduce=True),
+    lambda lib: lib.nn.functional.mse_loss(lib.ones(2), lib.ones(2), reduction="sum"),
+])
+def test_legacy_reduction_warnings_are_pytorchs(call):
+    # the functional forms warn too, naming the reduction the arguments mean
+    import warnings
+
+    got = []
+    for lib in (nbgrad, torch):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            call(lib)
+        got.append([(x.category, str(x.message)) for x in w])
+    assert got[0] == got[1]
+
+
 def test_gaussian_nll_loss_is_keyword_only():
     for call in (lambda nn: nn.GaussianNLLLoss(True),
                  lambda nn: nn.GaussianNLLLoss(True, full=True),

@@ -163,3 +163,22 @@ class GradScaler:
         self._backoff_factor = state_dict["backoff_factor"]
         self._growth_interval = state_dict["growth_interval"]
         self._growth_tracker = state_dict["_growth_tracker"]
+
+
+def _deprecated_grad_scaler(device_type):
+    """``torch.cpu.amp.GradScaler`` / ``torch.cuda.amp.GradScaler``: the device's scaler (a
+    subclass, so ``isinstance`` holds), with PyTorch's FutureWarning."""
+    import warnings
+
+    class _GradScaler(GradScaler):
+        def __init__(self, init_scale=2.0**16, growth_factor=2.0, backoff_factor=0.5,
+                     growth_interval=2000, enabled=True):
+            warnings.warn(f"`torch.{device_type}.amp.GradScaler(args...)` is deprecated. Please "
+                          f"use `torch.amp.GradScaler('{device_type}', args...)` instead.",
+                          FutureWarning, stacklevel=2)
+            super().__init__(device_type, init_scale, growth_factor, backoff_factor,
+                             growth_interval, enabled)
+
+    _GradScaler.__name__ = _GradScaler.__qualname__ = "GradScaler"
+    _GradScaler.__module__ = f"nbgrad.{device_type}.amp"
+    return _GradScaler

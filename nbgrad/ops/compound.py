@@ -5,6 +5,7 @@ cross kron tensordot cdist count_nonzero aminmax``, and the in-place ``addcmul_ 
 lerp_`` that hand-written optimizers use."""
 
 import math
+import warnings
 from collections import namedtuple
 
 from ..amp.policy import autocast_op
@@ -556,6 +557,9 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     return x
 
 
+_CROSS_WARNED = [False]  # cross's warning about its default dim given (PyTorch: once)
+
+
 @autocast_op("cross")
 def cross(input, other, dim=None):
     """The cross product of 3-element vectors along a dimension.
@@ -565,9 +569,9 @@ def cross(input, other, dim=None):
     Args:
         input (Tensor): the first operand.
         other (Tensor): the second operand.
-        dim (int, optional): the dimension holding the vectors. Default: ``None`` (the first
-            dimension of size 3; PyTorch warns that this default is deprecated, nbgrad does
-            not).
+        dim (int, optional): the dimension holding the vectors. Default: ``None``: the first
+            dimension of size 3, with PyTorch's warning (once) that this default is
+            deprecated.
 
     Example::
 
@@ -580,6 +584,13 @@ def cross(input, other, dim=None):
                 [-1.,  1.,  0.]])
     """
     if dim is None:
+        if not _CROSS_WARNED[0]:
+            _CROSS_WARNED[0] = True
+            warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\n"
+                          "Please either pass the dim explicitly or simply use "
+                          "torch.linalg.cross.\nThe default value of dim will change to agree "
+                          "with that of linalg.cross in a future release.", UserWarning,
+                          stacklevel=2)
         dim = next(i for i, s in enumerate(input.shape) if s == 3)
     d = _wrap_dim(dim, input.ndim)
     if input.shape[d] != 3:

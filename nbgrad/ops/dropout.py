@@ -43,7 +43,7 @@ def dropout(input, p=0.5, training=True, inplace=False):
         >>> x
         tensor([0., 2., 2., 2.])
     """
-    return _masked(input, p, training, tuple(input.shape), inplace)
+    return _masked(input, p, training, tuple(input.shape), inplace, "dropout")
 
 
 def dropout2d(input, p=0.5, training=True, inplace=False):
@@ -96,7 +96,7 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
                       "dropout behavior, please switch to using dropout1d instead.",
                       stacklevel=2)
     # PyTorch's feature dropout: one draw per (dim 0, dim 1) pair, whatever the rank
-    return _masked(input, p, training, _feature_shape, inplace)
+    return _masked(input, p, training, _feature_shape, inplace, "feature_dropout")
 
 
 def _feature_shape(input):
@@ -116,11 +116,21 @@ def _keep(shape, p):
     return _D.bernoulli(default_generator, int(np.prod(shape)), 1.0 - p).reshape(shape)
 
 
-def _masked(input, p, training, mask_shape, inplace):
+def _check_train(name, training):
+    # (PyTorch's kernels take ``train`` as a bool, nothing else)
+    if training.__class__ is not bool:
+        t = type(training)
+        kind = t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__name__}"
+        raise TypeError(f"{name}(): argument 'train' (position 3) must be bool, not {kind}")
+
+
+def _masked(input, p, training, mask_shape, inplace, name):
     """``input`` times a keep mask of ``mask_shape`` (broadcast over the rest; a function
     of ``input`` that gives it, called only when a mask is drawn) scaled by ``1/(1-p)``;
-    ``input`` itself when not training or ``p`` is 0."""
+    ``input`` itself when not training or ``p`` is 0. ``name``: PyTorch's kernel, for the
+    errors."""
     _check_p(p)
+    _check_train(name, training)
     if not training or p == 0:
         return input
     if p == 1:
@@ -142,7 +152,8 @@ def _channels(input, p, training, batched_ndim, inplace):
     """Dropout of whole channels: dim 1 of a batched input of ``batched_ndim`` dims, dim 0
     of an unbatched one."""
     lead = tuple(input.shape[:2 if input.ndim == batched_ndim else 1])
-    return _masked(input, p, training, lead + (1,) * (input.ndim - len(lead)), inplace)
+    return _masked(input, p, training, lead + (1,) * (input.ndim - len(lead)), inplace,
+                   "feature_dropout")
 
 
 def dropout1d(input, p=0.5, training=True, inplace=False):
@@ -232,6 +243,7 @@ _SELU_ALPHA = 1.7580993408473766  # (-SELU's negative saturation, scale * alpha)
 
 def _alpha(input, p, training, feature, inplace):
     _check_p(p)
+    _check_train("feature_alpha_dropout" if feature else "alpha_dropout", training)
     if not training or p == 0:
         return input
     if p == 1:

@@ -622,7 +622,11 @@ _DEPRECATED = {
                 "This transform will produce equivalent results for all valid (symmetric "
                 "positive definite) inputs.",
     "lu": "torch.lu is deprecated in favor of torch.linalg.lu_factor / "
-          "torch.linalg.lu_factor_ex and will be removed in a future PyTorch release.",
+          "torch.linalg.lu_factor_ex and will be removed in a future PyTorch release.\n"
+          "LU, pivots = torch.lu(A, compute_pivots)\nshould be replaced with\nLU, pivots = "
+          "torch.linalg.lu_factor(A, compute_pivots)\nand\nLU, pivots, info = torch.lu(A, "
+          "compute_pivots, get_infos=True)\nshould be replaced with\nLU, pivots, info = "
+          "torch.linalg.lu_factor_ex(A, compute_pivots)",
     # (PyTorch's text, its missing space included)
     "lu_solve": "torch.lu_solve is deprecated in favor of torch.linalg.lu_solveand will be "
                 "removed in a future PyTorch release.\nNote that torch.linalg.lu_solve has its "

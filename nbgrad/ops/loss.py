@@ -2,6 +2,7 @@
 class indices). The elementwise losses are in ``ops/elementwise_loss.py``."""
 
 import math
+import warnings
 
 import numpy as np
 
@@ -227,12 +228,18 @@ def nll_loss_backward(grad, input, target, weight, reduction, ignore_index, tota
                                   ignore_index)
 
 
-def _legacy(size_average, reduce, reduction):
+def _legacy(size_average, reduce, reduction, stacklevel=3):
+    """The reduction the deprecated ``size_average`` / ``reduce`` arguments mean when either
+    is given (PyTorch's reading, and its warning, ``stacklevel`` frames up: the caller of
+    the loss), else ``reduction``."""
     if size_average is None and reduce is None:
         return reduction
     sa = True if size_average is None else size_average
     rd = True if reduce is None else reduce
-    return ("mean" if sa else "sum") if rd else "none"
+    ret = ("mean" if sa else "sum") if rd else "none"
+    warnings.warn(f"size_average and reduce args will be deprecated, please use "
+                  f"reduction='{ret}' instead.", UserWarning, stacklevel=stacklevel)
+    return ret
 
 
 @autocast_op("cross_entropy")

@@ -5,6 +5,8 @@ indexing (so each is differentiable through its parts, on every device): ``meshg
 ``fliplr`` / ``flipud`` / ``rot90``, ``tensor_split`` / ``hsplit`` / ``vsplit``,
 ``select``, ``take`` and ``repeat_interleave``."""
 
+import warnings
+
 import numpy as np
 
 from ..creation import tensor
@@ -63,7 +65,10 @@ def broadcast_tensors(*tensors):
     return tuple(expand(t, shape) for t in tensors)
 
 
-def meshgrid(*tensors, indexing="ij"):
+_MESHGRID_WARNED = [False]
+
+
+def meshgrid(*tensors, indexing=None):
     r"""Coordinate grids of 1-d tensors.
 
     With ``n`` tensors of sizes :math:`s_1, \dots, s_n`, each grid ``i`` has the shape
@@ -73,8 +78,8 @@ def meshgrid(*tensors, indexing="ij"):
 
     Args:
         *tensors (Tensor): 0-d or 1-d tensors.
-        indexing (str, optional): ``"ij"`` or ``"xy"``. Default: ``"ij"`` (PyTorch warns when
-            it is not given; nbgrad does not).
+        indexing (str, optional): ``"ij"`` or ``"xy"``. Default: ``None``, which means
+            ``"ij"`` with PyTorch's warning (once) that it will have to be given.
 
     Returns:
         tuple of Tensor: the grids (views).
@@ -96,6 +101,12 @@ def meshgrid(*tensors, indexing="ij"):
     """
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
+    if indexing is None:
+        if not _MESHGRID_WARNED[0]:
+            _MESHGRID_WARNED[0] = True
+            warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass "
+                          "the indexing argument.", UserWarning, stacklevel=2)
+        indexing = "ij"
     if indexing not in ("ij", "xy"):
         raise RuntimeError(f"torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but "
                            f"received: {indexing}")

@@ -4,6 +4,8 @@ bounds, ``clamp.Tensor`` and ``ClampBackward0``), with clamp's backward step per
 rows of its own (``clamp_grad``: one fused pass, no boolean temporary). Rows of
 ``ops/funcdef.py``; the elementwise bodies they run are the kernel table's."""
 
+import warnings
+
 import numpy as np
 
 from .. import dtypes as _dt
@@ -11,7 +13,7 @@ from ..storage.layout import cast_data
 from ..tensor import Tensor
 from ._core import backend, broadcast_shapes, check_tensor, same_device
 from .dispatch import promote
-from .elementwise import gt, logical_and, logical_or, lt, sum_to
+from .elementwise import gt, logical_and, logical_or, lt, ne, sum_to
 from .elementwise_data import binary_data, ternary_data
 from .funcdef import deffunc, same_dtype, same_shape, surface
 
@@ -76,8 +78,40 @@ WHERE_SCALAR = deffunc(
     fn=False, method=False)
 
 
+_NOT_GIVEN = object()
+_UINT8_WARNED = [False]  # where's uint8-condition deprecation warning given (once)
+_WHERE_FORMS = (" * (Tensor condition)\n"
+                " * (Tensor condition, Tensor input, Tensor other, *, Tensor out = None)\n"
+                " * (Tensor condition, Number self, Tensor other)\n"
+                " * (Tensor condition, Tensor input, Number other)\n"
+                " * (Tensor condition, Number self, Number other)\n")
+
+
+def _where_condition(condition, args):
+    """``condition`` as a bool tensor, after PyTorch's checks (a uint8 one is read as its
+    nonzeros, with PyTorch's deprecation warning once)."""
+    given = [a for a in args if a is not _NOT_GIVEN]
+    if not isinstance(condition, Tensor) or len(given) < len(args) or any(
+            not isinstance(a, (Tensor, bool, int, float, complex)) for a in given):
+        got = ", ".join("Tensor" if isinstance(a, Tensor) else type(a).__name__
+                        for a in (condition, *given))
+        raise TypeError(f"where() received an invalid combination of arguments - got ({got}), "
+                        f"but expected one of:\n{_WHERE_FORMS}")
+    if condition._dtype is _dt.uint8:
+        if not _UINT8_WARNED[0]:
+            _UINT8_WARNED[0] = True
+            warnings.warn("where received a uint8 condition tensor. This behavior is deprecated "
+                          "and will be removed in a future version of PyTorch. Use a boolean "
+                          "condition instead.", UserWarning, stacklevel=3)
+        return ne(condition.detach(), 0)
+    if condition._dtype is not _dt.bool_:
+        raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor "
+                           f"with dtype {condition._dtype.scalar_type}")
+    return condition
+
+
 @surface(WHERE, WHERE_SCALAR_OTHER, WHERE_SCALAR_SELF, WHERE_SCALAR)
-def where(condition, input, other):
+def where(condition, input=_NOT_GIVEN, other=_NOT_GIVEN):
     r"""The elements of ``input`` where ``condition`` holds, and of ``other`` elsewhere.
 
     .. math::
@@ -90,8 +124,11 @@ def where(condition, input, other):
     are promoted. Gradients flow to ``input`` where the condition holds and to ``other``
     elsewhere.
 
+    ``where(condition)`` alone is ``nonzero(condition, as_tuple=True)``.
+
     Args:
-        condition (Tensor): a bool tensor: where to take ``input``.
+        condition (Tensor): a bool tensor: where to take ``input`` (a uint8 tensor is read
+            as its nonzeros, with PyTorch's deprecation warning).
         input (Tensor or Number): the values taken where ``condition`` is ``True``.
         other (Tensor or Number): the values taken where ``condition`` is ``False``.
 
@@ -105,8 +142,14 @@ def where(condition, input, other):
         >>> nbgrad.where(x > 0, x, 0.0)
         tensor([0., 2.])
     """
-    if condition.__class__ is not Tensor or condition._dtype is not _dt.bool_:
-        raise RuntimeError("where expected condition to be a boolean tensor")
+    if input is _NOT_GIVEN and other is _NOT_GIVEN:  # where(condition): its nonzeros
+        from .condition import nonzero
+
+        if not isinstance(condition, Tensor):
+            raise TypeError("where(): argument 'condition' (position 1) must be Tensor, not "
+                            f"{type(condition).__name__}")
+        return nonzero(condition, as_tuple=True)
+    condition = _where_condition(condition, (input, other))
     same_device("where", condition, input, other)
     dt = promote(input, other)
     if input.__class__ is Tensor:

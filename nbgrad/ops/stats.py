@@ -9,6 +9,7 @@ both (``VarMeanBackward0`` / ``StdMeanBackward0``, as PyTorch).
 """
 
 import math
+import warnings
 
 from ._core import backend, check_tensor, kernel
 from .elementwise import add_grads, div, eq, mul, sub, where
@@ -104,7 +105,14 @@ def _stat_args(op, input, dim, unbiased, correction):
     check_tensor(input, op)
     dim, c = _correction(op, dim, unbiased, correction)
     _float_dtype(input._dtype)  # PyTorch refuses the dtype before it parses dims
-    return _dims(dim, input.ndim), c
+    dims = _dims(dim, input.ndim)
+    shape = input._meta.shape
+    kept = math.prod(n for i, n in enumerate(shape) if i not in dims)
+    if (math.prod(shape) // kept if kept else 0) - c <= 0:  # (PyTorch's reduction factor)
+        warnings.warn(f"{op}(): degrees of freedom is <= 0. Correction should be strictly less "
+                      "than the reduction factor (input numel divided by output numel).",
+                      UserWarning, stacklevel=4)
+    return dims, c
 
 
 def _stat(row, op, input, dim, unbiased, keepdim, correction):

@@ -14,13 +14,7 @@ __all__ = ["MSELoss", "CrossEntropyLoss", "NLLLoss", "L1Loss", "SmoothL1Loss", "
 def _legacy_reduction(size_average, reduce, reduction, stacklevel=3):
     """The functional form's reading of the legacy arguments, with PyTorch's warning
     (``stacklevel`` frames up: the caller of the layer's constructor)."""
-    if size_average is None and reduce is None:
-        return reduction
-    warnings.warn(
-        "size_average and reduce args will be deprecated, please use reduction='mean' instead.",
-        stacklevel=stacklevel,
-    )
-    return _legacy(size_average, reduce, reduction)
+    return _legacy(size_average, reduce, reduction, stacklevel + 1)
 
 
 class MSELoss(Module):

@@ -2,6 +2,7 @@
 train/eval, device and dtype moves."""
 
 import copy
+import warnings
 from collections import OrderedDict, namedtuple
 
 from ...autograd.grad_mode import no_grad
@@ -598,7 +599,7 @@ class Module:
             if b is not None and name not in self._non_persistent_buffers_set:
                 destination[prefix + name] = b if keep_vars else b.detach()
 
-    def state_dict(self, *, destination=None, prefix="", keep_vars=False):
+    def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
         """Return a dictionary of the module's whole state: parameters and persistent buffers.
 
         The keys are dotted names as in :meth:`named_parameters`; buffers registered with
@@ -613,6 +614,9 @@ class Module:
             keep_vars (bool, optional): store the parameters themselves (which require
                 grad) rather than detached tensors. Default: ``False``.
 
+        Positional arguments (``destination, prefix, keep_vars``) are read as PyTorch
+        reads them, with its FutureWarning that they are deprecated.
+
         Returns:
             dict: the module's state, by name.
 
@@ -625,6 +629,17 @@ class Module:
             >>> net.state_dict()["0.bias"].requires_grad
             False
         """
+        if args:
+            warnings.warn("Positional args are being deprecated, use kwargs instead. Refer to "
+                          "https://pytorch.org/docs/main/generated/torch.nn.Module.html"
+                          "#torch.nn.Module.state_dict for details.", FutureWarning,
+                          stacklevel=2)
+            if destination is None:
+                destination = args[0]
+            if len(args) > 1 and prefix == "":
+                prefix = args[1]
+            if len(args) > 2 and keep_vars is False:
+                keep_vars = args[2]
         if destination is None:
             destination = OrderedDict()
         self._save_to_state_dict(destination, prefix, keep_vars)
