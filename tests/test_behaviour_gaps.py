@@ -508,3 +508,60 @@ def test_state_dict_reads_positional_arguments_as_pytorch():
         warnings.simplefilter("ignore")
         assert isinstance(s(enabled=False), nbgrad.amp.GradScaler)
         assert isinstance(s(enabled=False), nbgrad.cuda.amp.GradScaler)
+
+
+@pytest.mark.parametrize("name", ["mse_loss", "smooth_l1_loss", "huber_loss", "l1_loss",
+                                  "binary_cross_entropy", "binary_cross_entropy_with_logits",
+                                  "kl_div"])
+def test_pointwise_losses_refuse_integer_operands_as_pytorch(name):
+    import warnings
+
+    torch = pytest.importorskip("torch")
+    got = []
+    for L in (nbgrad, torch):
+        i, f = L.ones(2, dtype=L.int64), L.ones(2) * 0.5
+        i32, b = L.ones(2, dtype=L.int32), L.ones(2, dtype=L.bool)
+        d = L.ones(2, dtype=L.float64) * 0.5
+        out = []
+        pairs = [(i, f), (f, i), (i32, i32), (b, b), (i, i), (d, f), (f, f)]
+        if name == "binary_cross_entropy_with_logits":  # (PyTorch's mixed float32/float64
+            del pairs[5]                                  # result dtype: not followed yet)
+        for a, c in pairs:
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    v = getattr(L.nn.functional, name)(a, c)
+                out.append(("ok", str(v.dtype).split(".")[-1], round(float(v), 6)))
+            except Exception as e:
+                out.append((type(e).__name__, str(e)))
+        got.append(out)
+    assert got[0] == got[1]
+
+
+@pytest.mark.parametrize("code", [
+    "F.nll_loss(L.ones(2, 3), L.tensor([0., 1., 2.]))", "F.nll_loss(L.ones(2, 3), L.ones(2, 2))",
+    "F.nll_loss(L.ones(2, 3, 4), L.ones(2, 5))", "F.nll_loss(L.ones(2, 3, 4), L.ones(2, 4))",
+    "F.nll_loss(L.ones(3), L.tensor(1.))",
+    "F.nll_loss(L.ones(2, 3), L.tensor([0, 1], dtype=L.int32))",
+    "F.nll_loss(L.ones(2, 3), L.tensor([0, 1], dtype=L.uint8))",
+    "F.nll_loss(L.ones(2, 3), L.tensor([True, False]))", "F.nll_loss(L.ones(2, 3), [0, 1])",
+    "F.cross_entropy(L.ones(2, 3), L.ones(2, 3, dtype=L.int64))",
+    "F.cross_entropy(L.ones(2, 3), L.tensor([True, False]))",
+    "F.cross_entropy(L.ones(2, 3), L.tensor([0., 1.]), label_smoothing=0.1)",
+    "F.cross_entropy(L.ones(2, 3), L.tensor([0, 1], dtype=L.int16))",
+    "F.cross_entropy(L.ones(2, 3), L.tensor([0.0, 1.0]))", "F.cross_entropy(L.ones(2, 3), L.ones(2, 4))",
+    "F.cross_entropy(L.ones(2, 3), L.tensor([0, 1], dtype=L.uint8))",
+    "F.cross_entropy(L.ones(3), L.tensor(1))", "F.cross_entropy(L.ones(2, 3), L.ones(2, 3) / 3)",
+    "F.cross_entropy(L.ones(2, 3, 4), L.ones(2, 4, dtype=L.int64))",
+])
+def test_class_targets_as_pytorch_reads_them(code):
+    # a target of the input's shape holds probabilities (a float dtype); any other, class
+    # indices (int64 or uint8), checked after the shapes, in PyTorch's order
+    torch = pytest.importorskip("torch")
+    got = []
+    for L in (nbgrad, torch):
+        try:
+            got.append(("ok", round(float(eval(code, {"L": L, "F": L.nn.functional})), 5)))
+        except Exception as e:
+            got.append((type(e).__name__, str(e)))
+    assert got[0] == got[1]

@@ -96,7 +96,7 @@ def cat(tensors, dim=0):
     """
     tensors = list(tensors)
     if not tensors:
-        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     for t in tensors:
         if not isinstance(t, Tensor):
             raise TypeError(f"expected Tensor as element in argument 0, but got {type(t).__name__}")

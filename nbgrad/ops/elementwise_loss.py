@@ -109,11 +109,29 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
         tensor(3.)
     """
     reduction = _legacy(size_average, reduce, reduction)
+    _refuse_integers("mse_cpu", input, target)
     if weight is not None:
         return _weighted("mse_loss", input, target, weight, reduction,
                          lambda x, t: mul(sub(x, t), sub(x, t)))
     _check_operands("mse_loss", input, target, reduction)
     return MSE_LOSS.call(input, target, _REDUCTION[reduction])
+
+
+def _refuse_integers(kernel, input, target):
+    """PyTorch's refusal of a float-only loss whose operands promote to an integer or bool
+    dtype: ``NotImplementedError`` naming its kernel and that dtype."""
+    if isinstance(input, Tensor) and isinstance(target, Tensor):
+        dt = _dt.result_type((input, target))
+        if dt._cat < 2:
+            raise NotImplementedError(f"\"{kernel}\" not implemented for '{dt.scalar_type}'")
+
+
+def _check_cast(result, out):
+    """PyTorch's error when a result of dtype ``result`` goes into ``out``'s dtype (an
+    integer input: the loss's in-place steps write into its dtype)."""
+    if result._cat > out._cat:
+        raise RuntimeError(f"result type {result.scalar_type} can't be cast to the desired "
+                           f"output type {out.scalar_type}")
 
 
 def _check_operands(name, input, target, reduction):
@@ -267,6 +285,10 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         )
     if reduction not in _REDUCTION:
         raise ValueError(f"{reduction} is not a valid value for reduction")
+    if input._dtype._cat < 2:
+        raise NotImplementedError(
+            f"\"log_sigmoid_cpu\" not implemented for '{input._dtype.scalar_type}'")
+    _check_cast(input._dtype, target._dtype)
     if needs_grad(weight, pos_weight):  # their gradients: the composed form's
         return _bce_logits(input, target, weight, pos_weight, reduction)
     same_device("binary_cross_entropy_with_logits", input, target, weight, pos_weight)
@@ -384,6 +406,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     reduction = _legacy(size_average, reduce, reduction)
+    _refuse_integers("smooth_l1_cpu", input, target)
     if beta == 0:
         return l1_loss(input, target, reduction=reduction)
     return _pointwise_loss("smooth_l1_loss", input, target, reduction,
@@ -422,6 +445,9 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     """
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    _refuse_integers("huber_cpu", input, target)
+    if isinstance(input, Tensor) and isinstance(target, Tensor):
+        _check_cast(_dt.result_type((input, target)), input._dtype)
 
     def loss(x, t):
         out = _quadratic_near_zero(sub(x, t), delta, 1.0)
@@ -516,6 +542,10 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     if reduction not in _REDUCTION:
         raise ValueError(f"{reduction} is not a valid value for reduction")
     same_device("binary_cross_entropy", input, target, weight)
+    if target._dtype is not input._dtype:
+        raise RuntimeError(f"Found dtype {target._dtype.scalar_type} but expected "
+                           f"{input._dtype.scalar_type}")
+    _refuse_integers("binary_cross_entropy", input, target)
     with no_grad():
         bad = bool(logical_or(lt(input, 0), gt(input, 1)).any())
     if bad:
@@ -560,6 +590,8 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
         tensor(0.0780)
     """
     reduction = _legacy(size_average, reduce, reduction)
+    if any(isinstance(t, Tensor) and t._dtype._cat < 2 for t in (input, target)):
+        raise RuntimeError("kl_div: Integral inputs not supported.")
     if reduction == "mean":
         import warnings
 

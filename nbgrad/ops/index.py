@@ -868,7 +868,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     if input._dtype not in (_dt.int64, _dt.int32):
         raise RuntimeError(
             "Expected tensor for argument #1 'indices' to have one of the following scalar "
-            f"types: Long, Int; but got {SCALAR_TYPE[input._dtype.name]}Tensor instead (while "
+            f"types: Long, Int; but got nbgrad.{SCALAR_TYPE[input._dtype.name]}Tensor instead (while "
             "checking arguments for embedding)"
         )
     if sparse:

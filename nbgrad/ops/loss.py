@@ -189,11 +189,9 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         tensor(0.2413)
     """
     reduction = _legacy(size_average, reduce, reduction)
-    if not isinstance(target, Tensor) or target._dtype._cat != 1:
-        raise RuntimeError(
-            "expected scalar type Long but found "
-            f"{target._dtype.name if isinstance(target, Tensor) else type(target).__name__}"
-        )
+    if not isinstance(target, Tensor):
+        raise TypeError("nll_loss_nd(): argument 'target' (position 2) must be Tensor, not "
+                        f"{type(target).__name__}")
     if input.ndim < 1:
         raise ValueError("Expected input to have at least 1 dimension")
     n = input.shape[0] if input.ndim > 1 else 1
@@ -207,6 +205,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     if input.ndim > 2 and tuple(target.shape) != (n,) + tuple(input.shape[2:]):
         want = [n] + list(input.shape[2:])
         raise RuntimeError(f"Expected target size {want}, got {list(target.shape)}")
+    _check_class_targets(target)
     if reduction not in _REDUCTION:
         raise ValueError(f"{reduction} is not a valid value for reduction")
     same_device("nll_loss", input, target, weight)
@@ -226,6 +225,13 @@ def nll_loss_backward(grad, input, target, weight, reduction, ignore_index, tota
                              input._dtype, input._device)
     return NLL_LOSS_BACKWARD.call(grad, input, target, weight, total_weight, reduction,
                                   ignore_index)
+
+
+def _check_class_targets(target):
+    """PyTorch's class-index targets: int64, or uint8."""
+    if target._dtype is not _dt.int64 and target._dtype is not _dt.uint8:
+        raise RuntimeError("expected target dtype to be Long or Byte, but got "
+                           f"{target._dtype.scalar_type}")
 
 
 def _legacy(size_average, reduce, reduction, stacklevel=3):
@@ -302,17 +308,21 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     reduction = _legacy(size_average, reduce, reduction)
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
-    if (label_smoothing <= 0 and isinstance(target, Tensor) and isinstance(input, Tensor)
-            and target._dtype._cat == 1):
+    # (PyTorch's reading: a target of the input's shape holds class probabilities, any
+    # other class indices)
+    probs = (isinstance(target, Tensor) and isinstance(input, Tensor)
+             and target._meta.shape == input._meta.shape)
+    if probs and not target._dtype.is_floating_point:
+        raise RuntimeError("Expected floating point type for target with class probabilities, "
+                           f"got {target._dtype.scalar_type}")
+    if (label_smoothing <= 0 and not probs and isinstance(target, Tensor)
+            and isinstance(input, Tensor)
+            and (target._dtype is _dt.int64 or target._dtype is _dt.uint8)):
         return cross_entropy_loss(input, target, weight, reduction, ignore_index)
     cdim = 1 if input.ndim > 1 else 0
     C = input.shape[cdim]
     logp = log_softmax(input, cdim)
-    if target._dtype.is_floating_point:  # class probabilities
-        if tuple(target.shape) != tuple(input.shape):
-            raise RuntimeError(
-                "Expected target size to match input size when target holds class probabilities"
-            )
+    if probs:  # class probabilities
         t = target
         if label_smoothing > 0:
             t = add(mul(t, 1 - label_smoothing), label_smoothing / C)

@@ -169,7 +169,8 @@ class Optimizer:
         if len(ids) != len(set(ids)):
             warnings.warn(
                 "optimizer contains a parameter group with duplicate parameters; in future, "
-                "this will cause an error",
+                "this will cause an error; see github.com/pytorch/pytorch/issues/40967 for more "
+                "information",
                 stacklevel=3,
             )
         seen = {id(p) for g in self.param_groups for p in g["params"]}

@@ -155,8 +155,9 @@ class Module:
     def _check_name(self, name, kind):
         if not isinstance(name, str):
             raise TypeError(f"{kind} name should be a string. Got {type(name).__name__}")
-        if "." in name:
-            raise KeyError(f'{kind} name can\'t contain "."')
+        if "." in name:  # (PyTorch names the module's name, not the others')
+            raise KeyError(f'{kind} name can\'t contain "."'
+                           + (f", got: {name}" if kind == "module" else ""))
         if name == "":
             raise KeyError(f'{kind} name can\'t be empty string ""')
 
