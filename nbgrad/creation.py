@@ -792,7 +792,7 @@ def _sample(draw, shape, dt, device, generator, requires_grad, fname):
 
 def _float_only(dt, kernel):
     if not dt.is_floating_point:
-        raise RuntimeError(f'"{kernel}" not implemented for \'{dt.name}\'')
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{dt.scalar_type}\'')
 
 
 @_recording.recorded

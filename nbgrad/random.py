@@ -192,7 +192,7 @@ def manual_seed(seed):
         >>> nbgrad.rand(3)
         tensor([0.4963, 0.7682, 0.0885])
     """
-    return default_generator.manual_seed(seed)
+    return default_generator.manual_seed(int(seed))  # (as PyTorch's: a float is truncated)
 
 
 def seed():

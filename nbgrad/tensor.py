@@ -461,10 +461,13 @@ class Tensor:
             >>> y.grad_fn is None, y.requires_grad, y.is_leaf
             (True, False, True)
         """
-        if self._base is not None and self._base._rg:
+        if self._base is not None:  # (any view, as PyTorch's)
             raise RuntimeError(
                 "Can't detach views in-place. Use detach() instead. If you are using "
-                "DistributedDataParallel (DDP) for training ..."
+                "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is "
+                "set as True, gradients are views of DDP buckets, and hence detach_() cannot "
+                "be called on these gradients. To fix this error, please refer to the "
+                "Optimizer.zero_grad() function in nbgrad/optim/optimizer.py as the solution."
             )
         self._grad_fn = None
         self._rg = False

@@ -565,3 +565,42 @@ def test_class_targets_as_pytorch_reads_them(code):
         except Exception as e:
             got.append((type(e).__name__, str(e)))
     assert got[0] == got[1]
+
+
+@pytest.mark.parametrize("code", [
+    "L.ones(3)[1.0]", "L.ones(3)['a']", "L.ones(2) & L.ones(2)",
+    "L.ones(2, dtype=L.float64) << 1", "L.ones(2, dtype=L.int64) | 1.5",
+    "L.randn(2, dtype=L.int64)", "L.rand_like(L.ones(2, dtype=L.int64))",
+    "L.rand(2, dtype=L.bool)", "L.normal(L.ones(2, dtype=L.int64), 1.0)",
+    "L.normal(L.ones(2), L.ones(2, dtype=L.int64)).shape",
+    "L.manual_seed(1.5) and L.initial_seed()", "L.manual_seed('3') and L.initial_seed()",
+    "L.lerp(L.ones(2, dtype=L.int64), L.ones(2, dtype=L.int64), L.ones(2, dtype=L.int64))",
+    "L.lerp(L.ones(2), L.ones(2, dtype=L.int64), 0.5)",
+    "L.lerp(L.ones(2), L.ones(2), L.ones(2, dtype=L.float64))",
+    "L.lerp(L.ones(2, dtype=L.int32), L.ones(2, dtype=L.int32), 0.5)",
+    "L.lerp(L.tensor([1e8, 0.3, -2.0]), L.tensor([1.0, 0.7, 5.0]), 1.0)",
+    "L.lerp(L.tensor([1e8, 0.3, -2.0]), L.tensor([1.0, 0.7, 5.0]), L.tensor([1.0, 0.25, 0.75]))",
+    "L.ones(3)[0].detach_()",
+])
+def test_tensor_errors_and_values_as_pytorch(code):
+    torch = pytest.importorskip("torch")
+    got = []
+    for L in (nbgrad, torch):
+        try:
+            v = eval(code, {"L": L})
+            got.append(("ok", v.tolist() if hasattr(v, "tolist") else v))
+        except Exception as e:
+            got.append((type(e).__name__, str(e).replace("torch/", "nbgrad/")))
+    assert got[0] == got[1]
+
+
+def test_lerp_gradients_and_an_integer_seed_gradient_as_pytorch():
+    torch = pytest.importorskip("torch")
+    got = []
+    for L in (nbgrad, torch):
+        a = L.tensor([1e8, 0.3, -2.0], requires_grad=True)
+        b = L.tensor([1.0, 0.7, 5.0], requires_grad=True)
+        w = L.tensor([1.0, 0.25, 0.75], requires_grad=True)
+        L.lerp(a, b, w).backward(L.tensor([1, 2, 3]))  # (an integer gradient is cast)
+        got.append([t.grad.tolist() for t in (a, b, w)])
+    assert got[0] == got[1]

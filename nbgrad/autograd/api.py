@@ -45,16 +45,11 @@ def _make_grads(outputs, grads):
                     f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
                     f"output[{i}] has a shape of {out.shape}."
                 )
-            if g._dtype.is_floating_point != out._dtype.is_floating_point and out._rg:
-                raise RuntimeError(
-                    f"grad_output[{i}] has dtype {g._dtype} but output[{i}] has dtype "
-                    f"{out._dtype}: give a floating-point gradient"
-                )
             if g._device is not out._device and g._device != out._device:
                 raise RuntimeError(
                     f"grad_output[{i}] is on {g._device} but output[{i}] is on {out._device}"
                 )
-            if g._dtype is not out._dtype:
+            if g._dtype is not out._dtype:  # (PyTorch's engine casts it, an integer one too)
                 g = g.to(out._dtype)
             seeds.append(g)
         elif g is None:

@@ -205,7 +205,7 @@ def _version_error(t, where, now, saved):
         f"inplace operation: [{t._type_name()} {list(t.shape)}], which is {where}, is at "
         f"version {now}; expected version {saved} instead. Hint: enable anomaly detection to "
         "find the operation that failed to compute its gradient, with "
-        "nbgrad.autograd.set_detect_anomaly(True)."
+        "nbgrad.autograd.set_detect_anomaly(True, check_nan=False)."
     )
 
 

@@ -267,8 +267,27 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
     return input + _scaled(tensor1 / tensor2, value)
 
 
+def _lerp_checks(input, end, weight):
+    """PyTorch's: ``end`` (and a tensor ``weight``) of ``input``'s dtype, a float one."""
+    from ..tensor_types import _CXX
+
+    def cxx(d):
+        return _CXX.get(d.name, d.legacy)
+
+    for name, t in (("end", end), ("weight", weight)):
+        if isinstance(t, Tensor) and t._dtype is not input._dtype:
+            raise RuntimeError(f"expected dtype {cxx(input._dtype)} for `{name}` but got dtype "
+                               f"{cxx(t._dtype)}")
+    if not input._dtype.is_floating_point:
+        kernel = "lerp_kernel_tensor" if isinstance(weight, Tensor) else "lerp_kernel_scalar"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for "
+                                  f"'{input._dtype.scalar_type}'")
+
+
 def lerp(input, end, weight):
-    """Linear interpolation: ``input + weight * (end - input)``.
+    """Linear interpolation: ``input + weight * (end - input)``, as PyTorch computes it:
+    from the end nearer the weight (``end - (end - input) * (1 - weight)`` where
+    ``|weight| >= 0.5``), so a weight of 1 gives ``end`` exactly.
 
     ``weight`` 0 gives ``input``, 1 gives ``end``; the operands broadcast together.
 
@@ -286,7 +305,12 @@ def lerp(input, end, weight):
         >>> nbgrad.lerp(start, end, nbgrad.tensor([0.0, 0.5, 1.0]))
         tensor([ 0., 10., 30.])
     """
-    return input + weight * (end - input)
+    check_tensor(input, "lerp")
+    _lerp_checks(input, end, weight)
+    diff = end - input
+    if not isinstance(weight, Tensor):
+        return input + weight * diff if -0.5 < weight < 0.5 else end - diff * (1 - weight)
+    return where(weight.abs() < 0.5, input + weight * diff, end - diff * (1 - weight))
 
 
 def _in_place(fn, name):

@@ -582,7 +582,8 @@ def _on_host(kernel_name, input, other, fn):
     t = input if input.__class__ is Tensor else other
     for v in (input, other):
         if (v._dtype.is_floating_point if v.__class__ is Tensor else isinstance(v, float)):
-            raise RuntimeError(f"\"{kernel_name}_cpu\" not implemented for 'Float'")
+            kind = v._dtype.scalar_type if v.__class__ is Tensor else "Float"
+            raise NotImplementedError(f"\"{kernel_name}_cpu\" not implemented for '{kind}'")
     from ..storage import for_device
 
     be = for_device(t._device)

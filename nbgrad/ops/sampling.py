@@ -510,6 +510,7 @@ def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None,
         raise RuntimeError(f"normal expects all elements of std >= 0.0, but found std {bad:g}"
                            if ts else f"normal expects std >= 0.0, but found std {bad:g}")
     ref = mean if tm else std
+    _float_kernel(ref, "normal_kernel_cpu")
     shape = broadcast_shapes(tuple(mean.shape) if tm else (), tuple(std.shape) if ts else ())
     gen = _generator(generator, ref._device, "normal")
     n, t = int(np.prod(shape, dtype=np.int64)), ref._dtype.np

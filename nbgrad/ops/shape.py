@@ -554,6 +554,11 @@ def _check_key(x, key):
             n_dims += 1
         elif k is None or k is Ellipsis:
             out.append(k)
+        elif isinstance(k, str):  # (PyTorch reads it as data for a new index tensor)
+            raise TypeError("new(): invalid data type 'str'")
+        elif isinstance(k, (float, complex)):
+            raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or "
+                             f"byte Variables are valid indices (got {type(k).__name__})")
         else:
             raise NotImplementedError(
                 f"indexing with {type(k).__name__} (advanced indexing) is not supported by "
