@@ -604,3 +604,34 @@ def test_lerp_gradients_and_an_integer_seed_gradient_as_pytorch():
         L.lerp(a, b, w).backward(L.tensor([1, 2, 3]))  # (an integer gradient is cast)
         got.append([t.grad.tolist() for t in (a, b, w)])
     assert got[0] == got[1]
+
+
+@pytest.mark.parametrize("code", [
+    "L.ones(2, 4).view(L.int32)", "L.ones(2, 4).view(L.int16)", "L.ones(2, 4).view(L.float64)",
+    "L.ones(2, 4).view(L.int8)", "L.ones(2, 4).t().view(L.int32)", "L.ones(2, 4).t().view(L.int16)",
+    "L.ones(()).view(L.int32)", "L.ones(()).view(L.int16)",
+    "L.ones(2, 3, dtype=L.int16).view(L.float32)",
+    "L.ones(8, dtype=L.int16)[1:][:4].view(L.float32)",
+    "L.tensor([1.5, 2.0]).view(L.bfloat16)", "L.ones(4, 4)[:, :2].view(L.float64)",
+    "L.ones(4, 4)[:, 1:3].view(L.float64)", "L.tensor([True, False]).view(L.uint8)",
+    "L.ones(2, 4, requires_grad=True).view(L.float32).requires_grad",
+])
+def test_view_as_another_dtype_as_pytorch(code):
+    torch = pytest.importorskip("torch")
+    got = []
+    for L in (nbgrad, torch):
+        try:
+            v = eval(code, {"L": L})
+            got.append(("ok", v.tolist() if hasattr(v, "tolist") else v,
+                        str(getattr(v, "dtype", "")).split(".")[-1]))
+        except Exception as e:
+            got.append((type(e).__name__, str(e)))
+    assert got[0] == got[1]
+
+
+def test_a_dtype_view_shares_memory_and_version():
+    x = nbgrad.ones(2)
+    v = x.view(nbgrad.int32)
+    v.add_(1)
+    assert x._version == v._version == 1
+    assert x.tolist() == [1.0000001192092896] * 2

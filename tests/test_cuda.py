@@ -1031,3 +1031,16 @@ def test_matmul_of_every_layout_matches_cpu(dtype):
             assert (c is None) == (g is None)
             if c is not None:
                 np.testing.assert_allclose(host(g), host(c), err_msg=f"case {i} grad", **tol)
+
+
+def test_view_as_another_dtype_on_the_device_matches_cpu():
+    a = np.arange(8, dtype=np.float32).reshape(2, 4) + 0.5
+    for dt in (nbgrad.int32, nbgrad.int16, nbgrad.float64, nbgrad.uint8):
+        c = nbgrad.tensor(a).view(dt)
+        g = nbgrad.tensor(a, device=DEV).view(dt)
+        assert g.device.type == "cuda" and g.dtype is c.dtype and g.shape == c.shape
+        np.testing.assert_array_equal(host(g), host(c))
+    x = nbgrad.tensor(a, device=DEV)
+    x.view(nbgrad.int32).add_(1)  # the same memory
+    np.testing.assert_array_equal(host(x), (nbgrad.tensor(a).view(nbgrad.int32) + 1)
+                                  .view(nbgrad.float32).numpy())

@@ -5,6 +5,7 @@ from weakref import ref as _wr
 
 import numpy as np
 
+from .. import dtypes as _dt
 from ..autograd.grad_mode import STATE as _STATE
 from ..storage.layout import copy_data
 from ..tensor import _fresh, _wrap, _wrap_dim
@@ -134,8 +135,50 @@ def view(input, *shape):
         >>> y[0, 0] = 100                      # shares memory with x
         >>> x
         tensor([100,   1,   2,   3,   4,   5])
+
+    ``view(dtype)`` reads the same memory as another dtype (PyTorch's bit reinterpretation):
+    with another element size the last dimension is rescaled, and must then be contiguous.
+    The result shares memory and version counter with this tensor, but no gradient.
+
+        >>> nbgrad.tensor([1.0, -2.0]).view(nbgrad.int32)
+        tensor([ 1065353216, -1073741824], dtype=nbgrad.int32)
     """
+    if len(shape) == 1 and isinstance(shape[0], _dt.dtype):
+        return _view_as_dtype(input, shape[0])
     return VIEW.call(input, _infer(_shape_arg(shape, "view"), input._meta.size))
+
+
+def _view_as_dtype(input, dtype):
+    """``input``'s memory read as ``dtype``: PyTorch's ``view(dtype)``."""
+    check_tensor(input, "view")
+    old = input._dtype
+    if dtype is old:
+        t = input._detached_alias()
+        return t
+    a, b = np.dtype(old.np).itemsize, np.dtype(dtype.np).itemsize
+    what = f"to view {old.scalar_type} as {dtype.scalar_type} (different element sizes)"
+    if a != b:
+        if input.ndim == 0:
+            raise RuntimeError(f"self.dim() cannot be 0 {what}")
+        if input.stride(-1) != 1:
+            raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {input.stride(-1)}")
+        if b > a:
+            k = b // a
+            if input.shape[-1] % k:
+                raise RuntimeError(f"self.size(-1) must be divisible by {k} {what}, but got "
+                                   f"{input.shape[-1]}")
+            if input.storage_offset() % k:
+                raise RuntimeError(f"self.storage_offset() must be divisible by {k} {what}, "
+                                   f"but got {input.storage_offset()}")
+            for d in range(input.ndim - 1):
+                if input.stride(d) % k:
+                    raise RuntimeError(f"self.stride({d}) must be divisible by {k} {what}, "
+                                       f"but got {input.stride(d)}")
+    data = backend(input._device).view_dtype(input._data, dtype.np)
+    t = _wrap(data, dtype, input._device)
+    t._vc = input._vc  # (in-place changes through it count for the original too)
+    input._owner = None
+    return t
 
 
 @surface(RESHAPE_COPY)

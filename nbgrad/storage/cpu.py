@@ -93,6 +93,12 @@ def permute(arr, perm):
     return arr.transpose(perm)
 
 
+def view_dtype(arr, np_dtype):
+    """``arr``'s memory read as ``np_dtype`` (its last dim rescaled for another element size;
+    the caller checked it is contiguous)."""
+    return arr.view(np_dtype)
+
+
 def storage_view(arr, offset, shape, strides):
     """A view of the memory under ``arr`` with ``shape`` and element ``strides``, starting
     ``offset`` elements from ``arr``'s first (before it when negative); the caller keeps

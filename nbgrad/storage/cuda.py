@@ -112,6 +112,20 @@ def reshape_view(arr, shape):
     return _view(arr, v.shape, v.strides)
 
 
+def view_dtype(arr, np_dtype):
+    """``arr``'s memory read as ``np_dtype`` (as ``storage.cpu.view_dtype``)."""
+    if SIMULATOR:
+        return _Fake(arr._ary.view(np_dtype))
+    from numba.cuda.cudadrv.devicearray import DeviceNDArray
+
+    a, b = arr.dtype.itemsize, np.dtype(np_dtype).itemsize
+    shape, strides = tuple(arr.shape), tuple(arr.strides)
+    if a != b and shape:
+        shape = shape[:-1] + (shape[-1] * a // b,)
+        strides = strides[:-1] + (b,)
+    return DeviceNDArray(shape, strides, np.dtype(np_dtype), gpu_data=arr.gpu_data)
+
+
 def permute(arr, perm):
     shape = tuple(arr.shape[p] for p in perm)
     strides = tuple(arr.strides[p] for p in perm)
