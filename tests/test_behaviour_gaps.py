@@ -635,3 +635,16 @@ def test_a_dtype_view_shares_memory_and_version():
     v.add_(1)
     assert x._version == v._version == 1
     assert x.tolist() == [1.0000001192092896] * 2
+
+
+def test_parameter_containers_print_as_pytorch():
+    torch = pytest.importorskip("torch")
+    reprs = []
+    for L in (nbgrad, torch):
+        reprs.append([repr(m).replace("torch.", "nbgrad.") for m in (
+            L.nn.ParameterList([L.nn.Parameter(L.ones(2)), L.nn.Parameter(L.ones(2, 3).double()),
+                                3]),
+            L.nn.ParameterDict({"a": L.nn.Parameter(L.ones(2)), "b": L.ones(1)}),
+            L.nn.Sequential(L.nn.Linear(1, 1), L.nn.ParameterList([L.nn.Parameter(L.ones(2))])),
+        )])
+    assert reprs[0] == reprs[1]

@@ -296,8 +296,15 @@ def test_zero_grad():
 def test_repr_matches_torch_layout():
     p = nn.Parameter(nbgrad.ones(2))
     r = repr(nbgrad.optim.SGD([p], lr=0.1, momentum=0.9))
-    assert r.startswith("SGD (\nParameter Group 0\n    dampening: 0\n    lr: 0.1\n")
+    assert r.startswith("SGD (\nParameter Group 0\n    dampening: 0\n    differentiable: "
+                        "False\n    foreach: None\n    fused: None\n    lr: 0.1\n")
     assert r.endswith(")")
+    torch = pytest.importorskip("torch")
+    for name in ("SGD", "Adam", "AdamW", "Adadelta", "RMSprop", "Adagrad", "Adamax", "NAdam",
+                 "RAdam", "ASGD", "Rprop", "LBFGS"):
+        reprs = [repr(getattr(lib.optim, name)([lib.nn.Parameter(lib.ones(2))], lr=0.1))
+                 for lib in (nbgrad, torch)]
+        assert reprs[0] == reprs[1], name
 
 
 @pytest.mark.parametrize("cls,kwargs", [(nbgrad.optim.SGD, dict(lr=0.05, momentum=0.9)),

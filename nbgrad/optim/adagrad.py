@@ -58,6 +58,8 @@ class Adagrad(Optimizer):
         defaults = dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
                         initial_accumulator_value=initial_accumulator_value,
                         maximize=maximize)
+        # (PyTorch's implementation flags, kept in the groups as PyTorch keeps them)
+        defaults.update(foreach=foreach, fused=fused, differentiable=differentiable)
         super().__init__(params, defaults)
         for group in self.param_groups:
             for p in group["params"]:

@@ -76,6 +76,9 @@ class Adam(Optimizer):
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
                         amsgrad=amsgrad, maximize=maximize,
                         decoupled_weight_decay=decoupled_weight_decay)
+        # (PyTorch's implementation flags, kept in the groups as PyTorch keeps them)
+        defaults.update(foreach=foreach, fused=fused, capturable=capturable,
+                        differentiable=differentiable)
         super().__init__(params, defaults)
 
     def step(self, closure=None):

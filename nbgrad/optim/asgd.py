@@ -53,6 +53,8 @@ class ASGD(Optimizer):
         _check_unsupported(differentiable, capturable)
         defaults = dict(lr=lr, lambd=lambd, alpha=alpha, t0=t0, weight_decay=weight_decay,
                         maximize=maximize)
+        # (PyTorch's implementation flags, kept in the groups as PyTorch keeps them)
+        defaults.update(foreach=foreach, capturable=capturable, differentiable=differentiable)
         super().__init__(params, defaults)
 
     def step(self, closure=None):

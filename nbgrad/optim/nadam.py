@@ -89,6 +89,8 @@ class NAdam(Optimizer):
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
                         momentum_decay=momentum_decay,
                         decoupled_weight_decay=decoupled_weight_decay, maximize=maximize)
+        # (PyTorch's implementation flags, kept in the groups as PyTorch keeps them)
+        defaults.update(foreach=foreach, capturable=capturable, differentiable=differentiable)
         super().__init__(params, defaults)
 
     def step(self, closure=None):

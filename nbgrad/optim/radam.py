@@ -55,6 +55,8 @@ class RAdam(Optimizer):
         _check_unsupported(differentiable, capturable)
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
                         maximize=maximize, decoupled_weight_decay=decoupled_weight_decay)
+        # (PyTorch's implementation flags, kept in the groups as PyTorch keeps them)
+        defaults.update(foreach=foreach, capturable=capturable, differentiable=differentiable)
         super().__init__(params, defaults)
 
     def step(self, closure=None):

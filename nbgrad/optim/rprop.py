@@ -51,6 +51,8 @@ class Rprop(Optimizer):
             raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
         _check_unsupported(differentiable, capturable)
         defaults = dict(lr=lr, etas=etas, step_sizes=step_sizes, maximize=maximize)
+        # (PyTorch's implementation flags, kept in the groups as PyTorch keeps them)
+        defaults.update(foreach=foreach, capturable=capturable, differentiable=differentiable)
         super().__init__(params, defaults)
 
     def step(self, closure=None):

@@ -55,6 +55,8 @@ class SGD(Optimizer):
         _check_unsupported(differentiable)
         defaults = dict(lr=lr, momentum=momentum, dampening=dampening,
                         weight_decay=weight_decay, nesterov=nesterov, maximize=maximize)
+        # (PyTorch's implementation flags, kept in the groups as PyTorch keeps them)
+        defaults.update(foreach=foreach, fused=fused, differentiable=differentiable)
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, defaults)

@@ -315,6 +315,21 @@ def _as_parameter(value):
     return value
 
 
+def _entries(items, kind):
+    """PyTorch's lines of a parameter container's repr: one per entry, ``kind(tensor)`` its
+    type (the list writes the dtype, the dict the tensor type)."""
+    lines = []
+    for k, p in items:
+        if isinstance(p, Tensor):
+            size = "x".join(str(n) for n in p.shape)
+            dev = f" ({p.device})" if p.device.type == "cuda" else ""
+            what = "Parameter" if is_parameter(p) else "Tensor"
+            lines.append(f"  ({k}): {what} containing: [{kind(p)} of size {size}{dev}]")
+        else:
+            lines.append(f"  ({k}): Object of type: {type(p).__name__}")
+    return "\n".join(lines)
+
+
 class ParameterList(Module):
     """A list of parameters, registered with the module that holds it.
 
@@ -378,10 +393,7 @@ class ParameterList(Module):
         return self
 
     def extra_repr(self):
-        return "\n".join(
-            f"({i}): " + (f"Parameter containing: [{p.dtype} of size {'x'.join(map(str, p.shape))}]"
-                          if isinstance(p, Tensor) else f"Object of type: {type(p).__name__}")
-            for i, p in enumerate(self))
+        return _entries(enumerate(self), lambda p: p.dtype)
 
 
 class ParameterDict(Module):
@@ -474,3 +486,8 @@ class ParameterDict(Module):
         # (PyTorch's message names it "ParametersDict" there)
         for key, value in _pairs("ParameterDict", parameters, "ParametersDict"):
             self[key] = value
+
+    def extra_repr(self):
+        from ...tensor_types import typename
+
+        return _entries(self.items(), typename)
