@@ -8,6 +8,7 @@ a reference cycle). Each is compared with PyTorch where it is installed."""
 import gc
 import weakref
 
+import numpy as np
 import pytest
 
 import nbgrad
@@ -383,6 +384,9 @@ def test_where_forms_and_errors_as_pytorch():
             lambda: lib.where(T([True, False]), "a", T([1., 2.])),
             lambda: lib.where([1, 0]),
             lambda: T([1., 2.]).where(T([True, False]), 0.0),
+            lambda: lib.where(T([True, False]), T([1., 2.]), np.float32(2.5)),
+            lambda: lib.where(T([True, False]), np.int64(3), T([1, 2])),
+            lambda: lib.where(T([True, False]), T([1., 2.]), np.array(2.0)),
         ]
         out = []
         for c in cases:

@@ -4,6 +4,7 @@ bounds, ``clamp.Tensor`` and ``ClampBackward0``), with clamp's backward step per
 rows of its own (``clamp_grad``: one fused pass, no boolean temporary). Rows of
 ``ops/funcdef.py``; the elementwise bodies they run are the kernel table's."""
 
+import numbers
 import warnings
 
 import numpy as np
@@ -87,14 +88,23 @@ _WHERE_FORMS = (" * (Tensor condition)\n"
                 " * (Tensor condition, Number self, Number other)\n")
 
 
-def _where_condition(condition, args):
+def _is_value(a):
+    """A ``where`` operand PyTorch takes: a tensor or a number (NumPy's scalars too)."""
+    return a.__class__ is Tensor or isinstance(a, (Tensor, numbers.Number, np.bool_))
+
+
+def _type_name(a):
+    t = type(a)
+    return t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__name__}"
+
+
+def _where_condition(condition, input, other):
     """``condition`` as a bool tensor, after PyTorch's checks (a uint8 one is read as its
     nonzeros, with PyTorch's deprecation warning once)."""
-    given = [a for a in args if a is not _NOT_GIVEN]
-    if not isinstance(condition, Tensor) or len(given) < len(args) or any(
-            not isinstance(a, (Tensor, bool, int, float, complex)) for a in given):
-        got = ", ".join("Tensor" if isinstance(a, Tensor) else type(a).__name__
-                        for a in (condition, *given))
+    if not (condition.__class__ is Tensor and input is not _NOT_GIVEN
+            and other is not _NOT_GIVEN and _is_value(input) and _is_value(other)):
+        got = ", ".join("Tensor" if isinstance(a, Tensor) else _type_name(a)
+                        for a in (condition, input, other) if a is not _NOT_GIVEN)
         raise TypeError(f"where() received an invalid combination of arguments - got ({got}), "
                         f"but expected one of:\n{_WHERE_FORMS}")
     if condition._dtype is _dt.uint8:
@@ -149,7 +159,11 @@ def where(condition, input=_NOT_GIVEN, other=_NOT_GIVEN):
             raise TypeError("where(): argument 'condition' (position 1) must be Tensor, not "
                             f"{type(condition).__name__}")
         return nonzero(condition, as_tuple=True)
-    condition = _where_condition(condition, (input, other))
+    condition = _where_condition(condition, input, other)
+    if isinstance(input, np.generic):  # (NumPy's scalars as the numbers they hold)
+        input = input.item()
+    if isinstance(other, np.generic):
+        other = other.item()
     same_device("where", condition, input, other)
     dt = promote(input, other)
     if input.__class__ is Tensor:
