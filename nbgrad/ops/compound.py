@@ -275,7 +275,8 @@ def _lerp_checks(input, end, weight):
         return _CXX.get(d.name, d.legacy)
 
     for name, t in (("end", end), ("weight", weight)):
-        if isinstance(t, Tensor) and t._dtype is not input._dtype:
+        if (isinstance(t, Tensor) and t._dtype is not input._dtype
+                and (name == "end" or t.ndim)):  # (a 0-d weight is a number to PyTorch)
             raise RuntimeError(f"expected dtype {cxx(input._dtype)} for `{name}` but got dtype "
                                f"{cxx(t._dtype)}")
     if not input._dtype.is_floating_point:
