@@ -557,6 +557,7 @@ def test_pointwise_losses_refuse_integer_operands_as_pytorch(name):
     "F.cross_entropy(L.ones(2, 3), L.tensor([0, 1], dtype=L.uint8))",
     "F.cross_entropy(L.ones(3), L.tensor(1))", "F.cross_entropy(L.ones(2, 3), L.ones(2, 3) / 3)",
     "F.cross_entropy(L.ones(2, 3, 4), L.ones(2, 4, dtype=L.int64))",
+    "F.cross_entropy(L.ones(2, 3), [0, 1])", "F.cross_entropy([[1.0]], L.tensor([0]))",
 ])
 def test_class_targets_as_pytorch_reads_them(code):
     # a target of the input's shape holds probabilities (a float dtype); any other, class

@@ -306,17 +306,19 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         tensor(0.6464, grad_fn=<DivBackward0>)
     """
     reduction = _legacy(size_average, reduce, reduction)
+    for i, (name, v) in enumerate((("input", input), ("target", target))):
+        if not isinstance(v, Tensor):
+            raise TypeError(f"cross_entropy_loss(): argument '{name}' (position {i + 1}) must "
+                            f"be Tensor, not {type(v).__name__}")
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     # (PyTorch's reading: a target of the input's shape holds class probabilities, any
     # other class indices)
-    probs = (isinstance(target, Tensor) and isinstance(input, Tensor)
-             and target._meta.shape == input._meta.shape)
+    probs = target._meta.shape == input._meta.shape
     if probs and not target._dtype.is_floating_point:
         raise RuntimeError("Expected floating point type for target with class probabilities, "
                            f"got {target._dtype.scalar_type}")
-    if (label_smoothing <= 0 and not probs and isinstance(target, Tensor)
-            and isinstance(input, Tensor)
+    if (label_smoothing <= 0 and not probs
             and (target._dtype is _dt.int64 or target._dtype is _dt.uint8)):
         return cross_entropy_loss(input, target, weight, reduction, ignore_index)
     cdim = 1 if input.ndim > 1 else 0
