@@ -251,65 +251,82 @@ def test_old_programs_variable():
         assert_same_error(lambda m: m.autograd.Variable([1, 2]), torch, nbgrad)
 
 
-def test_float_of_a_tensor_that_requires_grad_warns_once_as_pytorch():
-    # PyTorch warns (once a process) when float() reads a tensor that requires grad with
-    # grad mode on; not under no_grad, not for int() or item(). Run in a fresh process: the
-    # "once" is per process.
+def _fresh_warnings(body, lib="nbgrad"):
+    """The warnings ``body`` (code using ``L``, the library) gives in a fresh process, as
+    ``(category name, message)`` pairs (PyTorch's "Triggered internally" tail cut): a
+    once-a-process warning needs its own process. None when ``lib`` cannot be imported."""
     import os
     import subprocess
     import sys
+    import textwrap
 
-    code = (
-        "import warnings, nbgrad\n"
-        "b = nbgrad.ones(1, requires_grad=True)\n"
-        "with warnings.catch_warnings(record=True) as w:\n"
-        "    warnings.simplefilter('always')\n"
-        "    with nbgrad.no_grad():\n"
-        "        float(b)\n"
-        "    int(b); b.item(); float(b.detach()); float(nbgrad.ones(1))\n"
-        "    n0 = len(w)\n"
-        "    float(b * 2); float(b)\n"
-        "print(n0, len(w), w[-1].category.__name__, repr(str(w[-1].message)))\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True, env={**os.environ, "NBGRAD_QUIET": "1"})
-    n0, n, cat, msg = out.stdout.split(" ", 3)
-    assert (n0, n, cat) == ("0", "1", "UserWarning")
-    assert msg.strip() == repr("Converting a tensor with requires_grad=True to a scalar may "
-                               "lead to unexpected behavior.\nConsider using tensor.detach() "
-                               "first.")
+    code = (f"import warnings, numpy as np, {lib} as L\n"
+            "with warnings.catch_warnings(record=True) as w:\n"
+            "    warnings.simplefilter('always')\n"
+            + textwrap.indent(textwrap.dedent(body), "    ") +
+            "\nprint(repr([(x.category.__name__, str(x.message).split("
+            "' (Triggered internally')[0]) for x in w]))\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       env={**os.environ, "NBGRAD_QUIET": "1"})
+    if r.returncode and lib != "nbgrad" and "ModuleNotFoundError" in r.stderr:
+        return None
+    assert r.returncode == 0, r.stderr
+    return eval(r.stdout)
+
+
+def test_float_of_a_tensor_that_requires_grad_warns_once_as_pytorch():
+    # PyTorch warns (once a process) when float() reads a tensor that requires grad with
+    # grad mode on; not under no_grad, not for int() or item()
+    got = _fresh_warnings("""
+        b = L.ones(1, requires_grad=True)
+        with L.no_grad():
+            float(b)
+        int(b); b.item(); float(b.detach()); float(L.ones(1))
+        float(b * 2); float(b)
+    """)
+    assert got == [("UserWarning", "Converting a tensor with requires_grad=True to a scalar "
+                    "may lead to unexpected behavior.\nConsider using tensor.detach() first.")]
 
 
 def test_backward_with_create_graph_warns_once_as_pytorch():
     # PyTorch's engine warns once a process when backward() (not grad()) records its graph;
-    # an erroring call gives no warning. A fresh process: the "once" is per process.
-    import os
-    import subprocess
-    import sys
+    # an erroring call gives no warning
+    got = _fresh_warnings("""
+        x = L.ones(2, requires_grad=True)
+        L.autograd.grad((x * x).sum(), x, create_graph=True)
+        (x * x).sum().backward()
+        try:
+            L.ones(2).sum().backward(create_graph=True)
+        except RuntimeError:
+            pass
+        (x * x).sum().backward(create_graph=True)
+        L.autograd.backward((x * x).sum(), create_graph=True)
+    """)
+    assert len(got) == 1 and got[0][0] == "UserWarning"
+    assert got[0][1].startswith("Using backward() with create_graph=True will create a "
+                                "reference cycle")
+    assert "reset the .grad fields of your parameters to None after use" in got[0][1]
 
-    code = (
-        "import warnings, nbgrad\n"
-        "x = nbgrad.ones(2, requires_grad=True)\n"
-        "with warnings.catch_warnings(record=True) as w:\n"
-        "    warnings.simplefilter('always')\n"
-        "    nbgrad.autograd.grad((x * x).sum(), x, create_graph=True)\n"
-        "    (x * x).sum().backward()\n"
-        "    try:\n"
-        "        nbgrad.ones(2).sum().backward(create_graph=True)\n"
-        "    except RuntimeError:\n"
-        "        pass\n"
-        "    n0 = len(w)\n"
-        "    (x * x).sum().backward(create_graph=True)\n"
-        "    nbgrad.autograd.backward((x * x).sum(), create_graph=True)\n"
-        "print(n0, len(w), w[-1].category.__name__, repr(str(w[-1].message)))\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True, env={**os.environ, "NBGRAD_QUIET": "1"})
-    n0, n, cat, msg = out.stdout.split(" ", 3)
-    assert (n0, n, cat) == ("0", "1", "UserWarning")
-    assert msg.strip().startswith(repr("Using backward() with create_graph=True will create a "
-                                       "reference cycle")[:-1])
-    assert "reset the .grad fields of your parameters to None after use" in msg
+
+def _outcomes(code, value=lambda v: v):
+    """What ``code`` (``L`` the library, ``F`` its ``nn.functional``) gives in nbgrad and in
+    PyTorch: ``("ok", value(result))`` or ``(exception type, message)``, warnings ignored."""
+    import warnings
+
+    torch = pytest.importorskip("torch")
+    got = []
+    for lib in (nbgrad, torch):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                got.append(("ok", value(eval(code, {"L": lib, "F": lib.nn.functional}))))
+            except Exception as e:
+                got.append((type(e).__name__, str(e).replace("torch/", "nbgrad/")))
+    return got
+
+
+def _listed(v):
+    return (v.tolist(), str(v.dtype).split(".")[-1]) if hasattr(v, "tolist") else v
 
 
 def _warnings_of(fn):
@@ -344,26 +361,12 @@ def test_tensor_of_a_tensor_warns_as_pytorch():
 
 
 def test_T_of_other_than_2d_warns_once_per_kind_as_pytorch():
-    import os
-    import subprocess
-    import sys
-
-    code = (
-        "import warnings, {lib} as L\n"
-        "with warnings.catch_warnings(record=True) as w:\n"
-        "    warnings.simplefilter('always')\n"
-        "    L.ones(2, 3).T; L.ones(3).T; L.ones(2, 3, 4).T; L.ones(()).T; L.ones(()).T\n"
-        "print(repr([str(x.message).split(' (Triggered internally')[0] for x in w]))\n"
-    )
-    outs = []
-    for lib in ("nbgrad", "torch"):
-        r = subprocess.run([sys.executable, "-c", code.format(lib=lib)], capture_output=True,
-                           text=True, env={**os.environ, "NBGRAD_QUIET": "1"})
-        if lib == "torch" and r.returncode:
-            pytest.skip("no torch")
-        outs.append(eval(r.stdout))
-    assert len(outs[0]) == 2
-    assert outs[0] == [m.replace("torch.arange", "nbgrad.arange") for m in outs[1]]
+    body = "L.ones(2, 3).T; L.ones(3).T; L.ones(2, 3, 4).T; L.ones(()).T; L.ones(()).T"
+    got, want = _fresh_warnings(body), _fresh_warnings(body, "torch")
+    if want is None:
+        pytest.skip("no torch")
+    assert len(got) == 2
+    assert got == [(c, m.replace("torch.arange", "nbgrad.arange")) for c, m in want]
 
 
 def test_where_forms_and_errors_as_pytorch():
@@ -405,53 +408,29 @@ def test_where_forms_and_errors_as_pytorch():
 
 
 def test_where_of_a_uint8_condition_warns_once_as_pytorch():
-    import os
-    import subprocess
-    import sys
-
-    code = (
-        "import warnings, nbgrad as L\n"
-        "c = L.tensor([2, 0], dtype=L.uint8)\n"
-        "with warnings.catch_warnings(record=True) as w:\n"
-        "    warnings.simplefilter('always')\n"
-        "    L.where(c, 1.0, 0.0); L.where(c, 1.0, 0.0); L.where(c)\n"
-        "print(repr([str(x.message) for x in w]))\n"
-    )
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                       check=True, env={**os.environ, "NBGRAD_QUIET": "1"})
-    assert eval(r.stdout) == [
-        "where received a uint8 condition tensor. This behavior is deprecated and will be "
-        "removed in a future version of PyTorch. Use a boolean condition instead."]
+    got = _fresh_warnings("""
+        c = L.tensor([2, 0], dtype=L.uint8)
+        L.where(c, 1.0, 0.0); L.where(c, 1.0, 0.0); L.where(c)
+    """)
+    assert got == [("UserWarning", "where received a uint8 condition tensor. This behavior is "
+                    "deprecated and will be removed in a future version of PyTorch. Use a "
+                    "boolean condition instead.")]
 
 
 def test_once_a_process_deprecation_warnings_as_pytorch():
     # meshgrid without indexing, cross without dim, lu, set_default_tensor_type: each warns
-    # once a process, as PyTorch's (fresh processes: the "once" is per process)
-    import os
-    import subprocess
-    import sys
-
-    code = (
-        "import warnings, {lib} as L\n"
-        "with warnings.catch_warnings(record=True) as w:\n"
-        "    warnings.simplefilter('always')\n"
-        "    for _ in range(2):\n"
-        "        L.meshgrid(L.ones(2), L.ones(3)); L.meshgrid(L.ones(2), indexing='xy')\n"
-        "        L.cross(L.ones(3, 3), L.ones(3, 3)); L.cross(L.ones(3), L.ones(3), dim=0)\n"
-        "        L.lu(L.eye(2))\n"
-        "        L.set_default_tensor_type(L.FloatTensor)\n"
-        "print(repr([(x.category.__name__, str(x.message).split(' (Triggered internally')[0])"
-        " for x in w]))\n"
-    )
-    outs = []
-    for lib in ("nbgrad", "torch"):
-        r = subprocess.run([sys.executable, "-c", code.format(lib=lib)], capture_output=True,
-                           text=True, env={**os.environ, "NBGRAD_QUIET": "1"})
-        if lib == "torch" and r.returncode:
-            pytest.skip("no torch")
-        assert r.returncode == 0, r.stderr
-        outs.append(eval(r.stdout))
-    assert len(outs[0]) == 4 and outs[0] == outs[1]
+    # once a process, as PyTorch's
+    body = """
+        for _ in range(2):
+            L.meshgrid(L.ones(2), L.ones(3)); L.meshgrid(L.ones(2), indexing='xy')
+            L.cross(L.ones(3, 3), L.ones(3, 3)); L.cross(L.ones(3), L.ones(3), dim=0)
+            L.lu(L.eye(2))
+            L.set_default_tensor_type(L.FloatTensor)
+    """
+    got, want = _fresh_warnings(body), _fresh_warnings(body, "torch")
+    if want is None:
+        pytest.skip("no torch")
+    assert len(got) == 4 and got == want
 
 
 @pytest.mark.parametrize("code", [
@@ -473,18 +452,7 @@ def test_once_a_process_deprecation_warnings_as_pytorch():
     "L.set_default_tensor_type('xx')",
 ])
 def test_argument_errors_as_pytorch(code):
-    import warnings
-
-    torch = pytest.importorskip("torch")
-    got = []
-    for lib in (nbgrad, torch):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            try:
-                eval(code, {"L": lib})
-                got.append("ok")
-            except Exception as e:
-                got.append((type(e).__name__, str(e)))
+    got = _outcomes(code, lambda v: None)
     assert got[0] == got[1]
 
 
@@ -562,13 +530,7 @@ def test_pointwise_losses_refuse_integer_operands_as_pytorch(name):
 def test_class_targets_as_pytorch_reads_them(code):
     # a target of the input's shape holds probabilities (a float dtype); any other, class
     # indices (int64 or uint8), checked after the shapes, in PyTorch's order
-    torch = pytest.importorskip("torch")
-    got = []
-    for L in (nbgrad, torch):
-        try:
-            got.append(("ok", round(float(eval(code, {"L": L, "F": L.nn.functional})), 5)))
-        except Exception as e:
-            got.append((type(e).__name__, str(e)))
+    got = _outcomes(code, lambda v: round(float(v), 5))
     assert got[0] == got[1]
 
 
@@ -591,14 +553,7 @@ def test_class_targets_as_pytorch_reads_them(code):
     "L.ones(3)[0].detach_()",
 ])
 def test_tensor_errors_and_values_as_pytorch(code):
-    torch = pytest.importorskip("torch")
-    got = []
-    for L in (nbgrad, torch):
-        try:
-            v = eval(code, {"L": L})
-            got.append(("ok", v.tolist() if hasattr(v, "tolist") else v))
-        except Exception as e:
-            got.append((type(e).__name__, str(e).replace("torch/", "nbgrad/")))
+    got = _outcomes(code, _listed)
     assert got[0] == got[1]
 
 
@@ -625,15 +580,7 @@ def test_lerp_gradients_and_an_integer_seed_gradient_as_pytorch():
     "L.ones(2, 4, requires_grad=True).view(L.float32).requires_grad",
 ])
 def test_view_as_another_dtype_as_pytorch(code):
-    torch = pytest.importorskip("torch")
-    got = []
-    for L in (nbgrad, torch):
-        try:
-            v = eval(code, {"L": L})
-            got.append(("ok", v.tolist() if hasattr(v, "tolist") else v,
-                        str(getattr(v, "dtype", "")).split(".")[-1]))
-        except Exception as e:
-            got.append((type(e).__name__, str(e)))
+    got = _outcomes(code, _listed)
     assert got[0] == got[1]
 
 
