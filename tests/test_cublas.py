@@ -182,6 +182,12 @@ def test_tf32_flag_sets_the_math_mode(fake):
     assert fake.mode == cublas.DEFAULT_MATH
 
 
+def test_an_empty_sum_is_left_to_the_tiled_kernel(fake):
+    a, b = np.ones((1, 3, 0), np.float32), np.ones((1, 0, 2), np.float32)
+    assert not cublas.gemm(a, b, np.empty((1, 3, 2), np.float32), ptr=None)
+    assert fake.calls == []
+
+
 def test_other_dtypes_and_no_library_fall_back(fake, monkeypatch):
     a = _batch1(np.ones((2, 2), np.int64))
     assert not cublas.gemm(a, a, np.empty((1, 2, 2), np.int64), ptr=None)
