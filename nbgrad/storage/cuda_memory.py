@@ -40,6 +40,7 @@ class OutOfMemoryError(RuntimeError):
     of free blocks was given back to the driver (PyTorch's ``torch.cuda.OutOfMemoryError``,
     a ``RuntimeError``)."""
 
+
 class Pool:
     """The cache of one device: blocks by size class, and the statistics. ``raw_alloc(n)``
     and ``raw_free(ptr)`` are the driver's (an integer address); ``is_oom(error)`` tells
