@@ -186,27 +186,21 @@ def gemm(a, b, out, ptr=_ptr, compact=None):
     return True
 
 
+_COPY = []  # the target's strided copy (its elementwise loop over scalar.ident), made once
+
+
 def _compact(x):
     """A C-contiguous device copy of 3-d ``x``."""
     from numba import cuda
 
-    from ._launch import grid
+    if not _COPY:
+        from .. import scalar
+        from .elementwise import UnaryKernel
 
-    if _state.get("copy3") is None:
-        @cuda.jit
-        def copy3(x, out):
-            _, R, C = out.shape
-            t = cuda.grid(1)
-            s = cuda.gridsize(1)
-            while t < out.size:
-                i, j, q = t // (R * C), (t // C) % R, t % C
-                out[i, j, q] = x[i, j, q]
-                t += s
-
-        _state["copy3"] = copy3
+        _COPY.append(UnaryKernel(scalar.ident))
     out = cuda.device_array(tuple(x.shape), x.dtype)
     if out.size:
-        _state["copy3"][grid(out.size)](x, out)
+        _COPY[0](x, out)
     return out
 
 
