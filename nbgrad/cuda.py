@@ -68,6 +68,11 @@ def _pool(device):
     return _memory.pool(device)
 
 
+def _stat(device, name):
+    """Statistic ``name`` of ``device``'s pool, 0 where nbgrad's allocator serves none."""
+    return getattr(_pool(device), name, 0)
+
+
 def memory_allocated(device=None):
     """memory_allocated(device=None) -> int
 
@@ -84,8 +89,7 @@ def memory_allocated(device=None):
         >>> nbgrad.cuda.memory_allocated() >= 0
         True
     """
-    p = _pool(device)
-    return p.allocated if p is not None else 0
+    return _stat(device, "allocated")
 
 
 def max_memory_allocated(device=None):
@@ -100,8 +104,7 @@ def max_memory_allocated(device=None):
         >>> nbgrad.cuda.max_memory_allocated() >= nbgrad.cuda.memory_allocated()
         True
     """
-    p = _pool(device)
-    return p.peak_allocated if p is not None else 0
+    return _stat(device, "peak_allocated")
 
 
 def memory_reserved(device=None):
@@ -117,8 +120,7 @@ def memory_reserved(device=None):
         >>> nbgrad.cuda.memory_reserved() >= nbgrad.cuda.memory_allocated()
         True
     """
-    p = _pool(device)
-    return p.reserved if p is not None else 0
+    return _stat(device, "reserved")
 
 
 def max_memory_reserved(device=None):
@@ -133,8 +135,7 @@ def max_memory_reserved(device=None):
         >>> nbgrad.cuda.max_memory_reserved() >= nbgrad.cuda.memory_reserved()
         True
     """
-    p = _pool(device)
-    return p.peak_reserved if p is not None else 0
+    return _stat(device, "peak_reserved")
 
 
 def reset_peak_memory_stats(device=None):
