@@ -7,7 +7,6 @@ conversion to host values) and imports no op; each method that computes is a row
 
 import re
 import types
-import warnings
 
 import numpy as np
 
@@ -19,6 +18,7 @@ from . import (
 from . import creation as Cr
 from . import dtypes as _dt
 from . import tensor_storage as TS
+from ._warnings import warn_once
 from .device import as_device
 from .memory_formats import contiguous_format, preserve_format, strided
 from .ops import advanced_index as AIx
@@ -537,22 +537,18 @@ def _type_as(self, other):
     return self.to(other._dtype)
 
 
-_T_WARNED = set()  # the x.T deprecation warnings given (PyTorch: each once a process)
-
-
 def _T(self):
     """``x.T``: the dims reversed; PyTorch's deprecation warnings for other than 2-d."""
     nd = self.ndim
-    key = min(nd, 1)
-    if nd != 2 and key not in _T_WARNED:
-        _T_WARNED.add(key)
-        warnings.warn(
+    if nd != 2:
+        warn_once(
+            f"T {min(nd, 1)}",
             "Tensor.T is deprecated on 0-D tensors. This function is the identity in these "
             "cases." if nd == 0 else
             "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
             "deprecated and it will throw an error in a future release. Consider `x.mT` to "
             "transpose batches of matrices or `x.permute(*nbgrad.arange(x.ndim - 1, -1, -1))` "
-            "to reverse the dimensions of a tensor.", UserWarning, stacklevel=3)
+            "to reverse the dimensions of a tensor.", stacklevel=3)
     return S.permute(self, tuple(range(nd - 1, -1, -1)))
 
 

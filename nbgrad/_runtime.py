@@ -263,8 +263,9 @@ def set_flush_denormal(mode):
 def set_warn_always(b):
     """set_warn_always(b) -> None
 
-    Record whether warnings that PyTorch gives once per process should be given every time;
-    :func:`is_warn_always_enabled` returns it.
+    Give the warnings that are given once per process (deprecations, ``float()`` of a
+    tensor that requires grad, ...) every time while ``b`` is true; one given meanwhile does
+    not use up its once, as in PyTorch. :func:`is_warn_always_enabled` returns it.
 
     Args:
         b (bool): give them every time.

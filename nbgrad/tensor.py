@@ -7,6 +7,7 @@ import numpy as np
 
 from . import _recording
 from . import dtypes as _dt
+from ._warnings import warn_once
 from .autograd import graph as _graph
 from .autograd.grad_mode import ACTIVE as _INFER
 from .autograd.grad_mode import STATE as _GRAD_STATE
@@ -16,7 +17,6 @@ from .storage import for_device
 
 _TYPE_NAMES = {d.name: d.scalar_type + "Tensor" for d in _dt.ALL}
 _LEGACY = {d.name: d.legacy for d in _dt.ALL}
-_FLOAT_WARNED = [False]  # float() of a tensor that requires grad warned (PyTorch: once)
 
 
 class Size(tuple):
@@ -773,11 +773,9 @@ class Tensor:
         return bool(self.item())
 
     def __float__(self):
-        if self._rg and _GRAD_STATE.enabled and not _FLOAT_WARNED[0]:
-            _FLOAT_WARNED[0] = True  # (PyTorch's warning, once a process)
-            warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to "
-                          "unexpected behavior.\nConsider using tensor.detach() first.",
-                          UserWarning, stacklevel=2)
+        if self._rg and _GRAD_STATE.enabled:
+            warn_once("float", "Converting a tensor with requires_grad=True to a scalar may "
+                      "lead to unexpected behavior.\nConsider using tensor.detach() first.")
         return float(self.item())
 
     def __int__(self):

@@ -10,6 +10,7 @@ takes them.
 """
 
 from . import dtypes as _dt
+from ._warnings import warn_once
 from .device import as_device
 from .tensor import Size, Tensor
 
@@ -181,7 +182,6 @@ def typename(obj):
     return name if module in ("", "builtins") else f"{module}.{name}"
 
 
-_SET_DEFAULT_WARNED = [False]  # set_default_tensor_type's deprecation warning given (once)
 
 
 def set_default_tensor_type(t, /):
@@ -208,15 +208,12 @@ def set_default_tensor_type(t, /):
         nbgrad.float32
     """
     import importlib
-    import warnings
 
     from .device import set_default_device
 
-    if not _SET_DEFAULT_WARNED[0]:
-        _SET_DEFAULT_WARNED[0] = True
-        warnings.warn("torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please "
-                      "use torch.set_default_dtype() and torch.set_default_device() as "
-                      "alternatives.", UserWarning, stacklevel=2)
+    warn_once("set_default_tensor_type", "torch.set_default_tensor_type() is deprecated as "
+              "of PyTorch 2.1, please use torch.set_default_dtype() and "
+              "torch.set_default_device() as alternatives.")
     if isinstance(t, str):  # (PyTorch imports the dotted name; torch's names are nbgrad's)
         first, *rest = t.split(".")
         t = importlib.import_module("nbgrad" if first == "torch" else first)

@@ -308,6 +308,36 @@ def test_backward_with_create_graph_warns_once_as_pytorch():
     assert "reset the .grad fields of your parameters to None after use" in got[0][1]
 
 
+def test_set_warn_always_repeats_the_once_a_process_warnings_as_pytorch():
+    # PyTorch's TORCH_WARN_ONCE warns every time while set_warn_always(True)
+    body = """
+        L.set_warn_always(True)
+        b = L.ones(1, requires_grad=True)
+        for _ in range(2):
+            float(b)
+            L.meshgrid(L.ones(2))
+            L.cross(L.ones(3, 3), L.ones(3, 3))
+            L.ones(3).T
+            (b * b).sum().backward(create_graph=True)
+            L.where(L.tensor([1, 0], dtype=L.uint8), 1., 0.)
+            L.qr(L.eye(2))
+        L.set_warn_always(False)
+        float(b)
+        L.ones(3).T
+    """
+    got = _fresh_warnings(body)
+    heads = ["Converting a tensor with requires_grad", "torch.meshgrid: in an upcoming",
+             "Using torch.cross without specifying", "The use of `x.T` on tensors",
+             "Using backward() with create_graph=True", "where received a uint8 condition",
+             "torch.qr is deprecated"]
+    heads = heads * 2 + heads[:1] + heads[3:4]  # (those given while always do not count)
+    assert len(got) == len(heads)
+    assert all(c == "UserWarning" and m.startswith(h) for (c, m), h in zip(got, heads))
+    want = _fresh_warnings(body, "torch")
+    if want is not None:
+        assert got == [(c, m.replace("torch.arange", "nbgrad.arange")) for c, m in want]
+
+
 def _outcomes(code, value=lambda v: v):
     """What ``code`` (``L`` the library, ``F`` its ``nn.functional``) gives in nbgrad and in
     PyTorch: ``("ok", value(result))`` or ``(exception type, message)``, warnings ignored."""

@@ -5,6 +5,7 @@ import warnings
 from numpy import array as _np_array
 
 from .. import tensor as _tensor  # the module (nbgrad.tensor the function comes later)
+from .._warnings import warn_once
 from ..device import CPU as _CPU
 from ..storage import for_device
 from . import engine
@@ -96,7 +97,6 @@ def _check_inputs(inputs, msg="One of the differentiated Tensors does not requir
             raise RuntimeError(msg)
 
 
-_CYCLE_WARNED = [False]  # backward(create_graph=True)'s warning was given
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None,
@@ -174,14 +174,14 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     if retain_graph is None:
         retain_graph = create_graph
     roots = _roots(tensors)
-    if create_graph and not _CYCLE_WARNED[0]:
-        _CYCLE_WARNED[0] = True  # (PyTorch's engine warns once a process)
-        warnings.warn(
+    if create_graph:
+        warn_once(
+            "backward create_graph",
             "Using backward() with create_graph=True will create a reference cycle between "
             "the parameter and its gradient which can cause a memory leak. We recommend using "
             "autograd.grad when creating the graph to avoid this. If you have to use this "
             "function, make sure to reset the .grad fields of your parameters to None after "
-            "use to break the cycle and avoid the leak.", UserWarning, stacklevel=2)
+            "use to break the cycle and avoid the leak.")
     engine.execute(roots, seeds, retain_graph, create_graph, inputs, accumulate=True)
 
 

@@ -5,9 +5,9 @@ cross kron tensordot cdist count_nonzero aminmax``, and the in-place ``addcmul_ 
 lerp_`` that hand-written optimizers use."""
 
 import math
-import warnings
 from collections import namedtuple
 
+from .._warnings import warn_once
 from ..amp.policy import autocast_op
 from ..creation import full_like, zeros_like
 from ..dtypes import bool_
@@ -582,7 +582,6 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     return x
 
 
-_CROSS_WARNED = [False]  # cross's warning about its default dim given (PyTorch: once)
 
 
 @autocast_op("cross")
@@ -609,13 +608,10 @@ def cross(input, other, dim=None):
                 [-1.,  1.,  0.]])
     """
     if dim is None:
-        if not _CROSS_WARNED[0]:
-            _CROSS_WARNED[0] = True
-            warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\n"
-                          "Please either pass the dim explicitly or simply use "
-                          "torch.linalg.cross.\nThe default value of dim will change to agree "
-                          "with that of linalg.cross in a future release.", UserWarning,
-                          stacklevel=2)
+        warn_once("cross", "Using torch.cross without specifying the dim arg is deprecated.\n"
+                  "Please either pass the dim explicitly or simply use torch.linalg.cross.\n"
+                  "The default value of dim will change to agree with that of linalg.cross in "
+                  "a future release.")
         dim = next(i for i, s in enumerate(input.shape) if s == 3)
     d = _wrap_dim(dim, input.ndim)
     if input.shape[d] != 3:

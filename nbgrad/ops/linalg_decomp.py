@@ -9,6 +9,7 @@ from collections import namedtuple
 
 import numpy as np
 
+from .._warnings import warn_once
 from ..amp.policy import autocast_op
 from ._core import SCALAR_TYPE, check_tensor
 from .elementwise import add, div, mul, sub, sum_to
@@ -609,7 +610,6 @@ def svd_old(input, some=True, compute_uv=True):
     return _SVD_OLD(U, S, mT(Vh))
 
 
-_WARNED = set()
 _DEPRECATED = {
     "qr": "torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a "
           "future PyTorch release.\nThe boolean parameter 'some' has been replaced with a "
@@ -640,11 +640,7 @@ _DEPRECATED = {
 def _deprecated(name, message=None):
     """PyTorch's warning for its older name (``message``, or this module's text for
     ``name``), once per process (as its ``TORCH_WARN_ONCE``)."""
-    if name not in _WARNED:
-        _WARNED.add(name)
-        import warnings
-
-        warnings.warn(message or _DEPRECATED[name], UserWarning, stacklevel=3)
+    warn_once(name, message or _DEPRECATED[name], stacklevel=3)
 
 
 def qr_old(input, some=True):

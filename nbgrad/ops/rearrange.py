@@ -5,10 +5,10 @@ indexing (so each is differentiable through its parts, on every device): ``meshg
 ``fliplr`` / ``flipud`` / ``rot90``, ``tensor_split`` / ``hsplit`` / ``vsplit``,
 ``select``, ``take`` and ``repeat_interleave``."""
 
-import warnings
 
 import numpy as np
 
+from .._warnings import warn_once
 from ..creation import tensor
 from ..dtypes import int64
 from ..tensor import Tensor, _wrap_dim
@@ -65,7 +65,6 @@ def broadcast_tensors(*tensors):
     return tuple(expand(t, shape) for t in tensors)
 
 
-_MESHGRID_WARNED = [False]
 
 
 def meshgrid(*tensors, indexing=None):
@@ -102,10 +101,8 @@ def meshgrid(*tensors, indexing=None):
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
     if indexing is None:
-        if not _MESHGRID_WARNED[0]:
-            _MESHGRID_WARNED[0] = True
-            warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass "
-                          "the indexing argument.", UserWarning, stacklevel=2)
+        warn_once("meshgrid", "torch.meshgrid: in an upcoming release, it will be required "
+                  "to pass the indexing argument.")
         indexing = "ij"
     if indexing not in ("ij", "xy"):
         raise RuntimeError(f"torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but "

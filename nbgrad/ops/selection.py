@@ -5,11 +5,11 @@ rows of its own (``clamp_grad``: one fused pass, no boolean temporary). Rows of
 ``ops/funcdef.py``; the elementwise bodies they run are the kernel table's."""
 
 import numbers
-import warnings
 
 import numpy as np
 
 from .. import dtypes as _dt
+from .._warnings import warn_once
 from ..storage.layout import cast_data
 from ..tensor import Tensor
 from ._core import backend, broadcast_shapes, check_tensor, same_device
@@ -80,7 +80,6 @@ WHERE_SCALAR = deffunc(
 
 
 _NOT_GIVEN = object()
-_UINT8_WARNED = [False]  # where's uint8-condition deprecation warning given (once)
 _WHERE_FORMS = (" * (Tensor condition)\n"
                 " * (Tensor condition, Tensor input, Tensor other, *, Tensor out = None)\n"
                 " * (Tensor condition, Number self, Tensor other)\n"
@@ -108,11 +107,9 @@ def _where_condition(condition, input, other):
         raise TypeError(f"where() received an invalid combination of arguments - got ({got}), "
                         f"but expected one of:\n{_WHERE_FORMS}")
     if condition._dtype is _dt.uint8:
-        if not _UINT8_WARNED[0]:
-            _UINT8_WARNED[0] = True
-            warnings.warn("where received a uint8 condition tensor. This behavior is deprecated "
-                          "and will be removed in a future version of PyTorch. Use a boolean "
-                          "condition instead.", UserWarning, stacklevel=3)
+        warn_once("where uint8", "where received a uint8 condition tensor. This behavior is "
+                  "deprecated and will be removed in a future version of PyTorch. Use a "
+                  "boolean condition instead.", stacklevel=3)
         return ne(condition.detach(), 0)
     if condition._dtype is not _dt.bool_:
         raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor "
