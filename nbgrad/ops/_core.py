@@ -175,6 +175,11 @@ def check_number(x, op):
 SCALAR_TYPE = {d.name: d.scalar_type for d in _dt.ALL}
 
 
+def no_kernel_for(kernel, dtype):
+    """PyTorch's error for a ``kernel`` that has no loop for ``dtype`` (to raise)."""
+    return NotImplementedError(f"\"{kernel}\" not implemented for '{dtype.scalar_type}'")
+
+
 def check_tensor(x, op):
     """TypeError, as PyTorch's argument parser, when ``input`` of ``op`` is not a Tensor."""
     if x.__class__ is not Tensor:
@@ -263,6 +268,6 @@ def contiguous_data(t):
 __all__ = [
     "Node", "Tensor", "wrap", "needs_grad", "record", "record_multi", "save", "save_output",
     "same_device", "check_tensor", "broadcast_shapes", "backend", "kernel", "to_dtype_data",
-    "is_c", "contiguous_data", "SCALAR_TYPE",
+    "is_c", "contiguous_data", "SCALAR_TYPE", "no_kernel_for",
 ]
 

@@ -21,6 +21,7 @@ from .elementwise import (
     log,
     log1p,
     maximum,
+    refuse_integers,
     sin,
     sqrt,
 )
@@ -279,10 +280,8 @@ def _lerp_checks(input, end, weight):
                 and (name == "end" or t.ndim)):  # (a 0-d weight is a number to PyTorch)
             raise RuntimeError(f"expected dtype {cxx(input._dtype)} for `{name}` but got dtype "
                                f"{cxx(t._dtype)}")
-    if not input._dtype.is_floating_point:
-        kernel = "lerp_kernel_tensor" if isinstance(weight, Tensor) else "lerp_kernel_scalar"
-        raise NotImplementedError(f"\"{kernel}\" not implemented for "
-                                  f"'{input._dtype.scalar_type}'")
+    refuse_integers(input, "lerp_kernel_tensor" if isinstance(weight, Tensor)
+                    else "lerp_kernel_scalar")
 
 
 def lerp(input, end, weight):

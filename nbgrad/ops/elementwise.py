@@ -17,7 +17,7 @@ from ..autograd.grad_mode import STATE as _STATE
 from ..autograd.grad_mode import no_grad
 from ..kernels import scalar as S
 from ..tensor import Tensor
-from ._core import SCALAR_TYPE, wrap
+from ._core import no_kernel_for, wrap
 from .dispatch import _INTO as _INTO_SLOT
 from .dispatch import _entry, apply1, apply2, promote
 from .elementwise_data import binary_data
@@ -403,8 +403,7 @@ def refuse_integers(input, kernel):
     """PyTorch's refusal of an integer or bool tensor ``input`` to a float-only op:
     ``NotImplementedError`` naming its ``kernel``, as PyTorch's message does."""
     if input.__class__ is Tensor and input._dtype._cat < 2:
-        raise NotImplementedError(
-            f"\"{kernel}\" not implemented for '{SCALAR_TYPE[input._dtype.name]}'")
+        raise no_kernel_for(kernel, input._dtype)
 
 
 def _softplus(input, beta=1.0, threshold=20.0):
@@ -582,8 +581,8 @@ def _on_host(kernel_name, input, other, fn):
     t = input if input.__class__ is Tensor else other
     for v in (input, other):
         if (v._dtype.is_floating_point if v.__class__ is Tensor else isinstance(v, float)):
-            kind = v._dtype.scalar_type if v.__class__ is Tensor else "Float"
-            raise NotImplementedError(f"\"{kernel_name}_cpu\" not implemented for '{kind}'")
+            raise no_kernel_for(f"{kernel_name}_cpu",
+                                  v._dtype if v.__class__ is Tensor else _dt.float32)
     from ..storage import for_device
 
     be = for_device(t._device)

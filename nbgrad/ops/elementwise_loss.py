@@ -9,7 +9,7 @@ from ..amp.policy import autocast_op
 from ..autograd.grad_mode import no_grad
 from ..storage.layout import cast_data
 from ..tensor import _wrap
-from ._core import Tensor, broadcast_shapes, needs_grad, same_device
+from ._core import Tensor, broadcast_shapes, needs_grad, no_kernel_for, same_device
 from .elementwise import (
     _shape,
     abs,  # noqa: A004
@@ -25,6 +25,7 @@ from .elementwise import (
     lt,
     mul,
     neg,
+    refuse_integers,
     rsub,
     sigmoid,
     sub,
@@ -123,7 +124,7 @@ def _refuse_integers(kernel, input, target):
     if isinstance(input, Tensor) and isinstance(target, Tensor):
         dt = _dt.result_type((input, target))
         if dt._cat < 2:
-            raise NotImplementedError(f"\"{kernel}\" not implemented for '{dt.scalar_type}'")
+            raise no_kernel_for(kernel, dt)
 
 
 def _check_cast(result, out):
@@ -285,9 +286,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         )
     if reduction not in _REDUCTION:
         raise ValueError(f"{reduction} is not a valid value for reduction")
-    if input._dtype._cat < 2:
-        raise NotImplementedError(
-            f"\"log_sigmoid_cpu\" not implemented for '{input._dtype.scalar_type}'")
+    refuse_integers(input, "log_sigmoid_cpu")
     _check_cast(input._dtype, target._dtype)
     if needs_grad(weight, pos_weight):  # their gradients: the composed form's
         return _bce_logits(input, target, weight, pos_weight, reduction)

@@ -8,7 +8,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from ._core import SCALAR_TYPE, check_tensor
+from ._core import check_tensor, no_kernel_for
 from .concat import cat
 from .funcdef import deffunc, surface
 from .index import _host
@@ -63,7 +63,7 @@ def _lu_shapes(sa):
 
 def _lu_dtypes(dt):
     if not dt.is_floating_point or dt.low:
-        raise NotImplementedError(f"\"lu_cpu\" not implemented for '{SCALAR_TYPE[dt.name]}'")
+        raise no_kernel_for("lu_cpu", dt)
     from ..dtypes import int32
 
     return dt, int32, int32

@@ -8,7 +8,7 @@ import math
 
 from ..creation import ones
 from ..dtypes import float64, int64
-from ._core import SCALAR_TYPE, check_tensor
+from ._core import check_tensor, no_kernel_for
 from .concat import stack
 from .conv import _pool_out, _pool_pair, conv2d
 from .elementwise import div, mul
@@ -72,8 +72,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     if input.ndim not in (3, 4):
         raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
     if input._dtype.name not in ("float32", "float64", "int64"):
-        raise NotImplementedError(
-            f"\"avg_pool2d\" not implemented for '{SCALAR_TYPE[input._dtype.name]}'")
+        raise no_kernel_for("avg_pool2d", input._dtype)
     kh, kw = _pool_pair(kernel_size, "kernel_size")
     st = _pool_pair(stride, "stride", allow_none=True)
     sh, sw = (kh, kw) if st is None else st

@@ -7,7 +7,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..storage import for_device
 from ..tensor import Tensor, _wrap_dim
-from ._core import SCALAR_TYPE, check_tensor, wrap
+from ._core import check_tensor, no_kernel_for, wrap
 from .index import _host
 
 
@@ -155,8 +155,7 @@ def bincount(input, weights=None, minlength=0):
     """
     check_tensor(input, "bincount")
     if input._dtype.is_floating_point:
-        raise NotImplementedError(
-            f"\"bincount_cpu\" not implemented for '{SCALAR_TYPE[input._dtype.name]}'")
+        raise no_kernel_for("bincount_cpu", input._dtype)
     x = _host(input)
     if x.ndim != 1 or (x.size and x.min() < 0):
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
@@ -197,8 +196,7 @@ def histc(input, bins=100, min=0, max=0):  # noqa: A002  (PyTorch's argument nam
     """
     check_tensor(input, "histc")
     if not input._dtype.is_floating_point:
-        raise NotImplementedError(
-            f"\"histogram_cpu\" not implemented for '{SCALAR_TYPE[input._dtype.name]}'")
+        raise no_kernel_for("histogram_cpu", input._dtype)
     if bins <= 0:
         raise RuntimeError(f"torch.histc(): bins must be > 0, but got {bins} for dimension 0")
     x = _host(input).astype(np.float64).reshape(-1)
@@ -251,8 +249,7 @@ def histogram(input, bins, *, range=None, weight=None, density=False):  # noqa: 
 
     check_tensor(input, "histogram")
     if not input._dtype.is_floating_point:
-        raise NotImplementedError(
-            f"\"histogramdd\" not implemented for '{SCALAR_TYPE[input._dtype.name]}'")
+        raise no_kernel_for("histogramdd", input._dtype)
     dt = input._dtype.np
     x = _host(input).reshape(-1)
     if isinstance(bins, Tensor):
