@@ -1563,7 +1563,9 @@ def new_zeros(self, *size, dtype=None, device=None, requires_grad=False,
     """
     if layout is not None or pin_memory:
         _check_options("new_zeros", layout, pin_memory)
-    return _new(self, lambda s, **k: zeros(*s, **k), size, dtype, device, requires_grad)
+    # (sized as new_zeros: PyTorch's message for a negative size is not zeros')
+    return _new(self, lambda s, **k: zeros(*_size(s, "new_zeros"), **k), size, dtype, device,
+                requires_grad)
 
 
 def new_ones(self, *size, dtype=None, device=None, requires_grad=False,

@@ -21,6 +21,10 @@ def _typename(x):
 # time instead of cached (here and in as_device's _cache), and neither cache grows.
 _parsed = {}
 _CACHE_MAX = 64
+# the device types PyTorch knows, in the order of its message for an unknown one
+_TORCH_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve",
+                "fpga", "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia",
+                "privateuseone")
 
 
 class device:
@@ -94,9 +98,11 @@ class device:
             if index < 0:
                 raise RuntimeError("Device index must not be negative")
         if name not in ("cpu", "cuda"):
-            raise RuntimeError(
-                f"Expected one of cpu, cuda device type at start of device string: {name}"
-            )
+            if name in _TORCH_TYPES:
+                raise RuntimeError(f"nbgrad has cpu and cuda devices only: '{type}' names a "
+                                   "PyTorch device type it does not have")
+            raise RuntimeError(f"Expected one of {', '.join(_TORCH_TYPES)} device type at start "
+                               f"of device string: {name}")
         if name == "cuda" and index is None:
             index = 0
         self.type = name

@@ -41,7 +41,7 @@ class dtype:
     """
 
     __slots__ = ("name", "np", "is_floating_point", "itemsize", "is_signed", "low", "_rank",
-                 "_cat", "scalar_type", "legacy", "_narrow", "number")
+                 "_cat", "scalar_type", "legacy", "_narrow", "number", "cpp")
 
     def __init__(self, name, np_dtype, rank, cat, scalar_type, legacy):
         self.name = name
@@ -56,6 +56,7 @@ class dtype:
         self._cat = cat  # 0 bool, 1 integer, 2 floating
         self.scalar_type = scalar_type  # PyTorch's ScalarType name ("Float", "Half")
         self.legacy = legacy  # its legacy name ("float", "half"): Tensor.half, HalfTensor
+        self.cpp = _CPP[name]  # C++'s name of the type ("long int"), in PyTorch's messages
         # an integer type narrower than 64 bits: a float becomes one through int64, and a
         # Python int wraps into its range, as C's casts in PyTorch do (300 -> 44 in uint8)
         self._narrow = cat == 1 and name != "int64"
@@ -104,6 +105,9 @@ class _BFloat16(dtype):
 
 
 _BF16 = []
+_CPP = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
+        "int32": "int", "int64": "long int", "float16": "c10::Half",
+        "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double"}
 bool_ = dtype("bool", np.bool_, 0, 0, "Bool", "bool")
 uint8 = dtype("uint8", np.uint8, 1, 1, "Byte", "byte")
 int8 = dtype("int8", np.int8, 1, 1, "Char", "char")

@@ -20,13 +20,8 @@ __all__ = ["construct", "typename", "TensorType", "CPU_TYPES", "CUDA_TYPES",
            "LongTensor", "HalfTensor", "BFloat16Tensor", "FloatTensor", "DoubleTensor"]
 
 
-# (C++'s names of the types, as PyTorch's messages print them)
-_CXX = {"uint8": "unsigned char", "int8": "signed char", "int16": "short int",
-        "int64": "long int", "float16": "c10::Half", "bfloat16": "c10::BFloat16"}
-
-
 def _options(dtype, device):
-    return (f"TensorOptions(dtype={_CXX.get(dtype.name, dtype.legacy)}, device={device}, "
+    return (f"TensorOptions(dtype={dtype.cpp}, device={device}, "
             "layout=Strided, "
             "requires_grad=false (default), pinned_memory=false (default), "
             "memory_format=(nullopt))")

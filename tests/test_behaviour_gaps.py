@@ -587,6 +587,38 @@ def test_tensor_errors_and_values_as_pytorch(code):
     assert got[0] == got[1]
 
 
+@pytest.mark.parametrize("code", [
+    # the losses PyTorch writes in input's dtype, and their integer inputs
+    "F.huber_loss(L.ones(2), L.zeros(2, dtype=L.float64))",
+    "F.huber_loss(L.ones(2), L.zeros(2, dtype=L.float64), reduction='none')",
+    "F.huber_loss(L.ones(2, dtype=L.float64), L.zeros(2))",
+    "F.soft_margin_loss(L.tensor([0.3, -2.0]), L.tensor([1.0, -1.0], dtype=L.float64))",
+    "F.soft_margin_loss(L.tensor([0.0, 0.0]), L.tensor([1, -1]), reduction='none')",
+    "F.soft_margin_loss(L.tensor([1, 2]), L.tensor([1, -1]))",
+    "F.soft_margin_loss(L.tensor([1], dtype=L.int32), L.tensor([1.0]))",
+    "F.hinge_embedding_loss(L.tensor([1, 3]), L.tensor([-1, 1]), reduction='sum')",
+    "F.hinge_embedding_loss(L.tensor([1, 3]), L.tensor([-1, -1]), margin=2.7, reduction='none')",
+    "F.hinge_embedding_loss(L.tensor([1, 3]), L.tensor([-1, -1]), margin=-2.7, reduction='none')",
+    "F.hinge_embedding_loss(L.tensor([1, 3]), L.tensor([-1.0, 1.0]))",
+    "F.multi_margin_loss(L.tensor([[1, 2]]), L.tensor([1]))",
+    "F.multi_margin_loss(L.tensor([[1.0, 2.0]]), L.tensor([0]), weight=L.ones(2, dtype=L.float64))",
+    "F.multilabel_margin_loss(L.tensor([[1, 2]]), L.tensor([[1, -1]]))",
+    "F.multilabel_margin_loss(L.tensor([[1.0, 2.0]]), L.tensor([[1.0, -1.0]]))",
+    "F.multilabel_margin_loss(L.tensor([[1.0, 2.0]]), L.tensor([[1, -1]], dtype=L.int32))",
+    # C++'s type names in messages
+    "L.ones(2).masked_fill(L.tensor([1, 0], dtype=L.uint8), 0)",
+    "L.ones(2).masked_fill(L.tensor([1, 0], dtype=L.int16), 0)",
+    "L.ones(2).masked_fill(L.tensor([1, 0], dtype=L.float16), 0)",
+    "L.lerp(L.ones(2, dtype=L.float16), L.ones(2), 0.5)",
+    # sizes and device strings
+    "L.ones(2).new_zeros(-1)", "L.ones(2).new_zeros((2, -3))", "L.zeros(2, -1)",
+    "L.device('tpu')", "L.ones(1).to('CUDA:0')",
+])
+def test_loss_dtypes_type_names_and_sizes_as_pytorch(code):
+    got = _outcomes(code, _listed)
+    assert got[0] == got[1]
+
+
 def test_lerp_gradients_and_an_integer_seed_gradient_as_pytorch():
     torch = pytest.importorskip("torch")
     got = []

@@ -120,11 +120,6 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
     return _product_sum(input, mat, vec, beta, alpha)
 
 
-# (the names PyTorch's baddbmm message gives dtypes: its C++ type names)
-_CPP_NAMES = {"float64": "double", "float32": "float", "bfloat16": "c10::BFloat16",
-              "float16": "c10::Half", "int64": "long int", "int32": "int"}
-
-
 @autocast_op("baddbmm")
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """Batched matrix products added to a batch: ``beta * input + alpha * (batch1 @ batch2)``.
@@ -154,7 +149,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
         tensor([[[21.]]])
     """
     if not input.dtype is batch1.dtype is batch2.dtype:
-        names = [_CPP_NAMES.get(t.dtype.name, t.dtype.name) for t in (input, batch1, batch2)]
+        names = [t.dtype.cpp for t in (input, batch1, batch2)]
         raise RuntimeError("Input dtypes must be the same, got: input %s, batch1: %s, "
                            "batch2: %s" % tuple(names))
     return _product_sum(input, batch1, batch2, beta, alpha)
@@ -270,16 +265,11 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
 
 def _lerp_checks(input, end, weight):
     """PyTorch's: ``end`` (and a tensor ``weight``) of ``input``'s dtype, a float one."""
-    from ..tensor_types import _CXX
-
-    def cxx(d):
-        return _CXX.get(d.name, d.legacy)
-
     for name, t in (("end", end), ("weight", weight)):
         if (isinstance(t, Tensor) and t._dtype is not input._dtype
                 and (name == "end" or t.ndim)):  # (a 0-d weight is a number to PyTorch)
-            raise RuntimeError(f"expected dtype {cxx(input._dtype)} for `{name}` but got dtype "
-                               f"{cxx(t._dtype)}")
+            raise RuntimeError(f"expected dtype {input._dtype.cpp} for `{name}` but got dtype "
+                               f"{t._dtype.cpp}")
     refuse_integers(input, "lerp_kernel_tensor" if isinstance(weight, Tensor)
                     else "lerp_kernel_scalar")
 

@@ -39,11 +39,6 @@ from .shape import reshape, squeeze, transpose, unsqueeze
 
 __all__ = ["conv2d", "max_pool2d"]
 
-# C++ type names PyTorch prints in "Input type (float) and bias type (double)" messages
-_CPP = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int", "bool": "bool",
-        "float16": "c10::Half", "bfloat16": "c10::BFloat16"}
-
-
 def _trivial(ks, stride, pad, dil):
     # a 1x1 kernel, stride 1, no padding: the columns are the image itself
     return ks == (1, 1) and stride == (1, 1) and pad == (0, 0)
@@ -360,7 +355,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     dt = input._dtype
     if bias is not None and bias._dtype is not dt:
         raise RuntimeError(
-            f"Input type ({_CPP[dt.name]}) and bias type ({_CPP[bias._dtype.name]}) should be "
+            f"Input type ({dt.cpp}) and bias type ({bias._dtype.cpp}) should be "
             "the same"
         )
     groups = _int(groups, "conv2d", "groups")

@@ -450,6 +450,8 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
 
     def loss(x, t):
         out = _quadratic_near_zero(sub(x, t), delta, 1.0)
+        if out._dtype is not input._dtype:  # (PyTorch writes the losses in input's dtype)
+            out = out.to(input._dtype)
         return out if weight is None else mul(out, weight)
 
     return _pointwise_loss("huber_loss", input, target, reduction, loss)

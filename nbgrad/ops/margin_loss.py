@@ -9,7 +9,7 @@ import math
 from ..amp.policy import autocast_op
 from ._core import check_tensor
 from .activation import logsigmoid
-from .elementwise import clamp_min, exp, log, log1p, minimum, sqrt
+from .elementwise import clamp_min, exp, log, log1p, minimum, refuse_integers, sqrt
 from .loss import _legacy, _reduce
 from .norm import pairwise_distance
 from .reduce import sum as _sum
@@ -87,6 +87,8 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
         tensor([0.3000, 0.7000, 0.0000])
     """
     _checked("hinge_embedding_loss", input, target)
+    if not input._dtype.is_floating_point:
+        margin = int(margin)  # (PyTorch fills a tensor of input's dtype with the margin)
     zero = input * 0
     loss = (where(target != 1, clamp_min(margin - input, 0), zero)
             + where(target != -1, input, zero))
@@ -118,7 +120,13 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
         tensor(0.7201)
     """
     _checked("soft_margin_loss", input, target)
-    return _reduce(log1p(exp(-target * input)), _legacy(size_average, reduce, reduction))
+    if not input._dtype.is_floating_point:  # (PyTorch computes in place in input's dtype)
+        raise RuntimeError(f"result type Float can't be cast to the desired output type "
+                           f"{input._dtype.scalar_type}")
+    z = -target * input
+    if z._dtype is not input._dtype:
+        z = z.to(input._dtype)
+    return _reduce(log1p(exp(z)), _legacy(size_average, reduce, reduction))
 
 
 @autocast_op("cosine_embedding_loss")
@@ -341,6 +349,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
 
     if p not in (1, 2):
         raise ValueError("only p == 1 and p == 2 supported")
+    refuse_integers(input, "multi_margin_loss_cpu_kernel")
     reduction = _legacy(size_average, reduce, reduction)
     x = input if input.ndim == 2 else reshape(input, (1, -1))
     y = reshape(target, (-1, 1))
@@ -351,6 +360,9 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     if p == 2:
         z = z * z
     if weight is not None:
+        if weight._dtype is not input._dtype:
+            raise RuntimeError(f"expected scalar type {input._dtype.scalar_type} but found "
+                               f"{weight._dtype.scalar_type}")
         z = z * unsqueeze(weight[reshape(y, (-1,))], 1)
     classes = unsqueeze(arange(x.shape[1], device=x.device), 0)
     z = where(ne(classes, y), z, 0.0)
@@ -447,6 +459,9 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     if input.ndim > 2 or tuple(target.shape) != tuple(input.shape):
         raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: "
                            f"{list(input.shape)}")
+    refuse_integers(input, "multilabel_margin_loss_forward_out_frame")
+    if target._dtype.name != "int64":
+        raise RuntimeError(f"expected scalar type Long but found {target._dtype.scalar_type}")
     one = input.ndim <= 1
     x = input.reshape(1, -1) if one else input
     t = _host(target).reshape(x.shape).astype(np.int64)

@@ -287,10 +287,6 @@ def exponential_(self, lambd=1.0, *, generator=None):
                   lambda g, n, d: _D.exponential(g, n, lambd).astype(d), generator)
 
 
-_CPP_TYPE = {"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
-             "uint8": "unsigned char", "bool": "bool"}
-
-
 def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     r"""Fill this tensor, in place, with samples from the Cauchy distribution: density
     :math:`\frac{1}{\pi} \frac{\sigma}{(x - \text{median})^2 + \sigma^2}`.
@@ -316,7 +312,7 @@ def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     if not self._dtype.is_floating_point:  # (PyTorch names C++'s type here)
         raise RuntimeError("Cauchy distribution is a continuous probability distribution. "
                            "dtype must be a floating point but you specified "
-                           f"{_CPP_TYPE.get(self._dtype.name, self._dtype.name)}")
+                           f"{self._dtype.cpp}")
     if not sigma > 0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma:g}")
     return _fill_(self, "cauchy_",

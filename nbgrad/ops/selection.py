@@ -325,8 +325,6 @@ def clamp_grad(grad, input, bound, side):
 
 
 # ----- masked_fill: where with the fill as its input; tril / triu: where with a band mask --
-_CPP = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
-        "float16": "c10::Half", "bfloat16": "c10::BFloat16"}
 
 
 def _fill_data(x, mask, value, odt, dev, number):
@@ -379,7 +377,7 @@ def masked_fill(input, mask, value):
                         f"not {type(input if bad == 'input' else mask).__name__}")
     if mask._dtype is not _dt.bool_:
         raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with "
-                           f"dtype {_CPP.get(mask._dtype.name, mask._dtype.name)}")
+                           f"dtype {mask._dtype.cpp}")
     same_device("masked_fill", input, mask, value)
     shape = _where_shape(input.shape, mask.shape)
     if shape != tuple(input.shape):  # (as PyTorch: the input expanded, then filled)
