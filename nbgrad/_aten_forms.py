@@ -4,8 +4,8 @@ ATen's ``native_*`` forms (which return their saved statistics too), ``convoluti
 ``nuclear_norm``, ``norm_except_dim``, ``nonzero_static``, ``empty_permuted``, ``fill``.
 Each is composed of nbgrad's public functions, so it differentiates as they do."""
 
-from collections import namedtuple
 
+from . import return_types as RT
 from .ops.linalg_decomp import _deprecated
 
 __all__ = ["triangular_solve", "nonzero_static", "empty_permuted", "fill", "frobenius_norm",
@@ -14,7 +14,6 @@ __all__ = ["triangular_solve", "nonzero_static", "empty_permuted", "fill", "frob
            "native_dropout", "native_layer_norm", "native_batch_norm", "is_distributed",
            "angle"]
 
-_TRIANGULAR = namedtuple("triangular_solve", ["solution", "cloned_coefficient"])
 
 
 def _F():
@@ -60,7 +59,7 @@ def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False):
                "be replaced with\nX = torch.linalg.solve_triangular(A, B).")
     op = A.mT if transpose else A
     x = solve_triangular(op, b, upper=upper != transpose, unitriangular=unitriangular)
-    return _TRIANGULAR(x, A.clone())
+    return RT.triangular_solve(x, A.clone())
 
 
 def nonzero_static(input, *, size, fill_value=-1):

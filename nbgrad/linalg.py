@@ -6,6 +6,7 @@ and what is computed from them (ops/linalg_spectral.py); LU (ops/linalg_lu.py), 
 ``*_ex`` forms that report failures in ``info``; ``householder_product``
 (ops/linalg_householder.py)."""
 
+from . import return_types as _RT
 from .amp.policy import autocast_op
 from .ops import reduce as _reduce
 from .ops._core import check_tensor
@@ -24,7 +25,8 @@ from .ops.linalg_decomp import (
 )
 from .ops.linalg_householder import householder_product
 from .ops.linalg_lu import inv_ex, lu, lu_factor, lu_factor_ex, lu_solve, solve_ex
-from .ops.linalg_solve import LinAlgError, det, inv, matrix_power, slogdet, solve
+from .ops.linalg_solve import LinAlgError, det, inv, matrix_power, solve
+from .ops.linalg_solve import slogdet as _slogdet
 from .ops.linalg_spectral import cond, lstsq, matrix_rank, pinv, spectral_norms
 from .ops.norm import linalg_vector_norm as vector_norm
 from .ops.strided import diagonal as _diagonal
@@ -35,6 +37,22 @@ __all__ = ["vector_norm", "matrix_norm", "norm", "inv", "det", "slogdet", "solve
            "multi_dot", "vecdot", "diagonal", "cross", "matrix_exp", "vander", "tensorinv",
            "tensorsolve", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "cholesky_ex", "inv_ex",
            "solve_ex", "householder_product"]
+
+
+def slogdet(A):
+    """The sign and the log of the absolute determinant of square matrices ``A``
+    :math:`(*, n, n)`: :func:`nbgrad.slogdet`'s, as PyTorch's named tuple
+    ``linalg_slogdet(sign, logabsdet)``.
+
+    Example::
+
+        >>> import nbgrad
+        >>> nbgrad.linalg.slogdet(nbgrad.tensor([[1.0, 2.0], [3.0, 4.0]]))
+        nbgrad.return_types.linalg_slogdet(
+        sign=tensor(-1.),
+        logabsdet=tensor(0.6931))
+    """
+    return _RT.linalg_slogdet(*_slogdet(A))
 
 
 def multi_dot(tensors):

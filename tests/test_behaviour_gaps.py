@@ -665,3 +665,44 @@ def test_parameter_containers_print_as_pytorch():
             L.nn.Sequential(L.nn.Linear(1, 1), L.nn.ParameterList([L.nn.Parameter(L.ones(2))])),
         )])
     assert reprs[0] == reprs[1]
+
+
+_NAMED_RESULTS = [
+    "A.max(1)", "A.min(0, keepdim=True)", "A.sort(1)", "A.topk(1)", "A.kthvalue(1)",
+    "A.median(0)", "A.nanmedian(1)", "A.mode(1)", "A.cummax(1)", "L.cummin(A, 0)",
+    "A.aminmax()", "L.frexp(A)", "L.histogram(A.flatten(), 2)", "L.geqrf(A)", "L.qr(A)",
+    "L.svd(A)", "L.slogdet(A)", "L.linalg.slogdet(A)", "L.triangular_solve(A, A.triu())",
+    "L.lu_unpack(*L.linalg.lu_factor(A))", "L.linalg.qr(A)", "L.linalg.svd(A)",
+    "L.linalg.eigh(A @ A.mT)", "L.linalg.cholesky_ex(A @ A.mT)", "L.linalg.inv_ex(A)",
+    "L.linalg.solve_ex(A, A)", "L.linalg.lu(A)", "L.linalg.lu_factor(A)",
+    "L.linalg.lu_factor_ex(A)", "L.linalg.lstsq(A, A)",
+]
+
+
+@pytest.mark.parametrize("code", _NAMED_RESULTS)
+def test_named_results_are_return_types_as_pytorch(code):
+    # PyTorch's torch.return_types: a tuple subclass named for the op, its fields as
+    # attributes, printed one field a line; the class found by its name
+    import pickle
+    import warnings
+
+    A = nbgrad.tensor([[4.0, 1.0, 2.0], [1.0, 3.0, 0.5], [2.0, 0.5, 5.0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = eval(code, {"L": nbgrad, "A": A})
+    cls = type(r)
+    assert isinstance(r, tuple) and cls.__module__ == "nbgrad.return_types"
+    assert getattr(nbgrad.return_types, cls.__name__) is cls
+    assert all(getattr(r, f) is v for f, v in zip(cls._fields, r))
+    assert pickle.loads(pickle.dumps(cls)) is cls
+    assert repr(r).startswith(f"nbgrad.return_types.{cls.__name__}(\n{cls._fields[0]}=")
+    torch = pytest.importorskip("torch")
+    tA = torch.tensor(A.tolist())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        t = eval(code, {"L": torch, "A": tA})
+    assert type(t).__module__ == "torch.return_types" and type(t).__name__ == cls.__name__
+    assert [n for n in dir(t) if n in cls._fields] == sorted(cls._fields)
+    assert len(t) == len(r)
+    if code in ("A.max(1)", "A.aminmax()", "A.topk(1)"):
+        assert repr(r).replace("nbgrad", "torch") == repr(t)

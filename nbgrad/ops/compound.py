@@ -5,8 +5,8 @@ cross kron tensordot cdist count_nonzero aminmax``, and the in-place ``addcmul_ 
 lerp_`` that hand-written optimizers use."""
 
 import math
-from collections import namedtuple
 
+from .. import return_types as RT
 from .._warnings import warn_once
 from ..amp.policy import autocast_op
 from ..creation import full_like, zeros_like
@@ -27,8 +27,6 @@ from .elementwise import (
 )
 from .linalg import _matmul, matmul
 from .selection import where
-
-_MinMax = namedtuple("aminmax", ["min", "max"])
 
 
 def _scaled(x, s):
@@ -764,13 +762,15 @@ def aminmax(input, *, dim=None, keepdim=False):
         >>> import nbgrad
         >>> x = nbgrad.tensor([[1, 5, 2], [7, 0, 3]])
         >>> nbgrad.aminmax(x)
-        aminmax(min=tensor(0), max=tensor(7))
+        nbgrad.return_types.aminmax(
+        min=tensor(0),
+        max=tensor(7))
         >>> nbgrad.aminmax(x, dim=1).max
         tensor([5, 7])
     """
     if dim is None:
-        return _MinMax(input.amin(), input.amax())
-    return _MinMax(input.amin(dim, keepdim), input.amax(dim, keepdim))
+        return RT.aminmax(input.amin(), input.amax())
+    return RT.aminmax(input.amin(dim, keepdim), input.amax(dim, keepdim))
 
 
 @autocast_op("trace")

@@ -2,16 +2,14 @@
 (the same integer and IEEE-754 results; no gradient, as PyTorch's): ``gcd lcm frexp
 nextafter``. A device tensor makes a round trip."""
 
-from collections import namedtuple
 
 import numpy as np
 
 from .. import dtypes as _dt
+from .. import return_types as RT
 from ..tensor import Tensor
 from .dispatch import promote
 from .index import _host
-
-frexp_result = namedtuple("frexp", ["mantissa", "exponent"])
 
 
 def _on(values, dtype, like):
@@ -115,7 +113,7 @@ def frexp(input):
     if not input.dtype.is_floating_point:
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
     m, e = np.frexp(_host(input).astype(np.float64 if input.dtype.low else input.dtype.np))
-    return frexp_result(_on(m, input.dtype, input), _on(e.astype(np.int32), _dt.int32, input))
+    return RT.frexp(_on(m, input.dtype, input), _on(e.astype(np.int32), _dt.int32, input))
 
 
 __all__ = ["frexp", "gcd", "lcm", "nextafter"]

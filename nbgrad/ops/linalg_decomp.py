@@ -5,10 +5,10 @@ spectral and nuclear matrix norms). The forward is LAPACK's through NumPy on the
 round trip for device tensors); the backward rules are PyTorch's (FunctionsManual.cpp),
 written in nbgrad ops, so every order of derivative works."""
 
-from collections import namedtuple
 
 import numpy as np
 
+from .. import return_types as RT
 from .._warnings import warn_once
 from ..amp.policy import autocast_op
 from ._core import SCALAR_TYPE, check_tensor
@@ -20,12 +20,6 @@ from .rearrange import diag_embed
 from .selection import tril, triu
 from .shape import unsqueeze
 from .strided import diagonal
-
-_QR = namedtuple("linalg_qr", ["Q", "R"])
-_SVD = namedtuple("linalg_svd", ["U", "S", "Vh"])
-_EIGH = namedtuple("linalg_eigh", ["eigenvalues", "eigenvectors"])
-_SVD_OLD = namedtuple("svd", ["U", "S", "V"])
-_CHOLESKY_EX = namedtuple("linalg_cholesky_ex", ["L", "info"])
 
 
 def _matrices(A, fname, kernel, square=True):
@@ -150,8 +144,8 @@ def cholesky_ex(A, *, upper=False, check_errors=False):
             _not_positive_definite(h, "cholesky_ex")
         L, info = _potf2(h)
         L = tensor(np.swapaxes(L, -1, -2) if upper else L, dtype=A.dtype, device=A.device)
-        return _CHOLESKY_EX(L, tensor(info, dtype=int32, device=A.device))
-    return _CHOLESKY_EX(L, zeros(tuple(A.shape[:-2]), dtype=int32, device=A.device))
+        return RT.linalg_cholesky_ex(L, tensor(info, dtype=int32, device=A.device))
+    return RT.linalg_cholesky_ex(L, zeros(tuple(A.shape[:-2]), dtype=int32, device=A.device))
 
 
 # ----- triangular solves ----------------------------------------------------------------------
@@ -314,7 +308,7 @@ def qr(A, mode="reduced"):
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of "
                            "'reduced' (default), 'r', or 'complete'")
     _matrices(A, "qr", "geqrf", square=False)
-    return _QR(*QR.call(A, mode))
+    return RT.linalg_qr(*QR.call(A, mode))
 
 
 # ----- symmetric eigendecomposition: A = V diag(L) V^H -------------------------------------------
@@ -380,7 +374,7 @@ def eigh(A, UPLO="L"):
     """
     _uplo(UPLO)
     _matrices(A, "eigh", "linalg_eigh")
-    return _EIGH(*EIGH.call(A, UPLO))
+    return RT.linalg_eigh(*EIGH.call(A, UPLO))
 
 
 def eigvalsh(A, UPLO="L"):
@@ -481,7 +475,7 @@ def svd(A, full_matrices=True):
         tensor([4., 3.])
     """
     _matrices(A, "svd", "linalg_svd", square=False)
-    return _SVD(*SVD.call(A, bool(full_matrices)))
+    return RT.linalg_svd(*SVD.call(A, bool(full_matrices)))
 
 
 def svdvals(A):
@@ -605,9 +599,9 @@ def svd_old(input, some=True, compute_uv=True):
 
         m, n, batch = input.shape[-2], input.shape[-1], tuple(input.shape[:-2])
         z = dict(dtype=input.dtype, device=input.device)
-        return _SVD_OLD(zeros(batch + (m, m), **z), svdvals(input), zeros(batch + (n, n), **z))
+        return RT.svd(zeros(batch + (m, m), **z), svdvals(input), zeros(batch + (n, n), **z))
     U, S, Vh = svd(input, full_matrices=not some)
-    return _SVD_OLD(U, S, mT(Vh))
+    return RT.svd(U, S, mT(Vh))
 
 
 _DEPRECATED = {
@@ -671,7 +665,7 @@ def qr_old(input, some=True):
                 [4.0000, 2.0000]])
     """
     _deprecated("qr")
-    return qr(input, "reduced" if some else "complete")
+    return RT.qr(*qr(input, "reduced" if some else "complete"))
 
 
 def cholesky_old(input, upper=False):

@@ -7,10 +7,10 @@ factorization on the host, no derivative, as PyTorch's), ``linalg.householder_pr
 and the column below the diagonal under it; ``Q = H_1 H_2 ... H_k``.
 """
 
-from collections import namedtuple
 
 import numpy as np
 
+from .. import return_types as RT
 from ._core import SCALAR_TYPE, check_tensor
 from .elementwise import add, mul, sub
 from .funcdef import deffunc, surface
@@ -18,8 +18,6 @@ from .linalg import matmul
 from .linalg_solve import host_lapack, mT
 from .selection import tril
 from .shape import unsqueeze
-
-_GEQRF = namedtuple("geqrf", ["a", "tau"])
 
 
 def _geqrf(h):
@@ -66,7 +64,7 @@ def geqrf(input):
     if input.ndim < 2:
         raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
     _lapack_dtype(input, "geqrf")
-    return _GEQRF(*GEQRF.call(input))
+    return RT.geqrf(*GEQRF.call(input))
 
 
 def _check_tau(fname, input, tau, dims_message):

@@ -4,10 +4,10 @@ NumPy (LAPACK's unblocked ``getf2``, vectorized over the batch: the same pivots,
 rounding), its backward written in nbgrad ops for square, tall and wide matrices; the
 rest is composed of triangular solves and products, so every derivative is exact."""
 
-from collections import namedtuple
 
 import numpy as np
 
+from .. import return_types as RT
 from ._core import check_tensor, no_kernel_for
 from .concat import cat
 from .funcdef import deffunc, surface
@@ -145,7 +145,7 @@ def lu_factor_ex(A, *, pivot=True, check_errors=False):
     LU, pivots, info = LU_FACTOR.call(A)
     if check_errors:
         _raise_zero_pivot(info, "lu_factor_ex")
-    return _LuFactorEx(LU, pivots, info)
+    return RT.linalg_lu_factor_ex(LU, pivots, info)
 
 
 def _raise_zero_pivot(info, fname):
@@ -158,15 +158,6 @@ def _raise_zero_pivot(info, fname):
                 "would result in a division by zero. If you still want to perform the "
                 "factorization, consider calling linalg.lu(A, pivot) or "
                 "linalg.lu_factor_ex(A, pivot)")
-
-
-class _LuFactorEx(tuple):
-    """``(LU, pivots, info)``, also by name (PyTorch's named tuple)."""
-
-    LU, pivots, info = (property(lambda self, i=i: self[i]) for i in range(3))
-
-    def __new__(cls, LU, pivots, info):
-        return tuple.__new__(cls, (LU, pivots, info))
 
 
 def lu_factor(A, *, pivot=True):
@@ -184,7 +175,7 @@ def lu_factor(A, *, pivot=True):
     """
     LU, pivots, info = lu_factor_ex(A, pivot=pivot)
     _raise_zero_pivot(info, "lu_factor")
-    return LU, pivots
+    return RT.linalg_lu_factor(LU, pivots)
 
 
 def lu(A, *, pivot=True):
@@ -200,7 +191,7 @@ def lu(A, *, pivot=True):
                 [3., 4.]])
     """
     LU, pivots, _ = lu_factor_ex(A, pivot=pivot)  # (a zero pivot is no error here)
-    return lu_unpack(LU, pivots)
+    return RT.linalg_lu(*lu_unpack(LU, pivots))
 
 
 def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
@@ -237,8 +228,8 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
     """
     P, L, U = _factors(LU_data, LU_pivots)
     empty = LU_data.new_empty((0,))
-    return (P if unpack_pivots else empty), (L if unpack_data else empty), \
-        (U if unpack_data else empty)
+    return RT.lu_unpack(P if unpack_pivots else empty, L if unpack_data else empty,
+                        U if unpack_data else empty)
 
 
 def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
@@ -338,8 +329,6 @@ def lu_solve_old(b, LU_data, LU_pivots):
 
 
 # ----- inv_ex, solve_ex: inv and solve that report a singular matrix in ``info`` -------------
-_INV_EX = namedtuple("linalg_inv_ex", ["inverse", "info"])
-_SOLVE_EX = namedtuple("linalg_solve_ex", ["result", "info"])
 
 
 def _getrs(lu, piv, b):
@@ -413,12 +402,12 @@ def inv_ex(A, *, check_errors=False):
     """
     _square(A, "inv")
     try:
-        return _INV_EX(inv(A), _no_info(A))
+        return RT.linalg_inv_ex(inv(A), _no_info(A))
     except LinAlgError:
         from ..creation import eye
 
         I_ = eye(A.shape[-1], dtype=A.dtype, device=A.device)
-        return _INV_EX(*_failed(A, I_, "inv_ex", check_errors))
+        return RT.linalg_inv_ex(*_failed(A, I_, "inv_ex", check_errors))
 
 
 def solve_ex(A, B, *, left=True, check_errors=False):
@@ -430,15 +419,17 @@ def solve_ex(A, B, *, left=True, check_errors=False):
 
         >>> import nbgrad
         >>> nbgrad.linalg.solve_ex(nbgrad.eye(2), nbgrad.tensor([1.0, 2.0]))
-        linalg_solve_ex(result=tensor([1., 2.]), info=tensor(0, dtype=nbgrad.int32))
+        nbgrad.return_types.linalg_solve_ex(
+        result=tensor([1., 2.]),
+        info=tensor(0, dtype=nbgrad.int32))
     """
     _square(A, "solve")
     try:
-        return _SOLVE_EX(solve(A, B, left=left), _no_info(A))
+        return RT.linalg_solve_ex(solve(A, B, left=left), _no_info(A))
     except LinAlgError:
         if not left:
             X, info = solve_ex(A.mT, B.mT, check_errors=check_errors)
-            return _SOLVE_EX(X.mT, info)
+            return RT.linalg_solve_ex(X.mT, info)
         vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
         X, info = _failed(A, B.unsqueeze(-1) if vector else B, "solve_ex", check_errors)
-        return _SOLVE_EX(X.squeeze(-1) if vector else X, info)
+        return RT.linalg_solve_ex(X.squeeze(-1) if vector else X, info)

@@ -3,10 +3,10 @@
 NumPy, on the host (a round trip for device tensors); the backward rules are written in
 nbgrad ops, these rows among them, so every order of derivative works."""
 
-from collections import namedtuple
 
 import numpy as np
 
+from .. import return_types as RT
 from .._recording import stand_ins
 from ..amp.policy import autocast_op
 from ._core import SCALAR_TYPE, backend, check_tensor
@@ -14,8 +14,6 @@ from .elementwise import mul
 from .funcdef import deffunc, same_dtype, surface
 from .linalg import matmul
 from .shape import transpose, unsqueeze
-
-_Slogdet = namedtuple("slogdet", ["sign", "logabsdet"])
 
 
 class LinAlgError(RuntimeError):
@@ -266,7 +264,7 @@ def slogdet(A):
         tensor(230.2585)
     """
     _square(A, "slogdet")
-    return _Slogdet(*SLOGDET.call(A))  # (the sign gets no gradient from the node)
+    return RT.slogdet(*SLOGDET.call(A))  # (the sign gets no gradient from the node)
 
 
 @surface(SOLVE)

@@ -2,11 +2,11 @@
 ``linalg.pinv matrix_rank lstsq cond`` and the spectral and nuclear matrix norms, composed
 of the decomposition rows (ops/linalg_decomp.py), so they differentiate through them."""
 
-from collections import namedtuple
 
 import numpy as np
 
 from .. import dtypes as _dt
+from .. import return_types as RT
 from ..amp.policy import autocast_op
 from ._core import SCALAR_TYPE, check_tensor
 from .elementwise import add, div, mul, sub
@@ -15,10 +15,6 @@ from .linalg import matmul
 from .linalg_decomp import _eigh, finite_for_svd, svdvals
 from .linalg_solve import _square, host_lapack, mT
 from .shape import unsqueeze
-
-_LSTSQ = namedtuple("linalg_lstsq", ["solution", "residuals", "rank", "singular_values"])
-
-_LSTSQ = namedtuple("linalg_lstsq", ["solution", "residuals", "rank", "singular_values"])
 
 
 def _host_value(v):
@@ -217,7 +213,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
     z = dict(dtype=_dt.int64, device=A.device)
     rank = tensor([], **z) if driver == "gels" else tensor(rank, **z)
     sv = tensor(s, dtype=A.dtype, device=A.device) if driver in ("gelsd", "gelss") else nothing
-    return _LSTSQ(X.squeeze(-1) if vector else X, residuals, rank, sv)
+    return RT.linalg_lstsq(X.squeeze(-1) if vector else X, residuals, rank, sv)
 
 
 def cond(A, p=None):

@@ -6,11 +6,11 @@ dtype and shape rules and derivative formula. Each forward runs one kernel over 
 PyTorch's FunctionsManual names (``sum_backward``, ``restore_reduced_dims``, ...), written
 in nbgrad ops so that double backward needs nothing more."""
 
-from collections import namedtuple
 
 import numpy as np
 
 from .. import dtypes as _dt
+from .. import return_types as RT
 from ..amp.policy import autocast_op
 from ..autograd.grad_mode import no_grad
 from ..storage.layout import cast_data, copy_data
@@ -32,8 +32,6 @@ from .shape import EXPAND, expand, permute, reshape, unsqueeze
 _FROM_NP = _dt._FROM_NP
 _np_empty = np.empty
 
-max_result = namedtuple("max", ["values", "indices"])
-min_result = namedtuple("min", ["values", "indices"])
 
 
 def _dims(dim, ndim):
@@ -626,7 +624,7 @@ def max(input, dim=None, keepdim=False, *, other=None):
     if dim is None:
         _check_nonempty(input, None, "max")
         return MAX.call(input)
-    return max_result(*MAX_DIM.call(input, _dim_of(input, dim, "max"), keepdim))
+    return RT.max(*MAX_DIM.call(input, _dim_of(input, dim, "max"), keepdim))
 
 
 @surface(MIN, MIN_DIM)
@@ -661,7 +659,9 @@ def min(input, dim=None, keepdim=False, *, other=None):
         >>> nbgrad.min(a)
         tensor(1.)
         >>> nbgrad.min(a, dim=1)
-        min(values=tensor([1., 2.]), indices=tensor([0, 1]))
+        nbgrad.return_types.min(
+        values=tensor([1., 2.]),
+        indices=tensor([0, 1]))
         >>> nbgrad.min(a, nbgrad.tensor([2.0, 2.0, 2.0]))
         tensor([[1., 2., 2.],
                 [2., 2., 2.]])
@@ -674,7 +674,7 @@ def min(input, dim=None, keepdim=False, *, other=None):
     if dim is None:
         _check_nonempty(input, None, "min")
         return MIN.call(input)
-    return min_result(*MIN_DIM.call(input, _dim_of(input, dim, "min"), keepdim))
+    return RT.min(*MIN_DIM.call(input, _dim_of(input, dim, "min"), keepdim))
 
 
 def _other_form(name, dim, keepdim):

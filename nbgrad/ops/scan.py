@@ -2,11 +2,11 @@
 runs the ``scan`` kernel (``kernels/rows.scan_line``, one body for both targets and both
 scans) on the ``(A, R, B)`` view with the scanned dim in the middle."""
 
-from collections import namedtuple
 
 import numpy as np
 
 from .. import dtypes as _dt
+from .. import return_types as RT
 from ..amp.policy import autocast_op
 from ..storage.layout import cast_data, copy_data
 from ..tensor import _wrap_dim
@@ -177,7 +177,7 @@ def _running_extreme(name, better, accumulate):
     the extreme so far being a number, where it is at least as good: ties take the later
     index, and a NaN once met stays, as PyTorch's scan), the values gathered at them (so
     with gradients)."""
-    result = namedtuple(name, ["values", "indices"])
+    result = getattr(RT, name)
 
     def op(input, dim):
         from ..creation import tensor

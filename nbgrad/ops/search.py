@@ -5,6 +5,7 @@ unique unique_consecutive isin``."""
 import numpy as np
 
 from .. import dtypes as _dt
+from .. import return_types as RT
 from ..storage import for_device
 from ..tensor import Tensor, _wrap_dim
 from ._core import check_tensor, no_kernel_for, wrap
@@ -243,7 +244,6 @@ def histogram(input, bins, *, range=None, weight=None, density=False):  # noqa: 
         >>> nbgrad.histogram(nbgrad.tensor([1.0, 2.0, 1.0]), nbgrad.tensor([0.0, 1.5, 4.0])).hist
         tensor([2., 1.])
     """
-    from collections import namedtuple
 
     from ..creation import linspace
 
@@ -290,8 +290,7 @@ def histogram(input, bins, *, range=None, weight=None, density=False):  # noqa: 
     if density:
         with np.errstate(divide="ignore", invalid="ignore"):
             hist = hist / (hist.sum() * np.diff(edges))
-    result = namedtuple("histogram", ["hist", "bin_edges"])
-    return result(_out(hist, input, input._dtype), edges_t)
+    return RT.histogram(_out(hist, input, input._dtype), edges_t)
 
 
 def _inverse_shape(inv, input, dim):

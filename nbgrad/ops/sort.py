@@ -7,20 +7,16 @@ equal elements keep their order, NaN sorts above every number (last ascending, f
 descending), as in PyTorch.
 """
 
-from collections import namedtuple
 
 import numpy as np
 
 from .. import dtypes as _dt
+from .. import return_types as RT
 from ..amp.policy import autocast_op
 from ..tensor import _wrap_dim
 from ._core import backend, check_tensor
 from .funcdef import deffunc, surface
 from .shape import unsqueeze
-
-sort_result = namedtuple("sort", ["values", "indices"])
-topk_result = namedtuple("topk", ["values", "indices"])
-kthvalue_result = namedtuple("kthvalue", ["values", "indices"])
 
 
 def _order(h, dim, descending):
@@ -145,7 +141,7 @@ def sort(input, dim=-1, descending=False, *, stable=False):
         tensor([0, 2, 1])
     """
     check_tensor(input, "sort")
-    return sort_result(*SORT.call(input, _dim(input, dim), bool(descending)))
+    return RT.sort(*SORT.call(input, _dim(input, dim), bool(descending)))
 
 
 def argsort(input, dim=-1, descending=False, stable=False):
@@ -195,7 +191,9 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
         >>> import nbgrad
         >>> x = nbgrad.tensor([1.0, 5.0, 3.0, 4.0])
         >>> nbgrad.topk(x, 2)
-        topk(values=tensor([5., 4.]), indices=tensor([1, 3]))
+        nbgrad.return_types.topk(
+        values=tensor([5., 4.]),
+        indices=tensor([1, 3]))
         >>> nbgrad.topk(x, 2, largest=False).indices
         tensor([0, 2])
     """
@@ -203,7 +201,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     d = _dim(input, dim)
     if not 0 <= k <= _size(input, d):
         raise RuntimeError("selected index k out of range")
-    return topk_result(*TOPK.call(input, int(k), d, bool(largest)))
+    return RT.topk(*TOPK.call(input, int(k), d, bool(largest)))
 
 
 @surface(KTHVALUE)
@@ -226,7 +224,9 @@ def kthvalue(input, k, dim=-1, keepdim=False):
 
         >>> import nbgrad
         >>> nbgrad.kthvalue(nbgrad.tensor([3.0, 1.0, 2.0]), 2)
-        kthvalue(values=tensor(2.), indices=tensor(2))
+        nbgrad.return_types.kthvalue(
+        values=tensor(2.),
+        indices=tensor(2))
         >>> nbgrad.kthvalue(nbgrad.tensor([[3, 1, 2], [6, 5, 4]]), 1, dim=1, keepdim=True).values
         tensor([[1],
                 [4]])
@@ -235,11 +235,9 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     d = _dim(input, dim)
     if not 1 <= k <= _size(input, d):
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
-    return kthvalue_result(*KTHVALUE.call(input, int(k), d, bool(keepdim)))
+    return RT.kthvalue(*KTHVALUE.call(input, int(k), d, bool(keepdim)))
 
 
-median_result = namedtuple("median", ["values", "indices"])
-nanmedian_result = namedtuple("nanmedian", ["values", "indices"])  # (PyTorch's own type)
 
 
 def median(input, dim=None, keepdim=False):
@@ -263,7 +261,9 @@ def median(input, dim=None, keepdim=False):
         >>> nbgrad.median(nbgrad.tensor([3.0, 1.0, 2.0, 5.0]))
         tensor(2.)
         >>> nbgrad.median(nbgrad.tensor([[3.0, 1.0, 2.0], [4.0, 6.0, 5.0]]), dim=1)
-        median(values=tensor([2., 5.]), indices=tensor([2, 2]))
+        nbgrad.return_types.median(
+        values=tensor([2., 5.]),
+        indices=tensor([2, 2]))
     """
     check_tensor(input, "median")
     if dim is None:
@@ -286,7 +286,7 @@ def median(input, dim=None, keepdim=False):
             values = gather(input, d, idx)
     if not keepdim and input.ndim:
         values, idx = values.squeeze(d), idx.squeeze(d)
-    return median_result(values, idx)
+    return RT.median(values, idx)
 
 
 def nanmedian(input, dim=None, keepdim=False):
@@ -312,7 +312,9 @@ def nanmedian(input, dim=None, keepdim=False):
         >>> nbgrad.nanmedian(x)
         tensor(3.)
         >>> nbgrad.nanmedian(x, dim=1)
-        nanmedian(values=tensor([1., 4.]), indices=tensor([2, 0]))
+        nbgrad.return_types.nanmedian(
+        values=tensor([1., 4.]),
+        indices=tensor([2, 0]))
     """
     from .index import _host, gather
 
@@ -332,7 +334,7 @@ def nanmedian(input, dim=None, keepdim=False):
         values, idx = values.reshape(()), idx.reshape(())
     elif not keepdim:
         values, idx = values.squeeze(d), idx.squeeze(d)
-    return nanmedian_result(values, idx)
+    return RT.nanmedian(values, idx)
 
 
 def _int64(arr, like):
@@ -464,7 +466,6 @@ def _quantile(name, input, q, dim, keepdim, interpolation, skip_nan):
     return out
 
 
-mode_result = namedtuple("mode", ["values", "indices"])
 
 
 def _modes(h):
@@ -499,7 +500,9 @@ def mode(input, dim=-1, keepdim=False):
 
         >>> import nbgrad
         >>> nbgrad.mode(nbgrad.tensor([[1, 2, 2, 3], [3, 3, 1, 1]]))
-        mode(values=tensor([2, 1]), indices=tensor([2, 3]))
+        nbgrad.return_types.mode(
+        values=tensor([2, 1]),
+        indices=tensor([2, 3]))
     """
     from .index import _host, gather
 
@@ -515,4 +518,4 @@ def mode(input, dim=-1, keepdim=False):
         values, idx = values.reshape(()), idx.reshape(())
     elif not keepdim:
         values, idx = values.squeeze(d), idx.squeeze(d)
-    return mode_result(values, idx)
+    return RT.mode(values, idx)
