@@ -30,6 +30,7 @@ from .ops.linalg_solve import slogdet as _slogdet
 from .ops.linalg_spectral import cond, lstsq, matrix_rank, pinv, spectral_norms
 from .ops.norm import linalg_vector_norm as vector_norm
 from .ops.strided import diagonal as _diagonal
+from .tensor import _wrap_dim
 
 __all__ = ["vector_norm", "matrix_norm", "norm", "inv", "det", "slogdet", "solve",
            "LinAlgError", "cholesky", "eigh", "eigvalsh", "qr", "solve_triangular", "svd",
@@ -123,7 +124,10 @@ def _two_dims(A, dim, fname):
     if A.ndim < 2:
         raise RuntimeError(f"linalg.{fname}: The input tensor A must have at least 2 "
                            "dimensions.")
-    d0, d1 = (d % A.ndim for d in dim)
+    if len(dim) != 2:
+        raise RuntimeError(f"linalg.{fname}: dim must be a 2-tuple. Got "
+                           f"{' '.join(map(str, dim))}")
+    d0, d1 = (_wrap_dim(d, A.ndim) for d in dim)
     if d0 == d1:
         raise RuntimeError(f"linalg.{fname}: dims must be different. Got ({dim[0]}, {dim[1]})")
     return d0, d1
@@ -142,6 +146,8 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
         tensor(6.)
     """
     check_tensor(A, "linalg.matrix_norm")
+    if isinstance(dim, int):
+        raise TypeError("linalg_matrix_norm(): argument 'dim' must be tuple of ints, not int")
     d0, d1 = _two_dims(A, tuple(dim), "matrix_norm")
     if dtype is not None:
         A = A.to(dtype)

@@ -21,6 +21,7 @@ CALLS = [
     lambda m, x: m.linalg.matrix_norm(x, 1, keepdim=True),
     lambda m, x: m.linalg.matrix_norm(x, -INF, dim=(0, 2)),
     lambda m, x: m.linalg.matrix_norm(x, -1), lambda m, x: m.linalg.vector_norm(x, 0.5, dim=-1),
+    lambda m, x: x.norm(p="nuc", dim=(0, 2), keepdim=True), lambda m, x: m.norm(x[1], p="nuc"),
 ]
 V = np.random.default_rng(0).standard_normal((2, 3, 4))
 
@@ -55,6 +56,16 @@ def test_by_hand_and_errors():
     assert nbgrad.linalg.matrix_norm(nbgrad.tensor([[3.0, 0.0], [0.0, -4.0]]), "nuc").item() == 7.0
     with pytest.raises(RuntimeError, match="^linalg.matrix_norm: Order 3 not supported.$"):
         nbgrad.linalg.matrix_norm(A, 3)
+    # Tensor.norm's "nuc": the matrix norm's, its errors PyTorch's
+    assert nbgrad.tensor([[3.0, 0.0], [0.0, -4.0]]).norm(p="nuc").item() == 7.0
+    for kw, msg in ((dict(p="nuc"), "dim must be a 2-tuple. Got 0 1 2"),
+                    (dict(p="nuc", dim=1), "dim must be a 2-tuple. Got 1"),
+                    (dict(p="nuc", dim=(1, 1)), r"dims must be different. Got \(1, 1\)"),
+                    (dict(p="abc"), "Order abc not supported.")):
+        with pytest.raises(RuntimeError, match=f"^linalg.matrix_norm: {msg}$"):
+            nbgrad.ones(2, 2, 2).norm(**kw)
+    with pytest.raises(IndexError, match=r"range of \[-3, 2\], but got 5"):
+        nbgrad.linalg.matrix_norm(nbgrad.ones(2, 2, 2), dim=(1, 5))
 
 
 def test_safe_globals_are_accepted():

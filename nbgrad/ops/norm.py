@@ -106,15 +106,17 @@ def linalg_vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None):
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     r"""The norm of a tensor: of all its elements, or of the vectors along ``dim``.
 
-    nbgrad computes vector norms (as ``nbgrad.linalg.vector_norm``): ``p`` of ``"fro"`` or 2
-    is the Euclidean norm, ``inf`` the largest absolute value, ``-inf`` the smallest, 0 the
-    number of non-zero elements, and any other number :math:`p` gives
-    :math:`(\sum |x_i|^p)^{1/p}`. (PyTorch's ``"nuc"``, a matrix norm, is not supported; with
-    two dims and ``"fro"``, the result is the same as PyTorch's Frobenius norm.)
+    A number ``p`` or ``"fro"`` gives a vector norm (as ``nbgrad.linalg.vector_norm``):
+    ``"fro"`` or 2 the Euclidean norm (over two dims, the Frobenius norm), ``inf`` the
+    largest absolute value, ``-inf`` the smallest, 0 the number of non-zero elements, and
+    any other number :math:`p` :math:`(\sum |x_i|^p)^{1/p}`. ``"nuc"`` gives the nuclear
+    norm (the sum of the singular values) of the matrices in the two dims of ``dim``, or of
+    a 2-d ``input``.
 
     Args:
         input (Tensor): the input, of a floating-point dtype.
-        p (float or str, optional): the order of the norm. Default: ``"fro"``.
+        p (float or str, optional): the order of the norm, a number, ``"fro"`` or
+            ``"nuc"``. Default: ``"fro"``.
         dim (int or tuple of ints, optional): the dim(s) holding the vectors. Default:
             ``None`` (all the elements).
         keepdim (bool, optional): whether the reduced dims stay, of size 1. Default:
@@ -139,9 +141,13 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     if p is None or p == "fro":
         p = 2.0
     elif isinstance(p, str):
-        if p == "nuc":
-            raise NotImplementedError("norm(): p='nuc' is not supported by nbgrad")
-        raise RuntimeError(f"norm(): unsupported norm type {p!r}")
+        if p == "nuc":  # (PyTorch's: the matrix norm, of the only two dims or the two given)
+            from ..linalg import matrix_norm
+
+            dims = (range(input.ndim) if dim is None else (dim,) if isinstance(dim, int)
+                    else dim)
+            return matrix_norm(input, "nuc", tuple(dims), keepdim, dtype=dtype)
+        raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
     return linalg_vector_norm(input, p, dim, keepdim, dtype=dtype)
 
 
