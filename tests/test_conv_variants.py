@@ -76,6 +76,15 @@ LAYERS = [
     (lambda m: m.nn.MaxPool1d(3, 2, 1), (2, 4, 9), {}),
     (lambda m: m.nn.MaxPool1d(2), (4, 9), {}),
     (lambda m: m.nn.AvgPool1d(3, 2, 1, ceil_mode=True), (2, 4, 9), {}),
+    # padding modes other than zeros: the input padded by F.pad first
+    (lambda m: m.nn.Conv1d(4, 6, 3, stride=2, padding=2, padding_mode="reflect"), (2, 4, 9), {}),
+    (lambda m: m.nn.Conv2d(2, 3, (2, 4), padding="same", padding_mode="circular"),
+     (2, 2, 5, 6), {}),
+    (lambda m: m.nn.Conv2d(2, 4, 3, padding=(2, 1), dilation=2, groups=2,
+                           padding_mode="replicate"), (2, 5, 6), {}),
+    (lambda m: m.nn.Conv3d(2, 2, 3, padding=(1, 0, 2), padding_mode="reflect"),
+     (1, 2, 4, 4, 5), {}),
+    (lambda m: m.nn.Conv2d(2, 3, 3, padding="valid", padding_mode="circular"), (1, 2, 4, 4), {}),
 ]
 
 

@@ -446,8 +446,9 @@ def test_conv2d_module():
         nn.Conv2d(3, 4, 3, groups=2)
     with pytest.raises(ValueError):
         nn.Conv2d(4, 4, 3, padding="same", stride=2)
-    with pytest.raises(NotImplementedError):
-        nn.Conv2d(4, 4, 3, padding_mode="reflect")
+    with pytest.raises(ValueError, match="padding_mode must be one of"):
+        nn.Conv2d(4, 4, 3, padding_mode="mirror")
+    assert "padding_mode=reflect" in repr(nn.Conv2d(4, 4, 3, padding_mode="reflect"))
 
 
 def test_embedding_module():

@@ -21,7 +21,8 @@ class _ConvNd(Module):
     """The layers' common part. Weight ``(out_channels, in_channels // groups, *kernel)``
     (``(in_channels, out_channels // groups, *kernel)`` for the transposed ones),
     initialised as PyTorch: ``kaiming_uniform_(a=sqrt(5))``, bias U(-1/sqrt(fan_in),
-    1/sqrt(fan_in)). Only ``padding_mode='zeros'`` is supported."""
+    1/sqrt(fan_in)). A ``padding_mode`` other than ``'zeros'`` pads the input with
+    ``F.pad`` first, as PyTorch does (the transposed layers have zeros only)."""
 
     _dims = 2
     transposed = False
@@ -50,14 +51,9 @@ class _ConvNd(Module):
             raise ValueError(
                 f"padding_mode must be one of {valid_padding_modes}, but got padding_mode='{padding_mode}'"
             )
-        if padding_mode != "zeros":
-            if self.transposed:
-                raise ValueError(f'Only "zeros" padding mode is supported for '
-                                 f"{type(self).__name__}")
-            raise NotImplementedError(
-                f"{type(self).__name__}: padding_mode='{padding_mode}' is not supported by "
-                "nbgrad yet; use 'zeros'"
-            )
+        if padding_mode != "zeros" and self.transposed:
+            raise ValueError(f'Only "zeros" padding mode is supported for '
+                             f"{type(self).__name__}")
         self.in_channels = in_channels
         self.out_channels = out_channels
         self.kernel_size = _ntuple(kernel_size, n)
@@ -67,6 +63,15 @@ class _ConvNd(Module):
         self.groups = groups
         self.padding_mode = padding_mode
         self.output_padding = _ntuple(output_padding, n)
+        # F.pad's amounts for a padding_mode other than zeros: last dim first, (left, right)
+        # each; "same" puts the odd one on the right, as PyTorch
+        if padding == "same":
+            total = [d * (k - 1) for d, k in zip(self.dilation, self.kernel_size)]
+            pads = [(t // 2, t - t // 2) for t in total]
+        else:
+            pads = [(p, p) for p in ((0,) * n if padding == "valid" else self.padding)]
+        pads = [a for pair in reversed(pads) for a in pair]
+        self._reversed_padding_repeated_twice = pads if isinstance(padding, str) else tuple(pads)
         new = _factory(device, dtype)
         if self.transposed:
             self.weight = new(in_channels, out_channels // groups, *self.kernel_size)
@@ -102,6 +107,16 @@ class _ConvNd(Module):
             s += ", padding_mode={padding_mode}"
         return s.format(**self.__dict__)
 
+    def _conv_forward(self, input, conv):
+        padding = self.padding
+        if self.padding_mode != "zeros":
+            from .. import functional as F
+
+            input = F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
+            padding = 0
+        return conv(input, self.weight, self.bias, self.stride, padding, self.dilation,
+                    self.groups)
+
 
 class Conv1d(_ConvNd):
     r"""Apply a 1-D convolution over an input signal of several channels.
@@ -125,9 +140,9 @@ class Conv1d(_ConvNd):
             ``out_channels``. Default: ``1``.
         bias (bool, optional): if ``True``, add a learnable bias to the output.
             Default: ``True``.
-        padding_mode (str, optional): only ``"zeros"`` is supported (``"reflect"``,
-            ``"replicate"`` and ``"circular"`` raise ``NotImplementedError``).
-            Default: ``"zeros"``.
+        padding_mode (str, optional): what the padding holds: ``"zeros"``, or the input
+            continued by ``"reflect"``, ``"replicate"`` or ``"circular"`` (as ``F.pad``'s
+            modes). Default: ``"zeros"``.
         device (nbgrad.device, optional): the device of the parameters. Default: the
             default device.
         dtype (nbgrad.dtype, optional): the dtype of the parameters. Default: the default
@@ -170,8 +185,7 @@ class Conv1d(_ConvNd):
     def forward(self, input):
         from .. import functional as F
 
-        return F.conv1d(input, self.weight, self.bias, self.stride, self.padding,
-                        self.dilation, self.groups)
+        return self._conv_forward(input, F.conv1d)
 
 
 class Conv2d(_ConvNd):
@@ -203,9 +217,9 @@ class Conv2d(_ConvNd):
             Default: ``1``.
         bias (bool, optional): if ``True``, add a learnable bias to the output.
             Default: ``True``.
-        padding_mode (str, optional): only ``"zeros"`` is supported (``"reflect"``,
-            ``"replicate"`` and ``"circular"`` raise ``NotImplementedError``).
-            Default: ``"zeros"``.
+        padding_mode (str, optional): what the padding holds: ``"zeros"``, or the input
+            continued by ``"reflect"``, ``"replicate"`` or ``"circular"`` (as ``F.pad``'s
+            modes). Default: ``"zeros"``.
         device (nbgrad.device, optional): the device of the parameters. Default: the
             default device.
         dtype (nbgrad.dtype, optional): the dtype of the parameters. Default: the default
@@ -250,8 +264,7 @@ class Conv2d(_ConvNd):
     def forward(self, input):
         from .. import functional as F
 
-        return F.conv2d(input, self.weight, self.bias, self.stride, self.padding,
-                        self.dilation, self.groups)
+        return self._conv_forward(input, F.conv2d)
 
 
 class Conv3d(_ConvNd):
@@ -274,7 +287,9 @@ class Conv3d(_ConvNd):
             divide ``in_channels`` and ``out_channels``. Default: ``1``.
         bias (bool, optional): if ``True``, add a learnable bias to the output.
             Default: ``True``.
-        padding_mode (str, optional): only ``"zeros"`` is supported. Default: ``"zeros"``.
+        padding_mode (str, optional): what the padding holds: ``"zeros"``, or the input
+            continued by ``"reflect"``, ``"replicate"`` or ``"circular"`` (as ``F.pad``'s
+            modes). Default: ``"zeros"``.
         device (nbgrad.device, optional): the device of the parameters. Default: the
             default device.
         dtype (nbgrad.dtype, optional): the dtype of the parameters. Default: the default
@@ -312,8 +327,7 @@ class Conv3d(_ConvNd):
     def forward(self, input):
         from .. import functional as F
 
-        return F.conv3d(input, self.weight, self.bias, self.stride, self.padding,
-                        self.dilation, self.groups)
+        return self._conv_forward(input, F.conv3d)
 
 
 class _ConvTransposeNd(_ConvNd):
@@ -583,7 +597,9 @@ LazyConv1d.__doc__ = r"""A :class:`Conv1d` whose ``in_channels`` is read from it
             Default: ``1``.
         groups (int, optional): number of groups of channels. Default: ``1``.
         bias (bool, optional): if ``True``, add a learnable bias. Default: ``True``.
-        padding_mode (str, optional): only ``"zeros"`` is supported. Default: ``"zeros"``.
+        padding_mode (str, optional): what the padding holds: ``"zeros"``, or the input
+            continued by ``"reflect"``, ``"replicate"`` or ``"circular"`` (as ``F.pad``'s
+            modes). Default: ``"zeros"``.
         device (nbgrad.device, optional): the device of the parameters. Default: the
             default device.
         dtype (nbgrad.dtype, optional): the dtype of the parameters. Default: the default
@@ -614,7 +630,9 @@ LazyConv2d.__doc__ = r"""A :class:`Conv2d` whose ``in_channels`` is read from it
             Default: ``1``.
         groups (int, optional): number of groups of channels. Default: ``1``.
         bias (bool, optional): if ``True``, add a learnable bias. Default: ``True``.
-        padding_mode (str, optional): only ``"zeros"`` is supported. Default: ``"zeros"``.
+        padding_mode (str, optional): what the padding holds: ``"zeros"``, or the input
+            continued by ``"reflect"``, ``"replicate"`` or ``"circular"`` (as ``F.pad``'s
+            modes). Default: ``"zeros"``.
         device (nbgrad.device, optional): the device of the parameters. Default: the
             default device.
         dtype (nbgrad.dtype, optional): the dtype of the parameters. Default: the default
@@ -645,7 +663,9 @@ LazyConv3d.__doc__ = r"""A :class:`Conv3d` whose ``in_channels`` is read from it
             Default: ``1``.
         groups (int, optional): number of groups of channels. Default: ``1``.
         bias (bool, optional): if ``True``, add a learnable bias. Default: ``True``.
-        padding_mode (str, optional): only ``"zeros"`` is supported. Default: ``"zeros"``.
+        padding_mode (str, optional): what the padding holds: ``"zeros"``, or the input
+            continued by ``"reflect"``, ``"replicate"`` or ``"circular"`` (as ``F.pad``'s
+            modes). Default: ``"zeros"``.
         device (nbgrad.device, optional): the device of the parameters. Default: the
             default device.
         dtype (nbgrad.dtype, optional): the dtype of the parameters. Default: the default
