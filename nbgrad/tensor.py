@@ -279,6 +279,9 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, v):
+        if v and not self._dtype.is_floating_point:  # (PyTorch's words here differ)
+            raise RuntimeError("only Tensors of floating point and complex dtype can require "
+                               "gradients")
         self.requires_grad_(v)
 
     @property
@@ -408,10 +411,7 @@ class Tensor:
                 raise RuntimeError("Setting requires_grad=True on inference tensor outside "
                                    "InferenceMode is not allowed.")
         if requires_grad and not self._dtype.is_floating_point:
-            raise RuntimeError(
-                "only Tensors of floating point dtype can require gradients "
-                f"(got {self._dtype}); convert with .float() or .double() first"
-            )
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self._rg = bool(requires_grad)
         return self
 

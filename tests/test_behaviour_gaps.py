@@ -619,6 +619,20 @@ def test_loss_dtypes_type_names_and_sizes_as_pytorch(code):
     assert got[0] == got[1]
 
 
+@pytest.mark.parametrize("code", [
+    "L.ones(2, dtype=L.int64).requires_grad_()",
+    "setattr(L.ones(2, dtype=L.int64), 'requires_grad', True)",
+    "L.nn.Parameter(L.ones(2, dtype=L.int64))",
+    "str(L.nn.Parameter(L.ones(2, dtype=L.int64), requires_grad=False).dtype)[-5:]",
+] + [f"[list(o.defaults), list(o.state_dict()['param_groups'][0])] if (o := L.optim.{name}("
+     "[L.ones(2, requires_grad=True)])) else 0" for name in (
+         "SGD", "Adam", "AdamW", "Adamax", "Adadelta", "Adagrad", "RMSprop", "Rprop", "NAdam",
+         "RAdam", "ASGD")])
+def test_requires_grad_refusals_and_optimizer_keys_as_pytorch(code):
+    got = _outcomes(code)
+    assert got[0] == got[1]
+
+
 def test_lerp_gradients_and_an_integer_seed_gradient_as_pytorch():
     torch = pytest.importorskip("torch")
     got = []

@@ -66,6 +66,9 @@ class Parameter(metaclass=_ParameterMeta):
             )
         p = data.detach()
         if requires_grad:
+            if not p._dtype.is_floating_point:  # (PyTorch's factory's words)
+                raise RuntimeError("Only Tensors of floating point and complex dtype can "
+                                   "require gradients")
             p.requires_grad_(True)
         return mark(p)
 

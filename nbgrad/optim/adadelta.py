@@ -54,9 +54,9 @@ class Adadelta(Optimizer):
         if not 0.0 <= weight_decay:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         _check_unsupported(differentiable, capturable)
-        defaults = dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize)
-        # (PyTorch's implementation flags, kept in the groups as PyTorch keeps them)
-        defaults.update(foreach=foreach, capturable=capturable, differentiable=differentiable)
+        # (PyTorch's implementation flags kept in the groups, in PyTorch's order)
+        defaults = dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize,
+                        capturable=capturable, foreach=foreach, differentiable=differentiable)
         super().__init__(params, defaults)
 
     def step(self, closure=None):

@@ -55,11 +55,11 @@ class Adagrad(Optimizer):
             if not 0.0 <= v:
                 raise ValueError(f"Invalid {name}: {v}")
         _check_unsupported(differentiable)
+        # (PyTorch's implementation flags kept in the groups, in PyTorch's order)
         defaults = dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
                         initial_accumulator_value=initial_accumulator_value,
-                        maximize=maximize)
-        # (PyTorch's implementation flags, kept in the groups as PyTorch keeps them)
-        defaults.update(foreach=foreach, fused=fused, differentiable=differentiable)
+                        foreach=foreach, maximize=maximize, differentiable=differentiable,
+                        fused=fused)
         super().__init__(params, defaults)
         for group in self.param_groups:
             for p in group["params"]:

@@ -73,12 +73,11 @@ class Adam(Optimizer):
                  differentiable=False, fused=None, decoupled_weight_decay=False):
         _check_adam_args(lr, betas, eps, weight_decay)
         _check_unsupported(differentiable, capturable)
+        # (PyTorch's implementation flags kept in the groups, in PyTorch's order)
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
-                        amsgrad=amsgrad, maximize=maximize,
+                        amsgrad=amsgrad, maximize=maximize, foreach=foreach,
+                        capturable=capturable, differentiable=differentiable, fused=fused,
                         decoupled_weight_decay=decoupled_weight_decay)
-        # (PyTorch's implementation flags, kept in the groups as PyTorch keeps them)
-        defaults.update(foreach=foreach, fused=fused, capturable=capturable,
-                        differentiable=differentiable)
         super().__init__(params, defaults)
 
     def step(self, closure=None):

@@ -48,10 +48,10 @@ class Adamax(Optimizer):
                  foreach=None, *, maximize=False, differentiable=False, capturable=False):
         _check_adam_args(lr, betas, eps, weight_decay)
         _check_unsupported(differentiable, capturable)
+        # (PyTorch's implementation flags kept in the groups, in PyTorch's order)
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
-                        maximize=maximize)
-        # (PyTorch's implementation flags, kept in the groups as PyTorch keeps them)
-        defaults.update(foreach=foreach, capturable=capturable, differentiable=differentiable)
+                        foreach=foreach, maximize=maximize, differentiable=differentiable,
+                        capturable=capturable)
         super().__init__(params, defaults)
 
     def step(self, closure=None):

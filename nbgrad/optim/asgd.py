@@ -51,10 +51,10 @@ class ASGD(Optimizer):
         if not 0.0 <= weight_decay:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         _check_unsupported(differentiable, capturable)
+        # (PyTorch's implementation flags kept in the groups, in PyTorch's order)
         defaults = dict(lr=lr, lambd=lambd, alpha=alpha, t0=t0, weight_decay=weight_decay,
-                        maximize=maximize)
-        # (PyTorch's implementation flags, kept in the groups as PyTorch keeps them)
-        defaults.update(foreach=foreach, capturable=capturable, differentiable=differentiable)
+                        foreach=foreach, maximize=maximize, differentiable=differentiable,
+                        capturable=capturable)
         super().__init__(params, defaults)
 
     def step(self, closure=None):

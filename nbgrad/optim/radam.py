@@ -53,10 +53,11 @@ class RAdam(Optimizer):
                  capturable=False, differentiable=False):
         _check_adam_args(lr, betas, eps, weight_decay)
         _check_unsupported(differentiable, capturable)
+        # (PyTorch's implementation flags kept in the groups, in PyTorch's order)
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
-                        maximize=maximize, decoupled_weight_decay=decoupled_weight_decay)
-        # (PyTorch's implementation flags, kept in the groups as PyTorch keeps them)
-        defaults.update(foreach=foreach, capturable=capturable, differentiable=differentiable)
+                        maximize=maximize, foreach=foreach, capturable=capturable,
+                        decoupled_weight_decay=decoupled_weight_decay,
+                        differentiable=differentiable)
         super().__init__(params, defaults)
 
     def step(self, closure=None):

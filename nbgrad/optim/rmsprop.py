@@ -59,10 +59,10 @@ class RMSprop(Optimizer):
             if not 0.0 <= v:
                 raise ValueError(f"Invalid {name}: {v}")
         _check_unsupported(differentiable, capturable)
+        # (PyTorch's implementation flags kept in the groups, in PyTorch's order)
         defaults = dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered,
-                        weight_decay=weight_decay, maximize=maximize)
-        # (PyTorch's implementation flags, kept in the groups as PyTorch keeps them)
-        defaults.update(foreach=foreach, capturable=capturable, differentiable=differentiable)
+                        weight_decay=weight_decay, capturable=capturable, foreach=foreach,
+                        maximize=maximize, differentiable=differentiable)
         super().__init__(params, defaults)
 
     def step(self, closure=None):

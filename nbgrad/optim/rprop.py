@@ -50,9 +50,9 @@ class Rprop(Optimizer):
         if not 0.0 < etas[0] < 1.0 < etas[1]:
             raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
         _check_unsupported(differentiable, capturable)
-        defaults = dict(lr=lr, etas=etas, step_sizes=step_sizes, maximize=maximize)
-        # (PyTorch's implementation flags, kept in the groups as PyTorch keeps them)
-        defaults.update(foreach=foreach, capturable=capturable, differentiable=differentiable)
+        # (PyTorch's implementation flags kept in the groups, in PyTorch's order)
+        defaults = dict(lr=lr, etas=etas, step_sizes=step_sizes, foreach=foreach,
+                        maximize=maximize, differentiable=differentiable, capturable=capturable)
         super().__init__(params, defaults)
 
     def step(self, closure=None):

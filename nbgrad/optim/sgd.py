@@ -53,10 +53,10 @@ class SGD(Optimizer):
         if weight_decay < 0.0:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         _check_unsupported(differentiable)
+        # (PyTorch's implementation flags kept in the groups, in PyTorch's order)
         defaults = dict(lr=lr, momentum=momentum, dampening=dampening,
-                        weight_decay=weight_decay, nesterov=nesterov, maximize=maximize)
-        # (PyTorch's implementation flags, kept in the groups as PyTorch keeps them)
-        defaults.update(foreach=foreach, fused=fused, differentiable=differentiable)
+                        weight_decay=weight_decay, nesterov=nesterov, maximize=maximize,
+                        foreach=foreach, differentiable=differentiable, fused=fused)
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, defaults)
