@@ -361,7 +361,10 @@ class Tensor:
     @data.setter
     def data(self, other):
         if not isinstance(other, Tensor):
-            raise TypeError("data must be a Tensor")
+            raise TypeError(f"Variable data has to be a tensor, but got {type(other).__name__}")
+        if self._rg and not other._dtype.is_floating_point:
+            raise RuntimeError("data set to a tensor that requires gradients must be floating "
+                               "point or complex dtype")
         self._data = other._data
         self._dtype = other._dtype
         self._device = other._device

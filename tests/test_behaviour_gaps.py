@@ -633,6 +633,24 @@ def test_requires_grad_refusals_and_optimizer_keys_as_pytorch(code):
     assert got[0] == got[1]
 
 
+@pytest.mark.parametrize("code", [
+    "F.linear(L.ones(3, 2, dtype=L.float64), L.ones(2, 2), L.ones(2))",
+    "F.linear(L.ones(4, 3, 2, dtype=L.float64), L.ones(2, 2))",
+    "F.linear(L.ones(2, dtype=L.float64), L.ones(2, 2), L.ones(2))",
+    "F.linear(L.ones(2), L.ones(2, 2, dtype=L.float64))",
+    "F.linear(L.ones(3, 2), L.ones(2, 2), L.ones(2, dtype=L.float64))",
+    "[str(t.dtype)[-7:] for t in L.nn.BatchNorm1d(2).type(L.float64).state_dict().values()]",
+    "str(L.nn.Linear(2, 2).type('torch.DoubleTensor').weight.dtype)[-7:]",
+    "L.nn.Linear(2, 2).type(L.int64)",
+    "setattr(L.ones(2, requires_grad=True), 'data', L.ones(2, dtype=L.int64))",
+    "setattr(L.ones(2, requires_grad=True), 'data', 3)",
+    "setattr(t := L.ones(2, requires_grad=True), 'data', L.ones(3)) or tuple(t.shape)",
+])
+def test_module_type_data_and_linear_dtypes_as_pytorch(code):
+    got = _outcomes(code, _listed)
+    assert got[0] == got[1]
+
+
 def test_lerp_gradients_and_an_integer_seed_gradient_as_pytorch():
     torch = pytest.importorskip("torch")
     got = []

@@ -518,7 +518,7 @@ def test_linear_float32_and_errors():
         assert str(e.value) == str(te.value)
     with pytest.raises(RuntimeError, match="mat1 and mat2 shapes cannot be multiplied \\(2x4 and 5x3\\)"):
         F.linear(nbgrad.randn(2, 4), nbgrad.randn(3, 5))
-    with pytest.raises(RuntimeError, match="must have the same dtype"):
+    with pytest.raises(RuntimeError, match="to have the same dtype, but got: float != double"):
         F.linear(nbgrad.randn(2, 5), nbgrad.randn(3, 5, dtype=nbgrad.float64))
 
 

@@ -585,11 +585,15 @@ def linear(input, weight, bias=None):
             f"({math.prod(lead) if len(xs) > 1 else 1}x"
             f"{xs[-1] if xs else 0} and {ws[1]}x{ws[0]})"
         )
-    if input._dtype is not weight._dtype or (bias is not None and bias._dtype is not input._dtype):
-        raise RuntimeError(
-            "mat1 and mat2 must have the same dtype, but got "
-            f"{input._dtype.name} and {weight._dtype.name}"
-        )
+    if input._dtype is not weight._dtype:  # (PyTorch's words: addmm's, or matmul's)
+        if bias is None:
+            raise RuntimeError("expected m1 and m2 to have the same dtype, but got: "
+                               f"{input._dtype.cpp} != {weight._dtype.cpp}")
+        raise RuntimeError("mat1 and mat2 must have the same dtype, but got "
+                           f"{input._dtype.scalar_type} and {weight._dtype.scalar_type}")
+    if bias is not None and bias._dtype is not input._dtype:
+        raise RuntimeError("self and mat2 must have the same dtype, but got "
+                           f"{bias._dtype.scalar_type} and {weight._dtype.scalar_type}")
     if bias is None:
         if input._device is not weight._device and input._device != weight._device:
             same_device("linear", input, weight)

@@ -563,6 +563,18 @@ class Module:
 
         return self._apply_tensors(fn)
 
+    def type(self, dst_type):
+        """Cast every parameter and buffer to ``dst_type`` (a dtype or a tensor type name,
+        as ``Tensor.type`` takes), in place; returns ``self``.
+
+        Example::
+
+            >>> bn = nbgrad.nn.BatchNorm1d(2).type(nbgrad.float64)
+            >>> bn.weight.dtype, bn.num_batches_tracked.dtype
+            (nbgrad.float64, nbgrad.float64)
+        """
+        return self._apply_tensors(lambda t: t.type(dst_type))
+
     def float(self):
         from ... import dtypes
 
