@@ -651,6 +651,20 @@ def test_module_type_data_and_linear_dtypes_as_pytorch(code):
     assert got[0] == got[1]
 
 
+@pytest.mark.parametrize("code", [
+    "F.binary_cross_entropy(L.tensor([1.5]), L.tensor([2.0]))",
+    "F.binary_cross_entropy(L.tensor([0.5]), L.tensor([-0.1]))",
+    "F.binary_cross_entropy(L.tensor([0.5]), L.tensor([float('nan')]))",
+    "F.binary_cross_entropy(L.tensor([float('nan')]), L.tensor([0.5]))",
+    "F.binary_cross_entropy(L.tensor([0.0, 1.0]), L.tensor([0.0, 1.0]))",
+    "F.celu(L.ones(2), alpha=0)", "L.celu(L.ones(2), alpha=0.0)", "L.nn.CELU(0.0)(L.ones(2))",
+    "F.gelu(L.ones(2), approximate='x')",
+])
+def test_activation_and_bce_range_errors_as_pytorch(code):
+    got = _outcomes(code, _listed)
+    assert got[0] == got[1]
+
+
 def test_lerp_gradients_and_an_integer_seed_gradient_as_pytorch():
     torch = pytest.importorskip("torch")
     got = []

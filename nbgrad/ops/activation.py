@@ -104,7 +104,7 @@ def _gelu(input, approximate="none"):
         return apply1(_GELU, input)
     if approximate == "tanh":
         return apply1(_GELU_TANH, input)
-    raise RuntimeError(f"approximate argument must be either none or tanh, got {approximate!r}")
+    raise RuntimeError("approximate argument must be either none or tanh.")
 
 
 def _gelu_dd(x):
@@ -230,6 +230,8 @@ def celu(input, alpha=1.0, inplace=False):
         >>> F.celu(nbgrad.tensor([-2.0, 0.0, 3.0]), alpha=2.0)
         tensor([-1.2642,  0.0000,  3.0000])
     """
+    if alpha == 0:  # (PyTorch's message names the Python error it avoids)
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
     return where(gt(input, 0), input, mul(expm1(div(input, alpha)), alpha))
 
 

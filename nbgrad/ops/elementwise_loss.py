@@ -18,11 +18,11 @@ from .elementwise import (
     div,
     eq,
     exp,
-    gt,
+    ge,
+    le,
     log,
     log1p,
-    logical_or,
-    lt,
+    logical_and,
     mul,
     neg,
     refuse_integers,
@@ -547,10 +547,10 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         raise RuntimeError(f"Found dtype {target._dtype.scalar_type} but expected "
                            f"{input._dtype.scalar_type}")
     _refuse_integers("binary_cross_entropy", input, target)
-    with no_grad():
-        bad = bool(logical_or(lt(input, 0), gt(input, 1)).any())
-    if bad:
-        raise RuntimeError("all elements of input should be between 0 and 1")
+    with no_grad():  # (NaN is outside too, as in PyTorch)
+        for name, t in (("input", input), ("target", target)):
+            if not bool(logical_and(ge(t, 0), le(t, 1)).all()):
+                raise RuntimeError(f"all elements of {name} should be between 0 and 1")
     if needs_grad(weight):  # its gradient: the composed form's
         return _reduce(_bce_probs(input, target, weight), reduction)
     return BCE.call(input, target, weight, _REDUCTION[reduction])
