@@ -587,7 +587,7 @@ def test_tensor_errors_and_values_as_pytorch(code):
     assert got[0] == got[1]
 
 
-@pytest.mark.parametrize("code", [
+_AS_TORCH = [
     # the losses PyTorch writes in input's dtype, and their integer inputs
     "F.huber_loss(L.ones(2), L.zeros(2, dtype=L.float64))",
     "F.huber_loss(L.ones(2), L.zeros(2, dtype=L.float64), reduction='none')",
@@ -613,27 +613,12 @@ def test_tensor_errors_and_values_as_pytorch(code):
     # sizes and device strings
     "L.ones(2).new_zeros(-1)", "L.ones(2).new_zeros((2, -3))", "L.zeros(2, -1)",
     "L.device('tpu')", "L.ones(1).to('CUDA:0')",
-])
-def test_loss_dtypes_type_names_and_sizes_as_pytorch(code):
-    got = _outcomes(code, _listed)
-    assert got[0] == got[1]
-
-
-@pytest.mark.parametrize("code", [
+    # requires_grad refusals
     "L.ones(2, dtype=L.int64).requires_grad_()",
     "setattr(L.ones(2, dtype=L.int64), 'requires_grad', True)",
     "L.nn.Parameter(L.ones(2, dtype=L.int64))",
     "str(L.nn.Parameter(L.ones(2, dtype=L.int64), requires_grad=False).dtype)[-5:]",
-] + [f"[list(o.defaults), list(o.state_dict()['param_groups'][0])] if (o := L.optim.{name}("
-     "[L.ones(2, requires_grad=True)])) else 0" for name in (
-         "SGD", "Adam", "AdamW", "Adamax", "Adadelta", "Adagrad", "RMSprop", "Rprop", "NAdam",
-         "RAdam", "ASGD")])
-def test_requires_grad_refusals_and_optimizer_keys_as_pytorch(code):
-    got = _outcomes(code)
-    assert got[0] == got[1]
-
-
-@pytest.mark.parametrize("code", [
+    # Module.type, Tensor.data, linear's dtype messages
     "F.linear(L.ones(3, 2, dtype=L.float64), L.ones(2, 2), L.ones(2))",
     "F.linear(L.ones(4, 3, 2, dtype=L.float64), L.ones(2, 2))",
     "F.linear(L.ones(2, dtype=L.float64), L.ones(2, 2), L.ones(2))",
@@ -645,13 +630,7 @@ def test_requires_grad_refusals_and_optimizer_keys_as_pytorch(code):
     "setattr(L.ones(2, requires_grad=True), 'data', L.ones(2, dtype=L.int64))",
     "setattr(L.ones(2, requires_grad=True), 'data', 3)",
     "setattr(t := L.ones(2, requires_grad=True), 'data', L.ones(3)) or tuple(t.shape)",
-])
-def test_module_type_data_and_linear_dtypes_as_pytorch(code):
-    got = _outcomes(code, _listed)
-    assert got[0] == got[1]
-
-
-@pytest.mark.parametrize("code", [
+    # binary_cross_entropy's range checks; activations' argument errors
     "F.binary_cross_entropy(L.tensor([1.5]), L.tensor([2.0]))",
     "F.binary_cross_entropy(L.tensor([0.5]), L.tensor([-0.1]))",
     "F.binary_cross_entropy(L.tensor([0.5]), L.tensor([float('nan')]))",
@@ -659,8 +638,15 @@ def test_module_type_data_and_linear_dtypes_as_pytorch(code):
     "F.binary_cross_entropy(L.tensor([0.0, 1.0]), L.tensor([0.0, 1.0]))",
     "F.celu(L.ones(2), alpha=0)", "L.celu(L.ones(2), alpha=0.0)", "L.nn.CELU(0.0)(L.ones(2))",
     "F.gelu(L.ones(2), approximate='x')",
-])
-def test_activation_and_bce_range_errors_as_pytorch(code):
+    # the optimizers' defaults and param_groups keys, in PyTorch's order
+] + [f"[list(o.defaults), list(o.state_dict()['param_groups'][0])] if (o := L.optim.{name}("
+     "[L.ones(2, requires_grad=True)])) else 0" for name in (
+         "SGD", "Adam", "AdamW", "Adamax", "Adadelta", "Adagrad", "RMSprop", "Rprop", "NAdam",
+         "RAdam", "ASGD")]
+
+
+@pytest.mark.parametrize("code", _AS_TORCH)
+def test_values_dtypes_and_errors_as_pytorch(code):
     got = _outcomes(code, _listed)
     assert got[0] == got[1]
 
