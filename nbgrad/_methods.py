@@ -683,7 +683,7 @@ METHODS = {
     "polygamma": _polygamma_method, "polygamma_": _polygamma_,
     "masked_fill": Sel.masked_fill, "masked_fill_": _masked_fill_,
     "tril": Sel.tril, "triu": Sel.triu, "tril_": _band_("tril"), "triu_": _band_("triu"),
-    "square": E.square, "__invert__": E.bitwise_not, "bitwise_not": E.bitwise_not,
+    "square": E.square, "__invert__": E.invert, "bitwise_not": E.bitwise_not,
     "__and__": E.bitwise_and, "__rand__": E.bitwise_and, "__or__": E.bitwise_or,
     "__ror__": E.bitwise_or, "__xor__": E.bitwise_xor, "__rxor__": E.bitwise_xor,
     "bitwise_and": E.bitwise_and, "bitwise_or": E.bitwise_or, "bitwise_xor": E.bitwise_xor,

@@ -638,6 +638,9 @@ _AS_TORCH = [
     "F.binary_cross_entropy(L.tensor([0.0, 1.0]), L.tensor([0.0, 1.0]))",
     "F.celu(L.ones(2), alpha=0)", "L.celu(L.ones(2), alpha=0.0)", "L.nn.CELU(0.0)(L.ones(2))",
     "F.gelu(L.ones(2), approximate='x')",
+    # bitwise not of floats: the operator's TypeError, the function's missing kernel
+    "~L.ones(2)", "L.ones(2).bitwise_not()", "L.bitwise_not(L.ones(2))",
+    "L.ones(2).bitwise_not_()", "~L.tensor([1, 0])", "~L.tensor([True])",
     # the optimizers' defaults and param_groups keys, in PyTorch's order
 ] + [f"[list(o.defaults), list(o.state_dict()['param_groups'][0])] if (o := L.optim.{name}("
      "[L.ones(2, requires_grad=True)])) else 0" for name in (

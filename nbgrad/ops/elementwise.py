@@ -657,9 +657,17 @@ def bitwise_not(input):
     if input._dtype is _dt.bool_:
         return logical_not(input)
     if input._dtype.is_floating_point:
+        raise no_kernel_for("bitwise_not_cpu", input._dtype)
+    return sub(neg(input), 1)
+
+
+def invert(input):
+    """``~input``: :func:`bitwise_not`, but a floating-point input is PyTorch's
+    ``TypeError`` of the operator."""
+    if input._dtype.is_floating_point:
         raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type "
                         "tensors")
-    return sub(neg(input), 1)
+    return bitwise_not(input)
 
 
 # ----- pow: three rows (PyTorch's overloads and nodes) by which side is a number ---------
