@@ -1300,6 +1300,11 @@ def _see_docs():
 
 
 METHODS.update(_see_docs())
+# the augmented assignments that PyTorch runs in place (``x **= 2`` writes into ``x``, so
+# its views see it); the arithmetic ones come with their rows
+METHODS.update({f"__i{op}__": METHODS[name] for op, name in (
+    ("pow", "pow_"), ("and", "bitwise_and_"), ("or", "bitwise_or_"), ("xor", "bitwise_xor_"),
+    ("lshift", "bitwise_left_shift_"), ("rshift", "bitwise_right_shift_"))})
 
 for _name, _fn in METHODS.items():
     setattr(Tensor, _name, _fn)

@@ -641,6 +641,12 @@ _AS_TORCH = [
     # bitwise not of floats: the operator's TypeError, the function's missing kernel
     "~L.ones(2)", "L.ones(2).bitwise_not()", "L.bitwise_not(L.ones(2))",
     "L.ones(2).bitwise_not_()", "~L.tensor([1, 0])", "~L.tensor([True])",
+    # augmented assignments run in place: a view (here ``v``, of ``m``) sees the result
+    *[f"(lambda m: (lambda v: (v.__i{op}__({arg}), m)[1])(m[:]))(L.tensor([5, 6]))"
+      for op, arg in (("pow", "2"), ("and", "L.tensor([1, 0])"), ("or", "2"), ("xor", "3"),
+                      ("lshift", "1"), ("rshift", "1"))],
+    "L.tensor([4, 9]).__ipow__(0.5)", "L.tensor([True, False]).__iand__(L.tensor([1, 1]))",
+    "L.tensor([2., 3.], requires_grad=True).__ipow__(2)",
     # the optimizers' defaults and param_groups keys, in PyTorch's order
 ] + [f"[list(o.defaults), list(o.state_dict()['param_groups'][0])] if (o := L.optim.{name}("
      "[L.ones(2, requires_grad=True)])) else 0" for name in (
