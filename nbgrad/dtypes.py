@@ -179,8 +179,8 @@ def as_dtype(d):
     """Turn an nbgrad dtype, NumPy dtype, Python type or name into an nbgrad dtype."""
     if isinstance(d, dtype):
         return d
-    if d is float:
-        return _default[0]
+    if d is float:  # (Python's float is a double, as in PyTorch, whatever the default)
+        return float64
     if d is int:
         return int64
     if d is bool:

@@ -641,6 +641,9 @@ _AS_TORCH = [
     # bitwise not of floats: the operator's TypeError, the function's missing kernel
     "~L.ones(2)", "L.ones(2).bitwise_not()", "L.bitwise_not(L.ones(2))",
     "L.ones(2).bitwise_not_()", "~L.tensor([1, 0])", "~L.tensor([True])",
+    # Python's float as a dtype is float64, as in PyTorch (whatever the default dtype)
+    "L.zeros(2, dtype=float)", "L.tensor([1, 2], dtype=float)", "L.ones(2).to(float)",
+    "L.ones(2).sum(dtype=float)", "L.arange(3, dtype=float)", "L.finfo(float).bits",
     # augmented assignments run in place: a view (here ``v``, of ``m``) sees the result
     *[f"(lambda m: (lambda v: (v.__i{op}__({arg}), m)[1])(m[:]))(L.tensor([5, 6]))"
       for op, arg in (("pow", "2"), ("and", "L.tensor([1, 0])"), ("or", "2"), ("xor", "3"),
