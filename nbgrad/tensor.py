@@ -356,7 +356,10 @@ class Tensor:
 
     @property
     def data(self):
-        return self._detached_alias()
+        # the same memory with a version counter of its own, as PyTorch's: a write through
+        # ``.data`` (the legacy way to update weights) is hidden from autograd's checks
+        self._owner = None
+        return _wrap(self._data, self._dtype, self._device)
 
     @data.setter
     def data(self, other):

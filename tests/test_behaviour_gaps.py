@@ -644,6 +644,12 @@ _AS_TORCH = [
     # Python's float as a dtype is float64, as in PyTorch (whatever the default dtype)
     "L.zeros(2, dtype=float)", "L.tensor([1, 2], dtype=float)", "L.ones(2).to(float)",
     "L.ones(2).sum(dtype=float)", "L.arange(3, dtype=float)", "L.finfo(float).bits",
+    # .data: the same memory with its own version counter (writes hidden from autograd);
+    # detach() shares the counter
+    "(lambda w: (lambda y: (w.data.mul_(2), y.backward(), w.grad.tolist(), w._version)[2:])"
+    "((w * w).sum()))(L.ones(2, requires_grad=True))",
+    "(lambda w: (w.data.add_(1), w._version, w.tolist())[1:])(L.ones(2, requires_grad=True))",
+    "(lambda w: (w.detach().add_(1), w._version)[1])(L.ones(2, requires_grad=True))",
     # augmented assignments run in place: a view (here ``v``, of ``m``) sees the result
     *[f"(lambda m: (lambda v: (v.__i{op}__({arg}), m)[1])(m[:]))(L.tensor([5, 6]))"
       for op, arg in (("pow", "2"), ("and", "L.tensor([1, 0])"), ("or", "2"), ("xor", "3"),

@@ -153,7 +153,7 @@ class SavedTensor:
             fn = t._grad_fn
             if fn is not None and fn._stale_view:  # its message is PyTorch's error
                 raise RuntimeError(fn.attrs)
-            where = f"output {t._output_nr} of {_op_name(fn)}" if fn is not None else "a leaf"
+            where = f"output {t._output_nr} of {_op_name(fn)}" if fn is not None else None
             raise _version_error(t, where, vc[0], self.version)
         return t
 
@@ -202,7 +202,8 @@ def _op_name(node):
 def _version_error(t, where, now, saved):
     return RuntimeError(
         "one of the variables needed for gradient computation has been modified by an "
-        f"inplace operation: [{t._type_name()} {list(t.shape)}], which is {where}, is at "
+        f"inplace operation: [{t._type_name()} {list(t.shape)}]"
+        f"{f', which is {where},' if where else ''} is at "
         f"version {now}; expected version {saved} instead. Hint: enable anomaly detection to "
         "find the operation that failed to compute its gradient, with "
         "nbgrad.autograd.set_detect_anomaly(True, check_nan=False)."
