@@ -1299,12 +1299,21 @@ def _see_docs():
     return out
 
 
-METHODS.update(_see_docs())
 # the augmented assignments that PyTorch runs in place (``x **= 2`` writes into ``x``, so
 # its views see it); the arithmetic ones come with their rows
-METHODS.update({f"__i{op}__": METHODS[name] for op, name in (
+def _augmented(name, inplace):
+    def method(self, other):
+        return inplace(self, other)
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"``{name}``: :meth:`{inplace.__name__}`, in place."
+    return method
+
+
+METHODS.update({f"__i{op}__": _augmented(f"__i{op}__", METHODS[name]) for op, name in (
     ("pow", "pow_"), ("and", "bitwise_and_"), ("or", "bitwise_or_"), ("xor", "bitwise_xor_"),
     ("lshift", "bitwise_left_shift_"), ("rshift", "bitwise_right_shift_"))})
+METHODS.update(_see_docs())
 
 for _name, _fn in METHODS.items():
     setattr(Tensor, _name, _fn)

@@ -315,7 +315,9 @@ class Function(metaclass=_FunctionMeta):
         dirty_ids = {id(t) for t in ctx._dirty}
         non_diff = {id(t) for t in ctx._non_diff}
         result = []
+        differentiable = []  # (decided on forward's objects: an input returned is replaced)
         for o in outs:
+            differentiable.append(id(o) not in non_diff)
             if isinstance(o, T):
                 if id(o) in dirty_ids:
                     o._vc[0] += 1
@@ -335,7 +337,7 @@ class Function(metaclass=_FunctionMeta):
         )
         if record:
             for i, o in enumerate(result):
-                if isinstance(o, T) and id(o) not in non_diff and o._dtype.is_floating_point:
+                if isinstance(o, T) and differentiable[i] and o._dtype.is_floating_point:
                     o._grad_fn = ctx
                     o._output_nr = i
                     o._rg = True

@@ -1,5 +1,5 @@
-"""``nbgrad.utils``: as ``torch.utils`` (``data``, ``dlpack``)."""
+"""``nbgrad.utils``: as ``torch.utils`` (``data``, ``dlpack``, ``hooks``)."""
 
-from . import data, dlpack
+from . import data, dlpack, hooks
 
-__all__ = ["data", "dlpack"]
+__all__ = ["data", "dlpack", "hooks"]

@@ -86,6 +86,12 @@ class Module:
         False
     """
 
+    # (empty for a module whose __init__ predates these tables; never written: _add_hook
+    # gives the instance its own)
+    _backward_hooks = _backward_pre_hooks = OrderedDict()
+    _forward_hooks_with_kwargs = _forward_pre_hooks_with_kwargs = frozenset()
+    _forward_hooks_always_called = frozenset()
+
     def __init__(self, *args, **kwargs):
         # PyTorch's Module takes and refuses any arguments, naming the layer that got them
         # (a layer without a constructor of its own, ``nn.Tanh(5)``, is refused as its own)
@@ -103,6 +109,11 @@ class Module:
         d["_modules"] = OrderedDict()
         d["_forward_hooks"] = OrderedDict()
         d["_forward_pre_hooks"] = OrderedDict()
+        d["_forward_hooks_with_kwargs"] = set()  # the hooks' ids taking (..., kwargs, ...)
+        d["_forward_pre_hooks_with_kwargs"] = set()
+        d["_forward_hooks_always_called"] = set()  # run when forward raises too
+        d["_backward_hooks"] = OrderedDict()
+        d["_backward_pre_hooks"] = OrderedDict()
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError(
@@ -110,17 +121,57 @@ class Module:
         )
 
     def __call__(self, *args, **kwargs):
-        if not self._forward_pre_hooks and not self._forward_hooks:
+        if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks
+                or self._backward_pre_hooks):
             return self.forward(*args, **kwargs)
-        for hook in list(self._forward_pre_hooks.values()):
-            r = hook(self, args)
-            if r is not None:
-                args = r if isinstance(r, tuple) else (r,)
-        out = self.forward(*args, **kwargs)
-        for hook in list(self._forward_hooks.values()):
-            r = hook(self, args, out)
+        return self._call_with_hooks(args, kwargs)
+
+    def _call_with_hooks(self, args, kwargs):
+        # PyTorch's order: pre-hooks, the inputs' backward hook, forward, forward hooks,
+        # the outputs' backward hook
+        for hid, hook in list(self._forward_pre_hooks.items()):
+            if hid in self._forward_pre_hooks_with_kwargs:
+                r = hook(self, args, kwargs)
+                if r is not None:
+                    if not (isinstance(r, tuple) and len(r) == 2):
+                        raise RuntimeError("forward pre-hook must return None or a tuple of "
+                                           f"(new_args, new_kwargs), but got {r}.")
+                    args, kwargs = r
+            else:
+                r = hook(self, args)
+                if r is not None:
+                    args = r if isinstance(r, tuple) else (r,)
+        bw = None
+        if self._backward_hooks or self._backward_pre_hooks:
+            from ...utils.hooks import BackwardHook
+
+            bw = BackwardHook(self, list(self._backward_hooks.values()),
+                              list(self._backward_pre_hooks.values()))
+            args = bw.setup_input_hook(args)
+        try:
+            out = self.forward(*args, **kwargs)
+        except Exception:
+            for hid, hook in list(self._forward_hooks.items()):
+                if hid in self._forward_hooks_always_called:
+                    try:
+                        if hid in self._forward_hooks_with_kwargs:
+                            hook(self, args, kwargs, None)
+                        else:
+                            hook(self, args, None)
+                    except Exception as e:
+                        warnings.warn("forward hook with ``always_call=True`` raised an "
+                                      "exception that was silenced as another error was "
+                                      f"raised in forward: {e}")
+            raise
+        for hid, hook in list(self._forward_hooks.items()):
+            if hid in self._forward_hooks_with_kwargs:
+                r = hook(self, args, kwargs, out)
+            else:
+                r = hook(self, args, out)
             if r is not None:
                 out = r
+        if bw is not None:
+            out = bw.setup_output_hook(out)
         return out
 
     def compile(self, *args, **kwargs):
@@ -139,17 +190,109 @@ class Module:
 
         self.__dict__["forward"] = _compile(self.forward, *args, **kwargs)
 
-    def register_forward_pre_hook(self, hook):
-        """``hook(module, args)`` runs before ``forward``; it may return replacement args."""
-        h = RemovableHandle(self._forward_pre_hooks)
-        self._forward_pre_hooks[h._k] = hook
+    def _add_hook(self, table, hook, prepend, *flags):
+        """Register ``hook`` in the ordered dict named ``table`` (first when ``prepend``),
+        its id in each of the sets named ``flags``."""
+        d = self.__dict__
+        if table not in d:
+            d[table] = OrderedDict()
+        h = RemovableHandle(d[table])
+        d[table][h._k] = hook
+        if prepend:
+            d[table].move_to_end(h._k, last=False)
+        for f in flags:
+            if f not in d:
+                d[f] = set()
+            d[f].add(h._k)
         return h
 
-    def register_forward_hook(self, hook):
-        """``hook(module, args, output)`` runs after ``forward``; it may return a new output."""
-        h = RemovableHandle(self._forward_hooks)
-        self._forward_hooks[h._k] = hook
-        return h
+    def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
+        """Run ``hook(module, args)`` before each ``forward``; it may return the args to use
+        instead (a tuple, or one value). With ``with_kwargs``, ``hook(module, args,
+        kwargs)`` returns ``None`` or ``(args, kwargs)``. ``prepend`` runs it before the
+        hooks already registered. Returns a handle whose ``remove()`` unregisters it.
+
+        Example::
+
+            >>> lin = nbgrad.nn.Linear(2, 1)
+            >>> h = lin.register_forward_pre_hook(lambda m, args: (args[0] * 0,))
+            >>> bool((lin(nbgrad.ones(1, 2)) == lin.bias).all())
+            True
+            >>> h.remove()
+        """
+        return self._add_hook("_forward_pre_hooks", hook, prepend,
+                              *(("_forward_pre_hooks_with_kwargs",) if with_kwargs else ()))
+
+    def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False,
+                              always_call=False):
+        """Run ``hook(module, args, output)`` after each ``forward``; it may return the
+        output to use instead. With ``with_kwargs`` it is ``hook(module, args, kwargs,
+        output)``; ``always_call`` runs it also when ``forward`` raises (``output`` None);
+        ``prepend`` runs it before the hooks already registered. Returns a handle whose
+        ``remove()`` unregisters it.
+
+        Example::
+
+            >>> lin = nbgrad.nn.Linear(2, 1)
+            >>> shapes = []
+            >>> h = lin.register_forward_hook(lambda m, args, out: shapes.append(out.shape))
+            >>> _ = lin(nbgrad.ones(3, 2))
+            >>> shapes
+            [nbgrad.Size([3, 1])]
+        """
+        flags = (("_forward_hooks_with_kwargs",) if with_kwargs else ()) + (
+            ("_forward_hooks_always_called",) if always_call else ())
+        return self._add_hook("_forward_hooks", hook, prepend, *flags)
+
+    def register_full_backward_pre_hook(self, hook, prepend=False):
+        """Run ``hook(module, grad_output)`` when the gradients of the module's outputs
+        are computed in a backward pass; it may return the ``grad_output`` to use instead
+        (a tuple, one entry per output, ``None`` for outputs that are not tensors). Returns
+        a handle whose ``remove()`` unregisters it.
+
+        Example::
+
+            >>> lin = nbgrad.nn.Linear(2, 1)
+            >>> h = lin.register_full_backward_pre_hook(lambda m, g: (g[0] * 10,))
+            >>> x = nbgrad.ones(1, 2, requires_grad=True)
+            >>> lin(x).sum().backward()
+            >>> bool((x.grad == lin.weight * 10).all())
+            True
+        """
+        return self._add_hook("_backward_pre_hooks", hook, prepend)
+
+    def register_full_backward_hook(self, hook, prepend=False):
+        """Run ``hook(module, grad_input, grad_output)`` once the gradients of the module's
+        inputs are computed in a backward pass: ``grad_input`` one entry per positional
+        argument (``None`` where it is no tensor or needs no gradient), ``grad_output``
+        one per output. It may return the ``grad_input`` to use instead. The inputs and
+        outputs reach ``forward`` and the caller through an identity node, as in PyTorch
+        (``BackwardHookFunctionBackward``). Returns a handle whose ``remove()``
+        unregisters it.
+
+        Example::
+
+            >>> lin = nbgrad.nn.Linear(2, 1)
+            >>> seen = []
+            >>> h = lin.register_full_backward_hook(
+            ...     lambda m, gi, go: seen.append((gi[0].shape, go[0].shape)))
+            >>> lin(nbgrad.ones(3, 2, requires_grad=True)).sum().backward()
+            >>> seen
+            [(nbgrad.Size([3, 2]), nbgrad.Size([3, 1]))]
+        """
+        return self._add_hook("_backward_hooks", hook, prepend)
+
+    def register_backward_hook(self, hook):
+        """The older name of :meth:`register_full_backward_hook` (PyTorch's deprecated
+        non-full hook saw only the last op's gradients; this one sees the module's).
+
+        Example::
+
+            >>> lin = nbgrad.nn.Linear(2, 1)
+            >>> h = lin.register_backward_hook(lambda m, gi, go: None)
+            >>> h.remove()
+        """
+        return self.register_full_backward_hook(hook)
 
     # ----- registration -------------------------------------------------------------------
     def _check_name(self, name, kind):
