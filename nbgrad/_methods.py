@@ -135,6 +135,19 @@ def _elementwise_methods():
     return rows
 
 
+def _div_(plain):
+    """``div_`` with PyTorch's ``rounding_mode`` (``"floor"``, ``"trunc"``: an integer
+    tensor keeps its dtype); ``plain`` the row's in-place method (``x /= y`` stays it)."""
+    def div_(self, other, *, rounding_mode=None):
+        if rounding_mode is None:
+            return plain(self, other)
+        # (named apart from "div_", whose true division makes any result a float)
+        return I.inplace_binary(f"div_{rounding_mode}",
+                                lambda a, b: E.div(a, b, rounding_mode=rounding_mode), self, other)
+
+    return div_
+
+
 def _clamp_(self, min=None, max=None):
     bound = min if min is not None else (max if max is not None else 0)  # decides the dtype check
     return I.inplace_binary("clamp_", lambda a, _b: E.clamp(a, min, max), self, bound)
@@ -978,6 +991,7 @@ METHODS.update({
     "logical_and": E.logical_and, "logical_or": E.logical_or, "logical_not": E.logical_not,
     "logical_not_": _unary_into_self("logical_not_", E.logical_not),
     "bitwise_not_": _unary_into_self("bitwise_not_", E.bitwise_not),
+    "div_": _div_(METHODS["div_"]), "divide_": _div_(METHODS["div_"]),
     # (PyTorch's second names of the in-place arithmetic)
     **{alias: METHODS[name] for alias, name in (
         ("multiply_", "mul_"), ("subtract_", "sub_"), ("divide_", "div_"),

@@ -211,8 +211,20 @@ def tensor(data, dtype=None, device=None, requires_grad=False, *, pin_memory=Fal
         dt = _dt.as_dtype(dtype) if dtype is not None else _dt.from_numpy_dtype(data.dtype)
         arr = data
     else:
+        if isinstance(data, range):
+            data = list(data)
         if isinstance(data, (list, tuple)):
-            _check_rectangular(data)
+            try:
+                _check_rectangular(data)
+                dt = _dt.as_dtype(dtype) if dtype is not None else _infer_dtype(data)
+            except TypeError:
+                # arrays or ranges inside the lists (rare: looked for only on failure) become
+                # lists, an array's elements NumPy scalars that keep its dtype, as in PyTorch
+                plain = _plain(data)
+                if plain is data:
+                    raise
+                data = plain
+                _check_rectangular(data)
         dt = _dt.as_dtype(dtype) if dtype is not None else _infer_dtype(data)
         if dt._cat == 1:
             _check_int64(data)
@@ -227,6 +239,19 @@ def tensor(data, dtype=None, device=None, requires_grad=False, *, pin_memory=Fal
     if dt.low and arr.dtype != dt.np:  # rounded to 16 bits through float32, as PyTorch
         return _finish(copy_data(np.asarray(arr), dt, CPU), dt, dev, requires_grad)
     return _finish(np.array(arr, dtype=dt.np, copy=True), dt, dev, requires_grad)
+
+
+def _plain(x):
+    """``x`` with every range and NumPy array inside it turned into lists (of NumPy
+    scalars, for an array); ``x`` itself when there were none."""
+    if isinstance(x, range):
+        return list(x)
+    if isinstance(x, np.ndarray):
+        return x[()] if x.ndim == 0 else [_plain(y) for y in x]
+    if isinstance(x, (list, tuple)):
+        out = [_plain(y) for y in x]
+        return out if any(a is not b for a, b in zip(out, x)) else x
+    return x
 
 
 def _check_rectangular(data):
@@ -1093,7 +1118,7 @@ def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_g
 
 
 @_recording.recorded
-def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False,
+def arange(start=None, end=None, step=1, *, dtype=None, device=None, requires_grad=False,
            layout=None, pin_memory=False):
     """A 1-d tensor of the values from ``start`` up to, not including, ``end``, ``step``
     apart, as Python's ``range``.
@@ -1131,7 +1156,13 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     """
     if layout is not None or pin_memory:
         _check_options("arange", layout, pin_memory)
-    if end is None:
+    if start is None:  # (arange(end=4), as PyTorch's overload without a start)
+        if end is None:
+            raise TypeError("arange() received an invalid combination of arguments - got (), "
+                            "but expected one of: (Number end), (Number start, Number end, "
+                            "Number step=1)")
+        start = 0
+    elif end is None:
         start, end = 0, start
     for v in (start, end, step):
         if isinstance(v, int) and not -_I64 - 1 <= v <= _I64:

@@ -52,6 +52,27 @@ class Size(tuple):
             n *= s
         return n
 
+    # slices, concatenations and repeats stay Sizes, as PyTorch's
+    def __getitem__(self, key):
+        r = tuple.__getitem__(self, key)
+        return Size(r) if key.__class__ is slice else r
+
+    def __add__(self, other):
+        if not isinstance(other, tuple):
+            raise TypeError(f"can only concatenate tuple (not {type(other).__name__}) to "
+                            "nbgrad.Size")
+        return Size(tuple.__add__(self, other))
+
+    def __radd__(self, other):
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return Size(tuple.__add__(other, self))
+
+    def __mul__(self, n):
+        return Size(tuple.__mul__(self, n))
+
+    __rmul__ = __mul__
+
 
 class Tensor:
     """An n-dimensional array of one dtype on one device, which can record the operations
@@ -782,10 +803,17 @@ class Tensor:
         if self._rg and _GRAD_STATE.enabled:
             warn_once("float", "Converting a tensor with requires_grad=True to a scalar may "
                       "lead to unexpected behavior.\nConsider using tensor.detach() first.")
+        self._check_one()
         return float(self.item())
 
     def __int__(self):
+        self._check_one()
         return int(self.item())
+
+    def _check_one(self):
+        # (PyTorch's float() / int() raise ValueError where item() raises RuntimeError)
+        if self._meta.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
 
     def __index__(self):
         if self._dtype._cat == 2 or self._meta.size != 1:

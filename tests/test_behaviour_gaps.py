@@ -349,7 +349,8 @@ def _outcomes(code, value=lambda v: v):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             try:
-                got.append(("ok", value(eval(code, {"L": lib, "F": lib.nn.functional}))))
+                got.append(("ok", value(eval(code, {"L": lib, "F": lib.nn.functional,
+                                                     "np": np}))))
             except Exception as e:
                 got.append((type(e).__name__, str(e).replace("torch/", "nbgrad/")))
     return got
@@ -650,6 +651,25 @@ _AS_TORCH = [
     "((w * w).sum()))(L.ones(2, requires_grad=True))",
     "(lambda w: (w.data.add_(1), w._version, w.tolist())[1:])(L.ones(2, requires_grad=True))",
     "(lambda w: (w.detach().add_(1), w._version)[1])(L.ones(2, requires_grad=True))",
+    # tensor() of ranges and of lists of arrays (the arrays' dtypes count); Size slices
+    "L.tensor(range(3))", "L.tensor([range(2), range(2)])", "L.as_tensor(range(3))",
+    "L.tensor([np.array([1, 2]), np.array([3, 4])])",
+    "L.tensor([np.array([1., 2.], dtype=np.float32), np.array([3., 4.], dtype=np.float32)])",
+    "L.tensor([np.array([1, 2], dtype=np.int32), [3, 4]])",
+    "L.tensor([np.array([1, 2]), np.array([3])])",
+    "L.ones(2, 3, 4).shape[1:].numel()", "(L.ones(2, 3).shape + (1,)).numel()",
+    "str(L.Size([2, 3]) * 2)[-14:]", "str(type(L.Size([2])[:1]).__name__)",
+    # div_ with rounding_mode; arange(end=); float() / int() of many elements
+    "L.tensor([5, -5]).div_(2, rounding_mode='floor')",
+    "L.tensor([5, -5]).div_(2, rounding_mode='trunc')", "L.tensor([5, -5]).div_(2)",
+    "L.tensor([5., -5.]).divide_(2, rounding_mode='floor')", "L.arange(end=4)",
+    "float(L.ones(3))", "int(L.ones(3))", "float(L.ones(1, 1))",
+    # setitem drops the value's leading 1s; copy_ does not
+    "(lambda x: (x.__setitem__((0, 0), L.tensor([3.])), x)[1])(L.zeros(3, 4))",
+    "(lambda x: (x.__setitem__(0, L.ones(1, 1, 4)), x)[1])(L.zeros(3, 4))",
+    "(lambda x, v: (x.__setitem__(0, v), x.sum().backward(), v.grad.tolist())[2])"
+    "(L.zeros(3, 4, requires_grad=True) * 1, L.ones(1, 1, 4, requires_grad=True))",
+    "L.zeros(3).copy_(L.ones(1, 3))",
     # augmented assignments run in place: a view (here ``v``, of ``m``) sees the result
     *[f"(lambda m: (lambda v: (v.__i{op}__({arg}), m)[1])(m[:]))(L.tensor([5, 6]))"
       for op, arg in (("pow", "2"), ("and", "L.tensor([1, 0])"), ("or", "2"), ("xor", "3"),

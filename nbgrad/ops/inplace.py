@@ -13,6 +13,7 @@ from . import view_inplace as _views
 from ._core import (
     Node,
     backend,
+    broadcast_shapes,
     is_c,
     kernel,
     record,
@@ -315,12 +316,12 @@ class CopyBackwards(Node):
 
     def backward(self, saved, g):
         from .convert import to
-        from .elementwise import mul, sum_to
+        from .elementwise import mul
 
         shape, dt = self.attrs
         f_old, f_src = self.next_functions
         g_old = mul(g, 0.0) if f_old[0] is not None else None
-        g_src = sum_to(to(g, dtype=dt), shape) if f_src[0] is not None else None
+        g_src = _summed_to(to(g, dtype=dt), shape) if f_src[0] is not None else None
         return g_old, g_src
 
 
@@ -415,6 +416,9 @@ def copy_(t, src):
     check_inplace(t)
     assert_writable(t)
     assert_no_partial_overlap(t, src)
+    if src.ndim > t.ndim:  # (a broadcast that would grow the destination)
+        raise RuntimeError(f"output with shape {list(t.shape)} doesn't match the broadcast "
+                           f"shape {list(broadcast_shapes(tuple(t.shape), tuple(src.shape)))}")
     with no_grad():
         src_b = expand(src, tuple(t.shape)) if tuple(src.shape) != tuple(t.shape) else src
         if src_b._device != t._device:
@@ -430,6 +434,29 @@ def copy_(t, src):
     return t
 
 
+def _fitted(v, shape):
+    """``v`` expanded to ``shape``, its leading 1s beyond ``shape``'s dims dropped first
+    (PyTorch's rule for the source of a copy: ``x[0] = ones(1, 4)`` into a row of 4)."""
+    from .shape import expand
+
+    lead = v.ndim - len(shape)
+    if lead > 0 and all(s == 1 for s in v.shape[:lead]):
+        v = v.reshape(tuple(v.shape)[lead:])
+    return expand(v, shape) if tuple(v.shape) != shape else v
+
+
+def _summed_to(g, shape):
+    """The gradient ``g`` of a copy's destination summed to its source's ``shape`` (which
+    may have more leading 1s, see ``_fitted``)."""
+    from .elementwise import sum_to
+    from .shape import reshape
+
+    lead = len(shape) - g.ndim
+    if lead > 0:
+        return reshape(sum_to(g, shape[lead:]), shape)
+    return sum_to(g, shape)
+
+
 class CopySlices(Node):
     """``x[key] = value``: the old ``x`` gets the gradient outside ``key``; ``value`` gets
     the part at ``key``, summed to its shape."""
@@ -441,14 +468,14 @@ class CopySlices(Node):
         return "torch::autograd::CopySlices"  # (PyTorch's C++ name; repr shows the short one)
 
     def backward(self, saved, g):
-        from .elementwise import sub, sum_to
+        from .elementwise import sub
         from .shape import getitem, index_backward
 
         key, vshape = self.attrs
         f_old, f_val = self.next_functions
         part = getitem(g, key)
         g_old = sub(g, index_backward(part, tuple(g.shape), key)) if f_old[0] is not None else None
-        g_val = sum_to(part, vshape) if f_val[0] is not None else None
+        g_val = _summed_to(part, vshape) if f_val[0] is not None else None
         return g_old, g_val
 
 
@@ -476,7 +503,6 @@ def setitem(t, key, value):
         raise RuntimeError(_PARTIAL)
     if isinstance(value, Tensor):
         from ..autograd.grad_mode import no_grad
-        from .shape import expand
 
         if value._device != t._device:
             raise RuntimeError(
@@ -484,7 +510,7 @@ def setitem(t, key, value):
                 f"devices, {t._device} and {value._device}!"
             )
         with no_grad():
-            vb = expand(value, tuple(dst.shape)) if tuple(value.shape) != tuple(dst.shape) else value
+            vb = _fitted(value, tuple(dst.shape))
         copy_data(vb._data, t._dtype, t._device, out=dst)
     else:
         copy_data(be.full(dst.shape, value, t._dtype.np), t._dtype, t._device, out=dst)

@@ -414,7 +414,7 @@ def expand(input, *sizes):
     n = input.ndim
     if len(sizes) < n:
         raise RuntimeError(
-            f"expand(nbgrad.{input._dtype.name}{{{list(input.shape)}}}, size={list(sizes)}): "
+            f"expand({input._type_name()}{{{list(input.shape)}}}, size={list(sizes)}): "
             "the number of sizes provided "
             f"({len(sizes)}) must be greater or equal to the number of dimensions in the tensor ({n})"
         )
