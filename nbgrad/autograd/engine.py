@@ -536,8 +536,8 @@ def _materialize(node, buf):
 
     out = list(buf)
     for i, g in enumerate(out):
-        if g is None and node._out_meta is not None:
-            shape, dt, dev = node._out_meta[i]
+        if g is None and node._out_meta is not None and node._out_meta[i] is not None:
+            shape, dt, dev = node._out_meta[i]  # (an output that is no tensor gets None)
             if dt.is_floating_point:
                 out[i] = zeros(tuple(shape), dtype=dt, device=dev)
     return out

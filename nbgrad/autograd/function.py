@@ -288,6 +288,13 @@ class Function(metaclass=_FunctionMeta):
     def backward(ctx, *grads):
         raise NotImplementedError("You must implement the backward function for custom autograd.Function.")
 
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        """PyTorch's second way of writing a Function: ``forward(*args)`` without ``ctx``,
+        and this, called after it with the arguments and the output, fills ``ctx``. A
+        Function that defines it is run that way by :meth:`apply`."""
+        raise NotImplementedError("setup_context is not implemented.")
+
     @classmethod
     def apply(cls, *args, **kwargs):
         """Run the operation on ``args``: call ``forward(ctx, *args, **kwargs)`` with grad
@@ -308,7 +315,11 @@ class Function(metaclass=_FunctionMeta):
         ctx._input_meta = tuple((tuple(a.shape), a._dtype) if t else None
                                 for a, t in zip(args, is_t))
         with grad_mode.no_grad():
-            out = cls.forward(ctx, *args, **kwargs)
+            if cls.setup_context is not Function.setup_context:
+                out = cls.forward(*args, **kwargs)
+                cls.setup_context(ctx, args, out)
+            else:
+                out = cls.forward(ctx, *args, **kwargs)
         single = not isinstance(out, tuple)
         outs = (out,) if single else out
         record = grad_mode.STATE.enabled and any(ctx.needs_input_grad)
