@@ -1,5 +1,5 @@
-"""``nbgrad.utils``: as ``torch.utils`` (``data``, ``dlpack``, ``hooks``)."""
+"""``nbgrad.utils``: as ``torch.utils`` (``checkpoint``, ``data``, ``dlpack``, ``hooks``)."""
 
-from . import data, dlpack, hooks
+from . import checkpoint, data, dlpack, hooks
 
-__all__ = ["data", "dlpack", "hooks"]
+__all__ = ["checkpoint", "data", "dlpack", "hooks"]
