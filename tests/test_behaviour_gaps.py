@@ -670,6 +670,16 @@ _AS_TORCH = [
     "(lambda x, v: (x.__setitem__(0, v), x.sum().backward(), v.grad.tolist())[2])"
     "(L.zeros(3, 4, requires_grad=True) * 1, L.ones(1, 1, 4, requires_grad=True))",
     "L.zeros(3).copy_(L.ones(1, 3))",
+    # func transforms of outputs that do not depend on the inputs: zeros
+    "L.func.hessian(lambda a: a.sum())(L.ones(3))",
+    "L.func.grad(L.func.grad(lambda a: a * 3))(L.tensor(2.))",
+    "L.func.jacrev(lambda a: L.ones(2))(L.ones(3))",
+    "L.func.vmap(L.func.grad(lambda a, b: (a * a).sum(), argnums=1))(L.ones(2, 3), L.ones(2, 3))",
+    "L.func.vjp(lambda a: L.ones(2), L.ones(3))[1](L.ones(2))[0]",
+    "L.func.jacfwd(lambda a: L.ones(2))(L.ones(3))",
+    "L.func.jvp(lambda a: L.ones(2), (L.ones(3),), (L.ones(3),))[1]",
+    "L.func.linearize(lambda a: L.ones(2), L.ones(3))[1](L.ones(3))",
+    "L.func.jacrev(lambda a: (a * 2, L.ones(1)))(L.ones(2))[1]",
     # augmented assignments run in place: a view (here ``v``, of ``m``) sees the result
     *[f"(lambda m: (lambda v: (v.__i{op}__({arg}), m)[1])(m[:]))(L.tensor([5, 6]))"
       for op, arg in (("pow", "2"), ("and", "L.tensor([1, 0])"), ("or", "2"), ("xor", "3"),

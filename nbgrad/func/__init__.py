@@ -187,10 +187,25 @@ def _finish(t, outer):
     return t if outer or not isinstance(t, Tensor) else t.detach()
 
 
+def _vjps(out_leaves, inputs, us):
+    """``d<outputs, us>/d inputs``, differentiable in ``us`` (None for an unused input);
+    outputs that do not depend on the inputs add nothing."""
+    pairs = [(o, u) for o, u in zip(out_leaves, us) if isinstance(o, Tensor) and o.requires_grad]
+    if not pairs:
+        return [None] * len(inputs)
+    return _autograd_grad([o for o, _ in pairs], inputs, [u for _, u in pairs],
+                          retain_graph=True, create_graph=True, allow_unused=True)
+
+
 def _grads_of(out, made, grad_outputs, outer):
     inputs = [f for _, _, fresh, _ in made for f in fresh]
-    gs = _autograd_grad(out, inputs, grad_outputs, retain_graph=True, create_graph=outer,
-                        allow_unused=True)
+    # outputs that do not depend on the inputs contribute zeros (PyTorch's transforms)
+    outs = out if isinstance(out, (list, tuple)) else [out]
+    gos = (grad_outputs if isinstance(grad_outputs, (list, tuple)) else [grad_outputs]
+           ) if grad_outputs is not None else [None] * len(outs)
+    pairs = [(o, g) for o, g in zip(outs, gos) if isinstance(o, Tensor) and o.requires_grad]
+    gs = _autograd_grad([o for o, _ in pairs], inputs, [g for _, g in pairs], retain_graph=True,
+                        create_graph=outer, allow_unused=True) if pairs else [None] * len(inputs)
     gs = [zeros_like(x) if g is None else _finish(g, outer) for g, x in zip(gs, inputs)]
     it = iter(gs)
     return [_tree.unflatten([next(it) for _ in fresh], spec) for _, _, fresh, spec in made]
@@ -343,8 +358,7 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     # J t = d/du <J^T u, t>: a vjp with a dummy cotangent u, differentiated in u
     us = [zeros_like(o).requires_grad_() for o in out_leaves]
     inputs = [f for _, _, fresh, _ in made for f in fresh]
-    vjps = _autograd_grad(out_leaves, inputs, us, retain_graph=True, create_graph=True,
-                          allow_unused=True)
+    vjps = _vjps(out_leaves, inputs, us)
     pairs = [(v, t) for v, t in zip(vjps, _tree.flatten(tangents)[0]) if v is not None]
     if pairs:
         jv = _autograd_grad([v for v, _ in pairs], us, [t for _, t in pairs],
@@ -374,8 +388,7 @@ def linearize(func, *primals):
     flat_primals, primal_spec = _tree.flatten(primals)
     us = [zeros_like(o).requires_grad_() for o in out_leaves]
     inputs = [f for _, _, fresh, _ in made for f in fresh]
-    vjps = _autograd_grad(out_leaves, inputs, us, retain_graph=True, create_graph=True,
-                          allow_unused=True)
+    vjps = _vjps(out_leaves, inputs, us)
 
     def jvp_fn(*tangents):
         flat, spec = _tree.flatten(tangents)
