@@ -352,7 +352,8 @@ def _outcomes(code, value=lambda v: v):
                 got.append(("ok", value(eval(code, {"L": lib, "F": lib.nn.functional,
                                                      "np": np}))))
             except Exception as e:
-                got.append((type(e).__name__, str(e).replace("torch/", "nbgrad/")))
+                got.append((type(e).__name__,
+                            str(e).replace("torch/", "nbgrad/").replace("torch.", "nbgrad.")))
     return got
 
 
@@ -680,6 +681,37 @@ _AS_TORCH = [
     "L.func.jvp(lambda a: L.ones(2), (L.ones(3),), (L.ones(3),))[1]",
     "L.func.linearize(lambda a: L.ones(2), L.ones(3))[1](L.ones(3))",
     "L.func.jacrev(lambda a: (a * 2, L.ones(1)))(L.ones(2))[1]",
+    # Sequential's + and * and pop (ModuleList's too); get_buffer, set_submodule
+    '(lambda s: [type(m).__name__ for m in s + s])(L'
+    '.nn.Sequential(L.nn.Linear(2, 2), L.nn.ReLU()))',
+    '(lambda s: list((s + s)._modules))(L.nn.Sequential(L.nn.Linear(2, 2), L.nn.ReLU()))',
+    '(lambda s: (s.__iadd__(L.nn.Sequential(L.nn.Tanh())), '
+    'list(s._modules))[1])(L.nn.Sequential(L.nn.Linear(2, 2), L.nn.ReLU()))',
+    '(lambda s: [list((s * 3)._modules), '
+    '(s * 3)[0] is (s * 3)[2]])(L.nn.Sequential(L.nn.Linear(2, 2), L.nn.ReLU()))',
+    '(lambda s: list((2 * s)._modules))(L.nn.Sequential(L.nn.Linear(2, 2), L.nn.ReLU()))',
+    '(lambda s: (s.__imul__(3), list(s._modules), '
+    'len(list(s.parameters())))[1:])(L.nn.Sequential(L.nn.Linear(2, 2), L.nn.ReLU()))',
+    '(lambda s: s * 0)(L.nn.Sequential(L.nn.Linear(2, 2)))',
+    '(lambda s: (type(s.pop(1)).__name__, '
+    'list(s._modules)))(L.nn.Sequential(L.nn.Linear(2, 2), L.nn.ReLU(), L.nn.Tanh()))',
+    '(lambda s: (type(s.pop(0)).__name__, '
+    'list(s._modules)))(L.nn.ModuleList([L.nn.Linear(2, 2), L.nn.ReLU(), L.nn.Tanh()]))',
+    '(lambda s: (len(s.pop(slice(0, 2))), '
+    'list(s._modules)))(L.nn.Sequential(L.nn.Linear(2, 2), L.nn.ReLU(), L.nn.Tanh()))',
+    '(lambda s: s + L.nn.ModuleList([L.nn.ReLU()]))(L.nn.Sequential(L.nn.Linear(2, 2)))',
+    '(lambda s: s * 1.5)(L.nn.Sequential(L.nn.Linear(2, 2)))',
+    'L.nn.Sequential(L.nn.BatchNorm1d(2)).get_buffer("0.running_var")',
+    'L.nn.Sequential(L.nn.BatchNorm1d(2)).get_buffer("0.weight")',
+    'L.nn.Sequential(L.nn.BatchNorm1d(2)).get_buffer("0.xx")',
+    '(lambda n: (n.set_submodule("1", L.nn.Tanh()), '
+    'str(n))[1])(L.nn.Sequential(L.nn.Linear(2, 2), L.nn.ReLU()))',
+    '(lambda n: n.set_submodule("", L.nn.Tanh()))(L.nn.Sequential(L.nn.Linear(2, 2), L.nn.ReLU()))',
+    '(lambda n: n.set_submodule("0.weight", '
+    'L.nn.Tanh()))(L.nn.Sequential(L.nn.Linear(2, 2), L.nn.ReLU()))',
+    '(lambda n: n.set_submodule("5", L.nn.Tanh(), '
+    'strict=True))(L.nn.Sequential(L.nn.Linear(2, 2), L.nn.ReLU()))',
+    '(lambda n: n.set_submodule("1", 3))(L.nn.Sequential(L.nn.Linear(2, 2), L.nn.ReLU()))',
     # augmented assignments run in place: a view (here ``v``, of ``m``) sees the result
     *[f"(lambda m: (lambda v: (v.__i{op}__({arg}), m)[1])(m[:]))(L.tensor([5, 6]))"
       for op, arg in (("pow", "2"), ("and", "L.tensor([1, 0])"), ("or", "2"), ("xor", "3"),

@@ -108,6 +108,48 @@ class Sequential(Module):
             self.add_module(str(i), m)
         return self
 
+    def pop(self, key):
+        """Remove and return the module at ``key`` (an index or a slice)."""
+        v = self[key]
+        del self[key]
+        return v
+
+    # + joins two Sequentials, * repeats one (the same module objects), as PyTorch's
+    def __add__(self, other):
+        if not isinstance(other, Sequential):
+            raise ValueError("add operator supports only objects of Sequential class, but "
+                             f"{type(other)} is given.")
+        return Sequential(*self, *other)
+
+    def __iadd__(self, other):
+        if not isinstance(other, Sequential):
+            raise ValueError("add operator supports only objects of Sequential class, but "
+                             f"{type(other)} is given.")
+        offset = len(self)
+        for i, module in enumerate(list(other)):
+            self.add_module(str(i + offset), module)
+        return self
+
+    def _factor(self, other):
+        if not isinstance(other, int):
+            raise TypeError(f"unsupported operand type(s) for *: {type(self)} and "
+                            f"{type(other)}")
+        if other <= 0:
+            raise ValueError(f"Non-positive multiplication factor {other} for {type(self)}")
+        return other
+
+    def __mul__(self, other):
+        return Sequential(*(list(self) * self._factor(other)))
+
+    __rmul__ = __mul__
+
+    def __imul__(self, other):
+        mods = list(self) * (self._factor(other) - 1)
+        offset = len(self)
+        for i, module in enumerate(mods):
+            self.add_module(str(i + offset), module)
+        return self
+
     def forward(self, input):
         for module in self._modules.values():
             input = module(input)
@@ -195,6 +237,12 @@ class ModuleList(Module):
 
     def __iadd__(self, modules):
         return self.extend(modules)
+
+    def pop(self, key):
+        """Remove and return the module at ``key`` (an index or a slice)."""
+        v = self[key]
+        del self[key]
+        return v
 
     def __add__(self, other):
         return ModuleList(list(self) + list(other))

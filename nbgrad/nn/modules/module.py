@@ -380,6 +380,49 @@ class Module:
             raise AttributeError("`" + name + "` is not an nn.Parameter")
         return p
 
+    def get_buffer(self, target):
+        """The buffer at dotted path ``target`` (``"bn.running_mean"``).
+
+        Example::
+
+            >>> nbgrad.nn.Sequential(nbgrad.nn.BatchNorm1d(2)).get_buffer("0.running_var")
+            tensor([1., 1.])
+        """
+        mod_path, _, name = target.rpartition(".")
+        mod = self.get_submodule(mod_path)
+        if not hasattr(mod, name):
+            raise AttributeError(f"{mod._get_name()} has no attribute `{name}`")
+        b = getattr(mod, name)
+        if name not in mod._buffers:
+            raise AttributeError("`" + name + "` is not a buffer")
+        return b
+
+    def set_submodule(self, target, module, strict=False):
+        """Put ``module`` at dotted path ``target``, replacing the submodule there (with
+        ``strict``, only replacing one).
+
+        Example::
+
+            >>> net = nbgrad.nn.Sequential(nbgrad.nn.Linear(2, 2), nbgrad.nn.ReLU())
+            >>> net.set_submodule("1", nbgrad.nn.Tanh())
+            >>> net
+            Sequential(
+              (0): Linear(in_features=2, out_features=2, bias=True)
+              (1): Tanh()
+            )
+        """
+        if target == "":
+            raise ValueError("Cannot set the submodule without a target name!")
+        parent_path, _, name = target.rpartition(".")
+        if not isinstance(module, Module):
+            raise ValueError(f"`module` is not an nn.Module, found {type(module)}")
+        parent = self.get_submodule(parent_path)
+        if strict and not hasattr(parent, name):
+            raise AttributeError(f"{parent._get_name()} has no attribute `{name}`")
+        if hasattr(parent, name) and not isinstance(getattr(parent, name), Module):
+            raise AttributeError("`" + name + "` is not an nn.Module")
+        setattr(parent, name, module)
+
     # ----- attribute routing ----------------------------------------------------------------
     def __getattr__(self, name):
         d = self.__dict__
