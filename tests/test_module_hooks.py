@@ -1,6 +1,7 @@
 """nn.Module's hooks against PyTorch's: full backward hooks and pre-hooks (what they see,
 replacing gradients, their errors, order through nested modules), forward hooks with
-kwargs, always_call and prepend; and a Function's non-differentiable returned input."""
+kwargs, always_call and prepend; a leaf node's hooks; a Function's non-differentiable
+returned input."""
 
 import pytest
 
@@ -141,3 +142,28 @@ def test_function_returning_a_non_differentiable_input():
     x, y = nbgrad.ones(2, requires_grad=True), nbgrad.ones(2, requires_grad=True)
     a, b = Id.apply(x, y)
     assert a.requires_grad and a is not x and not b.requires_grad and b.grad_fn is None
+
+
+def _leaf_node_hooks(L):
+    # hooks on a leaf's AccumulateGrad node (the "gradient ready" signal of DDP-style code):
+    # the pre-hook may replace the gradient, the post-hook sees .grad already updated
+    out = {}
+    x = L.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    acc = x.expand_as(x).grad_fn.next_functions[0][0]
+    seen = []
+    acc.register_hook(lambda gi, go: seen.append((gi, go[0].tolist(), x.grad.tolist())))
+    acc.register_prehook(lambda go: (go[0] * 10,))
+    (x * x).sum().backward()
+    out["post"], out["grad"] = seen, x.grad.tolist()
+    x.grad = None
+    L.autograd.grad((x * x).sum(), x)  # (no accumulation: no post-hook)
+    out["grad_call"] = (len(seen), x.grad)
+    return out
+
+
+def test_leaf_node_hooks_as_pytorch():
+    got = _leaf_node_hooks(nbgrad)
+    assert got["post"] == [((), [20.0, 40.0, 60.0], [20.0, 40.0, 60.0])]
+    assert got["grad_call"] == (1, None)
+    torch = pytest.importorskip("torch")
+    assert got == _leaf_node_hooks(torch)

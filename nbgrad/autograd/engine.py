@@ -302,6 +302,8 @@ def _execute(roots, seeds, keep_graph, create_graph, inputs, accumulate):
                     var = node.variable
                     if var._hooks and buf[0] is not None:
                         buf[0] = _call_hooks(var._hooks, buf[0])
+                    if node._pre_hooks and buf[0] is not None:  # (the node's own, then)
+                        buf = _run_acc_pre_hooks(node, buf)
                 if targets is not None:
                     tg = targets.get(node)
                     if tg is not None:
@@ -315,6 +317,8 @@ def _execute(roots, seeds, keep_graph, create_graph, inputs, accumulate):
                                         _accumulate(node, g, create_graph, run)
                                         if _graph.POST_ACCUMULATE:
                                             _post_accumulate(node.variable)
+                                        if node._post_hooks:
+                                            _run_acc_post_hooks(node, g)
                                         g = None
                                     elif not t._retains_grad:  # else populated above
                                         _retain(t, g)
@@ -331,6 +335,8 @@ def _execute(roots, seeds, keep_graph, create_graph, inputs, accumulate):
                         _accumulate(node, g, create_graph, run)
                         if _graph.POST_ACCUMULATE:
                             _post_accumulate(node.variable)
+                        if node._post_hooks:
+                            _run_acc_post_hooks(node, g)
                     continue
                 outs = _run_node(node, buf)
                 if not keep_graph:
@@ -529,6 +535,27 @@ def _run_node(node, buf):
                 outs = tuple(r)
                 _disown(outs)
     return outs
+
+
+def _run_acc_pre_hooks(node, buf):
+    """An AccumulateGrad node's own pre-hooks (``grad_fn.next_functions``' leaf nodes):
+    ``hook((grad,))``, which may return the gradient to accumulate instead."""
+    _disown(buf)
+    for h in tuple(node._pre_hooks.values()):
+        r = h(tuple(buf))
+        if r is not None:
+            _check_hook_values(h, buf, r)
+            buf = list(r)
+            _disown(buf)
+    return buf
+
+
+def _run_acc_post_hooks(node, g):
+    """An AccumulateGrad node's post-hooks, after ``.grad`` has the gradient, as PyTorch
+    calls them: ``hook((), (grad,))``."""
+    g._owner = None
+    for h in tuple(node._post_hooks.values()):
+        h((), (g,))
 
 
 def _materialize(node, buf):
