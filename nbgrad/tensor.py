@@ -300,6 +300,8 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, v):
+        if self._grad_fn is not None:  # (the setter refuses a non-leaf either way)
+            raise RuntimeError("you can only change requires_grad flags of leaf variables.")
         if v and not self._dtype.is_floating_point:  # (PyTorch's words here differ)
             raise RuntimeError("only Tensors of floating point and complex dtype can require "
                                "gradients")

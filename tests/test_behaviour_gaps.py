@@ -712,6 +712,29 @@ _AS_TORCH = [
     '(lambda n: n.set_submodule("5", L.nn.Tanh(), '
     'strict=True))(L.nn.Sequential(L.nn.Linear(2, 2), L.nn.ReLU()))',
     '(lambda n: n.set_submodule("1", 3))(L.nn.Sequential(L.nn.Linear(2, 2), L.nn.ReLU()))',
+    # vmap of an empty batch; set_grad_enabled's bool; the requires_grad setter on a
+    # non-leaf; ParameterDict's sorted keys from a plain dict; functional's v checked
+    'L.func.vmap(lambda a: a * 2)(L.ones(0, 3))',
+    '[tuple(t.shape) for t in L.func.vmap(lambda a: (a.sum(), a * 2), out_dims=(0, 1))'
+    '(L.ones(0, 3))]',
+    'L.func.vmap(lambda a: a * 2)(L.ones(2, 3))',
+    'L.set_grad_enabled(1)',
+    'L.set_grad_enabled(None)',
+    'setattr(L.ones(2, requires_grad=True) * 2, "requires_grad", True)',
+    'list(L.nn.ParameterDict({"b": L.nn.Parameter(L.ones(1)), '
+    '"a": L.nn.Parameter(L.ones(1))}).keys())',
+    '(lambda d: (d.update({"z": L.nn.Parameter(L.ones(1)), "c": L.nn.Parameter(L.ones(1))}), '
+    'list(d.keys()))[1])(L.nn.ParameterDict())',
+    'L.autograd.functional.jvp(lambda a, b: a * b, (L.ones(3), L.ones(3)), (L.ones(3),))',
+    'L.autograd.functional.vjp(lambda a: a * 2, L.ones(3), [L.ones(3)])',
+    'L.autograd.functional.vjp(lambda a: (a * 2, a), L.ones(3), (L.ones(3),))',
+    'L.autograd.functional.jvp(lambda a: a * 2, L.ones(3), L.ones(2))',
+    'L.autograd.functional.vhp(lambda a, b: (a * b).sum(), (L.ones(3), L.ones(3)), (L.ones(3),))',
+    'L.autograd.functional.hvp(lambda a: (a * a).sum(), L.ones(3), L.ones(2))',
+    'L.autograd.functional.hvp(lambda a: (a * a * a).sum(), L.ones(3), L.ones(3))[1]',
+    'L.autograd.functional.vjp(lambda a: a * 2, L.ones(3), L.ones(3))[1]',
+    'L.autograd.functional.jvp(lambda a, b: a * b, (L.ones(3), L.ones(3) * 2), '
+    '(L.ones(3), L.ones(3)))[1]',
     # augmented assignments run in place: a view (here ``v``, of ``m``) sees the result
     *[f"(lambda m: (lambda v: (v.__i{op}__({arg}), m)[1])(m[:]))(L.tensor([5, 6]))"
       for op, arg in (("pow", "2"), ("and", "L.tensor([1, 0])"), ("or", "2"), ("xor", "3"),

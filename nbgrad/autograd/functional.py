@@ -16,6 +16,22 @@ def _tup(x):
     return (tuple(x), True) if isinstance(x, (tuple, list)) else ((x,), False)
 
 
+def _vs(v, against, fname):
+    """``v`` as a tuple, one tensor per tensor of ``against``, of its shape (PyTorch's
+    checks and messages)."""
+    if not isinstance(v, (tuple, _tensor.Tensor)):
+        raise TypeError(f"The v given to {fname} must be either a Tensor or a tuple of Tensors "
+                        f"but the given v has type {type(v)}.")
+    vs = v if isinstance(v, tuple) else (v,)
+    if len(vs) != len(against):
+        raise RuntimeError(f"v is a tuple of invalid length: should be {len(against)} but got "
+                           f"{len(vs)}.")
+    for vi, a in zip(vs, against):
+        if tuple(vi.shape) != tuple(a.shape):
+            raise RuntimeError(f"v has invalid size: should be {a.shape} but got {vi.shape}.")
+    return vs
+
+
 def _untup(x, was_tuple):
     return tuple(x) if was_tuple else x[0]
 
@@ -142,7 +158,7 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
                 )
             vs = (ones_like(outs[0]),)
         else:
-            vs, _ = _tup(v)
+            vs = _vs(v, outs, "vjp")
         g = _grads(outs, ins, vs, create_graph, strict, "back")
     outs = tuple(o if create_graph else o.detach() for o in outs)
     return _untup(outs, out_t), _untup(g, in_t)
@@ -199,7 +215,7 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
                 )
             vs = (ones_like(ins[0]),)
         else:
-            vs, _ = _tup(v)
+            vs = _vs(v, ins, "jvp")
         us = tuple(zeros_like(o).requires_grad_(True) for o in outs)
         g = _raw_grads(outs, ins, us, True)
         _require_grad(g, "grad_inputs", strict)
@@ -414,7 +430,7 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
                 "The vector v can only be None if the input to the user-provided function "
                 "is a single Tensor with a single element."
             )
-        vs = (_ones_like(ins[0]),) if v is None else _tup(v)[0]
+        vs = (_ones_like(ins[0]),) if v is None else _vs(v, ins, "vhp")
         res = _grads(gs, ins, vs, create_graph, strict, "double_back")
     return (out if create_graph else out.detach()), _untup(res, in_t)
 

@@ -258,8 +258,11 @@ class set_grad_enabled(_Mode):
     """
 
     def __init__(self, mode):
+        if mode.__class__ is not bool:
+            raise TypeError("set_grad_enabled(): argument 'enabled' (position 1) must be bool, "
+                            f"not {type(mode).__name__}")
         self._prev = STATE.enabled
-        self.mode = bool(mode)
+        self.mode = mode
         STATE.enabled = self.mode
 
     def _args(self):

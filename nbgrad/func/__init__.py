@@ -107,6 +107,16 @@ def _vmap_call(func, in_dims, out_dims, randomness, args, kwargs):
     if len(set(sizes)) > 1:
         raise ValueError("vmap: Expected all tensors to have the same size in the mapped "
                          f"dimension, got sizes {sizes} for the mapped dimension")
+    if sizes[0] == 0:  # an empty batch: one call on zeros of a sample's shape tells the
+        # outputs' structure and shapes, and each gets an empty mapped dim
+        from ..creation import zeros
+
+        sliced = [zeros(tuple(leaf.shape[:d]) + tuple(leaf.shape[d + 1:]), dtype=leaf.dtype,
+                        device=leaf.device) if d is not None else leaf
+                  for leaf, d in zip(leaves, dims)]
+        with _randomness(randomness):
+            sample = func(*_tree.unflatten(sliced, spec), **kwargs)
+        return _stack_outputs(func, [sample], out_dims, empty=True)
     results = []
     start_state = _random.default_generator.get_state() if randomness == "same" else None
     for i in range(sizes[0]):
@@ -128,7 +138,7 @@ def _randomness(mode):
         _random._VMAP_RANDOMNESS = before
 
 
-def _stack_outputs(func, results, out_dims):
+def _stack_outputs(func, results, out_dims, empty=False):
     flat = [_tree.flatten(r) for r in results]
     spec = flat[0][1]
     try:
@@ -149,6 +159,11 @@ def _stack_outputs(func, results, out_dims):
             raise ValueError(f"vmap({_fname(func)}, ...): `{_fname(func)}` must only return "
                              f"Tensors, got type {type(column[0])}. Did you mean to set "
                              "out_dims= to None for output?")
+        if empty:
+            t = column[0]
+            dd = d % (t.ndim + 1)
+            out.append(t.new_empty(tuple(t.shape[:dd]) + (0,) + tuple(t.shape[dd:])))
+            continue
         out.append(_stack(column, d))
     return _tree.unflatten(out, spec)
 

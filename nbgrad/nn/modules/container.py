@@ -532,7 +532,11 @@ class ParameterDict(Module):
 
     def update(self, parameters):
         # (PyTorch's message names it "ParametersDict" there)
-        for key, value in _pairs("ParameterDict", parameters, "ParametersDict"):
+        pairs = _pairs("ParameterDict", parameters, "ParametersDict")
+        if isinstance(parameters, abc.Mapping) and not isinstance(
+                parameters, (OrderedDict, ParameterDict)):
+            pairs = sorted(pairs)  # (a plain mapping's keys in sorted order, as PyTorch's)
+        for key, value in pairs:
             self[key] = value
 
     def extra_repr(self):
