@@ -303,7 +303,7 @@ def _execute(roots, seeds, keep_graph, create_graph, inputs, accumulate):
                     if var._hooks and buf[0] is not None:
                         buf[0] = _call_hooks(var._hooks, buf[0])
                     if node._pre_hooks and buf[0] is not None:  # (the node's own, then)
-                        buf = _run_acc_pre_hooks(node, buf)
+                        buf = _run_pre_hooks(node, buf)
                 if targets is not None:
                     tg = targets.get(node)
                     if tg is not None:
@@ -502,13 +502,7 @@ def _disown(ts):
 
 def _run_node(node, buf):
     if node._pre_hooks:
-        _disown(buf)
-        for h in tuple(node._pre_hooks.values()):
-            r = h(tuple(buf))
-            if r is not None:
-                _check_hook_values(h, buf, r)
-                buf = list(r)
-                _disown(buf)
+        buf = _run_pre_hooks(node, buf)
     n_in = _n_edges(node)
     if all(g is None for g in buf):
         outs = (None,) * n_in
@@ -537,9 +531,9 @@ def _run_node(node, buf):
     return outs
 
 
-def _run_acc_pre_hooks(node, buf):
-    """An AccumulateGrad node's own pre-hooks (``grad_fn.next_functions``' leaf nodes):
-    ``hook((grad,))``, which may return the gradient to accumulate instead."""
+def _run_pre_hooks(node, buf):
+    """``node``'s pre-hooks: ``hook(grad_outputs)``, which may return others to use (for
+    an AccumulateGrad node, the gradient to accumulate)."""
     _disown(buf)
     for h in tuple(node._pre_hooks.values()):
         r = h(tuple(buf))
