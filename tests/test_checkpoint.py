@@ -71,3 +71,18 @@ def test_checkpoint_as_pytorch():
     want = _checkpointed(torch)
     want["warn"] = [w.replace("torch", "nbgrad")[:40] for w in want["warn"]]
     assert got == want
+
+
+@pytest.mark.parametrize("reentrant", [True, False])
+def test_checkpoint_refuses_grad_and_backward_inputs(reentrant):
+    from nbgrad.utils.checkpoint import checkpoint
+
+    x = nbgrad.ones(2, requires_grad=True)
+    words = "use_reentrant=True, torch.utils" if reentrant else "recomputes in backward"
+    with pytest.raises(RuntimeError, match=words):
+        nbgrad.autograd.grad(checkpoint(lambda a: a * 2, x, use_reentrant=reentrant).sum(), x)
+    with pytest.raises(RuntimeError, match="passing an `inputs` parameter to .backward()"):
+        checkpoint(lambda a: a * 2, x, use_reentrant=reentrant).sum().backward(inputs=[x])
+    assert x.grad is None
+    checkpoint(lambda a: a * 2, x, use_reentrant=reentrant).sum().backward()
+    assert x.grad.tolist() == [2.0, 2.0]

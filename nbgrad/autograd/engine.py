@@ -49,6 +49,21 @@ _ANOMALY = anomaly_mode.ENABLED
 _final = threading.local()
 
 
+class _RunCallbacks(list):
+    """A run's final callbacks, and whether the run is a plain ``backward()`` (every leaf
+    accumulates: no ``inputs=``, not ``autograd.grad``)."""
+
+    __slots__ = ("plain_backward",)
+
+
+def checkpoint_valid():
+    """Whether a backward inside the current backward run (a checkpoint's recomputation)
+    gives the right gradients: the run is a plain ``backward()`` (PyTorch's
+    ``_is_checkpoint_valid``)."""
+    stack = getattr(_final, "stack", None)
+    return not stack or stack[-1].plain_backward
+
+
 def queue_callback(callback):
     """Run ``callback()`` once the backward pass in progress has computed every gradient,
     before it returns (PyTorch's ``Variable._execution_engine.queue_callback``; what
@@ -213,7 +228,8 @@ def _execute(roots, seeds, keep_graph, create_graph, inputs, accumulate):
     gc_off = False
     try:
         _STATE.enabled = create_graph  # (the seeds' sums too are recorded only with it)
-        callbacks = []
+        callbacks = _RunCallbacks()
+        callbacks.plain_backward = inputs is None and accumulate
         stack = getattr(_final, "stack", None)
         if stack is None:
             stack = _final.stack = []

@@ -8,7 +8,8 @@ nbgrad runs both of PyTorch's variants by recomputation in the node's backward (
 reentrant one): the gradients reach the inputs and, through a backward inside the
 backward, the ``.grad`` of the tensors the function uses (a module's parameters), so
 ``loss.backward()`` gives what PyTorch gives with either variant; ``autograd.grad`` with
-respect to such tensors, which PyTorch's non-reentrant variant allows, is refused.
+respect to such tensors or ``backward(inputs=...)``, which PyTorch's non-reentrant
+variant allows, is refused with PyTorch's reentrant error.
 """
 
 import warnings
@@ -27,8 +28,9 @@ class CheckpointFunction(Function):
     recomputes and back-propagates through the recomputed graph."""
 
     @staticmethod
-    def forward(ctx, run_function, preserve_rng_state, *args):
+    def forward(ctx, run_function, preserve_rng_state, reentrant, *args):
         ctx.run_function = run_function
+        ctx.reentrant = reentrant
         ctx.rng_state = _random.get_rng_state() if preserve_rng_state else None
         ctx.args = [None if isinstance(a, Tensor) else a for a in args]
         ctx.tensor_index = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
@@ -37,6 +39,20 @@ class CheckpointFunction(Function):
 
     @staticmethod
     def backward(ctx, *grads):
+        from ..autograd.engine import checkpoint_valid
+
+        if not checkpoint_valid():  # (the recomputation's backward fills .grad of leaves)
+            if ctx.reentrant:  # PyTorch's words
+                raise RuntimeError(
+                    "When use_reentrant=True, torch.utils.checkpoint is incompatible with "
+                    ".grad() or passing an `inputs` parameter to .backward(). To resolve this "
+                    "error, you can either set use_reentrant=False, or call .backward() "
+                    "without passing the `inputs` argument.")
+            raise RuntimeError(
+                "nbgrad.utils.checkpoint recomputes in backward, with either use_reentrant: it "
+                "is incompatible with autograd.grad() or passing an `inputs` parameter to "
+                ".backward() (PyTorch's use_reentrant=False allows them); call .backward() "
+                "without passing the `inputs` argument.")
         args = list(ctx.args)
         for i, t in zip(ctx.tensor_index, ctx.saved_tensors):
             args[i] = t.detach().requires_grad_(t.requires_grad)
@@ -53,7 +69,8 @@ class CheckpointFunction(Function):
             raise RuntimeError("none of output has requires_grad=True, this checkpoint() is "
                                "not necessary")
         _backward([o for o, _ in pairs], [g for _, g in pairs])
-        return (None, None) + tuple(a.grad if isinstance(a, Tensor) else None for a in args)
+        return (None, None, None) + tuple(a.grad if isinstance(a, Tensor) else None
+                                          for a in args)
 
 
 def checkpoint(function, *args, use_reentrant=None, context_fn=None, determinism_check="default",
@@ -114,7 +131,7 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=None, determinism
                 return inner(*a)
 
             args = (zeros((), requires_grad=True),) + args
-    return CheckpointFunction.apply(run, preserve_rng_state, *args)
+    return CheckpointFunction.apply(run, preserve_rng_state, use_reentrant is not False, *args)
 
 
 def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwargs):
