@@ -1,6 +1,6 @@
 """autograd.Function's less common forms, as PyTorch runs them: outputs that are not
 tensors (or None) beside tensor outputs, and ``forward`` without ``ctx`` plus
-``setup_context``."""
+``setup_context``; mark_dirty on views."""
 
 import pytest
 
@@ -82,3 +82,42 @@ def test_function_forms_as_pytorch():
     torch = pytest.importorskip("torch")
     want = _forms(torch)
     assert got == want
+
+
+def _dirty_views(L):
+    # a Function that changes its input in place (mark_dirty): when the input is a view,
+    # the base's history takes the change (its other elements keep theirs)
+    class Double(L.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            a.mul_(2)
+            ctx.mark_dirty(a)
+            return a
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    out = {}
+    for name, view in (("slice", lambda b: b[:, :2]), ("t", lambda b: b.t()),
+                       ("row", lambda b: b[1]), ("itself", lambda b: b)):
+        x = L.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+        b = x * 1
+        Double.apply(view(b))
+        b.sum().backward()
+        out[name] = (x.grad.tolist(), b.tolist())
+    x = L.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    b = x * 1
+    v = b[:2]  # a view of a base changed in place sees the change
+    Double.apply(b)
+    (v.sum() + b.sum()).backward()
+    out["view_of_dirty_base"] = x.grad.tolist()
+    return out
+
+
+def test_mark_dirty_on_views_as_pytorch():
+    got = _dirty_views(nbgrad)
+    assert got["slice"][0] == [[2.0, 2.0, 1.0], [2.0, 2.0, 1.0]]
+    assert got["row"][0] == [[1.0, 1.0, 1.0], [2.0, 2.0, 2.0]]
+    torch = pytest.importorskip("torch")
+    assert got == _dirty_views(torch)

@@ -352,6 +352,12 @@ class Function(metaclass=_FunctionMeta):
                     o._grad_fn = ctx
                     o._output_nr = i
                     o._rg = True
+                    if id(o) in dirty_ids and (o._base is not None or o._acc is not None):
+                        # a view changed in place: its base's history takes the change (and
+                        # a base's views theirs), as for the built-in in-place ops
+                        from ..ops.view_inplace import after_inplace
+
+                        after_inplace(o)
         out_ids = {id(o) for o in result if isinstance(o, T)}
         if record:
             ctx._saved = tuple(
