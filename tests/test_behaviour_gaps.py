@@ -735,6 +735,21 @@ _AS_TORCH = [
     'L.autograd.functional.vjp(lambda a: a * 2, L.ones(3), L.ones(3))[1]',
     'L.autograd.functional.jvp(lambda a, b: a * b, (L.ones(3), L.ones(3) * 2), '
     '(L.ones(3), L.ones(3)))[1]',
+    # median / nanmedian of all elements spread the gradient over ties (and NaNs)
+    '(lambda x: (x.median().backward(), x.grad.tolist())[1])'
+    '(L.tensor([3., 1., 2., 2.], requires_grad=True))',
+    '(lambda x: (x.median().backward(), x.grad.tolist())[1])'
+    "(L.tensor([float('nan'), 1., 2., 2.], requires_grad=True))",
+    '(lambda x: (x.median().backward(), x.grad.tolist())[1])'
+    '(L.tensor([[2., 2.], [1., 5.]], requires_grad=True))',
+    '(lambda x: (x.nanmedian().backward(), x.grad.tolist())[1])'
+    "(L.tensor([3., 1., float('nan'), 2., 2.], requires_grad=True))",
+    '(lambda x: (x.median().backward(), x.grad.tolist())[1])'
+    '(L.tensor([0.1, 0.1, 0.1, 0.3], requires_grad=True))',
+    'L.tensor([0.1, 0.1, 0.1, 0.3], requires_grad=True).median().item()',
+    'L.tensor([3., 1., 2., 2.]).median()',
+    '(lambda x: (x.median(0)[0].backward(), x.grad.tolist())[1])'
+    '(L.tensor([3., 1., 2., 2.], requires_grad=True))',
     # augmented assignments run in place: a view (here ``v``, of ``m``) sees the result
     *[f"(lambda m: (lambda v: (v.__i{op}__({arg}), m)[1])(m[:]))(L.tensor([5, 6]))"
       for op, arg in (("pow", "2"), ("and", "L.tensor([1, 0])"), ("or", "2"), ("xor", "3"),

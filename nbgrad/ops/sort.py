@@ -269,7 +269,7 @@ def median(input, dim=None, keepdim=False):
     if dim is None:
         if input.numel() == 0:
             return input.new_full((), float("nan"))
-        return median(input.reshape(-1), 0).values
+        return _spread(input, median(input.reshape(-1), 0).values)
     from .index import _host, gather
 
     d = _dim(input, dim)
@@ -287,6 +287,23 @@ def median(input, dim=None, keepdim=False):
     if not keepdim and input.ndim:
         values, idx = values.squeeze(d), idx.squeeze(d)
     return RT.median(values, idx)
+
+
+def _spread(input, value):
+    """``value`` (the median of all of ``input``) with PyTorch's gradient for it: spread
+    evenly over the elements equal to it (over the NaNs, for a NaN)."""
+    from ..autograd.grad_mode import is_grad_enabled, no_grad
+    from .comparison import isnan
+    from .elementwise import eq, logical_and, logical_or, where
+
+    if not (input.requires_grad and is_grad_enabled()):
+        return value
+    with no_grad():
+        v = value.detach()
+        mask = logical_or(eq(input, v), logical_and(isnan(input), isnan(v)))
+        count = mask.sum()
+    picked = where(mask, input, 0.0)
+    return v + (picked - picked.detach()).sum() / count  # (the value exactly: x - x is 0)
 
 
 def nanmedian(input, dim=None, keepdim=False):
@@ -322,7 +339,7 @@ def nanmedian(input, dim=None, keepdim=False):
     if dim is None:
         if input.numel() == 0:
             return input.new_full((), float("nan"))
-        return nanmedian(input.reshape(-1), 0).values
+        return _spread(input, nanmedian(input.reshape(-1), 0).values)
     d = _dim(input, dim)
     x = input if input.ndim else input.reshape(1)
     order = sort(x, d).indices  # (NaN last)
