@@ -750,6 +750,7 @@ _AS_TORCH = [
     'L.tensor([3., 1., 2., 2.]).median()',
     '(lambda x: (x.median(0)[0].backward(), x.grad.tolist())[1])'
     '(L.tensor([3., 1., 2., 2.], requires_grad=True))',
+    "len(iter(L.utils.data.DataLoader(list(range(5)), batch_size=2)))",
     # augmented assignments run in place: a view (here ``v``, of ``m``) sees the result
     *[f"(lambda m: (lambda v: (v.__i{op}__({arg}), m)[1])(m[:]))(L.tensor([5, 6]))"
       for op, arg in (("pow", "2"), ("and", "L.tensor([1, 0])"), ("or", "2"), ("xor", "3"),

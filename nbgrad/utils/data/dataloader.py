@@ -163,7 +163,7 @@ class DataLoader:
         # PyTorch draws its workers' base seed as each pass starts: drawn here too, so the
         # shuffles that follow are PyTorch's for the same seed
         empty((), dtype=int64).random_(generator=self.generator)
-        return self._batches()
+        return _LoaderIter(self)
 
     def _batches(self):
         collate, ds = self.collate_fn, self.dataset
@@ -196,3 +196,23 @@ class DataLoader:
                 n = n // self.batch_size if self.drop_last else -(-n // self.batch_size)
             return n
         return len(self.batch_sampler if self.batch_sampler is not None else self.sampler)
+
+
+class _LoaderIter:
+    """A pass over a DataLoader: its batches, and its length (``len(iter(loader))``, as
+    PyTorch's iterators have)."""
+
+    __slots__ = ("_loader", "_gen")
+
+    def __init__(self, loader):
+        self._loader = loader
+        self._gen = loader._batches()
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return next(self._gen)
+
+    def __len__(self):
+        return len(self._loader)
