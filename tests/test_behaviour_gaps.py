@@ -751,6 +751,14 @@ _AS_TORCH = [
     '(lambda x: (x.median(0)[0].backward(), x.grad.tolist())[1])'
     '(L.tensor([3., 1., 2., 2.], requires_grad=True))',
     "len(iter(L.utils.data.DataLoader(list(range(5)), batch_size=2)))",
+    # pad_sequence: the first sequence's dtype, any iterable
+    'L.nn.utils.rnn.pad_sequence([L.tensor([1, 2]), L.tensor([3.])])',
+    'L.nn.utils.rnn.pad_sequence([L.tensor([1.5, 2]), L.tensor([3])])',
+    'L.nn.utils.rnn.pad_sequence((t for t in [L.ones(2), L.ones(1)]))',
+    'L.nn.utils.rnn.pad_sequence([L.tensor([1, 2]), L.tensor([3])], padding_value=0.5)',
+    'L.nn.utils.rnn.pad_sequence([L.tensor([1, 2]), L.tensor([3])], batch_first=True, '
+    'padding_side="left")',
+    'L.nn.utils.rnn.pad_sequence([])',
     # augmented assignments run in place: a view (here ``v``, of ``m``) sees the result
     *[f"(lambda m: (lambda v: (v.__i{op}__({arg}), m)[1])(m[:]))(L.tensor([5, 6]))"
       for op, arg in (("pow", "2"), ("and", "L.tensor([1, 0])"), ("or", "2"), ("xor", "3"),

@@ -193,16 +193,18 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
     if padding_side not in ("left", "right"):
         raise RuntimeError(f"Expected padding_side to be one of left or right, but got "
                          f"{padding_side}.")
-    if isinstance(sequences, Tensor):
-        sequences = list(sequences.unbind(0))
+    sequences = list(sequences.unbind(0) if isinstance(sequences, Tensor) else sequences)
     if not sequences:
         raise RuntimeError("received an empty list of sequences")
     longest = max(s.shape[0] for s in sequences)
+    dt = sequences[0].dtype  # (the first sequence's dtype for all, as PyTorch's)
     rows = []
     for s in sequences:
+        if s.dtype != dt:
+            s = s.to(dt)
         short = longest - s.shape[0]
         if short:
-            pad = full((short,) + tuple(s.shape[1:]), padding_value, dtype=s.dtype,
+            pad = full((short,) + tuple(s.shape[1:]), padding_value, dtype=dt,
                        device=s.device)
             s = cat([s, pad] if padding_side == "right" else [pad, s], 0)
         rows.append(s)
