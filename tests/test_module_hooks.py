@@ -167,3 +167,11 @@ def test_leaf_node_hooks_as_pytorch():
     assert got["grad_call"] == (1, None)
     torch = pytest.importorskip("torch")
     assert got == _leaf_node_hooks(torch)
+
+
+def test_hook_handles_have_ids_as_pytorch():
+    m = nbgrad.nn.Linear(2, 2)
+    h = m.register_forward_hook(lambda *a: None)
+    assert h.id in m._forward_hooks and isinstance(h.id, int)
+    h.remove()
+    assert h.id not in m._forward_hooks

@@ -74,6 +74,11 @@ class RemovableHandle:
         self._d = weakref.ref(d) if _weakrefable(d) else (lambda d=d: d)
         self._k = next(RemovableHandle._ids)
 
+    @property
+    def id(self):
+        """The hook's key in its table (PyTorch's ``RemovableHandle.id``)."""
+        return self._k
+
     def remove(self):
         d = self._d()
         if d is not None:
