@@ -47,7 +47,5 @@ def test_with_device_sets_and_restores_the_default_even_on_errors():
 @pytest.mark.parametrize("call", [lambda m: m.set_default_device("tpu"),
                                   lambda m: m.set_default_device("cuda:-1")])
 def test_bad_devices_are_refused_as_pytorch(call):
-    assert_same_error(call, torch, nbgrad, lambda t: t.replace(
-        "cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, maia, xla, lazy, "
-        "vulkan, mps, meta, hpu, mtia, privateuseone", "cpu, cuda"))
+    assert_same_error(call, torch, nbgrad)
     assert nbgrad.get_default_device() == nbgrad.device("cpu")

@@ -110,6 +110,7 @@ def _forward_hooks(L):
     return out
 
 
+@pytest.mark.filterwarnings("ignore:Full backward hook is firing")
 @pytest.mark.parametrize("run", [_backward_hooks, _forward_hooks])
 def test_module_hooks_as_pytorch(run):
     got = run(nbgrad)
@@ -175,3 +176,11 @@ def test_hook_handles_have_ids_as_pytorch():
     assert h.id in m._forward_hooks and isinstance(h.id, int)
     h.remove()
     assert h.id not in m._forward_hooks
+
+
+def test_full_backward_hook_without_input_gradients_warns_as_pytorch():
+    m = nbgrad.nn.Linear(2, 1)
+    m.register_full_backward_hook(lambda mod, gi, go: None)
+    with pytest.warns(UserWarning, match="Full backward hook is firing when gradients are "
+                                         "computed with respect to module outputs"):
+        m(nbgrad.ones(1, 2)).sum().backward()

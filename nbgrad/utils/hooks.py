@@ -8,6 +8,8 @@ sees the gradients of the inputs (``grad_input``), and calls the module's hooks 
 as PyTorch does.
 """
 
+import warnings
+
 from ..autograd.function import Function
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.graph import RemovableHandle
@@ -107,6 +109,9 @@ class BackwardHook:
                     self.grad_outputs = out
                 local = self.grad_outputs
                 if self.input_tensors_index is None:  # no input needs a gradient: call now
+                    warnings.warn("Full backward hook is firing when gradients are computed "
+                                  "with respect to module outputs since no inputs require "
+                                  "gradients.", UserWarning, stacklevel=2)
                     grad_inputs = (None,) * self.n_inputs
                     for hook in self.user_hooks:
                         r = hook(self.module, grad_inputs, self.grad_outputs)
