@@ -759,6 +759,16 @@ _AS_TORCH = [
     'L.nn.utils.rnn.pad_sequence([L.tensor([1, 2]), L.tensor([3])], batch_first=True, '
     'padding_side="left")',
     'L.nn.utils.rnn.pad_sequence([])',
+    # a view made with grad off of a base that requires grad: not changed in place with
+    # grad on (made and changed with grad off, or of a plain base: allowed)
+    '(lambda z: [L.set_grad_enabled(False), (v := z[:2]), L.set_grad_enabled(True), v.mul_(2)][3]'
+    ')(L.ones(3, requires_grad=True) * 1)',
+    '(lambda w: [L.set_grad_enabled(False), (v := w[:2]), L.set_grad_enabled(True), v.mul_(2)][3]'
+    ')(L.ones(3, requires_grad=True))',
+    '(lambda x: [L.set_grad_enabled(False), (v := x[:2]), L.set_grad_enabled(True), v.mul_(2)][3]'
+    ')(L.ones(3))',
+    '(lambda z: [L.set_grad_enabled(False), (v := z[:2]), v.mul_(2), L.set_grad_enabled(True)][2]'
+    ')(L.ones(3, requires_grad=True) * 1)',
     # augmented assignments run in place: a view (here ``v``, of ``m``) sees the result
     *[f"(lambda m: (lambda v: (v.__i{op}__({arg}), m)[1])(m[:]))(L.tensor([5, 6]))"
       for op, arg in (("pow", "2"), ("and", "L.tensor([1, 0])"), ("or", "2"), ("xor", "3"),

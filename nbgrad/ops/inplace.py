@@ -198,6 +198,8 @@ def check_inplace(t):
         )
     base = t._base
     if base is not None:
+        if _views._NOGRAD:
+            _views.check_made_without_grad(t)
         _views.before_inplace(t)  # first: PyTorch's split/chunk error wins over the leaf's
         if base._rg and base._grad_fn is None:
             raise RuntimeError(

@@ -14,6 +14,7 @@ from .elementwise import sum_to  # noqa: F401  (formulas name it)
 from .funcdef import deffunc, same_dtype, same_shape, surface
 from .view_inplace import _MULTI
 from .view_inplace import Views as _Views
+from .view_inplace import made_without_grad as _made_without_grad
 from .view_inplace import register as _register_view
 
 
@@ -26,7 +27,9 @@ def _view(x, arr):
     if b is None:
         b = x
     t._base = b
-    if x._rg and b._grad_fn is not None and _STATE.enabled:
+    if x._rg and not _STATE.enabled:
+        _made_without_grad(t)
+    elif x._rg and b._grad_fn is not None and _STATE.enabled:
         # the view gets history: an in-place op on its base must keep it current
         lst = b._acc
         if lst.__class__ is _Views and len(lst) < lst.cap and not _MULTI:

@@ -41,6 +41,31 @@ class Views(list):
 # id(view) -> (weakref to the view, name of the multi-view function or None, output nr)
 _MULTI = {}
 
+# id(view) -> weakref to it: the views made with grad mode off of a base that requires
+# grad, which PyTorch refuses to change in place with grad mode on (see made_without_grad)
+_NOGRAD = {}
+_NOGRAD_ERROR = (
+    "A view was created in no_grad mode and is being modified inplace with grad mode enabled. "
+    "Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify "
+    "your code by moving both the view and the inplace either both inside the no_grad block "
+    "(if you don't want the inplace to be tracked) or both outside (if you want the inplace "
+    "to be tracked).")
+
+
+def made_without_grad(view):
+    """Remember that ``view`` was made with grad mode off of a base that requires grad."""
+    k = id(view)
+    _NOGRAD[k] = weakref.ref(view, lambda _r, k=k: _NOGRAD.pop(k, None))
+
+
+def check_made_without_grad(view):
+    """PyTorch's error before changing in place, with grad mode on, a view remembered by
+    :func:`made_without_grad`."""
+    r = _NOGRAD.get(id(view))
+    if r is not None and r() is view:
+        raise RuntimeError(_NOGRAD_ERROR)
+
+
 _MULTI_TAIL = (
     "This view is the output of a function that returns multiple views. Such functions do "
     "not allow the output views to be modified inplace. You should replace the inplace "
