@@ -1329,6 +1329,30 @@ METHODS.update({f"__i{op}__": _augmented(f"__i{op}__", METHODS[name]) for op, na
     ("lshift", "bitwise_left_shift_"), ("rshift", "bitwise_right_shift_"))})
 METHODS.update(_see_docs())
 
+
+# PyTorch's binary operators turn a TypeError (an operand they do not take: a NumPy array,
+# a string, None) into NotImplemented, so Python asks the other operand: NumPy's reflected
+# operator computes on the tensor's ``__array__`` and hands the result back through
+# ``Tensor.__array_wrap__`` (``t + np.ones(2)`` is a float64 tensor), anything else ends in
+# Python's "unsupported operand type(s)"
+def _operator(fn):
+    def op(self, other):
+        try:
+            return fn(self, other)
+        except TypeError:
+            return NotImplemented
+
+    op.__name__ = op.__qualname__ = fn.__name__
+    op.__doc__ = fn.__doc__
+    op.__wrapped__ = fn
+    return op
+
+
+_OPERATORS = [f"__{p}{op}__" for op in (
+    "add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or", "xor",
+    "lshift", "rshift") for p in ("", "r", "i")] + ["__lt__", "__le__", "__gt__", "__ge__"]
+METHODS.update({n: _operator(METHODS[n]) for n in _OPERATORS if n in METHODS})
+
 for _name, _fn in METHODS.items():
     setattr(Tensor, _name, _fn)
 

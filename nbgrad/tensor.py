@@ -756,6 +756,16 @@ class Tensor:
         a = self.numpy(force=self._device.type == "cpu" and not self._rg)
         return a if dtype is None else a.astype(dtype)
 
+    def __array_wrap__(self, array, context=None, return_scalar=False):
+        # a NumPy ufunc's result on this tensor (``np.exp(t)``, ``t + ndarray`` through
+        # NumPy's reflected operator) comes back as a tensor sharing the array, as
+        # PyTorch's: a bool result as uint8, as PyTorch still does
+        from .creation import from_numpy
+
+        if array.dtype == np.bool_:
+            array = array.astype(np.uint8)
+        return from_numpy(array)
+
     # ----- helpers ------------------------------------------------------------------
     def _detached_alias(self):
         self._owner = None  # its memory is now visible through the alias
@@ -831,7 +841,14 @@ class Tensor:
         raise AttributeError(f"'Tensor' object has no attribute '{name}'")
 
     def __reduce_ex__(self, proto):
-        raise TypeError("nbgrad tensors are saved with nbgrad.save, not pickle")
+        """Pickling (``pickle``, ``multiprocessing``, ``copy.copy`` of objects holding
+        tensors), as PyTorch's: the values (on the host, in the tensor's dtype), device,
+        ``requires_grad`` and the parameter mark; not ``.grad`` nor the history (a tensor
+        made by ops loads as a leaf). ``nbgrad.save`` writes a file that loading cannot
+        run code from; a pickle can, so unpickle only what you trust."""
+        data = for_device(self._device).to_host(self._data)
+        return (_unpickled, (data, self._dtype.name, str(self._device), self._rg,
+                             is_parameter(self)))
 
     def __deepcopy__(self, memo):
         """``copy.deepcopy``: a leaf with memory of its own (tensors that viewed one array
@@ -955,6 +972,18 @@ def _forget(key):
             del _MARKED[key]
 
     return callback
+
+
+def _unpickled(data, dtype, device, requires_grad, parameter):
+    """A tensor from ``Tensor.__reduce_ex__``'s fields."""
+    from .device import as_device
+
+    dev = as_device(device)
+    t = _wrap(data, _dt._by_name(dtype), CPU)
+    if dev.type != "cpu":
+        t = t.to(dev)
+    t._rg = requires_grad
+    return mark_parameter(t) if parameter else t
 
 
 def _copied_view(a, memo):

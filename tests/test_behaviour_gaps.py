@@ -815,6 +815,44 @@ def test_view_as_another_dtype_as_pytorch(code):
     assert got[0] == got[1]
 
 
+def _typed(v):
+    return (type(v).__name__,) + _listed(v) if hasattr(v, "tolist") else v
+
+
+# NumPy arrays beside tensors, as PyTorch: an operator returns NotImplemented for an operand
+# it does not take, so NumPy's reflected operator computes on the tensor's __array__ and
+# __array_wrap__ hands back a tensor (NumPy's dtype rules: float32 + float64 array is
+# float64; a bool result comes back as uint8); the function forms refuse the array, and
+# other operands end in Python's own TypeError
+@pytest.mark.parametrize("code", [
+    "L.ones(2) + np.ones(2)", "L.ones(2) - np.arange(2)", "L.ones(2) * np.array(3.0)",
+    "L.ones(2) / np.ones(2, dtype=np.float32)", "L.ones(2, dtype=L.int64) * np.array([3.5])",
+    "L.ones(2, dtype=L.int32) + np.array([1, 2])", "L.ones(2) - np.ones(2, dtype=np.bool_)",
+    "L.ones(2) ** np.ones(2)", "L.ones(2) @ np.ones(2)", "L.ones(2) % np.ones(2)",
+    "L.ones(2) // np.ones(2)", "L.ones(2) + np.ones((2, 1))", "3 - L.ones(2) + np.ones(2)",
+    "L.arange(4).reshape(2, 2) @ np.eye(2, dtype=np.int64)",
+    "L.ones(2, dtype=L.int64) & np.ones(2, dtype=np.int64)", "L.tensor([True]) & np.array([True])",
+    "(lambda r: (r.__iadd__(np.ones(2)), r))(L.ones(2))[1]",
+    "(lambda r: r.__iadd__(np.ones(2)))(L.ones(2))",
+    "L.ones(2) < np.ones(2)", "L.ones(2) + np.ones(3)", "np.ones(2) - L.ones(2)",
+    "np.ones(2) * L.ones(2)", "L.ones(2, requires_grad=True) * np.ones(2)",
+    "L.ones(2).__radd__(np.ones(2))",
+    "np.exp(L.ones(2))", "np.add(L.ones(2), 1)", "np.sqrt(L.tensor(4.0))",
+    "np.equal(L.ones(2), L.ones(2))",
+    "L.ones(2) + 'a'", "L.ones(2) + None", "L.ones(2) @ 'a'", "L.ones(2) ** 'a'",
+    "'a' ** L.ones(2)", "L.ones(2) + [1.0, 2.0]", "L.ones(2) < 'a'",
+    "L.add(L.ones(2), np.ones(2))", "L.maximum(L.ones(2), np.ones(2))",
+    "L.ones(2).copy_(np.ones(2))", "L.ones(2).copy_(L.zeros(2), non_blocking=True)",
+    # numbers of NumPy's own types stay numbers
+    "L.ones(2) + np.float64(2)", "np.float64(2) + L.ones(2)",
+    "np.float32(2) * L.ones(2, dtype=L.float64)", "np.int64(3) // L.ones(2)",
+    "L.ones(2) > np.float64(0)",
+])
+def test_numpy_operands_as_pytorch(code):
+    got = _outcomes(code, _typed)
+    assert got[0] == got[1]
+
+
 def test_a_dtype_view_shares_memory_and_version():
     x = nbgrad.ones(2)
     v = x.view(nbgrad.int32)

@@ -191,8 +191,42 @@ def test_unsupported_objects():
     cyc.append(cyc)
     with pytest.raises(ValueError, match="cycle"):
         nbgrad.save(cyc, io.BytesIO())
-    with pytest.raises(TypeError):
-        pickle.dumps(nbgrad.ones(1))  # tensors refuse pickle altogether
+
+
+def test_pickle_round_trips_as_pytorch():
+    """``pickle`` (multiprocessing, caches) keeps values, dtype, strides, requires_grad
+    and the parameter mark, drops ``.grad`` and the history, as PyTorch's; modules and
+    optimizers pickle as the Python objects they are."""
+    torch = pytest.importorskip("torch")
+    got = []
+    for L in (nbgrad, torch):
+        x = L.tensor([1.0, -2.0], requires_grad=True)
+        x.grad = L.ones(2)
+        y = pickle.loads(pickle.dumps(x))
+        z = pickle.loads(pickle.dumps(x * 2))
+        p = pickle.loads(pickle.dumps(L.nn.Parameter(L.ones(2))))
+        t = pickle.loads(pickle.dumps(L.arange(6.0).reshape(3, 2).t()))
+        a, b = pickle.loads(pickle.dumps((L.arange(3), L.tensor([True]))))
+        h = pickle.loads(pickle.dumps(L.ones(2, dtype=L.bfloat16)))
+        L.manual_seed(0)
+        m = L.nn.Sequential(L.nn.Linear(2, 2), L.nn.ReLU())
+        opt = L.optim.Adam(m.parameters())
+        m(L.ones(2)).sum().backward()
+        opt.step()
+        m2, opt2 = pickle.loads(pickle.dumps((m, opt)))
+        got.append([
+            (y.tolist(), y.requires_grad, y.grad, y.is_leaf), (z.tolist(), z.is_leaf,
+                                                               z.requires_grad),
+            (p.requires_grad, repr(p).split("\n")[0]), (t.tolist(), t.stride()),
+            (a.tolist(), str(a.dtype)[-5:], b.tolist(), str(h.dtype)[-8:]),
+            (repr(m2), L.equal(m2[0].weight, m[0].weight),
+             repr(m2[0].weight).split("\n")[0], opt2.state_dict()["state"][0]["step"].item(),
+             opt2.state_dict()["state"][0]["exp_avg"].tolist()),
+            (pickle.loads(pickle.dumps(L.Size([2, 3]))) == (2, 3),
+             pickle.loads(pickle.dumps(L.float16)) is L.float16),
+        ])
+    assert got[0] == got[1]
+    assert got[0][5][1]
 
 
 # ----- refusing bad files --------------------------------------------------------------------

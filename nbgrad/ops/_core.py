@@ -180,10 +180,17 @@ def no_kernel_for(kernel, dtype):
     return NotImplementedError(f"\"{kernel}\" not implemented for '{dtype.scalar_type}'")
 
 
+def type_name(x):
+    """The type of ``x`` as PyTorch's argument parser names it (``str``,
+    ``numpy.ndarray``)."""
+    t = type(x)
+    return t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__name__}"
+
+
 def check_tensor(x, op):
     """TypeError, as PyTorch's argument parser, when ``input`` of ``op`` is not a Tensor."""
     if x.__class__ is not Tensor:
-        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}")
+        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not {type_name(x)}")
 
 
 def mixed_norm_dtypes(input, *params):

@@ -27,7 +27,7 @@ from ..device import CPU as _CPU_DEV
 from ..storage._cpupool import empty as _pool_empty
 from ..storage.layout import copy_data
 from ..tensor import Tensor, _fresh
-from ._core import small_key, small_key_of
+from ._core import small_key, small_key_of, type_name
 
 _FLOAT, _BOOL = "float", "bool"
 _np_empty = np.empty
@@ -164,8 +164,17 @@ def promote(a, b):
     return _dt.result_type(ts, ss)
 
 
+def _operand_types(op, a, b):
+    # PyTorch's argument parser's TypeError (position as in the function's form)
+    for pos, x in enumerate((a, b)):
+        if x.__class__ is not Tensor and not isinstance(x, (bool, int, float, np.number)):
+            raise TypeError(f"{op.name}(): argument '{op.params[pos]}' (position {pos + 1}) "
+                            f"must be Tensor, not {type_name(x)}")
+
+
 def _plan2(op, a, b):
     """Build the plan of binary ``op`` for the layouts of ``a`` and ``b`` (validating them)."""
+    _operand_types(op, a, b)
     if op.check is not None:
         op.check(a, b)
     ta, tb = a.__class__ is Tensor, b.__class__ is Tensor

@@ -7,7 +7,7 @@ from .. import _distributions as _D
 from .. import random as _random
 from ..random import default_generator
 from ..tensor import _wrap
-from ._core import backend
+from ._core import backend, type_name
 from .elementwise import mul
 
 
@@ -119,9 +119,8 @@ def _keep(shape, p):
 def _check_train(name, training):
     # (PyTorch's kernels take ``train`` as a bool, nothing else)
     if training.__class__ is not bool:
-        t = type(training)
-        kind = t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__name__}"
-        raise TypeError(f"{name}(): argument 'train' (position 3) must be bool, not {kind}")
+        raise TypeError(f"{name}(): argument 'train' (position 3) must be bool, not "
+                        f"{type_name(training)}")
 
 
 def _masked(input, p, training, mask_shape, inplace, name):

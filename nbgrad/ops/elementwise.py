@@ -17,7 +17,7 @@ from ..autograd.grad_mode import STATE as _STATE
 from ..autograd.grad_mode import no_grad
 from ..kernels import scalar as S
 from ..tensor import Tensor
-from ._core import no_kernel_for, wrap
+from ._core import no_kernel_for, type_name, wrap
 from .dispatch import _INTO as _INTO_SLOT
 from .dispatch import _entry, apply1, apply2, promote
 from .elementwise_data import binary_data
@@ -711,6 +711,9 @@ def _pow(input, exponent):
     if input.__class__ is not Tensor:
         return apply2(_POW_SCALAR, input, exponent)
     if exponent.__class__ is not Tensor:
+        if not isinstance(exponent, (bool, int, float, np.number)):
+            raise TypeError(f"pow(): argument 'exponent' (position 2) must be Tensor, not "
+                            f"{type_name(exponent)}")
         floating = input._dtype._cat == 2
         if not floating and isinstance(exponent, (int, np.integer)) and exponent < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")

@@ -20,6 +20,7 @@ from ._core import (
     same_device,
     small_key,
     to_dtype_data,
+    type_name,
 )
 from .elementwise import zeros_like  # noqa: F401  (a formula names it)
 from .funcdef import deffunc, same_dtype, same_shape, surface
@@ -393,16 +394,19 @@ def zero_(t):
     return fill_(t, 0)
 
 
-def copy_(t, src):
-    """copy_(src) -> Tensor
+def copy_(t, src, non_blocking=False):
+    """copy_(src, non_blocking=False) -> Tensor
 
     Copy the elements of ``src`` into this tensor, in place, and return it.
 
     ``src`` is broadcast to this tensor's shape and converted to its dtype and device; the
-    gradient flows back to ``src``. (PyTorch's ``non_blocking`` argument is not taken.)
+    gradient flows back to ``src``.
 
     Args:
         src (Tensor): the values to copy, of a shape that broadcasts to this tensor's.
+        non_blocking (bool): taken for PyTorch's signature; every copy here is done when
+            the call returns (the CUDA target runs on one stream, so nothing can see the
+            destination before the copy).
 
     Example::
 
@@ -415,6 +419,9 @@ def copy_(t, src):
     from ..autograd.grad_mode import no_grad
     from .shape import expand
 
+    if src.__class__ is not Tensor:
+        raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not "
+                        f"{type_name(src)}")
     check_inplace(t)
     assert_writable(t)
     assert_no_partial_overlap(t, src)

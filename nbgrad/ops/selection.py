@@ -12,7 +12,7 @@ from .. import dtypes as _dt
 from .._warnings import warn_once
 from ..storage.layout import cast_data
 from ..tensor import Tensor
-from ._core import backend, broadcast_shapes, check_tensor, same_device
+from ._core import backend, broadcast_shapes, check_tensor, same_device, type_name
 from .dispatch import promote
 from .elementwise import gt, logical_and, logical_or, lt, ne, sum_to
 from .elementwise_data import binary_data, ternary_data
@@ -92,17 +92,12 @@ def _is_value(a):
     return a.__class__ is Tensor or isinstance(a, (Tensor, numbers.Number, np.bool_))
 
 
-def _type_name(a):
-    t = type(a)
-    return t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__name__}"
-
-
 def _where_condition(condition, input, other):
     """``condition`` as a bool tensor, after PyTorch's checks (a uint8 one is read as its
     nonzeros, with PyTorch's deprecation warning once)."""
     if not (condition.__class__ is Tensor and input is not _NOT_GIVEN
             and other is not _NOT_GIVEN and _is_value(input) and _is_value(other)):
-        got = ", ".join("Tensor" if isinstance(a, Tensor) else _type_name(a)
+        got = ", ".join("Tensor" if isinstance(a, Tensor) else type_name(a)
                         for a in (condition, input, other) if a is not _NOT_GIVEN)
         raise TypeError(f"where() received an invalid combination of arguments - got ({got}), "
                         f"but expected one of:\n{_WHERE_FORMS}")
