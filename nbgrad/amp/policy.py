@@ -26,9 +26,9 @@ op runs: the ops it is made of see the dtypes it chose.
 import functools
 import inspect
 import threading
-import types
 
 from .. import dtypes as _dt
+from .._signatures import guarded
 
 LOWER, FP32, FP32_DTYPE, PROMOTE, BANNED = "lower", "fp32", "fp32_dtype", "promote", "banned"
 
@@ -124,55 +124,18 @@ def autocast_op(name):
 
 def wrap(name, fn):
     """``fn``, or, when ``name`` is listed, a function of ``fn``'s signature that tests
-    ``ACTIVE`` and calls ``fn`` (generated with that signature: a ``*args, **kwargs``
-    wrapper costs a listed op twice as much while autocast is off)."""
+    ``ACTIVE`` and calls ``fn`` (``_signatures.guarded``: a ``*args, **kwargs`` wrapper
+    costs a listed op twice as much while autocast is off)."""
     pols = policies(name)
     if not pols:
         return fn
-    params, pos, kws, kw_call, dtype_at = [], [], [], [], None
-    defaults = {}
-    star = False
+    dtype_at = None
     for i, p in enumerate(inspect.signature(fn).parameters.values()):
-        text = p.name
-        if p.default is not p.empty:
-            defaults[f"_d_{p.name}"] = p.default
-            text += f"=_d_{p.name}"
-        if p.kind is p.VAR_POSITIONAL:
-            star = True
-            params.append("*" + p.name)
-            pos.append("*" + p.name)
-        elif p.kind is p.VAR_KEYWORD:
-            params.append("**" + p.name)
-            kws.append("**" + p.name)
-            kw_call.append("**" + p.name)
-        elif p.kind is p.KEYWORD_ONLY:
-            if not star:
-                star = True
-                params.append("*")
-            params.append(text)
-            kws.append(f"{p.name!r}: {p.name}")
-            kw_call.append(f"{p.name}={p.name}")
-        else:
-            params.append(text)
-            pos.append(p.name)
-            if p.name == "dtype":
-                dtype_at = i
-    names = ["_ACTIVE", "_call", "_fn", "_spec"] + list(defaults)
-    src = (f"def make({', '.join(names)}):\n"
-           f"    def front({', '.join(params)}):\n"
-           f"        if _ACTIVE[0]:\n"
-           f"            return _call(_fn, _spec, ({''.join(a + ', ' for a in pos)}), "
-           f"{{{', '.join(kws)}}})\n"
-           f"        return _fn({', '.join(pos + kw_call)})\n"
-           f"    return front\n")
-    env = {}
-    exec(src, env)  # noqa: S102  (source built above from fn's own signature)
-    made = env["make"](ACTIVE, call, fn, (pols, dtype_at), *defaults.values())
-    # (in fn's module, as fn: doctest and help() find it there)
-    front = types.FunctionType(made.__code__, fn.__globals__, fn.__name__, made.__defaults__,
-                               made.__closure__)
-    front.__kwdefaults__ = made.__kwdefaults__
-    return functools.update_wrapper(front, fn)
+        if p.name == "dtype" and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+            dtype_at = i
+    slow = functools.partial(call, fn, (pols, dtype_at))
+    slow.env = ACTIVE
+    return guarded(fn, "_env[0]", slow)
 
 
 def call(fn, spec, args, kwargs):
