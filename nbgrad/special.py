@@ -20,7 +20,7 @@ import math
 from .creation import full_like, zeros_like
 from .ops import special_functions as _sf
 from .ops.comparison import isnan
-from .ops.compound import logit, sinc, xlogy
+from .ops.compound import as_floating, logit, sinc, xlogy
 from .ops.elementwise import (
     digamma,
     erf,
@@ -56,6 +56,7 @@ def ndtr(input):
 
 def entr(input):
     """Elementwise entropy term: ``-x log x`` for ``x > 0``, 0 at 0, ``-inf`` below."""
+    input = as_floating(input)
     pos = input > 0
     safe = where(pos, input, full_like(input, 1.0))  # (no log of 0 on the unused side)
     out = where(pos, -safe * log(safe), where(input == 0, zeros_like(input),

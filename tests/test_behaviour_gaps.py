@@ -607,6 +607,45 @@ _AS_TORCH = [
     "F.multilabel_margin_loss(L.tensor([[1, 2]]), L.tensor([[1, -1]]))",
     "F.multilabel_margin_loss(L.tensor([[1.0, 2.0]]), L.tensor([[1.0, -1.0]]))",
     "F.multilabel_margin_loss(L.tensor([[1.0, 2.0]]), L.tensor([[1, -1]], dtype=L.int32))",
+    # a number beside a 16-bit tensor is rounded to its dtype first, as PyTorch's
+    "L.tensor([3.0, 2.0], dtype=L.float16) == 2.0001",
+    "L.tensor([3.0, 2.0], dtype=L.float16) - 1.9999", "1.9999 - L.tensor([2.0], dtype=L.float16)",
+    "L.tensor([3.0, 2.0], dtype=L.bfloat16) > 1.999",
+    "L.tensor([3.0, 2.0], dtype=L.bfloat16) * 0.1",
+    "L.tensor([3.0, 2.0], dtype=L.float16) * 70000",
+    # all / any keep uint8, take a 0-d input's dim 0
+    "L.tensor([[1, 0], [1, 1]], dtype=L.uint8).all(1)", "L.tensor([[1, 0]], dtype=L.uint8).any()",
+    "L.tensor(5.0).all(0)", "L.tensor(0.0).any(-1, keepdim=True)", "L.tensor(5.0).all(2)",
+    # equal infinities, integer inputs of the float ops, integer powers of 0
+    "L.logaddexp(L.tensor([-float('inf'), float('inf'), 1.0]), "
+    "L.tensor([-float('inf'), float('inf'), 2.0]))",
+    "L.logaddexp2(L.tensor([-float('inf'), float('inf')]), L.tensor([-float('inf'), float('inf')]))",
+    "L.special.entr(L.tensor([250, 5], dtype=L.uint8))", "L.special.entr(L.tensor([-1, 2, 0]))",
+    "L.logit(L.tensor([1, 0], dtype=L.uint8))", "L.logit(L.tensor([1, 0]), eps=0.25)",
+    "L.tensor([0, 1, -1, 2, -3, 0, 5]) ** L.tensor([-3, -2, -3, -1, -2, 0, 2])",
+    "L.tensor(0) ** L.tensor(-1)",
+    # argmax keeping every dim; 0-d logcumsumexp; ldexp of 16-bit; NaNs stay apart in unique
+    "L.tensor([[1, 2], [3, 0]]).argmax(keepdim=True)",
+    "L.tensor([[1, 2], [3, 0]]).argmin(dim=None, keepdim=True)",
+    "L.tensor(5.0).logcumsumexp(0)", "L.ldexp(L.tensor([1.5], dtype=L.float16), L.tensor([2]))",
+    "[t.tolist() for t in L.unique(L.tensor([float('nan'), float('nan'), 1.0, 1.0]), "
+    "return_inverse=True, return_counts=True)[1:]]",
+    "L.unique(L.tensor([float('nan'), 1.0, float('nan')])).isnan().sum()",
+    "L.tensor([3, 5]).add(L.tensor([1, 1]), alpha=0.5)", "L.tensor([3, 5]).sub(1, alpha=0.5)",
+    # lp pooling's infinite norms, rms_norm's eps for 16-bit, integer hardtanh / relu6, the
+    # refused integer masks and interpolations
+    "F.lp_pool1d(L.tensor([[[0.5, -0.2, 0.3, -0.9]]]), float('inf'), 2)",
+    "F.lp_pool1d(L.tensor([[[0.5, -0.2, 0.3, -0.9]]]), -float('inf'), 2)",
+    "F.lp_pool2d(L.tensor([[[[0.5, -0.2, 1.0], [0.3, -0.9, 2.0]]]]), float('inf'), (1, 2), 1)",
+    "F.rms_norm(L.tensor([0.02, 0.2, -0.1, 0.2], dtype=L.bfloat16), (4,))",
+    "F.rms_norm(L.tensor([0.02, 0.2, -0.1, 0.2], dtype=L.float16), (4,))",
+    "F.relu6(L.tensor([-1, 3, 9]))", "F.hardtanh(L.tensor([-3, 3, 9]))",
+    "F.scaled_dot_product_attention(L.ones(1, 2, 4), L.ones(1, 2, 4), L.ones(1, 2, 4), "
+    "attn_mask=L.zeros(2, 2, dtype=L.int64))",
+    # std's root taken in float64, rounded once (the root of a rounded variance is 1 ulp off)
+    "L.std(L.tensor([1.5, 2.25, 3.125]), 0)", "L.std(L.tensor([[1.5, 2.25, 3.125]] * 2), 1)",
+    "L.std(L.tensor([1.5, 2.25, 3.125], dtype=L.float16))",
+    "L.std_mean(L.tensor([1.5, 2.25, 3.125]), 0)[0]",
     # C++'s type names in messages
     "L.ones(2).masked_fill(L.tensor([1, 0], dtype=L.uint8), 0)",
     "L.ones(2).masked_fill(L.tensor([1, 0], dtype=L.int16), 0)",
@@ -813,6 +852,14 @@ def test_lerp_gradients_and_an_integer_seed_gradient_as_pytorch():
 def test_view_as_another_dtype_as_pytorch(code):
     got = _outcomes(code, _listed)
     assert got[0] == got[1]
+
+
+def test_weighted_interpolation_of_integers_is_refused():
+    with pytest.raises(NotImplementedError, match="not implemented for 'Long'"):
+        nbgrad.nn.functional.interpolate(nbgrad.tensor([[[[1, 2], [3, 4]]]]), scale_factor=2,
+                                         mode="bilinear")
+    r = nbgrad.nn.functional.interpolate(nbgrad.tensor([[[1, 2]]]), scale_factor=2)
+    assert r.tolist() == [[[1, 1, 2, 2]]] and r.dtype is nbgrad.int64
 
 
 def _typed(v):

@@ -6,6 +6,7 @@ import functools
 import inspect
 import math
 
+from .. import dtypes as _dt
 from ..amp.policy import autocast_op
 from ..kernels import scalar as S
 from .dispatch import apply1
@@ -284,6 +285,8 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     """
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
+    if not input.dtype.is_floating_point and input.dtype is not _dt.bool_:
+        min_val, max_val = int(min_val), int(max_val)  # (an integer input keeps its dtype)
     return where(le(input, min_val), min_val, where(ge(input, max_val), max_val, input))
 
 

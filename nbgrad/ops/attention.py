@@ -4,6 +4,7 @@ order through the parts."""
 
 import math
 
+from .. import dtypes as _dt
 from ..amp.policy import autocast_op
 from ..creation import ones, zeros
 from .concat import cat
@@ -88,6 +89,11 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     if is_causal:
         attn_mask = tril(ones(L, S, dtype=query.dtype, device=query.device)) != 0
     if attn_mask is not None:
+        md = attn_mask.dtype
+        if md is not _dt.bool_ and not md.is_floating_point and md is not query.dtype:
+            raise RuntimeError(
+                "Expected attn_mask dtype to be bool or float or to match query dtype, but got "
+                f"attn_mask.dtype: {md.cpp} and  query.dtype: {query.dtype.cpp} instead.")
         if attn_mask.dtype.is_floating_point:
             scores = add(scores, attn_mask)
         else:

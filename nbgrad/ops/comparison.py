@@ -198,7 +198,7 @@ def _count(input, dim, keepdim):
 
 def any(input, dim=None, keepdim=False):  # noqa: A001
     """Whether any element of ``input`` is nonzero (true), over all of them or along
-    ``dim``, as a bool tensor.
+    ``dim``, as a bool tensor (uint8 for a uint8 input, as PyTorch's).
 
     The ``any`` of an empty selection is ``False``.
 
@@ -217,12 +217,12 @@ def any(input, dim=None, keepdim=False):  # noqa: A001
         (tensor(True), tensor([ True, False]))
     """
     with no_grad():
-        return E.gt(_count(input, dim, keepdim), 0)
+        return _as_input(E.gt(_count(input, dim, keepdim), 0), input)
 
 
 def all(input, dim=None, keepdim=False):  # noqa: A001
     """Whether all elements of ``input`` are nonzero (true), over all of them or along
-    ``dim``, as a bool tensor.
+    ``dim``, as a bool tensor (uint8 for a uint8 input, as PyTorch's).
 
     The ``all`` of an empty selection is ``True``.
 
@@ -241,8 +241,14 @@ def all(input, dim=None, keepdim=False):  # noqa: A001
         (tensor(False), tensor([ True, False]), tensor([False,  True]))
     """
     with no_grad():
-        n = input.numel() if dim is None else _size(input, dim)
-        return E.eq(_count(input, dim, keepdim), n)
+        c = _count(input, dim, keepdim)  # (checks the dims first)
+        n = input.numel() if dim is None or input.ndim == 0 else _size(input, dim)
+        return _as_input(E.eq(c, n), input)
+
+
+def _as_input(r, input):
+    # PyTorch's all / any keep a uint8 input's dtype (their result before bool existed)
+    return r.to(_dt.uint8) if input._dtype is _dt.uint8 else r
 
 
 def _size(input, dim):

@@ -357,7 +357,12 @@ def logaddexp(input, other):
         tensor([6.9315e-01, 1.0007e+03])
     """
     m = maximum(input, other)
-    return m + log1p(exp(-abs(input - other)))
+    return _same_inf(input, other, m + log1p(exp(-abs(input - other))))
+
+
+def _same_inf(input, other, r):
+    # equal infinities give themselves (their difference is nan), as PyTorch's kernels
+    return where(isinf(input) & (input == other), input, r)
 
 
 def logaddexp2(input, other):
@@ -376,7 +381,8 @@ def logaddexp2(input, other):
         tensor([2., 4.])
     """
     m = maximum(input, other)
-    return m + log1p(exp(-abs(input - other) * math.log(2))) / math.log(2)
+    return _same_inf(input, other,
+                     m + log1p(exp(-abs(input - other) * math.log(2))) / math.log(2))
 
 
 def xlogy(input, other):
@@ -422,8 +428,17 @@ def logit(input, eps=None):
         >>> nbgrad.logit(p, eps=1e-6)
         tensor([-13.8155,  -1.0986,   0.0000,  13.8023])
     """
+    input = as_floating(input)  # (``1 - p`` of uint8 would wrap)
     p = input if eps is None else input.clamp(eps, 1 - eps)
     return log(p / (1 - p))
+
+
+def as_floating(t):
+    """``t``, or an integer / bool ``t`` in the default float dtype (the math of the
+    floating ops that take integers, as PyTorch's: no wrap-around on the way)."""
+    from ..dtypes import get_default_dtype
+
+    return t if t.is_floating_point() else t.to(get_default_dtype())
 
 
 def sinc(input):
@@ -1094,7 +1109,11 @@ def ldexp(input, other):
         >>> nbgrad.ldexp(nbgrad.tensor([1.0, 3.0]), nbgrad.tensor([3, -1]))
         tensor([8.0000, 1.5000])
     """
-    return input * (2.0 ** other)
+    from .. import dtypes as _dt
+    from .dispatch import promote
+
+    rt = promote(input, other)  # (a 16-bit input stays 16-bit: the powers of 2 are exact)
+    return input * (2.0 ** other).to(rt if rt.is_floating_point else _dt.get_default_dtype())
 
 
 def renorm(input, p, dim, maxnorm):

@@ -461,11 +461,24 @@ def general2(op, a, b):
     odt = _out_dtype(op, cdt)
     if op.dtype == _FLOAT:
         cdt = odt
-    if cdt.low:  # PyTorch's "opmath": computed in float32, rounded once to 16 bits
+    if cdt.low:  # PyTorch's "opmath": computed in float32, rounded once to 16 bits; a
+        # number operand is first rounded to the 16-bit dtype, as PyTorch casts it to the
+        # common dtype (``half(2) == 2.0001`` is True there)
+        a = a if a.__class__ is Tensor else _in_dtype(a, cdt)
+        b = b if b.__class__ is Tensor else _in_dtype(b, cdt)
         data = binary_data(op.name, a, b, _dt.float32, _dt.float32 if odt.low else odt, dev)
         return _fresh(copy_data(data, odt, dev) if odt.low else data, odt, dev)
     data = binary_data(op.name, a, b, cdt, odt, dev)
     return _fresh(data, _dt._FROM_NP[data.dtype], dev)
+
+
+def _in_dtype(v, dt):
+    """Number ``v`` rounded to 16-bit dtype ``dt`` (through float32, as C++'s Half and
+    BFloat16 constructors take a float), as a float; a bool stays itself."""
+    if isinstance(v, (bool, np.bool_)):
+        return v
+    low = copy_data(np.array([v], np.float32), dt, _CPU_DEV)
+    return float(copy_data(low, _dt.float32, _CPU_DEV)[0])
 
 
 def apply1(op, x, rec=True):

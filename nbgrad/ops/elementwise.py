@@ -101,7 +101,11 @@ def _no_bool_sub(a, b):
         )
 
 
-def _scaled(x, alpha):
+def _scaled(x, alpha, input=None):
+    if input is not None and isinstance(alpha, (float, np.floating)) \
+            and promote(input, x)._cat < 2:
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
+                           "point number.")
     if x.__class__ is not Tensor:  # add(t, 1.0, alpha=3): a plain number
         return x * alpha
     with no_grad():
@@ -113,7 +117,7 @@ def _add(input, other, *, alpha=1):
     """``input + alpha * other`` with broadcasting."""
     if alpha == 1:
         return apply2(_ADD, input, other)
-    return apply2(_ADD, input, _scaled(other, alpha), (alpha,), (input, other))
+    return apply2(_ADD, input, _scaled(other, alpha, input), (alpha,), (input, other))
 
 
 def _sub(input, other, *, alpha=1):
@@ -121,12 +125,12 @@ def _sub(input, other, *, alpha=1):
     if alpha == 1:
         return apply2(_SUB, input, other)
     _no_bool_sub(input, other)
-    return apply2(_SUB, input, _scaled(other, alpha), (alpha,), (input, other))
+    return apply2(_SUB, input, _scaled(other, alpha, input), (alpha,), (input, other))
 
 
 def _rsub(input, other, *, alpha=1):
     """``other - alpha * input`` (the reflected ``-``)."""
-    a = input if alpha == 1 else _scaled(input, alpha)
+    a = input if alpha == 1 else _scaled(input, alpha, other)
     return apply2(_RSUB, other, a, (alpha,) if alpha != 1 else None, (other, input))
 
 
@@ -727,7 +731,15 @@ def _pow(input, exponent):
         if input._rg and _STATE.enabled:  # the same node as the row's own call records
             _POW_TENSOR_SCALAR.record(out, input, exponent)
         return out
-    return apply2(_POW, input, exponent)
+    out = apply2(_POW, input, exponent)
+    if out._dtype._cat < 2 and out._dtype is not _dt.bool_:
+        # integer 0 to a negative power is 0, as PyTorch's (compiled integer power divides
+        # by zero there); 1 and -1 and other bases already come out as PyTorch's
+        with no_grad():
+            bad = logical_and(eq(input, 0), lt(exponent, 0))
+            if bad.any():
+                out = where(bad, 0, out)
+    return out
 
 
 pow = defop("pow", S.pow_, front=_pow, inplace=True, dunders=("__pow__", "__rpow__"),

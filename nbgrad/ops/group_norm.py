@@ -147,7 +147,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
         weight (Tensor, optional): the scale :math:`\gamma`, of shape ``normalized_shape``.
             Default: ``None`` (1).
         eps (float, optional): added to the mean square, for stability. Default: ``None``,
-            the machine epsilon of the input's dtype.
+            the machine epsilon of the input's dtype (of float32 for a 16-bit input).
 
     Shape:
         - Input: :math:`(*, \text{normalized\_shape})`.
@@ -169,8 +169,8 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
         raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
                            f"[*, {', '.join(map(str, shape))}], but got input of size"
                            f"{list(input.shape)}")
-    if eps is None:
-        eps = float(np.finfo(input.dtype.np).eps)
+    if eps is None:  # (of the dtype computed in: float32 for a 16-bit input, as PyTorch's)
+        eps = float(np.finfo(np.float32 if input.dtype.low else input.dtype.np).eps)
     dims = tuple(range(input.ndim - len(shape), input.ndim))
     if input.dtype.low:  # (PyTorch's: computed in float32, each result in input's dtype)
         x = input.float()

@@ -235,6 +235,10 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) for "
             "the modes: nearest | linear | bilinear | bicubic | trilinear | lanczos | area | "
             f"nearest-exact (got {mode})")
+    if mode not in ("nearest", "nearest-exact") and not input.dtype.is_floating_point:
+        # (the weighted modes have no integer kernels in PyTorch either)
+        raise NotImplementedError(f"\"upsample_{mode}\" not implemented for "
+                                  f"'{input.dtype.scalar_type}'")
     if any(o <= 0 for o in out_sizes):
         raise RuntimeError(f"Input and output sizes should be greater than 0, but got input "
                            f"({', '.join(map(str, input.shape[2:]))}) and output "

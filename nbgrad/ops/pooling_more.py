@@ -5,6 +5,8 @@ on every device and differentiates through its parts): ``adaptive_avg_pool1d``,
 values scattered back to the indices max pooling gave), ``fold`` / ``unfold`` (columns of
 sliding blocks: the convolution's ``col2im`` / ``im2col`` rows) and ``local_response_norm``."""
 
+import math
+
 from ..creation import zeros
 from ._core import check_tensor
 from .concat import stack
@@ -193,6 +195,9 @@ def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
         >>> F.lp_pool2d(nbgrad.ones(1, 1, 4, 6), 1.0, (2, 3)).shape
         nbgrad.Size([1, 1, 2, 2])
     """
+    if norm_type in (math.inf, -math.inf):  # the limits: the largest / smallest |x|
+        sign = 1 if norm_type > 0 else -1
+        return sign * max_pool2d(sign * input.abs(), kernel_size, stride, 0, 1, ceil_mode)
     kh, kw = _pair(kernel_size, "kernel_size")
     out = avg_pool2d(input.pow(norm_type), (kh, kw), stride, 0, ceil_mode)
     return lp_from_mean(out, kh * kw, norm_type)
@@ -231,6 +236,10 @@ def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     """
     k = _single(kernel_size)
     s = None if stride is None else (1, _single(stride))
+    if norm_type in (math.inf, -math.inf):  # (as lp_pool2d)
+        sign = 1 if norm_type > 0 else -1
+        return sign * max_pool2d(sign * input.abs().unsqueeze(-2), (1, k), s, 0, 1,
+                                 ceil_mode).squeeze(-2)
     out = avg_pool2d(input.pow(norm_type).unsqueeze(-2), (1, k), s, 0, ceil_mode).squeeze(-2)
     return lp_from_mean(out, k, norm_type)
 

@@ -691,9 +691,9 @@ def _arg(op, opname, input, dim, keepdim):
             raise IndexError(
                 f"{opname}(): Expected reduction dim to be specified for input.numel() == 0."
             )
+        shape = (1,) * input.ndim if keepdim else ()  # (every dim kept, with size 1)
         with no_grad():
-            input = reshape(input, -1)
-        dim, keepdim = 0, False
+            return reshape(op(reshape(input, -1), 0, False), shape)
     return op(input, _dim_of(input, dim, opname), keepdim)
 
 

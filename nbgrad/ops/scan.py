@@ -315,4 +315,5 @@ def logcumsumexp(input, dim):
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"\"logcumsumexp_out_cpu\" not implemented for "
                            f"'{input.dtype.scalar_type}'")
-    return LOGCUMSUMEXP.call(input, _wrap_dim(int(dim), max(input.ndim, 1)))
+    r = LOGCUMSUMEXP.call(input, _wrap_dim(int(dim), max(input.ndim, 1)))
+    return r if input.ndim else r.reshape(())  # (a 0-d input's result is 0-d)

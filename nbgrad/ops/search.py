@@ -334,8 +334,9 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     x = _host(input)
     d = None if dim is None else _wrap_dim(int(dim), x.ndim)
     if d is None:
+        # (each NaN its own value, as PyTorch's sort-based unique keeps them)
         vals, inv, counts = np.unique(_wide(x).reshape(-1), return_inverse=True,
-                                      return_counts=True)
+                                      return_counts=True, equal_nan=False)
     else:
         vals, inv, counts = np.unique(_wide(x), return_inverse=True, return_counts=True,
                                       axis=d)

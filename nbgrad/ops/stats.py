@@ -11,6 +11,8 @@ both (``VarMeanBackward0`` / ``StdMeanBackward0``, as PyTorch).
 import math
 import warnings
 
+from .. import dtypes as _dt
+from ..storage.layout import copy_data
 from ._core import backend, check_tensor, kernel
 from .elementwise import add_grads, div, eq, mul, sub, where
 from .funcdef import deffunc, surface
@@ -74,11 +76,12 @@ def _var_forward(x, odt, dev, dims, correction, keepdim):
 
 
 def _std_forward(x, odt, dev, dims, correction, keepdim):
-    v = _var_forward(x, odt, dev, dims, correction, keepdim)
-    out = backend(dev).empty(v.shape, odt.np)
+    # the root of the float64 variance, rounded once (PyTorch's CPU kernel takes it in its
+    # double accumulator; the root of a float32-rounded variance can be 1 ulp off)
+    v = _var_forward(x, _dt.float64, dev, dims, correction, keepdim)
     if v.size:
-        kernel("sqrt", dev)(v.reshape(-1), out.reshape(-1))  # v: fresh and C-contiguous
-    return out
+        kernel("sqrt", dev)(v.reshape(-1), v.reshape(-1))  # v: fresh and C-contiguous
+    return v if odt is _dt.float64 else copy_data(v, odt, dev)
 
 
 def _float_dtype(idt, *args):
