@@ -374,6 +374,4 @@ with _gc_paused():
     from math import e, inf, nan, pi  # noqa: E402
     from ._torch_names import newaxis  # noqa: E402
     from .serialization import load, save  # noqa: E402
-    from ._out import install as _install_out  # noqa: E402
-
-    _install_out(globals())  # (PyTorch's ``out=`` on the functions that take it there)
+    from . import _out  # noqa: E402,F401  (PyTorch's out= on the functions that take it)

@@ -20,6 +20,7 @@ differs though the cast would be allowed (``mm``, ``softmax``, ``amax``, ``argma
 computes and casts.
 """
 
+import sys
 import warnings
 
 from . import dtypes as _dt
@@ -29,13 +30,15 @@ from .autograd.grad_mode import no_grad
 from .tensor import Tensor
 
 # the functions of PyTorch's namespace that take ``out=`` (its ``_VariableFunctions``
-# signatures, 2.13) and that nbgrad defines
+# signatures, 2.13) and that nbgrad defines, less the deprecated ones that warn so
+# (``cholesky lu_solve qr range triangular_solve``): their warning names the caller's
+# line, where a wrapper's frame would stand
 NAMES = (
     "abs absolute acos acosh add addbmm addcdiv addcmul addmm addmv addr alias_copy all amax "
     "amin aminmax angle any arange arccos arccosh arcsin arcsinh arctan arctan2 arctanh "
     "argmax argmin argsort asin asinh atan atan2 atanh baddbmm bernoulli bitwise_and "
     "bitwise_left_shift bitwise_not bitwise_or bitwise_right_shift bitwise_xor bmm bucketize "
-    "cat ceil cholesky cholesky_inverse cholesky_solve clamp clamp_max clamp_min clip "
+    "cat ceil cholesky_inverse cholesky_solve clamp clamp_max clamp_min clip "
     "column_stack concat concatenate copysign cos cosh cross cummax cummin cumprod cumsum "
     "deg2rad detach_copy diag diagonal_copy diff digamma div divide dot dstack empty eq erf "
     "erfc erfinv exp exp2 expand_copy expm1 eye fix float_power floor floor_divide fmax fmin "
@@ -44,16 +47,16 @@ NAMES = (
     "index_copy index_reduce index_select inner inverse isin isneginf isposinf kron kthvalue "
     "lcm ldexp le lerp less less_equal lgamma linspace log log10 log1p log2 log_softmax "
     "logaddexp logaddexp2 logcumsumexp logical_and logical_not logical_or logical_xor logit "
-    "logspace logsumexp lt lu_solve lu_unpack masked_select matmul matrix_power max maximum "
+    "logspace logsumexp lt lu_unpack masked_select matmul matrix_power max maximum "
     "mean median min minimum mm mode msort mul multinomial multiply mv mvlgamma nan_to_num "
     "nanmean nanmedian nanquantile nansum narrow_copy native_batch_norm ne neg negative "
     "nextafter nonzero nonzero_static normal not_equal nuclear_norm ones orgqr ormqr outer "
-    "permute_copy polygamma pow prod qr quantile rad2deg rand randint randn randperm range "
+    "permute_copy polygamma pow prod quantile rad2deg rand randint randn randperm "
     "reciprocal remainder renorm round row_stack rsqrt scatter scatter_add scatter_reduce "
     "searchsorted select_copy sgn sigmoid sign signbit sin sinc sinh slice_scatter slogdet "
     "softmax sort split_copy split_with_sizes_copy sqrt square squeeze_copy stack std sub "
     "subtract sum svd t_copy take take_along_dim tan tanh threshold topk transpose_copy "
-    "triangular_solve tril triu true_divide trunc unbind_copy unfold_copy unsqueeze_copy var "
+    "tril triu true_divide trunc unbind_copy unfold_copy unsqueeze_copy var "
     "vdot view_copy vstack where xlogy zeros").split()
 
 
@@ -149,3 +152,7 @@ def install(namespace):
         fn = namespace.get(name)
         if fn is not None and callable(fn) and not isinstance(fn, type):
             namespace[name] = with_out(name, fn)
+
+
+# (imported last by ``nbgrad/__init__.py``: the namespace is complete by then)
+install(vars(sys.modules[__package__]))

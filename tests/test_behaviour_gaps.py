@@ -642,6 +642,12 @@ _AS_TORCH = [
     "F.relu6(L.tensor([-1, 3, 9]))", "F.hardtanh(L.tensor([-3, 3, 9]))",
     "F.scaled_dot_product_attention(L.ones(1, 2, 4), L.ones(1, 2, 4), L.ones(1, 2, 4), "
     "attn_mask=L.zeros(2, 2, dtype=L.int64))",
+    # 16-bit dtype= of reductions and scans (the input cast first); logical ops take tensors
+    "L.tensor([1.0, 2, 3]).sum(dtype=L.float16)", "L.tensor([1.0, 2, 3]).sum(dtype=L.bfloat16)",
+    "L.tensor([1, 2, 3]).mean(dtype=L.float16)", "L.tensor([[1.0, 2], [3, 4]]).sum(1, dtype=L.float16)",
+    "L.tensor([1.0, 2, 3]).cumsum(0, dtype=L.bfloat16)",
+    "L.tensor([1.0, 2, 3]).cumprod(0, dtype=L.float16)",
+    "L.logical_or(L.tensor([1.0, float('nan')]), 0)", "L.logical_and(1, L.tensor([1.0]))",
     # std's root taken in float64, rounded once (the root of a rounded variance is 1 ulp off)
     "L.std(L.tensor([1.5, 2.25, 3.125]), 0)", "L.std(L.tensor([[1.5, 2.25, 3.125]] * 2), 1)",
     "L.std(L.tensor([1.5, 2.25, 3.125], dtype=L.float16))",

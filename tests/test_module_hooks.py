@@ -184,3 +184,41 @@ def test_full_backward_hook_without_input_gradients_warns_as_pytorch():
     with pytest.warns(UserWarning, match="Full backward hook is firing when gradients are "
                                          "computed with respect to module outputs"):
         m(nbgrad.ones(1, 2)).sum().backward()
+
+
+def test_extra_state_round_trips_as_pytorch():
+    """``get_extra_state`` / ``set_extra_state``: the object is in the state dict under
+    ``<prefix>_extra_state``, restored by ``load_state_dict``; missing, it is a missing key
+    only when strict; a module that does not override them has no such key."""
+    torch = pytest.importorskip("torch")
+    got = []
+    for L in (nbgrad, torch):
+        class Counter(L.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.lin = L.nn.Linear(1, 1)
+                self.calls = 0
+
+            def get_extra_state(self):
+                return {"calls": self.calls}
+
+            def set_extra_state(self, state):
+                self.calls = state["calls"]
+
+        a, b = L.nn.Sequential(Counter()), L.nn.Sequential(Counter())
+        a[0].calls = 3
+        sd = a.state_dict()
+        res = b.load_state_dict(sd)
+        loose = L.nn.Sequential(Counter()).load_state_dict(
+            {k: v for k, v in sd.items() if "extra" not in k}, strict=False)
+        try:
+            L.nn.Sequential(Counter()).load_state_dict(
+                {k: v for k, v in sd.items() if "extra" not in k})
+            strict = "loaded"
+        except RuntimeError as e:
+            strict = str(e).split("\n")[1].strip()
+        plain = L.nn.Linear(1, 1).load_state_dict(
+            dict(L.nn.Linear(1, 1).state_dict(), _extra_state=1), strict=False)
+        got.append((list(sd), sd["0._extra_state"], b[0].calls, repr(res), repr(loose),
+                    strict, repr(plain)))
+    assert got[0] == got[1]

@@ -105,3 +105,24 @@ def test_nll_loss_2d_is_nll_loss_with_pytorchs_warning():
         with pytest.warns(FutureWarning, match="`NLLLoss2d` has been deprecated"):
             layer = m.nn.NLLLoss2d(reduction="sum")
         assert isinstance(layer, m.nn.NLLLoss) and repr(layer) == "NLLLoss2d()"
+
+
+@pytest.mark.parametrize("make,args,kwargs", [
+    ("MarginRankingLoss", ([1.0, 0.2, -1.0],), dict(input2=[0.0, 0.5, -0.8],
+                                                    target=[1.0, 1.0, -1.0])),
+    ("TripletMarginLoss", (), dict(anchor=[[1.0, 0.2]], positive=[[0.0, 0.5]],
+                                   negative=[[1.0, 1.0]])),
+    ("PoissonNLLLoss", (), dict(log_input=[0.5, 1.0], target=[1.0, 2.0])),
+    ("GaussianNLLLoss", ([0.5, 1.0],), dict(target=[1.0, 2.0], var=[1.0, 2.0])),
+    ("CosineEmbeddingLoss", (), dict(input1=[[1.0, 2.0]], input2=[[1.0, 0.5]],
+                                     target=[1.0])),
+    ("SoftMarginLoss", ([0.5, 1.0],), dict(target=[1.0, -1.0])),
+])
+def test_loss_layers_take_their_tensors_by_name_as_pytorch(make, args, kwargs):
+    torch = pytest.importorskip("torch")
+    got = []
+    for L in (nbgrad, torch):
+        loss = getattr(L.nn, make)()
+        got.append(loss(*(L.tensor(a) for a in args),
+                        **{k: L.tensor(v) for k, v in kwargs.items()}).item())
+    assert got[0] == pytest.approx(got[1], rel=1e-6)

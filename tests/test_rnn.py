@@ -183,3 +183,16 @@ def test_a_character_language_model_trains():
         opt.step()
         losses.append(loss.item())
     assert losses[-1] < 0.5 * np.log(len(chars)) and losses[-1] < losses[0] / 3
+
+
+@pytest.mark.parametrize("kw", [dict(num_layers=2, bidirectional=True), dict(bias=False),
+                                dict(proj_size=2)])
+def test_flatten_parameters_and_all_weights_as_pytorch(kw):
+    torch = pytest.importorskip("torch")
+    got = []
+    for L in (nbgrad, torch):
+        m = L.nn.LSTM(2, 4, **kw)
+        assert m.flatten_parameters() is None
+        got.append(([[tuple(p.shape) for p in ws] for ws in m.all_weights],
+                    list(m._flat_weights_names), len(m._flat_weights)))
+    assert got[0] == got[1]

@@ -506,6 +506,16 @@ gt = defop("gt", S.gt, dtype=_BOOL, aliases=("greater",), dunders=("__gt__",), d
 ge = defop("ge", S.ge, dtype=_BOOL, aliases=("greater_equal",), dunders=("__ge__",), doc="Elementwise ``>=`` as a bool tensor.")
 
 
+def _truths(op, input, other):
+    """Both operands of logical ``op`` as bool tensors (PyTorch takes tensors only)."""
+    for pos, (name, x) in enumerate((("input", input), ("other", other))):
+        if x.__class__ is not Tensor:
+            raise TypeError(f"{op}(): argument '{name}' (position {pos + 1}) must be Tensor, "
+                            f"not {type_name(x)}")
+    return (input if input._dtype is _dt.bool_ else ne(input, 0),
+            other if other._dtype is _dt.bool_ else ne(other, 0))
+
+
 def logical_and(input, other):
     """The logical and of each pair of elements, as a bool tensor: nonzero is true.
 
@@ -520,8 +530,7 @@ def logical_and(input, other):
         >>> nbgrad.logical_and(a, b)
         tensor([ True, False, False])
     """
-    a = input if input._dtype is _dt.bool_ else ne(input, 0)
-    b = other if other._dtype is _dt.bool_ else ne(other, 0)
+    a, b = _truths("logical_and", input, other)
     return wrap(binary_data("mul", a, b, _dt.bool_, _dt.bool_, a._device), a._device)
 
 
@@ -539,8 +548,7 @@ def logical_or(input, other):
         >>> nbgrad.logical_or(a, b)
         tensor([ True, False,  True])
     """
-    a = input if input._dtype is _dt.bool_ else ne(input, 0)
-    b = other if other._dtype is _dt.bool_ else ne(other, 0)
+    a, b = _truths("logical_or", input, other)
     return wrap(binary_data("add", a, b, _dt.bool_, _dt.bool_, a._device), a._device)
 
 
@@ -574,8 +582,7 @@ def logical_xor(input, other):
         >>> nbgrad.logical_xor(a, b)
         tensor([False, False,  True])
     """
-    a = input if input._dtype is _dt.bool_ else ne(input, 0)
-    b = other if other._dtype is _dt.bool_ else ne(other, 0)
+    a, b = _truths("logical_xor", input, other)
     return ne(a, b)
 
 

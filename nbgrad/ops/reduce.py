@@ -325,6 +325,17 @@ def _indexing(kname):
 
 
 # ----- dtype and shape rules -------------------------------------------------------------
+def low_dtype_first(input, dtype):
+    """``(input, dtype)`` of a reduction or scan: a 16-bit ``dtype`` casts the input first
+    and leaves none (no kernel accumulates into 16 bits; a 16-bit input is summed in
+    float32 and rounded once, PyTorch's result for ``dtype=`` too)."""
+    if dtype is not None:
+        odt = _dt.as_dtype(dtype)
+        if odt.low and input._dtype is not odt:
+            return input.to(odt), None
+    return input, dtype
+
+
 def _sum_dtype(idt, *args):
     dtype = args[-1] if args else None
     if dtype is not None:
@@ -454,6 +465,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
         >>> nbgrad.sum(nbgrad.tensor([True, True, False]))
         tensor(2)
     """
+    input, dtype = low_dtype_first(input, dtype)
     if dim is None:
         if not keepdim:
             return SUM.call(input, dtype)
@@ -492,6 +504,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
         tensor(1.5000, dtype=nbgrad.float64)
     """
     _mean_dtype(input._dtype, dtype)  # PyTorch refuses the dtype before it parses dims
+    input, dtype = low_dtype_first(input, dtype)
     if dim is None and not keepdim:
         return MEAN.call(input, dtype)
     return MEAN_DIM.call(input, _dims(dim, input.ndim), keepdim, dtype)

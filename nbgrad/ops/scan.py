@@ -12,6 +12,7 @@ from ..storage.layout import cast_data, copy_data
 from ..tensor import _wrap_dim
 from ._core import backend, check_tensor, is_c, kernel
 from .funcdef import deffunc, surface
+from .reduce import low_dtype_first
 from .shape import flip
 
 
@@ -80,6 +81,7 @@ def cumsum(input, dim, *, dtype=None):
     """
     check_tensor(input, "cumsum")
     d = _wrap_dim(int(dim), max(input.ndim, 1))
+    input, dtype = low_dtype_first(input, dtype)
     odt = _dt.as_dtype(dtype) if dtype is not None else None
     return CUMSUM.call(input, d, odt)
 
@@ -160,6 +162,7 @@ def cumprod(input, dim, *, dtype=None):
     """
     check_tensor(input, "cumprod")
     d = _wrap_dim(int(dim), max(input.ndim, 1))
+    input, dtype = low_dtype_first(input, dtype)
     odt = _dt.as_dtype(dtype) if dtype is not None else None
     return CUMPROD.call(input, d, odt)
 

@@ -1,6 +1,7 @@
 """Loss layers: MSELoss, CrossEntropyLoss, NLLLoss, L1Loss, SmoothL1Loss, HuberLoss, BCELoss,
 BCEWithLogitsLoss, KLDivLoss, the margin losses, CTCLoss."""
 
+import inspect
 import warnings
 
 from ...ops.loss import _legacy
@@ -509,14 +510,22 @@ _LEGACY = (("size_average", None), ("reduce", None), ("reduction", "mean"))
 _REDUCTION_ARGS = ("size_average", "reduce", "reduction")
 
 
-def _margin_layer(name, fn, params, doc, defined_in=None):
+def _margin_layer(name, fn, params, doc, defined_in=None, inputs=None):
     """A loss layer around ``F.<fn>``, whose constructor has PyTorch's signature ``params``
     (see ``make_init``): the reduction arguments become ``reduction`` (with PyTorch's
     deprecation warning for the legacy two), a ``weight`` or ``pos_weight`` a buffer (as
     PyTorch's ``_WeightedLoss`` registers it), and the others keyword arguments of ``fn``.
     ``defined_in``: the base class whose constructor PyTorch's layer inherits (its errors
-    name it)."""
+    name it); ``inputs``: the names of ``forward``'s tensors (default: ``F.<fn>``'s
+    parameters without a default), which it also takes by keyword."""
     options = [p for p, _ in params if p != "*" and p not in _REDUCTION_ARGS]
+    if inputs is None:
+        from .. import functional as F
+
+        inputs = [p.name for p in inspect.signature(getattr(F, fn)).parameters.values()
+                  if p.default is p.empty]
+    kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    sig = inspect.Signature([inspect.Parameter(n, kind) for n in ("self", *inputs)])
 
     def setup(self, values):
         for key in options:
@@ -527,11 +536,15 @@ def _margin_layer(name, fn, params, doc, defined_in=None):
         self.reduction = _legacy_reduction(values.get("size_average"), values.get("reduce"),
                                            values["reduction"], stacklevel=4)
 
-    def forward(self, *inputs):
+    def forward(self, *inputs, **named):
         from .. import functional as F
 
+        if named:  # (forward's tensors by name, as PyTorch's layers take them)
+            inputs = tuple(sig.bind(self, *inputs, **named).arguments.values())[1:]
         kw = {key: getattr(self, key) for key in options}
         return getattr(F, fn)(*inputs, reduction=self.reduction, **kw)
+
+    forward.__signature__ = sig
 
     return type(name, (Module,), {"__init__": make_init(name, params, setup, defined_in),
                                   "forward": forward, "__doc__": doc, "__module__": __name__})
@@ -795,7 +808,7 @@ PoissonNLLLoss = _margin_layer("PoissonNLLLoss", "poisson_nll_loss",
         tensor(-0.6309)
         >>> nbgrad.nn.PoissonNLLLoss(full=True)(log_rate, counts)
         tensor(1.5474)
-    """)
+    """, inputs=("log_input", "target"))
 __all__ += ["MarginRankingLoss", "HingeEmbeddingLoss", "SoftMarginLoss", "CosineEmbeddingLoss",
             "TripletMarginLoss", "MultiLabelSoftMarginLoss", "PoissonNLLLoss"]
 

@@ -38,6 +38,8 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
     __str__ = __repr__
 
 
+_EXTRA_STATE = "_extra_state"  # (the state dict key of get_extra_state's object)
+
 class Module:
     """Base class of every layer and model: holds parameters, buffers and submodules.
 
@@ -790,6 +792,50 @@ class Module:
         return self.to("cuda" if device is None else (f"cuda:{device}" if isinstance(device, int) else device))
 
     # ----- state dicts ----------------------------------------------------------------------
+    def get_extra_state(self):
+        """Return the state beyond parameters and buffers to keep in :meth:`state_dict`.
+
+        A subclass that has such state overrides this and :meth:`set_extra_state`; its
+        ``state_dict`` then holds the returned object under ``"<prefix>_extra_state"`` (it
+        must be something :func:`nbgrad.save` can write to be saved to a file).
+
+        Returns:
+            object: the extra state.
+
+        Example::
+
+            >>> class Counter(nbgrad.nn.Module):
+            ...     def __init__(self):
+            ...         super().__init__()
+            ...         self.calls = 0
+            ...     def get_extra_state(self):
+            ...         return {"calls": self.calls}
+            ...     def set_extra_state(self, state):
+            ...         self.calls = state["calls"]
+            >>> a, b = Counter(), Counter()
+            >>> a.calls = 3
+            >>> _ = b.load_state_dict(a.state_dict())
+            >>> b.calls
+            3
+        """
+        raise RuntimeError(
+            "Reached a code path in Module.get_extra_state() that should never be called.")
+
+    def set_extra_state(self, state):
+        """Restore the state that :meth:`get_extra_state` returned (see there).
+
+        Args:
+            state (object): the extra state from the state dict.
+
+        Example::
+
+            >>> m = nbgrad.nn.Linear(1, 1)
+            >>> type(m).set_extra_state is nbgrad.nn.Module.set_extra_state
+            True
+        """
+        raise RuntimeError(
+            "Reached a code path in Module.set_extra_state() that should never be called.")
+
     def _save_to_state_dict(self, destination, prefix, keep_vars):
         for name, p in self._parameters.items():
             if p is not None:
@@ -797,6 +843,8 @@ class Module:
         for name, b in self._buffers.items():
             if b is not None and name not in self._non_persistent_buffers_set:
                 destination[prefix + name] = b if keep_vars else b.detach()
+        if type(self).get_extra_state is not Module.get_extra_state:
+            destination[prefix + _EXTRA_STATE] = self.get_extra_state()
 
     def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
         """Return a dictionary of the module's whole state: parameters and persistent buffers.
@@ -889,8 +937,15 @@ class Module:
                     f"are {param.size()} and whose dimensions in the checkpoint are "
                     f"{inp.size()}, an exception occurred : {ex.args}."
                 )
+        extra = None
+        if type(self).set_extra_state is not Module.set_extra_state:
+            extra = prefix + _EXTRA_STATE
+            if extra in state_dict:
+                self.set_extra_state(state_dict[extra])
+            else:
+                missing_keys.append(extra)
         for key in state_dict:
-            if key.startswith(prefix):
+            if key.startswith(prefix) and key != extra:
                 input_name = key[len(prefix):].split(".", 1)
                 if len(input_name) > 1:
                     if input_name[0] not in self._modules:

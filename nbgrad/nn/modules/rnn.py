@@ -137,6 +137,28 @@ class RNNBase(Module):
         for weight in self.parameters():
             init.uniform_(weight, -stdv, stdv)
 
+    def flatten_parameters(self):
+        """Nothing to do here: PyTorch packs the weights into one buffer for cuDNN, and
+        nbgrad's kernels read them where they are (code that calls this keeps working).
+
+        Example::
+
+            >>> nbgrad.nn.LSTM(2, 3).flatten_parameters()
+        """
+
+    @property
+    def _flat_weights(self):
+        return [getattr(self, n) for n in self._flat_weights_names]
+
+    @property
+    def all_weights(self):
+        """The parameters, one list per layer and direction, in PyTorch's order
+        (``weight_ih, weight_hh[, bias_ih, bias_hh][, weight_hr]``)."""
+        per = len(self._flat_weights_names) // (self.num_layers * (2 if self.bidirectional
+                                                                    else 1))
+        w = self._flat_weights
+        return [w[i:i + per] for i in range(0, len(w), per)]
+
     def _weights(self, layer, d):
         suffix = f"_l{layer}" + ("_reverse" if d else "")
         get = (lambda n: getattr(self, n + suffix)) if self.bias else (
