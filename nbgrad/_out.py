@@ -21,12 +21,10 @@ computes and casts.
 """
 
 import sys
-import warnings
 
-from . import dtypes as _dt
 from ._signatures import guarded
 from .autograd.grad_mode import STATE as _GRAD
-from .autograd.grad_mode import no_grad
+from .ops._core import write_out
 from .tensor import Tensor
 
 # the functions of PyTorch's namespace that take ``out=`` (its ``_VariableFunctions``
@@ -70,37 +68,6 @@ def _needs_grad(values):
     return False
 
 
-def _write(name, result, out):
-    """Copy ``result`` into ``out`` (resized and cast as PyTorch's out= forms)."""
-    if out.__class__ is not Tensor:
-        raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
-    rt, ot = result._dtype, out._dtype
-    if rt is not ot and not _can_cast(rt, ot):
-        raise RuntimeError(f"result type {rt.scalar_type} can't be cast to the desired "
-                           f"output type {ot.scalar_type}")
-    if out.device != result.device:
-        raise RuntimeError(f"Expected out tensor to be on {result.device} like the result, "
-                           f"but got {out.device}")
-    if tuple(out.shape) != tuple(result.shape):
-        if out.numel():
-            warnings.warn(
-                f"An output with one or more elements was resized since it had shape "
-                f"{list(out.shape)}, which does not match the required output shape "
-                f"{list(result.shape)}. This behavior is deprecated, and in a future PyTorch "
-                "release outputs will not be resized unless they have zero elements. You can "
-                "explicitly reuse an out tensor t by resizing it, inplace, to zero elements "
-                "with t.resize_(0).", UserWarning, stacklevel=4)
-        out.resize_(result.shape)
-    out.copy_(result)
-
-
-def _can_cast(from_, to):
-    # PyTorch's rule: no float into an integer or bool, no integer into bool
-    if from_._cat > to._cat:
-        return False
-    return not (to is _dt.bool_ and from_ is not _dt.bool_)
-
-
 def _into(name, fn, takes_dtype):
     def slow(args, kwargs, out):
         if _GRAD.enabled and (_needs_grad(args) or _needs_grad(kwargs.values())
@@ -116,19 +83,17 @@ def _into(name, fn, takes_dtype):
             elif kwargs.get("dtype") is None:
                 kwargs = dict(kwargs, dtype=out._dtype)
         result = fn(*args, **kwargs)
-        with no_grad():
-            if isinstance(result, tuple):
-                if not isinstance(out, (tuple, list)) or len(out) != len(result):
-                    raise TypeError(f"{name}(): out= of this form takes a tuple of "
-                                    f"{len(result)} tensors, got {type(out).__name__}")
-                for r, o in zip(result, out):
-                    _write(name, r, o)
-                return type(result)(*out) if hasattr(result, "_fields") else tuple(out)
-            if isinstance(out, (tuple, list)):
-                raise TypeError(f"{name}(): argument 'out' must be Tensor, not "
-                                f"{type(out).__name__}")
-            _write(name, result, out)
-        return out
+        if isinstance(result, tuple):
+            if not isinstance(out, (tuple, list)) or len(out) != len(result):
+                raise TypeError(f"{name}(): out= of this form takes a tuple of "
+                                f"{len(result)} tensors, got {type(out).__name__}")
+            for r, o in zip(result, out):
+                write_out(name, r, o)
+            return type(result)(*out) if hasattr(result, "_fields") else tuple(out)
+        if isinstance(out, (tuple, list)):
+            raise TypeError(f"{name}(): argument 'out' must be Tensor, not "
+                            f"{type(out).__name__}")
+        return write_out(name, result, out)
 
     return slow
 

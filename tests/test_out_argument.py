@@ -91,6 +91,10 @@ def test_out_resize_warns_as_pytorch():
         got.append(([str(x.message).split(" (Triggered")[0] for x in w], o.tolist()))
     assert got[0] == got[1]
     assert len(got[0][0]) == 1 and "was resized since it had shape [5]" in got[0][0][0]
+    with warnings.catch_warnings(record=True) as w:  # (named at the caller's line)
+        warnings.simplefilter("always")
+        nbgrad.exp(nbgrad.zeros(3), out=nbgrad.ones(5))
+    assert w[0].filename == __file__
 
 
 def test_out_keeps_the_function_and_its_signature():

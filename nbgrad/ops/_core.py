@@ -180,6 +180,40 @@ def no_kernel_for(kernel, dtype):
     return NotImplementedError(f"\"{kernel}\" not implemented for '{dtype.scalar_type}'")
 
 
+def write_out(name, result, out, stacklevel=4):
+    """Write ``result`` into ``out`` as PyTorch's ``out=`` forms do: cast to ``out``'s dtype
+    where PyTorch's casting rule allows, resized to the result's shape (warning, as PyTorch,
+    when ``out`` had elements), in place (under no_grad: out= records no graph).
+    ``stacklevel`` of the warning counts from this function."""
+    import warnings
+
+    from ..autograd.grad_mode import no_grad
+
+    if out.__class__ is not Tensor:
+        raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type_name(out)}")
+    rt, ot = result._dtype, out._dtype
+    if rt is not ot and (rt._cat > ot._cat or (ot is _dt.bool_ and rt is not _dt.bool_)):
+        raise RuntimeError(f"result type {rt.scalar_type} can't be cast to the desired "
+                           f"output type {ot.scalar_type}")
+    if out.device != result.device:
+        raise RuntimeError(f"Expected out tensor to be on {result.device} like the result, "
+                           f"but got {out.device}")
+    with no_grad():
+        if tuple(out.shape) != tuple(result.shape):
+            if out.numel():
+                warnings.warn(
+                    f"An output with one or more elements was resized since it had shape "
+                    f"{list(out.shape)}, which does not match the required output shape "
+                    f"{list(result.shape)}. This behavior is deprecated, and in a future "
+                    "PyTorch release outputs will not be resized unless they have zero "
+                    "elements. You can explicitly reuse an out tensor t by resizing it, "
+                    "inplace, to zero elements with t.resize_(0).", UserWarning,
+                    stacklevel=stacklevel)
+            out.resize_(tuple(result.shape))
+        out.copy_(result)
+    return out
+
+
 def type_name(x):
     """The type of ``x`` as PyTorch's argument parser names it (``str``,
     ``numpy.ndarray``)."""

@@ -5,7 +5,7 @@ import math
 
 from .. import dtypes as _dt
 from ..amp.policy import autocast_op
-from ._core import SCALAR_TYPE, backend, check_tensor, kernel
+from ._core import SCALAR_TYPE, backend, check_tensor, kernel, write_out
 from .elementwise import abs, div, eq, mul, pow, sign, where, zeros_like
 from .funcdef import deffunc, surface
 from .reduce import _arb, _dims, _out_shape, _restore
@@ -197,8 +197,6 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
 def _into(out, compute, input, name):
     """``compute()`` written into ``out`` (resized, with PyTorch's warning, when its shape
     differs) and ``out`` returned: PyTorch's ``out=``, which records no graph."""
-    import warnings
-
     from ..autograd.grad_mode import is_grad_enabled, no_grad
 
     if is_grad_enabled() and (input.requires_grad or out.requires_grad):
@@ -206,18 +204,7 @@ def _into(out, compute, input, name):
                            "automatic differentiation, but one of the arguments requires grad.")
     with no_grad():
         result = compute()
-        if tuple(out.shape) != tuple(result.shape):
-            if out.numel():
-                warnings.warn(
-                    f"An output with one or more elements was resized since it had shape "
-                    f"{list(out.shape)}, which does not match the required output shape "
-                    f"{list(result.shape)}. This behavior is deprecated, and in a future "
-                    "PyTorch release outputs will not be resized unless they have zero "
-                    "elements. You can explicitly reuse an out tensor t by resizing it, "
-                    "inplace, to zero elements with t.resize_(0).", UserWarning, stacklevel=3)
-            out.resize_(tuple(result.shape))
-        out.copy_(result)
-    return out
+    return write_out(name, result, out)
 
 
 @autocast_op("cosine_similarity")
