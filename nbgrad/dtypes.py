@@ -200,6 +200,33 @@ def as_dtype(d):
     return r
 
 
+_C_INT = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int",
+          "int64": "int64_t"}
+
+
+def checked_value(value, np_dtype):
+    """Python number ``value`` as an integer dtype's value, as PyTorch converts a scalar
+    (``fill_``, ``full``, ``where``'s number): an integer within range, or a negative one
+    no larger than the maximum into an unsigned type (it wraps: -1 is 255 in uint8); a
+    float truncated towards zero when in range. Anything else is PyTorch's RuntimeError.
+    Values for other dtypes pass through."""
+    nd = np.dtype(np_dtype)
+    if nd.kind not in "iu" or isinstance(value, (bool, np.bool_)):
+        return value
+    info = np.iinfo(nd)
+    v = value
+    if isinstance(v, (float, np.floating)):
+        ok = v == v and info.min <= v <= info.max  # (a negative float into uint8: never)
+        v = int(v) if ok else v
+    else:
+        v = int(v)
+        ok = info.min <= v <= info.max or (nd.kind == "u" and -info.max <= v < 0)
+    if not ok:
+        raise RuntimeError(f"value cannot be converted to type {_C_INT[nd.name]} without "
+                           "overflow")
+    return v % (info.max + 1) if v < 0 and nd.kind == "u" else v
+
+
 def from_numpy_dtype(nd):
     """nbgrad dtype of a NumPy dtype; a type nbgrad lacks (uint8, complex64) raises
     TypeError."""

@@ -652,6 +652,20 @@ _AS_TORCH = [
     "L.tensor([1.0, 2, 3]).cumsum(0, dtype=L.bfloat16)",
     "L.tensor([1.0, 2, 3]).cumprod(0, dtype=L.float16)",
     "L.logical_or(L.tensor([1.0, float('nan')]), 0)", "L.logical_and(1, L.tensor([1.0]))",
+    # numbers into integer tensors as PyTorch converts them (wrapped into unsigned types from
+    # -max, else "without overflow"); 0-d inputs of diff / unique / quantile; histc of NaN
+    "L.tensor([1, 2], dtype=L.uint8).fill_(-1)", "L.full((2,), -200, dtype=L.uint8)",
+    "L.full((1,), -256, dtype=L.uint8)", "L.full((1,), 200, dtype=L.int8)",
+    "L.full((1,), -1.5, dtype=L.int8)", "L.full((1,), -1.5, dtype=L.uint8)",
+    "L.full((1,), 2 ** 31, dtype=L.int32)", "L.zeros(2, dtype=L.int8).fill_(1e10)",
+    "L.where(L.tensor([False, True]), L.tensor([1, 2], dtype=L.uint8), -1)",
+    "L.tensor([1, 2], dtype=L.uint8).masked_fill(L.tensor([True, False]), -1)",
+    "L.tensor([1, 2], dtype=L.int8).masked_fill(L.tensor([True, False]), 200)",
+    "L.full_like(L.tensor([1, 2], dtype=L.uint8), -2)",
+    "L.tensor(5.0).diff()", "L.tensor(5.0).unique(dim=0)", "L.tensor(5.0).quantile(0.5, dim=0)",
+    "L.tensor(5.0).nanquantile(0.5, dim=0, keepdim=True)",
+    "L.tensor(5.0).quantile(L.tensor([0.2, 0.5]), dim=0)", "L.tensor(5.0).quantile(0.5, dim=2)",
+    "type(L.tensor([1.0, 2.0]).histc(min=0.0, max=float('inf')))",
     # std's root taken in float64, rounded once (the root of a rounded variance is 1 ulp off)
     "L.std(L.tensor([1.5, 2.25, 3.125]), 0)", "L.std(L.tensor([[1.5, 2.25, 3.125]] * 2), 1)",
     "L.std(L.tensor([1.5, 2.25, 3.125], dtype=L.float16))",

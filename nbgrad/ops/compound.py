@@ -574,6 +574,8 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
         >>> nbgrad.diff(x, prepend=nbgrad.tensor([0]))
         tensor([1, 2, 3, 4])
     """
+    if input.ndim == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
     d = _wrap_dim(dim, input.ndim)
     x = cat([t for t in (prepend, input, append) if t is not None], d) if (
         prepend is not None or append is not None) else input

@@ -113,8 +113,8 @@ def ternary_data(name, arrs, shape, dt, be, dev, last=None):
         k = kernel(name, dev)
         if (last is not None and arrs[0].shape == shape and arrs[1].shape == shape
                 and is_c(arrs[0]) and is_c(arrs[1])):
-            k.flat_s(arrs[0].reshape(-1), arrs[1].reshape(-1), arrs[2].dtype.type(last),
-                     out.reshape(-1))
+            k.flat_s(arrs[0].reshape(-1), arrs[1].reshape(-1),
+                     arrs[2].dtype.type(_dt.checked_value(last, arrs[2].dtype)), out.reshape(-1))
             return out
         if all(a.shape == shape and is_c(a) for a in arrs):
             k(*[a.reshape(-1) for a in arrs], out.reshape(-1))

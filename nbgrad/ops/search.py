@@ -2,6 +2,8 @@
 tensor makes a round trip; none has a gradient): ``searchsorted bucketize bincount histc
 unique unique_consecutive isin``."""
 
+import math
+
 import numpy as np
 
 from .. import dtypes as _dt
@@ -207,6 +209,8 @@ def histc(input, bins=100, min=0, max=0):  # noqa: A002  (PyTorch's argument nam
                            f"max {hi}")
     if lo == hi and x.size:
         lo, hi = float(x.min()), float(x.max())
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        raise RuntimeError(f"torch.histc: range of [{lo:g}, {hi:g}] is not finite")
     if lo == hi:
         lo, hi = lo - 1, hi + 1
     counts, _ = np.histogram(x[(x >= lo) & (x <= hi)], bins=bins, range=(lo, hi))
@@ -332,6 +336,8 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     """
     check_tensor(input, "unique")
     x = _host(input)
+    if dim is not None and x.ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     d = None if dim is None else _wrap_dim(int(dim), x.ndim)
     if d is None:
         # (each NaN its own value, as PyTorch's sort-based unique keeps them)

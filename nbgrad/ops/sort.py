@@ -445,6 +445,9 @@ def _quantile(name, input, q, dim, keepdim, interpolation, skip_nan):
         raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {q}"
                            if one and not isinstance(q, Tensor) else
                            f"{name}() q values must be in the range [0, 1]")
+    if dim is not None and input.ndim == 0:  # (its one value, whatever keepdim: PyTorch's)
+        _wrap_dim(dim, 1)
+        return _quantile(name, input, q, None, False, interpolation, skip_nan)
     x = input.reshape(-1) if dim is None else movedim(input, _dim(input, dim), -1)
     if x.ndim == 0:
         x = x.reshape(1)

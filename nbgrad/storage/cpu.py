@@ -3,6 +3,7 @@
 import numpy as np
 from numpy.lib.stride_tricks import as_strided as _as_strided
 
+from ..dtypes import checked_value
 from ._cpupool import empty as _pool_empty
 from ._cpupool import out_of_memory
 
@@ -33,6 +34,7 @@ def zeros(shape, np_dtype):
 
 
 def full(shape, value, np_dtype):
+    value = checked_value(value, np_dtype)
     try:
         return np.full(shape, value, np_dtype)
     except MemoryError:

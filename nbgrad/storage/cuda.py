@@ -9,7 +9,7 @@ import numpy as np
 from numba import cuda
 
 from ..device import device as _device
-from ..dtypes import from_numpy_dtype
+from ..dtypes import checked_value, from_numpy_dtype
 from ..kernels.cuda._launch import grid
 from ..kernels.cuda._view import SIMULATOR
 from ..kernels.cuda._view import view as _view
@@ -62,6 +62,7 @@ def empty(shape, np_dtype):
 def full(shape, value, np_dtype):
     out = cuda.device_array(tuple(shape), np_dtype)
     if out.size:
+        value = checked_value(value, np_dtype)
         _fill[grid(out.size)](out.reshape(out.size), np.dtype(np_dtype).type(value))
     return out
 
