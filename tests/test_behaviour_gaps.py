@@ -861,6 +861,7 @@ _AS_TORCH = [
     "'a' ** L.ones(2)", "L.ones(2) + [1.0, 2.0]", "L.ones(2) < 'a'",
     "L.add(L.ones(2), np.ones(2))", "L.maximum(L.ones(2), np.ones(2))",
     "L.ones(2).copy_(np.ones(2))", "L.ones(2).copy_(L.zeros(2), non_blocking=True)",
+    "L.ones(2).mul_(np.ones(2))", "L.ones(2, dtype=L.int64).__iand__(np.ones(2, dtype=np.int64))",
     # numbers of NumPy's own types stay numbers
     "L.ones(2) + np.float64(2)", "np.float64(2) + L.ones(2)",
     "np.float32(2) * L.ones(2, dtype=L.float64)", "np.int64(3) // L.ones(2)",

@@ -66,3 +66,21 @@ def test_docstring_examples_run():
     res = doctest.testmod(linalg_solve,
                           optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert res.attempted and not res.failed
+
+
+@pytest.mark.parametrize("rows", [
+    [[1.0, 2.0], [2.0, 4.0]],
+    [[[1.0, 2.0], [2.0, 4.0]], [[2.0, 1.0], [0.0, 3.0]]],  # (one singular in the batch)
+    [[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0]],
+    [[0.0, 0.0, 0.0]] * 3,
+])
+def test_det_gradient_of_singular_matrices_is_the_adjugate(rows):
+    """A singular matrix's det gradient is its adjugate transposed (from the SVD), checked
+    by finite differences (det is a polynomial: they are exact here), not the inverse's
+    LinAlgError. (PyTorch 2.13 gives zeros for a rank n-1 matrix, which finite differences
+    refute: d det([[1, 2], [2, 4]]) / d a11 is 4.)"""
+    A = nbgrad.tensor(rows, dtype=nbgrad.float64, requires_grad=True)
+    assert gradcheck(lambda a: nbgrad.linalg.det(a), (A,))
+    nbgrad.linalg.det(A).sum().backward()
+    if len(rows) == 2 and not isinstance(rows[0][0], list):
+        np.testing.assert_allclose(A.grad.numpy(), [[4.0, -2.0], [-2.0, 1.0]], atol=1e-12)

@@ -268,6 +268,11 @@ def inplace_binary(op, fn, t, other):
     """``t = fn(t, other)`` in place: ``t.add_(y)`` and friends."""
     from .convert import clone
 
+    if other.__class__ is not Tensor and not isinstance(other, (bool, int, float, np.number)):
+        # (PyTorch's parser; an augmented operator then falls back to NumPy's operator)
+        raise TypeError(f"{op}(): argument 'other' (position 1) must be Tensor, not "
+                        f"{type_name(other)}")
+
     if not _STATE.enabled and _direct(fn, t, other):
         return t  # no graph, and the operands line up (so no promotion or device question)
     STATE = _STATE

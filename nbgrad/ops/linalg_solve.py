@@ -108,8 +108,33 @@ def _batch_shape(s):
 DET = deffunc("det", kernels=(), forward=host_lapack(_or_singular(np.linalg.det, "det"),
                                                       _batch_shape),
               dtype=same_dtype, shape=_batch_shape, node="LinalgDetBackward0",
-              grads=("mul(unsqueeze(unsqueeze(mul(grad, result), -1), -1), mT(inv(input)))",),
+              grads=("det_backward(grad, result, input)",),
               torch_names={}, fn=False, method=False)
+
+
+def det_backward(grad, det, A):
+    """``grad * adj(A)^T``: ``det A^{-T}`` where every matrix is invertible; else (as
+    PyTorch's) the adjugate from the SVD ``A = U S V^T``, ``det(U) det(V^T) U diag(p) V^T``
+    with ``p_i`` the product of the singular values but the ``i``-th."""
+    g = unsqueeze(unsqueeze(grad, -1), -1)
+    try:
+        return mul(mul(g, unsqueeze(unsqueeze(det, -1), -1)), mT(inv(A)))
+    except LinAlgError:
+        pass
+    from .concat import cat, stack
+    from .linalg_decomp import svd
+    from .reduce import prod
+
+    U, S, Vh = svd(A)
+    n = S.shape[-1]
+    p = stack([prod(cat([S[..., :i], S[..., i + 1:]], -1), -1) for i in range(n)], -1)
+    sign = unsqueeze(unsqueeze(mul(det_of(U), det_of(Vh)), -1), -1)
+    return mul(mul(g, sign), matmul(mul(U, unsqueeze(p, -2)), Vh))
+
+
+def det_of(A):
+    """``det(A)`` through the op row (``det``'s front checks; this is for formulas)."""
+    return DET.call(A)
 
 
 def _slogdet(h):
