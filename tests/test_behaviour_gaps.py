@@ -666,6 +666,16 @@ _AS_TORCH = [
     "L.tensor(5.0).nanquantile(0.5, dim=0, keepdim=True)",
     "L.tensor(5.0).quantile(L.tensor([0.2, 0.5]), dim=0)", "L.tensor(5.0).quantile(0.5, dim=2)",
     "type(L.tensor([1.0, 2.0]).histc(min=0.0, max=float('inf')))",
+    # layers' edges: an empty batch in training, 16-bit average pooling, refused arguments
+    "L.nn.BatchNorm1d(3)(L.ones(0, 3))",
+    "(lambda m: (m(L.ones(0, 3)), m.running_mean.tolist(), m.num_batches_tracked.item())[1:])"
+    "(L.nn.BatchNorm1d(3))",
+    "F.avg_pool2d(L.ones(1, 1, 4, 4), 2, divisor_override=0)",
+    "F.avg_pool2d(L.arange(16.0, dtype=L.bfloat16).reshape(1, 1, 4, 4), 2)",
+    "F.avg_pool1d(L.arange(4.0, dtype=L.float16).reshape(1, 1, 4), 2)",
+    "L.nn.LayerNorm([])(L.ones(2, 3))",
+    "F.cross_entropy(L.ones(2, 3), L.softmax(L.ones(2, 3), 1), ignore_index=1)",
+    "L.nn.LSTMCell(2, 3)(L.ones(2, 2), L.ones(2, 3))", "F.glu(L.ones(2, 4), dim=3)",
     # std's root taken in float64, rounded once (the root of a rounded variance is 1 ulp off)
     "L.std(L.tensor([1.5, 2.25, 3.125]), 0)", "L.std(L.tensor([[1.5, 2.25, 3.125]] * 2), 1)",
     "L.std(L.tensor([1.5, 2.25, 3.125], dtype=L.float16))",

@@ -9,6 +9,7 @@ import math
 from .. import dtypes as _dt
 from ..amp.policy import autocast_op
 from ..kernels import scalar as S
+from ..tensor import _wrap_dim
 from .dispatch import apply1
 from .elementwise import (
     abs,  # noqa: A004
@@ -468,6 +469,7 @@ def glu(input, dim=-1):
     """
     if input.ndim == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
+    dim = _wrap_dim(dim, input.ndim)
     n = input.shape[dim]
     if n % 2:
         raise RuntimeError(f"Halving dimension must be even, but dimension {dim % input.ndim} "

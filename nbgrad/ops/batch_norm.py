@@ -72,8 +72,15 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     nd = input.ndim
     dims = (0,) + tuple(range(2, nd))
     if training:
-        n = input.numel() // input.shape[1]
-        if n <= 1:
+        n = input.numel() // input.shape[1] if input.shape[1] else 0
+        if n == 0:  # (an empty batch: nothing to normalize, no statistic to update; the
+            # result still depends on the affine parameters, as PyTorch's)
+            shape = (1, input.shape[1]) + (1,) * (nd - 2)
+            out = input * 1.0
+            if weight is not None:
+                out = out * weight.reshape(shape)
+            return out if bias is None else out + bias.reshape(shape)
+        if n == 1:
             raise ValueError("Expected more than 1 value per channel when training, got "
                              f"input size {input.shape}")
         mean = _mean(input, dims)

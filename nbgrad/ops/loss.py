@@ -318,6 +318,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     if probs and not target._dtype.is_floating_point:
         raise RuntimeError("Expected floating point type for target with class probabilities, "
                            f"got {target._dtype.scalar_type}")
+    if probs and ignore_index != -100:
+        raise RuntimeError("ignore_index is not supported for floating point target")
     if (label_smoothing <= 0 and not probs
             and (target._dtype is _dt.int64 or target._dtype is _dt.uint8)):
         return cross_entropy_loss(input, target, weight, reduction, ignore_index)

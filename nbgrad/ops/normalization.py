@@ -162,6 +162,9 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
         normalized_shape = (normalized_shape,)
     normalized_shape = tuple(normalized_shape)
     k = len(normalized_shape)
+    if not k:
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., "
+                           "containing at least one element, but got normalized_shape = []")
     if tuple(input.shape[input.ndim - k:]) != normalized_shape:
         raise RuntimeError(
             f"Given normalized_shape={list(normalized_shape)}, expected input with shape "

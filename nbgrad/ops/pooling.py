@@ -71,8 +71,13 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                          ", but got -3)")
     if input.ndim not in (3, 4):
         raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+    if input._dtype.low:  # (computed in float32, rounded once, as PyTorch's CPU kernel)
+        return avg_pool2d(input.float(), kernel_size, stride, padding, ceil_mode,
+                          count_include_pad, divisor_override).to(input._dtype)
     if input._dtype.name not in ("float32", "float64", "int64"):
         raise no_kernel_for("avg_pool2d", input._dtype)
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
     kh, kw = _pool_pair(kernel_size, "kernel_size")
     st = _pool_pair(stride, "stride", allow_none=True)
     sh, sw = (kh, kw) if st is None else st

@@ -604,7 +604,14 @@ class RNNCellBase(Module):
             z = zeros(x.shape[0], self.hidden_size, dtype=input.dtype, device=input.device)
             hx = (z,) * n_states
         else:
+            if n_states > 1 and not isinstance(hx, (tuple, list)):
+                raise TypeError(f"lstm_cell(): argument 'hx' (position 2) must be tuple of "
+                                f"Tensors, not {type(hx).__name__}")
             hx = tuple(hx) if n_states > 1 else (hx,)
+            for h in hx:
+                if h.shape[-1] != self.hidden_size:
+                    raise RuntimeError(f"hidden0 has inconsistent hidden_size: got "
+                                       f"{h.shape[-1]}, expected {self.hidden_size}")
             if not batched:
                 hx = tuple(h.unsqueeze(0) for h in hx)
         return x, hx, batched
