@@ -103,12 +103,14 @@ def with_out(name, fn):
     ``fn``'s own."""
     import inspect
 
+    sig = inspect.signature(fn)
     takes_dtype = None
-    for i, p in enumerate(inspect.signature(fn).parameters.values()):
+    for i, p in enumerate(sig.parameters.values()):
         if p.name == "dtype":
             positional = p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
             takes_dtype = i if positional else -1
-    return guarded(fn, "out is not None", _into(name, fn, takes_dtype), extra=("out",))
+    return guarded(fn, "out is not None", _into(name, fn, takes_dtype), extra=("out",),
+                   sig=sig)
 
 
 def install(namespace):

@@ -4,6 +4,7 @@ an exception on one rank ends the whole job instead of leaving the others waitin
 
 import os
 import sys
+import time
 
 from ._mpi import mpi
 
@@ -299,6 +300,10 @@ def _install_abort_hook():
             sys.stderr.write(f"nbgrad.distributed: rank {MPI.COMM_WORLD.Get_rank()} raised "
                              f"{tp.__name__}; aborting the job\n")
             sys.stderr.flush()
+            # mpiexec forwards a process's output in chunks and drops what it has not
+            # forwarded yet when the abort tears the job down (1 traceback in ~16 lost its
+            # end under load): give it a moment
+            time.sleep(0.3)
             MPI.COMM_WORLD.Abort(1)
         except Exception:  # (MPI gone: nothing left to abort)
             pass
