@@ -48,6 +48,8 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic, overload
 
+from ._linked import inner
+
 __all__ = [
     "exp", "log", "log1p", "expm1", "tanh", "sigmoid", "erf",
     "exp_f32", "log_f32", "log1p_f32", "expm1_f32", "tanh_f32", "sigmoid_f32", "erf_f32",
@@ -58,11 +60,11 @@ __all__ = [
 # Explicit flags: set here, they are not inherited from a fastmath / python-error-model
 # caller (Numba inherits only options a function leaves unset).
 # (no_cfunc_wrapper: nothing takes them as first-class function values, and the C wrapper
-# costs compile time; the private helpers are only called from compiled code, so they skip
-# the CPython wrapper too)
+# costs compile time; the private helpers, and the twins of the public functions that
+# ``exp``... call, are only called from compiled code, so they are compiled only inside
+# their callers: kernels/_linked.py)
 _jit = njit(nogil=True, fastmath=False, error_model="numpy", no_cfunc_wrapper=True)
-_jit_inner = njit(nogil=True, fastmath=False, error_model="numpy", no_cfunc_wrapper=True,
-                  no_cpython_wrapper=True)
+_jit_inner = njit(**inner(dict(nogil=True, fastmath=False, error_model="numpy")))
 
 # --------------------------------------------------------------------------- intrinsics
 _F32 = ir.FloatType()
@@ -521,7 +523,7 @@ def _make(name, f32, f64):
         f"``math`` for float64; integers and bools go through float64."
     )
 
-    @overload(stub, inline="always", jit_options={"no_cfunc_wrapper": True})
+    @overload(stub, inline="always", jit_options=inner({}))
     def _ov(x):
         if x == types.float32:
             return lambda x: f32(x)
@@ -548,10 +550,15 @@ def _scalar_call(name, x):
     return fn(x)
 
 
-exp = _make("exp", exp_f32, exp_f64)
-log = _make("log", log_f32, log_f64)
-log1p = _make("log1p", log1p_f32, log1p_f64)
-expm1 = _make("expm1", expm1_f32, expm1_f64)
-tanh = _make("tanh", tanh_f32, tanh_f64)
-sigmoid = _make("sigmoid", sigmoid_f32, sigmoid_f64)
-erf = _make("erf", erf_f32, erf_f64)
+def _linked(f):
+    # the same function for calls from kernels: compiled only inside them (_linked.py)
+    return _jit_inner(f.py_func)
+
+
+exp = _make("exp", _linked(exp_f32), _linked(exp_f64))
+log = _make("log", _linked(log_f32), _linked(log_f64))
+log1p = _make("log1p", _linked(log1p_f32), _linked(log1p_f64))
+expm1 = _make("expm1", _linked(expm1_f32), _linked(expm1_f64))
+tanh = _make("tanh", _linked(tanh_f32), _linked(tanh_f64))
+sigmoid = _make("sigmoid", _linked(sigmoid_f32), _linked(sigmoid_f64))
+erf = _make("erf", _linked(erf_f32), _linked(erf_f64))

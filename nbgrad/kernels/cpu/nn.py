@@ -10,14 +10,15 @@ from numba import njit, prange
 
 from ... import _config
 from .. import rows, vmath
+from .._linked import inner
 from . import _par
 from .reduce import sum_blocks
 
 # no_cfunc_wrapper: nothing takes these as first-class function values, and the C wrapper
 # costs ~10 ms of compile time per function; the per-row helpers, only called from
-# compiled code, skip the CPython wrapper too (``_inner``)
+# compiled code, are compiled only inside their callers (``_inner``: kernels/_linked.py)
 _opts = dict(nogil=True, error_model="numpy", cache=_config.CACHE, no_cfunc_wrapper=True)
-_inner = dict(_opts, no_cpython_wrapper=True)
+_inner = inner(_opts)
 # the row kernels here (softmax family, cross-entropy, layer norm) pass over each element
 # three or four times (max or mean, exp or deviations, sums, the write): they weigh as
 # this many elements each against NBGRAD_PARALLEL_MIN (layer norm over 65,536 floats: 62

@@ -14,14 +14,15 @@ import numpy as np
 from numba import njit, prange
 
 from ... import _config
+from .._linked import inner
 from ..rows import logsumexp_row, norm_row, scan_line
 from . import _par
 
 # no_cfunc_wrapper: nothing takes these as first-class function values, and the C wrapper
-# costs ~10 ms of compile time per function; helpers only called from compiled code skip
-# the CPython wrapper too (``_inner``)
+# costs ~10 ms of compile time per function; helpers only called from compiled code are
+# compiled only inside their callers (``_inner``: kernels/_linked.py)
 _opts = dict(nogil=True, error_model="numpy", cache=_config.CACHE, no_cfunc_wrapper=True)
-_inner = dict(_opts, no_cpython_wrapper=True)
+_inner = inner(_opts)
 _CHUNK = 4096
 # a plain int64 0 for calls between compiled functions: a literal 0 argument would make
 # Numba compile a separate Literal[int](0) specialization of the callee
