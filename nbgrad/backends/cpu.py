@@ -26,8 +26,8 @@ def get_cpu_capability():
     among kernels compiled ahead of time, this reads the CPU features that Numba compiles
     for (``NUMBA_CPU_FEATURES`` when set, else the host's).
 
-    >>> nbgrad.backends.cpu.get_cpu_capability()
-    'AVX2'
+    >>> nbgrad.backends.cpu.get_cpu_capability() in ("AVX512", "AVX2", "DEFAULT")
+    True
     """
     features = _features().split(",")
     if "+avx512f" in features:
