@@ -56,13 +56,22 @@ def test_first_calls_run_serially_until_the_serial_time_is_spent(tiers):
 
 def test_a_call_whose_work_alone_would_take_the_budget_goes_parallel_at_once(tiers):
     v = _Variants()
-    big = int(tiers.TIER_UP / tiers._UNIT_S)  # 20M units: ~20 ms serially
+    big = round(tiers.AT_ONCE_S / tiers._UNIT_S)  # 1G units: ~1 s serially
     _par.run(v.serial, v.parallel, big - 1, 1)
     _par.run(v.serial, v.parallel, big, 1)
     assert v.ran == ["serial", "parallel"]
     w = _Variants()
     _par.run(w.serial, w.parallel, big, 1)  # (its first call too)
     assert w.ran == ["parallel"]
+
+
+def test_a_call_worth_less_than_a_compile_starts_serially(tiers):
+    # 200M units (~0.2 s serially, ten times the tier-up budget): compiling a parallel
+    # convolution loop first would cost seconds to save a fraction of that
+    v = _Variants()
+    _par.run(v.serial, v.parallel, int(10 * tiers.TIER_UP / tiers._UNIT_S), 1)
+    assert v.ran == ["serial"] and v.parallel not in tiers._hot
+    assert tiers.TIER_UP < 10 * tiers.TIER_UP < tiers.AT_ONCE_S
 
 
 def test_small_inputs_neither_count_nor_tier_up(tiers):
@@ -157,7 +166,7 @@ def test_an_earned_parallel_variant_compiles_in_the_background(tiers):
 
 def test_a_big_call_compiles_its_parallel_variant_in_the_callers_thread(tiers):
     v = _Compiled()
-    assert _par.run(v.serial, v.kernel, int(tiers.TIER_UP / tiers._UNIT_S), 1) == 2
+    assert _par.run(v.serial, v.kernel, round(tiers.AT_ONCE_S / tiers._UNIT_S), 1) == 2
     assert v.ran == ["parallel"] and not tiers._ahead
     assert v.compiled_on == [(threading.current_thread().name, ("int",))]
 

@@ -3,8 +3,8 @@
 A kernel starts on its serial variant and takes its parallel one (from ``PARALLEL_MIN``
 elements) once it has earned it: after its serial variant has run ``TIER_UP`` seconds on
 calls that big (its first call, which compiles, not counted), or at once for a call whose
-work alone would take that long serially (``_UNIT_S`` a unit: a convolution over a batch of
-images). Compiling a ``parallel=True`` loop costs ~0.2 s (a convolution's seconds), several
+work alone would take ``AT_ONCE_S`` serially (``_UNIT_S`` a unit), about what compiling a
+big parallel loop costs: only there does compiling it first pay. Compiling a ``parallel=True`` loop costs ~0.2 s (a convolution's seconds), several
 times its serial variant, so a program's first step, and any kernel used only a few times,
 no longer pays for threads it would hardly use; a kernel in a loop earns them within a few
 calls (an MLP's products in its third step) and stays parallel from then on. What it earns
@@ -39,9 +39,12 @@ _spent = {}
 # kernels whose parallel variant the background thread was asked to compile
 _ahead = set()
 # a serial run's time per unit of ``run``'s work count, roughly (an elementwise op's element;
-# a convolution counts its multiply-adds' rows, a few ns each): a call of TIER_UP / _UNIT_S
-# units or more (5M by default) takes its parallel variant at once
+# a convolution counts its multiply-adds' rows, a few ns each): a call of AT_ONCE_S / _UNIT_S
+# units or more (1G) takes its parallel variant at once. (The bar was TIER_UP's 5M units:
+# the MNIST CNN's first step then compiled three parallel convolution loops, 3-7 s each, to
+# save milliseconds; its first step 21 s, 8-11 s with this bar, later steps no slower)
 _UNIT_S = 1e-9
+AT_ONCE_S = 1.0
 # ``no_pool``: forked, or inside serial() (``serial``: how many are open)
 _state = {"started": False, "forked": False, "serial": 0, "no_pool": False}
 _serial_lock = threading.Lock()
@@ -95,16 +98,16 @@ def run(serial, parallel, n, *args):
 
 
 def earned(key, n=0, ahead=None):
-    """Whether the kernel ``key`` names runs its parallel variant from now on: this call's
-    ``n`` units of work would take ``TIER_UP`` seconds serially (compiled in this thread,
-    now), or its serial variant has run that long on calls big enough for it and its
-    parallel variant is compiled. ``ahead``, when given, is called then (once) and returns
+    """Whether the kernel ``key`` names runs its parallel variant from now on: ``TIER_UP``
+    is 0, or this call's ``n`` units of work would take ``AT_ONCE_S`` seconds serially
+    (compiled in this thread, now), or its serial variant has run ``TIER_UP`` seconds on
+    calls big enough for it and its parallel variant is compiled. ``ahead``, when given, is called then (once) and returns
     the job that compiles it: the background thread runs the job (``_background``) while
     this kernel goes on serially; without one, the parallel variant compiles at its first
     call."""
     if key in _hot:
         return True
-    if n * _UNIT_S >= TIER_UP:  # (TIER_UP 0: at once)
+    if not TIER_UP or n * _UNIT_S >= max(TIER_UP, AT_ONCE_S):
         _hot.add(key)
         return True
     if _spent.get(key, 0.0) >= TIER_UP and key not in _ahead:
