@@ -550,15 +550,15 @@ def _scalar_call(name, x):
     return fn(x)
 
 
-def _linked(f):
+def _in_kernels(f):
     # the same function for calls from kernels: compiled only inside them (_linked.py)
     return _jit_inner(f.py_func)
 
 
-exp = _make("exp", _linked(exp_f32), _linked(exp_f64))
-log = _make("log", _linked(log_f32), _linked(log_f64))
-log1p = _make("log1p", _linked(log1p_f32), _linked(log1p_f64))
-expm1 = _make("expm1", _linked(expm1_f32), _linked(expm1_f64))
-tanh = _make("tanh", _linked(tanh_f32), _linked(tanh_f64))
-sigmoid = _make("sigmoid", _linked(sigmoid_f32), _linked(sigmoid_f64))
-erf = _make("erf", _linked(erf_f32), _linked(erf_f64))
+exp = _make("exp", _in_kernels(exp_f32), _in_kernels(exp_f64))
+log = _make("log", _in_kernels(log_f32), _in_kernels(log_f64))
+log1p = _make("log1p", _in_kernels(log1p_f32), _in_kernels(log1p_f64))
+expm1 = _make("expm1", _in_kernels(expm1_f32), _in_kernels(expm1_f64))
+tanh = _make("tanh", _in_kernels(tanh_f32), _in_kernels(tanh_f64))
+sigmoid = _make("sigmoid", _in_kernels(sigmoid_f32), _in_kernels(sigmoid_f64))
+erf = _make("erf", _in_kernels(erf_f32), _in_kernels(erf_f64))

@@ -4,13 +4,14 @@ A kernel starts on its serial variant and takes its parallel one (from ``PARALLE
 elements) once it has earned it: after its serial variant has run ``TIER_UP`` seconds on
 calls that big (its first call, which compiles, not counted), or at once for a call whose
 work alone would take ``AT_ONCE_S`` serially (``_UNIT_S`` a unit), about what compiling a
-big parallel loop costs: only there does compiling it first pay. Compiling a ``parallel=True`` loop costs ~0.2 s (a convolution's seconds), several
-times its serial variant, so a program's first step, and any kernel used only a few times,
-no longer pays for threads it would hardly use; a kernel in a loop earns them within a few
-calls (an MLP's products in its third step) and stays parallel from then on. What it earns
-that way compiles on a background thread (``_background``) while the kernel goes on
-serially, so no later step stalls on it either; a big call's parallel variant, and any
-with ``TIER_UP`` 0, compiles at its first call, in the caller's thread.
+big parallel loop costs: only there does compiling it first pay. Compiling a
+``parallel=True`` loop costs ~0.2 s (a convolution's seconds), several times its serial
+variant, so a program's first step, and any kernel used only a few times, no longer pays
+for threads it would hardly use; a kernel in a loop earns them within a few calls (an MLP's
+products in its third step) and stays parallel from then on. What it earns that way
+compiles on a background thread (``_background``) while the kernel goes on serially, so no
+later step stalls on it either; the parallel variant of a call of ``AT_ONCE_S``'s work,
+and any with ``TIER_UP`` 0, compiles at its first call, in the caller's thread.
 
 Only one Python thread at a time runs a parallel kernel (Numba's ``workqueue`` layer
 aborts the process when two enter at once); a thread that finds the pool busy runs the
@@ -101,10 +102,10 @@ def earned(key, n=0, ahead=None):
     """Whether the kernel ``key`` names runs its parallel variant from now on: ``TIER_UP``
     is 0, or this call's ``n`` units of work would take ``AT_ONCE_S`` seconds serially
     (compiled in this thread, now), or its serial variant has run ``TIER_UP`` seconds on
-    calls big enough for it and its parallel variant is compiled. ``ahead``, when given, is called then (once) and returns
-    the job that compiles it: the background thread runs the job (``_background``) while
-    this kernel goes on serially; without one, the parallel variant compiles at its first
-    call."""
+    calls big enough for it and its parallel variant is compiled. ``ahead``, when given, is
+    called then (once) and returns the job that compiles it: the background thread runs
+    the job (``_background``) while this kernel goes on serially; without one, the
+    parallel variant compiles at its first call."""
     if key in _hot:
         return True
     if not TIER_UP or n * _UNIT_S >= max(TIER_UP, AT_ONCE_S):
