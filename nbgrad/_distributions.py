@@ -13,9 +13,12 @@ import math
 
 import numpy as np
 
+from .random import COMPILED_DRAWS
+
 _F32 = np.dtype(np.float32)
 _MASK53 = (1 << 53) - 1
 _TWO28 = 1 << 28
+_UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 
 def _kernels():
@@ -53,7 +56,13 @@ def uniform01(gen, n, np_dtype):
     scaled into [0, 1)."""
     if _low(np_dtype):
         return _narrow(uniform01(gen, n, _F32), np_dtype, 0.0, 1.0)
-    if np.dtype(np_dtype) == _F32:
+    f32 = np.dtype(np_dtype) == _F32
+    if n >= COMPILED_DRAWS:
+        out = np.empty(n, _F32 if f32 else np.float64)
+        with gen._drawing() as (kernels, key, st):
+            (kernels.uniform24 if f32 else kernels.uniform53)(key, st, out)
+        return out
+    if f32:
         return (gen._random(n) & 0xFFFFFF).astype(np.float32) * np.float32(2.0**-24)
     return (gen._random64(n) & _MASK53).astype(np.float64) * 2.0**-53
 
@@ -141,9 +150,19 @@ def random_full(gen, n, np_dtype):
     return (bits % np.uint64(span)).astype(d)
 
 
-def bernoulli(gen, n, p):
-    """``bernoulli_(p)`` for a Python ``p``: a float64 uniform below ``p``."""
-    return uniform01(gen, n, np.float64) < p
+def bernoulli(gen, n, p, np_dtype=np.bool_, value=1):
+    """``bernoulli_(p)`` for a Python ``p``: ``value`` where a float64 uniform is below
+    ``p``, else 0, in ``np_dtype`` (``value`` is rounded to it from float64, as ``keep *
+    value`` would be)."""
+    d = np.dtype(np_dtype)
+    one = np.asarray(value, np.float64 if d.kind in "fcV" else None).astype(d)
+    if n < COMPILED_DRAWS or d.itemsize not in _UINT:
+        return np.where(uniform01(gen, n, np.float64) < p, one, np.zeros((), d))
+    bits = _UINT[d.itemsize]
+    out = np.empty(n, bits)  # (0 is every dtype's zero, bit for bit)
+    with gen._drawing() as (kernels, key, st):
+        kernels.bernoulli53(key, st, float(p), one.view(bits)[()], bits(0), out)
+    return out.view(d)
 
 
 def bernoulli_tensor(gen, p):

@@ -21,6 +21,9 @@ __all__ = ["Generator", "default_generator", "fork_rng", "get_rng_state", "initi
 
 _DEFAULT_SEED = 67280421310721  # PyTorch's, so a program that never seeds draws its numbers
 _N = 624
+# Draws (or samples) from which a compiled loop makes them: below, NumPy's ``random_raw``
+# and array expressions, which compile nothing and cost microseconds there.
+COMPILED_DRAWS = 1 << 16
 _U64 = 2**64
 _STATE_BYTES = 5056
 # PyTorch's CPUGeneratorImplState, byte for byte (so a saved state means the same in both)
@@ -153,8 +156,30 @@ class Generator:
     # ---- raw bits, in PyTorch's order (its random() and random64())
     def _random(self, n):
         """``n`` 32-bit draws (uint64 array)."""
-        self._fresh = False
-        return self._bits.random_raw(n)
+        if n < COMPILED_DRAWS:
+            self._fresh = False
+            return self._bits.random_raw(n)
+        out = np.empty(n, np.uint64)
+        with self._drawing() as (kernels, key, st):
+            kernels.draws(key, st, out)
+        return out
+
+    @contextlib.contextmanager
+    def _drawing(self):
+        """For a compiled sampler: ``(kernels, key, st)``, the sampling kernels
+        (``nbgrad/kernels/cpu/random.py``) and a copy of the state they draw from and move
+        on (the 624-word key, ``st = [position]``), put back when the block ends. Copying
+        the state in and out takes ~60 us; a compiled draw is half NumPy's time, and the
+        samplers turn draws into samples in the same pass (COMPILED_DRAWS: where from)."""
+        from .kernels.cpu import random as kernels
+
+        with self._bits.lock:  # (the lock NumPy's own draws take: one thread at a time)
+            state = self._bits.state["state"]
+            key, st = state["key"], np.array([state["pos"]], np.int64)
+            yield kernels, key, st
+            self._bits.state = {"bit_generator": "MT19937",
+                                "state": {"key": key, "pos": int(st[0])}}
+            self._fresh = False
 
     def _random64(self, n):
         """``n`` 64-bit draws, each two 32-bit ones, the first the high half."""

@@ -266,6 +266,65 @@ def test_dropout_masks_match_pytorch():
     _same(draw, 21)
 
 
+def test_large_samples_match_pytorch():
+    # from nbgrad.random.COMPILED_DRAWS on, compiled loops draw (the Mersenne Twister itself)
+    # and make the samples in one pass; the stream must go on exactly as PyTorch's
+    big = nbgrad.random.COMPILED_DRAWS + 37
+
+    def draw(m):
+        f = m.nn.functional
+        x = m.ones(big)
+        return (m.rand(big), m.rand(big, dtype=m.float64), m.rand(5),
+                m.empty(big).bernoulli_(0.3), m.empty(big, dtype=m.float64).bernoulli_(0.6),
+                m.empty(big, dtype=m.float16).bernoulli_(0.5),
+                m.empty(big, dtype=m.bfloat16).bernoulli_(0.5),
+                m.empty(big, dtype=m.bool).bernoulli_(0.2),
+                m.empty(big, dtype=m.int64).bernoulli_(0.9), m.empty(3).bernoulli_(0.5),
+                f.dropout(x, 0.25), f.dropout(x.double(), 0.3), f.dropout(x.half(), 0.1),
+                f.alpha_dropout(x, 0.2, training=True), m.randint(7, (big,)),
+                m.randint(2**40, (big,)), m.empty(big).uniform_(-2, 3), m.randperm(big),
+                m.get_rng_state())
+
+    _same(lambda m: [t.float() if t.dtype == m.bfloat16 else t for t in draw(m)], 8)
+
+
+@pytest.mark.parametrize("skip", [0, 1, 396, 623, 624, 625, 1500])
+@pytest.mark.parametrize("n", [nbgrad.random.COMPILED_DRAWS, 3 * 624 * 40 + 5])
+def test_compiled_draws_are_the_mersenne_twisters(skip, n):
+    # the compiled twister against NumPy's, from any position in the 624-word block
+    ours = nbgrad.Generator().manual_seed(skip)
+    ref = np.random.MT19937()
+    ours._random(skip)
+    ref.state = ours._bits.state
+    np.testing.assert_array_equal(ours._random(n), ref.random_raw(n))
+    np.testing.assert_array_equal(ours._random(n + 1), ref.random_raw(n + 1))
+    after = ours._bits.state["state"]
+    assert after["pos"] == ref.state["state"]["pos"]
+    np.testing.assert_array_equal(after["key"], ref.state["state"]["key"])
+    np.testing.assert_array_equal(ours._random(9), ref.random_raw(9))
+
+
+def test_threads_sharing_a_generator_draw_each_word_once():
+    import threading
+
+    g = nbgrad.Generator().manual_seed(1)
+    ref = np.random.MT19937()
+    ref.state = g._bits.state
+    got = []
+
+    def work():
+        for n in (nbgrad.random.COMPILED_DRAWS * 2, 50):
+            got.append(g._random(n))
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    words = np.concatenate(got)
+    np.testing.assert_array_equal(np.sort(words), np.sort(ref.random_raw(words.size)))
+
+
 # ----- data --------------------------------------------------------------------------------
 def test_data_loading_shuffles_as_pytorch():
     def draw(m):

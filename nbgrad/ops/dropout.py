@@ -111,9 +111,11 @@ def _check_p(p):
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
 
 
-def _keep(shape, p):
+def _keep(shape, p, np_dtype=np.bool_, value=1):
+    """The keep mask: ``value`` (of ``np_dtype``) where an element is kept, else 0."""
     _random._no_random_in_vmap()
-    return _D.bernoulli(default_generator, int(np.prod(shape)), 1.0 - p).reshape(shape)
+    n = int(np.prod(shape))
+    return _D.bernoulli(default_generator, n, 1.0 - p, np_dtype, value).reshape(shape)
 
 
 def _check_train(name, training):
@@ -136,7 +138,7 @@ def _masked(input, p, training, mask_shape, inplace, name):
         return _times(input, 0.0, inplace)
     if callable(mask_shape):
         mask_shape = mask_shape(input)
-    scale = (_keep(mask_shape, p) / (1.0 - p)).astype(input._dtype.np)
+    scale = _keep(mask_shape, p, input._dtype.np, 1.0 / (1.0 - p))
     return _times(input, _wrap(backend(input._device).from_host(scale), input._dtype,
                                input._device), inplace)
 

@@ -252,7 +252,7 @@ def bernoulli_(self, p=0.5, *, generator=None):
                       lambda g, n, d: _D.bernoulli_tensor(g, probs).astype(d), generator)
     if not 0 <= p <= 1:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
-    return _fill_(self, "bernoulli_", lambda g, n, d: _D.bernoulli(g, n, p).astype(d),
+    return _fill_(self, "bernoulli_", lambda g, n, d: _D.bernoulli(g, n, p, d),
                   generator)
 
 
