@@ -7,13 +7,14 @@
 tensor([2., 4., 6.])
 """
 
-# Re-exports only, with the garbage collector paused (_gc: its passes would walk the tables
-# being built to find nothing). ``_threads`` comes first: importing it applies Numba's
-# threading setup, before anything compiles; ``_methods`` binds Tensor's methods and
+# Re-exports only, with the garbage collector paused (its passes would walk the tables being
+# built to find nothing) and what exists when they are done frozen (later collections would
+# walk it again and again): _gc.importing. ``_threads`` comes first: importing it applies
+# Numba's threading setup, before anything compiles; ``_methods`` binds Tensor's methods and
 # operators.
-from ._gc import paused as _gc_paused
+from ._gc import importing as _gc_importing
 
-with _gc_paused():
+with _gc_importing():
     from . import _threads
     from . import (
         _methods,  # noqa: E402,F401

@@ -42,6 +42,10 @@ NBGRAD_POOL_BYTES     bytes of idle large (>= 128 KiB) CPU buffers kept for reus
                       0 turns the pool off; idle ones go back after a second, and
                       ``nbgrad.cpu.empty_cache()`` frees them at once). The older
                       NBGRAD_CPU_POOL_MB (megabytes) is read when this is not set.
+NBGRAD_GC_FREEZE      1 (default): at the end of ``import nbgrad``, move what exists to the
+                      garbage collector's permanent generation (``gc.freeze``) until exit,
+                      so the run's collections do not walk it again and again (a long
+                      graph's steps); not in an interactive session. 0: leave it alone.
 NBGRAD_HEAP_TRIM_BYTES free memory glibc's malloc may keep at the top of its heap instead of
                       returning it at once (default 32 MiB; 0 leaves malloc's settings alone).
                       The smaller buffers an eager step frees (gradients, activations under
@@ -82,6 +86,7 @@ POOL_BYTES = int(os.environ.get("NBGRAD_POOL_BYTES")
 CACHE_DIR = os.environ.get(
     "NBGRAD_CACHE_DIR", os.path.join(os.path.expanduser("~"), ".cache", "nbgrad")
 )
+GC_FREEZE = os.environ.get("NBGRAD_GC_FREEZE", "1") != "0"
 HEAP_TRIM_BYTES = int(os.environ.get("NBGRAD_HEAP_TRIM_BYTES", str(32 << 20)))
 MMAP_THRESHOLD_BYTES = 4 << 20
 _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3  # glibc's malloc.h

@@ -128,8 +128,8 @@ def test_engine_imports_no_numpy():
 
 
 def test_init_only_reexports():
-    # imports, and one block of them under ``with _gc_paused():`` (the collector paused
-    # while import builds the tables, see nbgrad/_gc.py)
+    # imports, and one block of them under ``with _gc_importing():`` (the collector paused
+    # while import builds the tables, what they hold frozen after: see nbgrad/_gc.py)
     tree = ast.parse((ROOT / "__init__.py").read_text())
     body = []
     for i, node in enumerate(tree.body):
@@ -139,9 +139,9 @@ def test_init_only_reexports():
             (item,) = node.items
             call = item.context_expr
             assert (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
-                    and call.func.id == "_gc_paused" and not call.args
+                    and call.func.id == "_gc_importing" and not call.args
                     and item.optional_vars is None), (
-                f"nbgrad/__init__.py:{node.lineno}: only `with _gc_paused():` may hold imports")
+                f"nbgrad/__init__.py:{node.lineno}: only `with _gc_importing():` may hold imports")
             body += node.body
         else:
             body.append(node)

@@ -195,3 +195,44 @@ def test_paused_collector_comes_back_after_an_error():
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_import_freezes_what_it_made_and_later_objects_are_collected():
+    import os
+    import subprocess
+    import sys
+
+    # what exists at the end of the import is frozen; the collector stays on
+    frozen, on = _child_json("import gc, json, nbgrad; "
+                             "print(json.dumps([gc.get_freeze_count(), gc.isenabled()]))")
+    assert frozen > 10_000 and on
+    # not where the user said no, turned the collector off, or works interactively
+    env = dict(os.environ, NBGRAD_GC_FREEZE="0")
+    assert _child_json("import gc, json, nbgrad; print(json.dumps(gc.get_freeze_count()))",
+                       env) == 0
+    assert _child_json("import gc, json; gc.disable(); import nbgrad; "
+                       "print(json.dumps([gc.get_freeze_count(), gc.isenabled()]))") == [0, False]
+    assert _child_json("import gc, json, sys; sys.ps1 = '>>> '; import nbgrad; "
+                       "print(json.dumps(gc.get_freeze_count()))") == 0
+    # a cycle made after the import is collected as ever: during the run, and at exit (a
+    # module's objects are unfrozen then), its finalizer running (a file written only by it)
+    code = (
+        "import gc, json, sys, nbgrad\n"
+        "class Node:\n"
+        "    def __init__(self, path): self.me, self.path = self, path\n"
+        "    def __del__(self, open=open): open(self.path, 'w').write('done')\n"
+        "Node(sys.argv[1] + '.run')\n"
+        "print(json.dumps(gc.collect() >= 1))\n"
+        "keep = Node(sys.argv[1] + '.exit')\n"
+    )
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        base = os.path.join(d, "node")
+        out = subprocess.run([sys.executable, "-c", code, base], capture_output=True,
+                             text=True, timeout=300)
+        assert out.returncode == 0, out.stderr[-2000:]
+        assert out.stdout.strip() == "true"
+        for suffix in (".run", ".exit"):
+            with open(base + suffix) as f:
+                assert f.read() == "done"
