@@ -6,9 +6,13 @@ For each workload, each library gets its own fresh subprocess; both get the same
 inputs (made here by NumPy with a fixed seed and handed over in an .npz file). A child
 builds its tensors and runs the workload once: that call's results are the ones checked
 (for mlp_step, the first step from the initial weights) and it compiles nbgrad's kernels.
-After warm-up calls, the timed calls run in blocks that alternate between the two
+After warm-up calls, the timed calls run in blocks that alternate between the
 children, with a short pause before each block, so that both libraries see the same
-background load; the table reports medians. PyTorch runs with ``torch.set_num_threads(2)``;
+background load; each block starts with one untimed call, so that its timed calls follow
+another call as a training loop's steps do (after a wait of a second or more nbgrad's
+buffer pool has given its idle memory back, and the next call faults it in again: with
+four children the waits between one child's blocks reach that, and cnn_step's median
+read 1.23 of PyTorch's where back-to-back steps give 0.88); the table reports medians. PyTorch runs with ``torch.set_num_threads(2)``;
 nbgrad with its own defaults (NBGRAD_* environment knobs are passed through).
 
 Compiled columns: the same workloads with their forward function compiled
@@ -20,8 +24,11 @@ nbgrad the kernels one step launches, eager and compiled (``nbgrad.compiler.kern
 
 Prints a markdown table: workload | nbgrad | nbgrad.compile | PyTorch | torch.compile |
 ratios to PyTorch eager | PERF.md targets | kernels per step, then the spread of the
-timings. Exits non-zero when a variant's results (losses, gradients, updated weights)
-differ from PyTorch eager's beyond float32 tolerance, or a child fails.
+timings. Exits non-zero when a variant of nbgrad's results (losses, gradients, updated
+weights) differ from PyTorch eager's beyond float32 tolerance, or a child fails; where
+torch.compile's own results differ from PyTorch eager's (PyTorch 2.13's Inductor gave the
+MNIST CNN's convolutions all-zero weight gradients on an AMD EPYC), that is printed as a
+warning and does not fail the run.
 
 cold_start is a fresh ``python -c`` that imports the library, builds the MLP and runs the
 first mlp_step (wall time of the whole process), first with an empty Numba cache
@@ -145,6 +152,8 @@ def serve(lib_name, compiled=False):
                 n = counter(w.run, lib, state)[1] if lib_name == "nbgrad" and counter else None
                 reply = {"kernels": n}
             elif msg["cmd"] == "run":
+                for _ in range(msg.get("lead", 0)):  # untimed: the block's first step
+                    w.run(lib, state)
                 times = []
                 for _ in range(msg["n"]):
                     t0 = time.perf_counter()
@@ -269,7 +278,7 @@ def measure(name, tmp, variants):
             n = repeats // n_blocks + (b < repeats % n_blocks)
             for v in (order if b % 2 == 0 else order[::-1]):
                 time.sleep(PAUSE)  # let the other children's worker threads go idle
-                times[v] += kids[v].ask(cmd="run", n=n)["times"]
+                times[v] += kids[v].ask(cmd="run", n=n, lead=1)["times"]
         return first, times, results, kernels
     finally:
         for kid in kids.values():
@@ -498,6 +507,7 @@ def main(argv=None):
     t_start = time.perf_counter()
     print(header(), flush=True)
     rows, spread, problems, firsts = [], [], [], {}
+    peer_wrong = []  # torch.compile's own results that differ from PyTorch eager's
     with tempfile.TemporaryDirectory(prefix="nbgrad-compare-") as tmp:
         for name in names:
             w = W.WORKLOADS[name]
@@ -520,7 +530,10 @@ def main(argv=None):
                   + " (medians)", flush=True)
             for v in variants:
                 if v != "torch":
-                    problems += _check(f"{name} ({v})", res[v], res["torch"], PLAN[name][2])
+                    found = _check(f"{name} ({v})", res[v], res["torch"], PLAN[name][2])
+                    # (PyTorch's compiler against PyTorch: its fault, not nbgrad's: a
+                    # warning, so that the exit status still says whether nbgrad is right)
+                    (peer_wrong if v == "torch.compile" else problems).extend(found)
             rows.append((name, med, per, kernels))
 
         if not args.no_compiled and "elementwise" in names:
@@ -642,13 +655,20 @@ def main(argv=None):
             problems.append(f"the children imported nbgrad from {f}, not from {root}")
     print(f"total wall time {time.perf_counter() - t_start:.0f} s; "
           f"1-min load average at the end (this run included): {_loadavg():.2f}")
+    if peer_wrong:
+        print("\nWARNING: torch.compile's results differ from PyTorch eager's (a fault of "
+              "PyTorch's compiler on this machine, not of nbgrad; its timings above are of "
+              "a wrong computation):", file=sys.stderr)
+        for msg in peer_wrong:
+            print("  - " + msg, file=sys.stderr)
     if problems:
         print("\nFAILED: a variant and PyTorch disagree (or a run failed):", file=sys.stderr)
         for msg in problems:
             print("  - " + msg, file=sys.stderr)
         return 1
-    print("results check: every variant agrees with PyTorch eager on every workload "
-          "(losses, gradients, updated weights) within float32 tolerance")
+    print("results check: every nbgrad variant agrees with PyTorch eager on every workload "
+          "(losses, gradients, updated weights) within float32 tolerance"
+          + ("; torch.compile does not (above)" if peer_wrong else ""))
     return 0
 
 
