@@ -12,8 +12,9 @@ background load; each block starts with one untimed call, so that its timed call
 another call as a training loop's steps do (after a wait of a second or more nbgrad's
 buffer pool has given its idle memory back, and the next call faults it in again: with
 four children the waits between one child's blocks reach that, and cnn_step's median
-read 1.23 of PyTorch's where back-to-back steps give 0.88); the table reports medians. PyTorch runs with ``torch.set_num_threads(2)``;
-nbgrad with its own defaults (NBGRAD_* environment knobs are passed through).
+read 1.23 of PyTorch's where back-to-back steps give 0.88); the table reports medians.
+PyTorch runs with ``torch.set_num_threads(2)``; nbgrad with its own defaults (NBGRAD_*
+environment knobs are passed through).
 
 Compiled columns: the same workloads with their forward function compiled
 (``workloads.staged``: ``nbgrad.compile`` and ``torch.compile``, each in its own child),

@@ -3,8 +3,10 @@ the functions that seed it and save its state.
 
 A generator is PyTorch's CPU generator bit for bit: a 32-bit Mersenne Twister (mt19937)
 seeded as PyTorch seeds it (the seed's low 32 bits), the same cached second normal sample,
-and the same 5,056-byte state (a uint8 tensor, as PyTorch's). ``nbgrad._distributions`` turns its bits into samples the
-way PyTorch's CPU kernels do, so after ``manual_seed(s)`` a program draws PyTorch's numbers.
+and the same 5,056-byte state (a uint8 tensor, as PyTorch's). ``nbgrad._distributions``
+turns its bits into samples the way PyTorch's CPU kernels do, so after ``manual_seed(s)`` a
+program draws PyTorch's numbers. NumPy's MT19937 holds the state; large draws run compiled
+on a copy of it (``Generator._drawing``).
 Tensors on a CUDA device draw on the host from the same generator (PyTorch's CUDA
 generator, Philox, gives other numbers).
 """

@@ -85,11 +85,9 @@ def shuffle(perm, draws):
 # and position are arrays the caller owns (``key``: uint32, ``st``: int64 ``[pos]``)
 _N, _M = 624, 397
 # (unsigned constants: Numba types a shift or mask of an unsigned int by a signed one as float)
-_U32 = {name: np.uint32(v) for name, v in (
-    ("A", 0x9908B0DF), ("UPPER", 0x80000000), ("LOWER", 0x7FFFFFFF), ("B", 0x9D2C5680),
-    ("C", 0xEFC60000), ("1", 1), ("7", 7), ("11", 11), ("15", 15), ("18", 18))}
-_A, _UPPER, _LOWER, _B, _C = (_U32[k] for k in ("A", "UPPER", "LOWER", "B", "C"))
-_S1, _S7, _S11, _S15, _S18 = (_U32[k] for k in ("1", "7", "11", "15", "18"))
+_A, _UPPER, _LOWER, _B, _C = (np.uint32(v) for v in (
+    0x9908B0DF, 0x80000000, 0x7FFFFFFF, 0x9D2C5680, 0xEFC60000))
+_S1, _S7, _S11, _S15, _S18 = (np.uint32(v) for v in (1, 7, 11, 15, 18))
 _HIGH = np.uint64(32)
 _LOW53 = np.uint64((1 << 53) - 1)
 _LOW24 = np.uint32((1 << 24) - 1)
